@@ -1,0 +1,63 @@
+// Interfaces through which passes and readers see per-op behaviour of tgc ops.
+#ifndef TGC_INTERFACES_TD
+#define TGC_INTERFACES_TD
+
+include "mlir/IR/OpBase.td"
+
+def Tgc_AtenOpInterface : OpInterface<"AtenOpInterface"> {
+  let cppNamespace = "::tgc";
+  let description = [{
+    An op that stands for one or more ATen operators. Readers find the op for an ATen
+    target (`aten.linear.default`) through this interface, so adding an op means adding
+    its ODS entry: operands and attributes are named after the ATen schema's arguments
+    and appear in schema order.
+  }];
+  let methods = [
+    StaticInterfaceMethod<"ATen targets this op represents, as `aten.<name>.<overload>`",
+      "::llvm::ArrayRef<::llvm::StringLiteral>", "getAtenTargets">,
+  ];
+}
+
+def Tgc_ViewOpInterface : OpInterface<"ViewOpInterface"> {
+  let cppNamespace = "::tgc";
+  let description = [{
+    An op whose result is a view of its `self` operand: on capture-level tensors, it
+    aliases the operand's storage. Functionalization replays views on updated bases and
+    uses `buildScatter` to write a new view value back into its base.
+  }];
+  let methods = [
+    InterfaceMethod<"The tensor this op views.", "::mlir::Value", "getViewSource", (ins),
+      [{ return $_op->getOperand(0); }]>,
+    InterfaceMethod<[{
+        Builds, on value tensors, the base with the region this view covers replaced by
+        `newView`; `base` is the current value of the view source. Fails (with a
+        diagnostic) for views that cannot be written through (expand).
+      }], "::mlir::FailureOr<::mlir::Value>", "buildScatter",
+      (ins "::mlir::OpBuilder &":$builder, "::mlir::Value":$base, "::mlir::Value":$newView)>,
+  ];
+}
+
+def Tgc_InPlaceOpInterface : OpInterface<"InPlaceOpInterface"> {
+  let cppNamespace = "::tgc";
+  let description = [{
+    An op that mutates some of its capture-level operands (`add_`, `copy_`, batch_norm in
+    training mode writing its running statistics). Functionalization asks it for a pure
+    equivalent on value tensors.
+  }];
+  let methods = [
+    InterfaceMethod<"Indices of the operands this op writes.",
+      "::llvm::SmallVector<unsigned>", "getMutatedOperandIndices">,
+    InterfaceMethod<[{
+        Builds the op's pure equivalent. `operands` are the current values (value
+        tensors, or scalars) of this op's operands; on success `newOperandValues` holds
+        the new value of each mutated operand (in `getMutatedOperandIndices` order) and
+        `results` a value for each result that is not an alias of a mutated operand
+        (results that alias one are given null).
+      }], "::llvm::LogicalResult", "buildFunctional",
+      (ins "::mlir::OpBuilder &":$builder, "::mlir::ValueRange":$operands,
+           "::llvm::SmallVectorImpl<::mlir::Value> &":$newOperandValues,
+           "::llvm::SmallVectorImpl<::mlir::Value> &":$results)>,
+  ];
+}
+
+#endif // TGC_INTERFACES_TD

@@ -1,0 +1,596 @@
+// The tgc dialect's operations: ATen operators grouped by family.
+#ifndef TGC_OPS_TD
+#define TGC_OPS_TD
+
+include "TgcBase.td"
+include "TgcTypes.td"
+include "TgcInterfaces.td"
+include "mlir/IR/OpBase.td"
+include "mlir/IR/CommonAttrConstraints.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/IR/SymbolInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Base classes
+//===----------------------------------------------------------------------===//
+
+/// An ATen operator. `atenTargets` are the export targets it stands for; result
+/// metadata comes from `inferReturnTypes` (InferTypeOpInterface), which every op defines
+/// and the verifier checks against the result types (sizes, dtype, strides when known).
+class Tgc_Op<string mnemonic, list<string> atenTargets, list<Trait> traits = []>
+    : Op<Tgc_Dialect, mnemonic, !listconcat(traits, [
+        Tgc_AtenOpInterface,
+        InferTypeOpAdaptorWithIsCompatible])> {
+  list<string> aten = atenTargets;
+  code extraDecl = "";
+  let extraClassDeclaration = !strconcat([{
+    static ::llvm::ArrayRef<::llvm::StringLiteral> getAtenTargets() {
+      static constexpr ::llvm::StringLiteral targets[] = {
+  }], !interleave(!listconcat(["\"\""], !foreach(t, aten, "\"" # t # "\"")), ", "), [{
+      };
+      return ::llvm::ArrayRef(targets).drop_front();
+    }
+  }], extraDecl);
+  code inferBody = "";
+  let extraClassDefinition = !strconcat([{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::tgc::areMetaCompatible(l, r);
+    }
+  }], !if(!empty(inferBody), "", !strconcat([{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(::mlir::MLIRContext *ctx,
+        std::optional<::mlir::Location> loc, Adaptor adaptor,
+        ::llvm::SmallVectorImpl<::mlir::Type> &types) {
+  }], inferBody, "\n}\n")));
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+class Tgc_UnaryOp<string mnemonic, list<string> aten, list<Trait> traits = []>
+    : Tgc_Op<mnemonic, aten, !listconcat([Pure], traits)> {
+  let summary = "Elementwise " # mnemonic;
+  let arguments = (ins Tgc_AnyTensor:$self);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$self attr-dict `:` type($self) `->` type($result)";
+  let inferBody = "return ::tgc::inferElementwise(ctx, loc, adaptor.getOperands(), "
+                  "::tgc::ResultDType::FloatPromoted, types);";
+}
+// Unary ops whose result keeps the input dtype (integers stay integers).
+class Tgc_UnarySameOp<string mnemonic, list<string> aten>
+    : Tgc_UnaryOp<mnemonic, aten> {
+  let inferBody = "return ::tgc::inferElementwise(ctx, loc, adaptor.getOperands(), "
+                  "::tgc::ResultDType::Promoted, types);";
+}
+
+def Tgc_ReluOp : Tgc_UnarySameOp<"relu", ["aten.relu.default"]>;
+def Tgc_NegOp : Tgc_UnarySameOp<"neg", ["aten.neg.default"]>;
+def Tgc_AbsOp : Tgc_UnarySameOp<"abs", ["aten.abs.default"]>;
+def Tgc_TanhOp : Tgc_UnaryOp<"tanh", ["aten.tanh.default"]>;
+def Tgc_SigmoidOp : Tgc_UnaryOp<"sigmoid", ["aten.sigmoid.default"]>;
+def Tgc_ExpOp : Tgc_UnaryOp<"exp", ["aten.exp.default"]>;
+def Tgc_LogOp : Tgc_UnaryOp<"log", ["aten.log.default"]>;
+def Tgc_SqrtOp : Tgc_UnaryOp<"sqrt", ["aten.sqrt.default"]>;
+def Tgc_RsqrtOp : Tgc_UnaryOp<"rsqrt", ["aten.rsqrt.default"]>;
+def Tgc_ErfOp : Tgc_UnaryOp<"erf", ["aten.erf.default"]>;
+def Tgc_ReciprocalOp : Tgc_UnaryOp<"reciprocal", ["aten.reciprocal.default"]>;
+def Tgc_SiluOp : Tgc_UnaryOp<"silu", ["aten.silu.default"]>;
+def Tgc_SinOp : Tgc_UnaryOp<"sin", ["aten.sin.default"]>;
+def Tgc_CosOp : Tgc_UnaryOp<"cos", ["aten.cos.default"]>;
+
+def Tgc_GeluOp : Tgc_UnaryOp<"gelu", ["aten.gelu.default"]> {
+  let arguments = (ins Tgc_AnyTensor:$self,
+                       DefaultValuedStrAttr<StrAttr, "none">:$approximate);
+  let hasVerifier = 1;
+}
+
+class Tgc_BinaryOp<string mnemonic, list<string> aten, string dtypeRule = "Promoted">
+    : Tgc_Op<mnemonic, aten, [Pure]> {
+  let summary = "Elementwise " # mnemonic # " with broadcasting and type promotion";
+  let arguments = (ins Tgc_TensorOrScalar:$self, Tgc_TensorOrScalar:$other);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$self `,` $other attr-dict `:` type($self) `,` type($other) `->` type($result)";
+  let inferBody = "return ::tgc::inferElementwise(ctx, loc, adaptor.getOperands(), "
+                  "::tgc::ResultDType::" # dtypeRule # ", types);";
+}
+/// add and sub scale `other` by `alpha` first, as ATen does.
+class Tgc_BinaryAlphaOp<string mnemonic, list<string> aten>
+    : Tgc_BinaryOp<mnemonic, aten> {
+  let arguments = (ins Tgc_TensorOrScalar:$self, Tgc_TensorOrScalar:$other,
+                       OptionalAttr<AnyAttrOf<[F64Attr, I64Attr]>>:$alpha);
+}
+
+def Tgc_AddOp : Tgc_BinaryAlphaOp<"add", ["aten.add.Tensor", "aten.add.Scalar"]>;
+def Tgc_SubOp : Tgc_BinaryAlphaOp<"sub", ["aten.sub.Tensor", "aten.sub.Scalar"]>;
+def Tgc_RsubOp : Tgc_BinaryAlphaOp<"rsub", ["aten.rsub.Scalar", "aten.rsub.Tensor"]>;
+def Tgc_MulOp : Tgc_BinaryOp<"mul", ["aten.mul.Tensor", "aten.mul.Scalar"]>;
+def Tgc_DivOp : Tgc_BinaryOp<"div", ["aten.div.Tensor", "aten.div.Scalar",
+                                     "aten.div.Tensor_mode", "aten.div.Scalar_mode"],
+                             "FloatPromoted"> {
+  let arguments = (ins Tgc_TensorOrScalar:$self, Tgc_TensorOrScalar:$other,
+                       OptionalAttr<StrAttr>:$rounding_mode);
+  let hasVerifier = 1;
+}
+def Tgc_PowOp : Tgc_BinaryOp<"pow", ["aten.pow.Tensor_Scalar", "aten.pow.Tensor_Tensor",
+                                     "aten.pow.Scalar"]>;
+def Tgc_MaximumOp : Tgc_BinaryOp<"maximum", ["aten.maximum.default"]>;
+def Tgc_MinimumOp : Tgc_BinaryOp<"minimum", ["aten.minimum.default"]>;
+def Tgc_EqOp : Tgc_BinaryOp<"eq", ["aten.eq.Tensor", "aten.eq.Scalar"], "Bool">;
+def Tgc_NeOp : Tgc_BinaryOp<"ne", ["aten.ne.Tensor", "aten.ne.Scalar"], "Bool">;
+def Tgc_LtOp : Tgc_BinaryOp<"lt", ["aten.lt.Tensor", "aten.lt.Scalar"], "Bool">;
+def Tgc_LeOp : Tgc_BinaryOp<"le", ["aten.le.Tensor", "aten.le.Scalar"], "Bool">;
+def Tgc_GtOp : Tgc_BinaryOp<"gt", ["aten.gt.Tensor", "aten.gt.Scalar"], "Bool">;
+def Tgc_GeOp : Tgc_BinaryOp<"ge", ["aten.ge.Tensor", "aten.ge.Scalar"], "Bool">;
+def Tgc_LogicalAndOp : Tgc_BinaryOp<"logical_and", ["aten.logical_and.default"], "Bool">;
+def Tgc_LogicalOrOp : Tgc_BinaryOp<"logical_or", ["aten.logical_or.default"], "Bool">;
+
+def Tgc_WhereOp : Tgc_Op<"where", ["aten.where.self", "aten.where.ScalarOther",
+                                   "aten.where.ScalarSelf", "aten.where.Scalar"], [Pure]> {
+  let summary = "Select `self` where `condition` holds, else `other`";
+  let arguments = (ins Tgc_AnyTensor:$condition, Tgc_TensorOrScalar:$self,
+                       Tgc_TensorOrScalar:$other);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$condition `,` $self `,` $other attr-dict `:` type($condition) `,` "
+                       "type($self) `,` type($other) `->` type($result)";
+  let inferBody = "return ::tgc::inferWhere(ctx, loc, adaptor.getCondition(), "
+                  "adaptor.getSelf(), adaptor.getOther(), types);";
+}
+
+def Tgc_MaskedFillOp : Tgc_Op<"masked_fill", ["aten.masked_fill.Scalar",
+                                              "aten.masked_fill.Tensor"], [Pure]> {
+  let summary = "`self` with `value` where `mask` holds";
+  let arguments = (ins Tgc_AnyTensor:$self, Tgc_AnyTensor:$mask, Tgc_TensorOrScalar:$value);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$self `,` $mask `,` $value attr-dict `:` type($self) `,` type($mask) "
+                       "`,` type($value) `->` type($result)";
+  let inferBody = "return ::tgc::inferMaskedFill(ctx, loc, adaptor.getSelf(), "
+                  "adaptor.getMask(), types);";
+}
+
+def Tgc_ToDTypeOp : Tgc_Op<"to_dtype", ["aten._to_copy.default", "aten.to.dtype",
+                                        "aten.to.dtype_layout", "aten.type_as.default"],
+                           [Pure]> {
+  let summary = "Convert to another dtype (a copy; device moves are dropped for the target)";
+  let arguments = (ins Tgc_AnyTensor:$self, OptionalAttr<Tgc_DTypeAttr>:$dtype);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$self attr-dict `:` type($self) `->` type($result)";
+  let inferBody = "return ::tgc::inferToDType(ctx, loc, adaptor.getSelf(), "
+                  "adaptor.getDtypeAttr(), types);";
+}
+
+def Tgc_ClampOp : Tgc_Op<"clamp", ["aten.clamp.default"], [Pure]> {
+  let summary = "Clamp to [min, max]";
+  let arguments = (ins Tgc_AnyTensor:$self, OptionalAttr<AnyAttrOf<[F64Attr, I64Attr]>>:$min,
+                       OptionalAttr<AnyAttrOf<[F64Attr, I64Attr]>>:$max);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$self attr-dict `:` type($self) `->` type($result)";
+  let inferBody = "return ::tgc::inferElementwise(ctx, loc, adaptor.getOperands(), "
+                  "::tgc::ResultDType::Promoted, types);";
+}
+
+//===----------------------------------------------------------------------===//
+// Linear algebra and convolution
+//===----------------------------------------------------------------------===//
+
+def Tgc_LinearOp : Tgc_Op<"linear", ["aten.linear.default"], [Pure]> {
+  let summary = "input @ weight^T + bias";
+  let arguments = (ins Tgc_AnyTensor:$input, Tgc_AnyTensor:$weight,
+                       Optional<Tgc_AnyTensor>:$bias);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$input `,` $weight (`,` $bias^)? attr-dict `:` type(operands) `->` type($result)";
+  let inferBody = "return ::tgc::inferLinear(ctx, loc, adaptor.getInput(), "
+                  "adaptor.getWeight(), adaptor.getBias(), types);";
+}
+
+def Tgc_MmOp : Tgc_Op<"mm", ["aten.mm.default"], [Pure]> {
+  let summary = "Matrix product of two 2-d tensors";
+  let arguments = (ins Tgc_AnyTensor:$self, Tgc_AnyTensor:$mat2);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$self `,` $mat2 attr-dict `:` type(operands) `->` type($result)";
+  let inferBody = "return ::tgc::inferMatmul(ctx, loc, adaptor.getSelf(), "
+                  "adaptor.getMat2(), ::tgc::MatmulKind::Mm, types);";
+}
+
+def Tgc_BmmOp : Tgc_Op<"bmm", ["aten.bmm.default"], [Pure]> {
+  let summary = "Batched matrix product of two 3-d tensors";
+  let arguments = (ins Tgc_AnyTensor:$self, Tgc_AnyTensor:$mat2);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$self `,` $mat2 attr-dict `:` type(operands) `->` type($result)";
+  let inferBody = "return ::tgc::inferMatmul(ctx, loc, adaptor.getSelf(), "
+                  "adaptor.getMat2(), ::tgc::MatmulKind::Bmm, types);";
+}
+
+def Tgc_MatmulOp : Tgc_Op<"matmul", ["aten.matmul.default"], [Pure]> {
+  let summary = "torch.matmul: vector/matrix/batched products with broadcasting";
+  let arguments = (ins Tgc_AnyTensor:$self, Tgc_AnyTensor:$other);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$self `,` $other attr-dict `:` type(operands) `->` type($result)";
+  let inferBody = "return ::tgc::inferMatmul(ctx, loc, adaptor.getSelf(), "
+                  "adaptor.getOther(), ::tgc::MatmulKind::Matmul, types);";
+}
+
+def Tgc_AddmmOp : Tgc_Op<"addmm", ["aten.addmm.default"], [Pure]> {
+  let summary = "beta * self + alpha * (mat1 @ mat2)";
+  let arguments = (ins Tgc_AnyTensor:$self, Tgc_AnyTensor:$mat1, Tgc_AnyTensor:$mat2,
+                       OptionalAttr<AnyAttrOf<[F64Attr, I64Attr]>>:$beta,
+                       OptionalAttr<AnyAttrOf<[F64Attr, I64Attr]>>:$alpha);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$self `,` $mat1 `,` $mat2 attr-dict `:` type(operands) `->` type($result)";
+  let inferBody = "return ::tgc::inferAddmm(ctx, loc, adaptor.getSelf(), "
+                  "adaptor.getMat1(), adaptor.getMat2(), types);";
+}
+
+def Tgc_ConvolutionOp : Tgc_Op<"convolution", ["aten.convolution.default",
+    "aten.conv2d.default", "aten.conv1d.default", "aten.conv3d.default"],
+    [Pure]> {
+  let summary = "N-d convolution (groups, stride, padding, dilation)";
+  let arguments = (ins Tgc_AnyTensor:$input, Tgc_AnyTensor:$weight,
+                       Optional<Tgc_AnyTensor>:$bias,
+                       DenseI64ArrayAttr:$stride, DenseI64ArrayAttr:$padding,
+                       DenseI64ArrayAttr:$dilation,
+                       DefaultValuedAttr<BoolAttr, "false">:$transposed,
+                       OptionalAttr<DenseI64ArrayAttr>:$output_padding,
+                       DefaultValuedAttr<I64Attr, "1">:$groups);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$input `,` $weight (`,` $bias^)? attr-dict `:` type(operands) `->` type($result)";
+  let inferBody = "return ::tgc::inferConvolution(ctx, loc, adaptor.getInput(), adaptor.getWeight(), "
+                  "adaptor.getStride(), adaptor.getPadding(), adaptor.getDilation(), "
+                  "adaptor.getTransposed(), adaptor.getOutputPaddingAttr(), adaptor.getGroups(), types);";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Normalization and softmax
+//===----------------------------------------------------------------------===//
+
+def Tgc_BatchNormOp : Tgc_Op<"batch_norm", ["aten.batch_norm.default",
+    "aten._native_batch_norm_legit_functional.default", "aten.native_batch_norm.default",
+    "aten._native_batch_norm_legit_no_training.default", "aten._native_batch_norm_legit.default"],
+    [AttrSizedOperandSegments, DeclareOpInterfaceMethods<Tgc_InPlaceOpInterface>]> {
+  let summary = "Batch normalization; in training mode it updates the running statistics";
+  let description = [{
+    Results: the normalized output, the batch mean and the inverse standard deviation
+    (as `native_batch_norm` returns them; empty in eval mode), then, when `functional`
+    is set, the new running mean and running variance. Without `functional`, in training
+    mode, the op writes the new running statistics into `running_mean`/`running_var`
+    (capture level); functionalization turns it into the functional form.
+  }];
+  let arguments = (ins Tgc_AnyTensor:$input, Optional<Tgc_AnyTensor>:$weight,
+                       Optional<Tgc_AnyTensor>:$bias, Optional<Tgc_AnyTensor>:$running_mean,
+                       Optional<Tgc_AnyTensor>:$running_var,
+                       BoolAttr:$training, F64Attr:$momentum, F64Attr:$eps,
+                       UnitAttr:$functional);
+  let results = (outs Variadic<Tgc_AnyTensor>:$results);
+  let assemblyFormat = "$input (`weight` $weight^)? (`bias` $bias^)? "
+                       "(`running` $running_mean^ `,` $running_var)? attr-dict `:` "
+                       "type(operands) `->` type($results)";
+  let inferBody = "return ::tgc::inferBatchNorm(ctx, loc, adaptor.getInput(), adaptor.getTraining(), "
+                  "adaptor.getFunctional(), types);";
+  let hasVerifier = 1;
+}
+
+def Tgc_LayerNormOp : Tgc_Op<"layer_norm", ["aten.layer_norm.default",
+                                            "aten.native_layer_norm.default"],
+                             [Pure, AttrSizedOperandSegments]> {
+  let summary = "Layer normalization over the trailing `normalized_shape` dimensions";
+  let description = [{
+    With `native`, results are (output, mean, rstd) as `native_layer_norm` returns them;
+    otherwise just the output.
+  }];
+  let arguments = (ins Tgc_AnyTensor:$input, DenseI64ArrayAttr:$normalized_shape,
+                       Optional<Tgc_AnyTensor>:$weight, Optional<Tgc_AnyTensor>:$bias,
+                       F64Attr:$eps, UnitAttr:$native);
+  let results = (outs Variadic<Tgc_AnyTensor>:$results);
+  let assemblyFormat = "$input (`weight` $weight^)? (`bias` $bias^)? attr-dict `:` "
+                       "type(operands) `->` type($results)";
+  let inferBody = "return ::tgc::inferLayerNorm(ctx, loc, adaptor.getInput(), adaptor.getNormalizedShape(), "
+                  "adaptor.getNative(), types);";
+}
+
+def Tgc_SoftmaxOp : Tgc_Op<"softmax", ["aten.softmax.int", "aten._softmax.default"], [Pure]> {
+  let summary = "Softmax along `dim`";
+  let arguments = (ins Tgc_AnyTensor:$self, I64Attr:$dim, OptionalAttr<Tgc_DTypeAttr>:$dtype,
+                       UnitAttr:$log);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$self attr-dict `:` type($self) `->` type($result)";
+  let inferBody = "return ::tgc::inferSoftmax(ctx, loc, adaptor.getSelf(), adaptor.getDim(), "
+                  "adaptor.getDtypeAttr(), types);";
+}
+
+def Tgc_LogSoftmaxOp : Tgc_Op<"log_softmax", ["aten.log_softmax.int",
+                                              "aten._log_softmax.default"], [Pure]> {
+  let summary = "Log-softmax along `dim`";
+  let arguments = (ins Tgc_AnyTensor:$self, I64Attr:$dim, OptionalAttr<Tgc_DTypeAttr>:$dtype);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$self attr-dict `:` type($self) `->` type($result)";
+  let inferBody = "return ::tgc::inferSoftmax(ctx, loc, adaptor.getSelf(), adaptor.getDim(), "
+                  "adaptor.getDtypeAttr(), types);";
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+class Tgc_ReductionOp<string mnemonic, list<string> aten>
+    : Tgc_Op<mnemonic, aten, [Pure]> {
+  let summary = mnemonic # " over `dim` (all dims when absent)";
+  let arguments = (ins Tgc_AnyTensor:$self, OptionalAttr<DenseI64ArrayAttr>:$dim,
+                       DefaultValuedAttr<BoolAttr, "false">:$keepdim,
+                       OptionalAttr<Tgc_DTypeAttr>:$dtype);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$self attr-dict `:` type($self) `->` type($result)";
+  let inferBody = "return ::tgc::inferReduction(ctx, loc, adaptor.getSelf(), "
+                  "adaptor.getDimAttr(), adaptor.getKeepdim(), adaptor.getDtypeAttr(), "
+                  "::tgc::ReductionKind::" # mnemonic # ", types);";
+}
+def Tgc_SumOp : Tgc_ReductionOp<"sum", ["aten.sum.dim_IntList", "aten.sum.default"]>;
+def Tgc_MeanOp : Tgc_ReductionOp<"mean", ["aten.mean.dim", "aten.mean.default"]>;
+def Tgc_AmaxOp : Tgc_ReductionOp<"amax", ["aten.amax.default"]>;
+def Tgc_AminOp : Tgc_ReductionOp<"amin", ["aten.amin.default"]>;
+
+def Tgc_VarOp : Tgc_Op<"var", ["aten.var.correction", "aten.var.dim"], [Pure]> {
+  let summary = "Variance over `dim` with Bessel `correction`";
+  let arguments = (ins Tgc_AnyTensor:$self, OptionalAttr<DenseI64ArrayAttr>:$dim,
+                       OptionalAttr<AnyAttrOf<[F64Attr, I64Attr]>>:$correction,
+                       DefaultValuedAttr<BoolAttr, "false">:$keepdim);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$self attr-dict `:` type($self) `->` type($result)";
+  let inferBody = "return ::tgc::inferReduction(ctx, loc, adaptor.getSelf(), "
+                  "adaptor.getDimAttr(), adaptor.getKeepdim(), nullptr, "
+                  "::tgc::ReductionKind::var, types);";
+}
+
+//===----------------------------------------------------------------------===//
+// Views: results alias `self` on capture-level tensors
+//===----------------------------------------------------------------------===//
+
+class Tgc_ViewOp<string mnemonic, list<string> aten>
+    : Tgc_Op<mnemonic, aten, [Pure, DeclareOpInterfaceMethods<Tgc_ViewOpInterface,
+                                                              ["buildScatter"]>]> {
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$self attr-dict `:` type($self) `->` type($result)";
+}
+
+def Tgc_ViewOp : Tgc_ViewOp<"view", ["aten.view.default", "aten.reshape.default",
+                                     "aten._unsafe_view.default"]> {
+  let summary = "Reinterpret with new sizes (one may be -1)";
+  let arguments = (ins Tgc_AnyTensor:$self, Tgc_ShapeAttr:$size);
+  let inferBody = "return ::tgc::inferView(ctx, loc, adaptor.getSelf(), adaptor.getSize(), "
+                  "types);";
+}
+def Tgc_PermuteOp : Tgc_ViewOp<"permute", ["aten.permute.default"]> {
+  let summary = "Reorder dimensions";
+  let arguments = (ins Tgc_AnyTensor:$self, DenseI64ArrayAttr:$dims);
+  let inferBody = "return ::tgc::inferPermute(ctx, loc, adaptor.getSelf(), adaptor.getDims(), "
+                  "types);";
+}
+def Tgc_TransposeOp : Tgc_ViewOp<"transpose", ["aten.transpose.int"]> {
+  let summary = "Swap two dimensions";
+  let arguments = (ins Tgc_AnyTensor:$self, I64Attr:$dim0, I64Attr:$dim1);
+  let inferBody = "return ::tgc::inferTranspose(ctx, loc, adaptor.getSelf(), "
+                  "adaptor.getDim0(), adaptor.getDim1(), types);";
+}
+def Tgc_TOp : Tgc_ViewOp<"t", ["aten.t.default", "aten.numpy_T.default"]> {
+  let summary = "Transpose a tensor of rank <= 2";
+  let arguments = (ins Tgc_AnyTensor:$self);
+  let inferBody = "return ::tgc::inferTranspose(ctx, loc, adaptor.getSelf(), 0, 1, types);";
+}
+def Tgc_ExpandOp : Tgc_ViewOp<"expand", ["aten.expand.default"]> {
+  let summary = "Broadcast to `size` without copying (-1 keeps a size)";
+  let arguments = (ins Tgc_AnyTensor:$self, Tgc_ShapeAttr:$size);
+  let inferBody = "return ::tgc::inferExpand(ctx, loc, adaptor.getSelf(), adaptor.getSize(), "
+                  "types);";
+}
+def Tgc_UnsqueezeOp : Tgc_ViewOp<"unsqueeze", ["aten.unsqueeze.default"]> {
+  let summary = "Insert a size-1 dimension";
+  let arguments = (ins Tgc_AnyTensor:$self, I64Attr:$dim);
+  let inferBody = "return ::tgc::inferUnsqueeze(ctx, loc, adaptor.getSelf(), "
+                  "adaptor.getDim(), types);";
+}
+def Tgc_SqueezeOp : Tgc_ViewOp<"squeeze", ["aten.squeeze.dim", "aten.squeeze.dims",
+                                           "aten.squeeze.default"]> {
+  let summary = "Remove size-1 dimensions (those in `dim`, or all)";
+  let arguments = (ins Tgc_AnyTensor:$self, OptionalAttr<DenseI64ArrayAttr>:$dim);
+  let inferBody = "return ::tgc::inferSqueeze(ctx, loc, adaptor.getSelf(), "
+                  "adaptor.getDimAttr(), types);";
+}
+def Tgc_SliceOp : Tgc_ViewOp<"slice", ["aten.slice.Tensor"]> {
+  let summary = "Elements start:end:step of one dimension (clamped as Python does)";
+  let arguments = (ins Tgc_AnyTensor:$self, DefaultValuedAttr<I64Attr, "0">:$dim,
+                       OptionalAttr<Tgc_ShapeAttr>:$start, OptionalAttr<Tgc_ShapeAttr>:$end,
+                       DefaultValuedAttr<I64Attr, "1">:$step);
+  let inferBody = "return ::tgc::inferSlice(ctx, loc, adaptor.getSelf(), adaptor.getDim(), "
+                  "adaptor.getStartAttr(), adaptor.getEndAttr(), adaptor.getStep(), types);";
+}
+def Tgc_SelectOp : Tgc_ViewOp<"select", ["aten.select.int"]> {
+  let summary = "Index one dimension away";
+  let arguments = (ins Tgc_AnyTensor:$self, I64Attr:$dim, I64Attr:$index);
+  let inferBody = "return ::tgc::inferSelect(ctx, loc, adaptor.getSelf(), adaptor.getDim(), "
+                  "adaptor.getIndex(), types);";
+}
+def Tgc_AliasOp : Tgc_ViewOp<"alias", ["aten.alias.default", "aten.detach.default",
+                                       "aten.lift_fresh.default"]> {
+  let summary = "The same tensor (alias, detach)";
+  let arguments = (ins Tgc_AnyTensor:$self);
+  let inferBody = "return ::tgc::inferAlias(ctx, loc, adaptor.getSelf(), types);";
+}
+
+def Tgc_SplitOp : Tgc_Op<"split", ["aten.split.Tensor", "aten.split_with_sizes.default"],
+                         [Pure]> {
+  let summary = "Split one dimension into chunks (views of `self`)";
+  let arguments = (ins Tgc_AnyTensor:$self, DenseI64ArrayAttr:$split_sizes,
+                       DefaultValuedAttr<I64Attr, "0">:$dim);
+  let results = (outs Variadic<Tgc_AnyTensor>:$results);
+  let assemblyFormat = "$self attr-dict `:` type($self) `->` type($results)";
+  let inferBody = "return ::tgc::inferSplit(ctx, loc, adaptor.getSelf(), "
+                  "adaptor.getSplitSizes(), adaptor.getDim(), types);";
+}
+
+def Tgc_CloneOp : Tgc_Op<"clone", ["aten.clone.default", "aten.contiguous.default",
+                                   "aten.lift_fresh_copy.default"], [Pure]> {
+  let summary = "A fresh contiguous copy";
+  let arguments = (ins Tgc_AnyTensor:$self);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$self attr-dict `:` type($self) `->` type($result)";
+  let inferBody = "return ::tgc::inferClone(ctx, loc, adaptor.getSelf(), types);";
+}
+
+def Tgc_SliceScatterOp : Tgc_Op<"slice_scatter", ["aten.slice_scatter.default"], [Pure]> {
+  let summary = "`self` with `src` written into the slice start:end:step of `dim`";
+  let arguments = (ins Tgc_AnyTensor:$self, Tgc_AnyTensor:$src,
+                       DefaultValuedAttr<I64Attr, "0">:$dim,
+                       OptionalAttr<Tgc_ShapeAttr>:$start, OptionalAttr<Tgc_ShapeAttr>:$end,
+                       DefaultValuedAttr<I64Attr, "1">:$step);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$self `,` $src attr-dict `:` type($self) `,` type($src) `->` type($result)";
+  let inferBody = "return ::tgc::inferClone(ctx, loc, adaptor.getSelf(), types);";
+}
+
+def Tgc_SelectScatterOp : Tgc_Op<"select_scatter", ["aten.select_scatter.default"], [Pure]> {
+  let summary = "`self` with `src` written at `index` of `dim`";
+  let arguments = (ins Tgc_AnyTensor:$self, Tgc_AnyTensor:$src, I64Attr:$dim, I64Attr:$index);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$self `,` $src attr-dict `:` type($self) `,` type($src) `->` type($result)";
+  let inferBody = "return ::tgc::inferClone(ctx, loc, adaptor.getSelf(), types);";
+}
+
+//===----------------------------------------------------------------------===//
+// Creation
+//===----------------------------------------------------------------------===//
+
+def Tgc_FullOp : Tgc_Op<"full", ["aten.full.default", "aten.ones.default",
+                                 "aten.zeros.default", "aten.empty.memory_format",
+                                 "aten.new_ones.default", "aten.new_zeros.default"], [Pure]> {
+  let summary = "A tensor of `size` filled with `fill_value`";
+  let arguments = (ins Tgc_ShapeAttr:$size, AnyAttrOf<[F64Attr, I64Attr, BoolAttr]>:$fill_value,
+                       OptionalAttr<Tgc_DTypeAttr>:$dtype, OptionalAttr<Tgc_DeviceAttr>:$device);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+  let inferBody = "return ::tgc::inferFull(ctx, loc, adaptor.getSize(), adaptor.getFillValue(), "
+                  "adaptor.getDtypeAttr(), adaptor.getDeviceAttr(), types);";
+}
+
+def Tgc_FullLikeOp : Tgc_Op<"full_like", ["aten.full_like.default", "aten.ones_like.default",
+                                          "aten.zeros_like.default",
+                                          "aten.empty_like.default"], [Pure]> {
+  let summary = "A tensor shaped like `self` filled with `fill_value`";
+  let arguments = (ins Tgc_AnyTensor:$self, AnyAttrOf<[F64Attr, I64Attr, BoolAttr]>:$fill_value,
+                       OptionalAttr<Tgc_DTypeAttr>:$dtype);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$self attr-dict `:` type($self) `->` type($result)";
+  let inferBody = "return ::tgc::inferFullLike(ctx, loc, adaptor.getSelf(), "
+                  "adaptor.getDtypeAttr(), types);";
+}
+
+def Tgc_ArangeOp : Tgc_Op<"arange", ["aten.arange.default", "aten.arange.start",
+                                     "aten.arange.start_step"], [Pure]> {
+  let summary = "start, start + step, ... below end";
+  let arguments = (ins OptionalAttr<AnyAttrOf<[F64Attr, I64Attr]>>:$start,
+                       AnyAttrOf<[F64Attr, I64Attr]>:$end,
+                       OptionalAttr<AnyAttrOf<[F64Attr, I64Attr]>>:$step,
+                       OptionalAttr<Tgc_DTypeAttr>:$dtype, OptionalAttr<Tgc_DeviceAttr>:$device);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+  let inferBody = "return ::tgc::inferArange(ctx, loc, adaptor.getStartAttr(), adaptor.getEnd(), "
+                  "adaptor.getStepAttr(), adaptor.getDtypeAttr(), adaptor.getDeviceAttr(), types);";
+}
+
+def Tgc_ScalarTensorOp : Tgc_Op<"scalar_tensor", ["aten.scalar_tensor.default"], [Pure]> {
+  let summary = "A 0-d tensor holding `s`";
+  let arguments = (ins AnyAttrOf<[F64Attr, I64Attr, BoolAttr]>:$s,
+                       OptionalAttr<Tgc_DTypeAttr>:$dtype, OptionalAttr<Tgc_DeviceAttr>:$device);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+  let inferBody = "return ::tgc::inferFull(ctx, loc, ::tgc::ShapeAttr::get(ctx, {}), "
+                  "adaptor.getS(), adaptor.getDtypeAttr(), adaptor.getDeviceAttr(), types);";
+}
+
+class Tgc_TriangleOp<string mnemonic, list<string> aten> : Tgc_Op<mnemonic, aten, [Pure]> {
+  let summary = "Keep the " # mnemonic # " part relative to `diagonal`, zero the rest";
+  let arguments = (ins Tgc_AnyTensor:$self, DefaultValuedAttr<I64Attr, "0">:$diagonal);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$self attr-dict `:` type($self) `->` type($result)";
+  let inferBody = "return ::tgc::inferClone(ctx, loc, adaptor.getSelf(), types);";
+}
+def Tgc_TrilOp : Tgc_TriangleOp<"tril", ["aten.tril.default"]>;
+def Tgc_TriuOp : Tgc_TriangleOp<"triu", ["aten.triu.default"]>;
+
+def Tgc_ConstantOp : Tgc_Op<"constant", [], [Pure, ConstantLike]> {
+  let summary = "A tensor constant";
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "attr-dict $value `->` type($result)";
+  let inferBody = "return ::tgc::inferConstant(ctx, loc, adaptor.getValue(), types);";
+}
+
+//===----------------------------------------------------------------------===//
+// In-place ops (capture level only)
+//===----------------------------------------------------------------------===//
+
+/// `self.<op>_(other)`: writes op(self, other) into self, cast to self's dtype.
+class Tgc_InPlaceBinaryOp<string mnemonic, string functional, list<string> aten>
+    : Tgc_Op<mnemonic, aten, [DeclareOpInterfaceMethods<Tgc_InPlaceOpInterface>]> {
+  let summary = "In-place " # functional;
+  let arguments = (ins Tgc_AnyTensor:$self, Tgc_TensorOrScalar:$other,
+                       OptionalAttr<AnyAttrOf<[F64Attr, I64Attr]>>:$alpha);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$self `,` $other attr-dict `:` type($self) `,` type($other) `->` type($result)";
+  let inferBody = "return ::tgc::inferAlias(ctx, loc, adaptor.getSelf(), types);";
+  let extraDecl = "static ::llvm::StringRef getFunctionalOpName() { return \"tgc." # functional # "\"; }";
+  let hasVerifier = 1;
+}
+def Tgc_AddInPlaceOp : Tgc_InPlaceBinaryOp<"add_", "add", ["aten.add_.Tensor", "aten.add_.Scalar"]>;
+def Tgc_SubInPlaceOp : Tgc_InPlaceBinaryOp<"sub_", "sub", ["aten.sub_.Tensor", "aten.sub_.Scalar"]>;
+def Tgc_MulInPlaceOp : Tgc_InPlaceBinaryOp<"mul_", "mul", ["aten.mul_.Tensor", "aten.mul_.Scalar"]>;
+def Tgc_DivInPlaceOp : Tgc_InPlaceBinaryOp<"div_", "div", ["aten.div_.Tensor", "aten.div_.Scalar"]>;
+
+def Tgc_CopyInPlaceOp : Tgc_Op<"copy_", ["aten.copy_.default"],
+                               [DeclareOpInterfaceMethods<Tgc_InPlaceOpInterface>]> {
+  let summary = "Write `src` (broadcast, converted) into `self`";
+  let arguments = (ins Tgc_AnyTensor:$self, Tgc_AnyTensor:$src);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$self `,` $src attr-dict `:` type($self) `,` type($src) `->` type($result)";
+  let inferBody = "return ::tgc::inferAlias(ctx, loc, adaptor.getSelf(), types);";
+}
+
+def Tgc_FillInPlaceOp : Tgc_Op<"fill_", ["aten.fill_.Scalar", "aten.zero_.default"],
+                               [DeclareOpInterfaceMethods<Tgc_InPlaceOpInterface>]> {
+  let summary = "Fill `self` with `value` (zero_ when absent)";
+  let arguments = (ins Tgc_AnyTensor:$self, OptionalAttr<AnyAttrOf<[F64Attr, I64Attr, BoolAttr]>>:$value);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$self attr-dict `:` type($self) `->` type($result)";
+  let inferBody = "return ::tgc::inferAlias(ctx, loc, adaptor.getSelf(), types);";
+}
+
+//===----------------------------------------------------------------------===//
+// Graph-level ops
+//===----------------------------------------------------------------------===//
+
+def Tgc_GlobalOp : Op<Tgc_Dialect, "global", [Symbol]> {
+  let summary = "The initial value of a parameter, buffer or constant of the model";
+  let description = [{
+    `tgc.global @"bn.running_mean" buffer : !tgc.vtensor<[8], f32> = dense_resource<w3>`.
+    Entry function arguments name their global with `tgc.global = @...`; the artifact
+    embeds `initial_value` as the instance's starting state.
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, StrAttr:$kind, TypeAttr:$type,
+                       ElementsAttr:$initial_value);
+  let assemblyFormat = "$sym_name $kind attr-dict `:` $type `=` $initial_value";
+  let hasVerifier = 1;
+}
+
+def Tgc_OverwriteOp : Op<Tgc_Dialect, "overwrite", []> {
+  let summary = "Write a value into a capture-level tensor (functionalization's epilogue)";
+  let arguments = (ins Tgc_ValueTensorType:$value, Tgc_RefTensorType:$target);
+  let assemblyFormat = "$value `into` $target attr-dict `:` type($value) `into` type($target)";
+}
+
+def Tgc_ToValueOp : Op<Tgc_Dialect, "to_value", []> {
+  let summary = "The current contents of a capture-level tensor, as a value";
+  let arguments = (ins Tgc_RefTensorType:$operand);
+  let results = (outs Tgc_ValueTensorType:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($operand) `->` type($result)";
+}
+
+#endif // TGC_OPS_TD

@@ -1,0 +1,97 @@
+// Metadata inference for tgc ops, one function per op family.
+//
+// Each op's InferTypeOpInterface::inferReturnTypes calls one of these, so readers, the
+// verifier and builders all agree on result sizes, strides and dtypes.
+#ifndef TGC_DIALECT_INFERENCE_H
+#define TGC_DIALECT_INFERENCE_H
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Value.h"
+#include "mlir/Support/LLVM.h"
+#include <optional>
+
+namespace tgc {
+class ShapeAttr;
+class DeviceAttr;
+
+using InferLoc = std::optional<mlir::Location>;
+using TypeList = llvm::SmallVectorImpl<mlir::Type>;
+
+/// How an elementwise op picks its result dtype from its promoted operands.
+enum class ResultDType {
+  Promoted,      ///< torch.result_type of the operands.
+  FloatPromoted, ///< as Promoted, but integer results become the default float.
+  Bool,          ///< comparisons: i1.
+};
+enum class MatmulKind { Mm, Bmm, Matmul };
+enum class ReductionKind { sum, mean, amax, amin, var };
+
+mlir::LogicalResult inferElementwise(mlir::MLIRContext *ctx, InferLoc loc,
+                                     mlir::ValueRange operands, ResultDType rule,
+                                     TypeList &types);
+mlir::LogicalResult inferWhere(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value condition,
+                               mlir::Value self, mlir::Value other, TypeList &types);
+mlir::LogicalResult inferMaskedFill(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
+                                    mlir::Value mask, TypeList &types);
+mlir::LogicalResult inferToDType(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
+                                 mlir::TypeAttr dtype, TypeList &types);
+mlir::LogicalResult inferLinear(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value input,
+                                mlir::Value weight, mlir::Value bias, TypeList &types);
+mlir::LogicalResult inferMatmul(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value lhs,
+                                mlir::Value rhs, MatmulKind kind, TypeList &types);
+mlir::LogicalResult inferAddmm(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
+                               mlir::Value mat1, mlir::Value mat2, TypeList &types);
+mlir::LogicalResult inferConvolution(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value input,
+                                     mlir::Value weight, llvm::ArrayRef<int64_t> stride,
+                                     llvm::ArrayRef<int64_t> padding,
+                                     llvm::ArrayRef<int64_t> dilation, bool transposed,
+                                     mlir::DenseI64ArrayAttr outputPadding, int64_t groups,
+                                     TypeList &types);
+mlir::LogicalResult inferBatchNorm(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value input,
+                                   bool training, bool functional, TypeList &types);
+mlir::LogicalResult inferLayerNorm(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value input,
+                                   llvm::ArrayRef<int64_t> normalizedShape, bool native,
+                                   TypeList &types);
+mlir::LogicalResult inferSoftmax(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
+                                 int64_t dim, mlir::TypeAttr dtype, TypeList &types);
+mlir::LogicalResult inferReduction(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
+                                   mlir::DenseI64ArrayAttr dims, bool keepdim,
+                                   mlir::TypeAttr dtype, ReductionKind kind, TypeList &types);
+mlir::LogicalResult inferView(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
+                              ShapeAttr size, TypeList &types);
+mlir::LogicalResult inferPermute(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
+                                 llvm::ArrayRef<int64_t> dims, TypeList &types);
+mlir::LogicalResult inferTranspose(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
+                                   int64_t dim0, int64_t dim1, TypeList &types);
+mlir::LogicalResult inferExpand(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
+                                ShapeAttr size, TypeList &types);
+mlir::LogicalResult inferUnsqueeze(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
+                                   int64_t dim, TypeList &types);
+mlir::LogicalResult inferSqueeze(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
+                                 mlir::DenseI64ArrayAttr dims, TypeList &types);
+mlir::LogicalResult inferSlice(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
+                               int64_t dim, ShapeAttr start, ShapeAttr end, int64_t step,
+                               TypeList &types);
+mlir::LogicalResult inferSelect(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
+                                int64_t dim, int64_t index, TypeList &types);
+mlir::LogicalResult inferAlias(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
+                               TypeList &types);
+mlir::LogicalResult inferSplit(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
+                               llvm::ArrayRef<int64_t> splitSizes, int64_t dim,
+                               TypeList &types);
+mlir::LogicalResult inferClone(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
+                               TypeList &types);
+mlir::LogicalResult inferFull(mlir::MLIRContext *ctx, InferLoc loc, ShapeAttr size,
+                              mlir::Attribute fillValue, mlir::TypeAttr dtype,
+                              DeviceAttr device, TypeList &types);
+mlir::LogicalResult inferFullLike(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
+                                  mlir::TypeAttr dtype, TypeList &types);
+mlir::LogicalResult inferArange(mlir::MLIRContext *ctx, InferLoc loc, mlir::Attribute start,
+                                mlir::Attribute end, mlir::Attribute step,
+                                mlir::TypeAttr dtype, DeviceAttr device, TypeList &types);
+mlir::LogicalResult inferConstant(mlir::MLIRContext *ctx, InferLoc loc,
+                                  mlir::ElementsAttr value, TypeList &types);
+
+} // namespace tgc
+
+#endif // TGC_DIALECT_INFERENCE_H

@@ -1,0 +1,71 @@
+// The tgc dialect: types, attributes, interfaces and operations.
+#ifndef TGC_DIALECT_TGCDIALECT_H
+#define TGC_DIALECT_TGCDIALECT_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "tgc/Dialect/TensorMeta.h"
+
+#include "tgc/Dialect/TgcDialect.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "tgc/Dialect/TgcAttrs.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "tgc/Dialect/TgcTypes.h.inc"
+
+namespace tgc {
+
+/// Either tensor type of the dialect; what op operands are declared as.
+class BaseTensorType : public mlir::Type {
+public:
+  using mlir::Type::Type;
+  static bool classof(mlir::Type type) {
+    return llvm::isa<RefTensorType, ValueTensorType>(type);
+  }
+  TensorMeta getMeta() const;
+  llvm::ArrayRef<mlir::AffineExpr> getSizes() const;
+  mlir::Type getDtype() const;
+  int64_t getRank() const { return getSizes().size(); }
+  bool isRef() const { return llvm::isa<RefTensorType>(*this); }
+  /// A type of the same form (reference or value) with other metadata.
+  BaseTensorType withMeta(const TensorMeta &meta) const;
+  /// The value-level type with the same sizes and dtype (no layout).
+  ValueTensorType toValue() const;
+  /// The static sizes, with ShapedType::kDynamic for symbolic ones.
+  llvm::SmallVector<int64_t> getStaticSizes() const;
+  static BaseTensorType get(mlir::MLIRContext *ctx, bool isRef, const TensorMeta &meta);
+};
+
+/// Whether two result type lists agree on what inference checks: sizes, dtype, and
+/// strides where both state them. Form, device and requires_grad are not compared.
+bool areMetaCompatible(mlir::TypeRange l, mlir::TypeRange r);
+
+/// The number of size symbols a module declares (0 without a `tgc.symbols` attribute).
+unsigned getNumSymbols(mlir::Operation *anyOpInModule);
+
+/// Parses one size: an integer or an affine expression of `sN` symbols with
+/// `+ - *`, `floordiv`, `ceildiv`, `mod` and parentheses.
+mlir::ParseResult parseSizeExpr(mlir::AsmParser &parser, mlir::AffineExpr &expr);
+/// Parses `[e, e, ...]`.
+mlir::ParseResult parseSizeList(mlir::AsmParser &parser,
+                                llvm::SmallVectorImpl<mlir::AffineExpr> &exprs);
+void printSizeList(mlir::AsmPrinter &printer, llvm::ArrayRef<mlir::AffineExpr> exprs);
+
+} // namespace tgc
+
+#include "tgc/Dialect/TgcEnums.h.inc"
+#include "tgc/Dialect/TgcInterfaces.h.inc"
+#include "tgc/Dialect/Inference.h"
+
+#define GET_OP_CLASSES
+#include "tgc/Dialect/TgcOps.h.inc"
+
+#endif // TGC_DIALECT_TGCDIALECT_H

@@ -1,0 +1,36 @@
+// The whole compile pipeline, built from one options struct.
+#ifndef TGC_PIPELINE_PIPELINE_H
+#define TGC_PIPELINE_PIPELINE_H
+
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringRef.h"
+#include <optional>
+
+namespace tgc {
+
+/// The pipeline's phases, in order. `--compile-to=<phase>` stops after that phase.
+enum class Phase {
+  Capture,       ///< what the reader produced: capture-level tgc
+  Functionalize, ///< value-level tgc, mutations as extra results
+  Decompose,     ///< compound ops rewritten into primitive tgc ops
+  Lower,         ///< linalg/tensor/arith/math on builtin tensors
+  Bufferize,     ///< memrefs, destination-passing entry points
+  LLVM,          ///< LLVM dialect, ready for translation
+};
+
+std::optional<Phase> parsePhase(llvm::StringRef name);
+llvm::StringRef stringifyPhase(Phase phase);
+
+struct PipelineOptions {
+  Phase compileTo = Phase::LLVM;
+};
+
+/// Adds the passes of every phase up to `options.compileTo` to `pm`.
+void buildPipeline(mlir::OpPassManager &pm, const PipelineOptions &options);
+
+/// Registers `tgc-pipeline` (with a `compile-to` option) for tgc-opt.
+void registerPipelines();
+
+} // namespace tgc
+
+#endif // TGC_PIPELINE_PIPELINE_H

@@ -1,0 +1,207 @@
+//===- Signature.h - The calling signature of a compiled model --*- C++ -*-===//
+//
+// The compiler describes a model's entry (state, inputs, outputs, mutations,
+// symbolic sizes) with a ModelSignature, and from it writes the three
+// artifacts that carry the signature: the binary blob the runtime decodes
+// (docs/abi.md), model.json for tools and people, and model.h for C callers.
+// Plain C++17 with no MLIR dependency, so that tools and tests can use it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TGC_TARGET_SIGNATURE_H
+#define TGC_TARGET_SIGNATURE_H
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tgc {
+
+/// Operations of a size expression, a postfix program on an i64 stack; the
+/// numbering is the blob's (docs/abi.md).
+enum class ExprOpcode : uint8_t {
+  Const = 0,
+  Sym = 1,
+  Add = 2,
+  Mul = 3,
+  FloorDiv = 4,
+  CeilDiv = 5,
+  Mod = 6,
+  Neg = 7,
+};
+
+/// One instruction of a size expression.
+struct ExprOp {
+  ExprOpcode opcode;
+  int64_t operand = 0;
+
+  bool operator==(const ExprOp &other) const {
+    return opcode == other.opcode && operand == other.operand;
+  }
+};
+
+/// A tensor dimension as a function of the model's symbols, e.g. `2*s0 + 1`.
+/// Built with the factories and operators below rather than by hand, so
+/// programs are always well formed.
+class SizeExpr {
+public:
+  /// A constant size.
+  static SizeExpr constant(int64_t value);
+  /// Symbol `index` of ModelSignature::symbols.
+  static SizeExpr symbol(uint32_t index);
+  static SizeExpr add(const SizeExpr &lhs, const SizeExpr &rhs);
+  static SizeExpr mul(const SizeExpr &lhs, const SizeExpr &rhs);
+  /// Python `//` (rounds toward negative infinity).
+  static SizeExpr floorDiv(const SizeExpr &lhs, const SizeExpr &rhs);
+  /// Division rounding toward positive infinity.
+  static SizeExpr ceilDiv(const SizeExpr &lhs, const SizeExpr &rhs);
+  /// Python `%` (the result has the sign of the divisor).
+  static SizeExpr mod(const SizeExpr &lhs, const SizeExpr &rhs);
+  static SizeExpr neg(const SizeExpr &operand);
+
+  /// A size expression from raw operations, for decoders and tests; use
+  /// verifySignature to check it.
+  static SizeExpr fromOps(std::vector<ExprOp> ops);
+
+  const std::vector<ExprOp> &ops() const { return program; }
+  /// True if the expression mentions no symbol.
+  bool isConstant() const;
+  /// The value of a symbol-free expression; throws std::domain_error on
+  /// division by zero or overflow.
+  int64_t constantValue() const;
+  /// Evaluates with the given symbol values; throws std::domain_error on
+  /// division by zero, overflow or a missing symbol.
+  int64_t evaluate(const std::vector<int64_t> &symbolValues) const;
+
+  bool operator==(const SizeExpr &other) const {
+    return program == other.program;
+  }
+
+private:
+  std::vector<ExprOp> program;
+};
+
+SizeExpr operator+(const SizeExpr &lhs, const SizeExpr &rhs);
+SizeExpr operator*(const SizeExpr &lhs, const SizeExpr &rhs);
+SizeExpr operator-(const SizeExpr &operand);
+
+/// A tensor's element type as DLPack spells it (code, bits); bool is code 6
+/// (kDLBool), bits 8.
+struct DType {
+  uint8_t code = 2; // kDLFloat
+  uint8_t bits = 32;
+
+  static DType float32() { return {2, 32}; }
+  static DType float64() { return {2, 64}; }
+  static DType float16() { return {2, 16}; }
+  static DType bfloat16() { return {4, 16}; }
+  static DType int64() { return {0, 64}; }
+  static DType int32() { return {0, 32}; }
+  static DType int16() { return {0, 16}; }
+  static DType int8() { return {0, 8}; }
+  static DType uint8() { return {1, 8}; }
+  static DType boolean() { return {6, 8}; }
+
+  bool operator==(const DType &other) const {
+    return code == other.code && bits == other.bits;
+  }
+  bool operator!=(const DType &other) const { return !(*this == other); }
+};
+
+/// PyTorch's name for a dtype ("float32", "bool"); "dtype(code=C, bits=B)"
+/// for others.
+std::string dtypeName(DType dtype);
+
+/// A dynamic dimension with its range constraint (inclusive bounds).
+struct SymbolInfo {
+  std::string name;
+  int64_t min = 0;
+  /// std::numeric_limits<int64_t>::max() means unbounded.
+  int64_t max = std::numeric_limits<int64_t>::max();
+};
+
+/// What an argument of the packed entry is; numbering is the blob's.
+enum class ArgKind : uint8_t {
+  Parameter = 0,
+  Buffer = 1,
+  Constant = 2,
+  UserInput = 3,
+};
+
+/// What a result of the packed entry is; numbering is the blob's.
+enum class ResultKind : uint8_t {
+  UserOutput = 0,
+  BufferMutation = 1,
+  UserInputMutation = 2,
+};
+
+/// An argument of the packed entry: instance state (with its initial value
+/// in the weights blob) or a user input.
+struct ArgInfo {
+  ArgKind kind = ArgKind::UserInput;
+  DType dtype;
+  /// Fully qualified name for state, the input's name for user inputs.
+  std::string name;
+  std::vector<SizeExpr> sizes;
+  /// Where the initial value lies in the weights blob (state only).
+  uint64_t dataOffset = 0;
+  uint64_t dataSize = 0;
+};
+
+/// Marks a result that overwrites no argument.
+constexpr uint32_t kNoTarget = 0xFFFFFFFFu;
+
+/// A result of the packed entry: a user output, or the new value of a
+/// buffer or user input (`target` is that argument's index).
+struct ResultInfo {
+  ResultKind kind = ResultKind::UserOutput;
+  DType dtype;
+  std::string name;
+  uint32_t target = kNoTarget;
+  std::vector<SizeExpr> sizes;
+};
+
+/// The whole calling signature of one compiled entry. Args and results are
+/// in packed-entry order.
+struct ModelSignature {
+  /// A C identifier: the model's functions are named `<name>_create` etc.
+  std::string name;
+  std::vector<SymbolInfo> symbols;
+  std::vector<ArgInfo> args;
+  std::vector<ResultInfo> results;
+};
+
+/// Checks what the runtime will check when it loads the blob (well-formed
+/// expressions, constant state shapes, valid mutation targets, unique names,
+/// every symbol bindable from an input dimension, a C identifier for the
+/// name), so that a bad signature fails at compile time. Returns an empty
+/// string if valid, else the first problem.
+std::string verifySignature(const ModelSignature &signature);
+
+/// The signature blob of docs/abi.md. Expects a verified signature.
+std::string encodeSignatureBlob(const ModelSignature &signature);
+
+/// Appends `bytes` to a weights blob at the next 64-byte boundary and points
+/// `arg`'s dataOffset/dataSize at them.
+void appendWeights(std::string &weightsBlob, ArgInfo &arg,
+                   std::string_view bytes);
+
+/// A size expression in infix form with symbol names ("2*s0 + 1",
+/// "ceildiv(s0, 4)"), as model.json and messages show it.
+std::string printSizeExpr(const SizeExpr &expr,
+                          const std::vector<SymbolInfo> &symbols);
+
+/// model.json: name, inputs, outputs, state, symbols and mutations, with
+/// shapes as integers or expression strings. Deterministic: keys in a fixed
+/// order, entries in signature order.
+std::string writeSignatureJson(const ModelSignature &signature);
+
+/// model.h: the C API of docs/abi.md plus `<name>_create`, with comments
+/// listing the inputs and outputs.
+std::string writeModelHeader(const ModelSignature &signature);
+
+} // namespace tgc
+
+#endif // TGC_TARGET_SIGNATURE_H

@@ -1,0 +1,227 @@
+// tgc ops: verifiers, and the view / in-place interfaces functionalization relies on.
+#include "tgc/Dialect/TgcDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+
+using namespace mlir;
+using namespace tgc;
+
+#define GET_OP_CLASSES
+#include "tgc/Dialect/TgcOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Verifiers
+//===----------------------------------------------------------------------===//
+
+LogicalResult GeluOp::verify() {
+  if (getApproximate() != "none" && getApproximate() != "tanh")
+    return emitOpError("approximate must be 'none' or 'tanh', got '") << getApproximate() << "'";
+  return success();
+}
+
+LogicalResult DivOp::verify() {
+  std::optional<StringRef> mode = getRoundingMode();
+  if (mode && *mode != "trunc" && *mode != "floor")
+    return emitOpError("rounding_mode must be 'trunc' or 'floor', got '") << *mode << "'";
+  return success();
+}
+
+LogicalResult ConvolutionOp::verify() {
+  auto input = llvm::cast<BaseTensorType>(getInput().getType());
+  auto weight = llvm::cast<BaseTensorType>(getWeight().getType());
+  int64_t groups = getGroups();
+  if (groups < 1)
+    return emitOpError("groups must be positive, got ") << groups;
+  std::optional<int64_t> inChannels = getConstantSize(input.getSizes()[1]);
+  std::optional<int64_t> perGroup = getConstantSize(weight.getSizes()[getTransposed() ? 0 : 1]);
+  if (!getTransposed() && inChannels && perGroup && *inChannels != *perGroup * groups)
+    return emitOpError("input has ") << *inChannels << " channels but weight expects "
+                                     << *perGroup * groups;
+  return success();
+}
+
+LogicalResult BatchNormOp::verify() {
+  if (getTraining() && !getRunningMean() && getFunctional())
+    return emitOpError("the functional form needs running statistics");
+  if (!getTraining() && !getRunningMean())
+    return emitOpError("eval mode needs running statistics");
+  return success();
+}
+
+template <typename OpTy>
+static LogicalResult verifyInPlaceTarget(OpTy op) {
+  if (!llvm::isa<RefTensorType>(op.getSelf().getType()))
+    return op.emitOpError("writes its operand, which must be a capture-level !tgc.tensor");
+  return success();
+}
+
+LogicalResult AddInPlaceOp::verify() { return verifyInPlaceTarget(*this); }
+LogicalResult SubInPlaceOp::verify() { return verifyInPlaceTarget(*this); }
+LogicalResult MulInPlaceOp::verify() { return verifyInPlaceTarget(*this); }
+LogicalResult DivInPlaceOp::verify() { return verifyInPlaceTarget(*this); }
+
+LogicalResult GlobalOp::verify() {
+  StringRef kind = getKind();
+  if (kind != "parameter" && kind != "buffer" && kind != "constant")
+    return emitOpError("kind must be parameter, buffer or constant, got '") << kind << "'";
+  auto type = llvm::dyn_cast<BaseTensorType>(getType());
+  if (!type)
+    return emitOpError("type must be a tgc tensor type");
+  auto shaped = llvm::cast<ShapedType>(getInitialValue().getType());
+  if (shaped.getElementType() != type.getDtype() ||
+      SmallVector<int64_t>(shaped.getShape()) != type.getStaticSizes())
+    return emitOpError("initial value of type ")
+           << shaped << " does not match the global's type " << type;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ViewOpInterface: writing a view back into its base
+//===----------------------------------------------------------------------===//
+
+static ShapeAttr shapeOf(Value v) {
+  return ShapeAttr::get(v.getContext(), llvm::cast<BaseTensorType>(v.getType()).getSizes());
+}
+
+FailureOr<Value> ViewOp::buildScatter(OpBuilder &b, Value base, Value newView) {
+  return ViewOp::create(b, getLoc(), newView, shapeOf(base)).getResult();
+}
+
+FailureOr<Value> SqueezeOp::buildScatter(OpBuilder &b, Value base, Value newView) {
+  return ViewOp::create(b, getLoc(), newView, shapeOf(base)).getResult();
+}
+
+FailureOr<Value> PermuteOp::buildScatter(OpBuilder &b, Value, Value newView) {
+  ArrayRef<int64_t> dims = getDims();
+  int64_t rank = dims.size();
+  SmallVector<int64_t> inverse(rank);
+  for (int64_t i = 0; i < rank; ++i)
+    inverse[*normalizeDim(dims[i], rank)] = i;
+  return PermuteOp::create(b, getLoc(), newView, inverse).getResult();
+}
+
+FailureOr<Value> TransposeOp::buildScatter(OpBuilder &b, Value, Value newView) {
+  return TransposeOp::create(b, getLoc(), newView, getDim0(), getDim1()).getResult();
+}
+
+FailureOr<Value> TOp::buildScatter(OpBuilder &b, Value, Value newView) {
+  return TOp::create(b, getLoc(), newView).getResult();
+}
+
+FailureOr<Value> ExpandOp::buildScatter(OpBuilder &, Value, Value) {
+  return emitOpError("cannot write through an expanded view: its elements alias each other");
+}
+
+FailureOr<Value> UnsqueezeOp::buildScatter(OpBuilder &b, Value base, Value newView) {
+  return ViewOp::create(b, getLoc(), newView, shapeOf(base)).getResult();
+}
+
+FailureOr<Value> SliceOp::buildScatter(OpBuilder &b, Value base, Value newView) {
+  return SliceScatterOp::create(b, getLoc(), base, newView, getDim(), getStartAttr(),
+                                getEndAttr(), getStep())
+      .getResult();
+}
+
+FailureOr<Value> SelectOp::buildScatter(OpBuilder &b, Value base, Value newView) {
+  return SelectScatterOp::create(b, getLoc(), base, newView, getDim(), getIndex()).getResult();
+}
+
+FailureOr<Value> AliasOp::buildScatter(OpBuilder &, Value, Value newView) { return newView; }
+
+//===----------------------------------------------------------------------===//
+// InPlaceOpInterface: pure equivalents of in-place ops
+//===----------------------------------------------------------------------===//
+
+/// Converts `value` to `target`'s dtype and sizes, as a write into `target` does.
+static Value castToTarget(OpBuilder &b, Location loc, Value value, Value target) {
+  auto targetType = llvm::cast<BaseTensorType>(target.getType());
+  auto valueType = llvm::cast<BaseTensorType>(value.getType());
+  if (valueType.getSizes() != targetType.getSizes())
+    value = ExpandOp::create(b, loc, value, shapeOf(target)).getResult();
+  if (valueType.getDtype() != targetType.getDtype())
+    value = ToDTypeOp::create(b, loc, value, TypeAttr::get(targetType.getDtype())).getResult();
+  return value;
+}
+
+template <typename FunctionalOp, typename InPlaceOp>
+static LogicalResult buildFunctionalBinary(InPlaceOp op, OpBuilder &b, ValueRange operands,
+                                           SmallVectorImpl<Value> &newValues,
+                                           SmallVectorImpl<Value> &results) {
+  Value self = operands[0];
+  OperationState state(op.getLoc(), FunctionalOp::getOperationName());
+  state.addOperands({self, operands[1]});
+  if (Attribute alpha = op->getAttr("alpha"))
+    state.addAttribute("alpha", alpha);
+  SmallVector<Type> types;
+  if (failed(FunctionalOp::inferReturnTypes(b.getContext(), op.getLoc(), state.operands,
+                                            state.attributes.getDictionary(b.getContext()),
+                                            state.getRawProperties(), state.regions, types)))
+    return failure();
+  state.addTypes(types);
+  Value result = b.create(state)->getResult(0);
+  newValues.push_back(castToTarget(b, op.getLoc(), result, self));
+  results.push_back(nullptr);
+  return success();
+}
+
+#define TGC_INPLACE_BINARY(InPlace, Functional)                                            \
+  SmallVector<unsigned> InPlace::getMutatedOperandIndices() { return {0}; }                  \
+  LogicalResult InPlace::buildFunctional(OpBuilder &b, ValueRange operands,                \
+                                         SmallVectorImpl<Value> &newValues,                \
+                                         SmallVectorImpl<Value> &results) {                \
+    return buildFunctionalBinary<Functional>(*this, b, operands, newValues, results);      \
+  }
+TGC_INPLACE_BINARY(AddInPlaceOp, AddOp)
+TGC_INPLACE_BINARY(SubInPlaceOp, SubOp)
+TGC_INPLACE_BINARY(MulInPlaceOp, MulOp)
+TGC_INPLACE_BINARY(DivInPlaceOp, DivOp)
+#undef TGC_INPLACE_BINARY
+
+SmallVector<unsigned> CopyInPlaceOp::getMutatedOperandIndices() { return {0}; }
+LogicalResult CopyInPlaceOp::buildFunctional(OpBuilder &b, ValueRange operands,
+                                             SmallVectorImpl<Value> &newValues,
+                                             SmallVectorImpl<Value> &results) {
+  newValues.push_back(castToTarget(b, getLoc(), operands[1], operands[0]));
+  results.push_back(nullptr);
+  return success();
+}
+
+SmallVector<unsigned> FillInPlaceOp::getMutatedOperandIndices() { return {0}; }
+LogicalResult FillInPlaceOp::buildFunctional(OpBuilder &b, ValueRange operands,
+                                             SmallVectorImpl<Value> &newValues,
+                                             SmallVectorImpl<Value> &results) {
+  Attribute value = getValueAttr() ? getValueAttr() : b.getI64IntegerAttr(0);
+  newValues.push_back(FullLikeOp::create(b, getLoc(), operands[0], value, TypeAttr()).getResult());
+  results.push_back(nullptr);
+  return success();
+}
+
+SmallVector<unsigned> BatchNormOp::getMutatedOperandIndices() {
+  if (!getTraining() || getFunctional() || !getRunningMean())
+    return {};
+  auto index = [](OpOperand &operand) { return operand.getOperandNumber(); };
+  return {index(getRunningMeanMutable()[0]), index(getRunningVarMutable()[0])};
+}
+
+LogicalResult BatchNormOp::buildFunctional(OpBuilder &b, ValueRange operands,
+                                           SmallVectorImpl<Value> &newValues,
+                                           SmallVectorImpl<Value> &results) {
+  auto operandAt = [&](OpOperand &operand) { return operands[operand.getOperandNumber()]; };
+  auto optional = [&](MutableOperandRange range) {
+    return range.empty() ? Value() : operandAt(range[0]);
+  };
+  bool mutates = !getMutatedOperandIndices().empty();
+  auto functional = BatchNormOp::create(
+      b, getLoc(), operandAt(getInputMutable()), optional(getWeightMutable()),
+      optional(getBiasMutable()), optional(getRunningMeanMutable()),
+      optional(getRunningVarMutable()), getTraining(), getMomentum(), getEps(),
+      /*functional=*/mutates);
+  for (unsigned i = 0; i < 3; ++i)
+    results.push_back(functional.getResult(i));
+  if (mutates) {
+    newValues.push_back(functional.getResult(3));
+    newValues.push_back(functional.getResult(4));
+  }
+  return success();
+}

@@ -1,0 +1,290 @@
+/* Internal.h - declarations shared by the runtime's C files (not installed). */
+#ifndef TGC_LIB_RUNTIME_INTERNAL_H
+#define TGC_LIB_RUNTIME_INTERNAL_H
+
+#include "tgc/Runtime/tgc_runtime.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Largest rank the runtime accepts anywhere (PyTorch's own limit is 64). */
+#define TGC_MAX_RANK 64
+/* Alignment of state, outputs and scratch: a cache line and any vector. */
+#define TGC_ALIGNMENT 64
+/* Room for one error message. */
+#define TGC_ERROR_CAPACITY 1024
+
+/*===--- Signature (Signature.c) ------------------------------------------===*/
+
+enum tgc_arg_kind {
+  TGC_ARG_PARAMETER = 0,
+  TGC_ARG_BUFFER = 1,
+  TGC_ARG_CONSTANT = 2,
+  TGC_ARG_USER_INPUT = 3,
+};
+
+enum tgc_result_kind {
+  TGC_RESULT_USER_OUTPUT = 0,
+  TGC_RESULT_BUFFER_MUTATION = 1,
+  TGC_RESULT_USER_INPUT_MUTATION = 2,
+};
+
+enum tgc_expr_opcode {
+  TGC_EXPR_CONST = 0,
+  TGC_EXPR_SYM = 1,
+  TGC_EXPR_ADD = 2,
+  TGC_EXPR_MUL = 3,
+  TGC_EXPR_FLOORDIV = 4,
+  TGC_EXPR_CEILDIV = 5,
+  TGC_EXPR_MOD = 6,
+  TGC_EXPR_NEG = 7,
+};
+
+/* The `target` of a result that overwrites nothing. */
+#define TGC_NO_TARGET 0xFFFFFFFFu
+
+typedef struct tgc_expr_op {
+  uint8_t opcode;
+  int64_t operand;
+} tgc_expr_op;
+
+/* A size expression: a postfix program over an i64 stack. */
+typedef struct tgc_expr {
+  uint32_t num_ops;
+  tgc_expr_op *ops;
+} tgc_expr;
+
+typedef struct tgc_symbol_sig {
+  char *name;
+  int64_t min;
+  int64_t max; /* INT64_MAX: unbounded */
+} tgc_symbol_sig;
+
+typedef struct tgc_arg_sig {
+  uint8_t kind; /* enum tgc_arg_kind */
+  DLDataType dtype;
+  char *name;
+  uint32_t rank;
+  tgc_expr *sizes;
+  uint64_t data_offset;
+  uint64_t data_nbytes;
+} tgc_arg_sig;
+
+typedef struct tgc_result_sig {
+  uint8_t kind; /* enum tgc_result_kind */
+  DLDataType dtype;
+  char *name;
+  uint32_t target; /* arg index, or TGC_NO_TARGET */
+  uint32_t rank;
+  tgc_expr *sizes;
+} tgc_result_sig;
+
+/* The decoded signature blob; owns every pointer in it. */
+typedef struct tgc_signature {
+  uint32_t num_symbols;
+  tgc_symbol_sig *symbols;
+  uint32_t num_args;
+  tgc_arg_sig *args;
+  uint32_t num_results;
+  tgc_result_sig *results;
+} tgc_signature;
+
+/* Decodes `blob` into *sig with bounds checks on every read. Returns 0, or
+ * non-zero with a message in `error` (and *sig left empty). Only the blob's
+ * syntax is checked here; Model.c checks what the fields mean. */
+int tgc_signature_decode(const uint8_t *blob, uint64_t size, tgc_signature *sig,
+                         char *error, size_t error_capacity);
+
+/* Frees everything tgc_signature_decode allocated; *sig becomes empty. */
+void tgc_signature_free(tgc_signature *sig);
+
+/*===--- Size expressions (Expr.c) ----------------------------------------===*/
+
+enum tgc_eval_status {
+  TGC_EVAL_OK = 0,
+  TGC_EVAL_DIVISION_BY_ZERO,
+  TGC_EVAL_OVERFLOW,
+  TGC_EVAL_UNBOUND_SYMBOL,
+};
+
+/* Checks that `e` is a well-formed program: known opcodes, symbol operands
+ * below num_symbols, no stack underflow, exactly one value left. Returns 0,
+ * or non-zero with the reason in `why`. */
+int tgc_expr_check(const tgc_expr *e, uint32_t num_symbols, char *why,
+                   size_t why_capacity);
+
+/* Evaluates a checked `e`; symbol i has value values[i] when bound[i]. */
+enum tgc_eval_status tgc_expr_eval(const tgc_expr *e, const int64_t *values,
+                                   const bool *bound, int64_t *result);
+
+/* A size expression of the form coefficient * symbol + constant. */
+typedef struct tgc_affine {
+  bool is_affine;
+  int32_t symbol; /* -1: a constant */
+  int64_t coefficient;
+  int64_t constant;
+} tgc_affine;
+
+/* Recognizes checked expressions that are affine in at most one symbol, so
+ * that a symbol can be solved for from an input dimension. */
+tgc_affine tgc_expr_affine(const tgc_expr *e);
+
+/* True if `e` mentions symbol `symbol`. */
+bool tgc_expr_uses_symbol(const tgc_expr *e, uint32_t symbol);
+
+/* Writes a checked `e` in infix form ("2*batch + 1") for messages. */
+void tgc_expr_format(const tgc_expr *e, const tgc_symbol_sig *symbols,
+                     char *buf, size_t capacity);
+
+/* Python floor division and modulo, and ceiling division, with overflow and
+ * division-by-zero reported rather than trapped. */
+enum tgc_eval_status tgc_floordiv(int64_t a, int64_t b, int64_t *result);
+enum tgc_eval_status tgc_ceildiv(int64_t a, int64_t b, int64_t *result);
+enum tgc_eval_status tgc_mod(int64_t a, int64_t b, int64_t *result);
+
+/*===--- Tensors and memory (Tensor.c) ------------------------------------===*/
+
+/* Writes a dtype as PyTorch names it ("float32", "int64", "bool"). */
+const char *tgc_dtype_name(DLDataType dtype, char *buf, size_t capacity);
+
+/* Bytes per element, or 0 for dtypes the runtime cannot store (lanes != 1,
+ * bits not a positive multiple of 8). */
+size_t tgc_dtype_size(DLDataType dtype);
+
+bool tgc_dtype_equal(DLDataType a, DLDataType b);
+
+/* Product of sizes times elem_size, false on overflow or a negative size. */
+bool tgc_nbytes(const int64_t *sizes, uint32_t rank, size_t elem_size,
+                size_t *nbytes);
+
+/* TGC_ALIGNMENT-aligned allocation of at least one cache line; free() it. */
+void *tgc_aligned_alloc(size_t nbytes);
+
+/* Fills strides[0..rank) with the row-major strides of sizes. */
+void tgc_contiguous_strides(const int64_t *sizes, uint32_t rank,
+                            int64_t *strides);
+
+/* True if `t` is row-major contiguous (NULL strides, or strides that agree
+ * with row-major wherever the size is not 1). */
+bool tgc_dltensor_is_contiguous(const DLTensor *t);
+
+/* Address of element 0 of `t` (data + byte_offset). */
+char *tgc_dltensor_base(const DLTensor *t);
+
+/* Copies an array of `sizes` from src to dst, each with its own strides in
+ * elements (NULL: row-major). Contiguous inner runs are copied with memmove. */
+void tgc_copy_strided(char *dst, const int64_t *dst_strides, const char *src,
+                      const int64_t *src_strides, const int64_t *sizes,
+                      uint32_t rank, size_t elem_size);
+
+/* A new DLManagedTensor owning TGC_ALIGNMENT-aligned storage for a
+ * contiguous CPU tensor; its deleter frees everything. NULL if out of
+ * memory. */
+DLManagedTensor *tgc_managed_tensor_new(DLDataType dtype, const int64_t *sizes,
+                                        uint32_t rank, size_t nbytes);
+
+/*===--- Messages ----------------------------------------------------------===*/
+
+/* A bounded string being appended to; output past the capacity is dropped. */
+typedef struct tgc_message {
+  char *buf;
+  size_t capacity;
+  size_t length;
+} tgc_message;
+
+void tgc_message_init(tgc_message *msg, char *buf, size_t capacity);
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((format(printf, 2, 3)))
+#endif
+void tgc_message_append(tgc_message *msg, const char *format, ...);
+void tgc_message_append_shape(tgc_message *msg, const int64_t *sizes,
+                              uint32_t rank);
+
+/*===--- Instances (Model.c, Run.c) ---------------------------------------===*/
+
+/* One parameter, buffer or constant of an instance. */
+typedef struct tgc_state_slot {
+  uint32_t arg;    /* its signature argument */
+  int64_t *sizes;  /* its constant shape, arg.rank entries */
+  size_t nbytes;
+  void *data;      /* TGC_ALIGNMENT-aligned */
+  void *spare;     /* for buffers a run rewrites: the next value is written
+                      here and then swapped with data */
+} tgc_state_slot;
+
+/* How a symbol gets its value: from dimension `dim` of user input `input`,
+ * whose size is coefficient * symbol + constant. input < 0: not needed. */
+typedef struct tgc_binder {
+  int32_t input;
+  uint32_t dim;
+  int64_t coefficient;
+  int64_t constant;
+} tgc_binder;
+
+/* Buffers for one tgc_model_run, allocated once per instance since an
+ * instance runs one call at a time. */
+typedef struct tgc_run_scratch {
+  void **packed_args;          /* num_args + num_results descriptor pointers */
+  int64_t *descriptor_words;   /* all descriptors, back to back */
+  int64_t *result_sizes;       /* evaluated result shapes, back to back */
+  uint32_t *result_sizes_at;   /* where each result's shape starts */
+  size_t *result_nbytes;
+  void **result_data;          /* where the entry writes each result */
+  DLManagedTensor **result_managed; /* user outputs not yet handed out */
+  void **input_data;           /* what the entry reads for each input */
+  void **input_packed;         /* contiguous copies made for this run */
+} tgc_run_scratch;
+
+struct tgc_model {
+  const tgc_model_desc *desc;
+  tgc_signature sig;
+  uint32_t num_inputs;
+  uint32_t *input_args;     /* user input -> argument */
+  int32_t *input_mutation;  /* user input -> result that rewrites it, or -1 */
+  uint32_t num_outputs;
+  uint32_t *output_results; /* user output -> result */
+  uint32_t num_state;
+  tgc_state_slot *state;
+  int32_t *arg_state;       /* argument -> state slot, or -1 */
+  int32_t *arg_input;       /* argument -> user input, or -1 */
+  tgc_binder *binders;      /* one per symbol */
+  int64_t *symbol_values;   /* bound by the current run */
+  bool *symbol_bound;
+  tgc_run_scratch run;
+  char error[TGC_ERROR_CAPACITY];
+};
+
+/* Records a failure of a call on `m`; returns 1 for `return tgc_fail(...)`. */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((format(printf, 2, 3)))
+#endif
+int tgc_fail(tgc_model *m, const char *format, ...);
+
+/* Allocates m->run for the instance's signature (Run.c). */
+int tgc_run_scratch_init(tgc_model *m);
+void tgc_run_scratch_free(tgc_model *m);
+
+/*===--- BLAS fallback (Gemm.c) -------------------------------------------===*/
+
+/* The plain-loop kernels behind tgc_rt_gemm_* for sizes beyond BLAS ints;
+ * exposed for tests. */
+void tgc_gemm_loop_f32(int64_t transA, int64_t transB, const float *A,
+                       int64_t lda, const float *B, int64_t ldb, float *C,
+                       int64_t ldc, int64_t M, int64_t N, int64_t K,
+                       float alpha, float beta);
+void tgc_gemm_loop_f64(int64_t transA, int64_t transB, const double *A,
+                       int64_t lda, const double *B, int64_t ldb, double *C,
+                       int64_t ldc, int64_t M, int64_t N, int64_t K,
+                       double alpha, double beta);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* TGC_LIB_RUNTIME_INTERNAL_H */

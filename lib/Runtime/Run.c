@@ -1,0 +1,495 @@
+/* Run.c - tgc_model_run: input checks, symbol binding, descriptors, the entry call, write-back. */
+#include "Internal.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*===--- Scratch ------------------------------------------------------------===*/
+
+/* Words of a rank-r memref descriptor: allocated, aligned, offset, sizes,
+ * strides. */
+static size_t descriptor_words(uint32_t rank) { return 3 + 2 * (size_t)rank; }
+
+int tgc_run_scratch_init(tgc_model *m) {
+  tgc_run_scratch *run = &m->run;
+  const tgc_signature *sig = &m->sig;
+  size_t words = 0, result_dims = 0;
+  for (uint32_t i = 0; i < sig->num_args; ++i)
+    words += descriptor_words(sig->args[i].rank);
+  for (uint32_t i = 0; i < sig->num_results; ++i) {
+    words += descriptor_words(sig->results[i].rank);
+    result_dims += sig->results[i].rank;
+  }
+  size_t slots = (size_t)sig->num_args + sig->num_results + 1;
+  size_t results = (size_t)sig->num_results + 1;
+  size_t inputs = (size_t)m->num_inputs + 1;
+  run->packed_args = calloc(slots, sizeof *run->packed_args);
+  run->descriptor_words = calloc(words + 1, sizeof *run->descriptor_words);
+  run->result_sizes = calloc(result_dims + 1, sizeof *run->result_sizes);
+  run->result_sizes_at = calloc(results, sizeof *run->result_sizes_at);
+  run->result_nbytes = calloc(results, sizeof *run->result_nbytes);
+  run->result_data = calloc(results, sizeof *run->result_data);
+  run->result_managed = calloc(results, sizeof *run->result_managed);
+  run->input_data = calloc(inputs, sizeof *run->input_data);
+  run->input_packed = calloc(inputs, sizeof *run->input_packed);
+  if (!run->packed_args || !run->descriptor_words || !run->result_sizes ||
+      !run->result_sizes_at || !run->result_nbytes || !run->result_data ||
+      !run->result_managed || !run->input_data || !run->input_packed)
+    return 1;
+  uint32_t at = 0;
+  for (uint32_t i = 0; i < sig->num_results; ++i) {
+    run->result_sizes_at[i] = at;
+    at += sig->results[i].rank;
+  }
+  return 0;
+}
+
+void tgc_run_scratch_free(tgc_model *m) {
+  tgc_run_scratch *run = &m->run;
+  free(run->packed_args);
+  free(run->descriptor_words);
+  free(run->result_sizes);
+  free(run->result_sizes_at);
+  free(run->result_nbytes);
+  free(run->result_data);
+  free(run->result_managed);
+  free(run->input_data);
+  free(run->input_packed);
+  memset(run, 0, sizeof *run);
+}
+
+/*===--- Describing things in messages --------------------------------------===*/
+
+static const tgc_arg_sig *input_sig(const tgc_model *m, uint32_t i) {
+  return &m->sig.args[m->input_args[i]];
+}
+
+/* Starts an error message about user input i: "input 'x' (#0): ". */
+static void begin_input_error(tgc_model *m, uint32_t i, tgc_message *msg) {
+  tgc_message_init(msg, m->error, sizeof m->error);
+  tgc_message_append(msg, "input '%s' (#%" PRIu32 "): ", input_sig(m, i)->name,
+                     i);
+}
+
+static void append_range(tgc_message *msg, const tgc_symbol_sig *s) {
+  if (s->max == INT64_MAX)
+    tgc_message_append(msg, "[%" PRId64 ", inf]", s->min);
+  else
+    tgc_message_append(msg, "[%" PRId64 ", %" PRId64 "]", s->min, s->max);
+}
+
+/* Appends " with s = v from input 'x' dimension d, ..." for the symbols of
+ * `e`, so that a size mismatch names where each symbol's value came from. */
+static void append_bindings(const tgc_model *m, const tgc_expr *e,
+                            tgc_message *msg) {
+  const char *separator = ", with ";
+  for (uint32_t s = 0; s < m->sig.num_symbols; ++s) {
+    if (!tgc_expr_uses_symbol(e, s) || !m->symbol_bound[s])
+      continue;
+    const tgc_binder *b = &m->binders[s];
+    tgc_message_append(msg,
+                       "%s%s = %" PRId64 " from input '%s' dimension %" PRIu32,
+                       separator, m->sig.symbols[s].name, m->symbol_values[s],
+                       input_sig(m, (uint32_t)b->input)->name, b->dim);
+    separator = ", ";
+  }
+}
+
+static bool expr_is_constant(const tgc_expr *e) {
+  for (uint32_t i = 0; i < e->num_ops; ++i)
+    if (e->ops[i].opcode == TGC_EXPR_SYM)
+      return false;
+  return true;
+}
+
+/* Appends "2*batch + 1" and the symbols' values, or nothing for constants. */
+static void append_expr_explanation(const tgc_model *m, const tgc_expr *e,
+                                    tgc_message *msg) {
+  if (expr_is_constant(e))
+    return;
+  char text[256];
+  tgc_expr_format(e, m->sig.symbols, text, sizeof text);
+  tgc_message_append(msg, " = %s", text);
+  append_bindings(m, e, msg);
+}
+
+static const char *eval_problem(enum tgc_eval_status status) {
+  switch (status) {
+  case TGC_EVAL_DIVISION_BY_ZERO:
+    return "divides by zero";
+  case TGC_EVAL_OVERFLOW:
+    return "overflows";
+  default:
+    return "uses an unbound symbol";
+  }
+}
+
+/*===--- Checking inputs ----------------------------------------------------===*/
+
+static int check_input_tensor(tgc_model *m, uint32_t i, const DLTensor *t) {
+  tgc_message msg;
+  const tgc_arg_sig *a = input_sig(m, i);
+  char expected[64], got[64];
+  begin_input_error(m, i, &msg);
+  if (!t) {
+    tgc_message_append(&msg, "the tensor is NULL");
+    return 1;
+  }
+  if (t->device.device_type != kDLCPU) {
+    tgc_message_append(&msg,
+                       "expected a CPU tensor (kDLCPU), got device type %d",
+                       (int)t->device.device_type);
+    return 1;
+  }
+  if (!tgc_dtype_equal(t->dtype, a->dtype)) {
+    tgc_message_append(&msg, "expected dtype %s, got %s",
+                       tgc_dtype_name(a->dtype, expected, sizeof expected),
+                       tgc_dtype_name(t->dtype, got, sizeof got));
+    return 1;
+  }
+  if (t->ndim != (int32_t)a->rank) {
+    tgc_message_append(&msg, "expected rank %" PRIu32 ", got %d", a->rank,
+                       (int)t->ndim);
+    return 1;
+  }
+  if (a->rank > 0 && !t->shape) {
+    tgc_message_append(&msg, "the shape is NULL");
+    return 1;
+  }
+  size_t nbytes;
+  for (uint32_t d = 0; d < a->rank; ++d) {
+    if (t->shape[d] < 0) {
+      tgc_message_append(&msg, "dimension %" PRIu32 " has negative size %" PRId64,
+                         d, t->shape[d]);
+      return 1;
+    }
+  }
+  if (!tgc_nbytes(t->shape, a->rank, tgc_dtype_size(a->dtype), &nbytes)) {
+    tgc_message_append(&msg, "the tensor is too large");
+    return 1;
+  }
+  if (nbytes > 0 && !t->data) {
+    tgc_message_append(&msg, "the data pointer is NULL");
+    return 1;
+  }
+  m->error[0] = '\0';
+  return 0;
+}
+
+/* Solves size = coefficient * s + constant for s, or explains why not. */
+static int solve_binder(tgc_model *m, uint32_t s, int64_t size, int64_t *value) {
+  const tgc_binder *b = &m->binders[s];
+  if (b->coefficient == 1 && b->constant == 0) {
+    *value = size;
+    return 0;
+  }
+  int64_t shifted, remainder;
+  if (!__builtin_sub_overflow(size, b->constant, &shifted) &&
+      tgc_mod(shifted, b->coefficient, &remainder) == TGC_EVAL_OK &&
+      remainder == 0 &&
+      tgc_floordiv(shifted, b->coefficient, value) == TGC_EVAL_OK)
+    return 0;
+  tgc_message msg;
+  char text[256];
+  const tgc_arg_sig *a = input_sig(m, (uint32_t)b->input);
+  tgc_expr_format(&a->sizes[b->dim], m->sig.symbols, text, sizeof text);
+  begin_input_error(m, (uint32_t)b->input, &msg);
+  tgc_message_append(&msg,
+                     "dimension %" PRIu32 " is %" PRId64
+                     ", which is not %s for any integer %s",
+                     b->dim, size, text, m->sig.symbols[s].name);
+  return 1;
+}
+
+/* Gives each symbol its value from its binder and checks its range. */
+static int bind_symbols(tgc_model *m, DLTensor *const *inputs) {
+  for (uint32_t s = 0; s < m->sig.num_symbols; ++s) {
+    m->symbol_bound[s] = false;
+    const tgc_binder *b = &m->binders[s];
+    if (b->input < 0)
+      continue;
+    int64_t size = inputs[b->input]->shape[b->dim], value;
+    if (solve_binder(m, s, size, &value))
+      return 1;
+    const tgc_symbol_sig *sym = &m->sig.symbols[s];
+    if (value < sym->min || value > sym->max) {
+      tgc_message msg;
+      begin_input_error(m, (uint32_t)b->input, &msg);
+      tgc_message_append(&msg, "dimension %" PRIu32 " is %" PRId64, b->dim,
+                         size);
+      if (b->coefficient != 1 || b->constant != 0)
+        tgc_message_append(&msg, ", so %s = %" PRId64, sym->name, value);
+      tgc_message_append(&msg, ", outside the range ");
+      append_range(&msg, sym);
+      tgc_message_append(&msg, " of symbol '%s'", sym->name);
+      return 1;
+    }
+    m->symbol_values[s] = value;
+    m->symbol_bound[s] = true;
+  }
+  return 0;
+}
+
+/* Checks every input dimension against its size expression. */
+static int check_input_sizes(tgc_model *m, DLTensor *const *inputs) {
+  for (uint32_t i = 0; i < m->num_inputs; ++i) {
+    const tgc_arg_sig *a = input_sig(m, i);
+    for (uint32_t d = 0; d < a->rank; ++d) {
+      int64_t expected, actual = inputs[i]->shape[d];
+      enum tgc_eval_status status = tgc_expr_eval(
+          &a->sizes[d], m->symbol_values, m->symbol_bound, &expected);
+      if (status == TGC_EVAL_OK && expected == actual)
+        continue;
+      tgc_message msg;
+      begin_input_error(m, i, &msg);
+      if (status != TGC_EVAL_OK) {
+        tgc_message_append(&msg, "the size of dimension %" PRIu32 " %s",
+                           d, eval_problem(status));
+      } else {
+        tgc_message_append(&msg,
+                           "dimension %" PRIu32 " is %" PRId64
+                           ", expected %" PRId64,
+                           d, actual, expected);
+      }
+      append_expr_explanation(m, &a->sizes[d], &msg);
+      return 1;
+    }
+  }
+  return 0;
+}
+
+static int check_run_arguments(tgc_model *m, DLTensor *const *inputs,
+                               int64_t num_inputs, DLManagedTensor **outputs,
+                               int64_t num_outputs) {
+  if (num_inputs != m->num_inputs)
+    return tgc_fail(m, "expected %" PRIu32 " inputs, got %" PRId64,
+                    m->num_inputs, num_inputs);
+  if (num_outputs != m->num_outputs)
+    return tgc_fail(m, "expected room for %" PRIu32 " outputs, got %" PRId64,
+                    m->num_outputs, num_outputs);
+  if (!inputs && num_inputs > 0)
+    return tgc_fail(m, "the inputs array is NULL");
+  if (!outputs && num_outputs > 0)
+    return tgc_fail(m, "the outputs array is NULL");
+  for (uint32_t i = 0; i < m->num_inputs; ++i)
+    if (check_input_tensor(m, i, inputs[i]))
+      return 1;
+  return 0;
+}
+
+/*===--- Result shapes ------------------------------------------------------===*/
+
+static void begin_result_error(tgc_model *m, uint32_t r, tgc_message *msg) {
+  const tgc_result_sig *res = &m->sig.results[r];
+  tgc_message_init(msg, m->error, sizeof m->error);
+  const char *what = res->kind == TGC_RESULT_USER_OUTPUT ? "output"
+                     : res->kind == TGC_RESULT_BUFFER_MUTATION
+                         ? "new value of buffer"
+                         : "new value of input";
+  tgc_message_append(msg, "%s '%s': ", what, res->name);
+}
+
+/* The shape a mutation result must have: its target's. */
+static const int64_t *target_shape(const tgc_model *m,
+                                   const tgc_result_sig *res,
+                                   DLTensor *const *inputs) {
+  if (res->kind == TGC_RESULT_BUFFER_MUTATION)
+    return m->state[m->arg_state[res->target]].sizes;
+  return inputs[m->arg_input[res->target]]->shape;
+}
+
+static int compute_result_shape(tgc_model *m, uint32_t r,
+                                DLTensor *const *inputs) {
+  const tgc_result_sig *res = &m->sig.results[r];
+  int64_t *sizes = m->run.result_sizes + m->run.result_sizes_at[r];
+  tgc_message msg;
+  for (uint32_t d = 0; d < res->rank; ++d) {
+    enum tgc_eval_status status = tgc_expr_eval(
+        &res->sizes[d], m->symbol_values, m->symbol_bound, &sizes[d]);
+    if (status == TGC_EVAL_OK && sizes[d] >= 0)
+      continue;
+    begin_result_error(m, r, &msg);
+    if (status != TGC_EVAL_OK)
+      tgc_message_append(&msg, "the size of dimension %" PRIu32 " %s", d,
+                         eval_problem(status));
+    else
+      tgc_message_append(&msg, "dimension %" PRIu32 " would be %" PRId64, d,
+                         sizes[d]);
+    append_expr_explanation(m, &res->sizes[d], &msg);
+    return 1;
+  }
+  if (!tgc_nbytes(sizes, res->rank, tgc_dtype_size(res->dtype),
+                  &m->run.result_nbytes[r])) {
+    begin_result_error(m, r, &msg);
+    tgc_message_append(&msg, "the tensor would be too large");
+    return 1;
+  }
+  if (res->kind == TGC_RESULT_USER_OUTPUT ||
+      memcmp(sizes, target_shape(m, res, inputs),
+             res->rank * sizeof *sizes) == 0)
+    return 0;
+  begin_result_error(m, r, &msg);
+  tgc_message_append(&msg, "invalid signature: shape ");
+  tgc_message_append_shape(&msg, sizes, res->rank);
+  tgc_message_append(&msg, " differs from the shape it replaces ");
+  tgc_message_append_shape(&msg, target_shape(m, res, inputs), res->rank);
+  return 1;
+}
+
+/*===--- Buffers for the call -----------------------------------------------===*/
+
+/* Frees what a run allocated and has not handed out. */
+static void release_run(tgc_model *m) {
+  tgc_run_scratch *run = &m->run;
+  for (uint32_t i = 0; i < m->num_inputs; ++i) {
+    free(run->input_packed[i]);
+    run->input_packed[i] = NULL;
+  }
+  for (uint32_t r = 0; r < m->sig.num_results; ++r) {
+    if (run->result_managed[r])
+      run->result_managed[r]->deleter(run->result_managed[r]);
+    else if (m->sig.results[r].kind == TGC_RESULT_USER_INPUT_MUTATION)
+      free(run->result_data[r]);
+    run->result_managed[r] = NULL;
+    run->result_data[r] = NULL;
+  }
+}
+
+static int allocate_result(tgc_model *m, uint32_t r) {
+  const tgc_result_sig *res = &m->sig.results[r];
+  tgc_run_scratch *run = &m->run;
+  size_t nbytes = run->result_nbytes[r];
+  if (res->kind == TGC_RESULT_BUFFER_MUTATION) {
+    run->result_data[r] = m->state[m->arg_state[res->target]].spare;
+    return 0;
+  }
+  if (res->kind == TGC_RESULT_USER_INPUT_MUTATION) {
+    run->result_data[r] = tgc_aligned_alloc(nbytes);
+    return run->result_data[r] == NULL;
+  }
+  run->result_managed[r] = tgc_managed_tensor_new(
+      res->dtype, run->result_sizes + run->result_sizes_at[r], res->rank,
+      nbytes);
+  if (!run->result_managed[r])
+    return 1;
+  run->result_data[r] = run->result_managed[r]->dl_tensor.data;
+  return 0;
+}
+
+/* Passes an input as is when it is contiguous and element-aligned, else
+ * packs a contiguous copy (generated code assumes row-major layout). */
+static int prepare_input(tgc_model *m, uint32_t i, const DLTensor *t) {
+  size_t elem_size = tgc_dtype_size(t->dtype);
+  char *base = tgc_dltensor_base(t);
+  m->run.input_data[i] = base;
+  if (tgc_dltensor_is_contiguous(t) && (uintptr_t)base % elem_size == 0)
+    return 0;
+  size_t nbytes;
+  tgc_nbytes(t->shape, (uint32_t)t->ndim, elem_size, &nbytes);
+  char *packed = tgc_aligned_alloc(nbytes);
+  if (!packed)
+    return 1;
+  tgc_copy_strided(packed, NULL, base, t->strides, t->shape,
+                   (uint32_t)t->ndim, elem_size);
+  m->run.input_packed[i] = packed;
+  m->run.input_data[i] = packed;
+  return 0;
+}
+
+static int allocate_run(tgc_model *m, DLTensor *const *inputs) {
+  for (uint32_t r = 0; r < m->sig.num_results; ++r)
+    if (allocate_result(m, r))
+      return tgc_fail(m, "out of memory allocating results");
+  for (uint32_t i = 0; i < m->num_inputs; ++i)
+    if (prepare_input(m, i, inputs[i]))
+      return tgc_fail(m, "out of memory packing input '%s'",
+                      input_sig(m, i)->name);
+  return 0;
+}
+
+/* Writes a contiguous memref descriptor for `data` at `words`. */
+static int64_t *write_descriptor(int64_t *words, void *data,
+                                 const int64_t *sizes, uint32_t rank) {
+  memcpy(&words[0], &data, sizeof data);
+  memcpy(&words[1], &data, sizeof data);
+  words[2] = 0;
+  memcpy(words + 3, sizes, rank * sizeof *sizes);
+  tgc_contiguous_strides(sizes, rank, words + 3 + rank);
+  return words + descriptor_words(rank);
+}
+
+static void build_descriptors(tgc_model *m, DLTensor *const *inputs) {
+  tgc_run_scratch *run = &m->run;
+  int64_t *words = run->descriptor_words;
+  void **slot = run->packed_args;
+  for (uint32_t i = 0; i < m->sig.num_args; ++i) {
+    const tgc_arg_sig *a = &m->sig.args[i];
+    *slot++ = words;
+    if (m->arg_state[i] >= 0) {
+      const tgc_state_slot *state = &m->state[m->arg_state[i]];
+      words = write_descriptor(words, state->data, state->sizes, a->rank);
+    } else {
+      int32_t input = m->arg_input[i];
+      words = write_descriptor(words, run->input_data[input],
+                               inputs[input]->shape, a->rank);
+    }
+  }
+  for (uint32_t r = 0; r < m->sig.num_results; ++r) {
+    *slot++ = words;
+    words = write_descriptor(words, run->result_data[r],
+                             run->result_sizes + run->result_sizes_at[r],
+                             m->sig.results[r].rank);
+  }
+}
+
+/* Applies a finished call: swaps in new buffer values, writes mutated
+ * inputs back through the caller's strides, hands out the outputs. */
+static void commit_run(tgc_model *m, DLTensor *const *inputs,
+                       DLManagedTensor **outputs) {
+  tgc_run_scratch *run = &m->run;
+  for (uint32_t r = 0; r < m->sig.num_results; ++r) {
+    const tgc_result_sig *res = &m->sig.results[r];
+    if (res->kind == TGC_RESULT_BUFFER_MUTATION) {
+      tgc_state_slot *state = &m->state[m->arg_state[res->target]];
+      void *old = state->data;
+      state->data = state->spare;
+      state->spare = old;
+    } else if (res->kind == TGC_RESULT_USER_INPUT_MUTATION) {
+      const DLTensor *t = inputs[m->arg_input[res->target]];
+      tgc_copy_strided(tgc_dltensor_base(t), t->strides, run->result_data[r],
+                       NULL, t->shape, res->rank, tgc_dtype_size(res->dtype));
+    }
+  }
+  for (uint32_t k = 0; k < m->num_outputs; ++k) {
+    uint32_t r = m->output_results[k];
+    outputs[k] = run->result_managed[r];
+    run->result_managed[r] = NULL;
+  }
+}
+
+TGC_EXPORT int tgc_model_run(tgc_model *m, DLTensor *const *inputs,
+                             int64_t num_inputs, DLManagedTensor **outputs,
+                             int64_t num_outputs) {
+  if (!m)
+    return 1;
+  m->error[0] = '\0';
+  for (int64_t k = 0; outputs && k < num_outputs; ++k)
+    outputs[k] = NULL;
+  if (check_run_arguments(m, inputs, num_inputs, outputs, num_outputs) ||
+      bind_symbols(m, inputs) || check_input_sizes(m, inputs))
+    return 1;
+  for (uint32_t r = 0; r < m->sig.num_results; ++r)
+    if (compute_result_shape(m, r, inputs))
+      return 1;
+  if (allocate_run(m, inputs)) {
+    release_run(m);
+    return 1;
+  }
+  build_descriptors(m, inputs);
+  m->desc->forward(m->run.packed_args);
+  commit_run(m, inputs, outputs);
+  release_run(m);
+  return 0;
+}

@@ -1,0 +1,281 @@
+/* Tensor.c - dtypes, sizes, aligned storage, strided copies and messages. */
+#include "Internal.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*===--- Dtypes -------------------------------------------------------------===*/
+
+static const char *dtype_base_name(DLDataType dtype) {
+  switch (dtype.code) {
+  case kDLFloat:
+    return dtype.bits == 16 ? "float16"
+           : dtype.bits == 32 ? "float32"
+           : dtype.bits == 64 ? "float64"
+                              : NULL;
+  case kDLBfloat:
+    return dtype.bits == 16 ? "bfloat16" : NULL;
+  case kDLInt:
+    return dtype.bits == 8    ? "int8"
+           : dtype.bits == 16 ? "int16"
+           : dtype.bits == 32 ? "int32"
+           : dtype.bits == 64 ? "int64"
+                              : NULL;
+  case kDLUInt:
+    return dtype.bits == 8    ? "uint8"
+           : dtype.bits == 16 ? "uint16"
+           : dtype.bits == 32 ? "uint32"
+           : dtype.bits == 64 ? "uint64"
+                              : NULL;
+  case kDLComplex:
+    return dtype.bits == 64    ? "complex64"
+           : dtype.bits == 128 ? "complex128"
+                               : NULL;
+  case TGC_DL_BOOL:
+    return dtype.bits == 8 ? "bool" : NULL;
+  default:
+    return NULL;
+  }
+}
+
+const char *tgc_dtype_name(DLDataType dtype, char *buf, size_t capacity) {
+  const char *base = dtype_base_name(dtype);
+  if (base && dtype.lanes == 1)
+    snprintf(buf, capacity, "%s", base);
+  else if (base)
+    snprintf(buf, capacity, "%sx%u", base, (unsigned)dtype.lanes);
+  else
+    snprintf(buf, capacity, "dtype(code=%u, bits=%u, lanes=%u)",
+             (unsigned)dtype.code, (unsigned)dtype.bits,
+             (unsigned)dtype.lanes);
+  return buf;
+}
+
+size_t tgc_dtype_size(DLDataType dtype) {
+  if (dtype.lanes != 1 || dtype.bits == 0 || dtype.bits % 8 != 0)
+    return 0;
+  return dtype.bits / 8;
+}
+
+bool tgc_dtype_equal(DLDataType a, DLDataType b) {
+  return a.code == b.code && a.bits == b.bits && a.lanes == b.lanes;
+}
+
+/*===--- Sizes and storage --------------------------------------------------===*/
+
+bool tgc_nbytes(const int64_t *sizes, uint32_t rank, size_t elem_size,
+                size_t *nbytes) {
+  size_t total = elem_size;
+  for (uint32_t d = 0; d < rank; ++d) {
+    if (sizes[d] < 0)
+      return false;
+    if (__builtin_mul_overflow(total, (uint64_t)sizes[d], &total))
+      return false;
+  }
+  if (total > (size_t)INT64_MAX - TGC_ALIGNMENT)
+    return false;
+  *nbytes = total;
+  return true;
+}
+
+void *tgc_aligned_alloc(size_t nbytes) {
+  size_t rounded = (nbytes + TGC_ALIGNMENT - 1) / TGC_ALIGNMENT * TGC_ALIGNMENT;
+  if (rounded == 0)
+    rounded = TGC_ALIGNMENT;
+  return aligned_alloc(TGC_ALIGNMENT, rounded);
+}
+
+void tgc_contiguous_strides(const int64_t *sizes, uint32_t rank,
+                            int64_t *strides) {
+  int64_t stride = 1;
+  for (uint32_t d = rank; d-- > 0;) {
+    strides[d] = stride;
+    stride *= sizes[d] > 0 ? sizes[d] : 1;
+  }
+}
+
+bool tgc_dltensor_is_contiguous(const DLTensor *t) {
+  if (!t->strides)
+    return true;
+  int64_t expected = 1;
+  for (int d = t->ndim; d-- > 0;) {
+    if (t->shape[d] == 0)
+      return true;
+    if (t->shape[d] != 1 && t->strides[d] != expected)
+      return false;
+    expected *= t->shape[d];
+  }
+  return true;
+}
+
+char *tgc_dltensor_base(const DLTensor *t) {
+  return (char *)t->data + t->byte_offset;
+}
+
+/*===--- Strided copy -------------------------------------------------------===*/
+
+/* A copy problem with unit dimensions dropped and mergeable neighbours
+ * merged, innermost dimension first, so that most copies become a few long
+ * memmoves. A problem with more than TGC_MAX_RANK non-unit dimensions has
+ * more than 2^64 elements, so the fixed arrays always suffice. */
+typedef struct copy_plan {
+  uint32_t rank;
+  int64_t sizes[TGC_MAX_RANK];
+  int64_t dst_strides[TGC_MAX_RANK];
+  int64_t src_strides[TGC_MAX_RANK];
+} copy_plan;
+
+/* Adds a dimension outside those already planned. */
+static bool plan_push_outer(copy_plan *p, int64_t size, int64_t dst_stride,
+                            int64_t src_stride) {
+  if (size == 1)
+    return true;
+  if (p->rank > 0) {
+    uint32_t last = p->rank - 1;
+    if (dst_stride == p->dst_strides[last] * p->sizes[last] &&
+        src_stride == p->src_strides[last] * p->sizes[last]) {
+      p->sizes[last] *= size;
+      return true;
+    }
+  }
+  if (p->rank == TGC_MAX_RANK)
+    return false;
+  p->sizes[p->rank] = size;
+  p->dst_strides[p->rank] = dst_stride;
+  p->src_strides[p->rank] = src_stride;
+  ++p->rank;
+  return true;
+}
+
+/* Plans the copy; false if there is nothing to copy. */
+static bool plan_copy(copy_plan *plan, const int64_t *dst_strides,
+                      const int64_t *src_strides, const int64_t *sizes,
+                      uint32_t rank) {
+  plan->rank = 0;
+  int64_t dense = 1;
+  for (uint32_t d = rank; d-- > 0;) {
+    if (sizes[d] <= 0)
+      return false;
+    int64_t dst_stride = dst_strides ? dst_strides[d] : dense;
+    int64_t src_stride = src_strides ? src_strides[d] : dense;
+    if (!plan_push_outer(plan, sizes[d], dst_stride, src_stride))
+      return false;
+    dense *= sizes[d];
+  }
+  return true;
+}
+
+void tgc_copy_strided(char *dst, const int64_t *dst_strides, const char *src,
+                      const int64_t *src_strides, const int64_t *sizes,
+                      uint32_t rank, size_t elem_size) {
+  copy_plan plan;
+  if (!plan_copy(&plan, dst_strides, src_strides, sizes, rank))
+    return;
+  /* The innermost dimension is copied as one run when it is dense on both
+   * sides; otherwise element by element. */
+  int64_t run = 1;
+  uint32_t first_outer = 0;
+  if (plan.rank > 0 && plan.dst_strides[0] == 1 && plan.src_strides[0] == 1) {
+    run = plan.sizes[0];
+    first_outer = 1;
+  }
+  size_t run_bytes = (size_t)run * elem_size;
+  int64_t index[TGC_MAX_RANK] = {0};
+  ptrdiff_t dst_pos = 0, src_pos = 0;
+  for (;;) {
+    memmove(dst + dst_pos * (ptrdiff_t)elem_size,
+            src + src_pos * (ptrdiff_t)elem_size, run_bytes);
+    uint32_t d = first_outer;
+    for (; d < plan.rank; ++d) {
+      dst_pos += plan.dst_strides[d];
+      src_pos += plan.src_strides[d];
+      if (++index[d] < plan.sizes[d])
+        break;
+      dst_pos -= plan.dst_strides[d] * plan.sizes[d];
+      src_pos -= plan.src_strides[d] * plan.sizes[d];
+      index[d] = 0;
+    }
+    if (d == plan.rank)
+      return;
+  }
+}
+
+/*===--- Output tensors -----------------------------------------------------===*/
+
+/* One allocation for the DLManagedTensor and its shape and strides; the
+ * data is a separate aligned block. */
+typedef struct managed_block {
+  DLManagedTensor managed;
+  int64_t dims[]; /* shape[rank], then strides[rank] */
+} managed_block;
+
+static void managed_tensor_delete(DLManagedTensor *self) {
+  if (!self)
+    return;
+  free(self->dl_tensor.data);
+  free(self);
+}
+
+DLManagedTensor *tgc_managed_tensor_new(DLDataType dtype, const int64_t *sizes,
+                                        uint32_t rank, size_t nbytes) {
+  managed_block *block =
+      malloc(sizeof *block + 2 * (size_t)rank * sizeof(int64_t));
+  if (!block)
+    return NULL;
+  void *data = tgc_aligned_alloc(nbytes);
+  if (!data) {
+    free(block);
+    return NULL;
+  }
+  int64_t *shape = block->dims;
+  int64_t *strides = block->dims + rank;
+  memcpy(shape, sizes, rank * sizeof *shape);
+  tgc_contiguous_strides(sizes, rank, strides);
+  DLTensor *t = &block->managed.dl_tensor;
+  t->data = data;
+  t->device.device_type = kDLCPU;
+  t->device.device_id = 0;
+  t->ndim = (int32_t)rank;
+  t->dtype = dtype;
+  t->shape = shape;
+  t->strides = strides;
+  t->byte_offset = 0;
+  block->managed.manager_ctx = NULL;
+  block->managed.deleter = managed_tensor_delete;
+  return &block->managed;
+}
+
+/*===--- Messages -----------------------------------------------------------===*/
+
+void tgc_message_init(tgc_message *msg, char *buf, size_t capacity) {
+  msg->buf = buf;
+  msg->capacity = capacity;
+  msg->length = 0;
+  if (capacity > 0)
+    buf[0] = '\0';
+}
+
+void tgc_message_append(tgc_message *msg, const char *format, ...) {
+  if (msg->length + 1 >= msg->capacity)
+    return;
+  va_list args;
+  va_start(args, format);
+  int n = vsnprintf(msg->buf + msg->length, msg->capacity - msg->length,
+                    format, args);
+  va_end(args);
+  if (n < 0)
+    return;
+  msg->length += (size_t)n;
+  if (msg->length >= msg->capacity)
+    msg->length = msg->capacity - 1;
+}
+
+void tgc_message_append_shape(tgc_message *msg, const int64_t *sizes,
+                              uint32_t rank) {
+  tgc_message_append(msg, "[");
+  for (uint32_t d = 0; d < rank; ++d)
+    tgc_message_append(msg, d ? ", %" PRId64 : "%" PRId64, sizes[d]);
+  tgc_message_append(msg, "]");
+}

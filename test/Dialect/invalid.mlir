@@ -1,0 +1,68 @@
+// RUN: tgc-opt %s --split-input-file --verify-diagnostics
+
+func.func @wrong_result_sizes(%x: !tgc.vtensor<[4, 16], f32>, %w: !tgc.vtensor<[16, 32], f32>) {
+  // expected-error @below {{inferred type(s) '!tgc.vtensor<[4, 32], f32>' are incompatible}}
+  // expected-error @below {{failed to infer returned types}}
+  %0 = tgc.mm %x, %w : !tgc.vtensor<[4, 16], f32>, !tgc.vtensor<[16, 32], f32> -> !tgc.vtensor<[4, 33], f32>
+  return
+}
+
+// -----
+
+func.func @bad_contraction(%x: !tgc.vtensor<[4, 16], f32>, %w: !tgc.vtensor<[32, 16], f32>) {
+  // expected-error @below {{matmul: contraction sizes differ (16 vs 32)}}
+  // expected-error @below {{failed to infer returned types}}
+  %0 = tgc.mm %x, %w : !tgc.vtensor<[4, 16], f32>, !tgc.vtensor<[32, 16], f32> -> !tgc.vtensor<[4, 32], f32>
+  return
+}
+
+// -----
+
+func.func @bad_broadcast(%a: !tgc.vtensor<[4], f32>, %b: !tgc.vtensor<[5], f32>) {
+  // expected-error @below {{failed to infer returned types}}
+  // expected-error @below {{operand sizes do not broadcast}}
+  %0 = tgc.add %a, %b : !tgc.vtensor<[4], f32>, !tgc.vtensor<[5], f32> -> !tgc.vtensor<[4], f32>
+  return
+}
+
+// -----
+
+func.func @bad_view(%a: !tgc.vtensor<[4, 6], f32>) {
+  // expected-error @below {{failed to infer returned types}}
+  // expected-error @below {{view: shape}}
+  %0 = tgc.view %a {size = #tgc.shape<[5, 5]>} : !tgc.vtensor<[4, 6], f32> -> !tgc.vtensor<[5, 5], f32>
+  return
+}
+
+// -----
+
+func.func @bad_gelu(%a: !tgc.vtensor<[4], f32>) {
+  // expected-error @below {{approximate must be 'none' or 'tanh'}}
+  %0 = tgc.gelu %a {approximate = "fast"} : !tgc.vtensor<[4], f32> -> !tgc.vtensor<[4], f32>
+  return
+}
+
+// -----
+
+func.func @inplace_on_value(%a: !tgc.vtensor<[4], f32>) {
+  %c = arith.constant 1 : i64
+  // expected-error @below {{must be a capture-level !tgc.tensor}}
+  %0 = tgc.add_ %a, %c : !tgc.vtensor<[4], f32>, i64 -> !tgc.vtensor<[4], f32>
+  return
+}
+
+// -----
+
+// expected-error @below {{tensor size must be non-negative}}
+func.func @negative_size(%a: !tgc.vtensor<[-2], f32>) {
+  return
+}
+
+// -----
+
+func.func @bad_dim(%a: !tgc.vtensor<[4, 5], f32>) {
+  // expected-error @below {{failed to infer returned types}}
+  // expected-error @below {{dimension 3 is out of range for a tensor of rank 2}}
+  %0 = tgc.softmax %a {dim = 3 : i64} : !tgc.vtensor<[4, 5], f32> -> !tgc.vtensor<[4, 5], f32>
+  return
+}

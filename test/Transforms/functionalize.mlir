@@ -1,0 +1,82 @@
+// RUN: tgc-opt %s --tgc-functionalize --split-input-file --verify-diagnostics | FileCheck %s
+
+// A user input mutated through a view and a buffer mutated directly: each gets one
+// write-back result, and later reads see the new values.
+// CHECK-LABEL: func.func @mutate_through_view
+//  CHECK-SAME:   (%[[X:.*]]: !tgc.vtensor<[s0, 6], f32> {{.*}}, %[[B:.*]]: !tgc.vtensor<[6], f32>
+//  CHECK-SAME:   {tgc.kind = "user_input_mutation", tgc.target = "x"}
+//  CHECK-SAME:   {tgc.kind = "buffer_mutation", tgc.target = "running"}
+//       CHECK:   %[[COL:.*]] = tgc.select %[[X]]
+//       CHECK:   %[[MUL:.*]] = tgc.mul %[[COL]]
+//       CHECK:   %[[NEWX:.*]] = tgc.select_scatter %[[X]], %[[MUL]] {dim = 1 : i64, index = 0 : i64}
+//       CHECK:   %[[NEWB:.*]] = tgc.add %[[B]]
+//       CHECK:   %[[R:.*]] = tgc.relu %[[NEWX]]
+//       CHECK:   return %[[R]], %[[NEWX]], %[[NEWB]]
+func.func @mutate_through_view(
+    %x: !tgc.tensor<[s0, 6], f32> {tgc.kind = "user_input", tgc.name = "x"},
+    %b: !tgc.tensor<[6], f32> {tgc.kind = "buffer", tgc.name = "running"})
+    -> !tgc.tensor<[s0, 6], f32> {
+  %s = tgc.select %x {dim = 1 : i64, index = 0 : i64} : !tgc.tensor<[s0, 6], f32> -> !tgc.tensor<[s0], f32, strides = [6]>
+  %c = arith.constant 2.0 : f64
+  %m = tgc.mul_ %s, %c : !tgc.tensor<[s0], f32, strides = [6]>, f64 -> !tgc.tensor<[s0], f32, strides = [6]>
+  %one = arith.constant 1 : i64
+  %b2 = tgc.add_ %b, %one : !tgc.tensor<[6], f32>, i64 -> !tgc.tensor<[6], f32>
+  %r = tgc.relu %x : !tgc.tensor<[s0, 6], f32> -> !tgc.tensor<[s0, 6], f32>
+  return %r : !tgc.tensor<[s0, 6], f32>
+}
+
+// -----
+
+// A write through a view of a view scatters back through both, and an alias created
+// before the write sees the new value.
+// CHECK-LABEL: func.func @view_of_view
+//       CHECK:   %[[V:.*]] = tgc.view %[[X:.*]] {size = #tgc.shape<[12]>}
+//       CHECK:   %[[S:.*]] = tgc.slice %[[V]]
+//       CHECK:   %[[ADD:.*]] = tgc.add %[[S]]
+//       CHECK:   %[[SC:.*]] = tgc.slice_scatter %[[V]], %[[ADD]]
+//       CHECK:   %[[NEWX:.*]] = tgc.view %[[SC]] {size = #tgc.shape<[3, 4]>}
+//       CHECK:   %[[T:.*]] = tgc.transpose %[[NEWX]]
+//       CHECK:   return %[[T]], %[[NEWX]]
+func.func @view_of_view(%x: !tgc.tensor<[3, 4], f32> {tgc.kind = "user_input", tgc.name = "x"})
+    -> !tgc.tensor<[4, 3], f32, strides = [1, 4]> {
+  %t = tgc.transpose %x {dim0 = 0 : i64, dim1 = 1 : i64} : !tgc.tensor<[3, 4], f32> -> !tgc.tensor<[4, 3], f32, strides = [1, 4]>
+  %v = tgc.view %x {size = #tgc.shape<[12]>} : !tgc.tensor<[3, 4], f32> -> !tgc.tensor<[12], f32>
+  %s = tgc.slice %v {dim = 0 : i64, start = #tgc.shape<[0]>, end = #tgc.shape<[3]>} : !tgc.tensor<[12], f32> -> !tgc.tensor<[3], f32, strides = [1]>
+  %one = arith.constant 1.0 : f64
+  %a = tgc.add_ %s, %one : !tgc.tensor<[3], f32, strides = [1]>, f64 -> !tgc.tensor<[3], f32, strides = [1]>
+  return %t : !tgc.tensor<[4, 3], f32, strides = [1, 4]>
+}
+
+// -----
+
+// Batch norm in training mode writes its running statistics.
+// CHECK-LABEL: func.func @batch_norm_training
+//       CHECK:   %[[BN:.*]]:5 = tgc.batch_norm {{.*}}functional
+//       CHECK:   return %[[BN]]#0, %[[BN]]#3, %[[BN]]#4
+func.func @batch_norm_training(
+    %x: !tgc.tensor<[2, 3, 4, 4], f32> {tgc.kind = "user_input", tgc.name = "x"},
+    %rm: !tgc.tensor<[3], f32> {tgc.kind = "buffer", tgc.name = "bn.running_mean"},
+    %rv: !tgc.tensor<[3], f32> {tgc.kind = "buffer", tgc.name = "bn.running_var"})
+    -> !tgc.tensor<[2, 3, 4, 4], f32> {
+  %y:3 = tgc.batch_norm %x running %rm, %rv {training = true, momentum = 0.1 : f64, eps = 1.0e-5 : f64} : !tgc.tensor<[2, 3, 4, 4], f32>, !tgc.tensor<[3], f32>, !tgc.tensor<[3], f32> -> !tgc.tensor<[2, 3, 4, 4], f32>, !tgc.tensor<[3], f32>, !tgc.tensor<[3], f32>
+  return %y#0 : !tgc.tensor<[2, 3, 4, 4], f32>
+}
+
+// -----
+
+// expected-error @+1 {{functionalize: the program writes into parameter 'w'}}
+func.func @write_parameter(%w: !tgc.tensor<[3], f32> {tgc.kind = "parameter", tgc.name = "w"}) {
+  %one = arith.constant 1.0 : f64
+  %a = tgc.add_ %w, %one : !tgc.tensor<[3], f32>, f64 -> !tgc.tensor<[3], f32>
+  return
+}
+
+// -----
+
+func.func @write_expanded(%x: !tgc.tensor<[3], f32> {tgc.kind = "user_input", tgc.name = "x"}) {
+  // expected-error @below {{cannot write through an expanded view}}
+  %e = tgc.expand %x {size = #tgc.shape<[2, 3]>} : !tgc.tensor<[3], f32> -> !tgc.tensor<[2, 3], f32, strides = [0, 1]>
+  %one = arith.constant 1.0 : f64
+  %a = tgc.add_ %e, %one : !tgc.tensor<[2, 3], f32, strides = [0, 1]>, f64 -> !tgc.tensor<[2, 3], f32, strides = [0, 1]>
+  return
+}

@@ -1,0 +1,416 @@
+//===- RunCommand.cpp - `tgc run`: run a compiled model.so on files -------===//
+
+#include "RunCommand.h"
+
+#include "tgc/Runtime/tgc_runtime.h"
+#include "tgc/Support/Safetensors.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/Twine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <dlfcn.h>
+#include <memory>
+#include <optional>
+#include <vector>
+
+using namespace tgc;
+
+namespace {
+
+llvm::Error makeError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+//===----------------------------------------------------------------------===//
+// Dtypes between safetensors and DLPack
+//===----------------------------------------------------------------------===//
+
+struct DTypePair {
+  SafetensorsDType safetensors;
+  uint8_t code;
+  uint8_t bits;
+};
+
+constexpr DTypePair kDTypePairs[] = {
+    {SafetensorsDType::F32, kDLFloat, 32},   {SafetensorsDType::F64, kDLFloat, 64},
+    {SafetensorsDType::F16, kDLFloat, 16},   {SafetensorsDType::BF16, kDLBfloat, 16},
+    {SafetensorsDType::I64, kDLInt, 64},     {SafetensorsDType::I32, kDLInt, 32},
+    {SafetensorsDType::I16, kDLInt, 16},     {SafetensorsDType::I8, kDLInt, 8},
+    {SafetensorsDType::U8, kDLUInt, 8},      {SafetensorsDType::U16, kDLUInt, 16},
+    {SafetensorsDType::U32, kDLUInt, 32},    {SafetensorsDType::U64, kDLUInt, 64},
+    {SafetensorsDType::BOOL, TGC_DL_BOOL, 8},
+};
+
+DLDataType toDLDataType(SafetensorsDType dtype) {
+  for (const DTypePair &pair : kDTypePairs)
+    if (pair.safetensors == dtype)
+      return DLDataType{pair.code, pair.bits, 1};
+  return DLDataType{kDLFloat, 32, 1};
+}
+
+std::optional<SafetensorsDType> fromDLDataType(DLDataType dtype) {
+  if (dtype.lanes != 1)
+    return std::nullopt;
+  for (const DTypePair &pair : kDTypePairs)
+    if (pair.code == dtype.code && pair.bits == dtype.bits)
+      return pair.safetensors;
+  return std::nullopt;
+}
+
+//===----------------------------------------------------------------------===//
+// The model.so's API
+//===----------------------------------------------------------------------===//
+
+/// The runtime functions of one loaded model.so. They are looked up in that
+/// library (not linked into tgc) because an instance belongs to the runtime
+/// copy inside its own .so.
+struct ModelApi {
+  decltype(&tgc_model_destroy) destroy = nullptr;
+  decltype(&tgc_model_last_error) lastError = nullptr;
+  decltype(&tgc_model_num_inputs) numInputs = nullptr;
+  decltype(&tgc_model_num_outputs) numOutputs = nullptr;
+  decltype(&tgc_model_input_name) inputName = nullptr;
+  decltype(&tgc_model_input_is_mutated) inputIsMutated = nullptr;
+  decltype(&tgc_model_run) run = nullptr;
+  decltype(&tgc_model_num_state) numState = nullptr;
+  decltype(&tgc_model_state_name) stateName = nullptr;
+  decltype(&tgc_model_state_kind) stateKind = nullptr;
+  decltype(&tgc_model_state_dtype) stateDType = nullptr;
+  decltype(&tgc_model_state_shape) stateShape = nullptr;
+  decltype(&tgc_model_get_state) getState = nullptr;
+};
+
+/// Owns the dlopen handle and the instance.
+class LoadedModel {
+public:
+  LoadedModel() = default;
+  LoadedModel(const LoadedModel &) = delete;
+  LoadedModel &operator=(const LoadedModel &) = delete;
+  ~LoadedModel() {
+    if (model && api.destroy)
+      api.destroy(model);
+    if (handle)
+      dlclose(handle);
+  }
+
+  llvm::Error load(llvm::StringRef soPath);
+
+  ModelApi api;
+  tgc_model *model = nullptr;
+  std::string name;
+
+private:
+  /// The address of `symbol` in the library as an F, or null.
+  template <typename F> F lookupOrNull(const char *symbol, F);
+  template <typename F>
+  llvm::Error lookup(const char *symbol, F &function);
+
+  void *handle = nullptr;
+  std::string path;
+};
+
+/// The model's name: "name" in X.json beside X.so, else the file stem.
+llvm::Expected<std::string> readModelName(llvm::StringRef soPath) {
+  llvm::SmallString<256> jsonPath(soPath);
+  llvm::sys::path::replace_extension(jsonPath, "json");
+  std::string stem = llvm::sys::path::stem(soPath).str();
+  if (!llvm::sys::fs::exists(jsonPath))
+    return stem;
+  auto buffer = llvm::MemoryBuffer::getFile(jsonPath, /*IsText=*/true);
+  if (!buffer)
+    return makeError(jsonPath + ": cannot read: " +
+                     buffer.getError().message());
+  try {
+    nlohmann::json json = nlohmann::json::parse((*buffer)->getBuffer().str());
+    if (json.is_object() && json.contains("name") && json["name"].is_string())
+      return json["name"].get<std::string>();
+    return makeError(jsonPath + ": no string \"name\"");
+  } catch (const nlohmann::json::exception &error) {
+    return makeError(jsonPath + ": invalid JSON: " + error.what());
+  }
+}
+
+template <typename F>
+F LoadedModel::lookupOrNull(const char *symbol, F) {
+  return reinterpret_cast<F>(dlsym(handle, symbol));
+}
+
+template <typename F>
+llvm::Error LoadedModel::lookup(const char *symbol, F &function) {
+  function = lookupOrNull(symbol, function);
+  if (!function)
+    return makeError(path + ": no function '" + symbol +
+                     "' (is it a model compiled by tgc?)");
+  return llvm::Error::success();
+}
+
+llvm::Error LoadedModel::load(llvm::StringRef soPath) {
+  llvm::SmallString<256> absolute(soPath);
+  if (std::error_code ec = llvm::sys::fs::make_absolute(absolute))
+    return makeError(soPath + ": " + ec.message());
+  path = soPath.str();
+  llvm::Expected<std::string> modelName = readModelName(soPath);
+  if (!modelName)
+    return modelName.takeError();
+  name = *modelName;
+  // An absolute path keeps dlopen from searching the library path.
+  handle = dlopen(absolute.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle)
+    return makeError(llvm::Twine("cannot load ") + soPath + ": " + dlerror());
+  int (*create)(tgc_model **) = nullptr;
+  std::string createName = name + "_create";
+  if (llvm::Error error = lookup(createName.c_str(), create))
+    return error;
+  const char *missing = nullptr;
+  auto find = [&](const char *symbol, auto &function) {
+    if (!missing && !(function = lookupOrNull(symbol, function)))
+      missing = symbol;
+  };
+  find("tgc_model_destroy", api.destroy);
+  find("tgc_model_last_error", api.lastError);
+  find("tgc_model_num_inputs", api.numInputs);
+  find("tgc_model_num_outputs", api.numOutputs);
+  find("tgc_model_input_name", api.inputName);
+  find("tgc_model_input_is_mutated", api.inputIsMutated);
+  find("tgc_model_run", api.run);
+  find("tgc_model_num_state", api.numState);
+  find("tgc_model_state_name", api.stateName);
+  find("tgc_model_state_kind", api.stateKind);
+  find("tgc_model_state_dtype", api.stateDType);
+  find("tgc_model_state_shape", api.stateShape);
+  find("tgc_model_get_state", api.getState);
+  if (missing)
+    return makeError(path + ": no function '" + missing +
+                     "' (is it a model compiled by tgc?)");
+  if (create(&model) != 0)
+    return makeError(llvm::Twine("cannot create model '") + name +
+                     "': " + api.lastError(nullptr));
+  return llvm::Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// Running
+//===----------------------------------------------------------------------===//
+
+/// A DLTensor viewing a safetensors tensor's bytes (contiguous, CPU).
+DLTensor viewTensor(SafetensorsTensor &tensor) {
+  DLTensor view{};
+  view.data = tensor.data.empty() ? nullptr : &tensor.data[0];
+  view.device = {kDLCPU, 0};
+  view.ndim = int32_t(tensor.shape.size());
+  view.dtype = toDLDataType(tensor.dtype);
+  view.shape = tensor.shape.data();
+  view.strides = nullptr;
+  view.byte_offset = 0;
+  return view;
+}
+
+/// Copies a (possibly strided) CPU tensor into a named safetensors tensor.
+llvm::Expected<SafetensorsTensor> saveTensor(const std::string &name,
+                                             const DLTensor &t) {
+  std::optional<SafetensorsDType> dtype = fromDLDataType(t.dtype);
+  if (!dtype)
+    return makeError("'" + name + "' has a dtype safetensors cannot store "
+                     "(code " + llvm::Twine(t.dtype.code) + ", bits " +
+                     llvm::Twine(t.dtype.bits) + ")");
+  SafetensorsTensor tensor;
+  tensor.name = name;
+  tensor.dtype = *dtype;
+  tensor.shape.assign(t.shape, t.shape + t.ndim);
+  size_t elemSize = safetensorsDTypeSize(*dtype);
+  int64_t count = tensor.numElements();
+  tensor.data.resize(size_t(count) * elemSize);
+  const char *base = static_cast<const char *>(t.data) + t.byte_offset;
+  std::vector<int64_t> index(size_t(t.ndim), 0);
+  for (int64_t linear = 0; linear < count; ++linear) {
+    int64_t offset = linear;
+    if (t.strides) {
+      offset = 0;
+      for (int32_t d = 0; d < t.ndim; ++d)
+        offset += index[d] * t.strides[d];
+      for (int32_t d = t.ndim - 1; d >= 0 && ++index[d] == t.shape[d]; --d)
+        index[d] = 0;
+    }
+    std::memcpy(&tensor.data[size_t(linear) * elemSize],
+                base + offset * int64_t(elemSize), elemSize);
+  }
+  return tensor;
+}
+
+struct ManagedDeleter {
+  void operator()(DLManagedTensor *tensor) const {
+    if (tensor && tensor->deleter)
+      tensor->deleter(tensor);
+  }
+};
+using ManagedTensor = std::unique_ptr<DLManagedTensor, ManagedDeleter>;
+
+/// One `tgc run`: the inputs file, the loaded model and the results file.
+class Runner {
+public:
+  explicit Runner(const RunOptions &options) : options(options) {}
+  llvm::Error run();
+
+private:
+  llvm::Error bindInputs();
+  llvm::Error saveOutputs(std::vector<ManagedTensor> &outputs);
+  llvm::Error saveMutatedInputs();
+  llvm::Error saveBuffers();
+  llvm::Error saveBuffer(const char *name);
+  llvm::Error modelError(const llvm::Twine &what) {
+    return makeError(what + ": " + model.api.lastError(model.model));
+  }
+
+  const RunOptions &options;
+  LoadedModel model;
+  SafetensorsFile inputs;
+  /// The tensors bound to the model's inputs, in input order.
+  std::vector<SafetensorsTensor *> inputTensors;
+  std::vector<DLTensor> inputViews;
+  SafetensorsFile results;
+};
+
+llvm::Error Runner::bindInputs() {
+  int64_t count = model.api.numInputs(model.model);
+  for (int64_t i = 0; i < count; ++i) {
+    std::string name = model.api.inputName(model.model, i);
+    std::string positional = "input." + std::to_string(i);
+    auto found = std::find_if(
+        inputs.tensors.begin(), inputs.tensors.end(),
+        [&](const SafetensorsTensor &t) { return t.name == name; });
+    if (found == inputs.tensors.end())
+      found = std::find_if(
+          inputs.tensors.begin(), inputs.tensors.end(),
+          [&](const SafetensorsTensor &t) { return t.name == positional; });
+    if (found == inputs.tensors.end())
+      return makeError(options.inputsPath + ": no tensor '" + name +
+                       "' or '" + positional + "' for input #" +
+                       llvm::Twine(i) + " of model '" + model.name + "'");
+    inputTensors.push_back(&*found);
+  }
+  for (SafetensorsTensor *tensor : inputTensors)
+    inputViews.push_back(viewTensor(*tensor));
+  return llvm::Error::success();
+}
+
+llvm::Error Runner::saveOutputs(std::vector<ManagedTensor> &outputs) {
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    auto tensor =
+        saveTensor("output." + std::to_string(k), outputs[k]->dl_tensor);
+    if (!tensor)
+      return tensor.takeError();
+    results.tensors.push_back(std::move(*tensor));
+  }
+  return llvm::Error::success();
+}
+
+/// Mutated inputs were written back into the input buffers by the run.
+llvm::Error Runner::saveMutatedInputs() {
+  for (size_t i = 0; i < inputTensors.size(); ++i) {
+    if (model.api.inputIsMutated(model.model, int64_t(i)) != 1)
+      continue;
+    std::string name =
+        std::string("mutated.") + model.api.inputName(model.model, int64_t(i));
+    auto tensor = saveTensor(name, inputViews[i]);
+    if (!tensor)
+      return tensor.takeError();
+    results.tensors.push_back(std::move(*tensor));
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error Runner::saveBuffer(const char *name) {
+  DLDataType dtype;
+  if (model.api.stateDType(model.model, name, &dtype) != 0)
+    return modelError(llvm::Twine("state '") + name + "'");
+  std::optional<SafetensorsDType> stDType = fromDLDataType(dtype);
+  if (!stDType)
+    return makeError(llvm::Twine("buffer '") + name +
+                     "' has a dtype safetensors cannot store");
+  SafetensorsTensor tensor;
+  tensor.name = std::string("state.") + name;
+  tensor.dtype = *stDType;
+  int64_t rank = 0;
+  tensor.shape.resize(8);
+  if (model.api.stateShape(model.model, name, &rank, tensor.shape.data(), 8)) {
+    tensor.shape.resize(size_t(rank));
+    if (model.api.stateShape(model.model, name, &rank, tensor.shape.data(),
+                             rank))
+      return modelError(llvm::Twine("state '") + name + "'");
+  }
+  tensor.shape.resize(size_t(rank));
+  tensor.data.resize(size_t(tensor.numElements()) *
+                     safetensorsDTypeSize(*stDType));
+  DLTensor view = viewTensor(tensor);
+  if (model.api.getState(model.model, name, &view) != 0)
+    return modelError(llvm::Twine("state '") + name + "'");
+  results.tensors.push_back(std::move(tensor));
+  return llvm::Error::success();
+}
+
+/// Buffers are what a run changes; parameters and constants are not saved.
+llvm::Error Runner::saveBuffers() {
+  int64_t count = model.api.numState(model.model);
+  for (int64_t i = 0; i < count; ++i) {
+    if (model.api.stateKind(model.model, i) != TGC_STATE_BUFFER)
+      continue;
+    if (llvm::Error error = saveBuffer(model.api.stateName(model.model, i)))
+      return error;
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error Runner::run() {
+  if (options.train)
+    return makeError("--train: model.so ABI version 1 has no training "
+                     "entry points");
+  llvm::Expected<SafetensorsFile> file = readSafetensors(options.inputsPath);
+  if (!file)
+    return file.takeError();
+  inputs = std::move(*file);
+  if (llvm::Error error = model.load(options.soPath))
+    return error;
+  if (llvm::Error error = bindInputs())
+    return error;
+
+  std::vector<DLTensor *> inputPointers;
+  for (DLTensor &view : inputViews)
+    inputPointers.push_back(&view);
+  int64_t numOutputs = model.api.numOutputs(model.model);
+  std::vector<DLManagedTensor *> rawOutputs(size_t(numOutputs), nullptr);
+  if (model.api.run(model.model, inputPointers.data(),
+                    int64_t(inputPointers.size()), rawOutputs.data(),
+                    numOutputs) != 0)
+    return modelError("running model '" + model.name + "'");
+  std::vector<ManagedTensor> outputs;
+  for (DLManagedTensor *output : rawOutputs)
+    outputs.emplace_back(output);
+
+  results.metadata["model"] = model.name;
+  if (llvm::Error error = saveOutputs(outputs))
+    return error;
+  if (llvm::Error error = saveMutatedInputs())
+    return error;
+  if (llvm::Error error = saveBuffers())
+    return error;
+  return writeSafetensors(options.outputPath, results);
+}
+
+} // namespace
+
+int tgc::runModelCommand(const RunOptions &options) {
+  Runner runner(options);
+  if (llvm::Error error = runner.run()) {
+    llvm::errs() << "error: " << llvm::toString(std::move(error)) << "\n";
+    return 1;
+  }
+  return 0;
+}

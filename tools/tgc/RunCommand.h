@@ -1,0 +1,36 @@
+//===- RunCommand.h - `tgc run`: run a compiled model.so on files -*- C++ -*-===//
+//
+// `tgc run model.so --inputs in.safetensors -o out.safetensors` loads a
+// compiled model, feeds it the named tensors of a safetensors file and saves
+// its outputs, mutated inputs and buffers, so models can be checked against
+// PyTorch without writing C.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TGC_TOOLS_TGC_RUNCOMMAND_H
+#define TGC_TOOLS_TGC_RUNCOMMAND_H
+
+#include <string>
+
+namespace tgc {
+
+/// What `tgc run` was asked to do.
+struct RunOptions {
+  /// The compiled model (X.so; its name is read from X.json beside it).
+  std::string soPath;
+  /// Inputs by signature name, or `input.N` by position.
+  std::string inputsPath;
+  /// Receives `output.N`, `mutated.<input>` and `state.<buffer fqn>`.
+  std::string outputPath;
+  /// Run the training entries; model.so ABI version 1 has none, so this is
+  /// reported as an error.
+  bool train = false;
+};
+
+/// Runs the model once. Returns the process exit code: 0, or 1 after
+/// printing `error: <message>` to stderr.
+int runModelCommand(const RunOptions &options);
+
+} // namespace tgc
+
+#endif // TGC_TOOLS_TGC_RUNCOMMAND_H
