@@ -18,4 +18,42 @@ def FunctionalizePass : Pass<"tgc-functionalize", "::mlir::ModuleOp"> {
   let dependentDialects = ["::tgc::TgcDialect"];
 }
 
+def DecomposePass : Pass<"tgc-decompose"> {
+  let summary = "Rewrite compound ATen ops into simpler tgc ops";
+  let description = [{
+    linear -> mm/matmul + add, addmm -> mm + add, matmul -> bmm/mm with views,
+    layer_norm / batch_norm / softmax / gelu -> elementwise ops and reductions, so the
+    lowering sees a small set of primitive ops. Runs on value-level functions.
+  }];
+  let dependentDialects = ["::tgc::TgcDialect"];
+}
+
+def ConvertTgcToLinalgPass : Pass<"convert-tgc-to-linalg", "::mlir::ModuleOp"> {
+  let summary = "Lower value-level tgc ops to linalg/tensor/arith/math";
+  let description = [{
+    Converts `!tgc.vtensor` to builtin `tensor`, size symbols to `index` values computed
+    from the entry function's arguments, and each op family to upstream ops:
+    elementwise to `linalg.generic`, matmuls to `linalg.matmul`/`batch_matmul`,
+    convolution to `linalg.conv_2d_nchw_fchw` on padded inputs, reductions to
+    `linalg.reduce`/`linalg.generic`, views to `tensor` reshapes/slices/`linalg.transpose`.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
+                           "::mlir::func::FuncDialect", "::mlir::bufferization::BufferizationDialect"];
+}
+
+def DestinationPassingPass : Pass<"tgc-destination-passing", "::mlir::ModuleOp"> {
+  let summary = "Make entry functions write their results into caller-provided buffers";
+  let description = [{
+    Before: `func.func @forward(%x: tensor<?x4xf32>) -> tensor<?x8xf32>`. After:
+    `func.func @forward(%x: tensor<?x4xf32>, %out: memref<?x8xf32>)` ending in
+    `bufferization.materialize_in_destination %r in restrict writable %out`, so that
+    one-shot bufferization computes results in place in the caller's buffers (dynamic
+    sizes included) and the model ABI passes inputs then outputs. Result attributes move
+    to the new arguments.
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 #endif // TGC_PASSES_TD

@@ -15,6 +15,14 @@ def Tgc_AtenOpInterface : OpInterface<"AtenOpInterface"> {
   let methods = [
     StaticInterfaceMethod<"ATen targets this op represents, as `aten.<name>.<overload>`",
       "::llvm::ArrayRef<::llvm::StringLiteral>", "getAtenTargets">,
+    StaticInterfaceMethod<[{
+        Names of the op's operands in order; a reader routes a node's tensor (and
+        Python-scalar-for-Tensor) arguments by them and sizes operand segments.
+      }], "::llvm::ArrayRef<::llvm::StringLiteral>", "getAtenOperandNames">,
+    StaticInterfaceMethod<[{
+        Attributes with neither a default nor optionality: a reader must supply them
+        (from the node or its adapter) before inferring result types.
+      }], "::llvm::ArrayRef<::llvm::StringLiteral>", "getAtenRequiredAttrNames">,
   ];
 }
 
@@ -57,6 +65,33 @@ def Tgc_InPlaceOpInterface : OpInterface<"InPlaceOpInterface"> {
       (ins "::mlir::OpBuilder &":$builder, "::mlir::ValueRange":$operands,
            "::llvm::SmallVectorImpl<::mlir::Value> &":$newOperandValues,
            "::llvm::SmallVectorImpl<::mlir::Value> &":$results)>,
+  ];
+}
+
+def Tgc_ElementwiseOpInterface : OpInterface<"ElementwiseOpInterface"> {
+  let cppNamespace = "::tgc";
+  let description = [{
+    An op computed element by element (after broadcasting). Lowering builds one
+    `linalg.generic` for any such op and asks it for the scalar computation, so adding an
+    elementwise op means adding its ODS entry and `buildScalar`.
+  }];
+  let methods = [
+    InterfaceMethod<[{
+        The element type the computation happens in (PyTorch's "common dtype"): the
+        result dtype by default; comparisons compute in their operands' promoted dtype.
+      }], "::mlir::Type", "getComputeType", (ins), [{}], [{
+        return ::llvm::cast<::tgc::BaseTensorType>($_op->getResult(0).getType()).getDtype();
+      }]>,
+    InterfaceMethod<[{
+        Whether operand `index` is passed to `buildScalar` with its own element type
+        (masks and conditions) instead of converted to the compute type.
+      }], "bool", "keepsOperandType", (ins "unsigned":$index), [{}], [{ return false; }]>,
+    InterfaceMethod<[{
+        Builds the scalar result from `args` (one per operand, converted to the compute
+        type unless `keepsOperandType`). The result has the compute type, or i1.
+      }], "::mlir::Value", "buildScalar",
+      (ins "::mlir::OpBuilder &":$builder, "::mlir::Location":$loc,
+           "::mlir::ValueRange":$args, "::mlir::Type":$computeType)>,
   ];
 }
 

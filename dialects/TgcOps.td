@@ -23,13 +23,34 @@ class Tgc_Op<string mnemonic, list<string> atenTargets, list<Trait> traits = []>
         Tgc_AtenOpInterface,
         InferTypeOpAdaptorWithIsCompatible])> {
   list<string> aten = atenTargets;
+  // What readers need to map an ATen node onto this op without knowing it
+  // (AtenOpInterface): the operand names, and the attributes that have neither a
+  // default nor optionality, both taken from `arguments`.
+  list<string> atenOperandNames = !foldl([]<string>, !range(!size(arguments)), names, i,
+      !if(!initialized(!getdagarg<Attr>(arguments, i)), names,
+          !listconcat(names, [!getdagname(arguments, i)])));
+  list<string> atenRequiredAttrNames = !foldl([]<string>, !range(!size(arguments)), names, i,
+      !if(!initialized(!getdagarg<Attr>(arguments, i)),
+          !if(!and(!not(!getdagarg<Attr>(arguments, i).isOptional),
+                   !not(!initialized(!getdagarg<Attr>(arguments, i).defaultValue))),
+              !listconcat(names, [!getdagname(arguments, i)]), names),
+          names));
   code extraDecl = "";
   let extraClassDeclaration = !strconcat([{
     static ::llvm::ArrayRef<::llvm::StringLiteral> getAtenTargets() {
-      static constexpr ::llvm::StringLiteral targets[] = {
-  }], !interleave(!listconcat(["\"\""], !foreach(t, aten, "\"" # t # "\"")), ", "), [{
-      };
-      return ::llvm::ArrayRef(targets).drop_front();
+      static constexpr ::llvm::StringLiteral names[] = {""}],
+      !foldl("", aten, acc, t, acc # ", \"" # t # "\""), [{};
+      return ::llvm::ArrayRef(names).drop_front();
+    }
+    static ::llvm::ArrayRef<::llvm::StringLiteral> getAtenOperandNames() {
+      static constexpr ::llvm::StringLiteral names[] = {""}],
+      !foldl("", atenOperandNames, acc, t, acc # ", \"" # t # "\""), [{};
+      return ::llvm::ArrayRef(names).drop_front();
+    }
+    static ::llvm::ArrayRef<::llvm::StringLiteral> getAtenRequiredAttrNames() {
+      static constexpr ::llvm::StringLiteral names[] = {""}],
+      !foldl("", atenRequiredAttrNames, acc, t, acc # ", \"" # t # "\""), [{};
+      return ::llvm::ArrayRef(names).drop_front();
     }
   }], extraDecl);
   code inferBody = "";
@@ -49,7 +70,7 @@ class Tgc_Op<string mnemonic, list<string> atenTargets, list<Trait> traits = []>
 //===----------------------------------------------------------------------===//
 
 class Tgc_UnaryOp<string mnemonic, list<string> aten, list<Trait> traits = []>
-    : Tgc_Op<mnemonic, aten, !listconcat([Pure], traits)> {
+    : Tgc_Op<mnemonic, aten, !listconcat([Pure, DeclareOpInterfaceMethods<Tgc_ElementwiseOpInterface>], traits)> {
   let summary = "Elementwise " # mnemonic;
   let arguments = (ins Tgc_AnyTensor:$self);
   let results = (outs Tgc_AnyTensor:$result);
@@ -85,8 +106,10 @@ def Tgc_GeluOp : Tgc_UnaryOp<"gelu", ["aten.gelu.default"]> {
   let hasVerifier = 1;
 }
 
-class Tgc_BinaryOp<string mnemonic, list<string> aten, string dtypeRule = "Promoted">
-    : Tgc_Op<mnemonic, aten, [Pure]> {
+class Tgc_BinaryOp<string mnemonic, list<string> aten, string dtypeRule = "Promoted",
+                   list<string> overrides = []>
+    : Tgc_Op<mnemonic, aten, [Pure, DeclareOpInterfaceMethods<Tgc_ElementwiseOpInterface,
+                                                              overrides>]> {
   let summary = "Elementwise " # mnemonic # " with broadcasting and type promotion";
   let arguments = (ins Tgc_TensorOrScalar:$self, Tgc_TensorOrScalar:$other);
   let results = (outs Tgc_AnyTensor:$result);
@@ -116,17 +139,19 @@ def Tgc_PowOp : Tgc_BinaryOp<"pow", ["aten.pow.Tensor_Scalar", "aten.pow.Tensor_
                                      "aten.pow.Scalar"]>;
 def Tgc_MaximumOp : Tgc_BinaryOp<"maximum", ["aten.maximum.default"]>;
 def Tgc_MinimumOp : Tgc_BinaryOp<"minimum", ["aten.minimum.default"]>;
-def Tgc_EqOp : Tgc_BinaryOp<"eq", ["aten.eq.Tensor", "aten.eq.Scalar"], "Bool">;
-def Tgc_NeOp : Tgc_BinaryOp<"ne", ["aten.ne.Tensor", "aten.ne.Scalar"], "Bool">;
-def Tgc_LtOp : Tgc_BinaryOp<"lt", ["aten.lt.Tensor", "aten.lt.Scalar"], "Bool">;
-def Tgc_LeOp : Tgc_BinaryOp<"le", ["aten.le.Tensor", "aten.le.Scalar"], "Bool">;
-def Tgc_GtOp : Tgc_BinaryOp<"gt", ["aten.gt.Tensor", "aten.gt.Scalar"], "Bool">;
-def Tgc_GeOp : Tgc_BinaryOp<"ge", ["aten.ge.Tensor", "aten.ge.Scalar"], "Bool">;
-def Tgc_LogicalAndOp : Tgc_BinaryOp<"logical_and", ["aten.logical_and.default"], "Bool">;
-def Tgc_LogicalOrOp : Tgc_BinaryOp<"logical_or", ["aten.logical_or.default"], "Bool">;
+def Tgc_EqOp : Tgc_BinaryOp<"eq", ["aten.eq.Tensor", "aten.eq.Scalar"], "Bool", ["getComputeType"]>;
+def Tgc_NeOp : Tgc_BinaryOp<"ne", ["aten.ne.Tensor", "aten.ne.Scalar"], "Bool", ["getComputeType"]>;
+def Tgc_LtOp : Tgc_BinaryOp<"lt", ["aten.lt.Tensor", "aten.lt.Scalar"], "Bool", ["getComputeType"]>;
+def Tgc_LeOp : Tgc_BinaryOp<"le", ["aten.le.Tensor", "aten.le.Scalar"], "Bool", ["getComputeType"]>;
+def Tgc_GtOp : Tgc_BinaryOp<"gt", ["aten.gt.Tensor", "aten.gt.Scalar"], "Bool", ["getComputeType"]>;
+def Tgc_GeOp : Tgc_BinaryOp<"ge", ["aten.ge.Tensor", "aten.ge.Scalar"], "Bool", ["getComputeType"]>;
+def Tgc_LogicalAndOp : Tgc_BinaryOp<"logical_and", ["aten.logical_and.default"], "Bool", ["getComputeType"]>;
+def Tgc_LogicalOrOp : Tgc_BinaryOp<"logical_or", ["aten.logical_or.default"], "Bool", ["getComputeType"]>;
 
 def Tgc_WhereOp : Tgc_Op<"where", ["aten.where.self", "aten.where.ScalarOther",
-                                   "aten.where.ScalarSelf", "aten.where.Scalar"], [Pure]> {
+                                   "aten.where.ScalarSelf", "aten.where.Scalar"],
+                   [Pure, DeclareOpInterfaceMethods<Tgc_ElementwiseOpInterface,
+                                                   ["keepsOperandType"]>]> {
   let summary = "Select `self` where `condition` holds, else `other`";
   let arguments = (ins Tgc_AnyTensor:$condition, Tgc_TensorOrScalar:$self,
                        Tgc_TensorOrScalar:$other);
@@ -138,7 +163,9 @@ def Tgc_WhereOp : Tgc_Op<"where", ["aten.where.self", "aten.where.ScalarOther",
 }
 
 def Tgc_MaskedFillOp : Tgc_Op<"masked_fill", ["aten.masked_fill.Scalar",
-                                              "aten.masked_fill.Tensor"], [Pure]> {
+                                              "aten.masked_fill.Tensor"],
+                              [Pure, DeclareOpInterfaceMethods<Tgc_ElementwiseOpInterface,
+                                                              ["keepsOperandType"]>]> {
   let summary = "`self` with `value` where `mask` holds";
   let arguments = (ins Tgc_AnyTensor:$self, Tgc_AnyTensor:$mask, Tgc_TensorOrScalar:$value);
   let results = (outs Tgc_AnyTensor:$result);
@@ -150,7 +177,7 @@ def Tgc_MaskedFillOp : Tgc_Op<"masked_fill", ["aten.masked_fill.Scalar",
 
 def Tgc_ToDTypeOp : Tgc_Op<"to_dtype", ["aten._to_copy.default", "aten.to.dtype",
                                         "aten.to.dtype_layout", "aten.type_as.default"],
-                           [Pure]> {
+                           [Pure, DeclareOpInterfaceMethods<Tgc_ElementwiseOpInterface>]> {
   let summary = "Convert to another dtype (a copy; device moves are dropped for the target)";
   let arguments = (ins Tgc_AnyTensor:$self, OptionalAttr<Tgc_DTypeAttr>:$dtype);
   let results = (outs Tgc_AnyTensor:$result);
@@ -159,7 +186,7 @@ def Tgc_ToDTypeOp : Tgc_Op<"to_dtype", ["aten._to_copy.default", "aten.to.dtype"
                   "adaptor.getDtypeAttr(), types);";
 }
 
-def Tgc_ClampOp : Tgc_Op<"clamp", ["aten.clamp.default"], [Pure]> {
+def Tgc_ClampOp : Tgc_Op<"clamp", ["aten.clamp.default"], [Pure, DeclareOpInterfaceMethods<Tgc_ElementwiseOpInterface>]> {
   let summary = "Clamp to [min, max]";
   let arguments = (ins Tgc_AnyTensor:$self, OptionalAttr<AnyAttrOf<[F64Attr, I64Attr]>>:$min,
                        OptionalAttr<AnyAttrOf<[F64Attr, I64Attr]>>:$max);
@@ -227,8 +254,10 @@ def Tgc_ConvolutionOp : Tgc_Op<"convolution", ["aten.convolution.default",
   let summary = "N-d convolution (groups, stride, padding, dilation)";
   let arguments = (ins Tgc_AnyTensor:$input, Tgc_AnyTensor:$weight,
                        Optional<Tgc_AnyTensor>:$bias,
-                       DenseI64ArrayAttr:$stride, DenseI64ArrayAttr:$padding,
-                       DenseI64ArrayAttr:$dilation,
+                       // Empty = the schema default (1, 0, 1 in every spatial dim).
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$stride,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$padding,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$dilation,
                        DefaultValuedAttr<BoolAttr, "false">:$transposed,
                        OptionalAttr<DenseI64ArrayAttr>:$output_padding,
                        DefaultValuedAttr<I64Attr, "1">:$groups);
@@ -280,7 +309,7 @@ def Tgc_LayerNormOp : Tgc_Op<"layer_norm", ["aten.layer_norm.default",
   }];
   let arguments = (ins Tgc_AnyTensor:$input, DenseI64ArrayAttr:$normalized_shape,
                        Optional<Tgc_AnyTensor>:$weight, Optional<Tgc_AnyTensor>:$bias,
-                       F64Attr:$eps, UnitAttr:$native);
+                       DefaultValuedAttr<F64Attr, "1e-05">:$eps, UnitAttr:$native);
   let results = (outs Variadic<Tgc_AnyTensor>:$results);
   let assemblyFormat = "$input (`weight` $weight^)? (`bias` $bias^)? attr-dict `:` "
                        "type(operands) `->` type($results)";
@@ -515,6 +544,17 @@ class Tgc_TriangleOp<string mnemonic, list<string> aten> : Tgc_Op<mnemonic, aten
 }
 def Tgc_TrilOp : Tgc_TriangleOp<"tril", ["aten.tril.default"]>;
 def Tgc_TriuOp : Tgc_TriangleOp<"triu", ["aten.triu.default"]>;
+
+def Tgc_SymSizeOp : Op<Tgc_Dialect, "sym_size", [Pure]> {
+  let summary = "The size of one dimension, as a Python int (i64)";
+  let description = [{
+    What `aten.sym_size.int` computes. Readers turn sizes into symbols instead; passes
+    use this op for scalars derived from sizes (the element count of a mean).
+  }];
+  let arguments = (ins Tgc_AnyTensor:$self, I64Attr:$dim);
+  let results = (outs I64:$result);
+  let assemblyFormat = "$self attr-dict `:` type($self)";
+}
 
 def Tgc_ConstantOp : Tgc_Op<"constant", [], [Pure, ConstantLike]> {
   let summary = "A tensor constant";

@@ -685,8 +685,9 @@ LogicalResult tgc::inferSqueeze(MLIRContext *ctx, InferLoc loc, Value self,
 
 /// Resolves a slice bound as Python does: negative counts from the end, clamped to
 /// [0, size]; INT64_MAX-like ends mean the end.
-static AffineExpr sliceBound(ShapeAttr bound, AffineExpr size, int64_t dflt, bool isEnd,
-                             MLIRContext *ctx) {
+AffineExpr tgc::resolveSliceBound(ShapeAttr bound, AffineExpr size, bool isEnd,
+                                  MLIRContext *ctx) {
+  int64_t dflt = 0;
   if (!bound || bound.getSizes().size() != 1)
     return isEnd ? size : cst(dflt, ctx);
   AffineExpr b = bound.getSizes()[0];
@@ -717,8 +718,8 @@ LogicalResult tgc::inferSlice(MLIRContext *ctx, InferLoc loc, Value self, int64_
   if (step <= 0)
     return emitOptionalError(loc, "slice step must be positive, got ", step);
   AffineExpr size = in.sizes[*d];
-  AffineExpr lo = sliceBound(start, size, 0, false, ctx);
-  AffineExpr hi = sliceBound(end, size, 0, true, ctx);
+  AffineExpr lo = resolveSliceBound(start, size, /*isEnd=*/false, ctx);
+  AffineExpr hi = resolveSliceBound(end, size, /*isEnd=*/true, ctx);
   AffineExpr length = (hi - lo).ceilDiv(step);
   if (auto c = getConstantSize(length); c && *c < 0)
     length = cst(0, ctx);

@@ -1,6 +1,11 @@
 // The compile pipeline: every phase, in order, from capture-level tgc to LLVM.
 #include "tgc/Pipeline/Pipeline.h"
 
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 #include "tgc/Transforms/Passes.h"
@@ -35,11 +40,66 @@ static void populateFunctionalize(OpPassManager &pm) {
   pm.addPass(createCSEPass());
 }
 
+/// Compound ops (linear, matmul, norms, softmax, mean) become primitive tgc ops.
+static void populateDecompose(OpPassManager &pm) {
+  pm.addPass(createDecomposePass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+/// tgc on value tensors becomes linalg/tensor/arith/math on builtin tensors.
+static void populateLower(OpPassManager &pm) {
+  pm.addPass(createConvertTgcToLinalgPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+/// Tensors become memrefs; results become caller-provided out-parameters (the
+/// destination-passing entry the runtime calls); temporaries are freed.
+static void populateBufferize(OpPassManager &pm) {
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(createDestinationPassingPass());
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  pm.addPass(createCanonicalizerPass());
+  bufferization::BufferDeallocationPipelineOptions dealloc;
+  bufferization::buildBufferDeallocationPipeline(pm, dealloc);
+}
+
+/// Loops, then the LLVM dialect.
+static void populateLLVM(OpPassManager &pm) {
+  pm.addPass(createConvertLinalgToLoopsPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
 void tgc::buildPipeline(OpPassManager &pm, const PipelineOptions &options) {
-  auto reached = [&](Phase phase) { return options.compileTo < phase; };
-  if (reached(Phase::Functionalize))
-    return;
-  populateFunctionalize(pm);
+  auto runs = [&](Phase phase) {
+    return options.startAfter < phase && phase <= options.compileTo;
+  };
+  if (runs(Phase::Functionalize))
+    populateFunctionalize(pm);
+  if (runs(Phase::Decompose))
+    populateDecompose(pm);
+  if (runs(Phase::Lower))
+    populateLower(pm);
+  if (runs(Phase::Bufferize))
+    populateBufferize(pm);
+  if (runs(Phase::LLVM))
+    populateLLVM(pm);
 }
 
 namespace {

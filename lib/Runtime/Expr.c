@@ -1,4 +1,4 @@
-/* Expr.c - checking, evaluating, solving and printing symbolic size expressions. */
+/* Expr.c - Checking, evaluating, solving and printing size expressions. */
 #include "Internal.h"
 
 #include <inttypes.h>
@@ -136,7 +136,7 @@ enum tgc_eval_status tgc_expr_eval(const tgc_expr *e, const int64_t *values,
   return status;
 }
 
-/*===--- Affine analysis ---------------------------------------------------===*/
+/*===--- Affine analysis --------------------------------------------------===*/
 
 static const tgc_affine NOT_AFFINE = {false, -1, 0, 0};
 
@@ -218,7 +218,7 @@ bool tgc_expr_uses_symbol(const tgc_expr *e, uint32_t symbol) {
   return false;
 }
 
-/*===--- Printing ----------------------------------------------------------===*/
+/*===--- Printing ---------------------------------------------------------===*/
 
 /* Precedence: sums < products < negation < atoms. */
 enum { PREC_ADD = 1, PREC_MUL = 2, PREC_NEG = 3, PREC_ATOM = 4 };

@@ -1,4 +1,4 @@
-/* Gemm.c - GEMM helpers that generated code calls with plain pointers and integers. */
+/* Gemm.c - GEMM helpers generated code calls with plain arguments. */
 #include "Internal.h"
 
 #include <cblas.h>
@@ -19,8 +19,8 @@ static int blas_ld(int64_t ld) { return ld < 1 ? 1 : (int)ld; }
 /* The loop kernels: C = alpha * op(A) * op(B) + beta * C, with beta == 0
  * meaning "overwrite" as in BLAS. */
 #define TGC_GEMM_LOOP(NAME, T)                                                 \
-  void NAME(int64_t transA, int64_t transB, const T *A, int64_t lda,          \
-            const T *B, int64_t ldb, T *C, int64_t ldc, int64_t M, int64_t N, \
+  void NAME(int64_t transA, int64_t transB, const T *A, int64_t lda,           \
+            const T *B, int64_t ldb, T *C, int64_t ldc, int64_t M, int64_t N,  \
             int64_t K, T alpha, T beta) {                                      \
     for (int64_t i = 0; i < M; ++i) {                                          \
       for (int64_t j = 0; j < N; ++j) {                                        \
@@ -42,8 +42,7 @@ TGC_GEMM_LOOP(tgc_gemm_loop_f64, double)
 void tgc_rt_gemm_f32(int64_t transA, int64_t transB, const float *A,
                      int64_t offA, int64_t lda, const float *B, int64_t offB,
                      int64_t ldb, float *C, int64_t offC, int64_t ldc,
-                     int64_t M, int64_t N, int64_t K, float alpha,
-                     float beta) {
+                     int64_t M, int64_t N, int64_t K, float alpha, float beta) {
   if (M <= 0 || N <= 0)
     return;
   if (!fits_blas(lda, ldb, ldc, M, N, K)) {
@@ -52,9 +51,9 @@ void tgc_rt_gemm_f32(int64_t transA, int64_t transB, const float *A,
     return;
   }
   cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans,
-              transB ? CblasTrans : CblasNoTrans, (int)M, (int)N, (int)K,
-              alpha, A + offA, blas_ld(lda), B + offB, blas_ld(ldb), beta,
-              C + offC, blas_ld(ldc));
+              transB ? CblasTrans : CblasNoTrans, (int)M, (int)N, (int)K, alpha,
+              A + offA, blas_ld(lda), B + offB, blas_ld(ldb), beta, C + offC,
+              blas_ld(ldc));
 }
 
 void tgc_rt_gemm_f64(int64_t transA, int64_t transB, const double *A,
@@ -70,9 +69,9 @@ void tgc_rt_gemm_f64(int64_t transA, int64_t transB, const double *A,
     return;
   }
   cblas_dgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans,
-              transB ? CblasTrans : CblasNoTrans, (int)M, (int)N, (int)K,
-              alpha, A + offA, blas_ld(lda), B + offB, blas_ld(ldb), beta,
-              C + offC, blas_ld(ldc));
+              transB ? CblasTrans : CblasNoTrans, (int)M, (int)N, (int)K, alpha,
+              A + offA, blas_ld(lda), B + offB, blas_ld(ldb), beta, C + offC,
+              blas_ld(ldc));
 }
 
 void tgc_rt_gemm_batched_f32(int64_t batch, int64_t transA, int64_t transB,

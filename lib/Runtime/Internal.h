@@ -189,7 +189,7 @@ void tgc_copy_strided(char *dst, const int64_t *dst_strides, const char *src,
 DLManagedTensor *tgc_managed_tensor_new(DLDataType dtype, const int64_t *sizes,
                                         uint32_t rank, size_t nbytes);
 
-/*===--- Messages ----------------------------------------------------------===*/
+/*===--- Messages ---------------------------------------------------------===*/
 
 /* A bounded string being appended to; output past the capacity is dropped. */
 typedef struct tgc_message {
@@ -210,12 +210,12 @@ void tgc_message_append_shape(tgc_message *msg, const int64_t *sizes,
 
 /* One parameter, buffer or constant of an instance. */
 typedef struct tgc_state_slot {
-  uint32_t arg;    /* its signature argument */
-  int64_t *sizes;  /* its constant shape, arg.rank entries */
+  uint32_t arg;   /* its signature argument */
+  int64_t *sizes; /* its constant shape, arg.rank entries */
   size_t nbytes;
-  void *data;      /* TGC_ALIGNMENT-aligned */
-  void *spare;     /* for buffers a run rewrites: the next value is written
-                      here and then swapped with data */
+  void *data;  /* TGC_ALIGNMENT-aligned */
+  void *spare; /* for buffers a run rewrites: the next value is written
+                  here and then swapped with data */
 } tgc_state_slot;
 
 /* How a symbol gets its value: from dimension `dim` of user input `input`,
@@ -230,31 +230,31 @@ typedef struct tgc_binder {
 /* Buffers for one tgc_model_run, allocated once per instance since an
  * instance runs one call at a time. */
 typedef struct tgc_run_scratch {
-  void **packed_args;          /* num_args + num_results descriptor pointers */
-  int64_t *descriptor_words;   /* all descriptors, back to back */
-  int64_t *result_sizes;       /* evaluated result shapes, back to back */
-  uint32_t *result_sizes_at;   /* where each result's shape starts */
+  void **packed_args;        /* num_args + num_results descriptor pointers */
+  int64_t *descriptor_words; /* all descriptors, back to back */
+  int64_t *result_sizes;     /* evaluated result shapes, back to back */
+  uint32_t *result_sizes_at; /* where each result's shape starts */
   size_t *result_nbytes;
-  void **result_data;          /* where the entry writes each result */
+  void **result_data;               /* where the entry writes each result */
   DLManagedTensor **result_managed; /* user outputs not yet handed out */
-  void **input_data;           /* what the entry reads for each input */
-  void **input_packed;         /* contiguous copies made for this run */
+  void **input_data;                /* what the entry reads for each input */
+  void **input_packed;              /* contiguous copies made for this run */
 } tgc_run_scratch;
 
 struct tgc_model {
   const tgc_model_desc *desc;
   tgc_signature sig;
   uint32_t num_inputs;
-  uint32_t *input_args;     /* user input -> argument */
-  int32_t *input_mutation;  /* user input -> result that rewrites it, or -1 */
+  uint32_t *input_args;    /* user input -> argument */
+  int32_t *input_mutation; /* user input -> result that rewrites it, or -1 */
   uint32_t num_outputs;
   uint32_t *output_results; /* user output -> result */
   uint32_t num_state;
   tgc_state_slot *state;
-  int32_t *arg_state;       /* argument -> state slot, or -1 */
-  int32_t *arg_input;       /* argument -> user input, or -1 */
-  tgc_binder *binders;      /* one per symbol */
-  int64_t *symbol_values;   /* bound by the current run */
+  int32_t *arg_state;     /* argument -> state slot, or -1 */
+  int32_t *arg_input;     /* argument -> user input, or -1 */
+  tgc_binder *binders;    /* one per symbol */
+  int64_t *symbol_values; /* bound by the current run */
   bool *symbol_bound;
   tgc_run_scratch run;
   char error[TGC_ERROR_CAPACITY];

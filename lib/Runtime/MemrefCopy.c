@@ -1,4 +1,4 @@
-/* MemrefCopy.c - memrefCopy, as MLIR's CRunnerUtils defines it, for memref.copy lowerings. */
+/* MemrefCopy.c - MLIR's memrefCopy, for memref.copy lowerings. */
 #include "Internal.h"
 
 #include <string.h>

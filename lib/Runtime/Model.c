@@ -1,4 +1,4 @@
-/* Model.c - model instances: creation from the embedded blobs, queries and state access. */
+/* Model.c - Instance creation from the blobs, queries, state access. */
 #include "Internal.h"
 
 #include <inttypes.h>
@@ -19,7 +19,9 @@ int tgc_fail(tgc_model *m, const char *format, ...) {
   return 1;
 }
 
-/*===--- Checking a decoded signature ---------------------------------------===*/
+static void free_model(tgc_model *m);
+
+/*===--- Checking a decoded signature -------------------------------------===*/
 
 /* Context for the checks done at creation; messages go to `error`. */
 typedef struct checker {
@@ -82,7 +84,8 @@ static int check_symbols(checker *c) {
   for (uint32_t i = 0; i < c->m->sig.num_symbols; ++i) {
     const tgc_symbol_sig *s = &c->m->sig.symbols[i];
     if (s->min > s->max)
-      return check_fail(c, "symbol", s->name, "its minimum exceeds its maximum");
+      return check_fail(c, "symbol", s->name,
+                        "its minimum exceeds its maximum");
   }
   return 0;
 }
@@ -107,7 +110,7 @@ static int check_result_target(checker *c, const tgc_result_sig *r,
     return check_fail(c, what, r->name, "target argument out of range");
   const tgc_arg_sig *target = &c->m->sig.args[r->target];
   uint8_t expected = r->kind == TGC_RESULT_BUFFER_MUTATION ? TGC_ARG_BUFFER
-                                                          : TGC_ARG_USER_INPUT;
+                                                           : TGC_ARG_USER_INPUT;
   if (target->kind != expected)
     return check_fail(c, what, r->name, "target argument has the wrong kind");
   if (!tgc_dtype_equal(target->dtype, r->dtype) || target->rank != r->rank)
@@ -157,7 +160,7 @@ static int check_unique_names(checker *c) {
   return 0;
 }
 
-/*===--- Symbol binders -----------------------------------------------------===*/
+/*===--- Symbol binders ---------------------------------------------------===*/
 
 /* Picks, for symbol s, the first input dimension that is exactly s, else
  * the first one affine in s alone (a*s + b); returns false if none is. */
@@ -218,7 +221,7 @@ static int find_binders(checker *c) {
   return 0;
 }
 
-/*===--- Instance layout ----------------------------------------------------===*/
+/*===--- Instance layout --------------------------------------------------===*/
 
 /* Fills the index tables between arguments, inputs, outputs and state. */
 static int build_indices(checker *c) {
@@ -235,8 +238,8 @@ static int build_indices(checker *c) {
   m->symbol_values = calloc(sig->num_symbols + 1, sizeof *m->symbol_values);
   m->symbol_bound = calloc(sig->num_symbols + 1, sizeof *m->symbol_bound);
   if (!m->input_args || !m->input_mutation || !m->state || !m->arg_state ||
-      !m->arg_input || !m->output_results || !m->binders ||
-      !m->symbol_values || !m->symbol_bound)
+      !m->arg_input || !m->output_results || !m->binders || !m->symbol_values ||
+      !m->symbol_bound)
     return check_fail(c, "signature", "", "out of memory");
   for (uint32_t i = 0; i < sig->num_args; ++i) {
     m->arg_state[i] = m->arg_input[i] = -1;
@@ -262,9 +265,8 @@ static int build_indices(checker *c) {
 /* Evaluates a state argument's shape, which may not depend on symbols. */
 static int state_shape(checker *c, const tgc_arg_sig *a, int64_t *sizes) {
   for (uint32_t d = 0; d < a->rank; ++d) {
-    enum tgc_eval_status status =
-        tgc_expr_eval(&a->sizes[d], c->m->symbol_values, c->m->symbol_bound,
-                      &sizes[d]);
+    enum tgc_eval_status status = tgc_expr_eval(
+        &a->sizes[d], c->m->symbol_values, c->m->symbol_bound, &sizes[d]);
     if (status == TGC_EVAL_UNBOUND_SYMBOL)
       return check_fail(c, arg_kind_name(a->kind), a->name,
                         "its shape depends on a symbol");
@@ -278,8 +280,7 @@ static int state_shape(checker *c, const tgc_arg_sig *a, int64_t *sizes) {
 /* Allocates one state slot and copies its initial value from the weights
  * blob, after checking that the blob holds exactly the bytes the shape
  * needs. */
-static int init_state_slot(checker *c, tgc_state_slot *slot,
-                           bool needs_spare) {
+static int init_state_slot(checker *c, tgc_state_slot *slot, bool needs_spare) {
   const tgc_model_desc *desc = c->m->desc;
   const tgc_arg_sig *a = &c->m->sig.args[slot->arg];
   const char *what = arg_kind_name(a->kind);
@@ -343,8 +344,8 @@ static int check_desc(const tgc_model_desc *desc, tgc_message *error) {
 
 static int init_model(tgc_model *m, tgc_message *error) {
   checker c = {m, error};
-  if (tgc_signature_decode(m->desc->signature, m->desc->signature_size,
-                           &m->sig, error->buf, error->capacity))
+  if (tgc_signature_decode(m->desc->signature, m->desc->signature_size, &m->sig,
+                           error->buf, error->capacity))
     return 1;
   for (uint32_t i = 0; i < m->sig.num_args; ++i)
     if (check_arg(&c, &m->sig.args[i]))
@@ -376,14 +377,16 @@ int tgc_rt_create(const tgc_model_desc *desc, tgc_model **out) {
   }
   m->desc = desc;
   if (init_model(m, &error)) {
-    tgc_model_destroy(m);
+    free_model(m);
     return 1;
   }
   *out = m;
   return 0;
 }
 
-TGC_EXPORT void tgc_model_destroy(tgc_model *m) {
+/* Frees an instance. Internal calls use this rather than the exported
+ * tgc_model_destroy, which another model.so in the process may interpose. */
+static void free_model(tgc_model *m) {
   if (!m)
     return;
   tgc_run_scratch_free(m);
@@ -405,7 +408,9 @@ TGC_EXPORT void tgc_model_destroy(tgc_model *m) {
   free(m);
 }
 
-/*===--- Queries ------------------------------------------------------------===*/
+TGC_EXPORT void tgc_model_destroy(tgc_model *m) { free_model(m); }
+
+/*===--- Queries ----------------------------------------------------------===*/
 
 TGC_EXPORT const char *tgc_model_last_error(const tgc_model *m) {
   return m ? m->error : create_error;
@@ -457,7 +462,7 @@ TGC_EXPORT int tgc_model_state_kind(const tgc_model *m, int64_t i) {
   return m->sig.args[m->state[i].arg].kind;
 }
 
-/*===--- State access -------------------------------------------------------===*/
+/*===--- State access -----------------------------------------------------===*/
 
 static tgc_state_slot *find_state(tgc_model *m, const char *name) {
   if (!name) {
@@ -499,9 +504,12 @@ TGC_EXPORT int tgc_model_state_shape(tgc_model *m, const char *name,
   uint32_t r = m->sig.args[slot->arg].rank;
   *rank = r;
   if (r > max_rank || (r > 0 && !sizes))
-    return tgc_fail(m, "state '%s' has rank %" PRIu32 ", more than room for %" PRId64 " sizes",
+    return tgc_fail(m,
+                    "state '%s' has rank %" PRIu32
+                    ", more than room for %" PRId64 " sizes",
                     name, r, max_rank);
-  memcpy(sizes, slot->sizes, r * sizeof *sizes);
+  if (r > 0)
+    memcpy(sizes, slot->sizes, r * sizeof *sizes);
   return 0;
 }
 
@@ -521,9 +529,10 @@ static int check_state_tensor(tgc_model *m, const tgc_state_slot *slot,
                     tgc_dtype_name(a->dtype, expected, sizeof expected),
                     tgc_dtype_name(t->dtype, got, sizeof got));
   }
-  bool same_shape = t->ndim == (int32_t)a->rank &&
-                    (a->rank == 0 || (t->shape && memcmp(t->shape, slot->sizes,
-                                                         a->rank * sizeof(int64_t)) == 0));
+  bool same_shape =
+      t->ndim == (int32_t)a->rank &&
+      (a->rank == 0 || (t->shape && memcmp(t->shape, slot->sizes,
+                                           a->rank * sizeof(int64_t)) == 0));
   if (!same_shape) {
     tgc_message msg;
     tgc_message_init(&msg, m->error, sizeof m->error);

@@ -1,4 +1,4 @@
-/* Run.c - tgc_model_run: input checks, symbol binding, descriptors, the entry call, write-back. */
+/* Run.c - tgc_model_run: checks, binding, descriptors, call, write-back. */
 #include "Internal.h"
 
 #include <inttypes.h>
@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/*===--- Scratch ------------------------------------------------------------===*/
+/*===--- Scratch ----------------------------------------------------------===*/
 
 /* Words of a rank-r memref descriptor: allocated, aligned, offset, sizes,
  * strides. */
@@ -60,7 +60,7 @@ void tgc_run_scratch_free(tgc_model *m) {
   memset(run, 0, sizeof *run);
 }
 
-/*===--- Describing things in messages --------------------------------------===*/
+/*===--- Describing things in messages ------------------------------------===*/
 
 static const tgc_arg_sig *input_sig(const tgc_model *m, uint32_t i) {
   return &m->sig.args[m->input_args[i]];
@@ -126,7 +126,7 @@ static const char *eval_problem(enum tgc_eval_status status) {
   }
 }
 
-/*===--- Checking inputs ----------------------------------------------------===*/
+/*===--- Checking inputs --------------------------------------------------===*/
 
 static int check_input_tensor(tgc_model *m, uint32_t i, const DLTensor *t) {
   tgc_message msg;
@@ -161,8 +161,9 @@ static int check_input_tensor(tgc_model *m, uint32_t i, const DLTensor *t) {
   size_t nbytes;
   for (uint32_t d = 0; d < a->rank; ++d) {
     if (t->shape[d] < 0) {
-      tgc_message_append(&msg, "dimension %" PRIu32 " has negative size %" PRId64,
-                         d, t->shape[d]);
+      tgc_message_append(&msg,
+                         "dimension %" PRIu32 " has negative size %" PRId64, d,
+                         t->shape[d]);
       return 1;
     }
   }
@@ -179,7 +180,8 @@ static int check_input_tensor(tgc_model *m, uint32_t i, const DLTensor *t) {
 }
 
 /* Solves size = coefficient * s + constant for s, or explains why not. */
-static int solve_binder(tgc_model *m, uint32_t s, int64_t size, int64_t *value) {
+static int solve_binder(tgc_model *m, uint32_t s, int64_t size,
+                        int64_t *value) {
   const tgc_binder *b = &m->binders[s];
   if (b->coefficient == 1 && b->constant == 0) {
     *value = size;
@@ -245,13 +247,12 @@ static int check_input_sizes(tgc_model *m, DLTensor *const *inputs) {
       tgc_message msg;
       begin_input_error(m, i, &msg);
       if (status != TGC_EVAL_OK) {
-        tgc_message_append(&msg, "the size of dimension %" PRIu32 " %s",
-                           d, eval_problem(status));
+        tgc_message_append(&msg, "the size of dimension %" PRIu32 " %s", d,
+                           eval_problem(status));
       } else {
-        tgc_message_append(&msg,
-                           "dimension %" PRIu32 " is %" PRId64
-                           ", expected %" PRId64,
-                           d, actual, expected);
+        tgc_message_append(
+            &msg, "dimension %" PRIu32 " is %" PRId64 ", expected %" PRId64, d,
+            actual, expected);
       }
       append_expr_explanation(m, &a->sizes[d], &msg);
       return 1;
@@ -279,7 +280,7 @@ static int check_run_arguments(tgc_model *m, DLTensor *const *inputs,
   return 0;
 }
 
-/*===--- Result shapes ------------------------------------------------------===*/
+/*===--- Result shapes ----------------------------------------------------===*/
 
 static void begin_result_error(tgc_model *m, uint32_t r, tgc_message *msg) {
   const tgc_result_sig *res = &m->sig.results[r];
@@ -326,9 +327,9 @@ static int compute_result_shape(tgc_model *m, uint32_t r,
     tgc_message_append(&msg, "the tensor would be too large");
     return 1;
   }
-  if (res->kind == TGC_RESULT_USER_OUTPUT ||
-      memcmp(sizes, target_shape(m, res, inputs),
-             res->rank * sizeof *sizes) == 0)
+  if (res->kind == TGC_RESULT_USER_OUTPUT || res->rank == 0 ||
+      memcmp(sizes, target_shape(m, res, inputs), res->rank * sizeof *sizes) ==
+          0)
     return 0;
   begin_result_error(m, r, &msg);
   tgc_message_append(&msg, "invalid signature: shape ");
@@ -338,7 +339,7 @@ static int compute_result_shape(tgc_model *m, uint32_t r,
   return 1;
 }
 
-/*===--- Buffers for the call -----------------------------------------------===*/
+/*===--- Buffers for the call ---------------------------------------------===*/
 
 /* Frees what a run allocated and has not handed out. */
 static void release_run(tgc_model *m) {
@@ -391,8 +392,8 @@ static int prepare_input(tgc_model *m, uint32_t i, const DLTensor *t) {
   char *packed = tgc_aligned_alloc(nbytes);
   if (!packed)
     return 1;
-  tgc_copy_strided(packed, NULL, base, t->strides, t->shape,
-                   (uint32_t)t->ndim, elem_size);
+  tgc_copy_strided(packed, NULL, base, t->strides, t->shape, (uint32_t)t->ndim,
+                   elem_size);
   m->run.input_packed[i] = packed;
   m->run.input_data[i] = packed;
   return 0;
@@ -415,7 +416,8 @@ static int64_t *write_descriptor(int64_t *words, void *data,
   memcpy(&words[0], &data, sizeof data);
   memcpy(&words[1], &data, sizeof data);
   words[2] = 0;
-  memcpy(words + 3, sizes, rank * sizeof *sizes);
+  if (rank > 0)
+    memcpy(words + 3, sizes, rank * sizeof *sizes);
   tgc_contiguous_strides(sizes, rank, words + 3 + rank);
   return words + descriptor_words(rank);
 }

@@ -1,4 +1,4 @@
-/* Signature.c - decoding of the signature blob with a bounds check on every read. */
+/* Signature.c - Bounds-checked decoding of the signature blob. */
 #include "Internal.h"
 
 #include <inttypes.h>

@@ -6,12 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/*===--- Dtypes -------------------------------------------------------------===*/
+/*===--- Dtypes -----------------------------------------------------------===*/
 
 static const char *dtype_base_name(DLDataType dtype) {
   switch (dtype.code) {
   case kDLFloat:
-    return dtype.bits == 16 ? "float16"
+    return dtype.bits == 16   ? "float16"
            : dtype.bits == 32 ? "float32"
            : dtype.bits == 64 ? "float64"
                               : NULL;
@@ -48,8 +48,7 @@ const char *tgc_dtype_name(DLDataType dtype, char *buf, size_t capacity) {
     snprintf(buf, capacity, "%sx%u", base, (unsigned)dtype.lanes);
   else
     snprintf(buf, capacity, "dtype(code=%u, bits=%u, lanes=%u)",
-             (unsigned)dtype.code, (unsigned)dtype.bits,
-             (unsigned)dtype.lanes);
+             (unsigned)dtype.code, (unsigned)dtype.bits, (unsigned)dtype.lanes);
   return buf;
 }
 
@@ -63,7 +62,7 @@ bool tgc_dtype_equal(DLDataType a, DLDataType b) {
   return a.code == b.code && a.bits == b.bits && a.lanes == b.lanes;
 }
 
-/*===--- Sizes and storage --------------------------------------------------===*/
+/*===--- Sizes and storage ------------------------------------------------===*/
 
 bool tgc_nbytes(const int64_t *sizes, uint32_t rank, size_t elem_size,
                 size_t *nbytes) {
@@ -114,7 +113,7 @@ char *tgc_dltensor_base(const DLTensor *t) {
   return (char *)t->data + t->byte_offset;
 }
 
-/*===--- Strided copy -------------------------------------------------------===*/
+/*===--- Strided copy -----------------------------------------------------===*/
 
 /* A copy problem with unit dimensions dropped and mergeable neighbours
  * merged, innermost dimension first, so that most copies become a few long
@@ -202,7 +201,7 @@ void tgc_copy_strided(char *dst, const int64_t *dst_strides, const char *src,
   }
 }
 
-/*===--- Output tensors -----------------------------------------------------===*/
+/*===--- Output tensors ---------------------------------------------------===*/
 
 /* One allocation for the DLManagedTensor and its shape and strides; the
  * data is a separate aligned block. */
@@ -231,7 +230,8 @@ DLManagedTensor *tgc_managed_tensor_new(DLDataType dtype, const int64_t *sizes,
   }
   int64_t *shape = block->dims;
   int64_t *strides = block->dims + rank;
-  memcpy(shape, sizes, rank * sizeof *shape);
+  if (rank > 0)
+    memcpy(shape, sizes, rank * sizeof *shape);
   tgc_contiguous_strides(sizes, rank, strides);
   DLTensor *t = &block->managed.dl_tensor;
   t->data = data;
@@ -247,7 +247,7 @@ DLManagedTensor *tgc_managed_tensor_new(DLDataType dtype, const int64_t *sizes,
   return &block->managed;
 }
 
-/*===--- Messages -----------------------------------------------------------===*/
+/*===--- Messages ---------------------------------------------------------===*/
 
 void tgc_message_init(tgc_message *msg, char *buf, size_t capacity) {
   msg->buf = buf;
@@ -262,8 +262,8 @@ void tgc_message_append(tgc_message *msg, const char *format, ...) {
     return;
   va_list args;
   va_start(args, format);
-  int n = vsnprintf(msg->buf + msg->length, msg->capacity - msg->length,
-                    format, args);
+  int n = vsnprintf(msg->buf + msg->length, msg->capacity - msg->length, format,
+                    args);
   va_end(args);
   if (n < 0)
     return;

@@ -105,8 +105,7 @@ private:
   }
 
   llvm::Expected<nlohmann::json> parseHeader(uint64_t &dataStart);
-  llvm::Error parseMetadata(const nlohmann::json &value,
-                            SafetensorsFile &file);
+  llvm::Error parseMetadata(const nlohmann::json &value, SafetensorsFile &file);
   llvm::Expected<Entry> parseEntry(const std::string &name,
                                    const nlohmann::json &value);
   llvm::Error parseShape(Entry &entry, const nlohmann::json &value,
@@ -130,8 +129,7 @@ llvm::Expected<nlohmann::json> Parser::parseHeader(uint64_t &dataStart) {
                 " exceeds the 100 MB limit");
   if (headerSize > bytes.size() - 8)
     return fail("truncated: header length " + llvm::Twine(headerSize) +
-                " but only " + llvm::Twine(bytes.size() - 8) +
-                " bytes follow");
+                " but only " + llvm::Twine(bytes.size() - 8) + " bytes follow");
   llvm::StringRef header = bytes.substr(8, headerSize);
   if (!header.starts_with("{"))
     return fail("the header is not a JSON object");
@@ -166,8 +164,8 @@ llvm::Error Parser::parseShape(Entry &entry, const nlohmann::json &value,
   nbytes = safetensorsDTypeSize(entry.tensor.dtype);
   bool overflow = false;
   for (const nlohmann::json &size : value) {
-    if (!size.is_number_unsigned() && !(size.is_number_integer() &&
-                                        size.get<int64_t>() >= 0))
+    if (!size.is_number_unsigned() &&
+        !(size.is_number_integer() && size.get<int64_t>() >= 0))
       return failTensor(name, "shape entries must be non-negative integers");
     uint64_t dim = size.get<uint64_t>();
     if (dim > uint64_t(INT64_MAX))
@@ -195,8 +193,8 @@ llvm::Expected<Entry> Parser::parseEntry(const std::string &name,
   std::optional<SafetensorsDType> parsed =
       parseSafetensorsDType(dtype->get<std::string>());
   if (!parsed)
-    return failTensor(name, "unsupported dtype '" +
-                                dtype->get<std::string>() + "'");
+    return failTensor(name,
+                      "unsupported dtype '" + dtype->get<std::string>() + "'");
   entry.tensor.dtype = *parsed;
   uint64_t nbytes = 0;
   if (llvm::Error error = parseShape(entry, *shape, nbytes))
@@ -208,9 +206,9 @@ llvm::Expected<Entry> Parser::parseEntry(const std::string &name,
   entry.begin = (*offsets)[0].get<uint64_t>();
   entry.end = (*offsets)[1].get<uint64_t>();
   if (entry.end < entry.begin || entry.end - entry.begin != nbytes)
-    return failTensor(name, "data_offsets [" + llvm::Twine(entry.begin) +
-                                ", " + llvm::Twine(entry.end) +
-                                "] do not hold the " + llvm::Twine(nbytes) +
+    return failTensor(name, "data_offsets [" + llvm::Twine(entry.begin) + ", " +
+                                llvm::Twine(entry.end) + "] do not hold the " +
+                                llvm::Twine(nbytes) +
                                 " bytes its dtype and shape need");
   return entry;
 }
@@ -269,8 +267,8 @@ llvm::Expected<SafetensorsFile> Parser::parse() {
   return file;
 }
 
-llvm::Expected<SafetensorsFile> tgc::parseSafetensors(llvm::StringRef bytes,
-                                                      llvm::StringRef sourceName) {
+llvm::Expected<SafetensorsFile>
+tgc::parseSafetensors(llvm::StringRef bytes, llvm::StringRef sourceName) {
   return Parser(bytes, sourceName).parse();
 }
 
@@ -279,9 +277,9 @@ llvm::Expected<SafetensorsFile> tgc::readSafetensors(llvm::StringRef path) {
       llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                   /*RequiresNullTerminator=*/false);
   if (!buffer)
-    return llvm::createStringError(buffer.getError(),
-                                   path + ": cannot read: " +
-                                       buffer.getError().message());
+    return llvm::createStringError(
+        buffer.getError(),
+        path + ": cannot read: " + buffer.getError().message());
   return parseSafetensors((*buffer)->getBuffer(), path);
 }
 
@@ -290,7 +288,7 @@ llvm::Expected<SafetensorsFile> tgc::readSafetensors(llvm::StringRef path) {
 //===----------------------------------------------------------------------===//
 
 static llvm::Error checkTensor(const SafetensorsTensor &tensor,
-                              std::set<std::string> &names) {
+                               std::set<std::string> &names) {
   auto fail = [&](const llvm::Twine &message) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "tensor '" + tensor.name + "': " + message);
@@ -360,15 +358,15 @@ llvm::Error tgc::writeSafetensors(llvm::StringRef path,
   std::error_code ec;
   llvm::raw_fd_ostream out(path, ec, llvm::sys::fs::OF_None);
   if (ec)
-    return llvm::createStringError(ec, path + ": cannot write: " +
-                                           ec.message());
+    return llvm::createStringError(ec,
+                                   path + ": cannot write: " + ec.message());
   out << *bytes;
   out.close();
   if (out.has_error()) {
     std::error_code error = out.error();
     out.clear_error();
-    return llvm::createStringError(error, path + ": cannot write: " +
-                                              error.message());
+    return llvm::createStringError(error,
+                                   path + ": cannot write: " + error.message());
   }
   return llvm::Error::success();
 }

@@ -40,12 +40,18 @@ struct DTypePair {
 };
 
 constexpr DTypePair kDTypePairs[] = {
-    {SafetensorsDType::F32, kDLFloat, 32},   {SafetensorsDType::F64, kDLFloat, 64},
-    {SafetensorsDType::F16, kDLFloat, 16},   {SafetensorsDType::BF16, kDLBfloat, 16},
-    {SafetensorsDType::I64, kDLInt, 64},     {SafetensorsDType::I32, kDLInt, 32},
-    {SafetensorsDType::I16, kDLInt, 16},     {SafetensorsDType::I8, kDLInt, 8},
-    {SafetensorsDType::U8, kDLUInt, 8},      {SafetensorsDType::U16, kDLUInt, 16},
-    {SafetensorsDType::U32, kDLUInt, 32},    {SafetensorsDType::U64, kDLUInt, 64},
+    {SafetensorsDType::F32, kDLFloat, 32},
+    {SafetensorsDType::F64, kDLFloat, 64},
+    {SafetensorsDType::F16, kDLFloat, 16},
+    {SafetensorsDType::BF16, kDLBfloat, 16},
+    {SafetensorsDType::I64, kDLInt, 64},
+    {SafetensorsDType::I32, kDLInt, 32},
+    {SafetensorsDType::I16, kDLInt, 16},
+    {SafetensorsDType::I8, kDLInt, 8},
+    {SafetensorsDType::U8, kDLUInt, 8},
+    {SafetensorsDType::U16, kDLUInt, 16},
+    {SafetensorsDType::U32, kDLUInt, 32},
+    {SafetensorsDType::U64, kDLUInt, 64},
     {SafetensorsDType::BOOL, TGC_DL_BOOL, 8},
 };
 
@@ -110,8 +116,7 @@ public:
 private:
   /// The address of `symbol` in the library as an F, or null.
   template <typename F> F lookupOrNull(const char *symbol, F);
-  template <typename F>
-  llvm::Error lookup(const char *symbol, F &function);
+  template <typename F> llvm::Error lookup(const char *symbol, F &function);
 
   void *handle = nullptr;
   std::string path;
@@ -126,8 +131,8 @@ llvm::Expected<std::string> readModelName(llvm::StringRef soPath) {
     return stem;
   auto buffer = llvm::MemoryBuffer::getFile(jsonPath, /*IsText=*/true);
   if (!buffer)
-    return makeError(jsonPath + ": cannot read: " +
-                     buffer.getError().message());
+    return makeError(jsonPath +
+                     ": cannot read: " + buffer.getError().message());
   try {
     nlohmann::json json = nlohmann::json::parse((*buffer)->getBuffer().str());
     if (json.is_object() && json.contains("name") && json["name"].is_string())
@@ -138,8 +143,7 @@ llvm::Expected<std::string> readModelName(llvm::StringRef soPath) {
   }
 }
 
-template <typename F>
-F LoadedModel::lookupOrNull(const char *symbol, F) {
+template <typename F> F LoadedModel::lookupOrNull(const char *symbol, F) {
   return reinterpret_cast<F>(dlsym(handle, symbol));
 }
 
@@ -218,8 +222,10 @@ llvm::Expected<SafetensorsTensor> saveTensor(const std::string &name,
                                              const DLTensor &t) {
   std::optional<SafetensorsDType> dtype = fromDLDataType(t.dtype);
   if (!dtype)
-    return makeError("'" + name + "' has a dtype safetensors cannot store "
-                     "(code " + llvm::Twine(t.dtype.code) + ", bits " +
+    return makeError("'" + name +
+                     "' has a dtype safetensors cannot store "
+                     "(code " +
+                     llvm::Twine(t.dtype.code) + ", bits " +
                      llvm::Twine(t.dtype.bits) + ")");
   SafetensorsTensor tensor;
   tensor.name = name;
@@ -291,9 +297,9 @@ llvm::Error Runner::bindInputs() {
           inputs.tensors.begin(), inputs.tensors.end(),
           [&](const SafetensorsTensor &t) { return t.name == positional; });
     if (found == inputs.tensors.end())
-      return makeError(options.inputsPath + ": no tensor '" + name +
-                       "' or '" + positional + "' for input #" +
-                       llvm::Twine(i) + " of model '" + model.name + "'");
+      return makeError(options.inputsPath + ": no tensor '" + name + "' or '" +
+                       positional + "' for input #" + llvm::Twine(i) +
+                       " of model '" + model.name + "'");
     inputTensors.push_back(&*found);
   }
   for (SafetensorsTensor *tensor : inputTensors)

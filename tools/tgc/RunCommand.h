@@ -1,4 +1,4 @@
-//===- RunCommand.h - `tgc run`: run a compiled model.so on files -*- C++ -*-===//
+//===- RunCommand.h - `tgc run`: run a model.so on files --------*- C++ -*-===//
 //
 // `tgc run model.so --inputs in.safetensors -o out.safetensors` loads a
 // compiled model, feeds it the named tensors of a safetensors file and saves

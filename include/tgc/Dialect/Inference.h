@@ -5,6 +5,7 @@
 #ifndef TGC_DIALECT_INFERENCE_H
 #define TGC_DIALECT_INFERENCE_H
 
+#include "mlir/IR/AffineExpr.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Value.h"
 #include "mlir/Support/LLVM.h"
@@ -91,6 +92,11 @@ mlir::LogicalResult inferArange(mlir::MLIRContext *ctx, InferLoc loc, mlir::Attr
                                 mlir::TypeAttr dtype, DeviceAttr device, TypeList &types);
 mlir::LogicalResult inferConstant(mlir::MLIRContext *ctx, InferLoc loc,
                                   mlir::ElementsAttr value, TypeList &types);
+
+/// A slice bound resolved as Python does: absent means 0 (start) or the size (end),
+/// negative counts from the end, and the result is clamped to [0, size].
+mlir::AffineExpr resolveSliceBound(ShapeAttr bound, mlir::AffineExpr size, bool isEnd,
+                                   mlir::MLIRContext *ctx);
 
 } // namespace tgc
 

@@ -22,10 +22,13 @@ std::optional<Phase> parsePhase(llvm::StringRef name);
 llvm::StringRef stringifyPhase(Phase phase);
 
 struct PipelineOptions {
+  /// Phases after this one run (Capture: all of them).
+  Phase startAfter = Phase::Capture;
+  /// The last phase that runs.
   Phase compileTo = Phase::LLVM;
 };
 
-/// Adds the passes of every phase up to `options.compileTo` to `pm`.
+/// Adds the passes of every phase in (`startAfter`, `compileTo`] to `pm`.
 void buildPipeline(mlir::OpPassManager &pm, const PipelineOptions &options);
 
 /// Registers `tgc-pipeline` (with a `compile-to` option) for tgc-opt.

@@ -1,8 +1,8 @@
 /* tgc_runtime.h - the C ABI of a tgc-compiled model.so and of its runtime. */
 /*
  * This header has three parts (docs/abi.md is the specification):
- *   1. the user API of a model.so (`tgc_model_*`), the same declarations that the
- *      generated model.h carries; exported from every model.so;
+ *   1. the user API of a model.so (`tgc_model_*`), the declarations that the
+ *      generated model.h carries too; exported from every model.so;
  *   2. the interface between generated code and the runtime: `tgc_model_desc`
  *      and `tgc_rt_create`, hidden inside the model.so;
  *   3. helpers that generated code calls with plain LLVM types (`memrefCopy`,
@@ -131,12 +131,12 @@ TGC_EXPORT int tgc_model_set_state(tgc_model *m, const char *name,
  *  and the packed entry. Every field is 8 bytes wide so that code generators
  *  can lay it out as { i64, ptr, ptr, i64, ptr, i64, ptr }. */
 typedef struct tgc_model_desc {
-  uint64_t abi_version;        /* TGC_ABI_VERSION */
-  const char *name;            /* NUL-terminated model name */
-  const uint8_t *signature;    /* signature blob (docs/abi.md) */
-  uint64_t signature_size;     /* its size in bytes */
-  const uint8_t *weights;      /* weights blob; NULL allowed if size is 0 */
-  uint64_t weights_size;       /* its size in bytes */
+  uint64_t abi_version;         /* TGC_ABI_VERSION */
+  const char *name;             /* NUL-terminated model name */
+  const uint8_t *signature;     /* signature blob (docs/abi.md) */
+  uint64_t signature_size;      /* its size in bytes */
+  const uint8_t *weights;       /* weights blob; NULL allowed if size is 0 */
+  uint64_t weights_size;        /* its size in bytes */
   void (*forward)(void **args); /* packed entry tgc_entry_forward */
 } tgc_model_desc;
 

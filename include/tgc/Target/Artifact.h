@@ -1,0 +1,40 @@
+// The model artifact: model.so (generated code + embedded state + the runtime),
+// model.h and model.json, from a value-level tgc module.
+#ifndef TGC_TARGET_ARTIFACT_H
+#define TGC_TARGET_ARTIFACT_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "tgc/Target/Signature.h"
+#include <string>
+
+namespace tgc {
+
+struct ArtifactOptions {
+  /// Where model.so goes; model.h and model.json are written beside it.
+  std::string libraryPath;
+  /// The C identifier prefixing the model's API (`<name>_create`).
+  std::string name;
+  /// The static runtime library linked into model.so.
+  std::string runtimeLibrary;
+  /// The compiler driver used as linker.
+  std::string linker;
+  /// Extra linker inputs (e.g. -lopenblas).
+  std::vector<std::string> linkLibraries = {"-lopenblas", "-lm"};
+  /// Keep the object file next to the library (for debugging).
+  bool keepObject = false;
+};
+
+/// Reads the model's signature (inputs, outputs, state with initial values, size
+/// symbols) from `module`, a value-level tgc module with one public `func.func`.
+/// Initial values are appended to `weights`.
+mlir::FailureOr<ModelSignature> extractSignature(mlir::ModuleOp module, llvm::StringRef name,
+                                                 std::string &weights);
+
+/// Compiles `module` (value-level tgc, after decomposition) to the artifact: lowers it
+/// through the pipeline's remaining phases, emits the object in process with the
+/// signature and weights embedded, links model.so, and writes model.h and model.json.
+mlir::LogicalResult emitArtifact(mlir::ModuleOp module, const ArtifactOptions &options);
+
+} // namespace tgc
+
+#endif // TGC_TARGET_ARTIFACT_H

@@ -1,0 +1,1105 @@
+// Reader for torch.export archives (.pt2): the serialized ExportedProgram to tgc IR.
+//
+// The archive layout and JSON schema are described in docs/pt2-format.md. Nodes are
+// mapped onto tgc ops generically through AtenOpInterface (operands and attributes are
+// named after the ATen schema's arguments); NodeAdapters.cpp holds the few targets that
+// need their arguments reshaped.
+#include "tgc/Capture/ExportReader.h"
+
+#include "NodeAdapters.h"
+#include "Pt2Archive.h"
+#include "tgc/Capture/StridedCopy.h"
+#include "tgc/Capture/SympyExpr.h"
+#include "tgc/Dialect/TgcDialect.h"
+#include "tgc/Transforms/Passes.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace tgc;
+
+/// The serialization schema major version tgc reads (torch 2.8 - 2.15 write 8.x).
+static constexpr int64_t kSchemaMajor = 8;
+
+//===----------------------------------------------------------------------===//
+// Serialized values
+//===----------------------------------------------------------------------===//
+
+/// The key of a one-key union object (`{"as_tensor": {...}}`), or "" if `value` is not
+/// one.
+static std::string unionKind(const Json &value) {
+  if (!value.is_object() || value.size() != 1)
+    return "";
+  return value.begin().key();
+}
+
+static const Json &unionValue(const Json &value) { return value.begin().value(); }
+
+/// A dtype code of torch/_export/serde/schema.py's ScalarType.
+struct DTypeCode {
+  int64_t code;
+  llvm::StringLiteral name;
+  Type (*get)(MLIRContext *);
+};
+
+template <unsigned width, IntegerType::SignednessSemantics signedness = IntegerType::Signless>
+static Type integerType(MLIRContext *ctx) {
+  return IntegerType::get(ctx, width, signedness);
+}
+template <typename T>
+static Type floatType(MLIRContext *ctx) {
+  return T::get(ctx);
+}
+
+/// Signed integers are signless in tgc (as i64 scalars are); unsigned ones say so.
+static const DTypeCode kDTypes[] = {
+    {1, "uint8", integerType<8, IntegerType::Unsigned>},
+    {2, "int8", integerType<8>},
+    {3, "int16", integerType<16>},
+    {4, "int32", integerType<32>},
+    {5, "int64", integerType<64>},
+    {6, "float16", floatType<Float16Type>},
+    {7, "float32", floatType<Float32Type>},
+    {8, "float64", floatType<Float64Type>},
+    {9, "complex32", nullptr},
+    {10, "complex64", nullptr},
+    {11, "complex128", nullptr},
+    {12, "bool", integerType<1>},
+    {13, "bfloat16", floatType<BFloat16Type>},
+    {28, "uint16", integerType<16, IntegerType::Unsigned>},
+    {29, "float8_e4m3fn", floatType<Float8E4M3FNType>},
+    {30, "float8_e5m2", floatType<Float8E5M2Type>},
+    {31, "float8_e4m3fnuz", floatType<Float8E4M3FNUZType>},
+    {32, "float8_e5m2fnuz", floatType<Float8E5M2FNUZType>},
+    {33, "float8_e8m0fnu", floatType<Float8E8M0FNUType>},
+    {34, "uint32", integerType<32, IntegerType::Unsigned>},
+    {35, "uint64", integerType<64, IntegerType::Unsigned>},
+};
+
+static const DTypeCode *findDType(int64_t code) {
+  const auto *it = llvm::find_if(kDTypes, [&](const DTypeCode &d) { return d.code == code; });
+  return it == std::end(kDTypes) ? nullptr : it;
+}
+
+/// Bytes per element in a storage (bool and 8-bit floats take one byte).
+static unsigned elementBytes(Type dtype) {
+  return std::max(1u, dtype.getIntOrFloatBitWidth() / 8);
+}
+
+/// The strings torch writes for non-finite floats (JSON has no literal for them).
+static std::optional<double> parseFloat(const Json &value) {
+  if (value.is_number())
+    return value.get<double>();
+  if (!value.is_string())
+    return std::nullopt;
+  std::string text = value.get<std::string>();
+  if (text == "Infinity")
+    return INFINITY;
+  if (text == "-Infinity")
+    return -INFINITY;
+  if (text == "NaN")
+    return NAN;
+  return std::nullopt;
+}
+
+/// Python's json module writes non-finite floats as the bare tokens `NaN`, `Infinity`
+/// and `-Infinity` unless told not to (older torch releases did); strict JSON parsers
+/// reject them, so they are turned into the strings newer releases write.
+static std::string quoteNonFiniteLiterals(llvm::StringRef text) {
+  std::string out;
+  out.reserve(text.size());
+  bool inString = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (inString) {
+      out += c;
+      if (c == '\\' && i + 1 < text.size())
+        out += text[++i];
+      else if (c == '"')
+        inString = false;
+      continue;
+    }
+    inString = c == '"';
+    llvm::StringRef rest = text.drop_front(i);
+    for (llvm::StringRef token : {"NaN", "Infinity", "-Infinity"})
+      if (rest.starts_with(token)) {
+        out += '"' + token.str() + '"';
+        i += token.size() - 1;
+        c = 0;
+        break;
+      }
+    if (c)
+      out += c;
+  }
+  return out;
+}
+
+/// `File "<path>", line <N>` frames of a stack trace, outermost first.
+static SmallVector<std::pair<std::string, unsigned>> stackFrames(llvm::StringRef trace) {
+  SmallVector<std::pair<std::string, unsigned>> frames;
+  static constexpr llvm::StringLiteral kFile = "File \"", kLine = "\", line ";
+  for (size_t at = trace.find(kFile); at != llvm::StringRef::npos;
+       at = trace.find(kFile, at + 1)) {
+    llvm::StringRef rest = trace.drop_front(at + kFile.size());
+    size_t end = rest.find(kLine);
+    if (end == llvm::StringRef::npos)
+      break;
+    llvm::StringRef digits = rest.drop_front(end + kLine.size());
+    digits = digits.take_while([](char c) { return llvm::isDigit(c); });
+    unsigned line = 0;
+    if (!digits.getAsInteger(10, line))
+      frames.push_back({rest.take_front(end).str(), line});
+  }
+  return frames;
+}
+
+/// Whether a frame is inside PyTorch itself (nn.Module.forward of a library module,
+/// torch.fx passes) rather than in the user's model code.
+static bool isTorchFrame(llvm::StringRef file) {
+  return file.starts_with("torch/") || file.starts_with("<") ||
+         file.contains("/site-packages/torch/") || file.contains("/dist-packages/torch/");
+}
+
+//===----------------------------------------------------------------------===//
+// ExportReader
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// A graph input as the signature describes it.
+struct GraphInput {
+  std::string valueName; ///< placeholder name, keys tensor_values
+  std::string kind;      ///< parameter | buffer | constant | user_input
+  std::string name;      ///< fqn, or the user input's name
+};
+
+/// A graph output as the signature describes it.
+struct GraphOutput {
+  std::string valueName;
+  std::string kind;   ///< user_output | buffer_mutation | user_input_mutation
+  std::string target; ///< for mutations: the buffer fqn / user input name
+};
+
+/// A node ready to become an op: what the JSON said, resolved into MLIR values and
+/// attribute candidates. Building it reads JSON (which may throw); turning it into an
+/// op (createOp) does not, so no half-built op is ever left behind by an exception.
+struct OpSpec {
+  OperationName name;
+  SmallVector<Value> operands;
+  SmallVector<int32_t> segmentSizes;
+  /// Per attribute, the forms a serialized value may take (an int may be an I64Attr
+  /// or a one-element #tgc.shape); the first one the op's properties accept wins.
+  SmallVector<std::pair<std::string, SmallVector<Attribute>>> attributes;
+  NamedAttrList fixedAttributes;
+};
+
+class ExportReader {
+public:
+  ExportReader(llvm::StringRef path, MLIRContext *ctx)
+      : path(path.str()), ctx(ctx), archiveLoc(FileLineColLoc::get(ctx, path, 0, 0)),
+        currentLoc(archiveLoc), builder(ctx) {}
+
+  OwningOpRef<ModuleOp> read();
+
+private:
+  // The archive and the program's JSON.
+  LogicalResult loadProgram();
+  FailureOr<Json> readJson(llvm::StringRef member, bool optional);
+  LogicalResult checkSchemaVersion();
+
+  // Symbols and tensor metadata.
+  AffineExpr symbolFor(llvm::StringRef name);
+  FailureOr<AffineExpr> parseSymInt(const Json &symInt, llvm::StringRef valueName);
+  FailureOr<AffineExpr> resolveSymInt(const Json &symInt);
+  FailureOr<TensorMeta> parseTensorMeta(const Json &meta, llvm::StringRef valueName);
+  FailureOr<TensorMeta> valueMeta(llvm::StringRef valueName);
+  FailureOr<Type> parseDType(const Json &code, llvm::StringRef valueName);
+  Attribute parseDevice(const Json &device);
+  void addRangeConstraintSymbols();
+  ArrayAttr buildSymbolsAttr();
+
+  // Signature, globals and weights.
+  FailureOr<GraphInput> parseInputSpec(const Json &spec);
+  FailureOr<GraphOutput> parseOutputSpec(const Json &spec);
+  LogicalResult buildEntryFunction();
+  FailureOr<ElementsAttr> readInitialValue(llvm::StringRef fqn, const TensorMeta &meta);
+  FailureOr<llvm::StringRef> readStorage(llvm::StringRef member);
+  LogicalResult createGlobal(const GraphInput &input, const TensorMeta &meta);
+  LogicalResult buildReturn(func::FuncOp func);
+
+  // Nodes.
+  LogicalResult convertNode(const Json &node);
+  Location nodeLocation(const Json &node, llvm::StringRef name);
+  LogicalResult parseNodeOutputs(const Json &node, SmallVectorImpl<NodeOutput> &outputs);
+  std::optional<OperationName> lookupAtenOp(llvm::StringRef target);
+  FailureOr<OpSpec> prepareOp(OperationName opName, llvm::StringRef target,
+                              std::vector<NodeArgument> arguments, NamedAttrList fixed);
+  FailureOr<SmallVector<Value>> operandValues(const Json &argument, llvm::StringRef name);
+  FailureOr<Value> lookupValue(llvm::StringRef valueName);
+  FailureOr<SmallVector<Attribute>> attributeCandidates(const Json &argument,
+                                                        llvm::StringRef name);
+  FailureOr<Operation *> createOp(OpSpec &spec, size_t numOutputs);
+  LogicalResult bindOutputs(Operation *op, llvm::ArrayRef<NodeOutput> outputs);
+
+  /// An error about the node being converted (or the archive), at its location.
+  InFlightDiagnostic emitNodeError() {
+    InFlightDiagnostic diag = emitError(currentLoc);
+    if (!currentNode.empty())
+      diag << "node '" << currentNode << "': ";
+    return diag;
+  }
+
+  std::string path;
+  MLIRContext *ctx;
+  Location archiveLoc;
+  /// Where errors about what is being read now go: the node's source line, or the
+  /// archive.
+  Location currentLoc;
+  std::string currentNode;
+  /// What is being read, for reports of malformed JSON.
+  std::string currentMember = "the archive";
+  OpBuilder builder;
+
+  std::unique_ptr<Pt2Archive> archive;
+  std::string programName = "model";
+  Json program, weightsConfig, constantsConfig;
+  const Json *graph = nullptr;
+  OwningOpRef<ModuleOp> module;
+
+  llvm::StringMap<unsigned> symbolIndex;
+  SmallVector<std::string> symbolNames;
+  llvm::StringMap<Value> values;
+  llvm::StringMap<OperationName> atenOps;
+  llvm::StringMap<std::string> storages;
+};
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// The archive and the program's JSON
+//===----------------------------------------------------------------------===//
+
+OwningOpRef<ModuleOp> ExportReader::read() {
+  ctx->getOrLoadDialect<TgcDialect>();
+  try {
+    if (failed(loadProgram()) || failed(buildEntryFunction()))
+      return nullptr;
+  } catch (const Json::exception &e) {
+    emitNodeError() << "malformed " << currentMember << ": " << e.what();
+    return nullptr;
+  }
+  module->getOperation()->setAttr(TgcDialect::kSymbolsAttrName, buildSymbolsAttr());
+  if (failed(verify(*module)))
+    return nullptr;
+  return std::move(module);
+}
+
+LogicalResult ExportReader::loadProgram() {
+  archive = Pt2Archive::open(path, archiveLoc);
+  if (!archive)
+    return failure();
+  if (archive->contains("serialized_exported_program.json"))
+    return emitError(archiveLoc)
+           << "this archive has the layout torch <= 2.7 wrote "
+              "(serialized_exported_program.json and pickled weights), which tgc does "
+              "not read yet; save it again with torch >= 2.8";
+  if (archive->contains("byteorder")) {
+    FailureOr<std::string> order = archive->read("byteorder", archiveLoc);
+    if (failed(order))
+      return failure();
+    if (llvm::StringRef(*order).trim() != "little")
+      return emitError(archiveLoc) << "the archive's tensor data is '"
+                                   << llvm::StringRef(*order).trim()
+                                   << "' endian; tgc reads little-endian data only";
+  }
+  FailureOr<Json> json = readJson("models/" + programName + ".json", /*optional=*/false);
+  if (failed(json))
+    return failure();
+  program = std::move(*json);
+  if (failed(checkSchemaVersion()))
+    return failure();
+  FailureOr<Json> weights =
+      readJson("data/weights/" + programName + "_weights_config.json", /*optional=*/true);
+  FailureOr<Json> constants =
+      readJson("data/constants/" + programName + "_constants_config.json", /*optional=*/true);
+  if (failed(weights) || failed(constants))
+    return failure();
+  weightsConfig = std::move(*weights);
+  constantsConfig = std::move(*constants);
+  currentMember = "models/" + programName + ".json";
+  graph = &program.at("graph_module").at("graph");
+  return success();
+}
+
+FailureOr<Json> ExportReader::readJson(llvm::StringRef member, bool optional) {
+  if (optional && !archive->contains(member))
+    return Json::object({{"config", Json::object()}});
+  FailureOr<std::string> text = archive->read(member, archiveLoc);
+  if (failed(text))
+    return failure();
+  currentMember = member.str();
+  try {
+    return Json::parse(quoteNonFiniteLiterals(*text));
+  } catch (const Json::exception &e) {
+    return emitError(archiveLoc) << "member '" << member << "' is not valid JSON: "
+                                 << e.what();
+  }
+}
+
+LogicalResult ExportReader::checkSchemaVersion() {
+  const Json &version = program.at("schema_version");
+  int64_t major = version.at("major").get<int64_t>();
+  int64_t minor = version.at("minor").get<int64_t>();
+  if (major == kSchemaMajor)
+    return success();
+  return emitError(archiveLoc) << "torch.export schema version " << major << "." << minor
+                               << " is not supported (tgc reads " << kSchemaMajor << ".x)";
+}
+
+//===----------------------------------------------------------------------===//
+// Symbols and tensor metadata
+//===----------------------------------------------------------------------===//
+
+AffineExpr ExportReader::symbolFor(llvm::StringRef name) {
+  auto [it, inserted] = symbolIndex.try_emplace(name, symbolNames.size());
+  if (inserted)
+    symbolNames.push_back(name.str());
+  return getAffineSymbolExpr(it->second, ctx);
+}
+
+FailureOr<AffineExpr> ExportReader::parseSymInt(const Json &symInt,
+                                                llvm::StringRef valueName) {
+  std::string kind = unionKind(symInt);
+  if (kind == "as_int")
+    return getAffineConstantExpr(unionValue(symInt).get<int64_t>(), ctx);
+  if (kind != "as_expr")
+    return emitNodeError() << "value '" << valueName << "': expected a SymInt, got '"
+                           << symInt.dump() << "'";
+  std::string text = unionValue(symInt).at("expr_str").get<std::string>();
+  llvm::Expected<AffineExpr> expr =
+      parseSympyExpr(text, ctx, [&](llvm::StringRef name) { return symbolFor(name); });
+  if (!expr)
+    return emitNodeError() << "value '" << valueName << "': cannot use the size expression '"
+                           << text << "': " << llvm::toString(expr.takeError());
+  return *expr;
+}
+
+/// A SymInt argument: a literal, or a name of graph.sym_int_values.
+FailureOr<AffineExpr> ExportReader::resolveSymInt(const Json &symInt) {
+  std::string kind = unionKind(symInt);
+  if (kind == "as_int")
+    return getAffineConstantExpr(unionValue(symInt).get<int64_t>(), ctx);
+  if (kind != "as_name")
+    return emitNodeError() << "expected a SymInt argument, got '" << symInt.dump() << "'";
+  std::string name = unionValue(symInt).get<std::string>();
+  const Json &symIntValues = graph->at("sym_int_values");
+  if (!symIntValues.contains(name))
+    return emitNodeError() << "unknown symbolic int '" << name << "'";
+  return parseSymInt(symIntValues.at(name), name);
+}
+
+FailureOr<Type> ExportReader::parseDType(const Json &code, llvm::StringRef valueName) {
+  const DTypeCode *dtype = findDType(code.get<int64_t>());
+  if (!dtype)
+    return emitNodeError() << "value '" << valueName << "' has unknown dtype code "
+                           << code.get<int64_t>();
+  if (!dtype->get)
+    return emitNodeError() << "value '" << valueName << "' has dtype " << dtype->name
+                           << ", which tgc does not support";
+  return dtype->get(ctx);
+}
+
+/// Null for the CPU (what types leave implicit), a #tgc.device otherwise.
+Attribute ExportReader::parseDevice(const Json &device) {
+  std::string kind = device.at("type").get<std::string>();
+  const Json *index = device.contains("index") ? &device.at("index") : nullptr;
+  if (kind == "cpu")
+    return {};
+  return DeviceAttr::get(ctx, kind, index && !index->is_null() ? index->get<int64_t>() : -1);
+}
+
+FailureOr<TensorMeta> ExportReader::parseTensorMeta(const Json &json,
+                                                    llvm::StringRef valueName) {
+  TensorMeta meta;
+  FailureOr<Type> dtype = parseDType(json.at("dtype"), valueName);
+  if (failed(dtype))
+    return failure();
+  meta.dtype = *dtype;
+  if (json.contains("layout") && json.at("layout").get<int64_t>() != 7)
+    return emitNodeError() << "value '" << valueName
+                           << "' is not a strided (dense) tensor; tgc reads dense tensors only";
+  for (const Json &size : json.at("sizes")) {
+    FailureOr<AffineExpr> expr = parseSymInt(size, valueName);
+    if (failed(expr))
+      return failure();
+    meta.sizes.push_back(*expr);
+  }
+  for (const Json &stride : json.at("strides")) {
+    FailureOr<AffineExpr> expr = parseSymInt(stride, valueName);
+    if (failed(expr))
+      return failure();
+    meta.strides.push_back(*expr);
+  }
+  if (meta.strides.size() != meta.sizes.size())
+    return emitNodeError() << "value '" << valueName << "' has " << meta.sizes.size()
+                           << " sizes but " << meta.strides.size() << " strides";
+  FailureOr<AffineExpr> offset = parseSymInt(json.at("storage_offset"), valueName);
+  if (failed(offset))
+    return failure();
+  if (getConstantSize(*offset) != 0)
+    meta.storageOffset = *offset;
+  meta.device = parseDevice(json.at("device"));
+  meta.requiresGrad = json.contains("requires_grad") && json.at("requires_grad").get<bool>();
+  return meta;
+}
+
+FailureOr<TensorMeta> ExportReader::valueMeta(llvm::StringRef valueName) {
+  const Json &tensorValues = graph->at("tensor_values");
+  if (!tensorValues.contains(valueName))
+    return emitNodeError() << "tensor '" << valueName << "' has no metadata in tensor_values";
+  return parseTensorMeta(tensorValues.at(valueName), valueName);
+}
+
+/// Symbols bounded by range_constraints but not seen in the inputs come after those.
+void ExportReader::addRangeConstraintSymbols() {
+  if (!program.contains("range_constraints"))
+    return;
+  for (const auto &[name, range] : program.at("range_constraints").items())
+    if (!name.empty() && llvm::all_of(name, [](char c) { return llvm::isAlnum(c) || c == '_'; }))
+      symbolFor(name);
+}
+
+ArrayAttr ExportReader::buildSymbolsAttr() {
+  SmallVector<Attribute> symbols;
+  const Json *ranges =
+      program.contains("range_constraints") ? &program.at("range_constraints") : nullptr;
+  for (const std::string &name : symbolNames) {
+    int64_t min = 0;
+    std::optional<int64_t> max;
+    const Json *range = ranges && ranges->contains(name) ? &ranges->at(name) : nullptr;
+    if (range && range->is_object()) {
+      if (range->contains("min_val") && range->at("min_val").is_number_integer())
+        min = range->at("min_val").get<int64_t>();
+      if (range->contains("max_val") && range->at("max_val").is_number_integer())
+        max = range->at("max_val").get<int64_t>();
+    }
+    symbols.push_back(SymbolAttr::get(ctx, name, min, max));
+  }
+  return ArrayAttr::get(ctx, symbols);
+}
+
+//===----------------------------------------------------------------------===//
+// Signature, globals and weights
+//===----------------------------------------------------------------------===//
+
+FailureOr<GraphInput> ExportReader::parseInputSpec(const Json &spec) {
+  std::string kind = unionKind(spec);
+  if (kind.empty())
+    return emitNodeError() << "malformed input spec '" << spec.dump() << "'";
+  const Json &body = unionValue(spec);
+  auto placeholder = [&](llvm::StringRef kindName, const char *nameKey) -> GraphInput {
+    return {body.at("arg").at("name").get<std::string>(), kindName.str(),
+            body.at(nameKey).get<std::string>()};
+  };
+  if (kind == "parameter")
+    return placeholder("parameter", "parameter_name");
+  if (kind == "buffer")
+    return placeholder("buffer", "buffer_name");
+  if (kind == "tensor_constant")
+    return placeholder("constant", "tensor_constant_name");
+  if (kind == "user_input") {
+    const Json &argument = body.at("arg");
+    if (unionKind(argument) != "as_tensor")
+      return emitNodeError() << "user input '" << argument.dump()
+                             << "' is not a tensor; tgc supports tensor inputs only for now";
+    std::string name = unionValue(argument).at("name").get<std::string>();
+    return GraphInput{name, "user_input", name};
+  }
+  return emitNodeError() << "input of kind '" << kind
+                         << "' is not supported yet (tgc supports parameters, buffers, tensor "
+                            "constants and tensor user inputs)";
+}
+
+FailureOr<GraphOutput> ExportReader::parseOutputSpec(const Json &spec) {
+  std::string kind = unionKind(spec);
+  if (kind.empty())
+    return emitNodeError() << "malformed output spec '" << spec.dump() << "'";
+  const Json &body = unionValue(spec);
+  if (kind == "user_output") {
+    const Json &argument = body.at("arg");
+    if (unionKind(argument) != "as_tensor")
+      return emitNodeError() << "user output '" << argument.dump()
+                             << "' is not a tensor; tgc supports tensor outputs only for now";
+    return GraphOutput{unionValue(argument).at("name").get<std::string>(), kind, ""};
+  }
+  if (kind == "buffer_mutation")
+    return GraphOutput{body.at("arg").at("name").get<std::string>(), kind,
+                       body.at("buffer_name").get<std::string>()};
+  if (kind == "user_input_mutation")
+    return GraphOutput{body.at("arg").at("name").get<std::string>(), kind,
+                       body.at("user_input_name").get<std::string>()};
+  return emitNodeError() << "output of kind '" << kind << "' is not supported yet";
+}
+
+LogicalResult ExportReader::buildEntryFunction() {
+  module = ModuleOp::create(archiveLoc);
+  builder.setInsertionPointToEnd(module->getBody());
+  const Json &signature = program.at("graph_module").at("signature");
+  SmallVector<GraphInput> inputs;
+  SmallVector<Type> argTypes;
+  for (const Json &spec : signature.at("input_specs")) {
+    FailureOr<GraphInput> input = parseInputSpec(spec);
+    if (failed(input))
+      return failure();
+    FailureOr<TensorMeta> meta = valueMeta(input->valueName);
+    if (failed(meta))
+      return failure();
+    if (input->kind != "user_input" && failed(createGlobal(*input, *meta)))
+      return failure();
+    argTypes.push_back(BaseTensorType::get(ctx, /*isRef=*/true, *meta));
+    inputs.push_back(std::move(*input));
+  }
+  addRangeConstraintSymbols();
+
+  auto func = func::FuncOp::create(builder, archiveLoc, "forward",
+                                   builder.getFunctionType(argTypes, {}));
+  Block *entry = func.addEntryBlock();
+  for (auto [i, input] : llvm::enumerate(inputs)) {
+    BlockArgument arg = entry->getArgument(i);
+    arg.setLoc(NameLoc::get(builder.getStringAttr(input.name), archiveLoc));
+    values[input.valueName] = arg;
+    NamedAttrList attrs;
+    attrs.set(attr::kKind, builder.getStringAttr(input.kind));
+    attrs.set(attr::kName, builder.getStringAttr(input.name));
+    if (input.kind != "user_input")
+      attrs.set(attr::kGlobal, FlatSymbolRefAttr::get(ctx, input.name));
+    func.setArgAttrs(i, attrs.getDictionary(ctx));
+  }
+
+  builder.setInsertionPointToEnd(entry);
+  for (const Json &node : graph->at("nodes"))
+    if (failed(convertNode(node)))
+      return failure();
+  currentNode.clear();
+  currentLoc = archiveLoc;
+  return buildReturn(func);
+}
+
+LogicalResult ExportReader::buildReturn(func::FuncOp func) {
+  const Json &signature = program.at("graph_module").at("signature");
+  SmallVector<Value> results;
+  SmallVector<DictionaryAttr> resultAttrs;
+  for (const Json &spec : signature.at("output_specs")) {
+    FailureOr<GraphOutput> output = parseOutputSpec(spec);
+    if (failed(output))
+      return failure();
+    FailureOr<Value> value = lookupValue(output->valueName);
+    if (failed(value))
+      return failure();
+    results.push_back(*value);
+    NamedAttrList attrs;
+    attrs.set(attr::kKind, builder.getStringAttr(output->kind));
+    if (!output->target.empty())
+      attrs.set(attr::kTarget, builder.getStringAttr(output->target));
+    resultAttrs.push_back(attrs.getDictionary(ctx));
+  }
+  func::ReturnOp::create(builder, archiveLoc, results);
+  func.setFunctionType(
+      builder.getFunctionType(func.getArgumentTypes(), ValueRange(results).getTypes()));
+  func.setAllResultAttrs(resultAttrs);
+  return success();
+}
+
+LogicalResult ExportReader::createGlobal(const GraphInput &input, const TensorMeta &meta) {
+  FailureOr<ElementsAttr> initialValue = readInitialValue(input.name, meta);
+  if (failed(initialValue))
+    return failure();
+  TensorMeta valueMeta;
+  valueMeta.sizes = meta.sizes;
+  valueMeta.dtype = meta.dtype;
+  Type type = BaseTensorType::get(ctx, /*isRef=*/false, valueMeta);
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToEnd(module->getBody());
+  GlobalOp::create(builder, NameLoc::get(builder.getStringAttr(input.name), archiveLoc),
+                   builder.getStringAttr(input.name), builder.getStringAttr(input.kind),
+                   TypeAttr::get(type), *initialValue);
+  return success();
+}
+
+FailureOr<llvm::StringRef> ExportReader::readStorage(llvm::StringRef member) {
+  auto it = storages.find(member);
+  if (it != storages.end())
+    return llvm::StringRef(it->second);
+  FailureOr<std::string> data = archive->read(member, archiveLoc);
+  if (failed(data))
+    return failure();
+  return llvm::StringRef(storages.try_emplace(member, std::move(*data)).first->second);
+}
+
+/// A resource name for `fqn` that is a valid identifier in the IR's text form.
+static std::string resourceName(llvm::StringRef fqn) {
+  std::string name = fqn.str();
+  for (char &c : name)
+    if (!llvm::isAlnum(c) && c != '_' && c != '.')
+      c = '_';
+  if (name.empty() || llvm::isDigit(name.front()) || name.front() == '.')
+    name.insert(0, "_");
+  return name;
+}
+
+/// Parameters and persistent buffers live in data/weights, tensor constants and
+/// non-persistent buffers in data/constants; both configs map an fqn to a storage file
+/// and the view of it the tensor is.
+FailureOr<ElementsAttr> ExportReader::readInitialValue(llvm::StringRef fqn,
+                                                       const TensorMeta &meta) {
+  const Json *entry = nullptr;
+  llvm::StringRef folder;
+  for (auto [config, configFolder] : {std::pair(&weightsConfig, "data/weights/"),
+                                      std::pair(&constantsConfig, "data/constants/")})
+    if (!entry && config->at("config").contains(fqn)) {
+      entry = &config->at("config").at(fqn);
+      folder = configFolder;
+    }
+  if (!entry)
+    return emitError(archiveLoc) << "the archive has no data for '" << fqn << "'";
+  if (entry->contains("use_pickle") && entry->at("use_pickle").get<bool>())
+    return emitError(archiveLoc) << "'" << fqn
+                                 << "' is stored pickled (a tensor subclass), which tgc "
+                                    "does not read";
+  FailureOr<TensorMeta> stored = parseTensorMeta(entry->at("tensor_meta"), fqn);
+  if (failed(stored))
+    return failure();
+  SmallVector<int64_t> sizes, strides;
+  for (auto [size, stride] : llvm::zip(stored->sizes, stored->strides)) {
+    std::optional<int64_t> s = getConstantSize(size), st = getConstantSize(stride);
+    if (!s || !st)
+      return emitError(archiveLoc) << "'" << fqn << "' has symbolic sizes in the archive";
+    sizes.push_back(*s);
+    strides.push_back(*st);
+  }
+  std::optional<int64_t> offset =
+      stored->storageOffset ? getConstantSize(stored->storageOffset) : 0;
+  if (!offset || stored->dtype != meta.dtype || stored->sizes != meta.sizes)
+    return emitError(archiveLoc) << "the stored data of '" << fqn
+                                 << "' does not match its metadata in the graph";
+  FailureOr<llvm::StringRef> storage =
+      readStorage((folder + entry->at("path_name").get<std::string>()).str());
+  if (failed(storage))
+    return failure();
+  llvm::Expected<std::vector<char>> data =
+      copyStridedToContiguous(*storage, sizes, strides, *offset, elementBytes(meta.dtype));
+  if (!data)
+    return emitError(archiveLoc) << "cannot read the data of '" << fqn
+                                 << "': " << llvm::toString(data.takeError());
+  auto type = RankedTensorType::get(sizes, meta.dtype);
+  // 64-byte alignment, as the archive stores it, lets consumers map the data directly.
+  AsmResourceBlob blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(
+      llvm::ArrayRef<char>(*data), /*align=*/64);
+  return llvm::cast<ElementsAttr>(
+      DenseResourceElementsAttr::get(type, resourceName(fqn), std::move(blob)));
+}
+
+//===----------------------------------------------------------------------===//
+// Nodes
+//===----------------------------------------------------------------------===//
+
+/// The user's line: the innermost stack frame outside PyTorch itself (torch's own
+/// modules, such as nn.Linear.forward, are the last frames of a trace), else the
+/// innermost frame, else the archive.
+Location ExportReader::nodeLocation(const Json &node, llvm::StringRef name) {
+  Location source = archiveLoc;
+  const Json *metadata = node.contains("metadata") ? &node.at("metadata") : nullptr;
+  if (metadata && metadata->contains("stack_trace") && metadata->at("stack_trace").is_string()) {
+    auto frames = stackFrames(metadata->at("stack_trace").get<std::string>());
+    auto user = llvm::find_if(llvm::reverse(frames),
+                              [](const auto &frame) { return !isTorchFrame(frame.first); });
+    if (user != llvm::reverse(frames).end())
+      source = FileLineColLoc::get(ctx, user->first, user->second, 0);
+    else if (!frames.empty())
+      source = FileLineColLoc::get(ctx, frames.back().first, frames.back().second, 0);
+  }
+  return NameLoc::get(builder.getStringAttr(name), source);
+}
+
+/// Nodes written before torch 2.8 have no name; their first output names them.
+static std::string nodeName(const Json &node, llvm::StringRef target) {
+  if (node.contains("name") && node.at("name").is_string())
+    return node.at("name").get<std::string>();
+  for (const Json &output : node.at("outputs")) {
+    std::string kind = unionKind(output);
+    if (kind == "as_tensor")
+      return unionValue(output).at("name").get<std::string>();
+    if (kind == "as_tensors" && !unionValue(output).empty())
+      return unionValue(output).at(0).at("name").get<std::string>();
+    if (kind == "as_sym_int" && unionKind(unionValue(output)) == "as_name")
+      return unionValue(unionValue(output)).get<std::string>();
+  }
+  return target.str();
+}
+
+std::optional<OperationName> ExportReader::lookupAtenOp(llvm::StringRef target) {
+  if (atenOps.empty())
+    for (RegisteredOperationName name : ctx->getRegisteredOperations())
+      if (auto *aten = name.getInterface<AtenOpInterface>())
+        for (llvm::StringRef atenTarget : aten->getAtenTargets())
+          atenOps.try_emplace(atenTarget, name);
+  auto it = atenOps.find(target);
+  if (it == atenOps.end())
+    return std::nullopt;
+  return it->second;
+}
+
+LogicalResult ExportReader::convertNode(const Json &node) {
+  llvm::StringRef target = node.at("target").get_ref<const std::string &>();
+  target.consume_front("torch.ops.");
+  currentNode = nodeName(node, target);
+  currentLoc = nodeLocation(node, currentNode);
+  if (isSymbolicIntTarget(target))
+    return success();
+  const NodeAdapter *adapter = findNodeAdapter(target);
+  std::optional<OperationName> opName =
+      adapter && !adapter->opName.empty()
+          ? std::optional<OperationName>(OperationName(adapter->opName, ctx))
+          : lookupAtenOp(target);
+  if (!opName)
+    return emitNodeError() << "unsupported operator " << target;
+
+  SmallVector<NodeOutput> outputs;
+  if (failed(parseNodeOutputs(node, outputs)))
+    return failure();
+  std::vector<NodeArgument> arguments;
+  for (const Json &input : node.at("inputs"))
+    arguments.push_back({input.at("name").get<std::string>(), &input.at("arg")});
+  NamedAttrList fixed;
+  if (adapter) {
+    AdapterNode adapterNode{ctx, arguments, outputs, fixed,
+                            [this]() { return emitNodeError(); }};
+    if (failed(adapter->adapt(adapterNode)))
+      return failure();
+  }
+  FailureOr<OpSpec> spec = prepareOp(*opName, target, std::move(arguments), std::move(fixed));
+  if (failed(spec))
+    return failure();
+  FailureOr<Operation *> op = createOp(*spec, outputs.size());
+  if (failed(op))
+    return failure();
+  return bindOutputs(*op, outputs);
+}
+
+LogicalResult ExportReader::parseNodeOutputs(const Json &node,
+                                             SmallVectorImpl<NodeOutput> &outputs) {
+  auto addTensor = [&](const Json &tensor) -> LogicalResult {
+    std::string name = tensor.at("name").get<std::string>();
+    FailureOr<TensorMeta> meta = valueMeta(name);
+    if (failed(meta))
+      return failure();
+    outputs.push_back({name, *meta});
+    return success();
+  };
+  for (const Json &output : node.at("outputs")) {
+    std::string kind = unionKind(output);
+    if (kind == "as_tensor" && failed(addTensor(unionValue(output))))
+      return failure();
+    if (kind == "as_tensors")
+      for (const Json &tensor : unionValue(output))
+        if (failed(addTensor(tensor)))
+          return failure();
+    if (kind == "as_none")
+      outputs.push_back({"", std::nullopt});
+    if (kind != "as_tensor" && kind != "as_tensors" && kind != "as_none")
+      return emitNodeError() << "results of kind '" << kind << "' are not supported";
+  }
+  return success();
+}
+
+FailureOr<Value> ExportReader::lookupValue(llvm::StringRef valueName) {
+  auto it = values.find(valueName);
+  if (it == values.end())
+    return emitNodeError() << "unknown tensor '" << valueName << "'";
+  return it->second;
+}
+
+/// The operand(s) a serialized argument stands for: tensors, none (an absent optional
+/// tensor), or a Python scalar given to a Tensor parameter (an arith.constant).
+FailureOr<SmallVector<Value>> ExportReader::operandValues(const Json &argument,
+                                                          llvm::StringRef name) {
+  std::string kind = unionKind(argument);
+  const Json &value = unionValue(argument);
+  Location loc = currentLoc;
+  auto one = [](FailureOr<Value> v) -> FailureOr<SmallVector<Value>> {
+    if (failed(v))
+      return failure();
+    return SmallVector<Value>{*v};
+  };
+  if (kind == "as_tensor")
+    return one(lookupValue(value.at("name").get<std::string>()));
+  if (kind == "as_none")
+    return SmallVector<Value>{};
+  if (kind == "as_optional_tensor")
+    return operandValues(value, name);
+  if (kind == "as_tensors") {
+    SmallVector<Value> tensors;
+    for (const Json &tensor : value) {
+      FailureOr<Value> v = lookupValue(tensor.at("name").get<std::string>());
+      if (failed(v))
+        return failure();
+      tensors.push_back(*v);
+    }
+    return tensors;
+  }
+  if (kind == "as_int")
+    return one(arith::ConstantOp::create(builder, loc, builder.getI64IntegerAttr(
+                                                           value.get<int64_t>()))
+                   .getResult());
+  if (kind == "as_bool")
+    return one(
+        arith::ConstantOp::create(builder, loc, builder.getBoolAttr(value.get<bool>())).getResult());
+  if (kind == "as_float") {
+    std::optional<double> f = parseFloat(value);
+    if (!f)
+      return emitNodeError() << "argument '" << name << "' is not a float: " << value.dump();
+    return one(arith::ConstantOp::create(builder, loc, builder.getF64FloatAttr(*f)).getResult());
+  }
+  return emitNodeError() << "argument '" << name << "' of kind '" << kind
+                         << "' cannot be a tensor operand";
+}
+
+/// The attribute forms a serialized argument may take, most natural first.
+FailureOr<SmallVector<Attribute>> ExportReader::attributeCandidates(const Json &argument,
+                                                                     llvm::StringRef name) {
+  std::string kind = unionKind(argument);
+  const Json &value = unionValue(argument);
+  // A size list is a #tgc.shape, or a plain array where every size is a constant.
+  auto listForms = [&](ArrayRef<AffineExpr> sizes) {
+    SmallVector<Attribute> forms = {ShapeAttr::get(ctx, sizes)};
+    SmallVector<int64_t> constants;
+    for (AffineExpr size : sizes)
+      if (std::optional<int64_t> c = getConstantSize(size))
+        constants.push_back(*c);
+    if (constants.size() == sizes.size())
+      forms.push_back(builder.getDenseI64ArrayAttr(constants));
+    return forms;
+  };
+  if (kind == "as_int" || kind == "as_sym_int") {
+    FailureOr<AffineExpr> size = kind == "as_int"
+                                     ? getAffineConstantExpr(value.get<int64_t>(), ctx)
+                                     : resolveSymInt(value);
+    if (failed(size))
+      return failure();
+    SmallVector<Attribute> forms;
+    if (std::optional<int64_t> c = getConstantSize(*size))
+      forms = {builder.getI64IntegerAttr(*c), builder.getF64FloatAttr(static_cast<double>(*c))};
+    llvm::append_range(forms, listForms({*size}));
+    return forms;
+  }
+  if (kind == "as_float") {
+    std::optional<double> f = parseFloat(value);
+    if (!f)
+      return emitNodeError() << "argument '" << name << "' is not a float: " << value.dump();
+    return SmallVector<Attribute>{builder.getF64FloatAttr(*f)};
+  }
+  if (kind == "as_bool")
+    return SmallVector<Attribute>{builder.getBoolAttr(value.get<bool>())};
+  if (kind == "as_string")
+    return SmallVector<Attribute>{builder.getStringAttr(value.get<std::string>())};
+  if (kind == "as_ints" || kind == "as_sym_ints") {
+    SmallVector<AffineExpr> sizes;
+    for (const Json &element : value) {
+      FailureOr<AffineExpr> size =
+          kind == "as_ints" ? getAffineConstantExpr(element.get<int64_t>(), ctx)
+                            : resolveSymInt(element);
+      if (failed(size))
+        return failure();
+      sizes.push_back(*size);
+    }
+    return listForms(sizes);
+  }
+  if (kind == "as_floats") {
+    SmallVector<double> floats;
+    for (const Json &element : value) {
+      std::optional<double> f = parseFloat(element);
+      if (!f)
+        return emitNodeError() << "argument '" << name << "' holds a non-float";
+      floats.push_back(*f);
+    }
+    return SmallVector<Attribute>{builder.getDenseF64ArrayAttr(floats)};
+  }
+  if (kind == "as_bools") {
+    SmallVector<bool> bools;
+    for (const Json &element : value)
+      bools.push_back(element.get<bool>());
+    return SmallVector<Attribute>{builder.getDenseBoolArrayAttr(bools)};
+  }
+  if (kind == "as_scalar_type") {
+    FailureOr<Type> dtype = parseDType(value, name);
+    if (failed(dtype))
+      return failure();
+    return SmallVector<Attribute>{TypeAttr::get(*dtype)};
+  }
+  if (kind == "as_device") {
+    // The CPU is what an absent device means, as in tensor types.
+    Attribute device = parseDevice(value);
+    return device ? SmallVector<Attribute>{device} : SmallVector<Attribute>{};
+  }
+  if (kind == "as_none")
+    return SmallVector<Attribute>{};
+  return emitNodeError() << "argument '" << name << "' of kind '" << kind
+                         << "' is not supported";
+}
+
+FailureOr<OpSpec> ExportReader::prepareOp(OperationName opName, llvm::StringRef target,
+                                          std::vector<NodeArgument> arguments,
+                                          NamedAttrList fixed) {
+  auto *aten = opName.getInterface<AtenOpInterface>();
+  if (!aten)
+    return emitNodeError() << opName << " does not describe its ATen arguments";
+  OpSpec spec{opName, {}, {}, {}, std::move(fixed)};
+  auto take = [&](llvm::StringRef name) -> const Json * {
+    auto it = llvm::find_if(arguments, [&](const NodeArgument &a) { return a.name == name; });
+    if (it == arguments.end())
+      return nullptr;
+    const Json *value = it->value;
+    arguments.erase(it);
+    return value;
+  };
+  // Operands, in the op's order (= schema order); omitted ones are absent optionals.
+  for (llvm::StringRef name : aten->getAtenOperandNames()) {
+    const Json *argument = take(name);
+    FailureOr<SmallVector<Value>> operands =
+        argument ? operandValues(*argument, name) : SmallVector<Value>{};
+    if (failed(operands))
+      return failure();
+    llvm::append_range(spec.operands, *operands);
+    spec.segmentSizes.push_back(operands->size());
+  }
+  ArrayRef<StringAttr> attrNames = opName.getAttributeNames();
+  for (const NodeArgument &argument : arguments) {
+    bool declared = llvm::any_of(attrNames, [&](StringAttr n) { return n == argument.name; });
+    if (!declared && isIgnorableArgument(argument))
+      continue;
+    if (!declared)
+      return emitNodeError() << "argument '" << argument.name << "' of " << target
+                             << " has no counterpart on " << opName;
+    FailureOr<SmallVector<Attribute>> forms = attributeCandidates(*argument.value, argument.name);
+    if (failed(forms))
+      return failure();
+    if (!forms->empty())
+      spec.attributes.push_back({argument.name, std::move(*forms)});
+  }
+  for (llvm::StringRef required : aten->getAtenRequiredAttrNames()) {
+    bool given = spec.fixedAttributes.get(required) ||
+                 llvm::any_of(spec.attributes, [&](auto &a) { return a.first == required; });
+    if (!given)
+      return emitNodeError() << target << " without argument '" << required
+                             << "' is not supported (" << opName << " needs it)";
+  }
+  return spec;
+}
+
+/// Runs `fn`, keeping the first diagnostic it emits in `message` instead of reporting
+/// it, so that the caller can report it once, naming the node.
+template <typename Fn>
+static LogicalResult captureDiagnostic(MLIRContext *ctx, std::string &message, Fn fn) {
+  ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &diag) {
+    if (message.empty())
+      message = diag.str();
+    return success();
+  });
+  return fn();
+}
+
+/// Result types at the capture level: creation ops infer value tensors, but every
+/// tensor of a captured program is a reference with a layout.
+static Type toCaptureLevel(Type type) {
+  auto tensor = llvm::dyn_cast<BaseTensorType>(type);
+  if (!tensor || tensor.isRef())
+    return type;
+  TensorMeta meta = tensor.getMeta();
+  if (meta.strides.empty())
+    meta.strides = TensorMeta::contiguousStrides(meta.sizes, type.getContext());
+  return BaseTensorType::get(type.getContext(), /*isRef=*/true, meta);
+}
+
+FailureOr<Operation *> ExportReader::createOp(OpSpec &spec, size_t numOutputs) {
+  // A detached probe holds the operands and properties so that the op's own property
+  // conversion decides which attribute form fits, and inference sees exactly what the
+  // op will hold. It never has results, so nothing can use it.
+  Operation *probe = Operation::create(currentLoc, spec.name, {}, spec.operands,
+                                       NamedAttrList(), OpaqueProperties(nullptr), {}, 0);
+  auto discardProbe = [&]() {
+    probe->destroy();
+    return emitNodeError();
+  };
+  if (spec.name.hasTrait<OpTrait::AttrSizedOperandSegments>())
+    probe->setAttr("operandSegmentSizes", builder.getDenseI32ArrayAttr(spec.segmentSizes));
+  for (NamedAttribute attr : spec.fixedAttributes)
+    probe->setAttr(attr.getName(), attr.getValue());
+  for (auto &[name, forms] : spec.attributes) {
+    bool accepted = llvm::any_of(forms, [&, &name = name](Attribute form) {
+      probe->setAttr(name, form);
+      std::optional<Attribute> held = probe->getInherentAttr(name);
+      return held && *held == form;
+    });
+    if (!accepted)
+      return discardProbe() << "argument '" << name << "' has a form " << spec.name
+                            << " does not accept";
+  }
+  NamedAttrList attrs(probe->getAttrDictionary());
+  std::string message;
+  SmallVector<Type> types;
+  LogicalResult inferred = captureDiagnostic(ctx, message, [&]() -> LogicalResult {
+    if (failed(spec.name.verifyInherentAttrs(attrs, [&]() { return emitError(currentLoc); })))
+      return failure();
+    return llvm::cast<InferTypeOpInterface>(probe).inferReturnTypes(
+        ctx, currentLoc, probe->getOperands(), probe->getRawDictionaryAttrs(),
+        probe->getPropertiesStorage(), probe->getRegions(), types);
+  });
+  if (failed(inferred))
+    return discardProbe() << message;
+  if (types.size() < numOutputs)
+    return discardProbe() << "the archive records " << numOutputs << " results but "
+                          << spec.name << " has " << types.size();
+  SmallVector<Type> resultTypes = llvm::map_to_vector(types, toCaptureLevel);
+  Operation *op = Operation::create(currentLoc, spec.name, resultTypes, spec.operands,
+                                    probe->getDiscardableAttrDictionary(),
+                                    probe->getPropertiesStorage(), {}, 0);
+  probe->destroy();
+  builder.insert(op);
+  if (failed(captureDiagnostic(ctx, message, [&] { return verify(op); })))
+    return emitNodeError() << message;
+  return op;
+}
+
+/// What bindOutputs compares, as a value type (`!tgc.vtensor<[4, s0], f32>`).
+static Type sizesAndDType(const TensorMeta &meta) {
+  return ValueTensorType::get(meta.sizes, meta.dtype);
+}
+
+/// Binds the node's output names to the op's results after checking that tgc's
+/// inference agrees with the metadata the export recorded.
+LogicalResult ExportReader::bindOutputs(Operation *op, llvm::ArrayRef<NodeOutput> outputs) {
+  for (auto [output, result] : llvm::zip_first(outputs, op->getResults())) {
+    if (!output.meta)
+      continue;
+    auto type = llvm::cast<BaseTensorType>(result.getType());
+    if (type.getSizes() != ArrayRef<AffineExpr>(output.meta->sizes) ||
+        type.getDtype() != output.meta->dtype)
+      return emitNodeError() << "tgc infers " << sizesAndDType(type.getMeta()) << " for '"
+                             << output.name << "' but the archive records "
+                             << sizesAndDType(*output.meta);
+    values[output.name] = result;
+  }
+  return success();
+}
+
+OwningOpRef<ModuleOp> tgc::readExportArchive(llvm::StringRef path, MLIRContext *ctx) {
+  return ExportReader(path, ctx).read();
+}

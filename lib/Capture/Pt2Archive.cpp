@@ -1,0 +1,106 @@
+// Read access to the members of a .pt2 zip archive (libzip), with errors as diagnostics.
+#include "Pt2Archive.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/Support/FileSystem.h"
+
+#include <zip.h>
+
+using namespace mlir;
+using namespace tgc;
+
+/// libzip's message for error code `code`.
+static std::string zipErrorMessage(int code) {
+  zip_error_t error;
+  zip_error_init_with_code(&error, code);
+  std::string message = zip_error_strerror(&error);
+  zip_error_fini(&error);
+  return message;
+}
+
+/// The folder all members share ("<stem>/"), or "" when they do not share one.
+static std::string commonFolder(zip_t *handle) {
+  zip_int64_t count = zip_get_num_entries(handle, 0);
+  if (count <= 0)
+    return "";
+  const char *first = zip_get_name(handle, 0, ZIP_FL_ENC_RAW);
+  llvm::StringRef firstName = first ? first : "";
+  size_t slash = firstName.find('/');
+  if (slash == llvm::StringRef::npos)
+    return "";
+  llvm::StringRef folder = firstName.take_front(slash + 1);
+  for (zip_int64_t i = 1; i < count; ++i) {
+    const char *name = zip_get_name(handle, i, ZIP_FL_ENC_RAW);
+    if (!name || !llvm::StringRef(name).starts_with(folder))
+      return "";
+  }
+  return folder.str();
+}
+
+std::unique_ptr<Pt2Archive> Pt2Archive::open(llvm::StringRef path, Location loc) {
+  uint64_t fileSize = 0;
+  if (std::error_code ec = llvm::sys::fs::file_size(path, fileSize)) {
+    emitError(loc) << "cannot read '" << path << "': " << ec.message();
+    return nullptr;
+  }
+  int code = 0;
+  zip_t *handle = zip_open(path.str().c_str(), ZIP_RDONLY, &code);
+  if (!handle) {
+    emitError(loc) << "'" << path << "' is not a readable .pt2 archive (a zip file): "
+                   << zipErrorMessage(code);
+    return nullptr;
+  }
+  std::string prefix = commonFolder(handle);
+  return std::unique_ptr<Pt2Archive>(new Pt2Archive(handle, std::move(prefix), fileSize));
+}
+
+Pt2Archive::~Pt2Archive() { zip_discard(handle); }
+
+std::string Pt2Archive::fullName(llvm::StringRef name) const { return prefix + name.str(); }
+
+bool Pt2Archive::contains(llvm::StringRef name) const {
+  return zip_name_locate(handle, fullName(name).c_str(), ZIP_FL_ENC_RAW) >= 0;
+}
+
+FailureOr<std::string> Pt2Archive::read(llvm::StringRef name, Location loc) const {
+  zip_int64_t index = zip_name_locate(handle, fullName(name).c_str(), ZIP_FL_ENC_RAW);
+  if (index < 0)
+    return emitError(loc) << "the archive has no member '" << fullName(name) << "'";
+  zip_stat_t stat;
+  zip_stat_init(&stat);
+  if (zip_stat_index(handle, index, 0, &stat) != 0 || !(stat.valid & ZIP_STAT_SIZE))
+    return emitError(loc) << "cannot read the size of member '" << fullName(name) << "'";
+  // Deflate expands at most ~1032:1, so a larger claim is a corrupt directory; checking
+  // it first keeps a hostile archive from making us allocate terabytes.
+  if (stat.size > fileSize * 1032 + 1024)
+    return emitError(loc) << "member '" << fullName(name) << "' claims " << stat.size
+                          << " bytes, more than the archive can hold";
+  zip_file_t *file = zip_fopen_index(handle, index, 0);
+  if (!file)
+    return emitError(loc) << "cannot open member '" << fullName(name)
+                          << "': " << zip_strerror(handle);
+  std::string data(stat.size, '\0');
+  uint64_t done = 0;
+  zip_int64_t got = 1;
+  while (done < stat.size && got > 0) {
+    got = zip_fread(file, data.data() + done, stat.size - done);
+    done += got > 0 ? got : 0;
+  }
+  std::string fileError = got < 0 ? zip_file_strerror(file) : "the data is truncated";
+  zip_fclose(file);
+  if (done != stat.size)
+    return emitError(loc) << "cannot read member '" << fullName(name) << "': " << fileError;
+  return data;
+}
+
+llvm::SmallVector<std::string> Pt2Archive::list(llvm::StringRef folder) const {
+  llvm::SmallVector<std::string> names;
+  std::string fullFolder = fullName(folder);
+  zip_int64_t count = zip_get_num_entries(handle, 0);
+  for (zip_int64_t i = 0; i < count; ++i) {
+    const char *name = zip_get_name(handle, i, ZIP_FL_ENC_RAW);
+    if (name && llvm::StringRef(name).starts_with(fullFolder))
+      names.push_back(llvm::StringRef(name).drop_front(prefix.size()).str());
+  }
+  return names;
+}

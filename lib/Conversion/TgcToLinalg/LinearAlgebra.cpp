@@ -1,0 +1,165 @@
+// Lowering of matrix products and convolution to named linalg ops.
+#include "tgc/Conversion/TgcToLinalg.h"
+#include "tgc/Dialect/ScalarBuilder.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Utils/Utils.h"
+
+using namespace mlir;
+using namespace tgc;
+
+namespace {
+
+/// A zero-filled tensor shaped like `type`, the accumulator of a product.
+FailureOr<Value> zeroInit(ConversionPatternRewriter &rewriter, const LoweringContext &lowering,
+                          Operation *op, BaseTensorType type) {
+  FailureOr<Value> empty = lowering.emptyTensor(rewriter, op, type);
+  if (failed(empty))
+    return failure();
+  Type element = llvm::cast<RankedTensorType>(empty->getType()).getElementType();
+  Value zero = scalarConstant(rewriter, op->getLoc(), element, 0);
+  return linalg::FillOp::create(rewriter, op->getLoc(), zero, *empty).getResult(0);
+}
+
+template <typename OpTy, typename LinalgOp>
+struct MatmulLowering : TgcLoweringPattern<OpTy> {
+  using TgcLoweringPattern<OpTy>::TgcLoweringPattern;
+  LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto resultType = llvm::cast<BaseTensorType>(op.getType());
+    FailureOr<Value> init = zeroInit(rewriter, this->lowering, op, resultType);
+    if (failed(init))
+      return failure();
+    auto product = LinalgOp::create(rewriter, op.getLoc(), TypeRange{init->getType()},
+                                    ValueRange{adaptor.getSelf(), adaptor.getMat2()},
+                                    ValueRange{*init});
+    rewriter.replaceOp(op, product->getResult(0));
+    return success();
+  }
+};
+
+/// 2-d convolution as linalg.conv_2d_nchw_fchw (or the grouped form) on an input padded
+/// with zeros, plus the bias broadcast over the channel dimension.
+struct ConvolutionLowering : TgcLoweringPattern<ConvolutionOp> {
+  using TgcLoweringPattern::TgcLoweringPattern;
+  LogicalResult matchAndRewrite(ConvolutionOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto inputType = llvm::cast<BaseTensorType>(op.getInput().getType());
+    auto resultType = llvm::cast<BaseTensorType>(op.getType());
+    if (inputType.getRank() != 4 || op.getTransposed())
+      return op.emitOpError("only non-transposed 2-d convolution is supported so far");
+    auto expand = [](ArrayRef<int64_t> v, int64_t fill) {
+      SmallVector<int64_t> out(v);
+      if (out.size() == 1)
+        out.assign(2, out[0]);
+      if (out.empty())
+        out.assign(2, fill);
+      return out;
+    };
+    SmallVector<int64_t> stride = expand(op.getStride(), 1);
+    SmallVector<int64_t> padding = expand(op.getPadding(), 0);
+    SmallVector<int64_t> dilation = expand(op.getDilation(), 1);
+    Value input = adaptor.getInput();
+    Type element = llvm::cast<RankedTensorType>(input.getType()).getElementType();
+    if (padding[0] || padding[1]) {
+      SmallVector<OpFoldResult> low = {rewriter.getIndexAttr(0), rewriter.getIndexAttr(0),
+                                       rewriter.getIndexAttr(padding[0]),
+                                       rewriter.getIndexAttr(padding[1])};
+      auto inTy = llvm::cast<RankedTensorType>(input.getType());
+      SmallVector<int64_t> paddedShape(inTy.getShape());
+      for (int i = 2; i < 4; ++i)
+        if (!ShapedType::isDynamic(paddedShape[i]))
+          paddedShape[i] += 2 * padding[i - 2];
+      Value zero = scalarConstant(rewriter, loc, element, 0);
+      input = tensor::PadOp::create(rewriter, loc, RankedTensorType::get(paddedShape, element),
+                                    input, low, low, zero)
+                  .getResult();
+    }
+    FailureOr<Value> init = zeroInit(rewriter, lowering, op, resultType);
+    if (failed(init))
+      return failure();
+    auto strides = rewriter.getDenseI64ArrayAttr(stride);
+    auto dilations = rewriter.getDenseI64ArrayAttr(dilation);
+    int64_t groups = op.getGroups();
+    Value result;
+    if (groups == 1) {
+      result = linalg::Conv2DNchwFchwOp::create(rewriter, loc, init->getType(),
+                                                ValueRange{input, adaptor.getWeight()},
+                                                ValueRange{*init}, strides, dilations)
+                   .getResult(0);
+    } else {
+      FailureOr<Value> grouped = groupedConvolution(rewriter, op, input, adaptor.getWeight(),
+                                                    *init, groups, strides, dilations);
+      if (failed(grouped))
+        return failure();
+      result = *grouped;
+    }
+    if (op.getBias()) {
+      // bias [C] viewed as [1, C, 1, 1] and added.
+      auto biasType = llvm::cast<BaseTensorType>(op.getBias().getType());
+      TensorMeta meta = biasType.getMeta();
+      MLIRContext *ctx = rewriter.getContext();
+      meta.sizes = {getAffineConstantExpr(1, ctx), meta.sizes[0], getAffineConstantExpr(1, ctx),
+                    getAffineConstantExpr(1, ctx)};
+      BaseTensorType viewType = biasType.withMeta(meta);
+      FailureOr<Value> bias = lowering.reshapeTo(rewriter, op, adaptor.getBias(), viewType);
+      if (failed(bias))
+        return failure();
+      FailureOr<Value> broadcast =
+          broadcastTo(rewriter, lowering, op, *bias, viewType, resultType);
+      if (failed(broadcast))
+        return failure();
+      auto add = linalg::AddOp::create(rewriter, loc, TypeRange{init->getType()},
+                                       ValueRange{result, *broadcast}, ValueRange{*init});
+      result = add->getResult(0);
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+
+  /// Grouped convolution through linalg.conv_2d_ngchw_gfchw on reshaped operands.
+  FailureOr<Value> groupedConvolution(ConversionPatternRewriter &rewriter, ConvolutionOp op,
+                                      Value input, Value weight, Value init, int64_t groups,
+                                      DenseI64ArrayAttr strides,
+                                      DenseI64ArrayAttr dilations) const {
+    Location loc = op.getLoc();
+    auto inTy = llvm::cast<RankedTensorType>(input.getType());
+    auto wTy = llvm::cast<RankedTensorType>(weight.getType());
+    auto outTy = llvm::cast<RankedTensorType>(init.getType());
+    if (!inTy.hasStaticShape() || !wTy.hasStaticShape() || !outTy.hasStaticShape())
+      return op.emitOpError("grouped convolution needs static sizes so far");
+    auto split = [&](Value v, RankedTensorType t, int64_t dim) {
+      SmallVector<int64_t> shape(t.getShape());
+      shape[dim] /= groups;
+      shape.insert(shape.begin() + dim, groups);
+      SmallVector<ReassociationIndices> reassoc;
+      for (int64_t i = 0, e = t.getRank(); i < e; ++i)
+        reassoc.push_back(i < dim ? ReassociationIndices{i}
+                          : i == dim ? ReassociationIndices{i, i + 1}
+                                     : ReassociationIndices{i + 1});
+      return tensor::ExpandShapeOp::create(
+                 rewriter, loc, RankedTensorType::get(shape, t.getElementType()), v, reassoc)
+          .getResult();
+    };
+    Value gInput = split(input, inTy, 1), gWeight = split(weight, wTy, 0);
+    Value gInit = split(init, outTy, 1);
+    Value conv = linalg::Conv2DNgchwGfchwOp::create(rewriter, loc, gInit.getType(),
+                                                    ValueRange{gInput, gWeight},
+                                                    ValueRange{gInit}, strides, dilations)
+                     .getResult(0);
+    SmallVector<ReassociationIndices> collapse = {{0}, {1, 2}, {3}, {4}};
+    return tensor::CollapseShapeOp::create(rewriter, loc, outTy, conv, collapse).getResult();
+  }
+};
+
+} // namespace
+
+void tgc::populateLinearAlgebraPatterns(const LoweringContext &lowering,
+                                        RewritePatternSet &patterns) {
+  MLIRContext *ctx = patterns.getContext();
+  patterns.add<MatmulLowering<MmOp, linalg::MatmulOp>,
+               MatmulLowering<BmmOp, linalg::BatchMatmulOp>, ConvolutionLowering>(lowering,
+                                                                                  ctx);
+}

@@ -1,0 +1,104 @@
+// Lowering of reductions (sum, amax, amin) to linalg.reduce.
+#include "tgc/Conversion/TgcToLinalg.h"
+#include "tgc/Dialect/ScalarBuilder.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace tgc;
+
+namespace {
+
+enum class Combiner { Sum, Max, Min };
+
+/// The identity of `combiner` in `type`.
+Value identity(OpBuilder &b, Location loc, Type type, Combiner combiner) {
+  if (combiner == Combiner::Sum)
+    return scalarConstant(b, loc, type, 0);
+  bool max = combiner == Combiner::Max;
+  if (auto f = llvm::dyn_cast<FloatType>(type))
+    return arith::ConstantOp::create(
+        b, loc, b.getFloatAttr(f, max ? -std::numeric_limits<double>::infinity()
+                                      : std::numeric_limits<double>::infinity()));
+  unsigned width = type.getIntOrFloatBitWidth();
+  APInt value = max ? APInt::getSignedMinValue(width) : APInt::getSignedMaxValue(width);
+  if (width == 1)
+    value = APInt(1, max ? 0 : 1);
+  return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, value));
+}
+
+Value combine(OpBuilder &b, Location loc, Value x, Value acc, Combiner combiner) {
+  switch (combiner) {
+  case Combiner::Sum:
+    return addScalars(b, loc, x, acc);
+  case Combiner::Max:
+    return maxScalars(b, loc, x, acc);
+  case Combiner::Min:
+    return minScalars(b, loc, x, acc);
+  }
+  llvm_unreachable("unknown combiner");
+}
+
+template <typename OpTy, Combiner combiner>
+struct ReductionLowering : TgcLoweringPattern<OpTy> {
+  using TgcLoweringPattern<OpTy>::TgcLoweringPattern;
+  LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto inputType = llvm::cast<BaseTensorType>(op.getSelf().getType());
+    auto resultType = llvm::cast<BaseTensorType>(op.getType());
+    int64_t rank = inputType.getRank();
+    SmallVector<bool> reduced(rank, !op.getDimAttr() || op.getDimAttr().empty());
+    if (op.getDimAttr())
+      for (int64_t d : op.getDimAttr().asArrayRef())
+        reduced[*normalizeDim(d, rank)] = true;
+    SmallVector<int64_t> dims;
+    TensorMeta kept = resultType.getMeta();
+    kept.sizes.clear();
+    for (int64_t i = 0; i < rank; ++i) {
+      if (reduced[i])
+        dims.push_back(i);
+      else
+        kept.sizes.push_back(inputType.getSizes()[i]);
+    }
+    BaseTensorType keptType = resultType.withMeta(kept);
+    Value input = adaptor.getSelf();
+    Type element = this->lowering.convertTensorType(resultType).getElementType();
+    if (llvm::cast<RankedTensorType>(input.getType()).getElementType() != element) {
+      FailureOr<Value> cast =
+          broadcastTo(rewriter, this->lowering, op, input, inputType, inputType, element);
+      if (failed(cast))
+        return failure();
+      input = *cast;
+    }
+    FailureOr<Value> empty = this->lowering.emptyTensor(rewriter, op, keptType);
+    if (failed(empty))
+      return failure();
+    Value init = linalg::FillOp::create(rewriter, loc, identity(rewriter, loc, element, combiner),
+                                        *empty)
+                     .getResult(0);
+    auto reduce = linalg::ReduceOp::create(
+        rewriter, loc, input, init, dims, [&](OpBuilder &b, Location l, ValueRange args) {
+          linalg::YieldOp::create(b, l, combine(b, l, args[0], args[1], combiner));
+        });
+    Value result = reduce.getResult(0);
+    if (op.getKeepdim()) {
+      FailureOr<Value> reshaped = this->lowering.reshapeTo(rewriter, op, result, resultType);
+      if (failed(reshaped))
+        return failure();
+      result = *reshaped;
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+} // namespace
+
+void tgc::populateReductionPatterns(const LoweringContext &lowering,
+                                    RewritePatternSet &patterns) {
+  patterns.add<ReductionLowering<SumOp, Combiner::Sum>, ReductionLowering<AmaxOp, Combiner::Max>,
+               ReductionLowering<AminOp, Combiner::Min>>(lowering, patterns.getContext());
+}

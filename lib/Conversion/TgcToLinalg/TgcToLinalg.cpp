@@ -1,0 +1,292 @@
+// convert-tgc-to-linalg: the pass, its type conversion and the helpers every op
+// family's patterns share.
+#include "tgc/Conversion/TgcToLinalg.h"
+#include "tgc/Dialect/ScalarBuilder.h"
+#include "tgc/Transforms/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Func/Transforms/FuncConversions.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace tgc {
+#define GEN_PASS_DEF_CONVERTTGCTOLINALGPASS
+#include "tgc/Transforms/Passes.h.inc"
+} // namespace tgc
+
+using namespace mlir;
+using namespace tgc;
+
+//===----------------------------------------------------------------------===//
+// LoweringContext
+//===----------------------------------------------------------------------===//
+
+RankedTensorType LoweringContext::convertTensorType(Type type) const {
+  return llvm::dyn_cast_or_null<RankedTensorType>(converter.convertType(type));
+}
+
+FailureOr<Value> LoweringContext::materializeSize(ConversionPatternRewriter &rewriter,
+                                                  Operation *op, AffineExpr size) const {
+  Location loc = op->getLoc();
+  if (std::optional<int64_t> c = getConstantSize(size))
+    return arith::ConstantIndexOp::create(rewriter, loc, *c).getResult();
+  auto func = op->getParentOfType<func::FuncOp>();
+  auto it = func ? bindings.find(func) : bindings.end();
+  if (it == bindings.end())
+    return rewriter.notifyMatchFailure(op, "symbolic size outside a function");
+  // Every symbol the expression uses, read from the argument that binds it.
+  unsigned numSymbols = 0;
+  size.walk([&](AffineExpr e) {
+    if (auto s = llvm::dyn_cast<AffineSymbolExpr>(e))
+      numSymbols = std::max(numSymbols, s.getPosition() + 1);
+  });
+  SmallVector<Value> symbols(numSymbols);
+  for (unsigned i = 0; i < numSymbols; ++i) {
+    if (i >= it->second.size() || it->second[i].argIndex == ~0u) {
+      // Unused symbols still need an operand; only used ones must be bound.
+      bool used = false;
+      size.walk([&](AffineExpr e) {
+        if (auto s = llvm::dyn_cast<AffineSymbolExpr>(e); s && s.getPosition() == i)
+          used = true;
+      });
+      if (used) {
+        op->emitError("size symbol s") << i << " is not a dimension of any function argument";
+        return failure();
+      }
+      symbols[i] = arith::ConstantIndexOp::create(rewriter, loc, 0);
+      continue;
+    }
+    SymbolBinding binding = it->second[i];
+    Value arg = rewriter.getRemappedValue(func.getArgument(binding.argIndex));
+    if (!arg || !llvm::isa<RankedTensorType>(arg.getType()))
+      return rewriter.notifyMatchFailure(op, "argument not converted yet");
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(&func.getBody().front());
+    symbols[i] = tensor::DimOp::create(rewriter, loc, arg, binding.dim);
+  }
+  AffineMap map = AffineMap::get(0, numSymbols, size);
+  return affine::AffineApplyOp::create(rewriter, loc, map, symbols).getResult();
+}
+
+FailureOr<SmallVector<Value>> LoweringContext::dynamicSizes(ConversionPatternRewriter &rewriter,
+                                                            Operation *op,
+                                                            BaseTensorType type) const {
+  SmallVector<Value> sizes;
+  for (AffineExpr size : type.getSizes()) {
+    if (getConstantSize(size))
+      continue;
+    FailureOr<Value> v = materializeSize(rewriter, op, size);
+    if (failed(v))
+      return failure();
+    sizes.push_back(*v);
+  }
+  return sizes;
+}
+
+FailureOr<SmallVector<OpFoldResult>>
+LoweringContext::mixedSizes(ConversionPatternRewriter &rewriter, Operation *op,
+                            BaseTensorType type) const {
+  SmallVector<OpFoldResult> sizes;
+  for (AffineExpr size : type.getSizes()) {
+    if (std::optional<int64_t> c = getConstantSize(size)) {
+      sizes.push_back(rewriter.getIndexAttr(*c));
+      continue;
+    }
+    FailureOr<Value> v = materializeSize(rewriter, op, size);
+    if (failed(v))
+      return failure();
+    sizes.push_back(*v);
+  }
+  return sizes;
+}
+
+FailureOr<Value> LoweringContext::emptyTensor(ConversionPatternRewriter &rewriter, Operation *op,
+                                              BaseTensorType type) const {
+  FailureOr<SmallVector<Value>> sizes = dynamicSizes(rewriter, op, type);
+  if (failed(sizes))
+    return failure();
+  return tensor::EmptyOp::create(rewriter, op->getLoc(), convertTensorType(type), *sizes)
+      .getResult();
+}
+
+FailureOr<Value> LoweringContext::reshapeTo(ConversionPatternRewriter &rewriter, Operation *op,
+                                            Value value, BaseTensorType type) const {
+  RankedTensorType resultType = convertTensorType(type);
+  if (value.getType() == resultType && resultType.hasStaticShape())
+    return value;
+  FailureOr<SmallVector<OpFoldResult>> sizes = mixedSizes(rewriter, op, type);
+  if (failed(sizes))
+    return failure();
+  Location loc = op->getLoc();
+  SmallVector<Value> sizeValues;
+  for (OpFoldResult s : *sizes)
+    sizeValues.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, s));
+  auto shapeType = RankedTensorType::get({resultType.getRank()}, rewriter.getIndexType());
+  Value shape = tensor::FromElementsOp::create(rewriter, loc, shapeType, sizeValues);
+  return tensor::ReshapeOp::create(rewriter, loc, resultType, value, shape).getResult();
+}
+
+//===----------------------------------------------------------------------===//
+// Broadcasting
+//===----------------------------------------------------------------------===//
+
+AffineMap tgc::broadcastMap(ArrayRef<AffineExpr> operandSizes, ArrayRef<AffineExpr> resultSizes,
+                            MLIRContext *ctx) {
+  int64_t rank = resultSizes.size(), lead = rank - operandSizes.size();
+  SmallVector<AffineExpr> exprs;
+  for (auto [i, size] : llvm::enumerate(operandSizes)) {
+    AffineExpr resultSize = resultSizes[lead + i];
+    bool broadcast = getConstantSize(size) == 1 && getConstantSize(resultSize) != 1;
+    exprs.push_back(broadcast ? getAffineConstantExpr(0, ctx)
+                              : getAffineDimExpr(lead + i, ctx));
+  }
+  return AffineMap::get(rank, 0, exprs, ctx);
+}
+
+FailureOr<Value> tgc::broadcastTo(ConversionPatternRewriter &rewriter,
+                                  const LoweringContext &lowering, Operation *op, Value input,
+                                  BaseTensorType inputType, BaseTensorType resultType,
+                                  Type elementType) {
+  FailureOr<Value> init = lowering.emptyTensor(rewriter, op, resultType);
+  if (failed(init))
+    return failure();
+  Location loc = op->getLoc();
+  auto initType = llvm::cast<RankedTensorType>(init->getType());
+  if (elementType && elementType != initType.getElementType()) {
+    init = tensor::EmptyOp::create(rewriter, loc, initType.getShape(), elementType,
+                                   init->getDefiningOp<tensor::EmptyOp>().getDynamicSizes())
+               .getResult();
+  }
+  Type outElement = llvm::cast<RankedTensorType>(init->getType()).getElementType();
+  MLIRContext *ctx = rewriter.getContext();
+  int64_t rank = resultType.getRank();
+  SmallVector<AffineMap> maps = {broadcastMap(inputType.getSizes(), resultType.getSizes(), ctx),
+                                 AffineMap::getMultiDimIdentityMap(rank, ctx)};
+  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      rewriter, loc, init->getType(), input, *init, maps, iterators,
+      [&](OpBuilder &b, Location l, ValueRange args) {
+        linalg::YieldOp::create(b, l, castScalar(b, l, args[0], outElement));
+      });
+  return generic.getResult(0);
+}
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Element types of value tensors map to signless builtin types.
+Type convertElementType(Type dtype) {
+  if (auto i = llvm::dyn_cast<IntegerType>(dtype))
+    return IntegerType::get(i.getContext(), i.getWidth());
+  return dtype;
+}
+
+/// The first argument dimension that is exactly each symbol.
+SmallVector<SymbolBinding> bindSymbols(func::FuncOp func, unsigned numSymbols) {
+  SmallVector<SymbolBinding> bindings(numSymbols, SymbolBinding{~0u, 0});
+  for (BlockArgument arg : func.getArguments()) {
+    auto type = llvm::dyn_cast<BaseTensorType>(arg.getType());
+    if (!type)
+      continue;
+    for (auto [dim, size] : llvm::enumerate(type.getSizes())) {
+      auto sym = llvm::dyn_cast<AffineSymbolExpr>(size);
+      if (sym && sym.getPosition() < numSymbols && bindings[sym.getPosition()].argIndex == ~0u)
+        bindings[sym.getPosition()] = {arg.getArgNumber(), static_cast<unsigned>(dim)};
+    }
+  }
+  return bindings;
+}
+
+unsigned countSymbols(ModuleOp module) {
+  unsigned count = getNumSymbols(module.getOperation());
+  module.walk([&](Operation *op) {
+    auto visit = [&](Type t) {
+      if (auto tensor = llvm::dyn_cast<BaseTensorType>(t))
+        for (AffineExpr size : tensor.getSizes())
+          size.walk([&](AffineExpr e) {
+            if (auto s = llvm::dyn_cast<AffineSymbolExpr>(e))
+              count = std::max(count, s.getPosition() + 1);
+          });
+    };
+    for (Type t : op->getResultTypes())
+      visit(t);
+    for (Region &r : op->getRegions())
+      for (Block &b : r)
+        for (BlockArgument a : b.getArguments())
+          visit(a.getType());
+  });
+  return count;
+}
+
+struct SymSizeLowering : TgcLoweringPattern<SymSizeOp> {
+  using TgcLoweringPattern::TgcLoweringPattern;
+  LogicalResult matchAndRewrite(SymSizeOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    int64_t rank = llvm::cast<RankedTensorType>(adaptor.getSelf().getType()).getRank();
+    std::optional<int64_t> dim = normalizeDim(op.getDim(), rank);
+    if (!dim)
+      return op.emitOpError("dimension out of range");
+    Value size = tensor::DimOp::create(rewriter, op.getLoc(), adaptor.getSelf(), *dim);
+    rewriter.replaceOpWithNewOp<arith::IndexCastOp>(op, rewriter.getI64Type(), size);
+    return success();
+  }
+};
+
+struct ConvertTgcToLinalgPass
+    : public tgc::impl::ConvertTgcToLinalgPassBase<ConvertTgcToLinalgPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = &getContext();
+    TypeConverter converter;
+    converter.addConversion([](Type t) { return t; });
+    converter.addConversion([](ValueTensorType t) -> Type {
+      return RankedTensorType::get(llvm::cast<BaseTensorType>(t).getStaticSizes(),
+                                   convertElementType(t.getDtype()));
+    });
+    auto materialize = [](OpBuilder &b, Type type, ValueRange inputs, Location loc) -> Value {
+      return UnrealizedConversionCastOp::create(b, loc, type, inputs).getResult(0);
+    };
+    converter.addSourceMaterialization(materialize);
+    converter.addTargetMaterialization(materialize);
+
+    SymbolBindings bindings;
+    unsigned numSymbols = countSymbols(module);
+    for (auto func : module.getOps<func::FuncOp>())
+      bindings[func] = bindSymbols(func, numSymbols);
+    LoweringContext lowering(converter, bindings);
+
+    ConversionTarget target(*ctx);
+    target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect, arith::ArithDialect,
+                           math::MathDialect, affine::AffineDialect,
+                           bufferization::BufferizationDialect>();
+    target.addIllegalDialect<TgcDialect>();
+    target.addLegalOp<GlobalOp>();
+    target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp op) {
+      return converter.isSignatureLegal(op.getFunctionType()) &&
+             converter.isLegal(&op.getBody());
+    });
+    target.addDynamicallyLegalOp<func::ReturnOp, func::CallOp>(
+        [&](Operation *op) { return converter.isLegal(op); });
+
+    RewritePatternSet patterns(ctx);
+    populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, converter);
+    populateReturnOpTypeConversionPattern(patterns, converter);
+    populateCallOpTypeConversionPattern(patterns, converter);
+    patterns.add<SymSizeLowering>(lowering, ctx);
+    populateElementwisePatterns(lowering, patterns);
+    populateLinearAlgebraPatterns(lowering, patterns);
+    populateReductionPatterns(lowering, patterns);
+    populateViewPatterns(lowering, patterns);
+    populateCreationPatterns(lowering, patterns);
+    if (failed(applyPartialConversion(module, target, std::move(patterns))))
+      return signalPassFailure();
+  }
+};
+
+} // namespace

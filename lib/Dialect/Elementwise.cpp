@@ -1,0 +1,274 @@
+// The scalar computation of each elementwise tgc op (ElementwiseOpInterface).
+#include "tgc/Dialect/ScalarBuilder.h"
+#include "tgc/Dialect/TgcDialect.h"
+
+#include "mlir/Dialect/Math/IR/Math.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace tgc;
+
+//===----------------------------------------------------------------------===//
+// Scalar helpers
+//===----------------------------------------------------------------------===//
+
+static bool isFloat(Type t) { return llvm::isa<FloatType>(t); }
+
+Value tgc::castScalar(OpBuilder &b, Location loc, Value v, Type to) {
+  Type from = v.getType();
+  if (from == to)
+    return v;
+  if (to.isInteger(1)) {
+    Value zero = scalarConstant(b, loc, from, 0);
+    if (isFloat(from))
+      return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, v, zero);
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v, zero);
+  }
+  if (isFloat(from) && isFloat(to)) {
+    if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
+      return arith::ExtFOp::create(b, loc, to, v);
+    if (from.getIntOrFloatBitWidth() > to.getIntOrFloatBitWidth())
+      return arith::TruncFOp::create(b, loc, to, v);
+    // f16 <-> bf16: through f32.
+    Value wide = arith::ExtFOp::create(b, loc, b.getF32Type(), v);
+    return arith::TruncFOp::create(b, loc, to, wide);
+  }
+  if (isFloat(to))
+    return from.isInteger(1) ? arith::UIToFPOp::create(b, loc, to, v).getResult()
+                             : arith::SIToFPOp::create(b, loc, to, v).getResult();
+  if (isFloat(from))
+    return arith::FPToSIOp::create(b, loc, to, v);
+  unsigned fw = from.getIntOrFloatBitWidth(), tw = to.getIntOrFloatBitWidth();
+  if (fw < tw)
+    return from.isInteger(1) ? arith::ExtUIOp::create(b, loc, to, v).getResult()
+                             : arith::ExtSIOp::create(b, loc, to, v).getResult();
+  return arith::TruncIOp::create(b, loc, to, v);
+}
+
+Value tgc::scalarConstant(OpBuilder &b, Location loc, Type type, double value) {
+  if (auto f = llvm::dyn_cast<FloatType>(type))
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(f, value));
+  return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, static_cast<int64_t>(value)));
+}
+
+Value tgc::scalarFromAttr(OpBuilder &b, Location loc, Attribute attr, Type type, double dflt) {
+  double value = dflt;
+  if (auto f = llvm::dyn_cast_or_null<FloatAttr>(attr))
+    value = f.getValueAsDouble();
+  else if (auto bo = llvm::dyn_cast_or_null<BoolAttr>(attr))
+    value = bo.getValue();
+  else if (auto i = llvm::dyn_cast_or_null<IntegerAttr>(attr))
+    value = static_cast<double>(i.getInt());
+  return scalarConstant(b, loc, type, value);
+}
+
+Value tgc::addScalars(OpBuilder &b, Location loc, Value x, Value y) {
+  if (isFloat(x.getType()))
+    return arith::AddFOp::create(b, loc, x, y);
+  if (x.getType().isInteger(1))
+    return arith::OrIOp::create(b, loc, x, y);
+  return arith::AddIOp::create(b, loc, x, y);
+}
+
+Value tgc::subScalars(OpBuilder &b, Location loc, Value x, Value y) {
+  if (isFloat(x.getType()))
+    return arith::SubFOp::create(b, loc, x, y);
+  return arith::SubIOp::create(b, loc, x, y);
+}
+
+Value tgc::mulScalars(OpBuilder &b, Location loc, Value x, Value y) {
+  if (isFloat(x.getType()))
+    return arith::MulFOp::create(b, loc, x, y);
+  if (x.getType().isInteger(1))
+    return arith::AndIOp::create(b, loc, x, y);
+  return arith::MulIOp::create(b, loc, x, y);
+}
+
+Value tgc::maxScalars(OpBuilder &b, Location loc, Value x, Value y) {
+  if (isFloat(x.getType()))
+    return arith::MaximumFOp::create(b, loc, x, y);
+  return arith::MaxSIOp::create(b, loc, x, y);
+}
+
+Value tgc::minScalars(OpBuilder &b, Location loc, Value x, Value y) {
+  if (isFloat(x.getType()))
+    return arith::MinimumFOp::create(b, loc, x, y);
+  return arith::MinSIOp::create(b, loc, x, y);
+}
+
+/// `other * alpha` when alpha is present.
+static Value scaleByAlpha(OpBuilder &b, Location loc, Value other, Attribute alpha) {
+  if (!alpha)
+    return other;
+  return mulScalars(b, loc, other, scalarFromAttr(b, loc, alpha, other.getType(), 1));
+}
+
+static Value sigmoid(OpBuilder &b, Location loc, Value x) {
+  Value one = scalarConstant(b, loc, x.getType(), 1);
+  Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, x));
+  return arith::DivFOp::create(b, loc, one, arith::AddFOp::create(b, loc, one, e));
+}
+
+//===----------------------------------------------------------------------===//
+// Unary
+//===----------------------------------------------------------------------===//
+
+Value ReluOp::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type type) {
+  return maxScalars(b, loc, args[0], scalarConstant(b, loc, type, 0));
+}
+Value NegOp::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type type) {
+  if (isFloat(type))
+    return arith::NegFOp::create(b, loc, args[0]);
+  return arith::SubIOp::create(b, loc, scalarConstant(b, loc, type, 0), args[0]);
+}
+Value AbsOp::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type type) {
+  if (isFloat(type))
+    return math::AbsFOp::create(b, loc, args[0]);
+  return math::AbsIOp::create(b, loc, args[0]);
+}
+
+#define TGC_UNARY_MATH(Op, MathOp)                                                         \
+  Value Op::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type) {               \
+    return math::MathOp::create(b, loc, args[0]);                                          \
+  }
+TGC_UNARY_MATH(TanhOp, TanhOp)
+TGC_UNARY_MATH(ExpOp, ExpOp)
+TGC_UNARY_MATH(LogOp, LogOp)
+TGC_UNARY_MATH(SqrtOp, SqrtOp)
+TGC_UNARY_MATH(RsqrtOp, RsqrtOp)
+TGC_UNARY_MATH(ErfOp, ErfOp)
+TGC_UNARY_MATH(SinOp, SinOp)
+TGC_UNARY_MATH(CosOp, CosOp)
+#undef TGC_UNARY_MATH
+
+Value SigmoidOp::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type) {
+  return sigmoid(b, loc, args[0]);
+}
+Value SiluOp::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type) {
+  return arith::MulFOp::create(b, loc, args[0], sigmoid(b, loc, args[0]));
+}
+Value ReciprocalOp::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type type) {
+  return arith::DivFOp::create(b, loc, scalarConstant(b, loc, type, 1), args[0]);
+}
+
+/// gelu(x) = x * Phi(x), with Phi exact (erf) or its tanh approximation.
+Value GeluOp::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type type) {
+  Value x = args[0];
+  auto c = [&](double v) { return scalarConstant(b, loc, type, v); };
+  Value inner;
+  if (getApproximate() == "tanh") {
+    Value x3 = arith::MulFOp::create(b, loc, arith::MulFOp::create(b, loc, x, x), x);
+    Value poly = arith::AddFOp::create(b, loc, x, arith::MulFOp::create(b, loc, c(0.044715), x3));
+    inner = math::TanhOp::create(
+        b, loc, arith::MulFOp::create(b, loc, c(std::sqrt(2.0 / M_PI)), poly));
+  } else {
+    inner = math::ErfOp::create(b, loc, arith::MulFOp::create(b, loc, x, c(M_SQRT1_2)));
+  }
+  Value half = arith::MulFOp::create(b, loc, c(0.5), x);
+  return arith::MulFOp::create(b, loc, half, arith::AddFOp::create(b, loc, c(1.0), inner));
+}
+
+//===----------------------------------------------------------------------===//
+// Binary
+//===----------------------------------------------------------------------===//
+
+Value AddOp::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type) {
+  return addScalars(b, loc, args[0], scaleByAlpha(b, loc, args[1], getAlphaAttr()));
+}
+Value SubOp::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type) {
+  return subScalars(b, loc, args[0], scaleByAlpha(b, loc, args[1], getAlphaAttr()));
+}
+Value RsubOp::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type) {
+  return subScalars(b, loc, args[1], scaleByAlpha(b, loc, args[0], getAlphaAttr()));
+}
+Value MulOp::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type) {
+  return mulScalars(b, loc, args[0], args[1]);
+}
+Value DivOp::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type type) {
+  Value q = arith::DivFOp::create(b, loc, args[0], args[1]);
+  std::optional<StringRef> mode = getRoundingMode();
+  if (mode == "trunc")
+    return math::TruncOp::create(b, loc, q);
+  if (mode == "floor")
+    return math::FloorOp::create(b, loc, q);
+  return q;
+}
+Value PowOp::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type type) {
+  if (isFloat(type))
+    return math::PowFOp::create(b, loc, args[0], args[1]);
+  return math::IPowIOp::create(b, loc, args[0], args[1]);
+}
+Value MaximumOp::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type) {
+  return maxScalars(b, loc, args[0], args[1]);
+}
+Value MinimumOp::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type) {
+  return minScalars(b, loc, args[0], args[1]);
+}
+
+/// Comparisons compute in the promoted dtype of their operands.
+static Type comparisonType(Operation *op) {
+  SmallVector<PromotionOperand> operands;
+  for (Value v : op->getOperands()) {
+    if (auto t = llvm::dyn_cast<BaseTensorType>(v.getType()))
+      operands.push_back({t.getDtype(), t.getRank() == 0 ? PromotionOperand::ZeroDim
+                                                         : PromotionOperand::Dimensioned});
+    else
+      operands.push_back({v.getType(), PromotionOperand::WrappedNumber});
+  }
+  return promoteTypes(operands, Float32Type::get(op->getContext()));
+}
+
+static Value compare(OpBuilder &b, Location loc, ValueRange args, arith::CmpFPredicate fp,
+                     arith::CmpIPredicate ip) {
+  if (isFloat(args[0].getType()))
+    return arith::CmpFOp::create(b, loc, fp, args[0], args[1]);
+  return arith::CmpIOp::create(b, loc, ip, args[0], args[1]);
+}
+
+#define TGC_COMPARISON(Op, FP, IP)                                                          \
+  Type Op::getComputeType() { return comparisonType(*this); }                             \
+  Value Op::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type) {               \
+    return compare(b, loc, args, arith::CmpFPredicate::FP, arith::CmpIPredicate::IP);      \
+  }
+TGC_COMPARISON(EqOp, OEQ, eq)
+TGC_COMPARISON(NeOp, UNE, ne)
+TGC_COMPARISON(LtOp, OLT, slt)
+TGC_COMPARISON(LeOp, OLE, sle)
+TGC_COMPARISON(GtOp, OGT, sgt)
+TGC_COMPARISON(GeOp, OGE, sge)
+#undef TGC_COMPARISON
+
+Type LogicalAndOp::getComputeType() { return IntegerType::get(getContext(), 1); }
+Value LogicalAndOp::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type) {
+  return arith::AndIOp::create(b, loc, args[0], args[1]);
+}
+Type LogicalOrOp::getComputeType() { return IntegerType::get(getContext(), 1); }
+Value LogicalOrOp::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type) {
+  return arith::OrIOp::create(b, loc, args[0], args[1]);
+}
+
+//===----------------------------------------------------------------------===//
+// Selection, conversion, clamp
+//===----------------------------------------------------------------------===//
+
+bool WhereOp::keepsOperandType(unsigned index) { return index == 0; }
+Value WhereOp::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type) {
+  return arith::SelectOp::create(b, loc, args[0], args[1], args[2]);
+}
+
+bool MaskedFillOp::keepsOperandType(unsigned index) { return index == 1; }
+Value MaskedFillOp::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type) {
+  return arith::SelectOp::create(b, loc, args[1], args[2], args[0]);
+}
+
+Value ToDTypeOp::buildScalar(OpBuilder &, Location, ValueRange args, Type) { return args[0]; }
+
+Value ClampOp::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type type) {
+  Value x = args[0];
+  if (getMinAttr())
+    x = maxScalars(b, loc, x, scalarFromAttr(b, loc, getMinAttr(), type, 0));
+  if (getMaxAttr())
+    x = minScalars(b, loc, x, scalarFromAttr(b, loc, getMaxAttr(), type, 0));
+  return x;
+}

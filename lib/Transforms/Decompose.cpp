@@ -1,0 +1,394 @@
+// Decomposition of compound tgc ops (linear, matmul, norms, softmax, ...) into the
+// primitive ops that lowering handles.
+#include "tgc/Dialect/ScalarBuilder.h"
+#include "tgc/Transforms/Passes.h"
+
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace tgc {
+#define GEN_PASS_DEF_DECOMPOSEPASS
+#include "tgc/Transforms/Passes.h.inc"
+} // namespace tgc
+
+using namespace mlir;
+using namespace tgc;
+
+namespace {
+
+BaseTensorType typeOf(Value v) { return llvm::cast<BaseTensorType>(v.getType()); }
+
+Value f64(OpBuilder &b, Location loc, double v) {
+  return arith::ConstantOp::create(b, loc, b.getF64FloatAttr(v));
+}
+
+ShapeAttr shapeAttr(MLIRContext *ctx, ArrayRef<AffineExpr> sizes) {
+  return ShapeAttr::get(ctx, sizes);
+}
+
+/// The number of elements in dimensions `dims` of `x`, as an i64 scalar.
+Value countElements(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> dims) {
+  int64_t constant = 1;
+  Value dynamic;
+  for (int64_t d : dims) {
+    AffineExpr size = typeOf(x).getSizes()[d];
+    if (std::optional<int64_t> c = getConstantSize(size)) {
+      constant *= *c;
+      continue;
+    }
+    Value s = SymSizeOp::create(b, loc, x, d);
+    dynamic = dynamic ? arith::MulIOp::create(b, loc, dynamic, s).getResult() : s;
+  }
+  Value c = arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(constant));
+  return dynamic ? arith::MulIOp::create(b, loc, dynamic, c).getResult() : c;
+}
+
+/// Dimensions `[from, rank)`.
+SmallVector<int64_t> trailingDims(int64_t from, int64_t rank) {
+  SmallVector<int64_t> dims;
+  for (int64_t d = from; d < rank; ++d)
+    dims.push_back(d);
+  return dims;
+}
+
+/// mean and biased variance of `x` over `dims`, kept as size-1 dimensions.
+std::pair<Value, Value> meanAndVariance(OpBuilder &b, Location loc, Value x,
+                                        ArrayRef<int64_t> dims) {
+  auto dimsAttr = b.getDenseI64ArrayAttr(dims);
+  Value mean = MeanOp::create(b, loc, x, dimsAttr, /*keepdim=*/true, TypeAttr());
+  Value centered = SubOp::create(b, loc, x, mean, Attribute());
+  Value squared = MulOp::create(b, loc, centered, centered);
+  Value variance = MeanOp::create(b, loc, squared, dimsAttr, /*keepdim=*/true, TypeAttr());
+  return {mean, variance};
+}
+
+/// Drops the size-1 dimensions `dims` that a keepdim reduction left.
+Value squeezeDims(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> dims) {
+  return SqueezeOp::create(b, loc, x, b.getDenseI64ArrayAttr(dims));
+}
+
+/// Reshapes a per-channel vector [C] to broadcast against an NC... tensor of `rank`.
+Value channelView(OpBuilder &b, Location loc, Value v, int64_t rank) {
+  SmallVector<AffineExpr> sizes(rank, getAffineConstantExpr(1, b.getContext()));
+  sizes[1] = typeOf(v).getSizes()[0];
+  return ViewOp::create(b, loc, v, shapeAttr(b.getContext(), sizes));
+}
+
+//===----------------------------------------------------------------------===//
+// Linear algebra
+//===----------------------------------------------------------------------===//
+
+struct DecomposeLinear : OpRewritePattern<LinearOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(LinearOp op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value weightT = TOp::create(rewriter, loc, op.getWeight());
+    Value result = MatmulOp::create(rewriter, loc, op.getInput(), weightT);
+    if (op.getBias())
+      result = AddOp::create(rewriter, loc, result, op.getBias(), Attribute());
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct DecomposeAddmm : OpRewritePattern<AddmmOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AddmmOp op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value product = MmOp::create(rewriter, loc, op.getMat1(), op.getMat2());
+    Value self = op.getSelf();
+    if (Attribute alpha = op.getAlphaAttr())
+      product = MulOp::create(rewriter, loc, product,
+                              scalarFromAttr(rewriter, loc, alpha, rewriter.getF64Type(), 1));
+    if (Attribute beta = op.getBetaAttr())
+      self = MulOp::create(rewriter, loc, self,
+                           scalarFromAttr(rewriter, loc, beta, rewriter.getF64Type(), 1));
+    rewriter.replaceOpWithNewOp<AddOp>(op, product, self, Attribute());
+    return success();
+  }
+};
+
+/// torch.matmul on ranks >= 2 becomes mm or bmm on views: batch dimensions are
+/// broadcast, flattened into one, and restored afterwards. 1-d operands are
+/// unsqueezed to matrices first and the extra dimension dropped at the end.
+struct DecomposeMatmul : OpRewritePattern<MatmulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MatmulOp op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Value a = op.getSelf(), b = op.getOther();
+    bool aVector = typeOf(a).getRank() == 1, bVector = typeOf(b).getRank() == 1;
+    if (aVector)
+      a = UnsqueezeOp::create(rewriter, loc, a, 0);
+    if (bVector)
+      b = UnsqueezeOp::create(rewriter, loc, b, 1);
+    ArrayRef<AffineExpr> sa = typeOf(a).getSizes(), sb = typeOf(b).getSizes();
+    Value result;
+    if (sa.size() == 2 && sb.size() == 2) {
+      result = MmOp::create(rewriter, loc, a, b);
+    } else if (sb.size() == 2) {
+      // [..., n, k] @ [k, m]: fold the batch into the rows.
+      AffineExpr rows = getAffineConstantExpr(1, ctx);
+      for (AffineExpr s : sa.drop_back())
+        rows = rows * s;
+      Value flat = ViewOp::create(rewriter, loc, a, shapeAttr(ctx, {rows, sa.back()}));
+      Value mm = MmOp::create(rewriter, loc, flat, b);
+      SmallVector<AffineExpr> sizes(sa.drop_back());
+      sizes.push_back(sb.back());
+      result = ViewOp::create(rewriter, loc, mm, shapeAttr(ctx, sizes));
+    } else {
+      FailureOr<SmallVector<AffineExpr>> batch =
+          broadcastSizes(sa.size() > 2 ? sa.drop_back(2) : ArrayRef<AffineExpr>{},
+                         sb.drop_back(2));
+      if (failed(batch))
+        return rewriter.notifyMatchFailure(op, "batch sizes do not broadcast");
+      AffineExpr flatBatch = getAffineConstantExpr(1, ctx);
+      for (AffineExpr s : *batch)
+        flatBatch = flatBatch * s;
+      auto toBatched = [&](Value v, ArrayRef<AffineExpr> sizes) -> Value {
+        SmallVector<AffineExpr> full(*batch);
+        full.append(sizes.end() - 2, sizes.end());
+        if (SmallVector<AffineExpr>(sizes) != full)
+          v = ExpandOp::create(rewriter, loc, v, shapeAttr(ctx, full));
+        return ViewOp::create(rewriter, loc, v,
+                              shapeAttr(ctx, {flatBatch, sizes[sizes.size() - 2],
+                                              sizes.back()}));
+      };
+      Value bmm = BmmOp::create(rewriter, loc, toBatched(a, sa), toBatched(b, sb));
+      SmallVector<AffineExpr> sizes(*batch);
+      sizes.push_back(sa[sa.size() - 2]);
+      sizes.push_back(sb.back());
+      result = ViewOp::create(rewriter, loc, bmm, shapeAttr(ctx, sizes));
+    }
+    int64_t rank = typeOf(result).getRank();
+    if (bVector)
+      result = SqueezeOp::create(rewriter, loc, result, rewriter.getDenseI64ArrayAttr({rank - 1}));
+    if (aVector)
+      result = SqueezeOp::create(rewriter, loc, result,
+                                 rewriter.getDenseI64ArrayAttr({typeOf(result).getRank() - 2}));
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct DecomposeT : OpRewritePattern<TOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TOp op, PatternRewriter &rewriter) const override {
+    if (typeOf(op.getSelf()).getRank() < 2) {
+      rewriter.replaceOp(op, op.getSelf());
+      return success();
+    }
+    rewriter.replaceOpWithNewOp<TransposeOp>(op, op.getSelf(), 0, 1);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Normalization and softmax
+//===----------------------------------------------------------------------===//
+
+struct DecomposeLayerNorm : OpRewritePattern<LayerNormOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(LayerNormOp op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value x = op.getInput();
+    int64_t rank = typeOf(x).getRank();
+    SmallVector<int64_t> dims = trailingDims(rank - op.getNormalizedShape().size(), rank);
+    auto [mean, variance] = meanAndVariance(rewriter, loc, x, dims);
+    Value eps = f64(rewriter, loc, op.getEps().convertToDouble());
+    Value rstd = RsqrtOp::create(rewriter, loc, AddOp::create(rewriter, loc, variance, eps,
+                                                              Attribute()));
+    Value out = MulOp::create(rewriter, loc, SubOp::create(rewriter, loc, x, mean, Attribute()),
+                              rstd);
+    if (op.getWeight())
+      out = MulOp::create(rewriter, loc, out, op.getWeight());
+    if (op.getBias())
+      out = AddOp::create(rewriter, loc, out, op.getBias(), Attribute());
+    SmallVector<Value> results = {out};
+    if (op.getNative()) {
+      results.push_back(mean);
+      results.push_back(rstd);
+    }
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+/// Batch norm: batch statistics in training mode (and, in the functional form, the
+/// momentum update of the running statistics with the unbiased variance), running
+/// statistics in eval mode.
+struct DecomposeBatchNorm : OpRewritePattern<BatchNormOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(BatchNormOp op, PatternRewriter &rewriter) const override {
+    if (!op.getMutatedOperandIndices().empty())
+      return rewriter.notifyMatchFailure(op, "functionalize first");
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Value x = op.getInput();
+    int64_t rank = typeOf(x).getRank();
+    SmallVector<int64_t> dims = {0};
+    for (int64_t d = 2; d < rank; ++d)
+      dims.push_back(d);
+    Value eps = f64(rewriter, loc, op.getEps().convertToDouble());
+    Value mean, variance;
+    if (op.getTraining()) {
+      std::tie(mean, variance) = meanAndVariance(rewriter, loc, x, dims);
+    } else {
+      mean = channelView(rewriter, loc, op.getRunningMean(), rank);
+      variance = channelView(rewriter, loc, op.getRunningVar(), rank);
+    }
+    Value invstd = RsqrtOp::create(rewriter, loc,
+                                   AddOp::create(rewriter, loc, variance, eps, Attribute()));
+    Value out = MulOp::create(rewriter, loc, SubOp::create(rewriter, loc, x, mean, Attribute()),
+                              invstd);
+    if (op.getWeight())
+      out = MulOp::create(rewriter, loc, out, channelView(rewriter, loc, op.getWeight(), rank));
+    if (op.getBias())
+      out = AddOp::create(rewriter, loc, out, channelView(rewriter, loc, op.getBias(), rank),
+                          Attribute());
+    SmallVector<Value> results = {out};
+    if (!op.getTraining()) {
+      // Eval mode returns empty statistics, as ATen does.
+      for (unsigned i = 1; i < 3; ++i)
+        results.push_back(FullOp::create(rewriter, loc,
+                                         shapeAttr(ctx, {getAffineConstantExpr(0, ctx)}),
+                                         rewriter.getF64FloatAttr(0),
+                                         TypeAttr::get(typeOf(x).getDtype()), DeviceAttr()));
+      rewriter.replaceOp(op, results);
+      return success();
+    }
+    results.push_back(squeezeDims(rewriter, loc, mean, dims));
+    results.push_back(squeezeDims(rewriter, loc, invstd, dims));
+    if (op.getFunctional()) {
+      double momentum = op.getMomentum().convertToDouble();
+      Value n = countElements(rewriter, loc, x, dims);
+      Value one = arith::ConstantOp::create(rewriter, loc, rewriter.getI64IntegerAttr(1));
+      Value nf = arith::SIToFPOp::create(rewriter, loc, rewriter.getF64Type(), n);
+      Value nm1 = arith::SIToFPOp::create(rewriter, loc, rewriter.getF64Type(),
+                                          arith::SubIOp::create(rewriter, loc, n, one));
+      Value bessel = arith::DivFOp::create(rewriter, loc, nf, nm1);
+      Value batchMean = results[1];
+      Value batchVar = MulOp::create(rewriter, loc, squeezeDims(rewriter, loc, variance, dims),
+                                     bessel);
+      auto update = [&](Value running, Value batch) -> Value {
+        Value keep = MulOp::create(rewriter, loc, running, f64(rewriter, loc, 1 - momentum));
+        Value add = MulOp::create(rewriter, loc, batch, f64(rewriter, loc, momentum));
+        Value sum = AddOp::create(rewriter, loc, keep, add, Attribute());
+        if (typeOf(sum).getDtype() != typeOf(running).getDtype())
+          sum = ToDTypeOp::create(rewriter, loc, sum, TypeAttr::get(typeOf(running).getDtype()));
+        return sum;
+      };
+      results.push_back(update(op.getRunningMean(), batchMean));
+      results.push_back(update(op.getRunningVar(), batchVar));
+    }
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+template <typename SoftmaxLike, bool isLog>
+struct DecomposeSoftmax : OpRewritePattern<SoftmaxLike> {
+  using OpRewritePattern<SoftmaxLike>::OpRewritePattern;
+  LogicalResult matchAndRewrite(SoftmaxLike op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value x = op.getSelf();
+    if (TypeAttr dtype = op.getDtypeAttr())
+      x = ToDTypeOp::create(rewriter, loc, x, dtype);
+    int64_t dim = *normalizeDim(op.getDim(), typeOf(x).getRank());
+    auto dims = rewriter.getDenseI64ArrayAttr({dim});
+    Value max = AmaxOp::create(rewriter, loc, x, dims, /*keepdim=*/true, TypeAttr());
+    Value shifted = SubOp::create(rewriter, loc, x, max, Attribute());
+    Value exp = ExpOp::create(rewriter, loc, shifted);
+    Value sum = SumOp::create(rewriter, loc, exp, dims, /*keepdim=*/true, TypeAttr());
+    if (isLog)
+      rewriter.replaceOpWithNewOp<SubOp>(op, shifted, LogOp::create(rewriter, loc, sum),
+                                         Attribute());
+    else
+      rewriter.replaceOpWithNewOp<DivOp>(op, exp, sum, StringAttr());
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Reductions and splits
+//===----------------------------------------------------------------------===//
+
+SmallVector<int64_t> reductionDims(DenseI64ArrayAttr dims, int64_t rank) {
+  if (!dims || dims.empty())
+    return trailingDims(0, rank);
+  SmallVector<int64_t> out;
+  for (int64_t d : dims.asArrayRef())
+    out.push_back(*normalizeDim(d, rank));
+  return out;
+}
+
+/// mean = sum / count, with the count symbolic when the reduced sizes are.
+struct DecomposeMean : OpRewritePattern<MeanOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MeanOp op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value x = op.getSelf();
+    if (TypeAttr dtype = op.getDtypeAttr())
+      x = ToDTypeOp::create(rewriter, loc, x, dtype);
+    SmallVector<int64_t> dims = reductionDims(op.getDimAttr(), typeOf(x).getRank());
+    Value sum = SumOp::create(rewriter, loc, x, op.getDimAttr(), op.getKeepdim(), TypeAttr());
+    Value count = countElements(rewriter, loc, x, dims);
+    rewriter.replaceOpWithNewOp<DivOp>(op, sum, count, StringAttr());
+    return success();
+  }
+};
+
+/// var = sum((x - mean)^2) / (count - correction).
+struct DecomposeVar : OpRewritePattern<VarOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(VarOp op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value x = op.getSelf();
+    SmallVector<int64_t> dims = reductionDims(op.getDimAttr(), typeOf(x).getRank());
+    auto dimsAttr = rewriter.getDenseI64ArrayAttr(dims);
+    Value mean = MeanOp::create(rewriter, loc, x, dimsAttr, /*keepdim=*/true, TypeAttr());
+    Value centered = SubOp::create(rewriter, loc, x, mean, Attribute());
+    Value squares = SumOp::create(rewriter, loc, MulOp::create(rewriter, loc, centered, centered),
+                                  dimsAttr, op.getKeepdim(), TypeAttr());
+    Value count = countElements(rewriter, loc, x, dims);
+    Value correction = scalarFromAttr(rewriter, loc, op.getCorrectionAttr(),
+                                      rewriter.getF64Type(), 1);
+    Value divisor = arith::SubFOp::create(
+        rewriter, loc, arith::SIToFPOp::create(rewriter, loc, rewriter.getF64Type(), count),
+        correction);
+    rewriter.replaceOpWithNewOp<DivOp>(op, squares, divisor, StringAttr());
+    return success();
+  }
+};
+
+struct DecomposeSplit : OpRewritePattern<SplitOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SplitOp op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    SmallVector<Value> results;
+    int64_t start = 0;
+    for (int64_t size : op.getSplitSizes()) {
+      auto bound = [&](int64_t v) { return shapeAttr(ctx, {getAffineConstantExpr(v, ctx)}); };
+      results.push_back(SliceOp::create(rewriter, loc, op.getSelf(), op.getDim(), bound(start),
+                                        bound(start + size), 1));
+      start += size;
+    }
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+struct DecomposePass : public tgc::impl::DecomposePassBase<DecomposePass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<DecomposeLinear, DecomposeAddmm, DecomposeMatmul, DecomposeT,
+                 DecomposeLayerNorm, DecomposeBatchNorm, DecomposeSoftmax<SoftmaxOp, false>,
+                 DecomposeSoftmax<LogSoftmaxOp, true>, DecomposeMean, DecomposeVar,
+                 DecomposeSplit>(&getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+  }
+};
+
+} // namespace

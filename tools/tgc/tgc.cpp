@@ -1,0 +1,137 @@
+// tgc: the compiler driver. `tgc compile` turns a program into a model library;
+// `tgc run` runs one on safetensors inputs.
+#include "RunCommand.h"
+#include "tgc/Capture/ExportReader.h"
+#include "tgc/Pipeline/Pipeline.h"
+#include "tgc/Target/Artifact.h"
+#include "tgc/Transforms/Passes.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <CLI/CLI.hpp>
+
+using namespace mlir;
+
+namespace {
+struct CompileOptions {
+  std::string input;
+  std::string output;
+  std::string compileTo = "llvm";
+  std::string name;
+};
+} // namespace
+
+/// The value of environment variable `name`, or `fallback`.
+static std::string envOr(const char *name, const char *fallback) {
+  const char *value = std::getenv(name);
+  return value && *value ? value : fallback;
+}
+
+/// Reads the input program by its extension: `.pt2` archives or tgc `.mlir`.
+static OwningOpRef<ModuleOp> readProgram(const std::string &path, MLIRContext &ctx) {
+  llvm::StringRef ext = llvm::sys::path::extension(path);
+  if (ext == ".pt2")
+    return tgc::readExportArchive(path, &ctx);
+  if (ext == ".mlir")
+    return parseSourceFile<ModuleOp>(path, &ctx);
+  emitError(FileLineColLoc::get(&ctx, path, 0, 0))
+      << "unknown input kind '" << ext << "': expected a .pt2 archive or a .mlir file";
+  return nullptr;
+}
+
+static int writeModule(ModuleOp module, const std::string &path) {
+  std::string error;
+  auto file = openOutputFile(path, &error);
+  if (!file) {
+    llvm::errs() << "error: " << error << "\n";
+    return 1;
+  }
+  module.print(file->os());
+  file->os() << "\n";
+  file->keep();
+  return 0;
+}
+
+static int compile(const CompileOptions &options) {
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registerAllToLLVMIRTranslations(registry);
+  registry.insert<tgc::TgcDialect>();
+  MLIRContext ctx(registry);
+  ctx.loadAllAvailableDialects();
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &ctx);
+
+  std::optional<tgc::Phase> phase = tgc::parsePhase(options.compileTo);
+  if (!phase) {
+    llvm::errs() << "error: unknown phase '" << options.compileTo << "'\n";
+    return 1;
+  }
+  OwningOpRef<ModuleOp> module = readProgram(options.input, ctx);
+  if (!module)
+    return 1;
+  bool emitIR = *phase != tgc::Phase::LLVM ||
+                llvm::StringRef(options.output).ends_with(".mlir") || options.output == "-";
+  // A library is built from the value-level program: the artifact step reads the
+  // signature there and runs the remaining phases itself.
+  PassManager pm(&ctx);
+  tgc::PipelineOptions pipelineOptions;
+  pipelineOptions.compileTo = emitIR ? *phase : tgc::Phase::Decompose;
+  tgc::buildPipeline(pm, pipelineOptions);
+  if (failed(pm.run(*module)))
+    return 1;
+  if (emitIR)
+    return writeModule(*module, options.output);
+
+  tgc::ArtifactOptions artifact;
+  artifact.runtimeLibrary = envOr("TGC_RUNTIME_LIBRARY", TGC_RUNTIME_LIBRARY);
+  artifact.linker = envOr("TGC_LINKER", TGC_LINKER_PATH);
+  artifact.libraryPath = options.output;
+  artifact.name = options.name.empty()
+                      ? llvm::sys::path::stem(options.output).str()
+                      : options.name;
+  return failed(tgc::emitArtifact(*module, artifact)) ? 1 : 0;
+}
+
+int main(int argc, char **argv) {
+  CLI::App app{"tgc: ahead-of-time compiler for PyTorch programs"};
+  app.require_subcommand(1);
+
+  CompileOptions compileOptions;
+  CLI::App *compileCmd = app.add_subcommand("compile", "Compile a program into model.so");
+  compileCmd->add_option("input", compileOptions.input, "a .pt2 archive or a .mlir file")
+      ->required();
+  compileCmd->add_option("-o,--output", compileOptions.output,
+                         "model.so (with model.h and model.json beside it), or .mlir / - "
+                         "for IR")
+      ->required();
+  compileCmd->add_option("--compile-to", compileOptions.compileTo,
+                         "stop after a phase and print IR: capture, functionalize, "
+                         "decompose, lower, bufferize, llvm");
+  compileCmd->add_option("--name", compileOptions.name,
+                         "C identifier prefix of the model's API (default: output stem)");
+
+  tgc::RunOptions runOptions;
+  CLI::App *runCmd = app.add_subcommand("run", "Run a compiled model on safetensors inputs");
+  runCmd->add_option("model", runOptions.soPath, "the model.so")->required();
+  runCmd->add_option("--inputs", runOptions.inputsPath, "inputs (.safetensors)")->required();
+  runCmd->add_option("-o,--output", runOptions.outputPath, "outputs (.safetensors)")
+      ->required();
+
+  CLI11_PARSE(app, argc, argv);
+  if (compileCmd->parsed())
+    return compile(compileOptions);
+  return tgc::runModelCommand(runOptions);
+}
