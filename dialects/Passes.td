@@ -56,4 +56,17 @@ def DestinationPassingPass : Pass<"tgc-destination-passing", "::mlir::ModuleOp">
                            "::mlir::memref::MemRefDialect"];
 }
 
+def ConvertLinalgToBlasPass : Pass<"convert-linalg-to-blas", "::mlir::ModuleOp"> {
+  let summary = "Call the runtime's BLAS GEMM for f32/f64 matmuls on buffers";
+  let description = [{
+    After bufferization, `linalg.matmul` and `linalg.batch_matmul` on f32 or f64 memrefs
+    whose rows are contiguous become calls to `tgc_rt_gemm_<t>` /
+    `tgc_rt_gemm_batched_<t>` (docs/abi.md), which call OpenBLAS: C += A @ B with
+    pointers, offsets and leading dimensions taken from the memrefs' strided metadata.
+    Other matmuls (integers, non-unit inner strides) stay linalg ops.
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::LLVM::LLVMDialect", "::mlir::arith::ArithDialect"];
+}
+
 #endif // TGC_PASSES_TD

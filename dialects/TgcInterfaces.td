@@ -16,9 +16,10 @@ def Tgc_AtenOpInterface : OpInterface<"AtenOpInterface"> {
     StaticInterfaceMethod<"ATen targets this op represents, as `aten.<name>.<overload>`",
       "::llvm::ArrayRef<::llvm::StringLiteral>", "getAtenTargets">,
     StaticInterfaceMethod<[{
-        Names of the op's operands in order; a reader routes a node's tensor (and
+        The op's operands in order, by name, marked as ATen schemas mark types:
+        `bias?` is optional, `tensors[]` variadic. A reader routes a node's tensor (and
         Python-scalar-for-Tensor) arguments by them and sizes operand segments.
-      }], "::llvm::ArrayRef<::llvm::StringLiteral>", "getAtenOperandNames">,
+      }], "::llvm::ArrayRef<::llvm::StringLiteral>", "getAtenOperands">,
     StaticInterfaceMethod<[{
         Attributes with neither a default nor optionality: a reader must supply them
         (from the node or its adapter) before inferring result types.

@@ -24,11 +24,14 @@ class Tgc_Op<string mnemonic, list<string> atenTargets, list<Trait> traits = []>
         InferTypeOpAdaptorWithIsCompatible])> {
   list<string> aten = atenTargets;
   // What readers need to map an ATen node onto this op without knowing it
-  // (AtenOpInterface): the operand names, and the attributes that have neither a
-  // default nor optionality, both taken from `arguments`.
-  list<string> atenOperandNames = !foldl([]<string>, !range(!size(arguments)), names, i,
+  // (AtenOpInterface): the operands (`name`, `name?` optional, `name[]` variadic), and
+  // the attributes that have neither a default nor optionality, from `arguments`.
+  list<string> atenOperands = !foldl([]<string>, !range(!size(arguments)), names, i,
       !if(!initialized(!getdagarg<Attr>(arguments, i)), names,
-          !listconcat(names, [!getdagname(arguments, i)])));
+          !listconcat(names, [!getdagname(arguments, i) #
+              !cond(!isa<Optional>(!getdagarg<TypeConstraint>(arguments, i)): "?",
+                    !isa<Variadic>(!getdagarg<TypeConstraint>(arguments, i)): "[]",
+                    true: "")])));
   list<string> atenRequiredAttrNames = !foldl([]<string>, !range(!size(arguments)), names, i,
       !if(!initialized(!getdagarg<Attr>(arguments, i)),
           !if(!and(!not(!getdagarg<Attr>(arguments, i).isOptional),
@@ -42,9 +45,9 @@ class Tgc_Op<string mnemonic, list<string> atenTargets, list<Trait> traits = []>
       !foldl("", aten, acc, t, acc # ", \"" # t # "\""), [{};
       return ::llvm::ArrayRef(names).drop_front();
     }
-    static ::llvm::ArrayRef<::llvm::StringLiteral> getAtenOperandNames() {
+    static ::llvm::ArrayRef<::llvm::StringLiteral> getAtenOperands() {
       static constexpr ::llvm::StringLiteral names[] = {""}],
-      !foldl("", atenOperandNames, acc, t, acc # ", \"" # t # "\""), [{};
+      !foldl("", atenOperands, acc, t, acc # ", \"" # t # "\""), [{};
       return ::llvm::ArrayRef(names).drop_front();
     }
     static ::llvm::ArrayRef<::llvm::StringLiteral> getAtenRequiredAttrNames() {

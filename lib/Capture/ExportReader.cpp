@@ -6,6 +6,7 @@
 // need their arguments reshaped.
 #include "tgc/Capture/ExportReader.h"
 
+#include "ExportFormat.h"
 #include "NodeAdapters.h"
 #include "Pt2Archive.h"
 #include "tgc/Capture/StridedCopy.h"
@@ -19,9 +20,6 @@
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/StringMap.h"
-#include "llvm/ADT/StringSet.h"
-
-#include <cmath>
 
 using namespace mlir;
 using namespace tgc;
@@ -29,144 +27,9 @@ using namespace tgc;
 /// The serialization schema major version tgc reads (torch 2.8 - 2.15 write 8.x).
 static constexpr int64_t kSchemaMajor = 8;
 
-//===----------------------------------------------------------------------===//
-// Serialized values
-//===----------------------------------------------------------------------===//
-
-/// The key of a one-key union object (`{"as_tensor": {...}}`), or "" if `value` is not
-/// one.
-static std::string unionKind(const Json &value) {
-  if (!value.is_object() || value.size() != 1)
-    return "";
-  return value.begin().key();
-}
-
-static const Json &unionValue(const Json &value) { return value.begin().value(); }
-
-/// A dtype code of torch/_export/serde/schema.py's ScalarType.
-struct DTypeCode {
-  int64_t code;
-  llvm::StringLiteral name;
-  Type (*get)(MLIRContext *);
-};
-
-template <unsigned width, IntegerType::SignednessSemantics signedness = IntegerType::Signless>
-static Type integerType(MLIRContext *ctx) {
-  return IntegerType::get(ctx, width, signedness);
-}
-template <typename T>
-static Type floatType(MLIRContext *ctx) {
-  return T::get(ctx);
-}
-
-/// Signed integers are signless in tgc (as i64 scalars are); unsigned ones say so.
-static const DTypeCode kDTypes[] = {
-    {1, "uint8", integerType<8, IntegerType::Unsigned>},
-    {2, "int8", integerType<8>},
-    {3, "int16", integerType<16>},
-    {4, "int32", integerType<32>},
-    {5, "int64", integerType<64>},
-    {6, "float16", floatType<Float16Type>},
-    {7, "float32", floatType<Float32Type>},
-    {8, "float64", floatType<Float64Type>},
-    {9, "complex32", nullptr},
-    {10, "complex64", nullptr},
-    {11, "complex128", nullptr},
-    {12, "bool", integerType<1>},
-    {13, "bfloat16", floatType<BFloat16Type>},
-    {28, "uint16", integerType<16, IntegerType::Unsigned>},
-    {29, "float8_e4m3fn", floatType<Float8E4M3FNType>},
-    {30, "float8_e5m2", floatType<Float8E5M2Type>},
-    {31, "float8_e4m3fnuz", floatType<Float8E4M3FNUZType>},
-    {32, "float8_e5m2fnuz", floatType<Float8E5M2FNUZType>},
-    {33, "float8_e8m0fnu", floatType<Float8E8M0FNUType>},
-    {34, "uint32", integerType<32, IntegerType::Unsigned>},
-    {35, "uint64", integerType<64, IntegerType::Unsigned>},
-};
-
-static const DTypeCode *findDType(int64_t code) {
-  const auto *it = llvm::find_if(kDTypes, [&](const DTypeCode &d) { return d.code == code; });
-  return it == std::end(kDTypes) ? nullptr : it;
-}
-
-/// Bytes per element in a storage (bool and 8-bit floats take one byte).
-static unsigned elementBytes(Type dtype) {
-  return std::max(1u, dtype.getIntOrFloatBitWidth() / 8);
-}
-
-/// The strings torch writes for non-finite floats (JSON has no literal for them).
-static std::optional<double> parseFloat(const Json &value) {
-  if (value.is_number())
-    return value.get<double>();
-  if (!value.is_string())
-    return std::nullopt;
-  std::string text = value.get<std::string>();
-  if (text == "Infinity")
-    return INFINITY;
-  if (text == "-Infinity")
-    return -INFINITY;
-  if (text == "NaN")
-    return NAN;
-  return std::nullopt;
-}
-
-/// Python's json module writes non-finite floats as the bare tokens `NaN`, `Infinity`
-/// and `-Infinity` unless told not to (older torch releases did); strict JSON parsers
-/// reject them, so they are turned into the strings newer releases write.
-static std::string quoteNonFiniteLiterals(llvm::StringRef text) {
-  std::string out;
-  out.reserve(text.size());
-  bool inString = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (inString) {
-      out += c;
-      if (c == '\\' && i + 1 < text.size())
-        out += text[++i];
-      else if (c == '"')
-        inString = false;
-      continue;
-    }
-    inString = c == '"';
-    llvm::StringRef rest = text.drop_front(i);
-    for (llvm::StringRef token : {"NaN", "Infinity", "-Infinity"})
-      if (rest.starts_with(token)) {
-        out += '"' + token.str() + '"';
-        i += token.size() - 1;
-        c = 0;
-        break;
-      }
-    if (c)
-      out += c;
-  }
-  return out;
-}
-
-/// `File "<path>", line <N>` frames of a stack trace, outermost first.
-static SmallVector<std::pair<std::string, unsigned>> stackFrames(llvm::StringRef trace) {
-  SmallVector<std::pair<std::string, unsigned>> frames;
-  static constexpr llvm::StringLiteral kFile = "File \"", kLine = "\", line ";
-  for (size_t at = trace.find(kFile); at != llvm::StringRef::npos;
-       at = trace.find(kFile, at + 1)) {
-    llvm::StringRef rest = trace.drop_front(at + kFile.size());
-    size_t end = rest.find(kLine);
-    if (end == llvm::StringRef::npos)
-      break;
-    llvm::StringRef digits = rest.drop_front(end + kLine.size());
-    digits = digits.take_while([](char c) { return llvm::isDigit(c); });
-    unsigned line = 0;
-    if (!digits.getAsInteger(10, line))
-      frames.push_back({rest.take_front(end).str(), line});
-  }
-  return frames;
-}
-
-/// Whether a frame is inside PyTorch itself (nn.Module.forward of a library module,
-/// torch.fx passes) rather than in the user's model code.
-static bool isTorchFrame(llvm::StringRef file) {
-  return file.starts_with("torch/") || file.starts_with("<") ||
-         file.contains("/site-packages/torch/") || file.contains("/dist-packages/torch/");
-}
+/// The program torch.export.save writes (models/model.json and its configs); an
+/// archive made with package_pt2 may hold others beside it.
+static constexpr llvm::StringLiteral kProgramName = "model";
 
 //===----------------------------------------------------------------------===//
 // ExportReader
@@ -244,8 +107,7 @@ private:
                               std::vector<NodeArgument> arguments, NamedAttrList fixed);
   FailureOr<SmallVector<Value>> operandValues(const Json &argument, llvm::StringRef name);
   FailureOr<Value> lookupValue(llvm::StringRef valueName);
-  FailureOr<SmallVector<Attribute>> attributeCandidates(const Json &argument,
-                                                        llvm::StringRef name);
+  FailureOr<SmallVector<Attribute>> attributeCandidates(const Json &argument, llvm::StringRef name);
   FailureOr<Operation *> createOp(OpSpec &spec, size_t numOutputs);
   LogicalResult bindOutputs(Operation *op, llvm::ArrayRef<NodeOutput> outputs);
 
@@ -269,7 +131,6 @@ private:
   OpBuilder builder;
 
   std::unique_ptr<Pt2Archive> archive;
-  std::string programName = "model";
   Json program, weightsConfig, constantsConfig;
   const Json *graph = nullptr;
   OwningOpRef<ModuleOp> module;
@@ -292,11 +153,11 @@ OwningOpRef<ModuleOp> ExportReader::read() {
   try {
     if (failed(loadProgram()) || failed(buildEntryFunction()))
       return nullptr;
+    module->getOperation()->setAttr(TgcDialect::kSymbolsAttrName, buildSymbolsAttr());
   } catch (const Json::exception &e) {
     emitNodeError() << "malformed " << currentMember << ": " << e.what();
     return nullptr;
   }
-  module->getOperation()->setAttr(TgcDialect::kSymbolsAttrName, buildSymbolsAttr());
   if (failed(verify(*module)))
     return nullptr;
   return std::move(module);
@@ -316,25 +177,26 @@ LogicalResult ExportReader::loadProgram() {
     if (failed(order))
       return failure();
     if (llvm::StringRef(*order).trim() != "little")
-      return emitError(archiveLoc) << "the archive's tensor data is '"
-                                   << llvm::StringRef(*order).trim()
-                                   << "' endian; tgc reads little-endian data only";
+      return emitError(archiveLoc)
+             << "the archive's tensor data is '" << llvm::StringRef(*order).trim()
+             << "' endian; tgc reads little-endian data only";
   }
-  FailureOr<Json> json = readJson("models/" + programName + ".json", /*optional=*/false);
+  FailureOr<Json> json = readJson(("models/" + kProgramName + ".json").str(), /*optional=*/false);
   if (failed(json))
     return failure();
   program = std::move(*json);
   if (failed(checkSchemaVersion()))
     return failure();
   FailureOr<Json> weights =
-      readJson("data/weights/" + programName + "_weights_config.json", /*optional=*/true);
+      readJson(("data/weights/" + kProgramName + "_weights_config.json").str(), /*optional=*/true);
   FailureOr<Json> constants =
-      readJson("data/constants/" + programName + "_constants_config.json", /*optional=*/true);
+      readJson(("data/constants/" + kProgramName + "_constants_config.json").str(),
+               /*optional=*/true);
   if (failed(weights) || failed(constants))
     return failure();
   weightsConfig = std::move(*weights);
   constantsConfig = std::move(*constants);
-  currentMember = "models/" + programName + ".json";
+  currentMember = ("models/" + kProgramName + ".json").str();
   graph = &program.at("graph_module").at("graph");
   return success();
 }
@@ -349,8 +211,7 @@ FailureOr<Json> ExportReader::readJson(llvm::StringRef member, bool optional) {
   try {
     return Json::parse(quoteNonFiniteLiterals(*text));
   } catch (const Json::exception &e) {
-    return emitError(archiveLoc) << "member '" << member << "' is not valid JSON: "
-                                 << e.what();
+    return emitError(archiveLoc) << "member '" << member << "' is not valid JSON: " << e.what();
   }
 }
 
@@ -375,8 +236,7 @@ AffineExpr ExportReader::symbolFor(llvm::StringRef name) {
   return getAffineSymbolExpr(it->second, ctx);
 }
 
-FailureOr<AffineExpr> ExportReader::parseSymInt(const Json &symInt,
-                                                llvm::StringRef valueName) {
+FailureOr<AffineExpr> ExportReader::parseSymInt(const Json &symInt, llvm::StringRef valueName) {
   std::string kind = unionKind(symInt);
   if (kind == "as_int")
     return getAffineConstantExpr(unionValue(symInt).get<int64_t>(), ctx);
@@ -407,14 +267,14 @@ FailureOr<AffineExpr> ExportReader::resolveSymInt(const Json &symInt) {
 }
 
 FailureOr<Type> ExportReader::parseDType(const Json &code, llvm::StringRef valueName) {
-  const DTypeCode *dtype = findDType(code.get<int64_t>());
+  std::optional<ExportDType> dtype = lookupDType(code.get<int64_t>(), ctx);
   if (!dtype)
     return emitNodeError() << "value '" << valueName << "' has unknown dtype code "
                            << code.get<int64_t>();
-  if (!dtype->get)
+  if (!dtype->type)
     return emitNodeError() << "value '" << valueName << "' has dtype " << dtype->name
                            << ", which tgc does not support";
-  return dtype->get(ctx);
+  return dtype->type;
 }
 
 /// Null for the CPU (what types leave implicit), a #tgc.device otherwise.
@@ -426,8 +286,7 @@ Attribute ExportReader::parseDevice(const Json &device) {
   return DeviceAttr::get(ctx, kind, index && !index->is_null() ? index->get<int64_t>() : -1);
 }
 
-FailureOr<TensorMeta> ExportReader::parseTensorMeta(const Json &json,
-                                                    llvm::StringRef valueName) {
+FailureOr<TensorMeta> ExportReader::parseTensorMeta(const Json &json, llvm::StringRef valueName) {
   TensorMeta meta;
   FailureOr<Type> dtype = parseDType(json.at("dtype"), valueName);
   if (failed(dtype))
@@ -440,6 +299,8 @@ FailureOr<TensorMeta> ExportReader::parseTensorMeta(const Json &json,
     FailureOr<AffineExpr> expr = parseSymInt(size, valueName);
     if (failed(expr))
       return failure();
+    if (getConstantSize(*expr).value_or(0) < 0)
+      return emitNodeError() << "value '" << valueName << "' has a negative size";
     meta.sizes.push_back(*expr);
   }
   for (const Json &stride : json.at("strides")) {
@@ -569,8 +430,8 @@ LogicalResult ExportReader::buildEntryFunction() {
   }
   addRangeConstraintSymbols();
 
-  auto func = func::FuncOp::create(builder, archiveLoc, "forward",
-                                   builder.getFunctionType(argTypes, {}));
+  auto func =
+      func::FuncOp::create(builder, archiveLoc, "forward", builder.getFunctionType(argTypes, {}));
   Block *entry = func.addEntryBlock();
   for (auto [i, input] : llvm::enumerate(inputs)) {
     BlockArgument arg = entry->getArgument(i);
@@ -662,8 +523,8 @@ FailureOr<ElementsAttr> ExportReader::readInitialValue(llvm::StringRef fqn,
                                                        const TensorMeta &meta) {
   const Json *entry = nullptr;
   llvm::StringRef folder;
-  for (auto [config, configFolder] : {std::pair(&weightsConfig, "data/weights/"),
-                                      std::pair(&constantsConfig, "data/constants/")})
+  for (auto [config, configFolder] :
+       {std::pair(&weightsConfig, "data/weights/"), std::pair(&constantsConfig, "data/constants/")})
     if (!entry && config->at("config").contains(fqn)) {
       entry = &config->at("config").at(fqn);
       folder = configFolder;
@@ -695,14 +556,14 @@ FailureOr<ElementsAttr> ExportReader::readInitialValue(llvm::StringRef fqn,
   if (failed(storage))
     return failure();
   llvm::Expected<std::vector<char>> data =
-      copyStridedToContiguous(*storage, sizes, strides, *offset, elementBytes(meta.dtype));
+      copyStridedToContiguous(*storage, sizes, strides, *offset, getElementBytes(meta.dtype));
   if (!data)
     return emitError(archiveLoc) << "cannot read the data of '" << fqn
                                  << "': " << llvm::toString(data.takeError());
   auto type = RankedTensorType::get(sizes, meta.dtype);
   // 64-byte alignment, as the archive stores it, lets consumers map the data directly.
-  AsmResourceBlob blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(
-      llvm::ArrayRef<char>(*data), /*align=*/64);
+  AsmResourceBlob blob =
+      HeapAsmResourceBlob::allocateAndCopyWithAlign(llvm::ArrayRef<char>(*data), /*align=*/64);
   return llvm::cast<ElementsAttr>(
       DenseResourceElementsAttr::get(type, resourceName(fqn), std::move(blob)));
 }
@@ -711,21 +572,13 @@ FailureOr<ElementsAttr> ExportReader::readInitialValue(llvm::StringRef fqn,
 // Nodes
 //===----------------------------------------------------------------------===//
 
-/// The user's line: the innermost stack frame outside PyTorch itself (torch's own
-/// modules, such as nn.Linear.forward, are the last frames of a trace), else the
-/// innermost frame, else the archive.
+/// The node's name at the user's line of its stack trace (the archive without one).
 Location ExportReader::nodeLocation(const Json &node, llvm::StringRef name) {
   Location source = archiveLoc;
   const Json *metadata = node.contains("metadata") ? &node.at("metadata") : nullptr;
-  if (metadata && metadata->contains("stack_trace") && metadata->at("stack_trace").is_string()) {
-    auto frames = stackFrames(metadata->at("stack_trace").get<std::string>());
-    auto user = llvm::find_if(llvm::reverse(frames),
-                              [](const auto &frame) { return !isTorchFrame(frame.first); });
-    if (user != llvm::reverse(frames).end())
-      source = FileLineColLoc::get(ctx, user->first, user->second, 0);
-    else if (!frames.empty())
-      source = FileLineColLoc::get(ctx, frames.back().first, frames.back().second, 0);
-  }
+  if (metadata && metadata->contains("stack_trace") && metadata->at("stack_trace").is_string())
+    if (auto frame = findUserFrame(metadata->at("stack_trace").get_ref<const std::string &>()))
+      source = FileLineColLoc::get(ctx, frame->first, frame->second, 0);
   return NameLoc::get(builder.getStringAttr(name), source);
 }
 
@@ -780,8 +633,7 @@ LogicalResult ExportReader::convertNode(const Json &node) {
     arguments.push_back({input.at("name").get<std::string>(), &input.at("arg")});
   NamedAttrList fixed;
   if (adapter) {
-    AdapterNode adapterNode{ctx, arguments, outputs, fixed,
-                            [this]() { return emitNodeError(); }};
+    AdapterNode adapterNode{ctx, arguments, outputs, fixed, [this]() { return emitNodeError(); }};
     if (failed(adapter->adapt(adapterNode)))
       return failure();
   }
@@ -856,12 +708,12 @@ FailureOr<SmallVector<Value>> ExportReader::operandValues(const Json &argument,
     return tensors;
   }
   if (kind == "as_int")
-    return one(arith::ConstantOp::create(builder, loc, builder.getI64IntegerAttr(
-                                                           value.get<int64_t>()))
-                   .getResult());
-  if (kind == "as_bool")
     return one(
-        arith::ConstantOp::create(builder, loc, builder.getBoolAttr(value.get<bool>())).getResult());
+        arith::ConstantOp::create(builder, loc, builder.getI64IntegerAttr(value.get<int64_t>()))
+            .getResult());
+  if (kind == "as_bool")
+    return one(arith::ConstantOp::create(builder, loc, builder.getBoolAttr(value.get<bool>()))
+                   .getResult());
   if (kind == "as_float") {
     std::optional<double> f = parseFloat(value);
     if (!f)
@@ -874,7 +726,7 @@ FailureOr<SmallVector<Value>> ExportReader::operandValues(const Json &argument,
 
 /// The attribute forms a serialized argument may take, most natural first.
 FailureOr<SmallVector<Attribute>> ExportReader::attributeCandidates(const Json &argument,
-                                                                     llvm::StringRef name) {
+                                                                    llvm::StringRef name) {
   std::string kind = unionKind(argument);
   const Json &value = unionValue(argument);
   // A size list is a #tgc.shape, or a plain array where every size is a constant.
@@ -889,9 +741,8 @@ FailureOr<SmallVector<Attribute>> ExportReader::attributeCandidates(const Json &
     return forms;
   };
   if (kind == "as_int" || kind == "as_sym_int") {
-    FailureOr<AffineExpr> size = kind == "as_int"
-                                     ? getAffineConstantExpr(value.get<int64_t>(), ctx)
-                                     : resolveSymInt(value);
+    FailureOr<AffineExpr> size =
+        kind == "as_int" ? getAffineConstantExpr(value.get<int64_t>(), ctx) : resolveSymInt(value);
     if (failed(size))
       return failure();
     SmallVector<Attribute> forms;
@@ -913,9 +764,9 @@ FailureOr<SmallVector<Attribute>> ExportReader::attributeCandidates(const Json &
   if (kind == "as_ints" || kind == "as_sym_ints") {
     SmallVector<AffineExpr> sizes;
     for (const Json &element : value) {
-      FailureOr<AffineExpr> size =
-          kind == "as_ints" ? getAffineConstantExpr(element.get<int64_t>(), ctx)
-                            : resolveSymInt(element);
+      FailureOr<AffineExpr> size = kind == "as_ints"
+                                       ? getAffineConstantExpr(element.get<int64_t>(), ctx)
+                                       : resolveSymInt(element);
       if (failed(size))
         return failure();
       sizes.push_back(*size);
@@ -951,8 +802,7 @@ FailureOr<SmallVector<Attribute>> ExportReader::attributeCandidates(const Json &
   }
   if (kind == "as_none")
     return SmallVector<Attribute>{};
-  return emitNodeError() << "argument '" << name << "' of kind '" << kind
-                         << "' is not supported";
+  return emitNodeError() << "argument '" << name << "' of kind '" << kind << "' is not supported";
 }
 
 FailureOr<OpSpec> ExportReader::prepareOp(OperationName opName, llvm::StringRef target,
@@ -971,12 +821,20 @@ FailureOr<OpSpec> ExportReader::prepareOp(OperationName opName, llvm::StringRef 
     return value;
   };
   // Operands, in the op's order (= schema order); omitted ones are absent optionals.
-  for (llvm::StringRef name : aten->getAtenOperandNames()) {
-    const Json *argument = take(name);
+  for (llvm::StringRef operand : aten->getAtenOperands()) {
+    bool optional = operand.consume_back("?");
+    bool variadic = operand.consume_back("[]");
+    const Json *argument = take(operand);
     FailureOr<SmallVector<Value>> operands =
-        argument ? operandValues(*argument, name) : SmallVector<Value>{};
+        argument ? operandValues(*argument, operand) : SmallVector<Value>{};
     if (failed(operands))
       return failure();
+    if (operands->empty() && !optional && !variadic)
+      return emitNodeError() << target << " without argument '" << operand << "' is not supported ("
+                             << opName << " needs it)";
+    if (operands->size() > 1 && !variadic)
+      return emitNodeError() << "argument '" << operand << "' of " << target
+                             << " must be one tensor, got " << operands->size();
     llvm::append_range(spec.operands, *operands);
     spec.segmentSizes.push_back(operands->size());
   }
@@ -1032,8 +890,8 @@ FailureOr<Operation *> ExportReader::createOp(OpSpec &spec, size_t numOutputs) {
   // A detached probe holds the operands and properties so that the op's own property
   // conversion decides which attribute form fits, and inference sees exactly what the
   // op will hold. It never has results, so nothing can use it.
-  Operation *probe = Operation::create(currentLoc, spec.name, {}, spec.operands,
-                                       NamedAttrList(), OpaqueProperties(nullptr), {}, 0);
+  Operation *probe = Operation::create(currentLoc, spec.name, {}, spec.operands, NamedAttrList(),
+                                       OpaqueProperties(nullptr), {}, 0);
   auto discardProbe = [&]() {
     probe->destroy();
     return emitNodeError();
@@ -1058,15 +916,18 @@ FailureOr<Operation *> ExportReader::createOp(OpSpec &spec, size_t numOutputs) {
   LogicalResult inferred = captureDiagnostic(ctx, message, [&]() -> LogicalResult {
     if (failed(spec.name.verifyInherentAttrs(attrs, [&]() { return emitError(currentLoc); })))
       return failure();
-    return llvm::cast<InferTypeOpInterface>(probe).inferReturnTypes(
-        ctx, currentLoc, probe->getOperands(), probe->getRawDictionaryAttrs(),
-        probe->getPropertiesStorage(), probe->getRegions(), types);
+    auto infer = llvm::dyn_cast<InferTypeOpInterface>(probe);
+    if (!infer)
+      return emitError(currentLoc) << spec.name << " does not infer its result types";
+    return infer.inferReturnTypes(ctx, currentLoc, probe->getOperands(),
+                                  probe->getRawDictionaryAttrs(), probe->getPropertiesStorage(),
+                                  probe->getRegions(), types);
   });
   if (failed(inferred))
     return discardProbe() << message;
   if (types.size() < numOutputs)
-    return discardProbe() << "the archive records " << numOutputs << " results but "
-                          << spec.name << " has " << types.size();
+    return discardProbe() << "the archive records " << numOutputs << " results but " << spec.name
+                          << " has " << types.size();
   SmallVector<Type> resultTypes = llvm::map_to_vector(types, toCaptureLevel);
   Operation *op = Operation::create(currentLoc, spec.name, resultTypes, spec.operands,
                                     probe->getDiscardableAttrDictionary(),
@@ -1083,15 +944,38 @@ static Type sizesAndDType(const TensorMeta &meta) {
   return ValueTensorType::get(meta.sizes, meta.dtype);
 }
 
+/// Whether two sizes are the same function of the symbols. Equal expressions are;
+/// otherwise (sympy and MLIR may simplify floordiv/mod differently) both are evaluated
+/// at a few points, with distinct values for distinct symbols.
+static bool isSameSize(AffineExpr a, AffineExpr b, unsigned numSymbols) {
+  if (a == b)
+    return true;
+  for (int64_t base : {2, 3, 5, 16, 61}) {
+    SmallVector<AffineExpr> point;
+    for (unsigned i = 0; i < numSymbols; ++i)
+      point.push_back(getAffineConstantExpr(base + 7 * i, a.getContext()));
+    if (a.replaceSymbols(point) != b.replaceSymbols(point))
+      return false;
+  }
+  return true;
+}
+
 /// Binds the node's output names to the op's results after checking that tgc's
 /// inference agrees with the metadata the export recorded.
 LogicalResult ExportReader::bindOutputs(Operation *op, llvm::ArrayRef<NodeOutput> outputs) {
   for (auto [output, result] : llvm::zip_first(outputs, op->getResults())) {
     if (!output.meta)
       continue;
-    auto type = llvm::cast<BaseTensorType>(result.getType());
-    if (type.getSizes() != ArrayRef<AffineExpr>(output.meta->sizes) ||
-        type.getDtype() != output.meta->dtype)
+    auto type = llvm::dyn_cast<BaseTensorType>(result.getType());
+    if (!type)
+      return emitNodeError() << "result '" << output.name << "' is not a tensor in tgc";
+    ArrayRef<AffineExpr> inferred = type.getSizes(), recorded = output.meta->sizes;
+    bool sameSizes = inferred.size() == recorded.size() &&
+                     llvm::all_of(llvm::zip(inferred, recorded), [&](auto sizes) {
+                       return isSameSize(std::get<0>(sizes), std::get<1>(sizes),
+                                         symbolNames.size());
+                     });
+    if (!sameSizes || type.getDtype() != output.meta->dtype)
       return emitNodeError() << "tgc infers " << sizesAndDType(type.getMeta()) << " for '"
                              << output.name << "' but the archive records "
                              << sizesAndDType(*output.meta);

@@ -13,8 +13,7 @@ using namespace tgc;
 // Argument helpers
 //===----------------------------------------------------------------------===//
 
-static const Json *findArgument(const std::vector<NodeArgument> &arguments,
-                                llvm::StringRef name) {
+static const Json *findArgument(const std::vector<NodeArgument> &arguments, llvm::StringRef name) {
   auto it = llvm::find_if(arguments, [&](const NodeArgument &a) { return a.name == name; });
   return it == arguments.end() ? nullptr : it->value;
 }
@@ -106,8 +105,8 @@ static LogicalResult exponentAsOther(AdapterNode &node) {
 static LogicalResult unbiasedAsCorrection(AdapterNode &node) {
   const Json *unbiased = takeArgument(node.arguments, "unbiased");
   bool isUnbiased = !unbiased || unbiased->at("as_bool").get<bool>();
-  node.attributes.set("correction", IntegerAttr::get(IntegerType::get(node.ctx, 64),
-                                                     isUnbiased ? 1 : 0));
+  node.attributes.set("correction",
+                      IntegerAttr::get(IntegerType::get(node.ctx, 64), isUnbiased ? 1 : 0));
   return success();
 }
 
@@ -122,15 +121,13 @@ static LogicalResult dtypeFromOutput(AdapterNode &node) {
 }
 
 /// ones/zeros/empty and their `_like` forms: tgc.full(_like) with a fill value.
-template <int64_t fill>
-static LogicalResult filledWith(AdapterNode &node) {
+template <int64_t fill> static LogicalResult filledWith(AdapterNode &node) {
   node.attributes.set("fill_value", IntegerAttr::get(IntegerType::get(node.ctx, 64), fill));
   return dtypeFromOutput(node);
 }
 
 /// new_ones/new_zeros(self, size): `self` only gives the default dtype.
-template <int64_t fill>
-static LogicalResult newFilledWith(AdapterNode &node) {
+template <int64_t fill> static LogicalResult newFilledWith(AdapterNode &node) {
   takeArgument(node.arguments, "self");
   return filledWith<fill>(node);
 }
@@ -167,24 +164,26 @@ static const NodeAdapter kNodeAdapters[] = {
 };
 
 const NodeAdapter *tgc::findNodeAdapter(llvm::StringRef target) {
-  const auto *it = llvm::find_if(kNodeAdapters,
-                                 [&](const NodeAdapter &a) { return a.target == target; });
+  const auto *it =
+      llvm::find_if(kNodeAdapters, [&](const NodeAdapter &a) { return a.target == target; });
   return it == std::end(kNodeAdapters) ? nullptr : it;
 }
 
 bool tgc::isSymbolicIntTarget(llvm::StringRef target) {
   static constexpr llvm::StringLiteral kTargets[] = {
-      "aten.sym_size.int",    "aten.sym_stride.int", "aten.sym_numel.default",
-      "aten.sym_storage_offset.default", "_operator.add", "_operator.sub",
-      "_operator.mul",        "_operator.floordiv",  "_operator.mod",
-      "_operator.neg",        "_operator.pos"};
+      "aten.sym_size.int",      "aten.sym_stride.int",
+      "aten.sym_numel.default", "aten.sym_storage_offset.default",
+      "_operator.add",          "_operator.sub",
+      "_operator.mul",          "_operator.floordiv",
+      "_operator.mod",          "_operator.neg",
+      "_operator.pos"};
   return llvm::is_contained(kTargets, target);
 }
 
 bool tgc::isIgnorableArgument(const NodeArgument &argument) {
   static constexpr llvm::StringLiteral kIgnorable[] = {
-      "layout",        "pin_memory",    "memory_format", "non_blocking", "cudnn_enable",
-      "cudnn_enabled", "implicit",      "device",        "copy"};
+      "layout",        "pin_memory", "memory_format", "non_blocking", "cudnn_enable",
+      "cudnn_enabled", "implicit",   "device",        "copy"};
   if (llvm::is_contained(kIgnorable, argument.name))
     return true;
   // half_to_float=False is the default behaviour; True changes the result dtype.

@@ -2,18 +2,17 @@
 #ifndef TGC_LIB_CAPTURE_NODEADAPTERS_H
 #define TGC_LIB_CAPTURE_NODEADAPTERS_H
 
+#include "ExportFormat.h"
 #include "tgc/Dialect/TensorMeta.h"
 
 #include "mlir/IR/OperationSupport.h"
 #include "llvm/ADT/StringRef.h"
-#include <nlohmann/json.hpp>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace tgc {
-
-using Json = nlohmann::ordered_json;
 
 /// One argument of an export node: its schema name and its serialized `Argument`
 /// (a one-key union such as `{"as_int": 3}`), pointing into the program's JSON.

@@ -46,8 +46,8 @@ std::unique_ptr<Pt2Archive> Pt2Archive::open(llvm::StringRef path, Location loc)
   int code = 0;
   zip_t *handle = zip_open(path.str().c_str(), ZIP_RDONLY, &code);
   if (!handle) {
-    emitError(loc) << "'" << path << "' is not a readable .pt2 archive (a zip file): "
-                   << zipErrorMessage(code);
+    emitError(loc) << "'" << path
+                   << "' is not a readable .pt2 archive (a zip file): " << zipErrorMessage(code);
     return nullptr;
   }
   std::string prefix = commonFolder(handle);

@@ -8,9 +8,8 @@ using namespace llvm;
 
 /// The number of elements, and the largest element index the view touches (plus one);
 /// nullopt on overflow or negative input.
-static std::optional<std::pair<int64_t, int64_t>> viewExtent(ArrayRef<int64_t> sizes,
-                                                             ArrayRef<int64_t> strides,
-                                                             int64_t offset) {
+static std::optional<std::pair<int64_t, int64_t>>
+viewExtent(ArrayRef<int64_t> sizes, ArrayRef<int64_t> strides, int64_t offset) {
   std::optional<int64_t> numel = 1, end = offset + 1;
   if (offset < 0)
     return std::nullopt;
@@ -40,8 +39,7 @@ static bool isRowMajor(ArrayRef<int64_t> sizes, ArrayRef<int64_t> strides) {
   return true;
 }
 
-Expected<std::vector<char>> tgc::copyStridedToContiguous(StringRef storage,
-                                                         ArrayRef<int64_t> sizes,
+Expected<std::vector<char>> tgc::copyStridedToContiguous(StringRef storage, ArrayRef<int64_t> sizes,
                                                          ArrayRef<int64_t> strides,
                                                          int64_t storageOffset,
                                                          unsigned elementBytes) {

@@ -42,8 +42,7 @@ namespace {
 ///                                                  such as positive=True: ignored)
 class SympyParser {
 public:
-  SympyParser(StringRef text, MLIRContext *ctx,
-              llvm::function_ref<AffineExpr(StringRef)> getSymbol)
+  SympyParser(StringRef text, MLIRContext *ctx, llvm::function_ref<AffineExpr(StringRef)> getSymbol)
       : text(text), ctx(ctx), getSymbol(getSymbol) {}
 
   Expected<AffineExpr> parse() {
@@ -263,8 +262,7 @@ private:
 
 } // namespace
 
-Expected<AffineExpr>
-tgc::parseSympyExpr(StringRef text, MLIRContext *ctx,
-                    llvm::function_ref<AffineExpr(StringRef)> getSymbol) {
+Expected<AffineExpr> tgc::parseSympyExpr(StringRef text, MLIRContext *ctx,
+                                         llvm::function_ref<AffineExpr(StringRef)> getSymbol) {
   return SympyParser(text, ctx, getSymbol).parse();
 }

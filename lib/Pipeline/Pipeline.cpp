@@ -5,6 +5,7 @@
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -68,13 +69,18 @@ static void populateBufferize(OpPassManager &pm) {
   bufferization::buildBufferDeallocationPipeline(pm, dealloc);
 }
 
-/// Loops, then the LLVM dialect.
+/// GEMMs to OpenBLAS, the rest to loops, then the LLVM dialect.
 static void populateLLVM(OpPassManager &pm) {
+  pm.addPass(createConvertLinalgToBlasPass());
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
+  // rsqrt has no libm function: expand it; the rest calls libm for full precision.
+  math::MathExpandOpsPassOptions expand;
+  expand.opMnemonics = {"rsqrt"};
+  pm.addPass(math::createMathExpandOpsPass(expand));
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createArithToLLVMConversionPass());

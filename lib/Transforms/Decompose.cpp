@@ -388,6 +388,15 @@ struct DecomposePass : public tgc::impl::DecomposePassBase<DecomposePass> {
                  DecomposeSplit>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
+    // Decompositions may refine result metadata (requires_grad of running statistics
+    // computed from batch statistics); function results follow what is returned.
+    getOperation()->walk([](func::FuncOp func) {
+      if (func.isExternal())
+        return;
+      auto ret = llvm::cast<func::ReturnOp>(func.getBody().back().getTerminator());
+      func.setFunctionType(FunctionType::get(func.getContext(), func.getArgumentTypes(),
+                                             ret.getOperandTypes()));
+    });
   }
 };
 

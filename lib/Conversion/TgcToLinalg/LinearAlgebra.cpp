@@ -80,8 +80,8 @@ struct ConvolutionLowering : TgcLoweringPattern<ConvolutionOp> {
     FailureOr<Value> init = zeroInit(rewriter, lowering, op, resultType);
     if (failed(init))
       return failure();
-    auto strides = rewriter.getDenseI64ArrayAttr(stride);
-    auto dilations = rewriter.getDenseI64ArrayAttr(dilation);
+    auto strides = rewriter.getI64TensorAttr(stride);
+    auto dilations = rewriter.getI64TensorAttr(dilation);
     int64_t groups = op.getGroups();
     Value result;
     if (groups == 1) {
@@ -122,8 +122,8 @@ struct ConvolutionLowering : TgcLoweringPattern<ConvolutionOp> {
   /// Grouped convolution through linalg.conv_2d_ngchw_gfchw on reshaped operands.
   FailureOr<Value> groupedConvolution(ConversionPatternRewriter &rewriter, ConvolutionOp op,
                                       Value input, Value weight, Value init, int64_t groups,
-                                      DenseI64ArrayAttr strides,
-                                      DenseI64ArrayAttr dilations) const {
+                                      DenseIntElementsAttr strides,
+                                      DenseIntElementsAttr dilations) const {
     Location loc = op.getLoc();
     auto inTy = llvm::cast<RankedTensorType>(input.getType());
     auto wTy = llvm::cast<RankedTensorType>(weight.getType());

@@ -1,0 +1,364 @@
+"""A small ctypes binding to a tgc-compiled model.so (see docs/abi.md).
+
+    from tgc_ctypes import Model
+    m = Model("model.so")            # name from model.json beside it, else the stem
+    outs = m.run(x)                  # numpy arrays or torch CPU tensors in, numpy copies out
+    m.get_state("bn1.running_mean")  # numpy copy of a parameter / buffer / constant
+    m.set_state("fc.weight", w)
+
+Inputs are passed zero-copy: each DLTensor points at the caller's data with the
+caller's strides (in elements), so user inputs that the program mutates are updated
+in place, exactly like the eager model does. Outputs come back as DLManagedTensor and
+are copied into numpy (or torch) before their deleter is called. Any failure raises
+TgcError with the runtime's `tgc_model_last_error` message.
+
+`Model.prepare(*inputs)` builds the DLTensor argument arrays once and returns a callable
+that only calls `tgc_model_run` (and frees the outputs): that is what benchmarks time.
+
+Needs numpy; torch is optional (torch tensors in, `as_torch=True` out). An instance is not
+thread-safe (one call at a time), like the C API.
+"""
+
+import ctypes
+import json
+import os
+
+import numpy as np
+
+__all__ = ["TgcError", "Model", "DLDevice", "DLDataType", "DLTensor", "DLManagedTensor"]
+
+# --------------------------------------------------------------------- DLPack 0.6 structs
+kDLCPU = 1
+kDLInt, kDLUInt, kDLFloat, kDLBfloat = 0, 1, 2, 4
+TGC_DL_BOOL = 6  # kDLBool in DLPack >= 0.8; tgc_runtime.h spells it TGC_DL_BOOL
+
+
+class DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int), ("device_id", ctypes.c_int)]
+
+
+class DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class DLTensor(ctypes.Structure):
+    _fields_ = [
+        ("data", ctypes.c_void_p),
+        ("device", DLDevice),
+        ("ndim", ctypes.c_int),
+        ("dtype", DLDataType),
+        ("shape", ctypes.POINTER(ctypes.c_int64)),
+        ("strides", ctypes.POINTER(ctypes.c_int64)),  # in elements; NULL = row-major
+        ("byte_offset", ctypes.c_uint64),
+    ]
+
+
+class DLManagedTensor(ctypes.Structure):
+    pass
+
+
+_DELETER = ctypes.CFUNCTYPE(None, ctypes.POINTER(DLManagedTensor))
+DLManagedTensor._fields_ = [
+    ("dl_tensor", DLTensor),
+    ("manager_ctx", ctypes.c_void_p),
+    ("deleter", _DELETER),
+]
+
+# numpy dtype <-> DLPack (code, bits)
+_NP_TO_DL = {
+    np.dtype(np.float32): (kDLFloat, 32),
+    np.dtype(np.float64): (kDLFloat, 64),
+    np.dtype(np.float16): (kDLFloat, 16),
+    np.dtype(np.int8): (kDLInt, 8),
+    np.dtype(np.int16): (kDLInt, 16),
+    np.dtype(np.int32): (kDLInt, 32),
+    np.dtype(np.int64): (kDLInt, 64),
+    np.dtype(np.uint8): (kDLUInt, 8),
+    np.dtype(np.uint16): (kDLUInt, 16),
+    np.dtype(np.uint32): (kDLUInt, 32),
+    np.dtype(np.uint64): (kDLUInt, 64),
+    np.dtype(np.bool_): (TGC_DL_BOOL, 8),
+}
+_DL_TO_NP = {v: k for k, v in _NP_TO_DL.items()}
+
+
+def _torch():
+    try:
+        import torch  # noqa: F401
+        return torch
+    except ImportError:  # pragma: no cover
+        return None
+
+
+def _is_torch_tensor(x):
+    t = _torch()
+    return t is not None and isinstance(x, t.Tensor)
+
+
+def _torch_dl_dtype(dt):
+    torch = _torch()
+    table = {
+        torch.float32: (kDLFloat, 32), torch.float64: (kDLFloat, 64),
+        torch.float16: (kDLFloat, 16), torch.bfloat16: (kDLBfloat, 16),
+        torch.int8: (kDLInt, 8), torch.int16: (kDLInt, 16), torch.int32: (kDLInt, 32),
+        torch.int64: (kDLInt, 64), torch.uint8: (kDLUInt, 8), torch.bool: (TGC_DL_BOOL, 8),
+    }
+    if dt not in table:
+        raise TypeError(f"tgc: unsupported torch dtype {dt}")
+    return table[dt]
+
+
+class TgcError(RuntimeError):
+    pass
+
+
+class _TensorArg:
+    """A DLTensor viewing a numpy array or torch CPU tensor, plus what keeps it valid."""
+
+    __slots__ = ("dl", "_shape", "_strides", "_owner")
+
+    def __init__(self, x):
+        if _is_torch_tensor(x):
+            if x.device.type != "cpu":
+                raise TgcError(f"tgc: expected a CPU tensor, got device {x.device}")
+            if x.requires_grad:
+                x = x.detach()  # same storage
+            code_bits = _torch_dl_dtype(x.dtype)
+            shape, strides = tuple(x.shape), tuple(x.stride())  # strides in elements
+            data = x.data_ptr() if x.numel() > 0 else None  # data_ptr includes the offset
+        else:
+            if not isinstance(x, np.ndarray):
+                x = np.asarray(x)
+            if x.dtype not in _NP_TO_DL:
+                raise TypeError(f"tgc: unsupported numpy dtype {x.dtype}")
+            code_bits = _NP_TO_DL[x.dtype]
+            item = x.itemsize
+            if any(s % item for s in x.strides):  # not element-aligned strides: copy
+                x = np.ascontiguousarray(x)
+            shape, strides = x.shape, tuple(s // item for s in x.strides)
+            data = x.ctypes.data if x.size > 0 else None
+        nd = len(shape)
+        self._owner = x  # keeps the data alive while the DLTensor is in use
+        self._shape = (ctypes.c_int64 * max(nd, 1))(*shape)
+        self._strides = (ctypes.c_int64 * max(nd, 1))(*strides)
+        self.dl = DLTensor(
+            data, DLDevice(kDLCPU, 0), nd, DLDataType(code_bits[0], code_bits[1], 1),
+            ctypes.cast(self._shape, ctypes.POINTER(ctypes.c_int64)),
+            ctypes.cast(self._strides, ctypes.POINTER(ctypes.c_int64)), 0)
+
+
+def _dl_to_numpy(t):
+    """Copies a DLTensor's data into a new numpy array (bf16 as raw uint16)."""
+    key = (t.dtype.code, t.dtype.bits)
+    if key == (kDLBfloat, 16):
+        dt = np.dtype(np.uint16)
+    elif key in _DL_TO_NP and t.dtype.lanes == 1:
+        dt = _DL_TO_NP[key]
+    else:
+        raise TgcError(f"tgc: unsupported output dtype code={t.dtype.code} "
+                       f"bits={t.dtype.bits} lanes={t.dtype.lanes}")
+    nd = t.ndim
+    shape = tuple(t.shape[i] for i in range(nd))
+    numel = int(np.prod(shape, dtype=np.int64)) if nd else 1
+    if numel == 0:
+        return np.empty(shape, dt)
+    if t.strides:
+        strides = tuple(t.strides[i] for i in range(nd))
+    else:
+        strides, acc = [], 1
+        for s in reversed(shape):
+            strides.append(acc)
+            acc *= max(s, 1)
+        strides = tuple(reversed(strides))
+    lo = sum(st * (sz - 1) for st, sz in zip(strides, shape) if st < 0)
+    hi = sum(st * (sz - 1) for st, sz in zip(strides, shape) if st > 0)
+    base = t.data + t.byte_offset + lo * dt.itemsize
+    nbytes = (hi - lo + 1) * dt.itemsize
+    buf = np.frombuffer((ctypes.c_char * nbytes).from_address(base), dtype=dt)
+    view = np.lib.stride_tricks.as_strided(
+        buf[-lo:], shape=shape, strides=tuple(s * dt.itemsize for s in strides))
+    return np.array(view, copy=True, order="C")
+
+
+def _to_torch(arr, code_bits):
+    torch = _torch()
+    if code_bits == (kDLBfloat, 16):
+        return torch.from_numpy(arr).view(torch.bfloat16)
+    return torch.from_numpy(arr)
+
+
+class PreparedCall:
+    """tgc_model_run with argument arrays built once (inputs are still zero-copy views,
+    so changing the tensors' contents between calls is seen by the next call)."""
+
+    def __init__(self, model, inputs):
+        self._model = model
+        self._args = [_TensorArg(x) for x in inputs]
+        n = len(self._args)
+        self._in = (ctypes.POINTER(DLTensor) * max(n, 1))(
+            *[ctypes.pointer(a.dl) for a in self._args])
+        self._nin = n
+        self._nout = model.num_outputs
+        self._out = (ctypes.POINTER(DLManagedTensor) * max(self._nout, 1))()
+
+    def __call__(self, copy_outputs=True, as_torch=False):
+        m = self._model
+        rc = m._lib.tgc_model_run(m._handle, self._in, self._nin, self._out, self._nout)
+        if rc != 0:
+            raise TgcError(f"tgc_model_run({m.name}): {m.last_error()}")
+        results = []
+        try:
+            if copy_outputs:
+                for i in range(self._nout):
+                    t = self._out[i].contents.dl_tensor
+                    arr = _dl_to_numpy(t)
+                    results.append(_to_torch(arr, (t.dtype.code, t.dtype.bits))
+                                   if as_torch else arr)
+        finally:
+            for i in range(self._nout):
+                p = self._out[i]
+                if p:
+                    p.contents.deleter(p)
+                    self._out[i] = None
+        return results if copy_outputs else None
+
+
+class Model:
+    """One instance of a compiled model (`<name>_create`), destroyed by close()/GC."""
+
+    def __init__(self, so_path, name=None):
+        so_path = os.path.abspath(so_path)
+        self.path = so_path
+        stem = os.path.splitext(so_path)[0]
+        self.signature = None
+        if os.path.exists(stem + ".json"):
+            with open(stem + ".json") as f:
+                self.signature = json.load(f)
+        if name is None:
+            name = (self.signature or {}).get("name") or os.path.basename(stem)
+        self._lib = lib = ctypes.CDLL(so_path, mode=os.RTLD_LOCAL | os.RTLD_NOW)
+        self._declare(lib)
+        create = getattr(lib, f"{name}_create")
+        create.restype = ctypes.c_int
+        create.argtypes = [ctypes.POINTER(ctypes.c_void_p)]
+        h = ctypes.c_void_p()
+        if create(ctypes.byref(h)) != 0 or not h:
+            raise TgcError(f"{name}_create: {self._str(lib.tgc_model_last_error(None))}")
+        self._handle = h
+        self.name = self._str(lib.tgc_model_name(h))
+        self.num_inputs = lib.tgc_model_num_inputs(h)
+        self.num_outputs = lib.tgc_model_num_outputs(h)
+        self.input_names = [self._str(lib.tgc_model_input_name(h, i))
+                            for i in range(self.num_inputs)]
+        self.output_names = [self._str(lib.tgc_model_output_name(h, i))
+                             for i in range(self.num_outputs)]
+        self.input_mutated = [lib.tgc_model_input_is_mutated(h, i) == 1
+                              for i in range(self.num_inputs)]
+        n = lib.tgc_model_num_state(h)
+        kinds = {0: "parameter", 1: "buffer", 2: "constant"}
+        self.state = {self._str(lib.tgc_model_state_name(h, i)):
+                      kinds.get(lib.tgc_model_state_kind(h, i), "?") for i in range(n)}
+
+    @staticmethod
+    def _declare(lib):
+        P, I64, C = ctypes.c_void_p, ctypes.c_int64, ctypes.c_char_p
+        sigs = {
+            "tgc_model_destroy": (None, [P]),
+            "tgc_model_last_error": (C, [P]),
+            "tgc_model_name": (C, [P]),
+            "tgc_model_num_inputs": (I64, [P]),
+            "tgc_model_num_outputs": (I64, [P]),
+            "tgc_model_input_name": (C, [P, I64]),
+            "tgc_model_output_name": (C, [P, I64]),
+            "tgc_model_input_is_mutated": (ctypes.c_int, [P, I64]),
+            "tgc_model_run": (ctypes.c_int, [P, ctypes.POINTER(ctypes.POINTER(DLTensor)), I64,
+                                             ctypes.POINTER(ctypes.POINTER(DLManagedTensor)),
+                                             I64]),
+            "tgc_model_num_state": (I64, [P]),
+            "tgc_model_state_name": (C, [P, I64]),
+            "tgc_model_state_kind": (ctypes.c_int, [P, I64]),
+            "tgc_model_state_dtype": (ctypes.c_int, [P, C, ctypes.POINTER(DLDataType)]),
+            "tgc_model_state_shape": (ctypes.c_int, [P, C, ctypes.POINTER(I64),
+                                                     ctypes.POINTER(I64), I64]),
+            "tgc_model_get_state": (ctypes.c_int, [P, C, ctypes.POINTER(DLTensor)]),
+            "tgc_model_set_state": (ctypes.c_int, [P, C, ctypes.POINTER(DLTensor)]),
+        }
+        for fn, (res, args) in sigs.items():
+            f = getattr(lib, fn)
+            f.restype, f.argtypes = res, args
+
+    @staticmethod
+    def _str(b):
+        return b.decode("utf-8", "replace") if b is not None else None
+
+    def last_error(self):
+        return self._str(self._lib.tgc_model_last_error(self._handle))
+
+    def _check(self, rc, what):
+        if rc != 0:
+            raise TgcError(f"{what}: {self.last_error()}")
+
+    # ------------------------------------------------------------------ running
+    def prepare(self, *inputs):
+        return PreparedCall(self, inputs)
+
+    def run(self, *inputs, as_torch=False):
+        """Runs forward; returns the user outputs as numpy (or torch) copies."""
+        return PreparedCall(self, inputs)(copy_outputs=True, as_torch=as_torch)
+
+    __call__ = run
+
+    # ------------------------------------------------------------------ state
+    def state_dtype_shape(self, name):
+        b = name.encode()
+        dt = DLDataType()
+        self._check(self._lib.tgc_model_state_dtype(self._handle, b, ctypes.byref(dt)),
+                    f"state_dtype('{name}')")
+        rank = ctypes.c_int64(0)
+        sizes = (ctypes.c_int64 * 8)()
+        rc = self._lib.tgc_model_state_shape(self._handle, b, ctypes.byref(rank), sizes, 8)
+        if rc != 0 and rank.value > 8:
+            sizes = (ctypes.c_int64 * rank.value)()
+            rc = self._lib.tgc_model_state_shape(self._handle, b, ctypes.byref(rank), sizes,
+                                                 rank.value)
+        self._check(rc, f"state_shape('{name}')")
+        return (dt.code, dt.bits), tuple(sizes[i] for i in range(rank.value))
+
+    def get_state(self, name, as_torch=False):
+        code_bits, shape = self.state_dtype_shape(name)
+        np_dt = np.dtype(np.uint16) if code_bits == (kDLBfloat, 16) else _DL_TO_NP[code_bits]
+        arr = np.empty(shape, np_dt)
+        arg = _TensorArg(arr)
+        arg.dl.dtype = DLDataType(code_bits[0], code_bits[1], 1)
+        self._check(self._lib.tgc_model_get_state(self._handle, name.encode(),
+                                                  ctypes.byref(arg.dl)),
+                    f"get_state('{name}')")
+        return _to_torch(arr, code_bits) if as_torch else arr
+
+    def set_state(self, name, value):
+        arg = _TensorArg(value)
+        self._check(self._lib.tgc_model_set_state(self._handle, name.encode(),
+                                                  ctypes.byref(arg.dl)),
+                    f"set_state('{name}')")
+
+    # ------------------------------------------------------------------ lifetime
+    def close(self):
+        h, self._handle = getattr(self, "_handle", None), None
+        if h:
+            self._lib.tgc_model_destroy(h)
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __repr__(self):
+        return (f"<tgc.Model {self.name!r} inputs={self.input_names} "
+                f"outputs={self.output_names} path={self.path!r}>")

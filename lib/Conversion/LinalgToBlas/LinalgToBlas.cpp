@@ -1,0 +1,125 @@
+// convert-linalg-to-blas: f32/f64 matmuls on buffers become calls to the runtime's
+// OpenBLAS-backed GEMM helpers.
+#include "tgc/Transforms/Passes.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace tgc {
+#define GEN_PASS_DEF_CONVERTLINALGTOBLASPASS
+#include "tgc/Transforms/Passes.h.inc"
+} // namespace tgc
+
+using namespace mlir;
+
+namespace {
+
+/// Whether a memref's rows are contiguous (unit innermost stride), so BLAS can take it
+/// with a leading dimension.
+bool hasUnitInnerStride(MemRefType type) {
+  if (type.getLayout().isIdentity())
+    return true;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)))
+    return false;
+  return !strides.empty() && strides.back() == 1;
+}
+
+/// Pointer, offset and strides of a memref for a plain C call.
+struct BufferArgs {
+  Value pointer, offset;
+  SmallVector<Value> strides;
+};
+
+BufferArgs bufferArgs(OpBuilder &b, Location loc, Value memref) {
+  auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+  Value address = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+  Value asInt = arith::IndexCastOp::create(b, loc, b.getI64Type(), address);
+  auto ptrType = LLVM::LLVMPointerType::get(b.getContext());
+  BufferArgs args;
+  args.pointer = LLVM::IntToPtrOp::create(b, loc, ptrType, asInt);
+  args.offset = arith::IndexCastOp::create(b, loc, b.getI64Type(), meta.getOffset());
+  for (Value stride : meta.getStrides())
+    args.strides.push_back(arith::IndexCastOp::create(b, loc, b.getI64Type(), stride));
+  return args;
+}
+
+/// Declares `name` (a runtime helper) in the module if needed.
+func::FuncOp declareHelper(OpBuilder &b, ModuleOp module, StringRef name, TypeRange args) {
+  if (auto existing = module.lookupSymbol<func::FuncOp>(name))
+    return existing;
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(module.getBody());
+  auto func = func::FuncOp::create(b, module.getLoc(), name, b.getFunctionType(args, {}));
+  func.setPrivate();
+  return func;
+}
+
+/// Rewrites a (batch_)matmul C += A @ B into a call of the runtime GEMM helper.
+template <typename MatmulOp, bool batched>
+struct MatmulToBlas : OpRewritePattern<MatmulOp> {
+  using OpRewritePattern<MatmulOp>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(MatmulOp op, PatternRewriter &rewriter) const override {
+    if (!op.hasPureBufferSemantics() || !MatmulOp::isDefaultIndexingMaps(op.getIndexingMapsAttr()))
+      return rewriter.notifyMatchFailure(op, "needs buffers and no transposes");
+    Value a = op.getDpsInputs()[0], b = op.getDpsInputs()[1], c = op.getDpsInits()[0];
+    auto cType = llvm::cast<MemRefType>(c.getType());
+    Type element = cType.getElementType();
+    if (!element.isF32() && !element.isF64())
+      return rewriter.notifyMatchFailure(op, "BLAS takes f32 and f64");
+    for (Value v : {a, b, c}) {
+      auto type = llvm::cast<MemRefType>(v.getType());
+      if (type.getElementType() != element || !hasUnitInnerStride(type))
+        return rewriter.notifyMatchFailure(op, "operands need contiguous rows of one type");
+    }
+    Location loc = op.getLoc();
+    auto i64 = rewriter.getI64Type();
+    auto cst = [&](int64_t v) -> Value {
+      return arith::ConstantOp::create(rewriter, loc, rewriter.getI64IntegerAttr(v));
+    };
+    auto dim = [&](Value v, int64_t d) -> Value {
+      return arith::IndexCastOp::create(rewriter, loc, i64,
+                                        memref::DimOp::create(rewriter, loc, v, d));
+    };
+    BufferArgs ab = bufferArgs(rewriter, loc, a), bb = bufferArgs(rewriter, loc, b),
+               cb = bufferArgs(rewriter, loc, c);
+    int64_t r = batched ? 1 : 0; // index of the row dimension
+    Value m = dim(c, r), n = dim(c, r + 1), k = dim(a, r + 1);
+    Value one = arith::ConstantOp::create(rewriter, loc, rewriter.getFloatAttr(element, 1.0));
+    SmallVector<Value> args;
+    if (batched)
+      args.push_back(dim(c, 0));
+    args.append({cst(0), cst(0)});
+    for (BufferArgs *buf : {&ab, &bb, &cb}) {
+      args.append({buf->pointer, buf->offset});
+      if (batched)
+        args.push_back(buf->strides[0]);
+      args.push_back(buf->strides[r]);
+    }
+    args.append({m, n, k, one, one});
+    std::string name = std::string(batched ? "tgc_rt_gemm_batched_" : "tgc_rt_gemm_") +
+                       (element.isF32() ? "f32" : "f64");
+    auto module = op->template getParentOfType<ModuleOp>();
+    func::FuncOp helper = declareHelper(rewriter, module, name, ValueRange(args).getTypes());
+    func::CallOp::create(rewriter, loc, helper, args);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct ConvertLinalgToBlasPass
+    : public tgc::impl::ConvertLinalgToBlasPassBase<ConvertLinalgToBlasPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<MatmulToBlas<linalg::MatmulOp, false>,
+                 MatmulToBlas<linalg::BatchMatmulOp, true>>(&getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+  }
+};
+
+} // namespace
