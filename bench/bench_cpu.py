@@ -311,8 +311,11 @@ def main():
         openblas_threads=None, loadavg_start=list(os.getloadavg()), tgc=tgc,
         reps_max=reps, warmup=warmup, budget_s=budget, rtol=RTOL, atol=ATOL,
     )
-    print(f"tgc {tgc}\ntorch {torch.__version__}, torch.get_num_threads()={env['torch_num_threads']}"
-          f"{' (--threads)' if opts.threads else ' (default)'}, cpus={env['cpus']}, loadavg={tuple(round(x, 2) for x in os.getloadavg())}")
+    load = tuple(round(x, 2) for x in os.getloadavg())
+    print(f"tgc {tgc}\ntorch {torch.__version__}, "
+          f"torch.get_num_threads()={env['torch_num_threads']}"
+          f"{' (--threads)' if opts.threads else ' (default)'}, cpus={env['cpus']}, "
+          f"loadavg={load}")
     print(f"work dir {work}; warmup {warmup}, up to {reps} timed calls/side, "
           f"~{budget}s/row\n", flush=True)
 
