@@ -67,6 +67,8 @@ FailureOr<Value> LoweringContext::materializeSize(ConversionPatternRewriter &rew
     rewriter.setInsertionPointToStart(&func.getBody().front());
     symbols[i] = tensor::DimOp::create(rewriter, loc, arg, binding.dim);
   }
+  if (auto symbol = llvm::dyn_cast<AffineSymbolExpr>(size))
+    return symbols[symbol.getPosition()];
   AffineMap map = AffineMap::get(0, numSymbols, size);
   return affine::AffineApplyOp::create(rewriter, loc, map, symbols).getResult();
 }

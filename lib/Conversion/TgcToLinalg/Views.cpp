@@ -103,14 +103,22 @@ FailureOr<SliceRegion> sliceRegion(ConversionPatternRewriter &rewriter,
   meta.sizes[dim] = length;
   FailureOr<SmallVector<OpFoldResult>> sizes =
       lowering.mixedSizes(rewriter, op, sourceType.withMeta(meta));
-  FailureOr<Value> offset = lowering.materializeSize(rewriter, op, start);
-  if (failed(sizes) || failed(offset))
+  if (failed(sizes))
     return failure();
+  OpFoldResult offset;
+  if (std::optional<int64_t> c = getConstantSize(start)) {
+    offset = rewriter.getIndexAttr(*c);
+  } else {
+    FailureOr<Value> v = lowering.materializeSize(rewriter, op, start);
+    if (failed(v))
+      return failure();
+    offset = *v;
+  }
   SliceRegion region;
   region.sizes = *sizes;
   region.offsets.assign(sourceType.getRank(), rewriter.getIndexAttr(0));
   region.strides.assign(sourceType.getRank(), rewriter.getIndexAttr(1));
-  region.offsets[dim] = *offset;
+  region.offsets[dim] = offset;
   region.strides[dim] = rewriter.getIndexAttr(step);
   return region;
 }

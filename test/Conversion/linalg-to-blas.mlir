@@ -1,0 +1,46 @@
+// RUN: tgc-opt %s --convert-linalg-to-blas --split-input-file | FileCheck %s
+
+// C += A @ B on f32 buffers calls the runtime's GEMM with pointers, offsets, leading
+// dimensions (row strides) and sizes, alpha = beta = 1.
+// CHECK-LABEL: func.func private @tgc_rt_gemm_f32(i64, i64, !llvm.ptr, i64, i64, !llvm.ptr, i64, i64, !llvm.ptr, i64, i64, i64, i64, i64, f32, f32)
+// CHECK-LABEL: func.func @mm
+//  CHECK-SAME:   (%[[A:.*]]: memref<?x16xf32>, %[[B:.*]]: memref<16x32xf32>, %[[C:.*]]: memref<?x32xf32>)
+//   CHECK-DAG:   %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+//   CHECK-DAG:   %[[NO:.*]] = arith.constant 0 : i64
+//   CHECK-DAG:   %[[C16:.*]] = arith.constant 16 : i64
+//   CHECK-DAG:   %[[C32:.*]] = arith.constant 32 : i64
+//       CHECK:   %[[AI:.*]] = memref.extract_aligned_pointer_as_index %[[A]]
+//       CHECK:   %[[AI64:.*]] = arith.index_cast %[[AI]] : index to i64
+//       CHECK:   %[[AP:.*]] = llvm.inttoptr %[[AI64]] : i64 to !llvm.ptr
+//       CHECK:   %[[BP:.*]] = llvm.inttoptr
+//       CHECK:   %[[CP:.*]] = llvm.inttoptr
+//       CHECK:   %[[DIM:.*]] = memref.dim %[[C]]
+//       CHECK:   %[[M:.*]] = arith.index_cast %[[DIM]] : index to i64
+//       CHECK:   call @tgc_rt_gemm_f32(%[[NO]], %[[NO]], %[[AP]], %[[NO]], %[[C16]], %[[BP]], %[[NO]], %[[C32]], %[[CP]], %[[NO]], %[[C32]], %[[M]], %[[C32]], %[[C16]], %[[ONE]], %[[ONE]])
+//   CHECK-NOT:   linalg.matmul
+func.func @mm(%a: memref<?x16xf32>, %b: memref<16x32xf32>, %c: memref<?x32xf32>) {
+  linalg.matmul ins(%a, %b : memref<?x16xf32>, memref<16x32xf32>) outs(%c : memref<?x32xf32>)
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @bmm
+//       CHECK:   call @tgc_rt_gemm_batched_f64
+func.func @bmm(%a: memref<4x8x16xf64>, %b: memref<4x16x2xf64>, %c: memref<4x8x2xf64>) {
+  linalg.batch_matmul ins(%a, %b : memref<4x8x16xf64>, memref<4x16x2xf64>) outs(%c : memref<4x8x2xf64>)
+  return
+}
+
+// -----
+
+// Integer products and tensors stay linalg.
+// CHECK-LABEL: func.func @not_blas
+//       CHECK:   linalg.matmul ins(%{{.*}}, %{{.*}} : memref<4x4xi64>, memref<4x4xi64>)
+//       CHECK:   linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<4x4xf32>, tensor<4x4xf32>)
+//   CHECK-NOT:   call
+func.func @not_blas(%a: memref<4x4xi64>, %c: memref<4x4xi64>, %t: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  linalg.matmul ins(%a, %a : memref<4x4xi64>, memref<4x4xi64>) outs(%c : memref<4x4xi64>)
+  %r = linalg.matmul ins(%t, %t : tensor<4x4xf32>, tensor<4x4xf32>) outs(%t : tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %r : tensor<4x4xf32>
+}

@@ -1,0 +1,123 @@
+// RUN: tgc-opt %s --convert-tgc-to-linalg --split-input-file --verify-diagnostics | FileCheck %s
+
+// Elementwise ops become one linalg.generic; a size-1 dimension broadcasts (map reads
+// index 0), a Python scalar is used in the body, and sizes of symbols come from the
+// argument dimension that binds them.
+// CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[ROW:.*]] = affine_map<(d0, d1) -> (0, d1)>
+// CHECK-LABEL: func.func @add_broadcast
+//  CHECK-SAME:   (%[[A:.*]]: tensor<?x4xf32>, %[[B:.*]]: tensor<1x4xf32>) -> tensor<?x4xf32>
+//       CHECK:   %[[C0:.*]] = arith.constant 0 : index
+//       CHECK:   %[[DIM:.*]] = tensor.dim %[[A]], %[[C0]]
+//       CHECK:   %[[E:.*]] = tensor.empty(%[[DIM]]) : tensor<?x4xf32>
+//       CHECK:   linalg.generic {indexing_maps = [#[[ID]], #[[ROW]], #[[ID]]]
+//  CHECK-SAME:     ins(%[[A]], %[[B]] : tensor<?x4xf32>, tensor<1x4xf32>) outs(%[[E]] : tensor<?x4xf32>)
+//       CHECK:     %[[S:.*]] = arith.addf
+//       CHECK:     linalg.yield %[[S]]
+func.func @add_broadcast(%a: !tgc.vtensor<[s0, 4], f32>, %b: !tgc.vtensor<[1, 4], f32>) -> !tgc.vtensor<[s0, 4], f32> {
+  %0 = tgc.add %a, %b : !tgc.vtensor<[s0, 4], f32>, !tgc.vtensor<[1, 4], f32> -> !tgc.vtensor<[s0, 4], f32>
+  return %0 : !tgc.vtensor<[s0, 4], f32>
+}
+
+// -----
+
+// An integer tensor times a Python float computes in the default float dtype.
+// CHECK-LABEL: func.func @int_times_float
+//       CHECK:   linalg.generic
+//       CHECK:   ^bb0(%[[IN:.*]]: i64, %{{.*}}: f32):
+//       CHECK:     %[[F:.*]] = arith.sitofp %[[IN]] : i64 to f32
+//       CHECK:     %[[S:.*]] = arith.truncf %{{.*}} : f64 to f32
+//       CHECK:     arith.mulf %[[F]], %[[S]] : f32
+func.func @int_times_float(%a: !tgc.vtensor<[3], i64>) -> !tgc.vtensor<[3], f32> {
+  %c = arith.constant 0.5 : f64
+  %0 = tgc.mul %a, %c : !tgc.vtensor<[3], i64>, f64 -> !tgc.vtensor<[3], f32>
+  return %0 : !tgc.vtensor<[3], f32>
+}
+
+// -----
+
+// Comparisons compute in their operands' dtype and produce i1.
+// CHECK-LABEL: func.func @compare
+//       CHECK:   arith.cmpf olt, %{{.*}}, %{{.*}} : f32
+//       CHECK:   -> tensor<3xi1>
+func.func @compare(%a: !tgc.vtensor<[3], f32>, %b: !tgc.vtensor<[3], f32>) -> !tgc.vtensor<[3], i1> {
+  %0 = tgc.lt %a, %b : !tgc.vtensor<[3], f32>, !tgc.vtensor<[3], f32> -> !tgc.vtensor<[3], i1>
+  return %0 : !tgc.vtensor<[3], i1>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @mm
+//       CHECK:   %[[Z:.*]] = linalg.fill
+//       CHECK:   linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<?x8xf32>, tensor<8x4xf32>) outs(%[[Z]] : tensor<?x4xf32>)
+func.func @mm(%a: !tgc.vtensor<[s0, 8], f32>, %b: !tgc.vtensor<[8, 4], f32>) -> !tgc.vtensor<[s0, 4], f32> {
+  %0 = tgc.mm %a, %b : !tgc.vtensor<[s0, 8], f32>, !tgc.vtensor<[8, 4], f32> -> !tgc.vtensor<[s0, 4], f32>
+  return %0 : !tgc.vtensor<[s0, 4], f32>
+}
+
+// -----
+
+// Reductions fill the identity and reduce; keepdim reshapes back to rank.
+// CHECK-LABEL: func.func @amax_keepdim
+//       CHECK:   %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
+//       CHECK:   %[[INIT:.*]] = linalg.fill ins(%[[NEGINF]] : f32)
+//       CHECK:   %[[R:.*]] = linalg.reduce ins(%{{.*}} : tensor<4x10xf32>) outs(%[[INIT]] : tensor<4xf32>) dimensions = [1]
+//       CHECK:     arith.maximumf
+//       CHECK:   tensor.reshape %[[R]]
+//  CHECK-SAME:     -> tensor<4x1xf32>
+func.func @amax_keepdim(%x: !tgc.vtensor<[4, 10], f32>) -> !tgc.vtensor<[4, 1], f32> {
+  %0 = tgc.amax %x {dim = array<i64: 1>, keepdim = true} : !tgc.vtensor<[4, 10], f32> -> !tgc.vtensor<[4, 1], f32>
+  return %0 : !tgc.vtensor<[4, 1], f32>
+}
+
+// -----
+
+// Views: a slice with a symbolic end becomes an extract_slice, a transpose a
+// linalg.transpose, and writing a column back an insert_slice.
+// CHECK-LABEL: func.func @views
+//       CHECK:   tensor.extract_slice %{{.*}}[0, 1] [%{{.*}}, 3] [1, 1] : tensor<?x4xf32> to tensor<?x3xf32>
+//       CHECK:   linalg.transpose ins(%{{.*}} : tensor<?x3xf32>) outs(%{{.*}} : tensor<3x?xf32>) permutation = [1, 0]
+//       CHECK:   tensor.insert_slice %{{.*}} into %{{.*}}[0, 0] [%{{.*}}, 1] [1, 1] : tensor<?xf32> into tensor<?x4xf32>
+func.func @views(%x: !tgc.vtensor<[s0, 4], f32>, %c: !tgc.vtensor<[s0], f32>) -> (!tgc.vtensor<[3, s0], f32>, !tgc.vtensor<[s0, 4], f32>) {
+  %0 = tgc.slice %x {dim = 1 : i64, start = #tgc.shape<[1]>, end = #tgc.shape<[9223372036854775807]>} : !tgc.vtensor<[s0, 4], f32> -> !tgc.vtensor<[s0, 3], f32>
+  %1 = tgc.transpose %0 {dim0 = 0 : i64, dim1 = 1 : i64} : !tgc.vtensor<[s0, 3], f32> -> !tgc.vtensor<[3, s0], f32>
+  %2 = tgc.select_scatter %x, %c {dim = 1 : i64, index = 0 : i64} : !tgc.vtensor<[s0, 4], f32>, !tgc.vtensor<[s0], f32> -> !tgc.vtensor<[s0, 4], f32>
+  return %1, %2 : !tgc.vtensor<[3, s0], f32>, !tgc.vtensor<[s0, 4], f32>
+}
+
+// -----
+
+// A view to symbolic sizes computes them from the symbols' values.
+// CHECK-LABEL: func.func @view_symbolic
+//       CHECK:   %[[D:.*]] = tensor.dim %{{.*}}, %{{.*}} : tensor<?x8x32xf32>
+//       CHECK:   %[[ROWS:.*]] = affine.apply #{{.*}}()[%[[D]]]
+//       CHECK:   %[[SHAPE:.*]] = tensor.from_elements %[[ROWS]], %{{.*}} : tensor<2xindex>
+//       CHECK:   tensor.reshape %{{.*}}(%[[SHAPE]]) : (tensor<?x8x32xf32>, tensor<2xindex>) -> tensor<?x32xf32>
+func.func @view_symbolic(%x: !tgc.vtensor<[s0, 8, 32], f32>) -> !tgc.vtensor<[s0 * 8, 32], f32> {
+  %0 = tgc.view %x {size = #tgc.shape<[-1, 32]>} : !tgc.vtensor<[s0, 8, 32], f32> -> !tgc.vtensor<[s0 * 8, 32], f32>
+  return %0 : !tgc.vtensor<[s0 * 8, 32], f32>
+}
+
+// -----
+
+// Creation: a causal mask from arange-free triangles.
+// CHECK-LABEL: func.func @tril
+//       CHECK:   linalg.generic
+//       CHECK:     %[[I:.*]] = linalg.index 0
+//       CHECK:     %[[J:.*]] = linalg.index 1
+//       CHECK:     %[[D:.*]] = arith.subi %[[J]], %[[I]]
+//       CHECK:     arith.cmpi sle, %[[D]]
+func.func @tril(%x: !tgc.vtensor<[4, 4], f32>) -> !tgc.vtensor<[4, 4], f32> {
+  %0 = tgc.tril %x : !tgc.vtensor<[4, 4], f32> -> !tgc.vtensor<[4, 4], f32>
+  return %0 : !tgc.vtensor<[4, 4], f32>
+}
+
+// -----
+
+// A symbol that no argument dimension binds cannot be computed.
+func.func @unbound_symbol(%x: !tgc.vtensor<[4], f32>) -> !tgc.vtensor<[s0], f32> {
+  // expected-error @below {{size symbol s0 is not a dimension of any function argument}}
+  // expected-error @below {{failed to legalize operation 'tgc.full'}}
+  %0 = tgc.full {size = #tgc.shape<[s0]>, fill_value = 1.0 : f64} : !tgc.vtensor<[s0], f32>
+  return %0 : !tgc.vtensor<[s0], f32>
+}

@@ -1,0 +1,82 @@
+// RUN: tgc-opt %s --tgc-decompose --split-input-file | FileCheck %s
+
+// CHECK-LABEL: func.func @linear
+//  CHECK-SAME:   (%[[X:.*]]: !tgc.vtensor<[s0, 16], f32>, %[[W:.*]]: !tgc.vtensor<[32, 16], f32>, %[[B:.*]]: !tgc.vtensor<[32], f32>)
+//       CHECK:   %[[WT:.*]] = tgc.transpose %[[W]] {dim0 = 0 : i64, dim1 = 1 : i64}
+//       CHECK:   %[[MM:.*]] = tgc.mm %[[X]], %[[WT]]
+//       CHECK:   %[[R:.*]] = tgc.add %[[MM]], %[[B]]
+//       CHECK:   return %[[R]]
+func.func @linear(%x: !tgc.vtensor<[s0, 16], f32>, %w: !tgc.vtensor<[32, 16], f32>, %b: !tgc.vtensor<[32], f32>) -> !tgc.vtensor<[s0, 32], f32> {
+  %0 = tgc.linear %x, %w, %b : !tgc.vtensor<[s0, 16], f32>, !tgc.vtensor<[32, 16], f32>, !tgc.vtensor<[32], f32> -> !tgc.vtensor<[s0, 32], f32>
+  return %0 : !tgc.vtensor<[s0, 32], f32>
+}
+
+// -----
+
+// A batched matmul against a matrix folds the batch into the rows.
+// CHECK-LABEL: func.func @matmul_3d_2d
+//       CHECK:   %[[FLAT:.*]] = tgc.view %{{.*}} {size = #tgc.shape<[s0 * 8, 32]>}
+//       CHECK:   %[[MM:.*]] = tgc.mm %[[FLAT]], %{{.*}} -> !tgc.vtensor<[s0 * 8, 4], f32>
+//       CHECK:   tgc.view %[[MM]] {size = #tgc.shape<[s0, 8, 4]>}
+func.func @matmul_3d_2d(%a: !tgc.vtensor<[s0, 8, 32], f32>, %b: !tgc.vtensor<[32, 4], f32>) -> !tgc.vtensor<[s0, 8, 4], f32> {
+  %0 = tgc.matmul %a, %b : !tgc.vtensor<[s0, 8, 32], f32>, !tgc.vtensor<[32, 4], f32> -> !tgc.vtensor<[s0, 8, 4], f32>
+  return %0 : !tgc.vtensor<[s0, 8, 4], f32>
+}
+
+// -----
+
+// Batch dimensions broadcast, flatten into one and come back.
+// CHECK-LABEL: func.func @matmul_4d
+//       CHECK:   tgc.view %{{.*}} {size = #tgc.shape<[s0 * 4, 8, 16]>}
+//       CHECK:   tgc.expand %{{.*}} {size = #tgc.shape<[s0, 4, 16, 8]>}
+//       CHECK:   tgc.view %{{.*}} {size = #tgc.shape<[s0 * 4, 16, 8]>}
+//       CHECK:   tgc.bmm
+//       CHECK:   tgc.view %{{.*}} {size = #tgc.shape<[s0, 4, 8, 8]>}
+func.func @matmul_4d(%a: !tgc.vtensor<[s0, 4, 8, 16], f32>, %b: !tgc.vtensor<[1, 4, 16, 8], f32>) -> !tgc.vtensor<[s0, 4, 8, 8], f32> {
+  %0 = tgc.matmul %a, %b : !tgc.vtensor<[s0, 4, 8, 16], f32>, !tgc.vtensor<[1, 4, 16, 8], f32> -> !tgc.vtensor<[s0, 4, 8, 8], f32>
+  return %0 : !tgc.vtensor<[s0, 4, 8, 8], f32>
+}
+
+// -----
+
+// softmax = exp(x - max) / sum(exp(x - max)) along dim.
+// CHECK-LABEL: func.func @softmax
+//       CHECK:   %[[MAX:.*]] = tgc.amax %[[X:.*]] {dim = array<i64: 1>, keepdim = true}
+//       CHECK:   %[[SH:.*]] = tgc.sub %[[X]], %[[MAX]]
+//       CHECK:   %[[E:.*]] = tgc.exp %[[SH]]
+//       CHECK:   %[[S:.*]] = tgc.sum %[[E]] {dim = array<i64: 1>, keepdim = true}
+//       CHECK:   tgc.div %[[E]], %[[S]]
+func.func @softmax(%x: !tgc.vtensor<[4, 10], f32>) -> !tgc.vtensor<[4, 10], f32> {
+  %0 = tgc.softmax %x {dim = -1 : i64} : !tgc.vtensor<[4, 10], f32> -> !tgc.vtensor<[4, 10], f32>
+  return %0 : !tgc.vtensor<[4, 10], f32>
+}
+
+// -----
+
+// A mean over a symbolic dimension divides by the size read at run time.
+// CHECK-LABEL: func.func @mean_symbolic
+//       CHECK:   %[[SUM:.*]] = tgc.sum %[[X:.*]] {dim = array<i64: 0>
+//       CHECK:   %[[N:.*]] = tgc.sym_size %[[X]] {dim = 0 : i64}
+//       CHECK:   tgc.div %[[SUM]], %[[N]]
+func.func @mean_symbolic(%x: !tgc.vtensor<[s0, 6], f32>) -> !tgc.vtensor<[6], f32> {
+  %0 = tgc.mean %x {dim = array<i64: 0>} : !tgc.vtensor<[s0, 6], f32> -> !tgc.vtensor<[6], f32>
+  return %0 : !tgc.vtensor<[6], f32>
+}
+
+// -----
+
+// Training-mode batch norm: batch statistics normalize; the functional form also
+// updates the running statistics with momentum and the unbiased variance (n / (n - 1)).
+// CHECK-LABEL: func.func @batch_norm
+//   CHECK-DAG:   %[[BESSEL:.*]] = arith.constant 1.032258064516129 : f64
+//   CHECK-DAG:   %[[N:.*]] = arith.constant 32 : i64
+//       CHECK:   %[[SUM:.*]] = tgc.sum %[[X:.*]] {dim = array<i64: 0, 2, 3>, keepdim = true}
+//       CHECK:   %[[MEAN:.*]] = tgc.div %[[SUM]], %[[N]]
+//       CHECK:   tgc.rsqrt
+//       CHECK:   tgc.mul %{{.*}}, %[[BESSEL]]
+//       CHECK:   return %{{.*}}, %{{.*}}, %{{.*}} : !tgc.vtensor<[2, 3, 4, 4], f32>, !tgc.vtensor<[3], f32>, !tgc.vtensor<[3], f32>
+func.func @batch_norm(%x: !tgc.vtensor<[2, 3, 4, 4], f32>, %rm: !tgc.vtensor<[3], f32>, %rv: !tgc.vtensor<[3], f32>)
+    -> (!tgc.vtensor<[2, 3, 4, 4], f32>, !tgc.vtensor<[3], f32>, !tgc.vtensor<[3], f32>) {
+  %y:5 = tgc.batch_norm %x running %rm, %rv {training = true, momentum = 0.1 : f64, eps = 1.0e-5 : f64, functional} : !tgc.vtensor<[2, 3, 4, 4], f32>, !tgc.vtensor<[3], f32>, !tgc.vtensor<[3], f32> -> !tgc.vtensor<[2, 3, 4, 4], f32>, !tgc.vtensor<[3], f32>, !tgc.vtensor<[3], f32>, !tgc.vtensor<[3], f32>, !tgc.vtensor<[3], f32>
+  return %y#0, %y#3, %y#4 : !tgc.vtensor<[2, 3, 4, 4], f32>, !tgc.vtensor<[3], f32>, !tgc.vtensor<[3], f32>
+}
