@@ -80,18 +80,18 @@ struct ConvolutionLowering : TgcLoweringPattern<ConvolutionOp> {
     FailureOr<Value> init = zeroInit(rewriter, lowering, op, resultType);
     if (failed(init))
       return failure();
-    auto strides = rewriter.getI64TensorAttr(stride);
-    auto dilations = rewriter.getI64TensorAttr(dilation);
     int64_t groups = op.getGroups();
     Value result;
     if (groups == 1) {
-      result = linalg::Conv2DNchwFchwOp::create(rewriter, loc, init->getType(),
-                                                ValueRange{input, adaptor.getWeight()},
-                                                ValueRange{*init}, strides, dilations)
-                   .getResult(0);
+      FailureOr<Value> gemm =
+          im2colConvolution(rewriter, op, input, adaptor.getWeight(), resultType, stride, dilation);
+      if (failed(gemm))
+        return failure();
+      result = *gemm;
     } else {
-      FailureOr<Value> grouped = groupedConvolution(rewriter, op, input, adaptor.getWeight(),
-                                                    *init, groups, strides, dilations);
+      FailureOr<Value> grouped = groupedConvolution(
+          rewriter, op, input, adaptor.getWeight(), *init, groups,
+          rewriter.getI64TensorAttr(stride), rewriter.getI64TensorAttr(dilation));
       if (failed(grouped))
         return failure();
       result = *grouped;
@@ -117,6 +117,83 @@ struct ConvolutionLowering : TgcLoweringPattern<ConvolutionOp> {
     }
     rewriter.replaceOp(op, result);
     return success();
+  }
+
+  /// Convolution as a batched GEMM: the (padded) input is unfolded into columns
+  /// col[n, c*KH*KW, oh*OW + ow] (im2col), the weight [F, C, KH, KW] is flattened to
+  /// [F, C*KH*KW] and broadcast over the batch, and their product is reshaped to
+  /// [N, F, OH, OW]. The product is a linalg.batch_matmul, which goes to BLAS.
+  FailureOr<Value> im2colConvolution(ConversionPatternRewriter &rewriter, ConvolutionOp op,
+                                     Value input, Value weight, BaseTensorType resultType,
+                                     ArrayRef<int64_t> stride,
+                                     ArrayRef<int64_t> dilation) const {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto wTy = llvm::cast<RankedTensorType>(weight.getType());
+    if (!wTy.hasStaticShape())
+      return op.emitOpError("convolution needs a static weight shape");
+    Type element = wTy.getElementType();
+    int64_t filters = wTy.getDimSize(0), kh = wTy.getDimSize(2), kw = wTy.getDimSize(3);
+    int64_t patch = wTy.getDimSize(1) * kh * kw;
+    ArrayRef<AffineExpr> outSizes = resultType.getSizes();
+    AffineExpr batch = outSizes[0], pixels = outSizes[2] * outSizes[3];
+    std::optional<int64_t> outW = getConstantSize(outSizes[3]);
+    if (!outW)
+      return op.emitOpError("convolution needs static spatial sizes");
+    auto typeWith = [&](ArrayRef<AffineExpr> sizes) {
+      TensorMeta meta = resultType.getMeta();
+      meta.sizes.assign(sizes.begin(), sizes.end());
+      return resultType.withMeta(meta);
+    };
+    AffineExpr p = getAffineConstantExpr(patch, ctx), f = getAffineConstantExpr(filters, ctx);
+
+    // col[n, k, q] = input[n, k / (KH*KW), oh*sh + kh*dh, ow*sw + kw*dw]
+    FailureOr<Value> colInit = lowering.emptyTensor(rewriter, op, typeWith({batch, p, pixels}));
+    if (failed(colInit))
+      return failure();
+    SmallVector<utils::IteratorType> parallel3(3, utils::IteratorType::parallel);
+    auto col = linalg::GenericOp::create(
+        rewriter, loc, colInit->getType(), ValueRange{}, *colInit,
+        AffineMap::getMultiDimIdentityMap(3, ctx), parallel3,
+        [&](OpBuilder &b, Location l, ValueRange) {
+          auto idx = [&](int64_t v) { return arith::ConstantIndexOp::create(b, l, v); };
+          Value n = linalg::IndexOp::create(b, l, 0), k = linalg::IndexOp::create(b, l, 1),
+                q = linalg::IndexOp::create(b, l, 2);
+          Value c = arith::DivUIOp::create(b, l, k, idx(kh * kw));
+          Value r = arith::RemUIOp::create(b, l, k, idx(kh * kw));
+          Value ki = arith::DivUIOp::create(b, l, r, idx(kw));
+          Value kj = arith::RemUIOp::create(b, l, r, idx(kw));
+          Value oi = arith::DivUIOp::create(b, l, q, idx(*outW));
+          Value oj = arith::RemUIOp::create(b, l, q, idx(*outW));
+          auto position = [&](Value o, Value kk, int64_t s, int64_t d) -> Value {
+            Value base = arith::MulIOp::create(b, l, o, idx(s));
+            return arith::AddIOp::create(b, l, base, arith::MulIOp::create(b, l, kk, idx(d)));
+          };
+          Value h = position(oi, ki, stride[0], dilation[0]);
+          Value w = position(oj, kj, stride[1], dilation[1]);
+          Value v = tensor::ExtractOp::create(b, l, input, ValueRange{n, c, h, w});
+          linalg::YieldOp::create(b, l, v);
+        });
+
+    // The weight as [F, C*KH*KW], broadcast to [N, F, C*KH*KW].
+    Value flatWeight = tensor::CollapseShapeOp::create(
+        rewriter, loc, RankedTensorType::get({filters, patch}, element), weight,
+        SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
+    FailureOr<Value> wInit = lowering.emptyTensor(rewriter, op, typeWith({batch, f, p}));
+    if (failed(wInit))
+      return failure();
+    Value wBatch = linalg::BroadcastOp::create(rewriter, loc, flatWeight, *wInit,
+                                               ArrayRef<int64_t>{0})
+                       ->getResult(0);
+
+    FailureOr<Value> product = zeroInit(rewriter, lowering, op, typeWith({batch, f, pixels}));
+    if (failed(product))
+      return failure();
+    Value gemm = linalg::BatchMatmulOp::create(rewriter, loc, TypeRange{product->getType()},
+                                               ValueRange{wBatch, col.getResult(0)},
+                                               ValueRange{*product})
+                     ->getResult(0);
+    return lowering.reshapeTo(rewriter, op, gemm, resultType);
   }
 
   /// Grouped convolution through linalg.conv_2d_ngchw_gfchw on reshaped operands.
