@@ -103,6 +103,21 @@ def Tgc_SiluOp : Tgc_UnaryOp<"silu", ["aten.silu.default"]>;
 def Tgc_SinOp : Tgc_UnaryOp<"sin", ["aten.sin.default"]>;
 def Tgc_CosOp : Tgc_UnaryOp<"cos", ["aten.cos.default"]>;
 
+def Tgc_HardtanhOp : Tgc_UnarySameOp<"hardtanh", ["aten.hardtanh.default"]> {
+  let arguments = (ins Tgc_AnyTensor:$self,
+                       DefaultValuedAttr<F64Attr, "-1.0">:$min_val,
+                       DefaultValuedAttr<F64Attr, "1.0">:$max_val);
+}
+def Tgc_LeakyReluOp : Tgc_UnaryOp<"leaky_relu", ["aten.leaky_relu.default"]> {
+  let arguments = (ins Tgc_AnyTensor:$self,
+                       DefaultValuedAttr<F64Attr, "0.01">:$negative_slope);
+}
+def Tgc_LogicalNotOp : Tgc_UnaryOp<"logical_not", ["aten.logical_not.default"],
+    [DeclareOpInterfaceMethods<Tgc_ElementwiseOpInterface, ["getComputeType"]>]> {
+  let inferBody = "return ::tgc::inferElementwise(ctx, loc, adaptor.getOperands(), "
+                  "::tgc::ResultDType::Bool, types);";
+}
+
 def Tgc_GeluOp : Tgc_UnaryOp<"gelu", ["aten.gelu.default"]> {
   let arguments = (ins Tgc_AnyTensor:$self,
                        DefaultValuedStrAttr<StrAttr, "none">:$approximate);
@@ -357,6 +372,8 @@ class Tgc_ReductionOp<string mnemonic, list<string> aten>
                   "::tgc::ReductionKind::" # mnemonic # ", types);";
 }
 def Tgc_SumOp : Tgc_ReductionOp<"sum", ["aten.sum.dim_IntList", "aten.sum.default"]>;
+def Tgc_AnyOp : Tgc_ReductionOp<"any", ["aten.any.dim", "aten.any.dims", "aten.any.default"]>;
+def Tgc_AllOp : Tgc_ReductionOp<"all", ["aten.all.dim", "aten.all.dims", "aten.all.default"]>;
 def Tgc_MeanOp : Tgc_ReductionOp<"mean", ["aten.mean.dim", "aten.mean.default"]>;
 def Tgc_AmaxOp : Tgc_ReductionOp<"amax", ["aten.amax.default"]>;
 def Tgc_AminOp : Tgc_ReductionOp<"amin", ["aten.amin.default"]>;
@@ -487,6 +504,98 @@ def Tgc_SelectScatterOp : Tgc_Op<"select_scatter", ["aten.select_scatter.default
   let inferBody = "return ::tgc::inferClone(ctx, loc, adaptor.getSelf(), types);";
 }
 
+def Tgc_CatOp : Tgc_Op<"cat", ["aten.cat.default", "aten.concat.default"], [Pure]> {
+  let summary = "Concatenate along `dim`";
+  let arguments = (ins Variadic<Tgc_AnyTensor>:$tensors, DefaultValuedAttr<I64Attr, "0">:$dim);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$tensors attr-dict `:` type($tensors) `->` type($result)";
+  let inferBody = "return ::tgc::inferCat(ctx, loc, adaptor.getTensors(), adaptor.getDim(), "
+                  "/*stack=*/false, types);";
+}
+
+def Tgc_StackOp : Tgc_Op<"stack", ["aten.stack.default"], [Pure]> {
+  let summary = "Stack along a new dimension `dim`";
+  let arguments = (ins Variadic<Tgc_AnyTensor>:$tensors, DefaultValuedAttr<I64Attr, "0">:$dim);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$tensors attr-dict `:` type($tensors) `->` type($result)";
+  let inferBody = "return ::tgc::inferCat(ctx, loc, adaptor.getTensors(), adaptor.getDim(), "
+                  "/*stack=*/true, types);";
+}
+
+//===----------------------------------------------------------------------===//
+// Attention, dropout, pooling
+//===----------------------------------------------------------------------===//
+
+def Tgc_DropoutOp : Tgc_Op<"dropout", ["aten.dropout.default"], [Pure]> {
+  let summary = "Dropout: the identity when not training or when p is 0";
+  let description = [{
+    Random dropout (training with p > 0) needs the instance's RNG state, which the
+    training work adds; until then decomposition rejects it with an error.
+  }];
+  let arguments = (ins Tgc_AnyTensor:$input, F64Attr:$p, BoolAttr:$train);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let inferBody = "return ::tgc::inferClone(ctx, loc, adaptor.getInput(), types);";
+}
+
+def Tgc_ScaledDotProductAttentionOp : Tgc_Op<"scaled_dot_product_attention",
+    ["aten.scaled_dot_product_attention.default"], [Pure]> {
+  let summary = "softmax(query @ key^T * scale + mask) @ value";
+  let arguments = (ins Tgc_AnyTensor:$query, Tgc_AnyTensor:$key, Tgc_AnyTensor:$value,
+                       Optional<Tgc_AnyTensor>:$attn_mask,
+                       DefaultValuedAttr<F64Attr, "0.0">:$dropout_p,
+                       DefaultValuedAttr<BoolAttr, "false">:$is_causal,
+                       OptionalAttr<F64Attr>:$scale,
+                       DefaultValuedAttr<BoolAttr, "false">:$enable_gqa);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$query `,` $key `,` $value (`mask` $attn_mask^)? attr-dict `:` "
+                       "type(operands) `->` type($result)";
+  let inferBody = "return ::tgc::inferAttention(ctx, loc, adaptor.getQuery(), adaptor.getKey(), "
+                  "adaptor.getValue(), types);";
+}
+
+def Tgc_MaxPool2dOp : Tgc_Op<"max_pool2d", ["aten.max_pool2d.default",
+                                            "aten.max_pool2d_with_indices.default"], [Pure]> {
+  let summary = "2-d max pooling; with `with_indices`, also the argmax (flat h * W + w)";
+  let arguments = (ins Tgc_AnyTensor:$self, DenseI64ArrayAttr:$kernel_size,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$stride,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{0}">:$padding,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{1}">:$dilation,
+                       DefaultValuedAttr<BoolAttr, "false">:$ceil_mode,
+                       UnitAttr:$with_indices);
+  let results = (outs Variadic<Tgc_AnyTensor>:$results);
+  let assemblyFormat = "$self attr-dict `:` type($self) `->` type($results)";
+  let inferBody = "return ::tgc::inferPool2d(ctx, loc, adaptor.getSelf(), adaptor.getKernelSize(), "
+                  "adaptor.getStride(), adaptor.getPadding(), adaptor.getDilation(), "
+                  "adaptor.getCeilMode(), adaptor.getWithIndices(), types);";
+}
+
+def Tgc_AvgPool2dOp : Tgc_Op<"avg_pool2d", ["aten.avg_pool2d.default"], [Pure]> {
+  let summary = "2-d average pooling";
+  let arguments = (ins Tgc_AnyTensor:$self, DenseI64ArrayAttr:$kernel_size,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$stride,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{0}">:$padding,
+                       DefaultValuedAttr<BoolAttr, "false">:$ceil_mode,
+                       DefaultValuedAttr<BoolAttr, "true">:$count_include_pad,
+                       OptionalAttr<I64Attr>:$divisor_override);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$self attr-dict `:` type($self) `->` type($result)";
+  let inferBody = "return ::tgc::inferPool2d(ctx, loc, adaptor.getSelf(), adaptor.getKernelSize(), "
+                  "adaptor.getStride(), adaptor.getPadding(), {1}, adaptor.getCeilMode(), "
+                  "false, types);";
+  let hasVerifier = 1;
+}
+
+def Tgc_AdaptiveAvgPool2dOp : Tgc_Op<"adaptive_avg_pool2d",
+    ["aten.adaptive_avg_pool2d.default", "aten._adaptive_avg_pool2d.default"], [Pure]> {
+  let summary = "2-d average pooling to a given output size";
+  let arguments = (ins Tgc_AnyTensor:$self, DenseI64ArrayAttr:$output_size);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$self attr-dict `:` type($self) `->` type($result)";
+  let inferBody = "return ::tgc::inferAdaptivePool2d(ctx, loc, adaptor.getSelf(), "
+                  "adaptor.getOutputSize(), types);";
+}
+
 //===----------------------------------------------------------------------===//
 // Creation
 //===----------------------------------------------------------------------===//
@@ -587,6 +696,31 @@ def Tgc_AddInPlaceOp : Tgc_InPlaceBinaryOp<"add_", "add", ["aten.add_.Tensor", "
 def Tgc_SubInPlaceOp : Tgc_InPlaceBinaryOp<"sub_", "sub", ["aten.sub_.Tensor", "aten.sub_.Scalar"]>;
 def Tgc_MulInPlaceOp : Tgc_InPlaceBinaryOp<"mul_", "mul", ["aten.mul_.Tensor", "aten.mul_.Scalar"]>;
 def Tgc_DivInPlaceOp : Tgc_InPlaceBinaryOp<"div_", "div", ["aten.div_.Tensor", "aten.div_.Scalar"]>;
+
+/// `self.<op>_()`: writes a unary op's result into self.
+class Tgc_InPlaceUnaryOp<string mnemonic, string functional, list<string> aten>
+    : Tgc_Op<mnemonic, aten, [DeclareOpInterfaceMethods<Tgc_InPlaceOpInterface>]> {
+  let summary = "In-place " # functional;
+  let arguments = (ins Tgc_AnyTensor:$self);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$self attr-dict `:` type($self) `->` type($result)";
+  let inferBody = "return ::tgc::inferAlias(ctx, loc, adaptor.getSelf(), types);";
+  let extraDecl = "static ::llvm::StringRef getFunctionalOpName() { return \"tgc." # functional # "\"; }";
+}
+def Tgc_ReluInPlaceOp : Tgc_InPlaceUnaryOp<"relu_", "relu", ["aten.relu_.default"]>;
+def Tgc_SigmoidInPlaceOp : Tgc_InPlaceUnaryOp<"sigmoid_", "sigmoid", ["aten.sigmoid_.default"]>;
+def Tgc_TanhInPlaceOp : Tgc_InPlaceUnaryOp<"tanh_", "tanh", ["aten.tanh_.default"]>;
+def Tgc_SiluInPlaceOp : Tgc_InPlaceUnaryOp<"silu_", "silu", ["aten.silu_.default"]>;
+def Tgc_HardtanhInPlaceOp : Tgc_InPlaceUnaryOp<"hardtanh_", "hardtanh", ["aten.hardtanh_.default"]> {
+  let arguments = (ins Tgc_AnyTensor:$self,
+                       DefaultValuedAttr<F64Attr, "-1.0">:$min_val,
+                       DefaultValuedAttr<F64Attr, "1.0">:$max_val);
+}
+def Tgc_LeakyReluInPlaceOp : Tgc_InPlaceUnaryOp<"leaky_relu_", "leaky_relu",
+                                                ["aten.leaky_relu_.default"]> {
+  let arguments = (ins Tgc_AnyTensor:$self,
+                       DefaultValuedAttr<F64Attr, "0.01">:$negative_slope);
+}
 
 def Tgc_CopyInPlaceOp : Tgc_Op<"copy_", ["aten.copy_.default"],
                                [DeclareOpInterfaceMethods<Tgc_InPlaceOpInterface>]> {

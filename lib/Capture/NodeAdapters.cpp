@@ -39,6 +39,7 @@ static FailureOr<TensorMeta> firstOutputMeta(AdapterNode &node) {
 /// uneven, are those of the outputs.
 static LogicalResult splitSizesFromOutputs(AdapterNode &node) {
   takeArgument(node.arguments, "split_size");
+  takeArgument(node.arguments, "chunks");
   const Json *dimArgument = findArgument(node.arguments, "dim");
   int64_t dim = dimArgument ? dimArgument->at("as_int").get<int64_t>() : 0;
   SmallVector<int64_t> sizes;
@@ -53,6 +54,20 @@ static LogicalResult splitSizesFromOutputs(AdapterNode &node) {
     sizes.push_back(*size);
   }
   node.attributes.set("split_sizes", DenseI64ArrayAttr::get(node.ctx, sizes));
+  return success();
+}
+
+/// max_pool2d_with_indices: max pooling that also returns the argmax.
+static LogicalResult setWithIndices(AdapterNode &node) {
+  node.attributes.set("with_indices", UnitAttr::get(node.ctx));
+  return success();
+}
+
+/// any.dim / all.dim(self, int dim, keepdim): one reduced dimension, as a list.
+static LogicalResult dimAsList(AdapterNode &node) {
+  const Json *dim = takeArgument(node.arguments, "dim");
+  if (dim)
+    node.attributes.set("dim", DenseI64ArrayAttr::get(node.ctx, {dim->at("as_int").get<int64_t>()}));
   return success();
 }
 
@@ -140,6 +155,10 @@ static LogicalResult typeAsOutput(AdapterNode &node) {
 
 static const NodeAdapter kNodeAdapters[] = {
     {"aten.split.Tensor", "", splitSizesFromOutputs},
+    {"aten.chunk.default", "tgc.split", splitSizesFromOutputs},
+    {"aten.max_pool2d_with_indices.default", "", setWithIndices},
+    {"aten.any.dim", "", dimAsList},
+    {"aten.all.dim", "", dimAsList},
     {"aten.flatten.using_ints", "tgc.view", viewToOutputSizes},
     {"aten.unflatten.int", "tgc.view", viewToOutputSizes},
     {"aten.reshape.default", "tgc.view", viewToOutputSizes},

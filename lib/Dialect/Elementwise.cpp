@@ -272,3 +272,28 @@ Value ClampOp::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type typ
     x = minScalars(b, loc, x, scalarFromAttr(b, loc, getMaxAttr(), type, 0));
   return x;
 }
+
+//===----------------------------------------------------------------------===//
+// Parametrized activations
+//===----------------------------------------------------------------------===//
+
+Value HardtanhOp::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type type) {
+  Value lo = scalarConstant(b, loc, type, getMinVal().convertToDouble());
+  Value hi = scalarConstant(b, loc, type, getMaxVal().convertToDouble());
+  return minScalars(b, loc, maxScalars(b, loc, args[0], lo), hi);
+}
+
+Value LeakyReluOp::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type type) {
+  Value x = args[0];
+  Value zero = scalarConstant(b, loc, type, 0);
+  Value scaled =
+      arith::MulFOp::create(b, loc, x, scalarConstant(b, loc, type, getNegativeSlope().convertToDouble()));
+  Value positive = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, zero);
+  return arith::SelectOp::create(b, loc, positive, x, scaled);
+}
+
+Type LogicalNotOp::getComputeType() { return IntegerType::get(getContext(), 1); }
+Value LogicalNotOp::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type) {
+  Value one = arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
+  return arith::XOrIOp::create(b, loc, args[0], one);
+}

@@ -505,6 +505,10 @@ LogicalResult tgc::inferReduction(MLIRContext *ctx, InferLoc loc, Value self,
     meta.dtype = dtype.getValue();
   else if (kind == ReductionKind::sum && getCategory(meta.dtype) != DTypeCategory::Floating)
     meta.dtype = IntegerType::get(ctx, 64);
+  if (kind == ReductionKind::any || kind == ReductionKind::all) {
+    meta.dtype = IntegerType::get(ctx, 1);
+    meta.requiresGrad = false;
+  }
   if ((kind == ReductionKind::mean || kind == ReductionKind::var) &&
       getCategory(meta.dtype) != DTypeCategory::Floating)
     return emitOptionalError(loc, "mean/var need a floating-point dtype, got ", meta.dtype);
@@ -867,5 +871,141 @@ LogicalResult tgc::inferConstant(MLIRContext *ctx, InferLoc loc, ElementsAttr va
     meta.sizes.push_back(cst(s, ctx));
   meta.dtype = shaped.getElementType();
   addResult(ctx, /*isRef=*/false, meta, types);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Concatenation, attention, pooling
+//===----------------------------------------------------------------------===//
+
+LogicalResult tgc::inferCat(MLIRContext *ctx, InferLoc loc, ValueRange tensors, int64_t dim,
+                            bool stack, TypeList &types) {
+  if (tensors.empty())
+    return emitOptionalError(loc, "cat/stack of no tensors");
+  BaseTensorType first = tensorOf(tensors[0]);
+  if (failed(requireTensor(loc, first, "tensors")))
+    return failure();
+  int64_t rank = first.getRank();
+  FailureOr<int64_t> d = dimIn(loc, dim, stack ? rank + 1 : rank);
+  if (failed(d))
+    return failure();
+  SmallVector<PromotionOperand> promotion;
+  SmallVector<AffineExpr> sizes(first.getSizes());
+  AffineExpr total = cst(0, ctx);
+  bool requiresGrad = false;
+  for (Value v : tensors) {
+    BaseTensorType t = tensorOf(v);
+    if (!t || t.getRank() != rank)
+      return emitOptionalError(loc, "cat/stack operands must have equal ranks");
+    for (int64_t i = 0; i < rank; ++i)
+      if ((stack || i != *d) && t.getSizes()[i] != sizes[i])
+        return emitOptionalError(loc, "cat/stack operands differ in dimension ", i);
+    if (!stack)
+      total = total + t.getSizes()[*d];
+    promotion.push_back({t.getDtype(), PromotionOperand::Dimensioned});
+    requiresGrad |= t.getMeta().requiresGrad;
+  }
+  if (stack)
+    sizes.insert(sizes.begin() + *d, cst(tensors.size(), ctx));
+  else
+    sizes[*d] = total;
+  TensorMeta meta = freshLike(first, sizes);
+  meta.dtype = promoteTypes(promotion, defaultFloat(ctx));
+  meta.requiresGrad = requiresGrad;
+  addResult(ctx, first.isRef(), meta, types);
+  return success();
+}
+
+LogicalResult tgc::inferAttention(MLIRContext *ctx, InferLoc loc, Value query, Value key,
+                                  Value value, TypeList &types) {
+  BaseTensorType q = tensorOf(query), k = tensorOf(key), v = tensorOf(value);
+  if (failed(requireTensor(loc, q, "query")) || failed(requireTensor(loc, k, "key")) ||
+      failed(requireTensor(loc, v, "value")))
+    return failure();
+  if (q.getRank() < 2 || k.getRank() != q.getRank() || v.getRank() != q.getRank())
+    return emitOptionalError(loc, "attention operands must have equal ranks >= 2");
+  if (q.getSizes().back() != k.getSizes().back())
+    return emitOptionalError(loc, "attention: query and key embeddings differ");
+  SmallVector<AffineExpr> sizes(q.getSizes().drop_back());
+  sizes.push_back(v.getSizes().back());
+  TensorMeta meta = freshLike(q, sizes);
+  meta.requiresGrad = anyRequiresGrad({q, k, v});
+  addResult(ctx, q.isRef(), meta, types);
+  return success();
+}
+
+FailureOr<Window> tgc::expandWindow(InferLoc loc, ArrayRef<int64_t> kernel,
+                                    ArrayRef<int64_t> stride, ArrayRef<int64_t> padding,
+                                    ArrayRef<int64_t> dilation, unsigned spatial) {
+  auto expand = [&](ArrayRef<int64_t> v, ArrayRef<int64_t> dflt,
+                    SmallVector<int64_t, 2> &out) -> LogicalResult {
+    out.assign(v.begin(), v.end());
+    if (out.empty())
+      out.assign(dflt.begin(), dflt.end());
+    if (out.size() == 1)
+      out.assign(spatial, out[0]);
+    return success(out.size() == spatial);
+  };
+  Window w;
+  if (failed(expand(kernel, {}, w.kernel)) || failed(expand(stride, w.kernel, w.stride)) ||
+      failed(expand(padding, {0}, w.padding)) || failed(expand(dilation, {1}, w.dilation)))
+    return emitOptionalError(loc, "pooling window parameters must have 1 or ", spatial,
+                             " entries");
+  for (unsigned i = 0; i < spatial; ++i)
+    if (w.kernel[i] <= 0 || w.stride[i] <= 0 || w.padding[i] < 0 || w.dilation[i] <= 0 ||
+        2 * w.padding[i] > w.kernel[i])
+      return emitOptionalError(loc, "invalid pooling window");
+  return w;
+}
+
+LogicalResult tgc::inferPool2d(MLIRContext *ctx, InferLoc loc, Value self,
+                               ArrayRef<int64_t> kernel, ArrayRef<int64_t> stride,
+                               ArrayRef<int64_t> padding, ArrayRef<int64_t> dilation,
+                               bool ceilMode, bool withIndices, TypeList &types) {
+  BaseTensorType x = tensorOf(self);
+  if (failed(requireTensor(loc, x, "self")))
+    return failure();
+  if (x.getRank() != 4 && x.getRank() != 3)
+    return emitOptionalError(loc, "2-d pooling expects a 3-d or 4-d input");
+  FailureOr<Window> w = expandWindow(loc, kernel, stride, padding, dilation, 2);
+  if (failed(w))
+    return failure();
+  SmallVector<AffineExpr> sizes(x.getSizes());
+  int64_t first = x.getRank() - 2;
+  for (int i = 0; i < 2; ++i) {
+    std::optional<int64_t> in = getConstantSize(sizes[first + i]);
+    if (!in)
+      return emitOptionalError(loc, "pooling over a symbolic spatial size is not supported");
+    int64_t span = *in + 2 * w->padding[i] - w->dilation[i] * (w->kernel[i] - 1) - 1;
+    int64_t out = (ceilMode ? (span + w->stride[i] - 1) / w->stride[i] : span / w->stride[i]) + 1;
+    // With ceil_mode, the last window must start inside the input or left padding.
+    if (ceilMode && (out - 1) * w->stride[i] >= *in + w->padding[i])
+      --out;
+    if (out <= 0)
+      return emitOptionalError(loc, "pooling window larger than its input");
+    sizes[first + i] = cst(out, ctx);
+  }
+  addResult(ctx, x.isRef(), freshLike(x, sizes), types);
+  if (withIndices) {
+    TensorMeta indices = freshLike(x, sizes);
+    indices.dtype = IntegerType::get(ctx, 64);
+    indices.requiresGrad = false;
+    addResult(ctx, x.isRef(), indices, types);
+  }
+  return success();
+}
+
+LogicalResult tgc::inferAdaptivePool2d(MLIRContext *ctx, InferLoc loc, Value self,
+                                       ArrayRef<int64_t> outputSize, TypeList &types) {
+  BaseTensorType x = tensorOf(self);
+  if (failed(requireTensor(loc, x, "self")))
+    return failure();
+  if ((x.getRank() != 4 && x.getRank() != 3) || outputSize.size() != 2)
+    return emitOptionalError(loc, "adaptive 2-d pooling expects a 3-d or 4-d input and two "
+                                  "output sizes");
+  SmallVector<AffineExpr> sizes(x.getSizes());
+  sizes[sizes.size() - 2] = cst(outputSize[0], ctx);
+  sizes[sizes.size() - 1] = cst(outputSize[1], ctx);
+  addResult(ctx, x.isRef(), freshLike(x, sizes), types);
   return success();
 }

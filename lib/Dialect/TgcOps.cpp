@@ -61,6 +61,12 @@ LogicalResult SubInPlaceOp::verify() { return verifyInPlaceTarget(*this); }
 LogicalResult MulInPlaceOp::verify() { return verifyInPlaceTarget(*this); }
 LogicalResult DivInPlaceOp::verify() { return verifyInPlaceTarget(*this); }
 
+LogicalResult AvgPool2dOp::verify() {
+  if (std::optional<uint64_t> divisor = getDivisorOverride(); divisor && *divisor == 0)
+    return emitOpError("divisor_override must be positive");
+  return success();
+}
+
 LogicalResult GlobalOp::verify() {
   StringRef kind = getKind();
   if (kind != "parameter" && kind != "buffer" && kind != "constant")
@@ -133,6 +139,19 @@ FailureOr<Value> AliasOp::buildScatter(OpBuilder &, Value, Value newView) { retu
 // InPlaceOpInterface: pure equivalents of in-place ops
 //===----------------------------------------------------------------------===//
 
+/// Re-infers an op's result types after it was created generically.
+static LogicalResult refreshTypes(Operation *op) {
+  auto infer = llvm::cast<InferTypeOpInterface>(op);
+  SmallVector<Type> types;
+  if (failed(infer.inferReturnTypes(op->getContext(), op->getLoc(), op->getOperands(),
+                                    op->getAttrDictionary(), op->getPropertiesStorage(),
+                                    op->getRegions(), types)))
+    return failure();
+  for (auto [result, type] : llvm::zip(op->getResults(), types))
+    result.setType(type);
+  return success();
+}
+
 /// Converts `value` to `target`'s dtype and sizes, as a write into `target` does.
 static Value castToTarget(OpBuilder &b, Location loc, Value value, Value target) {
   auto targetType = llvm::cast<BaseTensorType>(target.getType());
@@ -177,6 +196,38 @@ TGC_INPLACE_BINARY(SubInPlaceOp, SubOp)
 TGC_INPLACE_BINARY(MulInPlaceOp, MulOp)
 TGC_INPLACE_BINARY(DivInPlaceOp, DivOp)
 #undef TGC_INPLACE_BINARY
+
+/// `self.op_()`: the functional op (by name) on the same operands and attributes.
+template <typename InPlaceOp>
+static LogicalResult buildFunctionalUnary(InPlaceOp op, OpBuilder &b, ValueRange operands,
+                                          SmallVectorImpl<Value> &newValues,
+                                          SmallVectorImpl<Value> &results) {
+  OperationState state(op.getLoc(), InPlaceOp::getFunctionalOpName());
+  state.addOperands(operands);
+  state.addAttributes(op->getAttrDictionary().getValue());
+  state.addTypes(operands[0].getType()); // replaced by the inferred type below
+  Operation *functional = b.create(state);
+  if (failed(refreshTypes(functional)))
+    return failure();
+  newValues.push_back(castToTarget(b, op.getLoc(), functional->getResult(0), operands[0]));
+  results.push_back(nullptr);
+  return success();
+}
+
+#define TGC_INPLACE_UNARY(InPlace)                                                         \
+  SmallVector<unsigned> InPlace::getMutatedOperandIndices() { return {0}; }                  \
+  LogicalResult InPlace::buildFunctional(OpBuilder &b, ValueRange operands,                \
+                                         SmallVectorImpl<Value> &newValues,                \
+                                         SmallVectorImpl<Value> &results) {                \
+    return buildFunctionalUnary(*this, b, operands, newValues, results);                   \
+  }
+TGC_INPLACE_UNARY(ReluInPlaceOp)
+TGC_INPLACE_UNARY(SigmoidInPlaceOp)
+TGC_INPLACE_UNARY(TanhInPlaceOp)
+TGC_INPLACE_UNARY(SiluInPlaceOp)
+TGC_INPLACE_UNARY(HardtanhInPlaceOp)
+TGC_INPLACE_UNARY(LeakyReluInPlaceOp)
+#undef TGC_INPLACE_UNARY
 
 SmallVector<unsigned> CopyInPlaceOp::getMutatedOperandIndices() { return {0}; }
 LogicalResult CopyInPlaceOp::buildFunctional(OpBuilder &b, ValueRange operands,

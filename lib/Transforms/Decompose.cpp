@@ -6,6 +6,9 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#include <cmath>
+#include <limits>
+
 namespace tgc {
 #define GEN_PASS_DEF_DECOMPOSEPASS
 #include "tgc/Transforms/Passes.h.inc"
@@ -379,14 +382,125 @@ struct DecomposeSplit : OpRewritePattern<SplitOp> {
   }
 };
 
+//===----------------------------------------------------------------------===//
+// Stacking, dropout, attention, adaptive pooling
+//===----------------------------------------------------------------------===//
+
+struct DecomposeStack : OpRewritePattern<StackOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(StackOp op, PatternRewriter &rewriter) const override {
+    int64_t rank = typeOf(op.getTensors()[0]).getRank();
+    int64_t dim = *normalizeDim(op.getDim(), rank + 1);
+    SmallVector<Value> expanded;
+    for (Value t : op.getTensors())
+      expanded.push_back(UnsqueezeOp::create(rewriter, op.getLoc(), t, dim));
+    rewriter.replaceOpWithNewOp<CatOp>(op, expanded, dim);
+    return success();
+  }
+};
+
+/// Dropout that drops nothing (eval mode, or p = 0) is the identity.
+struct DecomposeDropout : OpRewritePattern<DropoutOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(DropoutOp op, PatternRewriter &rewriter) const override {
+    if (op.getTrain() && !op.getP().isZero())
+      return rewriter.notifyMatchFailure(op, "random dropout needs the RNG state");
+    rewriter.replaceOp(op, op.getInput());
+    return success();
+  }
+};
+
+/// softmax(q @ k^T * scale, masked) @ v, with the causal mask as a lower triangle.
+struct DecomposeAttention : OpRewritePattern<ScaledDotProductAttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ScaledDotProductAttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.getDropoutP().isZero() || op.getEnableGqa())
+      return rewriter.notifyMatchFailure(op, "attention dropout and GQA are not supported");
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    BaseTensorType q = typeOf(op.getQuery()), k = typeOf(op.getKey());
+    std::optional<int64_t> embedding = getConstantSize(q.getSizes().back());
+    if (!op.getScaleAttr() && !embedding)
+      return rewriter.notifyMatchFailure(op, "default scale of a symbolic embedding size");
+    double scale = op.getScaleAttr() ? op.getScaleAttr().getValueAsDouble()
+                                     : 1.0 / std::sqrt(static_cast<double>(*embedding));
+    int64_t rank = q.getRank();
+    Value keyT = TransposeOp::create(rewriter, loc, op.getKey(), rank - 2, rank - 1);
+    Value scores = MatmulOp::create(rewriter, loc, op.getQuery(), keyT);
+    scores = MulOp::create(rewriter, loc, scores, f64(rewriter, loc, scale));
+    Value negInf = f64(rewriter, loc, -std::numeric_limits<double>::infinity());
+    if (op.getIsCausal()) {
+      AffineExpr l = q.getSizes()[rank - 2], s = k.getSizes()[rank - 2];
+      Value ones = FullOp::create(rewriter, loc, shapeAttr(ctx, {l, s}), rewriter.getBoolAttr(true),
+                                  TypeAttr::get(rewriter.getI1Type()), DeviceAttr());
+      Value keep = TrilOp::create(rewriter, loc, ones, 0);
+      Value drop = LogicalNotOp::create(rewriter, loc, keep);
+      scores = MaskedFillOp::create(rewriter, loc, scores, drop, negInf);
+    }
+    if (Value mask = op.getAttnMask()) {
+      if (typeOf(mask).getDtype().isInteger(1))
+        scores = MaskedFillOp::create(rewriter, loc, scores,
+                                      LogicalNotOp::create(rewriter, loc, mask), negInf);
+      else
+        scores = AddOp::create(rewriter, loc, scores, mask, Attribute());
+    }
+    Value probs = SoftmaxOp::create(rewriter, loc, scores, rank - 1, TypeAttr(), false);
+    rewriter.replaceOpWithNewOp<MatmulOp>(op, probs, op.getValue());
+    return success();
+  }
+};
+
+/// Adaptive average pooling whose output size divides the input size is plain
+/// average pooling with kernel = stride = input / output.
+struct DecomposeAdaptivePool : OpRewritePattern<AdaptiveAvgPool2dOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AdaptiveAvgPool2dOp op, PatternRewriter &rewriter) const override {
+    ArrayRef<AffineExpr> sizes = typeOf(op.getSelf()).getSizes();
+    SmallVector<int64_t> kernel;
+    for (int i = 0; i < 2; ++i) {
+      std::optional<int64_t> in = getConstantSize(sizes[sizes.size() - 2 + i]);
+      int64_t out = op.getOutputSize()[i];
+      if (!in || out <= 0 || *in % out != 0)
+        return rewriter.notifyMatchFailure(op, "output size must divide the input size");
+      kernel.push_back(*in / out);
+    }
+    rewriter.replaceOpWithNewOp<AvgPool2dOp>(op, op.getSelf(), kernel, kernel,
+                                             ArrayRef<int64_t>{0}, false, true, IntegerAttr());
+    return success();
+  }
+};
+
+/// Ops that no pattern could decompose and that lowering cannot take either.
+LogicalResult reportUndecomposed(Operation *root) {
+  WalkResult walk = root->walk([](Operation *op) {
+    if (auto dropout = llvm::dyn_cast<DropoutOp>(op))
+      return dropout.emitOpError("with p > 0 in training mode needs random numbers, which "
+                                 "are not supported yet"),
+             WalkResult::interrupt();
+    if (auto attention = llvm::dyn_cast<ScaledDotProductAttentionOp>(op))
+      return attention.emitOpError("with dropout, grouped-query attention or a symbolic "
+                                   "embedding size and no scale is not supported yet"),
+             WalkResult::interrupt();
+    if (auto pool = llvm::dyn_cast<AdaptiveAvgPool2dOp>(op))
+      return pool.emitOpError("output sizes that do not divide the input sizes are not "
+                              "supported yet"),
+             WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
 struct DecomposePass : public tgc::impl::DecomposePassBase<DecomposePass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<DecomposeLinear, DecomposeAddmm, DecomposeMatmul, DecomposeT,
                  DecomposeLayerNorm, DecomposeBatchNorm, DecomposeSoftmax<SoftmaxOp, false>,
                  DecomposeSoftmax<LogSoftmaxOp, true>, DecomposeMean, DecomposeVar,
-                 DecomposeSplit>(&getContext());
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+                 DecomposeSplit, DecomposeStack, DecomposeDropout, DecomposeAttention,
+                 DecomposeAdaptivePool>(&getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))) ||
+        failed(reportUndecomposed(getOperation())))
       return signalPassFailure();
     // Decompositions may refine result metadata (requires_grad of running statistics
     // computed from batch statistics); function results follow what is returned.

@@ -77,6 +77,7 @@ void populateLinearAlgebraPatterns(const LoweringContext &lowering,
 void populateReductionPatterns(const LoweringContext &lowering,
                                mlir::RewritePatternSet &patterns);
 void populateViewPatterns(const LoweringContext &lowering, mlir::RewritePatternSet &patterns);
+void populatePoolingPatterns(const LoweringContext &lowering, mlir::RewritePatternSet &patterns);
 void populateCreationPatterns(const LoweringContext &lowering,
                               mlir::RewritePatternSet &patterns);
 

@@ -25,7 +25,7 @@ enum class ResultDType {
   Bool,          ///< comparisons: i1.
 };
 enum class MatmulKind { Mm, Bmm, Matmul };
-enum class ReductionKind { sum, mean, amax, amin, var };
+enum class ReductionKind { sum, mean, amax, amin, var, any, all };
 
 mlir::LogicalResult inferElementwise(mlir::MLIRContext *ctx, InferLoc loc,
                                      mlir::ValueRange operands, ResultDType rule,
@@ -92,6 +92,28 @@ mlir::LogicalResult inferArange(mlir::MLIRContext *ctx, InferLoc loc, mlir::Attr
                                 mlir::TypeAttr dtype, DeviceAttr device, TypeList &types);
 mlir::LogicalResult inferConstant(mlir::MLIRContext *ctx, InferLoc loc,
                                   mlir::ElementsAttr value, TypeList &types);
+
+mlir::LogicalResult inferCat(mlir::MLIRContext *ctx, InferLoc loc, mlir::ValueRange tensors,
+                             int64_t dim, bool stack, TypeList &types);
+mlir::LogicalResult inferAttention(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value query,
+                                   mlir::Value key, mlir::Value value, TypeList &types);
+mlir::LogicalResult inferPool2d(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
+                                llvm::ArrayRef<int64_t> kernel, llvm::ArrayRef<int64_t> stride,
+                                llvm::ArrayRef<int64_t> padding,
+                                llvm::ArrayRef<int64_t> dilation, bool ceilMode,
+                                bool withIndices, TypeList &types);
+mlir::LogicalResult inferAdaptivePool2d(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
+                                        llvm::ArrayRef<int64_t> outputSize, TypeList &types);
+
+/// Pooling/convolution window parameters expanded to one entry per spatial dimension
+/// (a single value applies to all; an empty stride means the kernel size).
+struct Window {
+  llvm::SmallVector<int64_t, 2> kernel, stride, padding, dilation;
+};
+mlir::FailureOr<Window> expandWindow(InferLoc loc, llvm::ArrayRef<int64_t> kernel,
+                                     llvm::ArrayRef<int64_t> stride,
+                                     llvm::ArrayRef<int64_t> padding,
+                                     llvm::ArrayRef<int64_t> dilation, unsigned spatial);
 
 /// A slice bound resolved as Python does: absent means 0 (start) or the size (end),
 /// negative counts from the end, and the result is clamped to [0, size].

@@ -11,12 +11,14 @@ using namespace tgc;
 
 namespace {
 
-enum class Combiner { Sum, Max, Min };
+enum class Combiner { Sum, Max, Min, Or, And };
 
 /// The identity of `combiner` in `type`.
 Value identity(OpBuilder &b, Location loc, Type type, Combiner combiner) {
-  if (combiner == Combiner::Sum)
+  if (combiner == Combiner::Sum || combiner == Combiner::Or)
     return scalarConstant(b, loc, type, 0);
+  if (combiner == Combiner::And)
+    return scalarConstant(b, loc, type, 1);
   bool max = combiner == Combiner::Max;
   if (auto f = llvm::dyn_cast<FloatType>(type))
     return arith::ConstantOp::create(
@@ -37,6 +39,10 @@ Value combine(OpBuilder &b, Location loc, Value x, Value acc, Combiner combiner)
     return maxScalars(b, loc, x, acc);
   case Combiner::Min:
     return minScalars(b, loc, x, acc);
+  case Combiner::Or:
+    return arith::OrIOp::create(b, loc, x, acc);
+  case Combiner::And:
+    return arith::AndIOp::create(b, loc, x, acc);
   }
   llvm_unreachable("unknown combiner");
 }
@@ -100,5 +106,6 @@ struct ReductionLowering : TgcLoweringPattern<OpTy> {
 void tgc::populateReductionPatterns(const LoweringContext &lowering,
                                     RewritePatternSet &patterns) {
   patterns.add<ReductionLowering<SumOp, Combiner::Sum>, ReductionLowering<AmaxOp, Combiner::Max>,
-               ReductionLowering<AminOp, Combiner::Min>>(lowering, patterns.getContext());
+               ReductionLowering<AminOp, Combiner::Min>, ReductionLowering<AnyOp, Combiner::Or>,
+               ReductionLowering<AllOp, Combiner::And>>(lowering, patterns.getContext());
 }

@@ -285,6 +285,7 @@ struct ConvertTgcToLinalgPass
     populateLinearAlgebraPatterns(lowering, patterns);
     populateReductionPatterns(lowering, patterns);
     populateViewPatterns(lowering, patterns);
+    populatePoolingPatterns(lowering, patterns);
     populateCreationPatterns(lowering, patterns);
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();

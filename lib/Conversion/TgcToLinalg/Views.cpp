@@ -199,12 +199,49 @@ struct ScatterLowering : TgcLoweringPattern<OpTy> {
   }
 };
 
+/// cat: each operand inserted into an empty result at its running offset along dim.
+struct CatLowering : TgcLoweringPattern<CatOp> {
+  using TgcLoweringPattern::TgcLoweringPattern;
+  LogicalResult matchAndRewrite(CatOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    BaseTensorType resultType = tgcType(op.getResult());
+    FailureOr<Value> result = lowering.emptyTensor(rewriter, op, resultType);
+    if (failed(result))
+      return failure();
+    int64_t rank = resultType.getRank();
+    int64_t dim = *normalizeDim(op.getDim(), rank);
+    Type element = lowering.convertTensorType(resultType).getElementType();
+    AffineExpr offset = getAffineConstantExpr(0, rewriter.getContext());
+    for (auto [operand, converted] : llvm::zip(op.getTensors(), adaptor.getTensors())) {
+      BaseTensorType type = tgcType(operand);
+      Value piece = converted;
+      if (llvm::cast<RankedTensorType>(piece.getType()).getElementType() != element) {
+        FailureOr<Value> cast = broadcastTo(rewriter, lowering, op, piece, type, type, element);
+        if (failed(cast))
+          return failure();
+        piece = *cast;
+      }
+      FailureOr<SliceRegion> region = sliceRegion(rewriter, lowering, op, resultType, dim, offset,
+                                                  type.getSizes()[dim], 1);
+      if (failed(region))
+        return failure();
+      *result = tensor::InsertSliceOp::create(rewriter, op.getLoc(), piece, *result,
+                                              region->offsets, region->sizes, region->strides)
+                    .getResult();
+      offset = offset + type.getSizes()[dim];
+    }
+    rewriter.replaceOp(op, *result);
+    return success();
+  }
+};
+
 } // namespace
 
 void tgc::populateViewPatterns(const LoweringContext &lowering, RewritePatternSet &patterns) {
   patterns.add<ReshapeLowering<ViewOp>, ReshapeLowering<SqueezeOp>, ReshapeLowering<UnsqueezeOp>,
                IdentityLowering<AliasOp>, IdentityLowering<CloneOp>, PermuteLowering,
                TransposeLowering, ExpandLowering, SliceLowering, SelectLowering,
-               ScatterLowering<SliceScatterOp, false>, ScatterLowering<SelectScatterOp, true>>(
+               ScatterLowering<SliceScatterOp, false>, ScatterLowering<SelectScatterOp, true>,
+               CatLowering>(
       lowering, patterns.getContext());
 }
