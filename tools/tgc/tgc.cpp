@@ -13,6 +13,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
@@ -36,6 +37,17 @@ struct CompileOptions {
 static std::string envOr(const char *name, const char *fallback) {
   const char *value = std::getenv(name);
   return value && *value ? value : fallback;
+}
+
+/// The model's C name from the library's file name: `my-model.v2.so` -> `my_model_v2`.
+static std::string defaultModelName(llvm::StringRef libraryPath) {
+  std::string name = llvm::sys::path::stem(libraryPath).str();
+  for (char &c : name)
+    if (!llvm::isAlnum(c) && c != '_')
+      c = '_';
+  if (name.empty() || llvm::isDigit(name[0]))
+    name.insert(name.begin(), '_');
+  return name;
 }
 
 /// Reads the input program by its extension: `.pt2` archives or tgc `.mlir`.
@@ -99,9 +111,7 @@ static int compile(const CompileOptions &options) {
   artifact.runtimeLibrary = envOr("TGC_RUNTIME_LIBRARY", TGC_RUNTIME_LIBRARY);
   artifact.linker = envOr("TGC_LINKER", TGC_LINKER_PATH);
   artifact.libraryPath = options.output;
-  artifact.name = options.name.empty()
-                      ? llvm::sys::path::stem(options.output).str()
-                      : options.name;
+  artifact.name = options.name.empty() ? defaultModelName(options.output) : options.name;
   return failed(tgc::emitArtifact(*module, artifact)) ? 1 : 0;
 }
 
