@@ -204,7 +204,8 @@ def Tgc_ToDTypeOp : Tgc_Op<"to_dtype", ["aten._to_copy.default", "aten.to.dtype"
                   "adaptor.getDtypeAttr(), types);";
 }
 
-def Tgc_ClampOp : Tgc_Op<"clamp", ["aten.clamp.default"], [Pure, DeclareOpInterfaceMethods<Tgc_ElementwiseOpInterface>]> {
+def Tgc_ClampOp : Tgc_Op<"clamp", ["aten.clamp.default", "aten.clamp_min.default",
+                                   "aten.clamp_max.default"], [Pure, DeclareOpInterfaceMethods<Tgc_ElementwiseOpInterface>]> {
   let summary = "Clamp to [min, max]";
   let arguments = (ins Tgc_AnyTensor:$self, OptionalAttr<AnyAttrOf<[F64Attr, I64Attr]>>:$min,
                        OptionalAttr<AnyAttrOf<[F64Attr, I64Attr]>>:$max);
@@ -697,7 +698,8 @@ def Tgc_SubInPlaceOp : Tgc_InPlaceBinaryOp<"sub_", "sub", ["aten.sub_.Tensor", "
 def Tgc_MulInPlaceOp : Tgc_InPlaceBinaryOp<"mul_", "mul", ["aten.mul_.Tensor", "aten.mul_.Scalar"]>;
 def Tgc_DivInPlaceOp : Tgc_InPlaceBinaryOp<"div_", "div", ["aten.div_.Tensor", "aten.div_.Scalar"]>;
 
-/// `self.<op>_()`: writes a unary op's result into self.
+/// `self.<op>_(...)`: writes the functional op's result (same operands and attributes)
+/// into self.
 class Tgc_InPlaceUnaryOp<string mnemonic, string functional, list<string> aten>
     : Tgc_Op<mnemonic, aten, [DeclareOpInterfaceMethods<Tgc_InPlaceOpInterface>]> {
   let summary = "In-place " # functional;
@@ -720,6 +722,18 @@ def Tgc_LeakyReluInPlaceOp : Tgc_InPlaceUnaryOp<"leaky_relu_", "leaky_relu",
                                                 ["aten.leaky_relu_.default"]> {
   let arguments = (ins Tgc_AnyTensor:$self,
                        DefaultValuedAttr<F64Attr, "0.01">:$negative_slope);
+}
+
+def Tgc_MaskedFillInPlaceOp : Tgc_InPlaceUnaryOp<"masked_fill_", "masked_fill",
+    ["aten.masked_fill_.Scalar", "aten.masked_fill_.Tensor"]> {
+  let arguments = (ins Tgc_AnyTensor:$self, Tgc_AnyTensor:$mask, Tgc_TensorOrScalar:$value);
+  let assemblyFormat = "$self `,` $mask `,` $value attr-dict `:` type($self) `,` type($mask) "
+                       "`,` type($value) `->` type($result)";
+}
+def Tgc_ClampInPlaceOp : Tgc_InPlaceUnaryOp<"clamp_", "clamp",
+    ["aten.clamp_.default", "aten.clamp_min_.default", "aten.clamp_max_.default"]> {
+  let arguments = (ins Tgc_AnyTensor:$self, OptionalAttr<AnyAttrOf<[F64Attr, I64Attr]>>:$min,
+                       OptionalAttr<AnyAttrOf<[F64Attr, I64Attr]>>:$max);
 }
 
 def Tgc_CopyInPlaceOp : Tgc_Op<"copy_", ["aten.copy_.default"],

@@ -227,6 +227,8 @@ TGC_INPLACE_UNARY(TanhInPlaceOp)
 TGC_INPLACE_UNARY(SiluInPlaceOp)
 TGC_INPLACE_UNARY(HardtanhInPlaceOp)
 TGC_INPLACE_UNARY(LeakyReluInPlaceOp)
+TGC_INPLACE_UNARY(MaskedFillInPlaceOp)
+TGC_INPLACE_UNARY(ClampInPlaceOp)
 #undef TGC_INPLACE_UNARY
 
 SmallVector<unsigned> CopyInPlaceOp::getMutatedOperandIndices() { return {0}; }

@@ -80,3 +80,22 @@ func.func @write_expanded(%x: !tgc.tensor<[3], f32> {tgc.kind = "user_input", tg
   %a = tgc.add_ %e, %one : !tgc.tensor<[2, 3], f32, strides = [0, 1]>, f64 -> !tgc.tensor<[2, 3], f32, strides = [0, 1]>
   return
 }
+
+// -----
+
+// In-place unary ops and masked_fill_ become their functional forms on the current
+// value, and the input is written back once.
+// CHECK-LABEL: func.func @inplace_activation
+//  CHECK-SAME:   (%[[X:[^:]*]]: !tgc.vtensor<[4], f32> {{.*}}, %[[M:[^:]*]]: !tgc.vtensor<[4], i1>
+//       CHECK:   %[[R:.*]] = tgc.relu %[[X]]
+//       CHECK:   %[[F:.*]] = tgc.masked_fill %[[R]], %[[M]]
+//       CHECK:   %[[C:.*]] = tgc.clamp %[[F]] {max = 2.000000e+00 : f64}
+//       CHECK:   return %[[C]]
+func.func @inplace_activation(%x: !tgc.tensor<[4], f32> {tgc.kind = "user_input", tgc.name = "x"},
+                              %m: !tgc.tensor<[4], i1> {tgc.kind = "user_input", tgc.name = "m"}) {
+  %0 = tgc.relu_ %x : !tgc.tensor<[4], f32> -> !tgc.tensor<[4], f32>
+  %v = arith.constant 0.5 : f64
+  %1 = tgc.masked_fill_ %0, %m, %v : !tgc.tensor<[4], f32>, !tgc.tensor<[4], i1>, f64 -> !tgc.tensor<[4], f32>
+  %2 = tgc.clamp_ %x {max = 2.0 : f64} : !tgc.tensor<[4], f32> -> !tgc.tensor<[4], f32>
+  return
+}
