@@ -382,6 +382,28 @@ struct DecomposeSplit : OpRewritePattern<SplitOp> {
   }
 };
 
+/// A 1-d convolution is a 2-d one over a height-1 image.
+struct DecomposeConv1d : OpRewritePattern<ConvolutionOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConvolutionOp op, PatternRewriter &rewriter) const override {
+    if (typeOf(op.getInput()).getRank() != 3 || op.getTransposed())
+      return rewriter.notifyMatchFailure(op, "not a 1-d convolution");
+    Location loc = op.getLoc();
+    auto widen = [&](ArrayRef<int64_t> v, int64_t heightValue, int64_t dflt) {
+      return SmallVector<int64_t>{heightValue, v.empty() ? dflt : v[0]};
+    };
+    Value input = UnsqueezeOp::create(rewriter, loc, op.getInput(), 2);
+    Value weight = UnsqueezeOp::create(rewriter, loc, op.getWeight(), 2);
+    auto conv = ConvolutionOp::create(
+        rewriter, loc, input, weight, op.getBias(), widen(op.getStride(), 1, 1),
+        widen(op.getPadding(), 0, 0), widen(op.getDilation(), 1, 1), false,
+        DenseI64ArrayAttr(), op.getGroups());
+    rewriter.replaceOpWithNewOp<SqueezeOp>(op, conv.getResult(),
+                                           rewriter.getDenseI64ArrayAttr({2}));
+    return success();
+  }
+};
+
 //===----------------------------------------------------------------------===//
 // Stacking, dropout, attention, adaptive pooling
 //===----------------------------------------------------------------------===//
@@ -498,7 +520,7 @@ struct DecomposePass : public tgc::impl::DecomposePassBase<DecomposePass> {
                  DecomposeLayerNorm, DecomposeBatchNorm, DecomposeSoftmax<SoftmaxOp, false>,
                  DecomposeSoftmax<LogSoftmaxOp, true>, DecomposeMean, DecomposeVar,
                  DecomposeSplit, DecomposeStack, DecomposeDropout, DecomposeAttention,
-                 DecomposeAdaptivePool>(&getContext());
+                 DecomposeAdaptivePool, DecomposeConv1d>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))) ||
         failed(reportUndecomposed(getOperation())))
       return signalPassFailure();

@@ -80,3 +80,17 @@ func.func @batch_norm(%x: !tgc.vtensor<[2, 3, 4, 4], f32>, %rm: !tgc.vtensor<[3]
   %y:5 = tgc.batch_norm %x running %rm, %rv {training = true, momentum = 0.1 : f64, eps = 1.0e-5 : f64, functional} : !tgc.vtensor<[2, 3, 4, 4], f32>, !tgc.vtensor<[3], f32>, !tgc.vtensor<[3], f32> -> !tgc.vtensor<[2, 3, 4, 4], f32>, !tgc.vtensor<[3], f32>, !tgc.vtensor<[3], f32>, !tgc.vtensor<[3], f32>, !tgc.vtensor<[3], f32>
   return %y#0, %y#3, %y#4 : !tgc.vtensor<[2, 3, 4, 4], f32>, !tgc.vtensor<[3], f32>, !tgc.vtensor<[3], f32>
 }
+
+// -----
+
+// A 1-d convolution runs as a 2-d one over a height-1 image.
+// CHECK-LABEL: func.func @conv1d
+//       CHECK:   %[[X:.*]] = tgc.unsqueeze %{{.*}} {dim = 2 : i64} {{.*}} -> !tgc.vtensor<[2, 4, 1, 17], f32>
+//       CHECK:   %[[W:.*]] = tgc.unsqueeze %{{.*}} {dim = 2 : i64} {{.*}} -> !tgc.vtensor<[6, 4, 1, 3], f32>
+//       CHECK:   %[[C:.*]] = tgc.convolution %[[X]], %[[W]] {dilation = array<i64: 1, 1>, padding = array<i64: 0, 1>, stride = array<i64: 1, 2>}
+//  CHECK-SAME:     -> !tgc.vtensor<[2, 6, 1, 9], f32>
+//       CHECK:   tgc.squeeze %[[C]] {dim = array<i64: 2>}
+func.func @conv1d(%x: !tgc.vtensor<[2, 4, 17], f32>, %w: !tgc.vtensor<[6, 4, 3], f32>) -> !tgc.vtensor<[2, 6, 9], f32> {
+  %0 = tgc.convolution %x, %w {stride = array<i64: 2>, padding = array<i64: 1>} : !tgc.vtensor<[2, 4, 17], f32>, !tgc.vtensor<[6, 4, 3], f32> -> !tgc.vtensor<[2, 6, 9], f32>
+  return %0 : !tgc.vtensor<[2, 6, 9], f32>
+}
