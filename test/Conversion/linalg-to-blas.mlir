@@ -44,3 +44,16 @@ func.func @not_blas(%a: memref<4x4xi64>, %c: memref<4x4xi64>, %t: tensor<4x4xf32
   %r = linalg.matmul ins(%t, %t : tensor<4x4xf32>, tensor<4x4xf32>) outs(%t : tensor<4x4xf32>) -> tensor<4x4xf32>
   return %r : tensor<4x4xf32>
 }
+
+// -----
+
+// B read transposed: transB = 1, ldb is the stored matrix's row stride.
+// CHECK-LABEL: func.func @mm_transposed
+//   CHECK-DAG:   %[[NO:.*]] = arith.constant 0 : i64
+//   CHECK-DAG:   %[[YES:.*]] = arith.constant 1 : i64
+//       CHECK:   call @tgc_rt_gemm_f32(%[[NO]], %[[YES]],
+func.func @mm_transposed(%a: memref<4x16xf32>, %b: memref<32x16xf32>, %c: memref<4x32xf32>) {
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+    ins(%a, %b : memref<4x16xf32>, memref<32x16xf32>) outs(%c : memref<4x32xf32>)
+  return
+}

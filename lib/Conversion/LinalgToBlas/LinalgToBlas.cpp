@@ -58,14 +58,38 @@ func::FuncOp declareHelper(OpBuilder &b, ModuleOp module, StringRef name, TypeRa
   return func;
 }
 
+/// Whether operand `map` reads its matrix transposed: (k, m) instead of (m, k) for A,
+/// (n, k) instead of (k, n) for B. Fails for maps that are neither.
+FailureOr<bool> isTransposed(AffineMap map, unsigned row, unsigned col, bool batched) {
+  unsigned first = batched ? 1 : 0;
+  if (map.getNumResults() != first + 2 || (batched && map.getResult(0) != getAffineDimExpr(0, map.getContext())))
+    return failure();
+  auto at = [&](unsigned i) { return llvm::dyn_cast<AffineDimExpr>(map.getResult(first + i)); };
+  if (!at(0) || !at(1))
+    return failure();
+  unsigned r = at(0).getPosition() - first, c = at(1).getPosition() - first;
+  if (r == row && c == col)
+    return false;
+  if (r == col && c == row)
+    return true;
+  return failure();
+}
+
 /// Rewrites a (batch_)matmul C += A @ B into a call of the runtime GEMM helper.
 template <typename MatmulOp, bool batched>
 struct MatmulToBlas : OpRewritePattern<MatmulOp> {
   using OpRewritePattern<MatmulOp>::OpRewritePattern;
 
   LogicalResult matchAndRewrite(MatmulOp op, PatternRewriter &rewriter) const override {
-    if (!op.hasPureBufferSemantics() || !MatmulOp::isDefaultIndexingMaps(op.getIndexingMapsAttr()))
-      return rewriter.notifyMatchFailure(op, "needs buffers and no transposes");
+    if (!op.hasPureBufferSemantics())
+      return rewriter.notifyMatchFailure(op, "needs buffers");
+    // Loop dimensions [b,] m, n, k: A is (m, k) or (k, m), B (k, n) or (n, k), C (m, n).
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    FailureOr<bool> transA = isTransposed(maps[0], 0, 2, batched);
+    FailureOr<bool> transB = isTransposed(maps[1], 2, 1, batched);
+    FailureOr<bool> transC = isTransposed(maps[2], 0, 1, batched);
+    if (failed(transA) || failed(transB) || failed(transC) || *transC)
+      return rewriter.notifyMatchFailure(op, "indexing maps are not a (transposed) GEMM");
     Value a = op.getDpsInputs()[0], b = op.getDpsInputs()[1], c = op.getDpsInits()[0];
     auto cType = llvm::cast<MemRefType>(c.getType());
     Type element = cType.getElementType();
@@ -88,12 +112,12 @@ struct MatmulToBlas : OpRewritePattern<MatmulOp> {
     BufferArgs ab = bufferArgs(rewriter, loc, a), bb = bufferArgs(rewriter, loc, b),
                cb = bufferArgs(rewriter, loc, c);
     int64_t r = batched ? 1 : 0; // index of the row dimension
-    Value m = dim(c, r), n = dim(c, r + 1), k = dim(a, r + 1);
+    Value m = dim(c, r), n = dim(c, r + 1), k = dim(a, *transA ? r : r + 1);
     Value one = arith::ConstantOp::create(rewriter, loc, rewriter.getFloatAttr(element, 1.0));
     SmallVector<Value> args;
     if (batched)
       args.push_back(dim(c, 0));
-    args.append({cst(0), cst(0)});
+    args.append({cst(*transA), cst(*transB)});
     for (BufferArgs *buf : {&ab, &bb, &cb}) {
       args.append({buf->pointer, buf->offset});
       if (batched)

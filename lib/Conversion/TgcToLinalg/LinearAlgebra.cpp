@@ -22,6 +22,34 @@ FailureOr<Value> zeroInit(ConversionPatternRewriter &rewriter, const LoweringCon
   return linalg::FillOp::create(rewriter, op->getLoc(), zero, *empty).getResult(0);
 }
 
+/// If `v` is a transpose of its two innermost dimensions (what linear's `t(weight)`
+/// becomes), the transposed tensor; the product then reads it through its indexing map
+/// instead of copying it.
+Value transposedSource(Value v) {
+  int64_t rank = llvm::cast<BaseTensorType>(v.getType()).getRank();
+  if (auto permute = v.getDefiningOp<PermuteOp>()) {
+    // permute(x, [0, ..., r-1, r-2])
+    ArrayRef<int64_t> dims = permute.getDims();
+    for (int64_t i = 0; i < rank; ++i) {
+      int64_t expected = i < rank - 2 ? i : (i == rank - 2 ? rank - 1 : rank - 2);
+      if (normalizeDim(dims[i], rank) != expected)
+        return {};
+    }
+    return rank >= 2 ? permute.getSelf() : Value();
+  }
+  auto transpose = v.getDefiningOp<TransposeOp>();
+  if (!transpose)
+    return {};
+  std::optional<int64_t> d0 = normalizeDim(transpose.getDim0(), rank);
+  std::optional<int64_t> d1 = normalizeDim(transpose.getDim1(), rank);
+  if (rank < 2 || !d0 || !d1 || std::min(*d0, *d1) != rank - 2 || std::max(*d0, *d1) != rank - 1)
+    return {};
+  return transpose.getSelf();
+}
+
+/// mm / bmm as linalg.matmul / batch_matmul over a zero-filled accumulator; operands
+/// that are transposes are read transposed (the indexing maps say so, and BLAS takes
+/// them with its transpose flags).
 template <typename OpTy, typename LinalgOp>
 struct MatmulLowering : TgcLoweringPattern<OpTy> {
   using TgcLoweringPattern<OpTy>::TgcLoweringPattern;
@@ -31,9 +59,38 @@ struct MatmulLowering : TgcLoweringPattern<OpTy> {
     FailureOr<Value> init = zeroInit(rewriter, this->lowering, op, resultType);
     if (failed(init))
       return failure();
+    MLIRContext *ctx = rewriter.getContext();
+    bool batched = resultType.getRank() == 3;
+    unsigned numDims = batched ? 4 : 3;
+    // Loop dimensions: [b,] m, n, k.
+    auto dim = [&](unsigned i) { return getAffineDimExpr(i + (batched ? 1 : 0), ctx); };
+    auto map = [&](AffineExpr r, AffineExpr c) {
+      SmallVector<AffineExpr> exprs;
+      if (batched)
+        exprs.push_back(getAffineDimExpr(0, ctx));
+      exprs.append({r, c});
+      return AffineMap::get(numDims, 0, exprs, ctx);
+    };
+    Value lhs = adaptor.getSelf(), rhs = adaptor.getMat2();
+    AffineMap lhsMap = map(dim(0), dim(2)), rhsMap = map(dim(2), dim(1));
+    bool transposed = false;
+    if (Value source = transposedSource(op.getSelf())) {
+      lhs = rewriter.getRemappedValue(source);
+      lhsMap = map(dim(2), dim(0));
+      transposed = true;
+    }
+    if (Value source = transposedSource(op.getMat2())) {
+      rhs = rewriter.getRemappedValue(source);
+      rhsMap = map(dim(1), dim(2));
+      transposed = true;
+    }
+    SmallVector<NamedAttribute> attrs;
+    if (transposed)
+      attrs.push_back(rewriter.getNamedAttr(
+          "indexing_maps", rewriter.getAffineMapArrayAttr(
+                               {lhsMap, rhsMap, map(dim(0), dim(1))})));
     auto product = LinalgOp::create(rewriter, op.getLoc(), TypeRange{init->getType()},
-                                    ValueRange{adaptor.getSelf(), adaptor.getMat2()},
-                                    ValueRange{*init});
+                                    ValueRange{lhs, rhs}, ValueRange{*init}, attrs);
     rewriter.replaceOp(op, product->getResult(0));
     return success();
   }
