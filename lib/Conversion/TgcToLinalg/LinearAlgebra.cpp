@@ -204,33 +204,30 @@ struct ConvolutionLowering : TgcLoweringPattern<ConvolutionOp> {
     };
     AffineExpr p = getAffineConstantExpr(patch, ctx), f = getAffineConstantExpr(filters, ctx);
 
-    // col[n, k, q] = input[n, k / (KH*KW), oh*sh + kh*dh, ow*sw + kw*dw]
-    FailureOr<Value> colInit = lowering.emptyTensor(rewriter, op, typeWith({batch, p, pixels}));
-    if (failed(colInit))
+    // col[n, c, kh, kw, oh, ow] = input[n, c, oh*sh + kh*dh, ow*sw + kw*dw]: an affine
+    // copy (vectorizable along ow), collapsed to [N, C*KH*KW, OH*OW].
+    int64_t channels = wTy.getDimSize(1);
+    std::optional<int64_t> outH = getConstantSize(outSizes[2]);
+    AffineExpr kc = getAffineConstantExpr(channels, ctx), khE = getAffineConstantExpr(kh, ctx),
+               kwE = getAffineConstantExpr(kw, ctx);
+    FailureOr<Value> colInit = lowering.emptyTensor(
+        rewriter, op, typeWith({batch, kc, khE, kwE, outSizes[2], outSizes[3]}));
+    if (failed(colInit) || !outH)
       return failure();
-    SmallVector<utils::IteratorType> parallel3(3, utils::IteratorType::parallel);
-    auto col = linalg::GenericOp::create(
-        rewriter, loc, colInit->getType(), ValueRange{}, *colInit,
-        AffineMap::getMultiDimIdentityMap(3, ctx), parallel3,
-        [&](OpBuilder &b, Location l, ValueRange) {
-          auto idx = [&](int64_t v) { return arith::ConstantIndexOp::create(b, l, v); };
-          Value n = linalg::IndexOp::create(b, l, 0), k = linalg::IndexOp::create(b, l, 1),
-                q = linalg::IndexOp::create(b, l, 2);
-          Value c = arith::DivUIOp::create(b, l, k, idx(kh * kw));
-          Value r = arith::RemUIOp::create(b, l, k, idx(kh * kw));
-          Value ki = arith::DivUIOp::create(b, l, r, idx(kw));
-          Value kj = arith::RemUIOp::create(b, l, r, idx(kw));
-          Value oi = arith::DivUIOp::create(b, l, q, idx(*outW));
-          Value oj = arith::RemUIOp::create(b, l, q, idx(*outW));
-          auto position = [&](Value o, Value kk, int64_t s, int64_t d) -> Value {
-            Value base = arith::MulIOp::create(b, l, o, idx(s));
-            return arith::AddIOp::create(b, l, base, arith::MulIOp::create(b, l, kk, idx(d)));
-          };
-          Value h = position(oi, ki, stride[0], dilation[0]);
-          Value w = position(oj, kj, stride[1], dilation[1]);
-          Value v = tensor::ExtractOp::create(b, l, input, ValueRange{n, c, h, w});
-          linalg::YieldOp::create(b, l, v);
-        });
+    AffineExpr n, c, i, j, oh, ow;
+    bindDims(ctx, n, c, i, j, oh, ow);
+    AffineMap read = AffineMap::get(
+        6, 0, {n, c, oh * stride[0] + i * dilation[0], ow * stride[1] + j * dilation[1]}, ctx);
+    SmallVector<utils::IteratorType> parallel6(6, utils::IteratorType::parallel);
+    auto unfold = linalg::GenericOp::create(
+        rewriter, loc, colInit->getType(), input, *colInit,
+        {read, AffineMap::getMultiDimIdentityMap(6, ctx)}, parallel6,
+        [&](OpBuilder &b, Location l, ValueRange args) { linalg::YieldOp::create(b, l, args[0]); });
+    auto colType = llvm::cast<RankedTensorType>(colInit->getType());
+    Value col = tensor::CollapseShapeOp::create(
+        rewriter, loc,
+        RankedTensorType::get({colType.getDimSize(0), patch, *outH * *outW}, element),
+        unfold.getResult(0), SmallVector<ReassociationIndices>{{0}, {1, 2, 3}, {4, 5}});
 
     // The weight as [F, C*KH*KW], broadcast to [N, F, C*KH*KW].
     Value flatWeight = tensor::CollapseShapeOp::create(
@@ -247,7 +244,7 @@ struct ConvolutionLowering : TgcLoweringPattern<ConvolutionOp> {
     if (failed(product))
       return failure();
     Value gemm = linalg::BatchMatmulOp::create(rewriter, loc, TypeRange{product->getType()},
-                                               ValueRange{wBatch, col.getResult(0)},
+                                               ValueRange{wBatch, col},
                                                ValueRange{*product})
                      ->getResult(0);
     return lowering.reshapeTo(rewriter, op, gemm, resultType);
