@@ -68,6 +68,13 @@ std::optional<ExportDType> tgc::lookupDType(int64_t code, MLIRContext *ctx) {
   return ExportDType{it->name, it->get ? it->get(ctx) : Type()};
 }
 
+std::optional<ExportDType> tgc::lookupDTypeByName(llvm::StringRef name, MLIRContext *ctx) {
+  const auto *it = llvm::find_if(kDTypes, [&](const DTypeCode &d) { return d.name == name; });
+  if (it == std::end(kDTypes))
+    return std::nullopt;
+  return ExportDType{it->name, it->get ? it->get(ctx) : Type()};
+}
+
 unsigned tgc::getElementBytes(Type dtype) {
   return std::max(1u, dtype.getIntOrFloatBitWidth() / 8);
 }

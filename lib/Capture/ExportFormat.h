@@ -32,6 +32,10 @@ struct ExportDType {
 /// The dtype of `code`, or nullopt for a code the schema does not define.
 std::optional<ExportDType> lookupDType(int64_t code, mlir::MLIRContext *ctx);
 
+/// The dtype torch calls `torch.<name>` (`float32`, `int64`, ...), as torch.save's
+/// pickles name dtypes, or nullopt for a name tgc does not know.
+std::optional<ExportDType> lookupDTypeByName(llvm::StringRef name, mlir::MLIRContext *ctx);
+
 /// Bytes per element of `dtype` in a storage (bool and 8-bit floats take one).
 unsigned getElementBytes(mlir::Type dtype);
 

@@ -9,6 +9,7 @@
 #include "ExportFormat.h"
 #include "NodeAdapters.h"
 #include "Pt2Archive.h"
+#include "WeightsSource.h"
 #include "tgc/Capture/StridedCopy.h"
 #include "tgc/Capture/SympyExpr.h"
 #include "tgc/Dialect/TgcDialect.h"
@@ -24,12 +25,16 @@
 using namespace mlir;
 using namespace tgc;
 
-/// The serialization schema major version tgc reads (torch 2.8 - 2.15 write 8.x).
+/// The serialization schema major version tgc reads (torch 2.6 - 2.15 write 8.x).
 static constexpr int64_t kSchemaMajor = 8;
 
-/// The program torch.export.save writes (models/model.json and its configs); an
+/// The program torch.export.save writes (models/model.json and its weights); an
 /// archive made with package_pt2 may hold others beside it.
 static constexpr llvm::StringLiteral kProgramName = "model";
+
+/// The program's JSON in the archives torch 2.6 and 2.7 wrote, which have no folders
+/// and keep the weights in torch.save zips (docs/pt2-format.md §10).
+static constexpr llvm::StringLiteral kLegacyProgramMember = "serialized_exported_program.json";
 
 //===----------------------------------------------------------------------===//
 // ExportReader
@@ -75,8 +80,9 @@ public:
 private:
   // The archive and the program's JSON.
   LogicalResult loadProgram();
-  FailureOr<Json> readJson(llvm::StringRef member, bool optional);
+  FailureOr<Json> readJson(llvm::StringRef member);
   LogicalResult checkSchemaVersion();
+  FailureOr<std::unique_ptr<WeightsSource>> openWeights(bool legacyLayout);
 
   // Symbols and tensor metadata.
   AffineExpr symbolFor(llvm::StringRef name);
@@ -94,7 +100,6 @@ private:
   FailureOr<GraphOutput> parseOutputSpec(const Json &spec);
   LogicalResult buildEntryFunction();
   FailureOr<ElementsAttr> readInitialValue(llvm::StringRef fqn, const TensorMeta &meta);
-  FailureOr<llvm::StringRef> readStorage(llvm::StringRef member);
   LogicalResult createGlobal(const GraphInput &input, const TensorMeta &meta);
   LogicalResult buildReturn(func::FuncOp func);
 
@@ -131,7 +136,8 @@ private:
   OpBuilder builder;
 
   std::unique_ptr<Pt2Archive> archive;
-  Json program, weightsConfig, constantsConfig;
+  std::unique_ptr<WeightsSource> weights;
+  Json program;
   const Json *graph = nullptr;
   OwningOpRef<ModuleOp> module;
 
@@ -139,7 +145,6 @@ private:
   SmallVector<std::string> symbolNames;
   llvm::StringMap<Value> values;
   llvm::StringMap<OperationName> atenOps;
-  llvm::StringMap<std::string> storages;
 };
 
 } // namespace
@@ -167,11 +172,6 @@ LogicalResult ExportReader::loadProgram() {
   archive = Pt2Archive::open(path, archiveLoc);
   if (!archive)
     return failure();
-  if (archive->contains("serialized_exported_program.json"))
-    return emitError(archiveLoc)
-           << "this archive has the layout torch <= 2.7 wrote "
-              "(serialized_exported_program.json and pickled weights), which tgc does "
-              "not read yet; save it again with torch >= 2.8";
   if (archive->contains("byteorder")) {
     FailureOr<std::string> order = archive->read("byteorder", archiveLoc);
     if (failed(order))
@@ -181,29 +181,40 @@ LogicalResult ExportReader::loadProgram() {
              << "the archive's tensor data is '" << llvm::StringRef(*order).trim()
              << "' endian; tgc reads little-endian data only";
   }
-  FailureOr<Json> json = readJson(("models/" + kProgramName + ".json").str(), /*optional=*/false);
+  bool legacyLayout = archive->contains(kLegacyProgramMember);
+  std::string programMember =
+      legacyLayout ? kLegacyProgramMember.str() : ("models/" + kProgramName + ".json").str();
+  FailureOr<Json> json = readJson(programMember);
   if (failed(json))
     return failure();
   program = std::move(*json);
   if (failed(checkSchemaVersion()))
     return failure();
-  FailureOr<Json> weights =
-      readJson(("data/weights/" + kProgramName + "_weights_config.json").str(), /*optional=*/true);
-  FailureOr<Json> constants =
-      readJson(("data/constants/" + kProgramName + "_constants_config.json").str(),
-               /*optional=*/true);
-  if (failed(weights) || failed(constants))
+  FailureOr<std::unique_ptr<WeightsSource>> source = openWeights(legacyLayout);
+  if (failed(source))
     return failure();
-  weightsConfig = std::move(*weights);
-  constantsConfig = std::move(*constants);
-  currentMember = ("models/" + kProgramName + ".json").str();
+  weights = std::move(*source);
   graph = &program.at("graph_module").at("graph");
   return success();
 }
 
-FailureOr<Json> ExportReader::readJson(llvm::StringRef member, bool optional) {
-  if (optional && !archive->contains(member))
-    return Json::object({{"config", Json::object()}});
+/// The three ways torch has stored a program's tensors (docs/pt2-format.md §8, §10).
+FailureOr<std::unique_ptr<WeightsSource>> ExportReader::openWeights(bool legacyLayout) {
+  // torch 2.6 - 2.7: torch.save zips beside serialized_exported_program.json.
+  if (legacyLayout)
+    return createPickledSource(*archive, {"serialized_state_dict.pt", "serialized_constants.pt"},
+                               ctx);
+  // torch 2.8: the same zips, as data/weights/model.pt and data/constants/model.pt.
+  std::string weightsConfig = ("data/weights/" + kProgramName + "_weights_config.json").str();
+  std::string weightsPickle = ("data/weights/" + kProgramName + ".pt").str();
+  if (!archive->contains(weightsConfig) && archive->contains(weightsPickle))
+    return createPickledSource(
+        *archive, {weightsPickle, ("data/constants/" + kProgramName + ".pt").str()}, ctx);
+  // torch >= 2.9: a raw file per storage, described by JSON configs.
+  return createPayloadConfigSource(*archive, kProgramName, archiveLoc);
+}
+
+FailureOr<Json> ExportReader::readJson(llvm::StringRef member) {
   FailureOr<std::string> text = archive->read(member, archiveLoc);
   if (failed(text))
     return failure();
@@ -217,6 +228,10 @@ FailureOr<Json> ExportReader::readJson(llvm::StringRef member, bool optional) {
 
 LogicalResult ExportReader::checkSchemaVersion() {
   const Json &version = program.at("schema_version");
+  // torch 2.1 and 2.2 wrote a plain integer (1, 2); later releases {major, minor}.
+  if (version.is_number_integer())
+    return emitError(archiveLoc) << "torch.export schema version " << version.get<int64_t>()
+                                 << " is not supported (tgc reads " << kSchemaMajor << ".x)";
   int64_t major = version.at("major").get<int64_t>();
   int64_t minor = version.at("minor").get<int64_t>();
   if (major == kSchemaMajor)
@@ -495,16 +510,6 @@ LogicalResult ExportReader::createGlobal(const GraphInput &input, const TensorMe
   return success();
 }
 
-FailureOr<llvm::StringRef> ExportReader::readStorage(llvm::StringRef member) {
-  auto it = storages.find(member);
-  if (it != storages.end())
-    return llvm::StringRef(it->second);
-  FailureOr<std::string> data = archive->read(member, archiveLoc);
-  if (failed(data))
-    return failure();
-  return llvm::StringRef(storages.try_emplace(member, std::move(*data)).first->second);
-}
-
 /// A resource name for `fqn` that is a valid identifier in the IR's text form.
 static std::string resourceName(llvm::StringRef fqn) {
   std::string name = fqn.str();
@@ -516,47 +521,20 @@ static std::string resourceName(llvm::StringRef fqn) {
   return name;
 }
 
-/// Parameters and persistent buffers live in data/weights, tensor constants and
-/// non-persistent buffers in data/constants; both configs map an fqn to a storage file
-/// and the view of it the tensor is.
+/// The stored view of `fqn`'s storage, copied into a contiguous blob.
 FailureOr<ElementsAttr> ExportReader::readInitialValue(llvm::StringRef fqn,
                                                        const TensorMeta &meta) {
-  const Json *entry = nullptr;
-  llvm::StringRef folder;
-  for (auto [config, configFolder] :
-       {std::pair(&weightsConfig, "data/weights/"), std::pair(&constantsConfig, "data/constants/")})
-    if (!entry && config->at("config").contains(fqn)) {
-      entry = &config->at("config").at(fqn);
-      folder = configFolder;
-    }
-  if (!entry)
-    return emitError(archiveLoc) << "the archive has no data for '" << fqn << "'";
-  if (entry->contains("use_pickle") && entry->at("use_pickle").get<bool>())
-    return emitError(archiveLoc) << "'" << fqn
-                                 << "' is stored pickled (a tensor subclass), which tgc "
-                                    "does not read";
-  FailureOr<TensorMeta> stored = parseTensorMeta(entry->at("tensor_meta"), fqn);
+  FailureOr<StoredTensor> stored = weights->lookup(fqn, archiveLoc);
   if (failed(stored))
     return failure();
-  SmallVector<int64_t> sizes, strides;
-  for (auto [size, stride] : llvm::zip(stored->sizes, stored->strides)) {
-    std::optional<int64_t> s = getConstantSize(size), st = getConstantSize(stride);
-    if (!s || !st)
-      return emitError(archiveLoc) << "'" << fqn << "' has symbolic sizes in the archive";
-    sizes.push_back(*s);
-    strides.push_back(*st);
-  }
-  std::optional<int64_t> offset =
-      stored->storageOffset ? getConstantSize(stored->storageOffset) : 0;
-  if (!offset || stored->dtype != meta.dtype || stored->sizes != meta.sizes)
+  auto constantSizes = llvm::map_range(
+      stored->sizes, [&](int64_t size) { return getAffineConstantExpr(size, ctx); });
+  if (stored->dtype != meta.dtype || !llvm::equal(constantSizes, meta.sizes))
     return emitError(archiveLoc) << "the stored data of '" << fqn
                                  << "' does not match its metadata in the graph";
-  FailureOr<llvm::StringRef> storage =
-      readStorage((folder + entry->at("path_name").get<std::string>()).str());
-  if (failed(storage))
-    return failure();
-  llvm::Expected<std::vector<char>> data =
-      copyStridedToContiguous(*storage, sizes, strides, *offset, getElementBytes(meta.dtype));
+  ArrayRef<int64_t> sizes = stored->sizes;
+  llvm::Expected<std::vector<char>> data = copyStridedToContiguous(
+      stored->storage, sizes, stored->strides, stored->storageOffset, getElementBytes(meta.dtype));
   if (!data)
     return emitError(archiveLoc) << "cannot read the data of '" << fqn
                                  << "': " << llvm::toString(data.takeError());

@@ -3,11 +3,20 @@
 
     python3 test/Capture/Inputs/make_archives.py
 
-Each archive is test/fixtures/mlp/train.pt2 (or mutate/train.pt2) with one change, written
-with Python's zipfile (stored members, same names), so only the standard library is
-needed. Output, next to this script:
+Each archive is test/fixtures/mlp/train.pt2 (or mutate/train.pt2, or the torch 2.6 export
+test/fixtures/torch2.6/mlp/train.pt2 for the legacy_*) with one change, written with
+Python's zipfile (stored members, same names), so only the standard library is needed.
+Output, next to this script:
 
-  legacy_layout.pt2     the layout torch <= 2.7 wrote (serialized_exported_program.json)
+  legacy_no_weights.pt2       torch 2.6's layout without serialized_state_dict.pt
+  legacy_bad_global.pt2       the state dict's pickle calls builtins.eval instead of
+                              torch._utils._rebuild_parameter
+  legacy_bad_opcode.pt2       the state dict's pickle has a POP where its first BINPUT was
+  legacy_short_storage.pt2    the state dict's storage data/0 lacks its last 4 bytes
+  legacy_missing_storage.pt2  the state dict's storage data/1 removed
+  legacy_not_zip.pt2          serialized_state_dict.pt is not a zip
+  legacy_schema_7.pt2         schema_version 7.3, as torch 2.5 wrote
+  legacy_schema_int.pt2       schema_version 2, a plain integer, as torch 2.2 wrote
   meta_mismatch.pt2     tensor_values["linear"] says [4, 33] where linear gives [4, 32]
   unknown_argument.pt2  relu gets a keyword argument 'frobnicate'
   missing_weight.pt2    data/weights/weight_0 removed
@@ -19,6 +28,7 @@ needed. Output, next to this script:
                         -Infinity (as older torch releases did)
 """
 
+import io
 import json
 import os
 import zipfile
@@ -32,10 +42,33 @@ def read_members(model):
         return [(info.filename, z.read(info)) for info in z.infolist()]
 
 
-def write_members(name, members):
-    with zipfile.ZipFile(os.path.join(HERE, name), "w", zipfile.ZIP_STORED) as z:
+def zip_bytes(members):
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as z:
         for member, data in members:
             z.writestr(zipfile.ZipInfo(member, date_time=(1980, 1, 1, 0, 0, 0)), data)
+    return buffer.getvalue()
+
+
+def write_members(name, members):
+    with open(os.path.join(HERE, name), "wb") as f:
+        f.write(zip_bytes(members))
+
+
+def edit_state_dict(members, edit):
+    """The legacy archive with serialized_state_dict.pt's members passed through `edit`."""
+    out = []
+    for member, data in members:
+        if member == "serialized_state_dict.pt":
+            with zipfile.ZipFile(io.BytesIO(data)) as z:
+                inner = [(info.filename, z.read(info)) for info in z.infolist()]
+            data = zip_bytes(edit(inner))
+        out.append((member, data))
+    return out
+
+
+def edit_pickle(edit):
+    return lambda inner: [(m, edit(d) if m.endswith("/data.pkl") else d) for m, d in inner]
 
 
 def edit_json(members, suffix, edit):
@@ -78,9 +111,24 @@ def share_storage(config):
 
 def main():
     mlp = read_members("mlp")
-    program = next(data for member, data in mlp if member.endswith("models/model.json"))
-    write_members("legacy_layout.pt2",
-                  [("serialized_exported_program.json", program), ("version", b"8.2")])
+    legacy = read_members("torch2.6/mlp")
+    write_members("legacy_no_weights.pt2",
+                  [(m, d) for m, d in legacy if m != "serialized_state_dict.pt"])
+    write_members("legacy_bad_global.pt2", edit_state_dict(legacy, edit_pickle(
+        lambda p: p.replace(b"torch._utils\n_rebuild_parameter\n", b"builtins\neval\n"))))
+    write_members("legacy_bad_opcode.pt2", edit_state_dict(legacy, edit_pickle(
+        lambda p: p.replace(b"q\x00", b"0\x00", 1))))
+    write_members("legacy_short_storage.pt2", edit_state_dict(legacy, lambda inner: [
+        (m, d[:-4] if m.endswith("/data/0") else d) for m, d in inner]))
+    write_members("legacy_missing_storage.pt2", edit_state_dict(legacy, lambda inner: [
+        (m, d) for m, d in inner if not m.endswith("/data/1")]))
+    legacy_json = "serialized_exported_program.json"
+    write_members("legacy_schema_7.pt2", edit_json(legacy, legacy_json, lambda p: p.update(
+        schema_version={"major": 7, "minor": 3})))
+    write_members("legacy_schema_int.pt2", edit_json(legacy, legacy_json, lambda p: p.update(
+        schema_version=2)))
+    write_members("legacy_not_zip.pt2", [
+        (m, b"not a zip" if m == "serialized_state_dict.pt" else d) for m, d in legacy])
     model_json = "models/model.json"
     write_members("meta_mismatch.pt2", edit_json(mlp, model_json, edit_graph(set_linear_size)))
     write_members("unknown_argument.pt2",
