@@ -252,45 +252,31 @@ static LogicalResult verifyTensorParams(function_ref<InFlightDiagnostic()> emitE
   return success();
 }
 
-Type RefTensorType::parse(AsmParser &parser) { return parseTensorType<RefTensorType>(parser); }
-void RefTensorType::print(AsmPrinter &printer) const { printTensorParams(printer, getMeta()); }
-LogicalResult RefTensorType::verify(function_ref<InFlightDiagnostic()> emitError,
-                                    ArrayRef<AffineExpr> sizes, Type dtype,
-                                    ArrayRef<AffineExpr> strides, AffineExpr, DeviceAttr,
-                                    bool) {
-  return verifyTensorParams(emitError, sizes, dtype, strides);
-}
-TensorMeta RefTensorType::getMeta() const {
+/// The metadata of either tensor type (they have the same parameters).
+template <typename T>
+static TensorMeta metaOf(T type) {
   TensorMeta meta;
-  meta.sizes.assign(getSizes().begin(), getSizes().end());
-  meta.strides.assign(getStrides().begin(), getStrides().end());
-  meta.storageOffset = getStorageOffset();
-  meta.dtype = getDtype();
-  meta.device = getDevice();
-  meta.requiresGrad = getRequiresGrad();
+  meta.sizes.assign(type.getSizes().begin(), type.getSizes().end());
+  meta.strides.assign(type.getStrides().begin(), type.getStrides().end());
+  meta.storageOffset = type.getStorageOffset();
+  meta.dtype = type.getDtype();
+  meta.device = type.getDevice();
+  meta.requiresGrad = type.getRequiresGrad();
   return meta;
 }
 
-Type ValueTensorType::parse(AsmParser &parser) {
-  return parseTensorType<ValueTensorType>(parser);
-}
-void ValueTensorType::print(AsmPrinter &printer) const { printTensorParams(printer, getMeta()); }
-LogicalResult ValueTensorType::verify(function_ref<InFlightDiagnostic()> emitError,
-                                      ArrayRef<AffineExpr> sizes, Type dtype,
-                                      ArrayRef<AffineExpr> strides, AffineExpr, DeviceAttr,
-                                      bool) {
-  return verifyTensorParams(emitError, sizes, dtype, strides);
-}
-TensorMeta ValueTensorType::getMeta() const {
-  TensorMeta meta;
-  meta.sizes.assign(getSizes().begin(), getSizes().end());
-  meta.strides.assign(getStrides().begin(), getStrides().end());
-  meta.storageOffset = getStorageOffset();
-  meta.dtype = getDtype();
-  meta.device = getDevice();
-  meta.requiresGrad = getRequiresGrad();
-  return meta;
-}
+#define TGC_TENSOR_TYPE_METHODS(T)                                                          \
+  Type T::parse(AsmParser &parser) { return parseTensorType<T>(parser); }                  \
+  void T::print(AsmPrinter &printer) const { printTensorParams(printer, getMeta()); }      \
+  LogicalResult T::verify(function_ref<InFlightDiagnostic()> emitError,                    \
+                          ArrayRef<AffineExpr> sizes, Type dtype,                          \
+                          ArrayRef<AffineExpr> strides, AffineExpr, DeviceAttr, bool) {    \
+    return verifyTensorParams(emitError, sizes, dtype, strides);                           \
+  }                                                                                        \
+  TensorMeta T::getMeta() const { return metaOf(*this); }
+TGC_TENSOR_TYPE_METHODS(RefTensorType)
+TGC_TENSOR_TYPE_METHODS(ValueTensorType)
+#undef TGC_TENSOR_TYPE_METHODS
 
 TensorMeta BaseTensorType::getMeta() const {
   if (auto ref = llvm::dyn_cast<RefTensorType>(*this))

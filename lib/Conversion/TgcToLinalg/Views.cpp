@@ -151,29 +151,27 @@ FailureOr<SliceRegion> selectOpRegion(ConversionPatternRewriter &rewriter,
   return sliceRegion(rewriter, lowering, op, source, dim, start, getAffineConstantExpr(1, ctx), 1);
 }
 
-struct SliceLowering : TgcLoweringPattern<SliceOp> {
-  using TgcLoweringPattern::TgcLoweringPattern;
-  LogicalResult matchAndRewrite(SliceOp op, OpAdaptor adaptor,
-                                ConversionPatternRewriter &rewriter) const override {
-    FailureOr<SliceRegion> region = sliceOpRegion(rewriter, lowering, op);
-    if (failed(region))
-      return failure();
-    rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
-        op, lowering.convertTensorType(op.getType()), adaptor.getSelf(), region->offsets,
-        region->sizes, region->strides);
-    return success();
-  }
-};
+/// The region a slice or select op covers.
+template <typename OpTy, bool isSelect>
+FailureOr<SliceRegion> regionOf(ConversionPatternRewriter &rewriter,
+                                const LoweringContext &lowering, OpTy op) {
+  if constexpr (isSelect)
+    return selectOpRegion(rewriter, lowering, op);
+  else
+    return sliceOpRegion(rewriter, lowering, op);
+}
 
-struct SelectLowering : TgcLoweringPattern<SelectOp> {
-  using TgcLoweringPattern::TgcLoweringPattern;
-  LogicalResult matchAndRewrite(SelectOp op, OpAdaptor adaptor,
+/// slice and select: a (rank-reducing, for select) tensor.extract_slice.
+template <typename OpTy, bool isSelect>
+struct ExtractLowering : TgcLoweringPattern<OpTy> {
+  using TgcLoweringPattern<OpTy>::TgcLoweringPattern;
+  LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    FailureOr<SliceRegion> region = selectOpRegion(rewriter, lowering, op);
+    FailureOr<SliceRegion> region = regionOf<OpTy, isSelect>(rewriter, this->lowering, op);
     if (failed(region))
       return failure();
     rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
-        op, lowering.convertTensorType(op.getType()), adaptor.getSelf(), region->offsets,
+        op, this->lowering.convertTensorType(op.getType()), adaptor.getSelf(), region->offsets,
         region->sizes, region->strides);
     return success();
   }
@@ -184,12 +182,7 @@ struct ScatterLowering : TgcLoweringPattern<OpTy> {
   using TgcLoweringPattern<OpTy>::TgcLoweringPattern;
   LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    FailureOr<SliceRegion> region = [&] {
-      if constexpr (isSelect)
-        return selectOpRegion(rewriter, this->lowering, op);
-      else
-        return sliceOpRegion(rewriter, this->lowering, op);
-    }();
+    FailureOr<SliceRegion> region = regionOf<OpTy, isSelect>(rewriter, this->lowering, op);
     if (failed(region))
       return failure();
     rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(op, adaptor.getSrc(), adaptor.getSelf(),
@@ -240,7 +233,8 @@ struct CatLowering : TgcLoweringPattern<CatOp> {
 void tgc::populateViewPatterns(const LoweringContext &lowering, RewritePatternSet &patterns) {
   patterns.add<ReshapeLowering<ViewOp>, ReshapeLowering<SqueezeOp>, ReshapeLowering<UnsqueezeOp>,
                IdentityLowering<AliasOp>, IdentityLowering<CloneOp>, PermuteLowering,
-               TransposeLowering, ExpandLowering, SliceLowering, SelectLowering,
+               TransposeLowering, ExpandLowering, ExtractLowering<SliceOp, false>,
+               ExtractLowering<SelectOp, true>,
                ScatterLowering<SliceScatterOp, false>, ScatterLowering<SelectScatterOp, true>,
                CatLowering>(
       lowering, patterns.getContext());
