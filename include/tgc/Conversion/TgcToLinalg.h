@@ -47,6 +47,15 @@ public:
   mlir::FailureOr<mlir::Value> emptyTensor(mlir::ConversionPatternRewriter &rewriter,
                                            mlir::Operation *op, BaseTensorType type) const;
 
+  /// A tensor shaped like `type` filled with `value` (a scalar of its element type).
+  mlir::FailureOr<mlir::Value> filledTensor(mlir::ConversionPatternRewriter &rewriter,
+                                            mlir::Operation *op, BaseTensorType type,
+                                            mlir::Value value) const;
+
+  /// A zero-filled tensor shaped like `type`: the accumulator of a product or sum.
+  mlir::FailureOr<mlir::Value> zeroTensor(mlir::ConversionPatternRewriter &rewriter,
+                                          mlir::Operation *op, BaseTensorType type) const;
+
   /// Reshapes `value` to the sizes of `type` (tensor.reshape, any ranks).
   mlir::FailureOr<mlir::Value> reshapeTo(mlir::ConversionPatternRewriter &rewriter,
                                          mlir::Operation *op, mlir::Value value,
@@ -56,6 +65,9 @@ private:
   mlir::TypeConverter &converter;
   const SymbolBindings &bindings;
 };
+
+/// The tgc tensor type of a (not yet converted) value.
+inline BaseTensorType tgcType(mlir::Value v) { return llvm::cast<BaseTensorType>(v.getType()); }
 
 /// Broadcasting copy of `input` (a builtin tensor whose tgc type is `inputType`) into
 /// the shape of `resultType`, converting elements to `elementType` when given.

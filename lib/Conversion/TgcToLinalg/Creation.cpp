@@ -10,17 +10,16 @@ using namespace tgc;
 
 namespace {
 
-BaseTensorType tgcType(Value v) { return llvm::cast<BaseTensorType>(v.getType()); }
-
 /// A tensor of the op's result type filled with `value`.
 LogicalResult lowerFill(ConversionPatternRewriter &rewriter, const LoweringContext &lowering,
                         Operation *op, Attribute value) {
-  FailureOr<Value> empty = lowering.emptyTensor(rewriter, op, tgcType(op->getResult(0)));
-  if (failed(empty))
+  BaseTensorType type = tgcType(op->getResult(0));
+  Type element = lowering.convertTensorType(type).getElementType();
+  FailureOr<Value> result = lowering.filledTensor(
+      rewriter, op, type, scalarFromAttr(rewriter, op->getLoc(), value, element, 0));
+  if (failed(result))
     return failure();
-  Type element = llvm::cast<RankedTensorType>(empty->getType()).getElementType();
-  Value scalar = scalarFromAttr(rewriter, op->getLoc(), value, element, 0);
-  rewriter.replaceOp(op, linalg::FillOp::create(rewriter, op->getLoc(), scalar, *empty));
+  rewriter.replaceOp(op, *result);
   return success();
 }
 

@@ -11,17 +11,6 @@ using namespace tgc;
 
 namespace {
 
-/// A zero-filled tensor shaped like `type`, the accumulator of a product.
-FailureOr<Value> zeroInit(ConversionPatternRewriter &rewriter, const LoweringContext &lowering,
-                          Operation *op, BaseTensorType type) {
-  FailureOr<Value> empty = lowering.emptyTensor(rewriter, op, type);
-  if (failed(empty))
-    return failure();
-  Type element = llvm::cast<RankedTensorType>(empty->getType()).getElementType();
-  Value zero = scalarConstant(rewriter, op->getLoc(), element, 0);
-  return linalg::FillOp::create(rewriter, op->getLoc(), zero, *empty).getResult(0);
-}
-
 /// If `v` is a transpose of its two innermost dimensions (what linear's `t(weight)`
 /// becomes), the transposed tensor; the product then reads it through its indexing map
 /// instead of copying it.
@@ -56,7 +45,7 @@ struct MatmulLowering : TgcLoweringPattern<OpTy> {
   LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     auto resultType = llvm::cast<BaseTensorType>(op.getType());
-    FailureOr<Value> init = zeroInit(rewriter, this->lowering, op, resultType);
+    FailureOr<Value> init = this->lowering.zeroTensor(rewriter, op, resultType);
     if (failed(init))
       return failure();
     MLIRContext *ctx = rewriter.getContext();
@@ -134,7 +123,7 @@ struct ConvolutionLowering : TgcLoweringPattern<ConvolutionOp> {
                                     input, low, low, zero)
                   .getResult();
     }
-    FailureOr<Value> init = zeroInit(rewriter, lowering, op, resultType);
+    FailureOr<Value> init = lowering.zeroTensor(rewriter, op, resultType);
     if (failed(init))
       return failure();
     int64_t groups = op.getGroups();
@@ -240,7 +229,7 @@ struct ConvolutionLowering : TgcLoweringPattern<ConvolutionOp> {
                                                ArrayRef<int64_t>{0})
                        ->getResult(0);
 
-    FailureOr<Value> product = zeroInit(rewriter, lowering, op, typeWith({batch, f, pixels}));
+    FailureOr<Value> product = lowering.zeroTensor(rewriter, op, typeWith({batch, f, pixels}));
     if (failed(product))
       return failure();
     Value gemm = linalg::BatchMatmulOp::create(rewriter, loc, TypeRange{product->getType()},

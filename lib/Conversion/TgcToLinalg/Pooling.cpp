@@ -13,8 +13,6 @@ using namespace tgc;
 
 namespace {
 
-BaseTensorType tgcType(Value v) { return llvm::cast<BaseTensorType>(v.getType()); }
-
 /// The window of a pooling op and the padding its input needs: `padding` on the low
 /// side, and on the high side enough for the last (ceil-mode) window.
 struct PoolWindow {
@@ -88,15 +86,6 @@ SmallVector<utils::IteratorType> poolIterators() {
   return it;
 }
 
-/// A tensor of `type` filled with `value`.
-FailureOr<Value> filled(ConversionPatternRewriter &rewriter, const LoweringContext &lowering,
-                        Operation *op, BaseTensorType type, Value value) {
-  FailureOr<Value> empty = lowering.emptyTensor(rewriter, op, type);
-  if (failed(empty))
-    return failure();
-  return linalg::FillOp::create(rewriter, op->getLoc(), value, *empty).getResult(0);
-}
-
 struct MaxPoolLowering : TgcLoweringPattern<MaxPool2dOp> {
   using TgcLoweringPattern::TgcLoweringPattern;
   LogicalResult matchAndRewrite(MaxPool2dOp op, OpAdaptor adaptor,
@@ -117,14 +106,14 @@ struct MaxPoolLowering : TgcLoweringPattern<MaxPool2dOp> {
                                                        element.getIntOrFloatBitWidth())));
     Value padded = padInput(rewriter, loc, adaptor.getSelf(), *pw, lowest);
     SmallVector<Value> inits;
-    FailureOr<Value> values = filled(rewriter, lowering, op, outType, lowest);
+    FailureOr<Value> values = lowering.filledTensor(rewriter, op, outType, lowest);
     if (failed(values))
       return failure();
     inits.push_back(*values);
     bool withIndices = op.getWithIndices();
     if (withIndices) {
       Value zero = arith::ConstantOp::create(rewriter, loc, rewriter.getI64IntegerAttr(0));
-      FailureOr<Value> indices = filled(rewriter, lowering, op, tgcType(op.getResults()[1]), zero);
+      FailureOr<Value> indices = lowering.filledTensor(rewriter, op, tgcType(op.getResults()[1]), zero);
       if (failed(indices))
         return failure();
       inits.push_back(*indices);
@@ -183,7 +172,7 @@ struct AvgPoolLowering : TgcLoweringPattern<AvgPool2dOp> {
       return op.emitOpError("average pooling needs a floating-point dtype");
     Value zero = scalarConstant(rewriter, loc, element, 0);
     Value padded = padInput(rewriter, loc, adaptor.getSelf(), *pw, zero);
-    FailureOr<Value> init = filled(rewriter, lowering, op, outType, zero);
+    FailureOr<Value> init = lowering.filledTensor(rewriter, op, outType, zero);
     if (failed(init))
       return failure();
     const Window &w = pw->window;

@@ -79,14 +79,12 @@ struct ReductionLowering : TgcLoweringPattern<OpTy> {
         return failure();
       input = *cast;
     }
-    FailureOr<Value> empty = this->lowering.emptyTensor(rewriter, op, keptType);
-    if (failed(empty))
+    FailureOr<Value> init = this->lowering.filledTensor(
+        rewriter, op, keptType, identity(rewriter, loc, element, combiner));
+    if (failed(init))
       return failure();
-    Value init = linalg::FillOp::create(rewriter, loc, identity(rewriter, loc, element, combiner),
-                                        *empty)
-                     .getResult(0);
     auto reduce = linalg::ReduceOp::create(
-        rewriter, loc, input, init, dims, [&](OpBuilder &b, Location l, ValueRange args) {
+        rewriter, loc, input, *init, dims, [&](OpBuilder &b, Location l, ValueRange args) {
           linalg::YieldOp::create(b, l, combine(b, l, args[0], args[1], combiner));
         });
     Value result = reduce.getResult(0);

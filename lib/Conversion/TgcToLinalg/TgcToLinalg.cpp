@@ -114,6 +114,21 @@ FailureOr<Value> LoweringContext::emptyTensor(ConversionPatternRewriter &rewrite
       .getResult();
 }
 
+FailureOr<Value> LoweringContext::filledTensor(ConversionPatternRewriter &rewriter,
+                                               Operation *op, BaseTensorType type,
+                                               Value value) const {
+  FailureOr<Value> empty = emptyTensor(rewriter, op, type);
+  if (failed(empty))
+    return failure();
+  return linalg::FillOp::create(rewriter, op->getLoc(), value, *empty).getResult(0);
+}
+
+FailureOr<Value> LoweringContext::zeroTensor(ConversionPatternRewriter &rewriter, Operation *op,
+                                             BaseTensorType type) const {
+  Type element = convertTensorType(type).getElementType();
+  return filledTensor(rewriter, op, type, scalarConstant(rewriter, op->getLoc(), element, 0));
+}
+
 FailureOr<Value> LoweringContext::reshapeTo(ConversionPatternRewriter &rewriter, Operation *op,
                                             Value value, BaseTensorType type) const {
   RankedTensorType resultType = convertTensorType(type);

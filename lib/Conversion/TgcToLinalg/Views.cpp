@@ -10,8 +10,6 @@ using namespace tgc;
 
 namespace {
 
-BaseTensorType tgcType(Value v) { return llvm::cast<BaseTensorType>(v.getType()); }
-
 /// view/reshape, squeeze and unsqueeze: the same elements with new sizes.
 template <typename OpTy>
 struct ReshapeLowering : TgcLoweringPattern<OpTy> {
