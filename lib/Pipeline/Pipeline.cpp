@@ -16,7 +16,8 @@ using namespace tgc;
 
 static constexpr std::pair<Phase, llvm::StringLiteral> kPhaseNames[] = {
     {Phase::Capture, "capture"},     {Phase::Functionalize, "functionalize"},
-    {Phase::Decompose, "decompose"}, {Phase::Lower, "lower"},
+    {Phase::Decompose, "decompose"}, {Phase::Autodiff, "autodiff"},
+    {Phase::Partition, "partition"}, {Phase::Lower, "lower"},
     {Phase::Bufferize, "bufferize"}, {Phase::LLVM, "llvm"},
 };
 
@@ -46,6 +47,16 @@ static void populateDecompose(OpPassManager &pm) {
   pm.addPass(createDecomposePass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+}
+
+/// The joint forward+backward function `@joint` from `@forward` (docs/training.md).
+static void populateAutodiff(OpPassManager &pm) {
+  // tgc-autodiff lands here.
+}
+
+/// `@joint` becomes `@forward` + `@backward` with an explicit saved list.
+static void populatePartition(OpPassManager &pm) {
+  // tgc-place-mutations, tgc-partition and tgc-inline-saved-hooks land here.
 }
 
 /// tgc on value tensors becomes linalg/tensor/arith/math on builtin tensors.
@@ -100,6 +111,10 @@ void tgc::buildPipeline(OpPassManager &pm, const PipelineOptions &options) {
     populateFunctionalize(pm);
   if (runs(Phase::Decompose))
     populateDecompose(pm);
+  if (options.train && runs(Phase::Autodiff))
+    populateAutodiff(pm);
+  if (options.train && runs(Phase::Partition))
+    populatePartition(pm);
   if (runs(Phase::Lower))
     populateLower(pm);
   if (runs(Phase::Bufferize))
@@ -113,6 +128,8 @@ struct PipelineCLOptions : public PassPipelineOptions<PipelineCLOptions> {
   Option<std::string> compileTo{*this, "compile-to",
                                 llvm::cl::desc("Stop after this phase"),
                                 llvm::cl::init("llvm")};
+  Option<bool> train{*this, "train", llvm::cl::desc("Run the training phases"),
+                     llvm::cl::init(false)};
 };
 } // namespace
 
@@ -123,6 +140,7 @@ void tgc::registerPipelines() {
         PipelineOptions options;
         if (std::optional<Phase> phase = parsePhase(cl.compileTo))
           options.compileTo = *phase;
+        options.train = cl.train;
         buildPipeline(pm, options);
       });
 }

@@ -13,6 +13,8 @@ enum class Phase {
   Capture,       ///< what the reader produced: capture-level tgc
   Functionalize, ///< value-level tgc, mutations as extra results
   Decompose,     ///< compound ops rewritten into primitive tgc ops
+  Autodiff,      ///< training only: `@joint`, the forward and backward in one function
+  Partition,     ///< training only: `@forward` + `@backward` with an explicit saved list
   Lower,         ///< linalg/tensor/arith/math on builtin tensors
   Bufferize,     ///< memrefs, destination-passing entry points
   LLVM,          ///< LLVM dialect, ready for translation
@@ -26,6 +28,9 @@ struct PipelineOptions {
   Phase startAfter = Phase::Capture;
   /// The last phase that runs.
   Phase compileTo = Phase::LLVM;
+  /// Training (`--train`): run the autodiff and partition phases, which are skipped
+  /// otherwise (docs/training.md).
+  bool train = false;
 };
 
 /// Adds the passes of every phase in (`startAfter`, `compileTo`] to `pm`.
