@@ -33,4 +33,11 @@ def Tgc_Dialect : Dialect {
   }];
 }
 
+/// Ops whose results the training partitioner never recomputes in backward: they are
+/// computed once in forward and saved when backward needs them (matmuls, convolutions,
+/// random ops; docs/training.md).
+def Tgc_NoRecompute : NativeOpTrait<"NoRecompute"> {
+  let cppNamespace = "::tgc::OpTrait";
+}
+
 #endif // TGC_BASE_TD

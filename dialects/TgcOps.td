@@ -229,7 +229,7 @@ def Tgc_LinearOp : Tgc_Op<"linear", ["aten.linear.default"], [Pure]> {
                   "adaptor.getWeight(), adaptor.getBias(), types);";
 }
 
-def Tgc_MmOp : Tgc_Op<"mm", ["aten.mm.default"], [Pure]> {
+def Tgc_MmOp : Tgc_Op<"mm", ["aten.mm.default"], [Pure, Tgc_NoRecompute]> {
   let summary = "Matrix product of two 2-d tensors";
   let arguments = (ins Tgc_AnyTensor:$self, Tgc_AnyTensor:$mat2);
   let results = (outs Tgc_AnyTensor:$result);
@@ -238,7 +238,7 @@ def Tgc_MmOp : Tgc_Op<"mm", ["aten.mm.default"], [Pure]> {
                   "adaptor.getMat2(), ::tgc::MatmulKind::Mm, types);";
 }
 
-def Tgc_BmmOp : Tgc_Op<"bmm", ["aten.bmm.default"], [Pure]> {
+def Tgc_BmmOp : Tgc_Op<"bmm", ["aten.bmm.default"], [Pure, Tgc_NoRecompute]> {
   let summary = "Batched matrix product of two 3-d tensors";
   let arguments = (ins Tgc_AnyTensor:$self, Tgc_AnyTensor:$mat2);
   let results = (outs Tgc_AnyTensor:$result);
@@ -269,7 +269,7 @@ def Tgc_AddmmOp : Tgc_Op<"addmm", ["aten.addmm.default"], [Pure]> {
 
 def Tgc_ConvolutionOp : Tgc_Op<"convolution", ["aten.convolution.default",
     "aten.conv2d.default", "aten.conv1d.default", "aten.conv3d.default"],
-    [Pure]> {
+    [Pure, Tgc_NoRecompute]> {
   let summary = "N-d convolution (groups, stride, padding, dilation)";
   let arguments = (ins Tgc_AnyTensor:$input, Tgc_AnyTensor:$weight,
                        Optional<Tgc_AnyTensor>:$bias,

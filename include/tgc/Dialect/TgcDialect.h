@@ -18,6 +18,12 @@
 #define GET_ATTRDEF_CLASSES
 #include "tgc/Dialect/TgcAttrs.h.inc"
 
+namespace tgc::OpTrait {
+/// Marks ops the training partitioner never recomputes (`Tgc_NoRecompute` in ODS).
+template <typename ConcreteType>
+class NoRecompute : public mlir::OpTrait::TraitBase<ConcreteType, NoRecompute> {};
+} // namespace tgc::OpTrait
+
 #define GET_TYPEDEF_CLASSES
 #include "tgc/Dialect/TgcTypes.h.inc"
 
