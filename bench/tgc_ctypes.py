@@ -15,6 +15,16 @@ TgcError with the runtime's `tgc_model_last_error` message.
 `Model.prepare(*inputs)` builds the DLTensor argument arrays once and returns a callable
 that only calls `tgc_model_run` (and frees the outputs): that is what benchmarks time.
 
+Trainable models (`tgc compile --train`, docs/abi.md "Training"):
+
+    outs = m.run_train(x)             # forward; keeps the saved values for one backward
+    grads = m.backward(g0, None)      # one entry per user output, None = no gradient
+    dict(zip(m.gradient_names, grads))   # {"fc.weight": ..., "input.0": ...}
+    step = m.prepare_train([x], [g0, None]); step()   # run_train + backward, timed
+
+The training functions are looked up when the model is loaded; `m.trainable` is False
+when the .so lacks them (an older runtime) or says it has no backward.
+
 Needs numpy; torch is optional (torch tensors in, `as_torch=True` out). An instance is not
 thread-safe (one call at a time), like the C API.
 """
@@ -187,6 +197,35 @@ def _to_torch(arr, code_bits):
     return torch.from_numpy(arr)
 
 
+def _collect(out, n, copy_outputs, as_torch):
+    """Copies (optionally) and frees the n DLManagedTensors in `out`."""
+    results = []
+    try:
+        if copy_outputs:
+            for i in range(n):
+                t = out[i].contents.dl_tensor
+                arr = _dl_to_numpy(t)
+                results.append(_to_torch(arr, (t.dtype.code, t.dtype.bits))
+                               if as_torch else arr)
+    finally:
+        for i in range(n):
+            p = out[i]
+            if p:
+                p.contents.deleter(p)
+                out[i] = None
+    return results if copy_outputs else None
+
+
+def _dl_array(args):
+    """A `DLTensor *[]` over _TensorArg objects (None -> NULL)."""
+    n = len(args)
+    arr = (ctypes.POINTER(DLTensor) * max(n, 1))()
+    for i, a in enumerate(args):
+        if a is not None:
+            arr[i] = ctypes.pointer(a.dl)
+    return arr
+
+
 class PreparedCall:
     """tgc_model_run with argument arrays built once (inputs are still zero-copy views,
     so changing the tensors' contents between calls is seen by the next call)."""
@@ -206,21 +245,52 @@ class PreparedCall:
         rc = m._lib.tgc_model_run(m._handle, self._in, self._nin, self._out, self._nout)
         if rc != 0:
             raise TgcError(f"tgc_model_run({m.name}): {m.last_error()}")
-        results = []
-        try:
-            if copy_outputs:
-                for i in range(self._nout):
-                    t = self._out[i].contents.dl_tensor
-                    arr = _dl_to_numpy(t)
-                    results.append(_to_torch(arr, (t.dtype.code, t.dtype.bits))
-                                   if as_torch else arr)
-        finally:
-            for i in range(self._nout):
-                p = self._out[i]
-                if p:
-                    p.contents.deleter(p)
-                    self._out[i] = None
-        return results if copy_outputs else None
+        return _collect(self._out, self._nout, copy_outputs, as_torch)
+
+
+class PreparedTrainStep:
+    """One training step, tgc_model_run_train then tgc_model_backward, with the argument
+    arrays built once (zero-copy views, as PreparedCall). `grad_outputs` has one entry per
+    user output; None for outputs without a gradient (passed as NULL)."""
+
+    def __init__(self, model, inputs, grad_outputs):
+        if not model.trainable:
+            raise TgcError(f"tgc: model '{model.name}' is not trainable "
+                           f"(compile it with `tgc compile --train`)")
+        if len(grad_outputs) != model.num_outputs:
+            raise TgcError(f"tgc: {len(grad_outputs)} grad outputs for "
+                           f"{model.num_outputs} outputs")
+        self._model = model
+        self._args = [_TensorArg(x) for x in inputs]
+        self._gargs = [None if g is None else _TensorArg(g) for g in grad_outputs]
+        self._in = _dl_array(self._args)
+        self._gin = _dl_array(self._gargs)
+        self._nout = model.num_outputs
+        self._ngrad = model.num_gradients
+        self._out = (ctypes.POINTER(DLManagedTensor) * max(self._nout, 1))()
+        self._grads = (ctypes.POINTER(DLManagedTensor) * max(self._ngrad, 1))()
+
+    def forward(self, copy_outputs=True, as_torch=False):
+        m = self._model
+        rc = m._lib.tgc_model_run_train(m._handle, self._in, len(self._args), self._out,
+                                        self._nout)
+        if rc != 0:
+            raise TgcError(f"tgc_model_run_train({m.name}): {m.last_error()}")
+        return _collect(self._out, self._nout, copy_outputs, as_torch)
+
+    def backward(self, copy_outputs=True, as_torch=False):
+        m = self._model
+        rc = m._lib.tgc_model_backward(m._handle, self._gin, len(self._gargs), self._grads,
+                                       self._ngrad)
+        if rc != 0:
+            raise TgcError(f"tgc_model_backward({m.name}): {m.last_error()}")
+        return _collect(self._grads, self._ngrad, copy_outputs, as_torch)
+
+    def __call__(self, copy_outputs=False, as_torch=False):
+        """Both halves; returns (outputs, gradients), or None without copies."""
+        outs = self.forward(copy_outputs, as_torch)
+        grads = self.backward(copy_outputs, as_torch)
+        return (outs, grads) if copy_outputs else None
 
 
 class Model:
@@ -254,6 +324,11 @@ class Model:
                              for i in range(self.num_outputs)]
         self.input_mutated = [lib.tgc_model_input_is_mutated(h, i) == 1
                               for i in range(self.num_inputs)]
+        self.trainable = self._declare_training(lib) and (
+            not hasattr(lib, "tgc_model_is_trainable") or lib.tgc_model_is_trainable(h) == 1)
+        self.num_gradients = lib.tgc_model_num_gradients(h) if self.trainable else 0
+        self.gradient_names = [self._str(lib.tgc_model_gradient_name(h, i))
+                               for i in range(self.num_gradients)]
         n = lib.tgc_model_num_state(h)
         kinds = {0: "parameter", 1: "buffer", 2: "constant"}
         self.state = {self._str(lib.tgc_model_state_name(h, i)):
@@ -288,6 +363,34 @@ class Model:
             f.restype, f.argtypes = res, args
 
     @staticmethod
+    def _declare_training(lib):
+        """Declares the training functions; False if the .so lacks a required one."""
+        P, I64, C = ctypes.c_void_p, ctypes.c_int64, ctypes.c_char_p
+        tensors_in = ctypes.POINTER(ctypes.POINTER(DLTensor))
+        tensors_out = ctypes.POINTER(ctypes.POINTER(DLManagedTensor))
+        required = {
+            "tgc_model_run_train": (ctypes.c_int, [P, tensors_in, I64, tensors_out, I64]),
+            "tgc_model_num_gradients": (I64, [P]),
+            "tgc_model_gradient_name": (C, [P, I64]),
+            "tgc_model_backward": (ctypes.c_int, [P, tensors_in, I64, tensors_out, I64]),
+        }
+        optional = {
+            "tgc_model_is_trainable": (ctypes.c_int, [P]),
+            "tgc_model_output_has_gradient": (ctypes.c_int, [P, I64]),
+            "tgc_model_saved_count": (I64, [P]),
+            "tgc_model_saved_bytes": (I64, [P]),
+        }
+        for fn, (res, args) in list(required.items()) + list(optional.items()):
+            try:
+                f = getattr(lib, fn)
+            except AttributeError:
+                if fn in required:
+                    return False
+                continue
+            f.restype, f.argtypes = res, args
+        return True
+
+    @staticmethod
     def _str(b):
         return b.decode("utf-8", "replace") if b is not None else None
 
@@ -307,6 +410,40 @@ class Model:
         return PreparedCall(self, inputs)(copy_outputs=True, as_torch=as_torch)
 
     __call__ = run
+
+    # ------------------------------------------------------------------ training
+    def prepare_train(self, inputs, grad_outputs):
+        return PreparedTrainStep(self, inputs, grad_outputs)
+
+    def run_train(self, *inputs, as_torch=False):
+        """tgc_model_run_train: forward that keeps the saved values for one backward;
+        returns the user outputs as numpy (or torch) copies."""
+        self._pending = PreparedTrainStep(self, inputs, [None] * self.num_outputs)
+        return self._pending.forward(True, as_torch)
+
+    def backward(self, *grad_outputs, as_torch=False):
+        """tgc_model_backward after run_train: one gradient (or None) per user output;
+        returns num_gradients copies, in `gradient_names` order. The inputs of the last
+        run_train are kept alive until then (the backward may write mutated inputs)."""
+        step = PreparedTrainStep(self, [], grad_outputs)
+        try:
+            return step.backward(True, as_torch)
+        finally:
+            self._pending = None
+
+    def output_has_gradient(self, i):
+        """1 / 0 (tgc_model_output_has_gradient), or None if the runtime lacks it."""
+        f = getattr(self._lib, "tgc_model_output_has_gradient", None)
+        return None if f is None or not self.trainable else f(self._handle, i)
+
+    def saved_count(self):
+        f = getattr(self._lib, "tgc_model_saved_count", None)
+        return None if f is None else f(self._handle)
+
+    def saved_bytes(self):
+        """Bytes the last run_train allocated for saved values (None if unknown)."""
+        f = getattr(self._lib, "tgc_model_saved_bytes", None)
+        return None if f is None else f(self._handle)
 
     # ------------------------------------------------------------------ state
     def state_dtype_shape(self, name):
