@@ -28,6 +28,20 @@ def DecomposePass : Pass<"tgc-decompose"> {
   let dependentDialects = ["::tgc::TgcDialect"];
 }
 
+def AutodiffPass : Pass<"tgc-autodiff", "::mlir::ModuleOp"> {
+  let summary = "Build the joint forward+backward function @joint from @forward";
+  let description = [{
+    Reverse-mode differentiation of a value-level, decomposed `@forward`: arguments
+    whose type requires grad (parameters, user inputs) are differentiated; every user
+    output that depends on them gets a tangent argument (`tgc.kind = "tangent"`,
+    `tgc.output = N`), and each such argument a gradient result (`tgc.kind =
+    "gradient"`, `tgc.target = <name>`). Ops contribute through
+    DifferentiableOpInterface; the backward ops follow the forward ops in the same
+    block. The function is renamed `@joint` (docs/training.md).
+  }];
+  let dependentDialects = ["::tgc::TgcDialect"];
+}
+
 def ConvertTgcToLinalgPass : Pass<"convert-tgc-to-linalg", "::mlir::ModuleOp"> {
   let summary = "Lower value-level tgc ops to linalg/tensor/arith/math";
   let description = [{

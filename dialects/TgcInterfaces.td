@@ -96,4 +96,26 @@ def Tgc_ElementwiseOpInterface : OpInterface<"ElementwiseOpInterface"> {
   ];
 }
 
+def Tgc_DifferentiableOpInterface : OpInterface<"DifferentiableOpInterface"> {
+  let cppNamespace = "::tgc";
+  let description = [{
+    An op with a derivative formula (its vector-Jacobian product), what
+    `tgc-autodiff` chains in reverse to build the backward. Formulas follow PyTorch's
+    derivatives.yaml and are built from tgc ops on value tensors. Attached as external
+    models (lib/Dialect/Derivatives.cpp), one formula per op or op family.
+  }];
+  let methods = [
+    InterfaceMethod<[{
+        Builds the gradients of the op's operands from the gradients of its results.
+        `resultGrads` has one entry per result (null: no gradient reaches it);
+        `operandGrads` is resized to one entry per operand and receives a gradient of
+        the operand's sizes and dtype for each operand whose `needsGrad` entry is set
+        (null means zero). Fails with a diagnostic when the formula does not apply.
+      }], "::llvm::LogicalResult", "buildVjp",
+      (ins "::mlir::OpBuilder &":$builder, "::llvm::ArrayRef<::mlir::Value>":$resultGrads,
+           "::llvm::ArrayRef<bool>":$needsGrad,
+           "::llvm::SmallVectorImpl<::mlir::Value> &":$operandGrads)>,
+  ];
+}
+
 #endif // TGC_INTERFACES_TD

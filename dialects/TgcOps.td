@@ -459,11 +459,15 @@ def Tgc_SelectOp : Tgc_ViewOp<"select", ["aten.select.int"]> {
   let inferBody = "return ::tgc::inferSelect(ctx, loc, adaptor.getSelf(), adaptor.getDim(), "
                   "adaptor.getIndex(), types);";
 }
-def Tgc_AliasOp : Tgc_ViewOp<"alias", ["aten.alias.default", "aten.detach.default",
-                                       "aten.lift_fresh.default"]> {
-  let summary = "The same tensor (alias, detach)";
+def Tgc_AliasOp : Tgc_ViewOp<"alias", ["aten.alias.default", "aten.lift_fresh.default"]> {
+  let summary = "The same tensor";
   let arguments = (ins Tgc_AnyTensor:$self);
   let inferBody = "return ::tgc::inferAlias(ctx, loc, adaptor.getSelf(), types);";
+}
+def Tgc_DetachOp : Tgc_ViewOp<"detach", ["aten.detach.default"]> {
+  let summary = "The same tensor, cut from the autograd graph (no gradient flows back)";
+  let arguments = (ins Tgc_AnyTensor:$self);
+  let inferBody = "return ::tgc::inferDetach(ctx, loc, adaptor.getSelf(), types);";
 }
 
 def Tgc_SplitOp : Tgc_Op<"split", ["aten.split.Tensor", "aten.split_with_sizes.default"],

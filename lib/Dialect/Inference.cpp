@@ -763,6 +763,16 @@ LogicalResult tgc::inferAlias(MLIRContext *ctx, InferLoc loc, Value self, TypeLi
   return addView(ctx, x, in.sizes, stridesOf(in, ctx), in.storageOffset, types);
 }
 
+LogicalResult tgc::inferDetach(MLIRContext *ctx, InferLoc loc, Value self, TypeList &types) {
+  if (failed(inferAlias(ctx, loc, self, types)))
+    return failure();
+  auto type = llvm::cast<BaseTensorType>(types.back());
+  TensorMeta meta = type.getMeta();
+  meta.requiresGrad = false;
+  types.back() = type.withMeta(meta);
+  return success();
+}
+
 LogicalResult tgc::inferSplit(MLIRContext *ctx, InferLoc loc, Value self,
                               ArrayRef<int64_t> splitSizes, int64_t dim, TypeList &types) {
   BaseTensorType x = tensorOf(self);

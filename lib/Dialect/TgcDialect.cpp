@@ -1,5 +1,6 @@
 // The tgc dialect: registration, and the textual form of its types and attributes.
 #include "tgc/Dialect/TgcDialect.h"
+#include "tgc/Dialect/Derivatives.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -25,6 +26,7 @@ void TgcDialect::initialize() {
 #define GET_OP_LIST
 #include "tgc/Dialect/TgcOps.cpp.inc"
       >();
+  attachDerivatives(getContext());
 }
 
 void TgcDialect::registerTypes() {

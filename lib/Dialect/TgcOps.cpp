@@ -135,6 +135,8 @@ FailureOr<Value> SelectOp::buildScatter(OpBuilder &b, Value base, Value newView)
 
 FailureOr<Value> AliasOp::buildScatter(OpBuilder &, Value, Value newView) { return newView; }
 
+FailureOr<Value> DetachOp::buildScatter(OpBuilder &, Value, Value newView) { return newView; }
+
 //===----------------------------------------------------------------------===//
 // InPlaceOpInterface: pure equivalents of in-place ops
 //===----------------------------------------------------------------------===//

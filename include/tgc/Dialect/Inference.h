@@ -77,6 +77,9 @@ mlir::LogicalResult inferSelect(mlir::MLIRContext *ctx, InferLoc loc, mlir::Valu
                                 int64_t dim, int64_t index, TypeList &types);
 mlir::LogicalResult inferAlias(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
                                TypeList &types);
+/// detach: an alias that does not require grad.
+mlir::LogicalResult inferDetach(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
+                                TypeList &types);
 mlir::LogicalResult inferSplit(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
                                llvm::ArrayRef<int64_t> splitSizes, int64_t dim,
                                TypeList &types);

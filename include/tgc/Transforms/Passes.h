@@ -24,7 +24,8 @@ mlir::LogicalResult refreshResultTypes(mlir::Operation *op);
 /// Function argument / result attribute names describing the graph signature.
 namespace attr {
 /// "parameter" | "buffer" | "constant" | "user_input" on arguments;
-/// "user_output" | "buffer_mutation" | "user_input_mutation" on results.
+/// "user_output" | "buffer_mutation" | "user_input_mutation" on results; training adds
+/// "tangent" / "saved" arguments and "gradient" / "saved" results (docs/training.md).
 inline constexpr llvm::StringLiteral kKind = "tgc.kind";
 /// The argument's name: the fqn of a parameter/buffer/constant or the input's name.
 inline constexpr llvm::StringLiteral kName = "tgc.name";
@@ -32,6 +33,12 @@ inline constexpr llvm::StringLiteral kName = "tgc.name";
 inline constexpr llvm::StringLiteral kTarget = "tgc.target";
 /// On parameter/buffer/constant arguments: the `tgc.global` holding the initial value.
 inline constexpr llvm::StringLiteral kGlobal = "tgc.global";
+/// On tangent arguments (training): the index of the user output they are the gradient of.
+inline constexpr llvm::StringLiteral kOutput = "tgc.output";
+/// On mutation results of `@joint`: "forward" | "backward", the pass that writes.
+inline constexpr llvm::StringLiteral kPass = "tgc.pass";
+/// On mutation results of `@joint`: the version of the target the write produces.
+inline constexpr llvm::StringLiteral kVersion = "tgc.version";
 } // namespace attr
 
 } // namespace tgc

@@ -1,0 +1,538 @@
+// Derivative formulas (vector-Jacobian products) of the primitive tgc ops, attached as
+// DifferentiableOpInterface external models. PyTorch's derivatives.yaml is the reference;
+// the formulas are built from tgc ops on value tensors, so the backward goes through the
+// same decomposition and lowering as the forward.
+#include "tgc/Dialect/Derivatives.h"
+
+#include "tgc/Dialect/ScalarBuilder.h"
+#include "tgc/Dialect/TgcDialect.h"
+
+#include "mlir/IR/Matchers.h"
+
+#include <cmath>
+#include <numeric>
+
+using namespace mlir;
+using namespace tgc;
+
+namespace {
+
+BaseTensorType typeOf(Value v) { return llvm::cast<BaseTensorType>(v.getType()); }
+bool isTensor(Value v) { return llvm::isa<BaseTensorType>(v.getType()); }
+
+/// What one formula works with: the builder, the op's location, its result gradients,
+/// which operands want a gradient, and where the operand gradients go.
+struct Vjp {
+  OpBuilder &b;
+  Location loc;
+  ArrayRef<Value> grads;
+  ArrayRef<bool> needs;
+  SmallVectorImpl<Value> &out;
+
+  Value g(unsigned i = 0) const { return grads[i]; }
+  bool wants(unsigned i) const { return needs[i]; }
+  MLIRContext *ctx() const { return b.getContext(); }
+
+  Value scalar(double v) { return arith::ConstantOp::create(b, loc, b.getF64FloatAttr(v)); }
+  Value add(Value x, Value y) { return AddOp::create(b, loc, x, y, Attribute()); }
+  Value sub(Value x, Value y) { return SubOp::create(b, loc, x, y, Attribute()); }
+  /// `y - x`, with `y` possibly a scalar.
+  Value rsub(Value x, Value y) { return RsubOp::create(b, loc, x, y, Attribute()); }
+  Value mul(Value x, Value y) { return MulOp::create(b, loc, x, y); }
+  Value mul(Value x, double y) { return mul(x, scalar(y)); }
+  Value div(Value x, Value y) { return DivOp::create(b, loc, x, y, StringAttr()); }
+  Value neg(Value x) { return NegOp::create(b, loc, x); }
+  Value where(Value c, Value x, Value y) { return WhereOp::create(b, loc, c, x, y); }
+  Value gt(Value x, Value y) { return GtOp::create(b, loc, x, y); }
+  Value lt(Value x, Value y) { return LtOp::create(b, loc, x, y); }
+  Value ge(Value x, Value y) { return GeOp::create(b, loc, x, y); }
+  Value le(Value x, Value y) { return LeOp::create(b, loc, x, y); }
+  Value eq(Value x, Value y) { return EqOp::create(b, loc, x, y); }
+  Value logicalAnd(Value x, Value y) { return LogicalAndOp::create(b, loc, x, y); }
+  Value zerosLike(Value x) {
+    return FullLikeOp::create(b, loc, x, b.getF64FloatAttr(0.0), TypeAttr());
+  }
+  /// `g` where `cond` holds, 0 elsewhere.
+  Value keepWhere(Value cond, Value grad) { return where(cond, grad, scalar(0.0)); }
+
+  /// Reduces a gradient computed at the broadcast shape back to `operand`'s sizes (sums
+  /// over broadcast dimensions) and dtype, as autograd does for broadcasting ops.
+  Value like(Value grad, Value operand) {
+    ArrayRef<AffineExpr> gs = typeOf(grad).getSizes(), os = typeOf(operand).getSizes();
+    int64_t lead = static_cast<int64_t>(gs.size()) - static_cast<int64_t>(os.size());
+    if (lead > 0) {
+      SmallVector<int64_t> dims(lead);
+      std::iota(dims.begin(), dims.end(), 0);
+      grad = SumOp::create(b, loc, grad, b.getDenseI64ArrayAttr(dims), false, TypeAttr());
+    }
+    SmallVector<int64_t> ones;
+    ArrayRef<AffineExpr> rest = typeOf(grad).getSizes();
+    for (auto [d, size] : llvm::enumerate(os))
+      if (getConstantSize(size) == 1 && getConstantSize(rest[d]) != 1)
+        ones.push_back(d);
+    if (!ones.empty())
+      grad = SumOp::create(b, loc, grad, b.getDenseI64ArrayAttr(ones), true, TypeAttr());
+    Type dtype = typeOf(operand).getDtype();
+    if (typeOf(grad).getDtype() != dtype)
+      grad = ToDTypeOp::create(b, loc, grad, TypeAttr::get(dtype));
+    return grad;
+  }
+  /// Sets the gradient of operand `i` (brought to the operand's sizes and dtype).
+  void set(unsigned i, Operation *op, Value grad) {
+    if (grad && wants(i))
+      out[i] = like(grad, op->getOperand(i));
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+/// Unary ops: `formula(v, x, y, g)` is the gradient of `x` given the result `y`.
+template <typename OpT, Value (*Formula)(Vjp &, OpT, Value, Value, Value)>
+LogicalResult unary(Vjp &v, OpT op) {
+  if (v.wants(0))
+    v.set(0, op, Formula(v, op, op->getOperand(0), op->getResult(0), v.g()));
+  return success();
+}
+
+Value dRelu(Vjp &v, ReluOp, Value, Value y, Value g) { return v.keepWhere(v.gt(y, v.scalar(0)), g); }
+Value dNeg(Vjp &v, NegOp, Value, Value, Value g) { return v.neg(g); }
+Value dAbs(Vjp &v, AbsOp, Value x, Value, Value g) {
+  Value zero = v.scalar(0);
+  return v.where(v.gt(x, zero), g, v.where(v.lt(x, zero), v.neg(g), zero));
+}
+Value dTanh(Vjp &v, TanhOp, Value, Value y, Value g) {
+  return v.mul(g, v.rsub(v.mul(y, y), v.scalar(1)));
+}
+Value dSigmoid(Vjp &v, SigmoidOp, Value, Value y, Value g) {
+  return v.mul(v.mul(g, y), v.rsub(y, v.scalar(1)));
+}
+Value dExp(Vjp &v, ExpOp, Value, Value y, Value g) { return v.mul(g, y); }
+Value dLog(Vjp &v, LogOp, Value x, Value, Value g) { return v.div(g, x); }
+Value dSqrt(Vjp &v, SqrtOp, Value, Value y, Value g) { return v.div(g, v.mul(y, 2.0)); }
+Value dRsqrt(Vjp &v, RsqrtOp, Value, Value y, Value g) {
+  return v.mul(v.mul(g, v.mul(v.mul(y, y), y)), -0.5);
+}
+Value dErf(Vjp &v, ErfOp, Value x, Value, Value g) {
+  Value gauss = ExpOp::create(v.b, v.loc, v.neg(v.mul(x, x)));
+  return v.mul(v.mul(g, gauss), 2.0 / std::sqrt(M_PI));
+}
+Value dReciprocal(Vjp &v, ReciprocalOp, Value, Value y, Value g) {
+  return v.neg(v.mul(g, v.mul(y, y)));
+}
+Value dSilu(Vjp &v, SiluOp, Value x, Value, Value g) {
+  Value s = SigmoidOp::create(v.b, v.loc, x);
+  Value inner = v.add(v.mul(x, v.rsub(s, v.scalar(1))), v.scalar(1));
+  return v.mul(v.mul(g, s), inner);
+}
+Value dSin(Vjp &v, SinOp, Value x, Value, Value g) {
+  return v.mul(g, CosOp::create(v.b, v.loc, x));
+}
+Value dCos(Vjp &v, CosOp, Value x, Value, Value g) {
+  return v.neg(v.mul(g, SinOp::create(v.b, v.loc, x)));
+}
+Value dHardtanh(Vjp &v, HardtanhOp op, Value x, Value, Value g) {
+  Value inside = v.logicalAnd(v.gt(x, v.scalar(op.getMinVal().convertToDouble())),
+                              v.lt(x, v.scalar(op.getMaxVal().convertToDouble())));
+  return v.keepWhere(inside, g);
+}
+Value dLeakyRelu(Vjp &v, LeakyReluOp op, Value x, Value, Value g) {
+  return v.where(v.gt(x, v.scalar(0)), g,
+                 v.mul(g, op.getNegativeSlope().convertToDouble()));
+}
+/// gelu_backward, both the exact (erf) and the tanh approximation, as ATen computes it.
+Value dGelu(Vjp &v, GeluOp op, Value x, Value, Value g) {
+  if (op.getApproximate() == "tanh") {
+    const double beta = std::sqrt(2.0 / M_PI), kappa = 0.044715;
+    Value xSquared = v.mul(x, x);
+    Value inner = v.mul(v.add(x, v.mul(v.mul(xSquared, x), kappa)), beta);
+    Value t = TanhOp::create(v.b, v.loc, inner);
+    Value left = v.mul(v.add(t, v.scalar(1)), 0.5);
+    Value dInner = v.mul(v.add(v.mul(xSquared, 3 * kappa), v.scalar(1)), beta);
+    Value right = v.mul(v.mul(v.mul(x, 0.5), v.rsub(v.mul(t, t), v.scalar(1))), dInner);
+    return v.mul(g, v.add(left, right));
+  }
+  Value cdf = v.mul(v.add(ErfOp::create(v.b, v.loc, v.mul(x, M_SQRT1_2)), v.scalar(1)), 0.5);
+  Value pdf = v.mul(ExpOp::create(v.b, v.loc, v.mul(v.mul(x, x), -0.5)),
+                    1.0 / std::sqrt(2.0 * M_PI));
+  return v.mul(g, v.add(cdf, v.mul(x, pdf)));
+}
+
+/// `alpha` of add/sub/rsub as a scalar value (1 when absent).
+Value alphaOf(Vjp &v, Attribute alpha) {
+  return scalarFromAttr(v.b, v.loc, alpha, v.b.getF64Type(), 1.0);
+}
+
+template <typename OpT, bool negateOther, bool negateSelf>
+LogicalResult additive(Vjp &v, OpT op) {
+  Value g = v.g();
+  Value scaled = op.getAlphaAttr() ? v.mul(g, alphaOf(v, op.getAlphaAttr())) : g;
+  // add: self + alpha*other; sub: self - alpha*other; rsub: other - alpha*self.
+  v.set(0, op, negateSelf ? v.neg(scaled) : g);
+  v.set(1, op, negateOther ? v.neg(scaled) : (negateSelf ? g : scaled));
+  return success();
+}
+
+LogicalResult mulVjp(Vjp &v, MulOp op) {
+  if (v.wants(0))
+    v.set(0, op, v.mul(v.g(), op.getOther()));
+  if (v.wants(1))
+    v.set(1, op, v.mul(v.g(), op.getSelf()));
+  return success();
+}
+
+LogicalResult divVjp(Vjp &v, DivOp op) {
+  if (op.getRoundingModeAttr())
+    return success(); // floor/trunc division is piecewise constant: zero gradient
+  if (v.wants(0))
+    v.set(0, op, v.div(v.g(), op.getOther()));
+  if (v.wants(1))
+    v.set(1, op, v.neg(v.div(v.mul(v.g(), op.getResult()), op.getOther())));
+  return success();
+}
+
+LogicalResult powVjp(Vjp &v, PowOp op) {
+  Value base = op.getSelf(), exponent = op.getOther(), g = v.g();
+  if (v.wants(0)) {
+    // exponent * base^(exponent - 1); zero where exponent == 0 (derivatives.yaml).
+    Value expMinusOne;
+    if (isTensor(exponent))
+      expMinusOne = v.sub(exponent, v.scalar(1));
+    else
+      expMinusOne = subScalars(v.b, v.loc, castScalar(v.b, v.loc, exponent, v.b.getF64Type()),
+                               v.scalar(1));
+    Value d = v.mul(v.mul(g, exponent), PowOp::create(v.b, v.loc, base, expMinusOne));
+    if (isTensor(exponent))
+      d = v.where(v.eq(exponent, v.scalar(0)), v.scalar(0), d);
+    v.set(0, op, d);
+  }
+  if (v.wants(1)) {
+    // base^exponent * log(base); zero where base == 0 and exponent >= 0.
+    Value logBase;
+    FloatAttr constantBase;
+    IntegerAttr constantIntBase;
+    if (isTensor(base))
+      logBase = LogOp::create(v.b, v.loc, base);
+    else if (matchPattern(base, m_Constant(&constantBase)))
+      logBase = v.scalar(std::log(constantBase.getValueAsDouble()));
+    else if (matchPattern(base, m_Constant(&constantIntBase)))
+      logBase = v.scalar(std::log(static_cast<double>(constantIntBase.getInt())));
+    else
+      return op.emitOpError("derivative for the exponent needs a constant scalar base");
+    Value d = v.mul(v.mul(g, op.getResult()), logBase);
+    if (isTensor(base))
+      d = v.where(v.logicalAnd(v.eq(base, v.scalar(0)), v.ge(exponent, v.scalar(0))),
+                  v.scalar(0), d);
+    v.set(1, op, d);
+  }
+  return success();
+}
+
+/// maximum/minimum: the gradient goes to the larger (smaller) operand; ties split it.
+template <typename OpT, bool isMax> LogicalResult extremumVjp(Vjp &v, OpT op) {
+  Value a = op.getSelf(), c = op.getOther(), g = v.g();
+  Value half = v.mul(g, 0.5);
+  Value tie = v.eq(a, c);
+  Value aWins = isMax ? v.gt(a, c) : v.lt(a, c);
+  Value cWins = isMax ? v.lt(a, c) : v.gt(a, c);
+  v.set(0, op, v.where(tie, half, v.keepWhere(aWins, g)));
+  v.set(1, op, v.where(tie, half, v.keepWhere(cWins, g)));
+  return success();
+}
+
+LogicalResult whereVjp(Vjp &v, WhereOp op) {
+  v.set(1, op, v.keepWhere(op.getCondition(), v.g()));
+  v.set(2, op, v.where(op.getCondition(), v.scalar(0), v.g()));
+  return success();
+}
+
+LogicalResult maskedFillVjp(Vjp &v, MaskedFillOp op) {
+  v.set(0, op, v.where(op.getMask(), v.scalar(0), v.g()));
+  if (v.wants(2) && isTensor(op.getValue())) {
+    Value picked = v.keepWhere(op.getMask(), v.g());
+    v.set(2, op, SumOp::create(v.b, v.loc, picked, DenseI64ArrayAttr(), false, TypeAttr()));
+  }
+  return success();
+}
+
+LogicalResult toDTypeVjp(Vjp &v, ToDTypeOp op) {
+  v.set(0, op, v.g());
+  return success();
+}
+
+LogicalResult clampVjp(Vjp &v, ClampOp op) {
+  Value x = op.getSelf();
+  Value inside;
+  auto bound = [&](Attribute attr, bool lower) {
+    Value limit = scalarFromAttr(v.b, v.loc, attr, v.b.getF64Type(), 0);
+    Value ok = lower ? v.ge(x, limit) : v.le(x, limit);
+    inside = inside ? v.logicalAnd(inside, ok) : ok;
+  };
+  if (op.getMinAttr())
+    bound(op.getMinAttr(), true);
+  if (op.getMaxAttr())
+    bound(op.getMaxAttr(), false);
+  v.set(0, op, inside ? v.keepWhere(inside, v.g()) : v.g());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Matrix products
+//===----------------------------------------------------------------------===//
+
+LogicalResult mmVjp(Vjp &v, MmOp op) {
+  if (v.wants(0))
+    v.set(0, op, MmOp::create(v.b, v.loc, v.g(),
+                              TransposeOp::create(v.b, v.loc, op.getMat2(), 0, 1)));
+  if (v.wants(1))
+    v.set(1, op, MmOp::create(v.b, v.loc, TransposeOp::create(v.b, v.loc, op.getSelf(), 0, 1),
+                              v.g()));
+  return success();
+}
+
+LogicalResult bmmVjp(Vjp &v, BmmOp op) {
+  if (v.wants(0))
+    v.set(0, op, BmmOp::create(v.b, v.loc, v.g(),
+                               TransposeOp::create(v.b, v.loc, op.getMat2(), 1, 2)));
+  if (v.wants(1))
+    v.set(1, op, BmmOp::create(v.b, v.loc, TransposeOp::create(v.b, v.loc, op.getSelf(), 1, 2),
+                               v.g()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+/// The reduced dimensions of a reduction over `x` (all of them when `dims` is empty).
+SmallVector<int64_t> reducedDims(DenseI64ArrayAttr dims, int64_t rank) {
+  SmallVector<int64_t> out;
+  if (!dims || dims.empty()) {
+    out.resize(rank);
+    std::iota(out.begin(), out.end(), 0);
+    return out;
+  }
+  for (int64_t d : dims.asArrayRef())
+    out.push_back(*normalizeDim(d, rank));
+  llvm::sort(out);
+  return out;
+}
+
+/// A reduction's result (or its gradient) with the reduced dimensions back as size 1.
+Value restoreReduced(Vjp &v, Value r, ArrayRef<int64_t> dims, bool keepdim, Value x) {
+  if (keepdim)
+    return r;
+  SmallVector<AffineExpr> sizes(typeOf(x).getSizes());
+  for (int64_t d : dims)
+    sizes[d] = getAffineConstantExpr(1, v.ctx());
+  return ViewOp::create(v.b, v.loc, r, ShapeAttr::get(v.ctx(), sizes));
+}
+
+Value expandTo(Vjp &v, Value r, Value x) {
+  return ExpandOp::create(v.b, v.loc, r, ShapeAttr::get(v.ctx(), typeOf(x).getSizes()));
+}
+
+LogicalResult sumVjp(Vjp &v, SumOp op) {
+  Value x = op.getSelf();
+  SmallVector<int64_t> dims = reducedDims(op.getDimAttr(), typeOf(x).getRank());
+  v.set(0, op, expandTo(v, restoreReduced(v, v.g(), dims, op.getKeepdim(), x), x));
+  return success();
+}
+
+/// amax/amin: the gradient is shared evenly by the elements equal to the extremum.
+template <typename OpT> LogicalResult extremumReductionVjp(Vjp &v, OpT op) {
+  Value x = op.getSelf();
+  SmallVector<int64_t> dims = reducedDims(op.getDimAttr(), typeOf(x).getRank());
+  Value y = restoreReduced(v, op.getResult(), dims, op.getKeepdim(), x);
+  Value g = restoreReduced(v, v.g(), dims, op.getKeepdim(), x);
+  Value hit = v.eq(x, y);
+  Value count = SumOp::create(v.b, v.loc, hit, v.b.getDenseI64ArrayAttr(dims), true, TypeAttr());
+  v.set(0, op, v.keepWhere(hit, v.div(g, count)));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Views and data movement
+//===----------------------------------------------------------------------===//
+
+/// The gradient reshaped to the operand's sizes (view, squeeze, unsqueeze).
+template <typename OpT> LogicalResult reshapeVjp(Vjp &v, OpT op) {
+  Value x = op->getOperand(0);
+  v.set(0, op, ViewOp::create(v.b, v.loc, v.g(), ShapeAttr::get(v.ctx(), typeOf(x).getSizes())));
+  return success();
+}
+
+template <typename OpT> LogicalResult identityVjp(Vjp &v, OpT op) {
+  v.set(0, op, v.g());
+  return success();
+}
+
+/// detach: no gradient flows back.
+LogicalResult detachVjp(Vjp &, DetachOp) { return success(); }
+
+LogicalResult permuteVjp(Vjp &v, PermuteOp op) {
+  ArrayRef<int64_t> dims = op.getDims();
+  int64_t rank = dims.size();
+  SmallVector<int64_t> inverse(rank);
+  for (int64_t i = 0; i < rank; ++i)
+    inverse[*normalizeDim(dims[i], rank)] = i;
+  v.set(0, op, PermuteOp::create(v.b, v.loc, v.g(), v.b.getDenseI64ArrayAttr(inverse)));
+  return success();
+}
+
+LogicalResult transposeVjp(Vjp &v, TransposeOp op) {
+  v.set(0, op, TransposeOp::create(v.b, v.loc, v.g(), op.getDim0(), op.getDim1()));
+  return success();
+}
+
+LogicalResult tVjp(Vjp &v, TOp op) {
+  Value g = v.g();
+  if (typeOf(g).getRank() == 2)
+    g = TransposeOp::create(v.b, v.loc, g, 0, 1);
+  v.set(0, op, g);
+  return success();
+}
+
+/// expand: sum over the broadcast dimensions (`like` does exactly that).
+LogicalResult expandVjp(Vjp &v, ExpandOp op) {
+  v.set(0, op, v.g());
+  return success();
+}
+
+LogicalResult sliceVjp(Vjp &v, SliceOp op) {
+  Value zeros = v.zerosLike(op.getSelf());
+  v.set(0, op, SliceScatterOp::create(v.b, v.loc, zeros, v.g(), op.getDim(), op.getStartAttr(),
+                                      op.getEndAttr(), op.getStep()));
+  return success();
+}
+
+LogicalResult selectVjp(Vjp &v, SelectOp op) {
+  Value zeros = v.zerosLike(op.getSelf());
+  v.set(0, op, SelectScatterOp::create(v.b, v.loc, zeros, v.g(), op.getDim(), op.getIndex()));
+  return success();
+}
+
+LogicalResult sliceScatterVjp(Vjp &v, SliceScatterOp op) {
+  if (v.wants(0))
+    v.set(0, op, SliceScatterOp::create(v.b, v.loc, v.g(), v.zerosLike(op.getSrc()),
+                                        op.getDim(), op.getStartAttr(), op.getEndAttr(),
+                                        op.getStep()));
+  if (v.wants(1))
+    v.set(1, op, SliceOp::create(v.b, v.loc, v.g(), op.getDim(), op.getStartAttr(),
+                                 op.getEndAttr(), op.getStep()));
+  return success();
+}
+
+LogicalResult selectScatterVjp(Vjp &v, SelectScatterOp op) {
+  if (v.wants(0))
+    v.set(0, op, SelectScatterOp::create(v.b, v.loc, v.g(), v.zerosLike(op.getSrc()),
+                                         op.getDim(), op.getIndex()));
+  if (v.wants(1))
+    v.set(1, op, SelectOp::create(v.b, v.loc, v.g(), op.getDim(), op.getIndex()));
+  return success();
+}
+
+/// cat: each input gets its slice of the gradient.
+LogicalResult catVjp(Vjp &v, CatOp op) {
+  int64_t rank = typeOf(op.getResult()).getRank();
+  int64_t dim = *normalizeDim(op.getDim(), rank);
+  AffineExpr offset = getAffineConstantExpr(0, v.ctx());
+  for (auto [i, input] : llvm::enumerate(op.getTensors())) {
+    AffineExpr size = typeOf(input).getSizes()[dim];
+    if (v.wants(i))
+      v.set(i, op, SliceOp::create(v.b, v.loc, v.g(), dim, ShapeAttr::get(v.ctx(), {offset}),
+                                   ShapeAttr::get(v.ctx(), {offset + size}), 1));
+    offset = offset + size;
+  }
+  return success();
+}
+
+template <typename OpT> LogicalResult triangleVjp(Vjp &v, OpT op) {
+  v.set(0, op, OpT::create(v.b, v.loc, v.g(), op.getDiagonal()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Registration
+//===----------------------------------------------------------------------===//
+
+/// The external model running `Fn` for `OpT`.
+template <typename OpT, LogicalResult (*Fn)(Vjp &, OpT)>
+struct Formula : DifferentiableOpInterface::ExternalModel<Formula<OpT, Fn>, OpT> {
+  LogicalResult buildVjp(Operation *op, OpBuilder &builder, ArrayRef<Value> resultGrads,
+                         ArrayRef<bool> needsGrad, SmallVectorImpl<Value> &operandGrads) const {
+    operandGrads.assign(op->getNumOperands(), Value());
+    Vjp v{builder, op->getLoc(), resultGrads, needsGrad, operandGrads};
+    return Fn(v, llvm::cast<OpT>(op));
+  }
+};
+
+template <typename OpT, LogicalResult (*Fn)(Vjp &, OpT)> void attach(MLIRContext *ctx) {
+  OpT::template attachInterface<Formula<OpT, Fn>>(*ctx);
+}
+
+template <typename OpT, Value (*F)(Vjp &, OpT, Value, Value, Value)>
+void attachUnary(MLIRContext *ctx) {
+  attach<OpT, unary<OpT, F>>(ctx);
+}
+
+} // namespace
+
+void tgc::attachDerivatives(MLIRContext *ctx) {
+  attachUnary<ReluOp, dRelu>(ctx);
+  attachUnary<NegOp, dNeg>(ctx);
+  attachUnary<AbsOp, dAbs>(ctx);
+  attachUnary<TanhOp, dTanh>(ctx);
+  attachUnary<SigmoidOp, dSigmoid>(ctx);
+  attachUnary<ExpOp, dExp>(ctx);
+  attachUnary<LogOp, dLog>(ctx);
+  attachUnary<SqrtOp, dSqrt>(ctx);
+  attachUnary<RsqrtOp, dRsqrt>(ctx);
+  attachUnary<ErfOp, dErf>(ctx);
+  attachUnary<ReciprocalOp, dReciprocal>(ctx);
+  attachUnary<SiluOp, dSilu>(ctx);
+  attachUnary<SinOp, dSin>(ctx);
+  attachUnary<CosOp, dCos>(ctx);
+  attachUnary<HardtanhOp, dHardtanh>(ctx);
+  attachUnary<LeakyReluOp, dLeakyRelu>(ctx);
+  attachUnary<GeluOp, dGelu>(ctx);
+
+  attach<AddOp, additive<AddOp, false, false>>(ctx);
+  attach<SubOp, additive<SubOp, true, false>>(ctx);
+  attach<RsubOp, additive<RsubOp, false, true>>(ctx);
+  attach<MulOp, mulVjp>(ctx);
+  attach<DivOp, divVjp>(ctx);
+  attach<PowOp, powVjp>(ctx);
+  attach<MaximumOp, extremumVjp<MaximumOp, true>>(ctx);
+  attach<MinimumOp, extremumVjp<MinimumOp, false>>(ctx);
+  attach<WhereOp, whereVjp>(ctx);
+  attach<MaskedFillOp, maskedFillVjp>(ctx);
+  attach<ToDTypeOp, toDTypeVjp>(ctx);
+  attach<ClampOp, clampVjp>(ctx);
+
+  attach<MmOp, mmVjp>(ctx);
+  attach<BmmOp, bmmVjp>(ctx);
+
+  attach<SumOp, sumVjp>(ctx);
+  attach<AmaxOp, extremumReductionVjp<AmaxOp>>(ctx);
+  attach<AminOp, extremumReductionVjp<AminOp>>(ctx);
+
+  attach<ViewOp, reshapeVjp<ViewOp>>(ctx);
+  attach<SqueezeOp, reshapeVjp<SqueezeOp>>(ctx);
+  attach<UnsqueezeOp, reshapeVjp<UnsqueezeOp>>(ctx);
+  attach<AliasOp, identityVjp<AliasOp>>(ctx);
+  attach<CloneOp, identityVjp<CloneOp>>(ctx);
+  attach<DetachOp, detachVjp>(ctx);
+  attach<PermuteOp, permuteVjp>(ctx);
+  attach<TransposeOp, transposeVjp>(ctx);
+  attach<TOp, tVjp>(ctx);
+  attach<ExpandOp, expandVjp>(ctx);
+  attach<SliceOp, sliceVjp>(ctx);
+  attach<SelectOp, selectVjp>(ctx);
+  attach<SliceScatterOp, sliceScatterVjp>(ctx);
+  attach<SelectScatterOp, selectScatterVjp>(ctx);
+  attach<CatOp, catVjp>(ctx);
+  attach<TrilOp, triangleVjp<TrilOp>>(ctx);
+  attach<TriuOp, triangleVjp<TriuOp>>(ctx);
+}

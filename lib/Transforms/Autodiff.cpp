@@ -1,0 +1,180 @@
+// tgc-autodiff: the joint forward+backward function from a value-level @forward, by
+// reverse-mode differentiation over DifferentiableOpInterface formulas.
+#include "tgc/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+
+namespace tgc {
+#define GEN_PASS_DEF_AUTODIFFPASS
+#include "tgc/Transforms/Passes.h.inc"
+} // namespace tgc
+
+using namespace mlir;
+using namespace tgc;
+
+namespace {
+
+/// A floating-point tensor: the only values gradients flow through.
+bool isDifferentiable(Value v) {
+  auto type = llvm::dyn_cast<BaseTensorType>(v.getType());
+  return type && llvm::isa<FloatType>(type.getDtype());
+}
+
+/// `type` as a gradient or tangent: the same sizes and dtype, not requiring grad.
+Type gradientType(Type type) {
+  auto tensor = llvm::cast<BaseTensorType>(type);
+  TensorMeta meta = tensor.toValue().getMeta();
+  meta.requiresGrad = false;
+  return BaseTensorType::get(type.getContext(), /*isRef=*/false, meta);
+}
+
+StringAttr stringAttrOf(DictionaryAttr attrs, StringRef name) {
+  return attrs ? attrs.getAs<StringAttr>(name) : StringAttr();
+}
+
+class JointBuilder {
+public:
+  explicit JointBuilder(func::FuncOp func) : func(func) {}
+
+  LogicalResult run();
+
+private:
+  /// Values that depend on an argument that requires grad.
+  void propagateNeedsGrad();
+  void accumulate(Value value, Value grad, OpBuilder &b, Location loc);
+
+  func::FuncOp func;
+  llvm::DenseSet<Value> needsGrad;
+  llvm::DenseMap<Value, Value> grads;
+};
+
+void JointBuilder::propagateNeedsGrad() {
+  for (BlockArgument arg : func.getArguments()) {
+    auto type = llvm::dyn_cast<BaseTensorType>(arg.getType());
+    if (type && type.getMeta().requiresGrad && isDifferentiable(arg))
+      needsGrad.insert(arg);
+  }
+  for (Operation &op : func.getBody().front()) {
+    if (llvm::none_of(op.getOperands(), [&](Value v) { return needsGrad.contains(v); }))
+      continue;
+    for (Value result : op.getResults())
+      if (isDifferentiable(result))
+        needsGrad.insert(result);
+  }
+}
+
+void JointBuilder::accumulate(Value value, Value grad, OpBuilder &b, Location loc) {
+  auto [it, inserted] = grads.try_emplace(value, grad);
+  if (!inserted)
+    it->second = AddOp::create(b, loc, it->second, grad, Attribute());
+}
+
+LogicalResult JointBuilder::run() {
+  if (!func.getBody().hasOneBlock())
+    return func.emitError("tgc-autodiff: @forward must have a single block");
+  Block &body = func.getBody().front();
+  auto ret = llvm::cast<func::ReturnOp>(body.getTerminator());
+  MLIRContext *ctx = func.getContext();
+  for (BlockArgument arg : func.getArguments())
+    if (auto type = llvm::dyn_cast<BaseTensorType>(arg.getType()); type && type.isRef())
+      return func.emitError("tgc-autodiff: @forward must be functionalized first (argument ")
+             << arg.getArgNumber() << " is a reference tensor)";
+  propagateNeedsGrad();
+
+  // One tangent per differentiable user output, in output order.
+  SmallVector<Operation *> forwardOps;
+  for (Operation &op : body.without_terminator())
+    forwardOps.push_back(&op);
+  OpBuilder b(ret);
+  int64_t userOutput = 0;
+  unsigned numArgs = func.getNumArguments();
+  SmallVector<std::pair<Value, BlockArgument>> seeds;
+  for (auto [i, value] : llvm::enumerate(ret.getOperands())) {
+    StringAttr kind = stringAttrOf(func.getResultAttrDict(i), attr::kKind);
+    if (!kind || kind.getValue() != "user_output")
+      continue;
+    int64_t index = userOutput++;
+    if (!needsGrad.contains(value))
+      continue;
+    NamedAttrList attrs;
+    attrs.set(attr::kKind, StringAttr::get(ctx, "tangent"));
+    attrs.set(attr::kOutput, IntegerAttr::get(IntegerType::get(ctx, 64), index));
+    unsigned position = func.getNumArguments();
+    if (failed(func.insertArgument(position, gradientType(value.getType()),
+                                   attrs.getDictionary(ctx), value.getLoc())))
+      return failure();
+    seeds.push_back({value, func.getArgument(position)});
+  }
+  for (auto [value, tangent] : seeds)
+    accumulate(value, tangent, b, value.getLoc());
+
+  // Reverse sweep: each op turns its results' gradients into its operands'.
+  for (Operation *op : llvm::reverse(forwardOps)) {
+    SmallVector<Value> resultGrads;
+    bool anyGrad = false;
+    for (Value result : op->getResults()) {
+      resultGrads.push_back(grads.lookup(result));
+      anyGrad |= static_cast<bool>(resultGrads.back());
+    }
+    SmallVector<bool> wants;
+    for (Value operand : op->getOperands())
+      wants.push_back(needsGrad.contains(operand));
+    if (!anyGrad || llvm::none_of(wants, [](bool w) { return w; }))
+      continue;
+    auto differentiable = llvm::dyn_cast<DifferentiableOpInterface>(op);
+    if (!differentiable)
+      return op->emitOpError("has no derivative formula (needed by --train)");
+    SmallVector<Value> operandGrads;
+    if (failed(differentiable.buildVjp(b, resultGrads, wants, operandGrads)))
+      return failure();
+    for (auto [operand, grad] : llvm::zip(op->getOperands(), operandGrads))
+      if (grad && needsGrad.contains(operand))
+        accumulate(operand, grad, b, op->getLoc());
+  }
+
+  // One gradient per argument that requires grad, in argument order.
+  SmallVector<Value> results(ret.getOperands());
+  SmallVector<DictionaryAttr> resultAttrs;
+  for (unsigned i = 0; i < results.size(); ++i)
+    resultAttrs.push_back(func.getResultAttrDict(i));
+  for (unsigned i = 0; i < numArgs; ++i) {
+    BlockArgument arg = func.getArgument(i);
+    if (!needsGrad.contains(arg))
+      continue;
+    Value grad = grads.lookup(arg);
+    if (!grad)
+      grad = FullLikeOp::create(b, arg.getLoc(), arg, b.getF64FloatAttr(0.0), TypeAttr());
+    NamedAttrList attrs;
+    attrs.set(attr::kKind, StringAttr::get(ctx, "gradient"));
+    if (StringAttr name = stringAttrOf(func.getArgAttrDict(i), attr::kName))
+      attrs.set(attr::kTarget, name);
+    results.push_back(grad);
+    resultAttrs.push_back(attrs.getDictionary(ctx));
+  }
+  func::ReturnOp::create(b, ret.getLoc(), results);
+  ret.erase();
+  func.setFunctionType(FunctionType::get(ctx, func.getArgumentTypes(), ValueRange(results).getTypes()));
+  func.setAllResultAttrs(resultAttrs);
+  func.setSymName("joint");
+  return success();
+}
+
+struct AutodiffPass : public tgc::impl::AutodiffPassBase<AutodiffPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto forward = module.lookupSymbol<func::FuncOp>("forward");
+    if (!forward) {
+      module.emitError("tgc-autodiff: the module has no @forward function");
+      return signalPassFailure();
+    }
+    if (module.lookupSymbol("joint")) {
+      module.emitError("tgc-autodiff: the module already has a @joint function");
+      return signalPassFailure();
+    }
+    if (failed(JointBuilder(forward).run()))
+      signalPassFailure();
+  }
+};
+
+} // namespace

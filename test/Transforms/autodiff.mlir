@@ -1,0 +1,87 @@
+// RUN: tgc-opt %s --tgc-autodiff --split-input-file --verify-diagnostics | FileCheck %s
+
+// y = relu(x @ w^T) + b: one tangent for the output; gradients for w and b (they
+// require grad), none for x (it does not). relu's gradient masks by its result; the
+// bias gradient sums over the broadcast rows.
+// CHECK-LABEL: func.func @joint
+//  CHECK-SAME:   (%[[W:.*]]: !tgc.vtensor<[8, 4], f32, grad> {tgc.kind = "parameter", tgc.name = "w"},
+//  CHECK-SAME:    %[[B:.*]]: !tgc.vtensor<[8], f32, grad> {tgc.kind = "parameter", tgc.name = "b"},
+//  CHECK-SAME:    %[[X:.*]]: !tgc.vtensor<[s0, 4], f32> {tgc.kind = "user_input", tgc.name = "x"},
+//  CHECK-SAME:    %[[T:.*]]: !tgc.vtensor<[s0, 8], f32> {tgc.kind = "tangent", tgc.output = 0 : i64})
+//  CHECK-SAME:   -> (!tgc.vtensor<[s0, 8], f32, grad> {tgc.kind = "user_output"},
+//  CHECK-SAME:       !tgc.vtensor<[8, 4], f32> {tgc.kind = "gradient", tgc.target = "w"},
+//  CHECK-SAME:       !tgc.vtensor<[8], f32> {tgc.kind = "gradient", tgc.target = "b"})
+//       CHECK:   %[[WT:.*]] = tgc.transpose %[[W]]
+//       CHECK:   %[[MM:.*]] = tgc.mm %[[X]], %[[WT]]
+//       CHECK:   %[[R:.*]] = tgc.relu %[[MM]]
+//       CHECK:   %[[Y:.*]] = tgc.add %[[R]], %[[B]]
+//       CHECK:   %[[GB:.*]] = tgc.sum %[[T]] {dim = array<i64: 0>}
+//       CHECK:   %[[POS:.*]] = tgc.gt %[[R]]
+//       CHECK:   %[[GR:.*]] = tgc.where %[[POS]], %[[T]]
+//       CHECK:   %[[XT:.*]] = tgc.transpose %[[X]]
+//       CHECK:   %[[GWT:.*]] = tgc.mm %[[XT]], %[[GR]]
+//       CHECK:   %[[GW:.*]] = tgc.transpose %[[GWT]]
+//       CHECK:   return %[[Y]], %[[GW]], %[[GB]]
+module attributes {tgc.symbols = [#tgc.symbol<"s0", min = 1, max = 64>]} {
+  func.func @forward(%w: !tgc.vtensor<[8, 4], f32, grad> {tgc.kind = "parameter", tgc.name = "w"},
+                     %b: !tgc.vtensor<[8], f32, grad> {tgc.kind = "parameter", tgc.name = "b"},
+                     %x: !tgc.vtensor<[s0, 4], f32> {tgc.kind = "user_input", tgc.name = "x"})
+      -> (!tgc.vtensor<[s0, 8], f32, grad> {tgc.kind = "user_output"}) {
+    %wt = tgc.transpose %w {dim0 = 0 : i64, dim1 = 1 : i64} : !tgc.vtensor<[8, 4], f32, grad> -> !tgc.vtensor<[4, 8], f32, grad>
+    %mm = tgc.mm %x, %wt : !tgc.vtensor<[s0, 4], f32>, !tgc.vtensor<[4, 8], f32, grad> -> !tgc.vtensor<[s0, 8], f32, grad>
+    %r = tgc.relu %mm : !tgc.vtensor<[s0, 8], f32, grad> -> !tgc.vtensor<[s0, 8], f32, grad>
+    %y = tgc.add %r, %b : !tgc.vtensor<[s0, 8], f32, grad>, !tgc.vtensor<[8], f32, grad> -> !tgc.vtensor<[s0, 8], f32, grad>
+    return %y : !tgc.vtensor<[s0, 8], f32, grad>
+  }
+}
+
+// -----
+
+// A value used twice accumulates both gradients; a buffer mutation and an integer
+// output get no tangent; detach stops the gradient; an unused parameter gets zeros.
+// CHECK-LABEL: func.func @joint
+//  CHECK-SAME:   %[[T:[a-z0-9]+]]: !tgc.vtensor<[4], f32> {tgc.kind = "tangent", tgc.output = 1 : i64}
+//  CHECK-SAME:   {tgc.kind = "gradient", tgc.target = "p"}, !tgc.vtensor<[4], f32> {tgc.kind = "gradient", tgc.target = "unused"})
+//       CHECK:   %[[E:.*]] = tgc.exp %[[P:[a-z0-9]+]]
+//       CHECK:   %[[D:.*]] = tgc.detach %[[E]]
+//       CHECK:   %[[M:.*]] = tgc.mul %[[E]], %[[D]]
+//       CHECK:   %[[G1:.*]] = tgc.mul %[[T]], %[[D]]
+//       CHECK:   %[[G2:.*]] = tgc.mul %[[G1]], %[[E]]
+//       CHECK:   %[[Z:.*]] = tgc.full_like %{{.*}} {fill_value = 0.000000e+00 : f64}
+//       CHECK:   return %{{.*}}, %[[M]], %{{.*}}, %[[G2]], %[[Z]]
+module {
+  func.func @forward(%p: !tgc.vtensor<[4], f32, grad> {tgc.kind = "parameter", tgc.name = "p"},
+                     %unused: !tgc.vtensor<[4], f32, grad> {tgc.kind = "parameter", tgc.name = "unused"},
+                     %buf: !tgc.vtensor<[4], f32> {tgc.kind = "buffer", tgc.name = "buf"})
+      -> (!tgc.vtensor<[4], i1> {tgc.kind = "user_output"},
+          !tgc.vtensor<[4], f32, grad> {tgc.kind = "user_output"},
+          !tgc.vtensor<[4], f32, grad> {tgc.kind = "buffer_mutation", tgc.target = "buf"}) {
+    %e = tgc.exp %p : !tgc.vtensor<[4], f32, grad> -> !tgc.vtensor<[4], f32, grad>
+    %d = tgc.detach %e : !tgc.vtensor<[4], f32, grad> -> !tgc.vtensor<[4], f32>
+    %m = tgc.mul %e, %d : !tgc.vtensor<[4], f32, grad>, !tgc.vtensor<[4], f32> -> !tgc.vtensor<[4], f32, grad>
+    %c = tgc.gt %m, %buf : !tgc.vtensor<[4], f32, grad>, !tgc.vtensor<[4], f32> -> !tgc.vtensor<[4], i1>
+    %nb = tgc.add %buf, %e : !tgc.vtensor<[4], f32>, !tgc.vtensor<[4], f32, grad> -> !tgc.vtensor<[4], f32, grad>
+    return %c, %m, %nb : !tgc.vtensor<[4], i1>, !tgc.vtensor<[4], f32, grad>, !tgc.vtensor<[4], f32, grad>
+  }
+}
+
+// -----
+
+// Compound ops must be decomposed first: they have no formula.
+module {
+  func.func @forward(%p: !tgc.vtensor<[4, 3], f32, grad> {tgc.kind = "parameter", tgc.name = "p"})
+      -> (!tgc.vtensor<[4], f32, grad> {tgc.kind = "user_output"}) {
+    // expected-error @+1 {{'tgc.var' op has no derivative formula (needed by --train)}}
+    %v = tgc.var %p {dim = array<i64: 1>} : !tgc.vtensor<[4, 3], f32, grad> -> !tgc.vtensor<[4], f32, grad>
+    return %v : !tgc.vtensor<[4], f32, grad>
+  }
+}
+
+// -----
+
+// expected-error @+1 {{tgc-autodiff: the module has no @forward function}}
+module {
+  func.func @main() {
+    return
+  }
+}
