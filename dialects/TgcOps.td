@@ -788,4 +788,38 @@ def Tgc_ToValueOp : Op<Tgc_Dialect, "to_value", []> {
   let assemblyFormat = "$operand attr-dict `:` type($operand) `->` type($result)";
 }
 
+//===----------------------------------------------------------------------===//
+// Autograd hooks (training)
+//===----------------------------------------------------------------------===//
+
+def Tgc_GradHookOp : Tgc_Op<"grad_hook", [], [Pure]> {
+  let summary = "`self`, with `hook` applied to its gradient in backward";
+  let description = [{
+    What `tensor.register_hook(fn)` attaches: in forward the result is `self`; in
+    backward, the gradient flowing into this value is replaced by `@hook(grad)` before
+    it flows on to `self`. `hook` is a function over tgc tensors used as a template:
+    `tgc-autodiff` instantiates its body on the gradient (types re-inferred).
+  }];
+  let arguments = (ins Tgc_AnyTensor:$self, FlatSymbolRefAttr:$hook);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$self $hook attr-dict `:` type($self) `->` type($result)";
+  let inferBody = "return ::tgc::inferClone(ctx, loc, adaptor.getSelf(), types);";
+}
+
+def Tgc_SavedTensorsHooksOp : Op<Tgc_Dialect, "saved_tensors_hooks", []> {
+  let summary = "A pack/unpack pair applied to the tensors saved for backward";
+  let description = [{
+    What `torch.autograd.graph.saved_tensors_hooks(pack, unpack)` installs, at module
+    level: after partitioning, `tgc-inline-saved-hooks` instantiates `@pack` at the end
+    of `@forward` on each saved value whose dtype is `@pack`'s argument dtype (with
+    `activations_only`, not on values that are graph inputs), saves what it returns,
+    and instantiates `@unpack` at the start of `@backward`, which must give back a
+    tensor of the saved value's sizes and dtype. Both are functions over tgc tensors
+    used as templates (their bodies are re-inferred for each value).
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$pack, FlatSymbolRefAttr:$unpack,
+                       UnitAttr:$activations_only);
+  let assemblyFormat = "`pack` `=` $pack `,` `unpack` `=` $unpack attr-dict";
+}
+
 #endif // TGC_OPS_TD

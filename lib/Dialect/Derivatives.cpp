@@ -8,6 +8,7 @@
 #include "tgc/Dialect/TgcDialect.h"
 
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/SymbolTable.h"
 
 #include <cmath>
 #include <numeric>
@@ -453,6 +454,23 @@ template <typename OpT> LogicalResult triangleVjp(Vjp &v, OpT op) {
   return success();
 }
 
+/// A gradient hook: the gradient flowing back is `@hook(grad)`.
+LogicalResult gradHookVjp(Vjp &v, GradHookOp op) {
+  auto hook = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(op, op.getHookAttr());
+  if (!hook)
+    return op.emitOpError("hook ") << op.getHookAttr() << " is not a function";
+  FailureOr<SmallVector<Value>> results = instantiateFunction(v.b, v.loc, hook, {v.g()});
+  if (failed(results))
+    return failure();
+  if (results->size() != 1 || !isTensor(results->front()) ||
+      typeOf(results->front()).getSizes() != typeOf(v.g()).getSizes() ||
+      typeOf(results->front()).getDtype() != typeOf(v.g()).getDtype())
+    return op.emitOpError("hook ") << op.getHookAttr()
+                                   << " must return one tensor of the gradient's sizes and dtype";
+  v.set(0, op, results->front());
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Registration
 //===----------------------------------------------------------------------===//
@@ -535,4 +553,5 @@ void tgc::attachDerivatives(MLIRContext *ctx) {
   attach<CatOp, catVjp>(ctx);
   attach<TrilOp, triangleVjp<TrilOp>>(ctx);
   attach<TriuOp, triangleVjp<TriuOp>>(ctx);
+  attach<GradHookOp, gradHookVjp>(ctx);
 }

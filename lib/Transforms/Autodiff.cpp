@@ -157,6 +157,20 @@ LogicalResult JointBuilder::run() {
   func.setFunctionType(FunctionType::get(ctx, func.getArgumentTypes(), ValueRange(results).getTypes()));
   func.setAllResultAttrs(resultAttrs);
   func.setSymName("joint");
+
+  // Gradient hooks have done their work: forward sees the plain values, and hook
+  // functions nothing refers to any more go away.
+  SmallVector<func::FuncOp> hooks;
+  func.walk([&](GradHookOp op) {
+    if (auto hook = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(op, op.getHookAttr()))
+      if (!llvm::is_contained(hooks, hook))
+        hooks.push_back(hook);
+    op.replaceAllUsesWith(op.getSelf());
+    op.erase();
+  });
+  for (func::FuncOp hook : hooks)
+    if (hook.isPrivate() && SymbolTable::symbolKnownUseEmpty(hook, func->getParentOp()))
+      hook.erase();
   return success();
 }
 

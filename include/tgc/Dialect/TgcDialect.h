@@ -74,4 +74,21 @@ void printSizeList(mlir::AsmPrinter &printer, llvm::ArrayRef<mlir::AffineExpr> e
 #define GET_OP_CLASSES
 #include "tgc/Dialect/TgcOps.h.inc"
 
+namespace tgc {
+
+/// Re-infers the result types of `op` (an InferTypeOpInterface op whose operands were
+/// replaced) and sets them; fails with a diagnostic on `op` when inference fails.
+mlir::LogicalResult refreshResultTypes(mlir::Operation *op);
+
+/// Instantiates `fn`, a function over tgc tensors used as a template (hooks), on `args`
+/// at `builder`'s insertion point: its body is cloned with the arguments replaced and
+/// every op's result types re-inferred, so one function applies to tensors of any
+/// sizes. Returns the values `fn` returns. `fn` must have a single block of ops that
+/// infer their types (or have no tensor results).
+mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+instantiateFunction(mlir::OpBuilder &builder, mlir::Location loc, mlir::func::FuncOp fn,
+                    mlir::ValueRange args);
+
+} // namespace tgc
+
 #endif // TGC_DIALECT_TGCDIALECT_H

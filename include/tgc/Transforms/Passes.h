@@ -17,10 +17,6 @@ namespace tgc {
 #define GEN_PASS_REGISTRATION
 #include "tgc/Transforms/Passes.h.inc"
 
-/// Re-infers the result types of `op` (an InferTypeOpInterface op whose operands were
-/// replaced) and sets them; fails with a diagnostic on `op` when inference fails.
-mlir::LogicalResult refreshResultTypes(mlir::Operation *op);
-
 /// Function argument / result attribute names describing the graph signature.
 namespace attr {
 /// "parameter" | "buffer" | "constant" | "user_input" on arguments;

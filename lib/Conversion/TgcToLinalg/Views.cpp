@@ -25,7 +25,7 @@ struct ReshapeLowering : TgcLoweringPattern<OpTy> {
   }
 };
 
-/// alias, detach, clone: on values, the operand itself.
+/// alias, detach, clone, grad_hook: on values, the operand itself.
 template <typename OpTy>
 struct IdentityLowering : TgcLoweringPattern<OpTy> {
   using TgcLoweringPattern<OpTy>::TgcLoweringPattern;
@@ -230,7 +230,8 @@ struct CatLowering : TgcLoweringPattern<CatOp> {
 
 void tgc::populateViewPatterns(const LoweringContext &lowering, RewritePatternSet &patterns) {
   patterns.add<ReshapeLowering<ViewOp>, ReshapeLowering<SqueezeOp>, ReshapeLowering<UnsqueezeOp>,
-               IdentityLowering<AliasOp>, IdentityLowering<DetachOp>, IdentityLowering<CloneOp>, PermuteLowering,
+               IdentityLowering<AliasOp>, IdentityLowering<DetachOp>, IdentityLowering<CloneOp>,
+               IdentityLowering<GradHookOp>, PermuteLowering,
                TransposeLowering, ExpandLowering, ExtractLowering<SliceOp, false>,
                ExtractLowering<SelectOp, true>,
                ScatterLowering<SliceScatterOp, false>, ScatterLowering<SelectScatterOp, true>,
