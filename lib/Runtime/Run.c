@@ -8,21 +8,23 @@
 
 /*===--- Scratch ----------------------------------------------------------===*/
 
-/* Words of a rank-r memref descriptor: allocated, aligned, offset, sizes,
- * strides. */
-static size_t descriptor_words(uint32_t rank) { return 3 + 2 * (size_t)rank; }
+size_t tgc_descriptor_words(uint32_t rank) { return 3 + 2 * (size_t)rank; }
 
 int tgc_run_scratch_init(tgc_model *m) {
   tgc_run_scratch *run = &m->run;
   const tgc_signature *sig = &m->sig;
   size_t words = 0, result_dims = 0;
   for (uint32_t i = 0; i < sig->num_args; ++i)
-    words += descriptor_words(sig->args[i].rank);
+    words += tgc_descriptor_words(sig->args[i].rank);
   for (uint32_t i = 0; i < sig->num_results; ++i) {
-    words += descriptor_words(sig->results[i].rank);
+    words += tgc_descriptor_words(sig->results[i].rank);
     result_dims += sig->results[i].rank;
   }
-  size_t slots = (size_t)sig->num_args + sig->num_results + 1;
+  /* Saved values the forward writes are extra results. */
+  for (uint32_t i = 0; i < sig->num_saved; ++i)
+    words += tgc_descriptor_words(sig->saved[i].rank);
+  size_t slots =
+      (size_t)sig->num_args + sig->num_results + sig->num_saved + 1;
   size_t results = (size_t)sig->num_results + 1;
   size_t inputs = (size_t)m->num_inputs + 1;
   run->packed_args = calloc(slots, sizeof *run->packed_args);
@@ -410,16 +412,15 @@ static int allocate_run(tgc_model *m, DLTensor *const *inputs) {
   return 0;
 }
 
-/* Writes a contiguous memref descriptor for `data` at `words`. */
-static int64_t *write_descriptor(int64_t *words, void *data,
-                                 const int64_t *sizes, uint32_t rank) {
+int64_t *tgc_write_descriptor(int64_t *words, void *data,
+                              const int64_t *sizes, uint32_t rank) {
   memcpy(&words[0], &data, sizeof data);
   memcpy(&words[1], &data, sizeof data);
   words[2] = 0;
   if (rank > 0)
     memcpy(words + 3, sizes, rank * sizeof *sizes);
   tgc_contiguous_strides(sizes, rank, words + 3 + rank);
-  return words + descriptor_words(rank);
+  return words + tgc_descriptor_words(rank);
 }
 
 static void build_descriptors(tgc_model *m, DLTensor *const *inputs) {
@@ -431,18 +432,27 @@ static void build_descriptors(tgc_model *m, DLTensor *const *inputs) {
     *slot++ = words;
     if (m->arg_state[i] >= 0) {
       const tgc_state_slot *state = &m->state[m->arg_state[i]];
-      words = write_descriptor(words, state->data, state->sizes, a->rank);
+      words = tgc_write_descriptor(words, state->data, state->sizes, a->rank);
     } else {
       int32_t input = m->arg_input[i];
-      words = write_descriptor(words, run->input_data[input],
+      words = tgc_write_descriptor(words, run->input_data[input],
                                inputs[input]->shape, a->rank);
     }
   }
   for (uint32_t r = 0; r < m->sig.num_results; ++r) {
     *slot++ = words;
-    words = write_descriptor(words, run->result_data[r],
-                             run->result_sizes + run->result_sizes_at[r],
-                             m->sig.results[r].rank);
+    words = tgc_write_descriptor(words, run->result_data[r],
+                                 run->result_sizes + run->result_sizes_at[r],
+                                 m->sig.results[r].rank);
+  }
+  /* Then the saved values the forward writes, in saved order. */
+  for (uint32_t k = 0; k < m->sig.num_saved; ++k) {
+    if (m->sig.saved[k].arg != TGC_NO_TARGET)
+      continue;
+    *slot++ = words;
+    words = tgc_write_descriptor(words, m->train.call_data[k],
+                                 m->train.call_sizes + m->train.sizes_at[k],
+                                 m->sig.saved[k].rank);
   }
 }
 
@@ -471,11 +481,11 @@ static void commit_run(tgc_model *m, DLTensor *const *inputs,
   }
 }
 
-TGC_EXPORT int tgc_model_run(tgc_model *m, DLTensor *const *inputs,
-                             int64_t num_inputs, DLManagedTensor **outputs,
-                             int64_t num_outputs) {
-  if (!m)
-    return 1;
+/* One call of the forward entry; `keep` keeps the saved values of a
+ * trainable model pending for the backward. */
+static int run_forward(tgc_model *m, DLTensor *const *inputs,
+                       int64_t num_inputs, DLManagedTensor **outputs,
+                       int64_t num_outputs, bool keep) {
   m->error[0] = '\0';
   for (int64_t k = 0; outputs && k < num_outputs; ++k)
     outputs[k] = NULL;
@@ -485,13 +495,41 @@ TGC_EXPORT int tgc_model_run(tgc_model *m, DLTensor *const *inputs,
   for (uint32_t r = 0; r < m->sig.num_results; ++r)
     if (compute_result_shape(m, r, inputs))
       return 1;
-  if (allocate_run(m, inputs)) {
+  if (allocate_run(m, inputs) || tgc_train_prepare_call(m)) {
     release_run(m);
+    tgc_train_release_call(m);
     return 1;
   }
   build_descriptors(m, inputs);
   m->desc->forward(m->run.packed_args);
   commit_run(m, inputs, outputs);
   release_run(m);
+  if (keep)
+    tgc_train_keep_call(m, inputs);
+  tgc_train_release_call(m);
   return 0;
+}
+
+TGC_EXPORT int tgc_model_run(tgc_model *m, DLTensor *const *inputs,
+                             int64_t num_inputs, DLManagedTensor **outputs,
+                             int64_t num_outputs) {
+  if (!m)
+    return 1;
+  return run_forward(m, inputs, num_inputs, outputs, num_outputs, false);
+}
+
+TGC_EXPORT int tgc_model_run_train(tgc_model *m, DLTensor *const *inputs,
+                                   int64_t num_inputs,
+                                   DLManagedTensor **outputs,
+                                   int64_t num_outputs) {
+  if (!m)
+    return 1;
+  m->error[0] = '\0';
+  for (int64_t k = 0; outputs && k < num_outputs; ++k)
+    outputs[k] = NULL;
+  if (!m->sig.has_backward)
+    return tgc_fail(m, "model '%s' is not trainable (compile it with "
+                       "`tgc compile --train`)",
+                    m->desc->name);
+  return run_forward(m, inputs, num_inputs, outputs, num_outputs, true);
 }
