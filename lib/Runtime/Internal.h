@@ -334,6 +334,29 @@ size_t tgc_descriptor_words(uint32_t rank);
 int64_t *tgc_write_descriptor(int64_t *words, void *data, const int64_t *sizes,
                               uint32_t rank);
 
+/* Where an entry writes result `res` (evaluated `sizes`, `nbytes`): the
+ * target's spare buffer for a buffer mutation, scratch for a user input
+ * mutation, else a new tensor in *managed (user outputs, gradients).
+ * Returns 1 if out of memory. */
+int tgc_result_buffer(tgc_model *m, const tgc_result_sig *res,
+                      const int64_t *sizes, size_t nbytes, void **data,
+                      DLManagedTensor **managed);
+
+/* Frees what tgc_result_buffer allocated and was not handed out. */
+void tgc_result_buffer_free(const tgc_result_sig *res, void **data,
+                            DLManagedTensor **managed);
+
+/* Applies a mutation result an entry wrote at `data` (user outputs and
+ * gradients: nothing): swaps it in as the buffer's value, or copies it into
+ * the caller's tensor `input` through its strides. */
+void tgc_apply_mutation(tgc_model *m, const tgc_result_sig *res, void *data,
+                        const DLTensor *input);
+
+/* Sets *data to t's elements as generated code reads them: t's own memory
+ * when contiguous and element-aligned, else a packed copy also stored in
+ * *packed (the caller frees it). Returns 1 if out of memory. */
+int tgc_contiguous_data(const DLTensor *t, void **data, void **packed);
+
 /* Allocates m->train's tables and scratch (Train.c); 0 on success. */
 int tgc_train_init(tgc_model *m);
 void tgc_train_free(tgc_model *m);

@@ -350,63 +350,79 @@ static void release_run(tgc_model *m) {
     free(run->input_packed[i]);
     run->input_packed[i] = NULL;
   }
-  for (uint32_t r = 0; r < m->sig.num_results; ++r) {
-    if (run->result_managed[r])
-      run->result_managed[r]->deleter(run->result_managed[r]);
-    else if (m->sig.results[r].kind == TGC_RESULT_USER_INPUT_MUTATION)
-      free(run->result_data[r]);
-    run->result_managed[r] = NULL;
-    run->result_data[r] = NULL;
-  }
+  for (uint32_t r = 0; r < m->sig.num_results; ++r)
+    tgc_result_buffer_free(&m->sig.results[r], &run->result_data[r],
+                           &run->result_managed[r]);
 }
 
-static int allocate_result(tgc_model *m, uint32_t r) {
-  const tgc_result_sig *res = &m->sig.results[r];
-  tgc_run_scratch *run = &m->run;
-  size_t nbytes = run->result_nbytes[r];
+int tgc_result_buffer(tgc_model *m, const tgc_result_sig *res,
+                      const int64_t *sizes, size_t nbytes, void **data,
+                      DLManagedTensor **managed) {
   if (res->kind == TGC_RESULT_BUFFER_MUTATION) {
-    run->result_data[r] = m->state[m->arg_state[res->target]].spare;
+    *data = m->state[m->arg_state[res->target]].spare;
     return 0;
   }
   if (res->kind == TGC_RESULT_USER_INPUT_MUTATION) {
-    run->result_data[r] = tgc_aligned_alloc(nbytes);
-    return run->result_data[r] == NULL;
+    *data = tgc_aligned_alloc(nbytes);
+    return *data == NULL;
   }
-  run->result_managed[r] = tgc_managed_tensor_new(
-      res->dtype, run->result_sizes + run->result_sizes_at[r], res->rank,
-      nbytes);
-  if (!run->result_managed[r])
+  *managed = tgc_managed_tensor_new(res->dtype, sizes, res->rank, nbytes);
+  if (!*managed)
     return 1;
-  run->result_data[r] = run->result_managed[r]->dl_tensor.data;
+  *data = (*managed)->dl_tensor.data;
   return 0;
 }
 
-/* Passes an input as is when it is contiguous and element-aligned, else
- * packs a contiguous copy (generated code assumes row-major layout). */
-static int prepare_input(tgc_model *m, uint32_t i, const DLTensor *t) {
+void tgc_result_buffer_free(const tgc_result_sig *res, void **data,
+                            DLManagedTensor **managed) {
+  if (*managed)
+    (*managed)->deleter(*managed);
+  else if (res->kind == TGC_RESULT_USER_INPUT_MUTATION)
+    free(*data);
+  *managed = NULL;
+  *data = NULL;
+}
+
+void tgc_apply_mutation(tgc_model *m, const tgc_result_sig *res, void *data,
+                        const DLTensor *input) {
+  if (res->kind == TGC_RESULT_BUFFER_MUTATION) {
+    tgc_state_slot *state = &m->state[m->arg_state[res->target]];
+    state->spare = state->data;
+    state->data = data;
+  } else if (res->kind == TGC_RESULT_USER_INPUT_MUTATION) {
+    tgc_copy_strided(tgc_dltensor_base(input), input->strides, data, NULL,
+                     input->shape, res->rank, tgc_dtype_size(res->dtype));
+  }
+}
+
+int tgc_contiguous_data(const DLTensor *t, void **data, void **packed) {
   size_t elem_size = tgc_dtype_size(t->dtype);
   char *base = tgc_dltensor_base(t);
-  m->run.input_data[i] = base;
+  *data = base;
   if (tgc_dltensor_is_contiguous(t) && (uintptr_t)base % elem_size == 0)
     return 0;
   size_t nbytes;
   tgc_nbytes(t->shape, (uint32_t)t->ndim, elem_size, &nbytes);
-  char *packed = tgc_aligned_alloc(nbytes);
-  if (!packed)
+  *packed = tgc_aligned_alloc(nbytes);
+  if (!*packed)
     return 1;
-  tgc_copy_strided(packed, NULL, base, t->strides, t->shape, (uint32_t)t->ndim,
-                   elem_size);
-  m->run.input_packed[i] = packed;
-  m->run.input_data[i] = packed;
+  tgc_copy_strided(*packed, NULL, base, t->strides, t->shape,
+                   (uint32_t)t->ndim, elem_size);
+  *data = *packed;
   return 0;
 }
 
 static int allocate_run(tgc_model *m, DLTensor *const *inputs) {
+  tgc_run_scratch *run = &m->run;
   for (uint32_t r = 0; r < m->sig.num_results; ++r)
-    if (allocate_result(m, r))
+    if (tgc_result_buffer(m, &m->sig.results[r],
+                          run->result_sizes + run->result_sizes_at[r],
+                          run->result_nbytes[r], &run->result_data[r],
+                          &run->result_managed[r]))
       return tgc_fail(m, "out of memory allocating results");
   for (uint32_t i = 0; i < m->num_inputs; ++i)
-    if (prepare_input(m, i, inputs[i]))
+    if (tgc_contiguous_data(inputs[i], &run->input_data[i],
+                            &run->input_packed[i]))
       return tgc_fail(m, "out of memory packing input '%s'",
                       input_sig(m, i)->name);
   return 0;
@@ -463,16 +479,10 @@ static void commit_run(tgc_model *m, DLTensor *const *inputs,
   tgc_run_scratch *run = &m->run;
   for (uint32_t r = 0; r < m->sig.num_results; ++r) {
     const tgc_result_sig *res = &m->sig.results[r];
-    if (res->kind == TGC_RESULT_BUFFER_MUTATION) {
-      tgc_state_slot *state = &m->state[m->arg_state[res->target]];
-      void *old = state->data;
-      state->data = state->spare;
-      state->spare = old;
-    } else if (res->kind == TGC_RESULT_USER_INPUT_MUTATION) {
-      const DLTensor *t = inputs[m->arg_input[res->target]];
-      tgc_copy_strided(tgc_dltensor_base(t), t->strides, run->result_data[r],
-                       NULL, t->shape, res->rank, tgc_dtype_size(res->dtype));
-    }
+    const DLTensor *input = res->kind == TGC_RESULT_USER_INPUT_MUTATION
+                                ? inputs[m->arg_input[res->target]]
+                                : NULL;
+    tgc_apply_mutation(m, res, run->result_data[r], input);
   }
   for (uint32_t k = 0; k < m->num_outputs; ++k) {
     uint32_t r = m->output_results[k];

@@ -305,52 +305,23 @@ static void release_backward(tgc_model *m) {
     free(t->tangent_packed[i]);
     t->tangent_packed[i] = NULL;
   }
-  for (uint32_t r = 0; r < m->sig.num_backward_results; ++r) {
-    if (t->result_managed[r])
-      t->result_managed[r]->deleter(t->result_managed[r]);
-    else if (m->sig.backward_results[r].kind ==
-             TGC_RESULT_USER_INPUT_MUTATION)
-      free(t->result_data[r]);
-    t->result_managed[r] = NULL;
-    t->result_data[r] = NULL;
-  }
+  for (uint32_t r = 0; r < m->sig.num_backward_results; ++r)
+    tgc_result_buffer_free(&m->sig.backward_results[r], &t->result_data[r],
+                           &t->result_managed[r]);
 }
 
 static int allocate_backward(tgc_model *m, DLTensor *const *grad_outputs) {
   tgc_train_state *t = &m->train;
-  for (uint32_t r = 0; r < m->sig.num_backward_results; ++r) {
-    const tgc_result_sig *res = &m->sig.backward_results[r];
-    size_t nbytes = t->result_nbytes[r];
-    if (res->kind == TGC_RESULT_BUFFER_MUTATION) {
-      t->result_data[r] = m->state[m->arg_state[res->target]].spare;
-    } else if (res->kind == TGC_RESULT_USER_INPUT_MUTATION) {
-      t->result_data[r] = tgc_aligned_alloc(nbytes);
-    } else {
-      t->result_managed[r] = tgc_managed_tensor_new(
-          res->dtype, t->result_sizes + t->result_sizes_at[r], res->rank,
-          nbytes);
-      t->result_data[r] =
-          t->result_managed[r] ? t->result_managed[r]->dl_tensor.data : NULL;
-    }
-    if (!t->result_data[r] && res->kind != TGC_RESULT_BUFFER_MUTATION)
+  for (uint32_t r = 0; r < m->sig.num_backward_results; ++r)
+    if (tgc_result_buffer(m, &m->sig.backward_results[r],
+                          t->result_sizes + t->result_sizes_at[r],
+                          t->result_nbytes[r], &t->result_data[r],
+                          &t->result_managed[r]))
       return tgc_fail(m, "out of memory allocating gradients");
-  }
-  /* Tangents are passed in place when contiguous and element-aligned. */
-  for (uint32_t i = 0; i < m->sig.num_tangents; ++i) {
-    const DLTensor *g = grad_outputs[m->sig.tangents[i]];
-    size_t elem_size = tgc_dtype_size(g->dtype), nbytes;
-    char *base = tgc_dltensor_base(g);
-    t->tangent_data[i] = base;
-    if (tgc_dltensor_is_contiguous(g) && (uintptr_t)base % elem_size == 0)
-      continue;
-    tgc_nbytes(g->shape, (uint32_t)g->ndim, elem_size, &nbytes);
-    t->tangent_packed[i] = tgc_aligned_alloc(nbytes);
-    if (!t->tangent_packed[i])
+  for (uint32_t i = 0; i < m->sig.num_tangents; ++i)
+    if (tgc_contiguous_data(grad_outputs[m->sig.tangents[i]],
+                            &t->tangent_data[i], &t->tangent_packed[i]))
       return tgc_fail(m, "out of memory packing grad outputs");
-    tgc_copy_strided(t->tangent_packed[i], NULL, base, g->strides, g->shape,
-                     (uint32_t)g->ndim, elem_size);
-    t->tangent_data[i] = t->tangent_packed[i];
-  }
   return 0;
 }
 
@@ -389,16 +360,11 @@ static void commit_backward(tgc_model *m, DLManagedTensor **grads) {
   tgc_train_state *t = &m->train;
   for (uint32_t r = 0; r < m->sig.num_backward_results; ++r) {
     const tgc_result_sig *res = &m->sig.backward_results[r];
-    if (res->kind == TGC_RESULT_BUFFER_MUTATION) {
-      tgc_state_slot *state = &m->state[m->arg_state[res->target]];
-      void *old = state->data;
-      state->data = state->spare;
-      state->spare = old;
-    } else if (res->kind == TGC_RESULT_USER_INPUT_MUTATION) {
-      const DLTensor *in = &t->pending_inputs[m->arg_input[res->target]];
-      tgc_copy_strided(tgc_dltensor_base(in), in->strides, t->result_data[r],
-                       NULL, in->shape, res->rank, tgc_dtype_size(res->dtype));
-    }
+    const DLTensor *input =
+        res->kind == TGC_RESULT_USER_INPUT_MUTATION
+            ? &t->pending_inputs[m->arg_input[res->target]]
+            : NULL;
+    tgc_apply_mutation(m, res, t->result_data[r], input);
   }
   for (uint32_t g = 0; g < t->num_gradients; ++g) {
     uint32_t r = t->gradient_results[g];
