@@ -23,6 +23,7 @@ int tgc_train_init(tgc_model *m) {
   for (uint32_t i = 0; i < sig->num_tangents; ++i)
     words += tgc_descriptor_words(
         sig->results[m->output_results[sig->tangents[i]]].rank);
+  words += sig->num_symbols * tgc_descriptor_words(1);
   for (uint32_t i = 0; i < sig->num_backward_results; ++i) {
     words += tgc_descriptor_words(sig->backward_results[i].rank);
     result_dims += sig->backward_results[i].rank;
@@ -45,7 +46,8 @@ int tgc_train_init(tgc_model *m) {
   t->output_tangent = calloc((size_t)m->num_outputs + 1,
                              sizeof *t->output_tangent);
   t->input_mutation = calloc(inputs, sizeof *t->input_mutation);
-  t->packed_args = calloc(saved + tangents + results, sizeof *t->packed_args);
+  t->packed_args = calloc(saved + tangents + sig->num_symbols + results,
+                          sizeof *t->packed_args);
   t->descriptor_words = calloc(words + 1, sizeof *t->descriptor_words);
   t->result_sizes = calloc(result_dims + 1, sizeof *t->result_sizes);
   t->result_sizes_at = calloc(results, sizeof *t->result_sizes_at);
@@ -325,7 +327,8 @@ static int allocate_backward(tgc_model *m, DLTensor *const *grad_outputs) {
   return 0;
 }
 
-/* Saved values, then tangents, then results: the backward's packed order. */
+/* Saved values, tangents, one data-less i8[s] per symbol s, then results:
+ * the backward's packed order. */
 static void build_backward_descriptors(tgc_model *m,
                                        DLTensor *const *grad_outputs) {
   tgc_train_state *t = &m->train;
@@ -347,6 +350,11 @@ static void build_backward_descriptors(tgc_model *m,
     words = tgc_write_descriptor(words, t->tangent_data[i],
                                  grad_outputs[m->sig.tangents[i]]->shape,
                                  tangent_output(m, i)->rank);
+  }
+  for (uint32_t s = 0; s < m->sig.num_symbols; ++s) {
+    *slot++ = words;
+    int64_t size = m->symbol_bound[s] ? m->symbol_values[s] : 0;
+    words = tgc_write_descriptor(words, NULL, &size, 1);
   }
   for (uint32_t r = 0; r < m->sig.num_backward_results; ++r) {
     *slot++ = words;

@@ -419,6 +419,24 @@ static void dropReferenceSaved(func::FuncOp forward, const BackwardInfo &backwar
   (void)forward.eraseResults(erase);
 }
 
+/// Appends to `backward` one `!tgc.vtensor<[sK], i8>` argument per size symbol,
+/// which the runtime passes without data: lowering binds each symbol from the
+/// first argument dimension that is exactly that symbol, and the backward's
+/// results may use a symbol that no saved value or tangent has (docs/abi.md).
+static LogicalResult addSymbolArguments(func::FuncOp backward, unsigned numSymbols) {
+  MLIRContext *ctx = backward.getContext();
+  for (unsigned s = 0; s < numSymbols; ++s) {
+    TensorMeta meta;
+    meta.sizes = {getAffineSymbolExpr(s, ctx)};
+    meta.dtype = IntegerType::get(ctx, 8);
+    Type type = BaseTensorType::get(ctx, /*isRef=*/false, meta);
+    if (failed(backward.insertArgument(backward.getNumArguments(), type, DictionaryAttr(),
+                                       backward.getLoc())))
+      return failure();
+  }
+  return success();
+}
+
 /// Prepares an entry for translation: the signature has been read and what
 /// remains of it would only confuse translation; the function is renamed
 /// `<name>_<entry>` and gets a C interface.
@@ -435,8 +453,11 @@ static LogicalResult lowerToLLVMDialect(ModuleOp module, const Entries &entries,
                                         const ModelSignature &signature, StringRef name) {
   for (auto global : llvm::make_early_inc_range(module.getOps<GlobalOp>()))
     global.erase();
-  if (entries.backward)
+  if (entries.backward) {
     dropReferenceSaved(entries.forward, *signature.backward);
+    if (failed(addSymbolArguments(entries.backward, signature.symbols.size())))
+      return failure();
+  }
   prepareEntry(entries.forward, name, "forward");
   if (entries.backward)
     prepareEntry(entries.backward, name, "backward");

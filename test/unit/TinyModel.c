@@ -134,11 +134,13 @@ void scale_backward(void **args) {
   const memref2 *x = args[1];
   const memref1 *acc = args[2];
   const memref2 *dy = args[3];
-  memref1 *grad_w = args[4];
-  memref2 *grad_x = args[5];
-  memref1 *new_acc = args[6];
-  memref2 *new_x = args[7];
+  const memref1 *batch_size = args[4];
+  memref1 *grad_w = args[5];
+  memref2 *grad_x = args[6];
+  memref1 *new_acc = args[7];
+  memref2 *new_x = args[8];
   int64_t batch = x->sizes[0];
+  scale_expect(batch_size->sizes[0] == batch && batch_size->strides[0] == 1);
   scale_expect(dy->sizes[0] == batch && dy->sizes[1] == 4 &&
                dy->strides[0] == 4 && dy->strides[1] == 1 && dy->offset == 0);
   scale_expect(grad_x->sizes[0] == batch && new_x->sizes[0] == batch &&

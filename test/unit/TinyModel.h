@@ -26,7 +26,9 @@ void halves_forward(void **args);
  *             saved: w (by reference), x, acc
  *   backward: grad w = sum_i dy[i, :] * x[i, :];  grad x = dy * w
  *             acc = acc + grad w      (backward buffer mutation)
- *             x = x - grad x          (backward user input mutation) */
+ *             x = x - grad x          (backward user input mutation)
+ *   The backward's arguments end with the data-less symbol argument
+ *   i8[batch] (only its size is read). */
 void scale_forward(void **args);
 void scale_backward(void **args);
 

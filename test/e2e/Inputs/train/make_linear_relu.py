@@ -1,4 +1,4 @@
-"""Expected values for linear_relu.mlir, computed with PyTorch.
+"""Expected values for linear_relu.mlir and sum_scale.mlir, computed with PyTorch.
 
     /root/.cache/tgc-venv/bin/python test/e2e/Inputs/train/make_linear_relu.py
 
@@ -6,7 +6,8 @@ writes, for batch sizes 2 and 5, `inputs_bN.safetensors` (x), `grads_bN.safetens
 (output.0, the gradient of y) and `expected_bN.safetensors` (what `tgc run --train`
 writes: output.0, output.1, grad.fc.weight, grad.fc.bias, grad.input.0, state.steps,
 state.gsq after forward and backward), and `expected_forward_b2.safetensors` (what a
-plain `tgc run` writes).
+plain `tgc run` writes); for sum_scale.mlir, `sum_scale_{inputs,grads,expected}.safetensors`
+(batch 4).
 """
 import os
 
@@ -52,6 +53,21 @@ def make(batch: int, seed: int) -> None:
               os.path.join(HERE, f"expected_b{batch}.safetensors"))
 
 
+def make_sum_scale() -> None:
+    gen = torch.Generator().manual_seed(2)
+    x = torch.randn(4, 3, generator=gen)
+    g = torch.tensor(1.5)
+    w = torch.tensor([0.5, -1.0, 2.0])
+    xg = x.clone().requires_grad_(True)
+    loss = (xg * w).sum()
+    loss.backward(g)
+    save_file({"x": x}, os.path.join(HERE, "sum_scale_inputs.safetensors"))
+    save_file({"output.0": g}, os.path.join(HERE, "sum_scale_grads.safetensors"))
+    save_file({"output.0": loss.detach(), "grad.input.0": xg.grad},
+              os.path.join(HERE, "sum_scale_expected.safetensors"))
+
+
 if __name__ == "__main__":
     make(2, 0)
     make(5, 1)
+    make_sum_scale()
