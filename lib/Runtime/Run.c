@@ -23,8 +23,7 @@ int tgc_run_scratch_init(tgc_model *m) {
   /* Saved values the forward writes are extra results. */
   for (uint32_t i = 0; i < sig->num_saved; ++i)
     words += tgc_descriptor_words(sig->saved[i].rank);
-  size_t slots =
-      (size_t)sig->num_args + sig->num_results + sig->num_saved + 1;
+  size_t slots = (size_t)sig->num_args + sig->num_results + sig->num_saved + 1;
   size_t results = (size_t)sig->num_results + 1;
   size_t inputs = (size_t)m->num_inputs + 1;
   run->packed_args = calloc(slots, sizeof *run->packed_args);
@@ -406,8 +405,8 @@ int tgc_contiguous_data(const DLTensor *t, void **data, void **packed) {
   *packed = tgc_aligned_alloc(nbytes);
   if (!*packed)
     return 1;
-  tgc_copy_strided(*packed, NULL, base, t->strides, t->shape,
-                   (uint32_t)t->ndim, elem_size);
+  tgc_copy_strided(*packed, NULL, base, t->strides, t->shape, (uint32_t)t->ndim,
+                   elem_size);
   *data = *packed;
   return 0;
 }
@@ -428,8 +427,8 @@ static int allocate_run(tgc_model *m, DLTensor *const *inputs) {
   return 0;
 }
 
-int64_t *tgc_write_descriptor(int64_t *words, void *data,
-                              const int64_t *sizes, uint32_t rank) {
+int64_t *tgc_write_descriptor(int64_t *words, void *data, const int64_t *sizes,
+                              uint32_t rank) {
   memcpy(&words[0], &data, sizeof data);
   memcpy(&words[1], &data, sizeof data);
   words[2] = 0;
@@ -452,7 +451,7 @@ static void build_descriptors(tgc_model *m, DLTensor *const *inputs) {
     } else {
       int32_t input = m->arg_input[i];
       words = tgc_write_descriptor(words, run->input_data[input],
-                               inputs[input]->shape, a->rank);
+                                   inputs[input]->shape, a->rank);
     }
   }
   for (uint32_t r = 0; r < m->sig.num_results; ++r) {
@@ -538,8 +537,9 @@ TGC_EXPORT int tgc_model_run_train(tgc_model *m, DLTensor *const *inputs,
   for (int64_t k = 0; outputs && k < num_outputs; ++k)
     outputs[k] = NULL;
   if (!m->sig.has_backward)
-    return tgc_fail(m, "model '%s' is not trainable (compile it with "
-                       "`tgc compile --train`)",
+    return tgc_fail(m,
+                    "model '%s' is not trainable (compile it with "
+                    "`tgc compile --train`)",
                     m->desc->name);
   return run_forward(m, inputs, num_inputs, outputs, num_outputs, true);
 }

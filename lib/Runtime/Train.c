@@ -43,8 +43,8 @@ int tgc_train_init(tgc_model *m) {
   t->pending_input_dims =
       calloc(inputs * 2 * TGC_MAX_RANK, sizeof *t->pending_input_dims);
   t->gradient_results = calloc(results, sizeof *t->gradient_results);
-  t->output_tangent = calloc((size_t)m->num_outputs + 1,
-                             sizeof *t->output_tangent);
+  t->output_tangent =
+      calloc((size_t)m->num_outputs + 1, sizeof *t->output_tangent);
   t->input_mutation = calloc(inputs, sizeof *t->input_mutation);
   t->packed_args = calloc(saved + tangents + sig->num_symbols + results,
                           sizeof *t->packed_args);
@@ -155,8 +155,10 @@ int tgc_train_prepare_call(tgc_model *m) {
     }
     if (!tgc_nbytes(sizes, s->rank, tgc_dtype_size(s->dtype),
                     &t->call_nbytes[k]))
-      return tgc_fail(m, "saved value #%" PRIu32 ": the tensor would be too "
-                         "large", k);
+      return tgc_fail(m,
+                      "saved value #%" PRIu32 ": the tensor would be too "
+                      "large",
+                      k);
     t->call_data[k] = tgc_aligned_alloc(t->call_nbytes[k]);
     if (!t->call_data[k])
       return tgc_fail(m, "out of memory allocating saved value #%" PRIu32, k);
@@ -207,8 +209,8 @@ static const tgc_result_sig *tangent_output(const tgc_model *m, uint32_t i) {
 }
 
 /* Evaluates `rank` sizes with the forward's symbol values. */
-static bool eval_sizes(const tgc_model *m, const tgc_expr *exprs,
-                       uint32_t rank, int64_t *sizes) {
+static bool eval_sizes(const tgc_model *m, const tgc_expr *exprs, uint32_t rank,
+                       int64_t *sizes) {
   for (uint32_t d = 0; d < rank; ++d)
     if (tgc_expr_eval(&exprs[d], m->symbol_values, m->symbol_bound,
                       &sizes[d]) != TGC_EVAL_OK ||
@@ -368,10 +370,9 @@ static void commit_backward(tgc_model *m, DLManagedTensor **grads) {
   tgc_train_state *t = &m->train;
   for (uint32_t r = 0; r < m->sig.num_backward_results; ++r) {
     const tgc_result_sig *res = &m->sig.backward_results[r];
-    const DLTensor *input =
-        res->kind == TGC_RESULT_USER_INPUT_MUTATION
-            ? &t->pending_inputs[m->arg_input[res->target]]
-            : NULL;
+    const DLTensor *input = res->kind == TGC_RESULT_USER_INPUT_MUTATION
+                                ? &t->pending_inputs[m->arg_input[res->target]]
+                                : NULL;
     tgc_apply_mutation(m, res, t->result_data[r], input);
   }
   for (uint32_t g = 0; g < t->num_gradients; ++g) {
@@ -381,15 +382,15 @@ static void commit_backward(tgc_model *m, DLManagedTensor **grads) {
   }
 }
 
-static int check_backward_arguments(tgc_model *m,
-                                    DLTensor *const *grad_outputs,
+static int check_backward_arguments(tgc_model *m, DLTensor *const *grad_outputs,
                                     int64_t num_grad_outputs,
                                     DLManagedTensor **grads,
                                     int64_t num_grads) {
   tgc_train_state *t = &m->train;
   if (!m->sig.has_backward)
-    return tgc_fail(m, "model '%s' is not trainable (compile it with "
-                       "`tgc compile --train`)",
+    return tgc_fail(m,
+                    "model '%s' is not trainable (compile it with "
+                    "`tgc compile --train`)",
                     m->desc->name);
   if (num_grad_outputs != m->num_outputs)
     return tgc_fail(m,
@@ -455,8 +456,7 @@ TGC_EXPORT int64_t tgc_model_num_gradients(const tgc_model *m) {
   return m ? m->train.num_gradients : 0;
 }
 
-TGC_EXPORT const char *tgc_model_gradient_name(const tgc_model *m,
-                                               int64_t i) {
+TGC_EXPORT const char *tgc_model_gradient_name(const tgc_model *m, int64_t i) {
   if (!m || i < 0 || i >= m->train.num_gradients)
     return NULL;
   return m->sig.backward_results[m->train.gradient_results[i]].name;

@@ -585,15 +585,15 @@ private:
                     "dtype or shape differs from the argument it refers to");
     }
     size_t numOutputs = std::count_if(
-        sig.results.begin(), sig.results.end(), [](const ResultInfo &r) {
-          return r.kind == ResultKind::UserOutput;
-        });
+        sig.results.begin(), sig.results.end(),
+        [](const ResultInfo &r) { return r.kind == ResultKind::UserOutput; });
     for (size_t i = 0; i < bw.tangents.size(); ++i) {
       std::string name = "#" + std::to_string(i);
       if (bw.tangents[i] >= numOutputs)
         return fail("tangent", name, "user output out of range");
       if (i > 0 && bw.tangents[i] <= bw.tangents[i - 1])
-        return fail("tangent", name, "user outputs are not in increasing order");
+        return fail("tangent", name,
+                    "user outputs are not in increasing order");
     }
     std::set<uint32_t> rewritten, differentiated;
     for (const ResultInfo &result : bw.results) {
@@ -818,8 +818,8 @@ static OrderedJson mutationJson(const ModelSignature &signature,
 }
 
 /// The bytes of a tensor whose sizes are constants, if they are.
-static std::optional<int64_t> constantBytes(DType dtype,
-                                            const std::vector<SizeExpr> &sizes) {
+static std::optional<int64_t>
+constantBytes(DType dtype, const std::vector<SizeExpr> &sizes) {
   int64_t bytes = dtype.bits / 8;
   for (const SizeExpr &size : sizes) {
     if (!size.isConstant() || checkProgram(size.ops(), 0))
@@ -882,8 +882,8 @@ static void addTrainingJson(const ModelSignature &signature,
       mutations.push_back(mutationJson(signature, result));
       continue;
     }
-    OrderedJson entry = tensorJson(result.name, result.dtype, result.sizes,
-                                   signature.symbols);
+    OrderedJson entry =
+        tensorJson(result.name, result.dtype, result.sizes, signature.symbols);
     entry["target"] = result.target < signature.args.size()
                           ? signature.args[result.target].name
                           : result.name;
@@ -955,7 +955,8 @@ std::string tgc::writeTrainingReport(const ModelSignature &signature) {
     const SavedInfo &saved = bw.saved[i];
     out << "saved #" << i << ": " << dtypeName(saved.dtype) << "[";
     for (size_t d = 0; d < saved.sizes.size(); ++d)
-      out << (d ? ", " : "") << printSizeExpr(saved.sizes[d], signature.symbols);
+      out << (d ? ", " : "")
+          << printSizeExpr(saved.sizes[d], signature.symbols);
     out << "]";
     if (saved.arg < signature.args.size())
       out << " = " << argKindName(signature.args[saved.arg].kind) << " '"
@@ -1100,7 +1101,9 @@ std::string tgc::writeModelHeader(const ModelSignature &signature) {
   if (signature.backward)
     for (const ResultInfo &result : signature.backward->results)
       if (result.kind == ResultKind::Gradient)
-        out << (anyGradient++ ? "" : "   Gradients (tgc_model_backward), in order:\n")
+        out << (anyGradient++
+                    ? ""
+                    : "   Gradients (tgc_model_backward), in order:\n")
             << "     "
             << describeTensor(result.name, result.dtype, result.sizes,
                               signature.symbols)

@@ -59,9 +59,9 @@ std::vector<float> values(const Managed &t) {
 struct ScaleFixture {
   explicit ScaleFixture(int64_t batch = 2, bool withBackward = true)
       : signature(scaleSignature(weights)),
-        blob(encodeSignatureBlob(signature)), xShape{batch, 4},
-        dyShape{batch, 4}, xData(size_t(batch * 4)),
-        dyData(size_t(batch * 4)) {
+        blob(encodeSignatureBlob(signature)), xShape{batch, 4}, dyShape{batch,
+                                                                        4},
+        xData(size_t(batch * 4)), dyData(size_t(batch * 4)) {
     desc = {TGC_ABI_VERSION,
             "scale",
             reinterpret_cast<const uint8_t *>(blob.data()),

@@ -326,8 +326,8 @@ llvm::Error Runner::bindInputs() {
 
 llvm::Error Runner::checkTrainable() {
   const ModelApi &api = model.api;
-  if (!api.isTrainable || !api.runTrain || !api.backward ||
-      !api.numGradients || !api.gradientName || !api.outputHasGradient ||
+  if (!api.isTrainable || !api.runTrain || !api.backward || !api.numGradients ||
+      !api.gradientName || !api.outputHasGradient ||
       !api.isTrainable(model.model))
     return makeError("--train: model '" + model.name +
                      "' is not trainable (compile it with `tgc compile "
@@ -365,9 +365,9 @@ llvm::Error Runner::runBackward() {
   for (DLManagedTensor *grad : raw)
     grads.emplace_back(grad);
   for (int64_t g = 0; g < numGradients; ++g) {
-    auto tensor = saveTensor(
-        std::string("grad.") + api.gradientName(model.model, g),
-        grads[size_t(g)]->dl_tensor);
+    auto tensor =
+        saveTensor(std::string("grad.") + api.gradientName(model.model, g),
+                   grads[size_t(g)]->dl_tensor);
     if (!tensor)
       return tensor.takeError();
     results.tensors.push_back(std::move(*tensor));
