@@ -15,6 +15,7 @@
 #include <catch2/catch.hpp>
 
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -475,4 +476,31 @@ TEST_CASE("model.json and the report describe the backward",
   CHECK(blob.compare(0, inference.size() - 1, inference, 0,
                      inference.size() - 1) == 0);
   CHECK(blob[inference.size() - 1] == '\1');
+}
+
+TEST_CASE("Corrupted training signature blobs fail or load, never crash",
+          "[runtime][train]") {
+  std::string weights;
+  std::string blob = encodeSignatureBlob(scaleSignature(weights));
+  tgc_model_desc desc{TGC_ABI_VERSION,
+                      "scale",
+                      nullptr,
+                      0,
+                      reinterpret_cast<const uint8_t *>(weights.data()),
+                      weights.size(),
+                      scale_forward,
+                      scale_backward};
+  std::mt19937 random(7);
+  int failures = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    std::string corrupt = blob;
+    for (int flips = 1 + trial % 3; flips > 0; --flips)
+      corrupt[random() % corrupt.size()] = char(random());
+    desc.signature = reinterpret_cast<const uint8_t *>(corrupt.data());
+    desc.signature_size = corrupt.size();
+    tgc_model *model = nullptr;
+    failures += tgc_rt_create(&desc, &model) != 0;
+    tgc_model_destroy(model);
+  }
+  CHECK(failures > 0);
 }
