@@ -33,6 +33,7 @@ enum tgc_result_kind {
   TGC_RESULT_USER_OUTPUT = 0,
   TGC_RESULT_BUFFER_MUTATION = 1,
   TGC_RESULT_USER_INPUT_MUTATION = 2,
+  TGC_RESULT_GRADIENT = 3, /* backward entry only */
 };
 
 enum tgc_expr_opcode {
@@ -85,6 +86,15 @@ typedef struct tgc_result_sig {
   tgc_expr *sizes;
 } tgc_result_sig;
 
+/* A value the forward keeps for the backward. */
+typedef struct tgc_saved_sig {
+  DLDataType dtype;
+  uint32_t arg; /* parameter/constant read by reference, or TGC_NO_TARGET:
+                   written by the forward entry */
+  uint32_t rank;
+  tgc_expr *sizes;
+} tgc_saved_sig;
+
 /* The decoded signature blob; owns every pointer in it. */
 typedef struct tgc_signature {
   uint32_t num_symbols;
@@ -93,6 +103,14 @@ typedef struct tgc_signature {
   tgc_arg_sig *args;
   uint32_t num_results;
   tgc_result_sig *results;
+  /* The backward entry (trainable models only). */
+  bool has_backward;
+  uint32_t num_saved;
+  tgc_saved_sig *saved;
+  uint32_t num_tangents;
+  uint32_t *tangents; /* user output index of each tangent */
+  uint32_t num_backward_results;
+  tgc_result_sig *backward_results;
 } tgc_signature;
 
 /* Decodes `blob` into *sig with bounds checks on every read. Returns 0, or
@@ -241,6 +259,42 @@ typedef struct tgc_run_scratch {
   void **input_packed;              /* contiguous copies made for this run */
 } tgc_run_scratch;
 
+/* What a trainable instance keeps between the forward and the backward, and
+ * the scratch of a backward call. Arrays are indexed by saved value unless
+ * noted. */
+typedef struct tgc_train_state {
+  /* Written by each forward call (run and run_train). */
+  void **call_data;          /* buffers of copied values; NULL: by reference */
+  int64_t *call_sizes;       /* evaluated shapes, back to back */
+  uint32_t *sizes_at;        /* where each saved value's shape starts */
+  size_t *call_nbytes;
+  /* Pending for the backward after a successful run_train. */
+  bool pending;
+  void **pending_data;
+  int64_t *pending_sizes;
+  int64_t *pending_symbols; /* the forward's symbol values */
+  size_t saved_bytes;       /* of the last run_train */
+  /* The caller's tensors of inputs the backward mutates (per user input;
+   * shape and strides copied into pending_input_dims). */
+  DLTensor *pending_inputs;
+  int64_t *pending_input_dims; /* 2 * TGC_MAX_RANK words per user input */
+  /* Index tables. */
+  uint32_t num_gradients;
+  uint32_t *gradient_results; /* gradient -> backward result */
+  int32_t *output_tangent;    /* user output -> tangent, or -1 */
+  int32_t *input_mutation;    /* user input -> backward result, or -1 */
+  /* Scratch of one backward call. */
+  void **packed_args;
+  int64_t *descriptor_words;
+  int64_t *result_sizes;
+  uint32_t *result_sizes_at;
+  size_t *result_nbytes;
+  void **result_data;
+  DLManagedTensor **result_managed;
+  void **tangent_data;
+  void **tangent_packed;
+} tgc_train_state;
+
 struct tgc_model {
   const tgc_model_desc *desc;
   tgc_signature sig;
@@ -257,6 +311,7 @@ struct tgc_model {
   int64_t *symbol_values; /* bound by the current run */
   bool *symbol_bound;
   tgc_run_scratch run;
+  tgc_train_state train; /* all zero unless sig.has_backward */
   char error[TGC_ERROR_CAPACITY];
 };
 
@@ -269,6 +324,56 @@ int tgc_fail(tgc_model *m, const char *format, ...);
 /* Allocates m->run for the instance's signature (Run.c). */
 int tgc_run_scratch_init(tgc_model *m);
 void tgc_run_scratch_free(tgc_model *m);
+
+/* Words of a rank-r memref descriptor: allocated, aligned, offset, sizes,
+ * strides. */
+size_t tgc_descriptor_words(uint32_t rank);
+
+/* Writes a contiguous memref descriptor for `data` at `words`; returns the
+ * word after it. */
+int64_t *tgc_write_descriptor(int64_t *words, void *data, const int64_t *sizes,
+                              uint32_t rank);
+
+/* Where an entry writes result `res` (evaluated `sizes`, `nbytes`): the
+ * target's spare buffer for a buffer mutation, scratch for a user input
+ * mutation, else a new tensor in *managed (user outputs, gradients).
+ * Returns 1 if out of memory. */
+int tgc_result_buffer(tgc_model *m, const tgc_result_sig *res,
+                      const int64_t *sizes, size_t nbytes, void **data,
+                      DLManagedTensor **managed);
+
+/* Frees what tgc_result_buffer allocated and was not handed out. */
+void tgc_result_buffer_free(const tgc_result_sig *res, void **data,
+                            DLManagedTensor **managed);
+
+/* Applies a mutation result an entry wrote at `data` (user outputs and
+ * gradients: nothing): swaps it in as the buffer's value, or copies it into
+ * the caller's tensor `input` through its strides. */
+void tgc_apply_mutation(tgc_model *m, const tgc_result_sig *res, void *data,
+                        const DLTensor *input);
+
+/* Sets *data to t's elements as generated code reads them: t's own memory
+ * when contiguous and element-aligned, else a packed copy also stored in
+ * *packed (the caller frees it). Returns 1 if out of memory. */
+int tgc_contiguous_data(const DLTensor *t, void **data, void **packed);
+
+/* Allocates m->train's tables and scratch (Train.c); 0 on success. */
+int tgc_train_init(tgc_model *m);
+void tgc_train_free(tgc_model *m);
+
+/* Drops the values pending for a backward. */
+void tgc_train_drop_pending(tgc_model *m);
+
+/* Evaluates the saved values' shapes for the current forward call and
+ * allocates buffers for those the forward writes (Train.c). */
+int tgc_train_prepare_call(tgc_model *m);
+
+/* Frees the buffers of the current forward call that were not kept. */
+void tgc_train_release_call(tgc_model *m);
+
+/* After a successful forward call: keeps its saved values pending for the
+ * backward (and remembers the inputs the backward mutates). */
+void tgc_train_keep_call(tgc_model *m, DLTensor *const *inputs);
 
 /*===--- BLAS fallback (Gemm.c) -------------------------------------------===*/
 

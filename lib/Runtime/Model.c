@@ -48,6 +48,8 @@ static const char *result_kind_name(uint8_t kind) {
     return "output";
   case TGC_RESULT_BUFFER_MUTATION:
     return "new value of buffer";
+  case TGC_RESULT_GRADIENT:
+    return "gradient of";
   default:
     return "new value of input";
   }
@@ -109,9 +111,13 @@ static int check_result_target(checker *c, const tgc_result_sig *r,
   if (r->target >= c->m->sig.num_args)
     return check_fail(c, what, r->name, "target argument out of range");
   const tgc_arg_sig *target = &c->m->sig.args[r->target];
-  uint8_t expected = r->kind == TGC_RESULT_BUFFER_MUTATION ? TGC_ARG_BUFFER
-                                                           : TGC_ARG_USER_INPUT;
-  if (target->kind != expected)
+  bool kind_ok = r->kind == TGC_RESULT_BUFFER_MUTATION
+                     ? target->kind == TGC_ARG_BUFFER
+                 : r->kind == TGC_RESULT_USER_INPUT_MUTATION
+                     ? target->kind == TGC_ARG_USER_INPUT
+                     : target->kind == TGC_ARG_PARAMETER ||
+                           target->kind == TGC_ARG_USER_INPUT;
+  if (!kind_ok)
     return check_fail(c, what, r->name, "target argument has the wrong kind");
   if (!tgc_dtype_equal(target->dtype, r->dtype) || target->rank != r->rank)
     return check_fail(c, what, r->name,
@@ -131,13 +137,80 @@ static int check_results(checker *c) {
     const tgc_result_sig *r = &sig->results[i];
     const char *what = result_kind_name(r->kind);
     if (r->kind > TGC_RESULT_USER_INPUT_MUTATION)
-      failed = check_fail(c, "result", r->name, "unknown kind");
+      failed = check_fail(c, "result", r->name,
+                          "unknown kind for a result of the forward entry");
     else
       failed = check_dtype(c, what, r->name, r->dtype) ||
                check_sizes(c, what, r->name, r->sizes, r->rank) ||
                check_result_target(c, r, rewritten);
     if (!failed && r->kind != TGC_RESULT_USER_OUTPUT)
       rewritten[r->target] = true;
+  }
+  free(rewritten);
+  return failed;
+}
+
+/* Saved values, tangents and backward results of a trainable model: the
+ * same checks as the forward's, plus what each refers to. */
+static int check_backward(checker *c) {
+  tgc_signature *sig = &c->m->sig;
+  if ((c->m->desc->backward != NULL) != sig->has_backward)
+    return check_fail(c, "signature", c->m->desc->name,
+                      sig->has_backward
+                          ? "it has a backward but the descriptor has no "
+                            "backward entry"
+                          : "the descriptor has a backward entry but the "
+                            "signature has no backward");
+  char name[32];
+  for (uint32_t i = 0; i < sig->num_saved; ++i) {
+    const tgc_saved_sig *s = &sig->saved[i];
+    snprintf(name, sizeof name, "#%" PRIu32, i);
+    if (check_dtype(c, "saved value", name, s->dtype) ||
+        check_sizes(c, "saved value", name, s->sizes, s->rank))
+      return 1;
+    if (s->arg == TGC_NO_TARGET)
+      continue;
+    if (s->arg >= sig->num_args)
+      return check_fail(c, "saved value", name, "argument out of range");
+    const tgc_arg_sig *a = &sig->args[s->arg];
+    if (a->kind != TGC_ARG_PARAMETER && a->kind != TGC_ARG_CONSTANT)
+      return check_fail(c, "saved value", name,
+                        "only parameters and constants are saved by "
+                        "reference");
+    if (!tgc_dtype_equal(a->dtype, s->dtype) || a->rank != s->rank)
+      return check_fail(c, "saved value", name,
+                        "dtype or rank differs from the argument it refers "
+                        "to");
+  }
+  uint32_t num_outputs = 0;
+  for (uint32_t i = 0; i < sig->num_results; ++i)
+    num_outputs += sig->results[i].kind == TGC_RESULT_USER_OUTPUT;
+  for (uint32_t i = 0; i < sig->num_tangents; ++i) {
+    snprintf(name, sizeof name, "#%" PRIu32, i);
+    if (sig->tangents[i] >= num_outputs)
+      return check_fail(c, "tangent", name, "user output out of range");
+    if (i > 0 && sig->tangents[i] <= sig->tangents[i - 1])
+      return check_fail(c, "tangent", name,
+                        "user outputs are not in increasing order");
+  }
+  bool *rewritten = calloc(2 * (size_t)sig->num_args + 1, sizeof *rewritten);
+  if (!rewritten)
+    return check_fail(c, "signature", "", "out of memory");
+  bool *differentiated = rewritten + sig->num_args;
+  int failed = 0;
+  for (uint32_t i = 0; i < sig->num_backward_results && !failed; ++i) {
+    const tgc_result_sig *r = &sig->backward_results[i];
+    bool *seen = r->kind == TGC_RESULT_GRADIENT ? differentiated : rewritten;
+    if (r->kind == TGC_RESULT_USER_OUTPUT || r->kind > TGC_RESULT_GRADIENT)
+      failed = check_fail(c, "result", r->name,
+                          "unknown kind for a result of the backward entry");
+    else
+      failed = check_dtype(c, result_kind_name(r->kind), r->name, r->dtype) ||
+               check_sizes(c, result_kind_name(r->kind), r->name, r->sizes,
+                           r->rank) ||
+               check_result_target(c, r, seen);
+    if (!failed)
+      seen[r->target] = true;
   }
   free(rewritten);
   return failed;
@@ -198,6 +271,18 @@ static const char *symbol_user(const tgc_model *m, uint32_t s) {
   }
   for (uint32_t i = 0; i < m->sig.num_results; ++i) {
     const tgc_result_sig *r = &m->sig.results[i];
+    for (uint32_t d = 0; d < r->rank; ++d)
+      if (tgc_expr_uses_symbol(&r->sizes[d], s))
+        return r->name;
+  }
+  for (uint32_t i = 0; i < m->sig.num_saved; ++i) {
+    const tgc_saved_sig *v = &m->sig.saved[i];
+    for (uint32_t d = 0; d < v->rank; ++d)
+      if (tgc_expr_uses_symbol(&v->sizes[d], s))
+        return "saved value";
+  }
+  for (uint32_t i = 0; i < m->sig.num_backward_results; ++i) {
+    const tgc_result_sig *r = &m->sig.backward_results[i];
     for (uint32_t d = 0; d < r->rank; ++d)
       if (tgc_expr_uses_symbol(&r->sizes[d], s))
         return r->name;
@@ -316,8 +401,35 @@ static int init_state(checker *c) {
     for (uint32_t r = 0; r < m->sig.num_results; ++r)
       rewritten |= m->sig.results[r].kind == TGC_RESULT_BUFFER_MUTATION &&
                    m->sig.results[r].target == m->state[i].arg;
+    for (uint32_t r = 0; r < m->sig.num_backward_results; ++r)
+      rewritten |=
+          m->sig.backward_results[r].kind == TGC_RESULT_BUFFER_MUTATION &&
+          m->sig.backward_results[r].target == m->state[i].arg;
     if (init_state_slot(c, &m->state[i], rewritten))
       return 1;
+  }
+  return 0;
+}
+
+/* A value saved by reference has its argument's (constant) shape. */
+static int check_saved_references(checker *c) {
+  tgc_model *m = c->m;
+  char name[32];
+  for (uint32_t i = 0; i < m->sig.num_saved; ++i) {
+    const tgc_saved_sig *s = &m->sig.saved[i];
+    if (s->arg == TGC_NO_TARGET)
+      continue;
+    const tgc_state_slot *slot = &m->state[m->arg_state[s->arg]];
+    for (uint32_t d = 0; d < s->rank; ++d) {
+      int64_t size;
+      if (tgc_expr_eval(&s->sizes[d], m->symbol_values, m->symbol_bound,
+                        &size) != TGC_EVAL_OK ||
+          size != slot->sizes[d]) {
+        snprintf(name, sizeof name, "#%" PRIu32, i);
+        return check_fail(c, "saved value", name,
+                          "its shape differs from the argument it refers to");
+      }
+    }
   }
   return 0;
 }
@@ -350,10 +462,11 @@ static int init_model(tgc_model *m, tgc_message *error) {
   for (uint32_t i = 0; i < m->sig.num_args; ++i)
     if (check_arg(&c, &m->sig.args[i]))
       return 1;
-  if (check_symbols(&c) || check_results(&c) || check_unique_names(&c) ||
-      build_indices(&c) || find_binders(&c) || init_state(&c))
+  if (check_symbols(&c) || check_results(&c) || check_backward(&c) ||
+      check_unique_names(&c) || build_indices(&c) || find_binders(&c) ||
+      init_state(&c) || check_saved_references(&c))
     return 1;
-  if (tgc_run_scratch_init(m)) {
+  if (tgc_run_scratch_init(m) || tgc_train_init(m)) {
     tgc_message_append(error, "out of memory");
     return 1;
   }
@@ -390,6 +503,7 @@ static void free_model(tgc_model *m) {
   if (!m)
     return;
   tgc_run_scratch_free(m);
+  tgc_train_free(m);
   for (uint32_t i = 0; i < m->num_state; ++i) {
     free(m->state[i].sizes);
     free(m->state[i].data);
@@ -443,7 +557,8 @@ TGC_EXPORT const char *tgc_model_output_name(const tgc_model *m, int64_t i) {
 TGC_EXPORT int tgc_model_input_is_mutated(const tgc_model *m, int64_t i) {
   if (!m || i < 0 || i >= m->num_inputs)
     return -1;
-  return m->input_mutation[i] >= 0;
+  return m->input_mutation[i] >= 0 ||
+         (m->train.input_mutation && m->train.input_mutation[i] >= 0);
 }
 
 TGC_EXPORT int64_t tgc_model_num_state(const tgc_model *m) {
@@ -574,5 +689,10 @@ TGC_EXPORT int tgc_model_set_state(tgc_model *m, const char *name,
   const tgc_arg_sig *a = &m->sig.args[slot->arg];
   tgc_copy_strided(slot->data, NULL, tgc_dltensor_base(src), src->strides,
                    slot->sizes, a->rank, tgc_dtype_size(a->dtype));
+  /* The backward must not see a parameter the forward did not: values
+   * saved by reference to this state are no longer valid. */
+  for (uint32_t i = 0; i < m->sig.num_saved; ++i)
+    if (m->sig.saved[i].arg == slot->arg)
+      tgc_train_drop_pending(m);
   return 0;
 }

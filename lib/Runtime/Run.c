@@ -8,21 +8,22 @@
 
 /*===--- Scratch ----------------------------------------------------------===*/
 
-/* Words of a rank-r memref descriptor: allocated, aligned, offset, sizes,
- * strides. */
-static size_t descriptor_words(uint32_t rank) { return 3 + 2 * (size_t)rank; }
+size_t tgc_descriptor_words(uint32_t rank) { return 3 + 2 * (size_t)rank; }
 
 int tgc_run_scratch_init(tgc_model *m) {
   tgc_run_scratch *run = &m->run;
   const tgc_signature *sig = &m->sig;
   size_t words = 0, result_dims = 0;
   for (uint32_t i = 0; i < sig->num_args; ++i)
-    words += descriptor_words(sig->args[i].rank);
+    words += tgc_descriptor_words(sig->args[i].rank);
   for (uint32_t i = 0; i < sig->num_results; ++i) {
-    words += descriptor_words(sig->results[i].rank);
+    words += tgc_descriptor_words(sig->results[i].rank);
     result_dims += sig->results[i].rank;
   }
-  size_t slots = (size_t)sig->num_args + sig->num_results + 1;
+  /* Saved values the forward writes are extra results. */
+  for (uint32_t i = 0; i < sig->num_saved; ++i)
+    words += tgc_descriptor_words(sig->saved[i].rank);
+  size_t slots = (size_t)sig->num_args + sig->num_results + sig->num_saved + 1;
   size_t results = (size_t)sig->num_results + 1;
   size_t inputs = (size_t)m->num_inputs + 1;
   run->packed_args = calloc(slots, sizeof *run->packed_args);
@@ -348,78 +349,93 @@ static void release_run(tgc_model *m) {
     free(run->input_packed[i]);
     run->input_packed[i] = NULL;
   }
-  for (uint32_t r = 0; r < m->sig.num_results; ++r) {
-    if (run->result_managed[r])
-      run->result_managed[r]->deleter(run->result_managed[r]);
-    else if (m->sig.results[r].kind == TGC_RESULT_USER_INPUT_MUTATION)
-      free(run->result_data[r]);
-    run->result_managed[r] = NULL;
-    run->result_data[r] = NULL;
-  }
+  for (uint32_t r = 0; r < m->sig.num_results; ++r)
+    tgc_result_buffer_free(&m->sig.results[r], &run->result_data[r],
+                           &run->result_managed[r]);
 }
 
-static int allocate_result(tgc_model *m, uint32_t r) {
-  const tgc_result_sig *res = &m->sig.results[r];
-  tgc_run_scratch *run = &m->run;
-  size_t nbytes = run->result_nbytes[r];
+int tgc_result_buffer(tgc_model *m, const tgc_result_sig *res,
+                      const int64_t *sizes, size_t nbytes, void **data,
+                      DLManagedTensor **managed) {
   if (res->kind == TGC_RESULT_BUFFER_MUTATION) {
-    run->result_data[r] = m->state[m->arg_state[res->target]].spare;
+    *data = m->state[m->arg_state[res->target]].spare;
     return 0;
   }
   if (res->kind == TGC_RESULT_USER_INPUT_MUTATION) {
-    run->result_data[r] = tgc_aligned_alloc(nbytes);
-    return run->result_data[r] == NULL;
+    *data = tgc_aligned_alloc(nbytes);
+    return *data == NULL;
   }
-  run->result_managed[r] = tgc_managed_tensor_new(
-      res->dtype, run->result_sizes + run->result_sizes_at[r], res->rank,
-      nbytes);
-  if (!run->result_managed[r])
+  *managed = tgc_managed_tensor_new(res->dtype, sizes, res->rank, nbytes);
+  if (!*managed)
     return 1;
-  run->result_data[r] = run->result_managed[r]->dl_tensor.data;
+  *data = (*managed)->dl_tensor.data;
   return 0;
 }
 
-/* Passes an input as is when it is contiguous and element-aligned, else
- * packs a contiguous copy (generated code assumes row-major layout). */
-static int prepare_input(tgc_model *m, uint32_t i, const DLTensor *t) {
+void tgc_result_buffer_free(const tgc_result_sig *res, void **data,
+                            DLManagedTensor **managed) {
+  if (*managed)
+    (*managed)->deleter(*managed);
+  else if (res->kind == TGC_RESULT_USER_INPUT_MUTATION)
+    free(*data);
+  *managed = NULL;
+  *data = NULL;
+}
+
+void tgc_apply_mutation(tgc_model *m, const tgc_result_sig *res, void *data,
+                        const DLTensor *input) {
+  if (res->kind == TGC_RESULT_BUFFER_MUTATION) {
+    tgc_state_slot *state = &m->state[m->arg_state[res->target]];
+    state->spare = state->data;
+    state->data = data;
+  } else if (res->kind == TGC_RESULT_USER_INPUT_MUTATION) {
+    tgc_copy_strided(tgc_dltensor_base(input), input->strides, data, NULL,
+                     input->shape, res->rank, tgc_dtype_size(res->dtype));
+  }
+}
+
+int tgc_contiguous_data(const DLTensor *t, void **data, void **packed) {
   size_t elem_size = tgc_dtype_size(t->dtype);
   char *base = tgc_dltensor_base(t);
-  m->run.input_data[i] = base;
+  *data = base;
   if (tgc_dltensor_is_contiguous(t) && (uintptr_t)base % elem_size == 0)
     return 0;
   size_t nbytes;
   tgc_nbytes(t->shape, (uint32_t)t->ndim, elem_size, &nbytes);
-  char *packed = tgc_aligned_alloc(nbytes);
-  if (!packed)
+  *packed = tgc_aligned_alloc(nbytes);
+  if (!*packed)
     return 1;
-  tgc_copy_strided(packed, NULL, base, t->strides, t->shape, (uint32_t)t->ndim,
+  tgc_copy_strided(*packed, NULL, base, t->strides, t->shape, (uint32_t)t->ndim,
                    elem_size);
-  m->run.input_packed[i] = packed;
-  m->run.input_data[i] = packed;
+  *data = *packed;
   return 0;
 }
 
 static int allocate_run(tgc_model *m, DLTensor *const *inputs) {
+  tgc_run_scratch *run = &m->run;
   for (uint32_t r = 0; r < m->sig.num_results; ++r)
-    if (allocate_result(m, r))
+    if (tgc_result_buffer(m, &m->sig.results[r],
+                          run->result_sizes + run->result_sizes_at[r],
+                          run->result_nbytes[r], &run->result_data[r],
+                          &run->result_managed[r]))
       return tgc_fail(m, "out of memory allocating results");
   for (uint32_t i = 0; i < m->num_inputs; ++i)
-    if (prepare_input(m, i, inputs[i]))
+    if (tgc_contiguous_data(inputs[i], &run->input_data[i],
+                            &run->input_packed[i]))
       return tgc_fail(m, "out of memory packing input '%s'",
                       input_sig(m, i)->name);
   return 0;
 }
 
-/* Writes a contiguous memref descriptor for `data` at `words`. */
-static int64_t *write_descriptor(int64_t *words, void *data,
-                                 const int64_t *sizes, uint32_t rank) {
+int64_t *tgc_write_descriptor(int64_t *words, void *data, const int64_t *sizes,
+                              uint32_t rank) {
   memcpy(&words[0], &data, sizeof data);
   memcpy(&words[1], &data, sizeof data);
   words[2] = 0;
   if (rank > 0)
     memcpy(words + 3, sizes, rank * sizeof *sizes);
   tgc_contiguous_strides(sizes, rank, words + 3 + rank);
-  return words + descriptor_words(rank);
+  return words + tgc_descriptor_words(rank);
 }
 
 static void build_descriptors(tgc_model *m, DLTensor *const *inputs) {
@@ -431,18 +447,27 @@ static void build_descriptors(tgc_model *m, DLTensor *const *inputs) {
     *slot++ = words;
     if (m->arg_state[i] >= 0) {
       const tgc_state_slot *state = &m->state[m->arg_state[i]];
-      words = write_descriptor(words, state->data, state->sizes, a->rank);
+      words = tgc_write_descriptor(words, state->data, state->sizes, a->rank);
     } else {
       int32_t input = m->arg_input[i];
-      words = write_descriptor(words, run->input_data[input],
-                               inputs[input]->shape, a->rank);
+      words = tgc_write_descriptor(words, run->input_data[input],
+                                   inputs[input]->shape, a->rank);
     }
   }
   for (uint32_t r = 0; r < m->sig.num_results; ++r) {
     *slot++ = words;
-    words = write_descriptor(words, run->result_data[r],
-                             run->result_sizes + run->result_sizes_at[r],
-                             m->sig.results[r].rank);
+    words = tgc_write_descriptor(words, run->result_data[r],
+                                 run->result_sizes + run->result_sizes_at[r],
+                                 m->sig.results[r].rank);
+  }
+  /* Then the saved values the forward writes, in saved order. */
+  for (uint32_t k = 0; k < m->sig.num_saved; ++k) {
+    if (m->sig.saved[k].arg != TGC_NO_TARGET)
+      continue;
+    *slot++ = words;
+    words = tgc_write_descriptor(words, m->train.call_data[k],
+                                 m->train.call_sizes + m->train.sizes_at[k],
+                                 m->sig.saved[k].rank);
   }
 }
 
@@ -453,16 +478,10 @@ static void commit_run(tgc_model *m, DLTensor *const *inputs,
   tgc_run_scratch *run = &m->run;
   for (uint32_t r = 0; r < m->sig.num_results; ++r) {
     const tgc_result_sig *res = &m->sig.results[r];
-    if (res->kind == TGC_RESULT_BUFFER_MUTATION) {
-      tgc_state_slot *state = &m->state[m->arg_state[res->target]];
-      void *old = state->data;
-      state->data = state->spare;
-      state->spare = old;
-    } else if (res->kind == TGC_RESULT_USER_INPUT_MUTATION) {
-      const DLTensor *t = inputs[m->arg_input[res->target]];
-      tgc_copy_strided(tgc_dltensor_base(t), t->strides, run->result_data[r],
-                       NULL, t->shape, res->rank, tgc_dtype_size(res->dtype));
-    }
+    const DLTensor *input = res->kind == TGC_RESULT_USER_INPUT_MUTATION
+                                ? inputs[m->arg_input[res->target]]
+                                : NULL;
+    tgc_apply_mutation(m, res, run->result_data[r], input);
   }
   for (uint32_t k = 0; k < m->num_outputs; ++k) {
     uint32_t r = m->output_results[k];
@@ -471,11 +490,11 @@ static void commit_run(tgc_model *m, DLTensor *const *inputs,
   }
 }
 
-TGC_EXPORT int tgc_model_run(tgc_model *m, DLTensor *const *inputs,
-                             int64_t num_inputs, DLManagedTensor **outputs,
-                             int64_t num_outputs) {
-  if (!m)
-    return 1;
+/* One call of the forward entry; `keep` keeps the saved values of a
+ * trainable model pending for the backward. */
+static int run_forward(tgc_model *m, DLTensor *const *inputs,
+                       int64_t num_inputs, DLManagedTensor **outputs,
+                       int64_t num_outputs, bool keep) {
   m->error[0] = '\0';
   for (int64_t k = 0; outputs && k < num_outputs; ++k)
     outputs[k] = NULL;
@@ -485,13 +504,42 @@ TGC_EXPORT int tgc_model_run(tgc_model *m, DLTensor *const *inputs,
   for (uint32_t r = 0; r < m->sig.num_results; ++r)
     if (compute_result_shape(m, r, inputs))
       return 1;
-  if (allocate_run(m, inputs)) {
+  if (allocate_run(m, inputs) || tgc_train_prepare_call(m)) {
     release_run(m);
+    tgc_train_release_call(m);
     return 1;
   }
   build_descriptors(m, inputs);
   m->desc->forward(m->run.packed_args);
   commit_run(m, inputs, outputs);
   release_run(m);
+  if (keep)
+    tgc_train_keep_call(m, inputs);
+  tgc_train_release_call(m);
   return 0;
+}
+
+TGC_EXPORT int tgc_model_run(tgc_model *m, DLTensor *const *inputs,
+                             int64_t num_inputs, DLManagedTensor **outputs,
+                             int64_t num_outputs) {
+  if (!m)
+    return 1;
+  return run_forward(m, inputs, num_inputs, outputs, num_outputs, false);
+}
+
+TGC_EXPORT int tgc_model_run_train(tgc_model *m, DLTensor *const *inputs,
+                                   int64_t num_inputs,
+                                   DLManagedTensor **outputs,
+                                   int64_t num_outputs) {
+  if (!m)
+    return 1;
+  m->error[0] = '\0';
+  for (int64_t k = 0; outputs && k < num_outputs; ++k)
+    outputs[k] = NULL;
+  if (!m->sig.has_backward)
+    return tgc_fail(m,
+                    "model '%s' is not trainable (compile it with "
+                    "`tgc compile --train`)",
+                    m->desc->name);
+  return run_forward(m, inputs, num_inputs, outputs, num_outputs, true);
 }

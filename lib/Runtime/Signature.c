@@ -12,6 +12,8 @@ enum {
   MIN_SYMBOL_BYTES = 4 + 8 + 8,
   MIN_ARG_BYTES = 3 + 4 + 4 + 8 + 8,
   MIN_RESULT_BYTES = 3 + 4 + 4 + 4,
+  MIN_SAVED_BYTES = 2 + 4 + 4,
+  TANGENT_BYTES = 4,
   MIN_EXPR_BYTES = 4,
   EXPR_OP_BYTES = 1 + 8,
 };
@@ -177,6 +179,12 @@ static void read_result(reader *r, tgc_result_sig *res) {
   res->sizes = read_sizes(r, &res->rank);
 }
 
+static void read_saved(reader *r, tgc_saved_sig *s) {
+  read_dtype(r, &s->dtype);
+  s->arg = read_u32(r, "saved value argument");
+  s->sizes = read_sizes(r, &s->rank);
+}
+
 static void read_header(reader *r) {
   const uint8_t *magic;
   if (!reader_take(r, 4, "missing magic", &magic))
@@ -205,6 +213,33 @@ static void *alloc_entries(reader *r, uint32_t count, size_t size) {
   return entries;
 }
 
+/* The saved values, tangents and backward results of a trainable model. */
+static void decode_backward(reader *r, tgc_signature *sig) {
+  sig->has_backward = true;
+  uint32_t num_saved = read_count(r, MIN_SAVED_BYTES, "saved value count");
+  sig->saved = alloc_entries(r, num_saved, sizeof *sig->saved);
+  if (sig->saved)
+    sig->num_saved = num_saved;
+  for (uint32_t i = 0; i < sig->num_saved && !r->failed; ++i)
+    read_saved(r, &sig->saved[i]);
+
+  uint32_t num_tangents = read_count(r, TANGENT_BYTES, "tangent count");
+  sig->tangents = alloc_entries(r, num_tangents, sizeof *sig->tangents);
+  if (sig->tangents)
+    sig->num_tangents = num_tangents;
+  for (uint32_t i = 0; i < sig->num_tangents && !r->failed; ++i)
+    sig->tangents[i] = read_u32(r, "tangent output");
+
+  uint32_t num_results =
+      read_count(r, MIN_RESULT_BYTES, "backward result count");
+  sig->backward_results =
+      alloc_entries(r, num_results, sizeof *sig->backward_results);
+  if (sig->backward_results)
+    sig->num_backward_results = num_results;
+  for (uint32_t i = 0; i < sig->num_backward_results && !r->failed; ++i)
+    read_result(r, &sig->backward_results[i]);
+}
+
 static void decode(reader *r, tgc_signature *sig) {
   read_header(r);
   uint32_t num_symbols = read_count(r, MIN_SYMBOL_BYTES, "symbol count");
@@ -228,8 +263,14 @@ static void decode(reader *r, tgc_signature *sig) {
   for (uint32_t i = 0; i < sig->num_results && !r->failed; ++i)
     read_result(r, &sig->results[i]);
 
+  uint8_t has_backward = read_u8(r, "backward flag");
+  if (!r->failed && has_backward > 1)
+    reader_fail(r, "backward flag is neither 0 nor 1");
+  if (!r->failed && has_backward)
+    decode_backward(r, sig);
+
   if (!r->failed && r->pos != r->size)
-    reader_fail(r, "trailing bytes after the last result");
+    reader_fail(r, "trailing bytes after the signature");
 }
 
 int tgc_signature_decode(const uint8_t *blob, uint64_t size, tgc_signature *sig,
@@ -268,8 +309,17 @@ void tgc_signature_free(tgc_signature *sig) {
     free(sig->results[i].name);
     free_sizes(sig->results[i].sizes, sig->results[i].rank);
   }
+  for (uint32_t i = 0; i < sig->num_saved; ++i)
+    free_sizes(sig->saved[i].sizes, sig->saved[i].rank);
+  for (uint32_t i = 0; i < sig->num_backward_results; ++i) {
+    free(sig->backward_results[i].name);
+    free_sizes(sig->backward_results[i].sizes, sig->backward_results[i].rank);
+  }
   free(sig->symbols);
   free(sig->args);
   free(sig->results);
+  free(sig->saved);
+  free(sig->tangents);
+  free(sig->backward_results);
   memset(sig, 0, sizeof *sig);
 }

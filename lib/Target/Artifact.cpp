@@ -141,27 +141,177 @@ static FailureOr<ResultKind> resultKind(StringAttr kind, Location loc) {
   return emitError(loc) << "unknown result kind '" << k << "'";
 }
 
-/// The model's single public function.
-static FailureOr<func::FuncOp> entryFunction(ModuleOp module) {
-  func::FuncOp entry;
-  for (auto func : module.getOps<func::FuncOp>()) {
-    if (func.isPrivate() || func.isExternal())
-      continue;
-    if (entry)
-      return module.emitError("the program has more than one entry function");
-    entry = func;
+namespace {
+/// The entry functions of a model: `@forward` and, for a trainable model,
+/// `@backward` (docs/training.md).
+struct Entries {
+  func::FuncOp forward;
+  func::FuncOp backward;
+};
+} // namespace
+
+/// A trainable model has public `@forward` and `@backward`; any other model has
+/// exactly one public function.
+static FailureOr<Entries> entryFunctions(ModuleOp module) {
+  Entries entries;
+  SmallVector<func::FuncOp> publicFuncs;
+  for (auto func : module.getOps<func::FuncOp>())
+    if (!func.isPrivate() && !func.isExternal())
+      publicFuncs.push_back(func);
+  for (func::FuncOp func : publicFuncs)
+    if (func.getSymName() == "backward")
+      entries.backward = func;
+  if (entries.backward) {
+    for (func::FuncOp func : publicFuncs) {
+      if (func == entries.backward)
+        continue;
+      if (func.getSymName() != "forward")
+        return func.emitError("a trainable program has only @forward and @backward as "
+                              "entry functions");
+      entries.forward = func;
+    }
+    if (!entries.forward)
+      return entries.backward.emitError("@backward without a @forward");
+    return entries;
   }
-  if (!entry)
+  if (publicFuncs.size() > 1)
+    return module.emitError("the program has more than one entry function");
+  if (publicFuncs.empty())
     return module.emitError("the program has no entry function");
-  return entry;
+  entries.forward = publicFuncs.front();
+  return entries;
+}
+
+static StringRef kindOf(func::FuncOp func, unsigned index, bool result) {
+  auto kind = result ? func.getResultAttrOfType<StringAttr>(index, attr::kKind)
+                     : func.getArgAttrOfType<StringAttr>(index, attr::kKind);
+  return kind ? kind.getValue() : StringRef();
+}
+
+/// Reads a value tensor's dtype and sizes.
+static LogicalResult tensorInfo(Type type, Location loc, const Twine &what, DType &dtype,
+                                std::vector<SizeExpr> &sizes) {
+  auto tensor = llvm::dyn_cast<ValueTensorType>(type);
+  if (!tensor)
+    return emitError(loc) << what << " must be a value tensor, got " << type;
+  FailureOr<DType> d = toDType(tensor.getDtype(), loc);
+  if (failed(d))
+    return failure();
+  dtype = *d;
+  sizes = toSizes(llvm::cast<BaseTensorType>(tensor));
+  return success();
+}
+
+/// The index of the argument named `name`, or kNoTarget.
+static uint32_t argIndex(const ModelSignature &signature, StringRef name) {
+  for (auto [j, arg] : llvm::enumerate(signature.args))
+    if (arg.name == name)
+      return j;
+  return kNoTarget;
+}
+
+/// Reads a mutation or gradient result's target.
+static LogicalResult readTarget(func::FuncOp func, unsigned i, const ModelSignature &signature,
+                                ResultInfo &info) {
+  auto target = func.getResultAttrOfType<StringAttr>(i, attr::kTarget);
+  if (!target)
+    return func.emitError() << "result #" << i << " of @" << func.getSymName()
+                            << " names no target";
+  info.name = target.str();
+  info.target = argIndex(signature, info.name);
+  if (info.target == kNoTarget)
+    return func.emitError() << "result #" << i << " of @" << func.getSymName()
+                            << " targets unknown '" << info.name << "'";
+  return success();
+}
+
+/// The saved values of @forward's results, in order; a parameter or constant
+/// argument returned as is becomes a by-reference saved value.
+static LogicalResult readSavedResult(func::FuncOp func, unsigned i, ModelSignature &signature,
+                                     BackwardInfo &backward) {
+  SavedInfo saved;
+  if (failed(tensorInfo(func.getResultTypes()[i], func.getLoc(),
+                        "saved result #" + Twine(i), saved.dtype, saved.sizes)))
+    return failure();
+  Operation *terminator = func.getBody().front().getTerminator();
+  if (auto arg = llvm::dyn_cast<BlockArgument>(terminator->getOperand(i))) {
+    ArgKind kind = signature.args[arg.getArgNumber()].kind;
+    if (kind == ArgKind::Parameter || kind == ArgKind::Constant)
+      saved.arg = arg.getArgNumber();
+  }
+  backward.saved.push_back(std::move(saved));
+  return success();
+}
+
+/// The saved values and tangents @backward takes and the gradients and
+/// mutations it returns.
+static LogicalResult readBackward(func::FuncOp func, ModelSignature &signature,
+                                  BackwardInfo &backward,
+                                  ArrayRef<unsigned> userOutputResults,
+                                  ArrayRef<Type> savedTypes) {
+  unsigned numArgs = func.getNumArguments(), numSaved = savedTypes.size();
+  if (numArgs < numSaved)
+    return func.emitError() << "@backward takes " << numArgs << " arguments but @forward saves "
+                            << numSaved << " values";
+  for (unsigned i = 0; i < numArgs; ++i) {
+    Location loc = func.getArgument(i).getLoc();
+    StringRef kind = kindOf(func, i, /*result=*/false);
+    Type type = func.getArgument(i).getType();
+    if (i < numSaved) {
+      if (kind != "saved")
+        return emitError(loc) << "argument #" << i
+                              << " of @backward must be saved value #" << i;
+      if (type != savedTypes[i])
+        return emitError(loc) << "saved value #" << i << " is " << savedTypes[i]
+                              << " in @forward but " << type << " in @backward";
+      continue;
+    }
+    if (kind != "tangent")
+      return emitError(loc) << "argument #" << i
+                            << " of @backward must be a tangent (saved values come first)";
+    auto output = func.getArgAttrOfType<IntegerAttr>(i, "tgc.output");
+    if (!output || output.getInt() < 0 ||
+        uint64_t(output.getInt()) >= userOutputResults.size())
+      return emitError(loc) << "tangent argument #" << i
+                            << " needs tgc.output, the index of a user output";
+    backward.tangents.push_back(uint32_t(output.getInt()));
+  }
+  for (unsigned i = 0, e = func.getNumResults(); i < e; ++i) {
+    ResultInfo info;
+    StringRef kind = kindOf(func, i, /*result=*/true);
+    if (kind == "gradient")
+      info.kind = ResultKind::Gradient;
+    else if (kind == "buffer_mutation")
+      info.kind = ResultKind::BufferMutation;
+    else if (kind == "user_input_mutation")
+      info.kind = ResultKind::UserInputMutation;
+    else
+      return func.emitError() << "result #" << i << " of @backward has kind '" << kind
+                              << "': expected gradient, buffer_mutation or user_input_mutation";
+    if (failed(tensorInfo(func.getResultTypes()[i], func.getLoc(),
+                          "result #" + Twine(i) + " of @backward", info.dtype, info.sizes)) ||
+        failed(readTarget(func, i, signature, info)))
+      return failure();
+    if (info.kind == ResultKind::Gradient) {
+      const ArgInfo &target = signature.args[info.target];
+      if (target.kind == ArgKind::UserInput) {
+        unsigned input = 0;
+        for (unsigned j = 0; j < info.target; ++j)
+          input += signature.args[j].kind == ArgKind::UserInput;
+        info.name = "input." + std::to_string(input);
+      }
+    }
+    backward.results.push_back(std::move(info));
+  }
+  return success();
 }
 
 FailureOr<ModelSignature> tgc::extractSignature(ModuleOp module, StringRef name,
                                                 std::string &weights) {
-  FailureOr<func::FuncOp> entry = entryFunction(module);
-  if (failed(entry))
+  FailureOr<Entries> entries = entryFunctions(module);
+  if (failed(entries))
     return failure();
-  func::FuncOp func = *entry;
+  func::FuncOp func = entries->forward;
   ModelSignature signature;
   signature.name = name.str();
   if (auto symbols = module->getAttrOfType<ArrayAttr>(TgcDialect::kSymbolsAttrName))
@@ -177,20 +327,14 @@ FailureOr<ModelSignature> tgc::extractSignature(ModuleOp module, StringRef name,
   for (BlockArgument arg : func.getArguments()) {
     unsigned i = arg.getArgNumber();
     Location loc = arg.getLoc();
-    auto type = llvm::dyn_cast<ValueTensorType>(arg.getType());
-    if (!type)
-      return emitError(loc) << "argument #" << i << " must be a value tensor, got "
-                            << arg.getType();
     ArgInfo info;
     FailureOr<ArgKind> kind = argKind(func.getArgAttrOfType<StringAttr>(i, attr::kKind), loc);
-    FailureOr<DType> dtype = toDType(type.getDtype(), loc);
-    if (failed(kind) || failed(dtype))
+    if (failed(kind) ||
+        failed(tensorInfo(arg.getType(), loc, "argument #" + Twine(i), info.dtype, info.sizes)))
       return failure();
     info.kind = *kind;
-    info.dtype = *dtype;
     auto argName = func.getArgAttrOfType<StringAttr>(i, attr::kName);
     info.name = argName ? argName.str() : "input." + std::to_string(i);
-    info.sizes = toSizes(llvm::cast<BaseTensorType>(type));
     if (info.kind != ArgKind::UserInput) {
       auto ref = func.getArgAttrOfType<FlatSymbolRefAttr>(i, attr::kGlobal);
       auto global = ref ? table.lookup<GlobalOp>(ref.getValue()) : GlobalOp();
@@ -203,34 +347,50 @@ FailureOr<ModelSignature> tgc::extractSignature(ModuleOp module, StringRef name,
     }
     signature.args.push_back(std::move(info));
   }
+  BackwardInfo backward;
+  SmallVector<unsigned> userOutputResults;
+  SmallVector<Type> savedTypes;
   for (unsigned i = 0, e = func.getNumResults(); i < e; ++i) {
     Location loc = func.getLoc();
-    auto type = llvm::dyn_cast<ValueTensorType>(func.getResultTypes()[i]);
-    if (!type)
-      return emitError(loc) << "result #" << i << " must be a value tensor";
+    if (entries->backward && kindOf(func, i, /*result=*/true) == "saved") {
+      savedTypes.push_back(func.getResultTypes()[i]);
+      if (failed(readSavedResult(func, i, signature, backward)))
+        return failure();
+      continue;
+    }
     ResultInfo info;
     FailureOr<ResultKind> kind =
         resultKind(func.getResultAttrOfType<StringAttr>(i, attr::kKind), loc);
-    FailureOr<DType> dtype = toDType(type.getDtype(), loc);
-    if (failed(kind) || failed(dtype))
+    if (failed(kind) || failed(tensorInfo(func.getResultTypes()[i], loc,
+                                          "result #" + Twine(i), info.dtype, info.sizes)))
       return failure();
     info.kind = *kind;
-    info.dtype = *dtype;
-    info.sizes = toSizes(llvm::cast<BaseTensorType>(type));
     info.name = "output." + std::to_string(i);
-    if (info.kind != ResultKind::UserOutput) {
-      auto target = func.getResultAttrOfType<StringAttr>(i, attr::kTarget);
-      if (!target)
-        return emitError(loc) << "mutation result #" << i << " names no target";
-      info.name = target.str();
-      for (auto [j, arg] : llvm::enumerate(signature.args))
-        if (arg.name == info.name)
-          info.target = j;
-      if (info.target == kNoTarget)
-        return emitError(loc) << "mutation result #" << i << " targets unknown '"
-                              << info.name << "'";
+    if (info.kind == ResultKind::UserOutput) {
+      userOutputResults.push_back(i);
+    } else if (failed(readTarget(func, i, signature, info))) {
+      return failure();
     }
     signature.results.push_back(std::move(info));
+  }
+  if (entries->backward) {
+    if (failed(readBackward(entries->backward, signature, backward, userOutputResults,
+                            savedTypes)))
+      return failure();
+    // A tangent has its output's type.
+    for (auto [i, output] : llvm::enumerate(backward.tangents)) {
+      unsigned forwardResult = userOutputResults[output];
+      Type tangentType = entries->backward.getArgument(savedTypes.size() + i).getType();
+      if (tangentType != func.getResultTypes()[forwardResult])
+        return entries->backward.emitError()
+               << "tangent #" << i << " is " << tangentType << " but user output #" << output
+               << " is " << func.getResultTypes()[forwardResult];
+    }
+    if (auto count = module->getAttrOfType<IntegerAttr>("tgc.saved_count"))
+      backward.savedCount = count.getInt();
+    if (auto bytes = module->getAttrOfType<IntegerAttr>("tgc.saved_bytes"))
+      backward.savedBytes = bytes.getInt();
+    signature.backward = std::move(backward);
   }
   std::string problem = verifySignature(signature);
   if (!problem.empty())
@@ -242,20 +402,72 @@ FailureOr<ModelSignature> tgc::extractSignature(ModuleOp module, StringRef name,
 // Lowering and code generation
 //===----------------------------------------------------------------------===//
 
-/// Runs the pipeline's phases after decomposition, with the entry function renamed
-/// `<name>_forward` and given a C interface.
-static LogicalResult lowerToLLVMDialect(ModuleOp module, func::FuncOp entry, StringRef name) {
+/// Drops the saved results of `forward` that are parameters or constants
+/// returned as is: the backward reads those in place (docs/abi.md), so the
+/// forward entry does not copy them.
+static void dropReferenceSaved(func::FuncOp forward, const BackwardInfo &backward) {
+  llvm::BitVector erase(forward.getNumResults());
+  unsigned saved = 0;
+  for (unsigned i = 0, e = forward.getNumResults(); i < e; ++i)
+    if (kindOf(forward, i, /*result=*/true) == "saved" &&
+        backward.saved[saved++].arg != kNoTarget)
+      erase.set(i);
+  Operation *terminator = forward.getBody().front().getTerminator();
+  for (int i = int(erase.size()) - 1; i >= 0; --i)
+    if (erase.test(i))
+      terminator->eraseOperand(i);
+  (void)forward.eraseResults(erase);
+}
+
+/// Appends to `backward` one `!tgc.vtensor<[sK], i8>` argument per size symbol,
+/// which the runtime passes without data: lowering binds each symbol from the
+/// first argument dimension that is exactly that symbol, and the backward's
+/// results may use a symbol that no saved value or tangent has (docs/abi.md).
+static LogicalResult addSymbolArguments(func::FuncOp backward, unsigned numSymbols) {
+  MLIRContext *ctx = backward.getContext();
+  for (unsigned s = 0; s < numSymbols; ++s) {
+    TensorMeta meta;
+    meta.sizes = {getAffineSymbolExpr(s, ctx)};
+    meta.dtype = IntegerType::get(ctx, 8);
+    Type type = BaseTensorType::get(ctx, /*isRef=*/false, meta);
+    if (failed(backward.insertArgument(backward.getNumArguments(), type, DictionaryAttr(),
+                                       backward.getLoc())))
+      return failure();
+  }
+  return success();
+}
+
+/// Prepares an entry for translation: the signature has been read and what
+/// remains of it would only confuse translation; the function is renamed
+/// `<name>_<entry>` and gets a C interface.
+static void prepareEntry(func::FuncOp func, StringRef name, StringRef entry) {
+  func.setAllArgAttrs(ArrayRef<DictionaryAttr>{});
+  func.setAllResultAttrs(ArrayRef<DictionaryAttr>{});
+  func.setSymName((name + "_" + entry).str());
+  func->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(), UnitAttr::get(func.getContext()));
+}
+
+/// Runs the pipeline's phases after decomposition (after the partition for a
+/// trainable model) on the entry functions.
+static LogicalResult lowerToLLVMDialect(ModuleOp module, const Entries &entries,
+                                        const ModelSignature &signature, StringRef name) {
   for (auto global : llvm::make_early_inc_range(module.getOps<GlobalOp>()))
     global.erase();
-  // The signature has been read; what remains of it would only confuse translation.
-  entry.setAllArgAttrs(ArrayRef<DictionaryAttr>{});
-  entry.setAllResultAttrs(ArrayRef<DictionaryAttr>{});
+  if (entries.backward) {
+    dropReferenceSaved(entries.forward, *signature.backward);
+    if (failed(addSymbolArguments(entries.backward, signature.symbols.size())))
+      return failure();
+  }
+  prepareEntry(entries.forward, name, "forward");
+  if (entries.backward)
+    prepareEntry(entries.backward, name, "backward");
   module->removeAttr(TgcDialect::kSymbolsAttrName);
-  entry.setSymName((name + "_forward").str());
-  entry->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(), UnitAttr::get(module.getContext()));
+  module->removeAttr("tgc.saved_count");
+  module->removeAttr("tgc.saved_bytes");
   PassManager pm(module.getContext());
   PipelineOptions options;
-  options.startAfter = Phase::Decompose;
+  options.train = bool(entries.backward);
+  options.startAfter = entries.backward ? Phase::Partition : Phase::Decompose;
   options.compileTo = Phase::LLVM;
   buildPipeline(pm, options);
   return pm.run(module);
@@ -270,38 +482,56 @@ static llvm::GlobalVariable *addBlob(llvm::Module &m, StringRef data, const llvm
   return global;
 }
 
-/// Adds the packed entry, the model descriptor and `<name>_create` to `m`.
-static LogicalResult addModelInterface(llvm::Module &m, StringRef name, StringRef signatureBlob,
-                                       StringRef weights) {
+/// Adds `void tgc_entry_<entry>(void **args)`, the runtime's calling
+/// convention: it loads each descriptor pointer and calls the C interface of
+/// `<name>_<entry>`. Null if the lowered module has no such function.
+static llvm::Function *addPackedEntry(llvm::Module &m, StringRef name, StringRef entryName) {
   llvm::LLVMContext &ctx = m.getContext();
-  llvm::Function *forward = m.getFunction(("_mlir_ciface_" + name + "_forward").str());
-  if (!forward)
-    return failure();
+  llvm::Function *target = m.getFunction(("_mlir_ciface_" + name + "_" + entryName).str());
+  if (!target)
+    return nullptr;
+  llvm::Type *ptr = llvm::PointerType::get(ctx, 0);
+  auto *entry = llvm::Function::Create(
+      llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr}, false),
+      llvm::GlobalValue::InternalLinkage, "tgc_entry_" + entryName, m);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", entry));
+  SmallVector<llvm::Value *> args;
+  for (unsigned i = 0, e = target->arg_size(); i < e; ++i)
+    args.push_back(b.CreateLoad(ptr, b.CreateConstInBoundsGEP1_64(ptr, entry->getArg(0), i)));
+  b.CreateCall(target, args);
+  b.CreateRetVoid();
+  return entry;
+}
+
+/// Adds the packed entries, the model descriptor and `<name>_create` to `m`.
+static LogicalResult addModelInterface(llvm::Module &m, StringRef name, StringRef signatureBlob,
+                                       StringRef weights, bool trainable, Location loc) {
+  llvm::LLVMContext &ctx = m.getContext();
   llvm::Type *ptr = llvm::PointerType::get(ctx, 0);
   llvm::Type *i64 = llvm::Type::getInt64Ty(ctx);
   llvm::Type *i32 = llvm::Type::getInt32Ty(ctx);
-
-  // void <name>_entry(void **args): the runtime's calling convention.
-  auto *entry = llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getVoidTy(ctx),
-                                                               {ptr}, false),
-                                       llvm::GlobalValue::InternalLinkage, name + "_entry", m);
-  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", entry));
-  SmallVector<llvm::Value *> args;
-  for (unsigned i = 0, e = forward->arg_size(); i < e; ++i)
-    args.push_back(b.CreateLoad(ptr, b.CreateConstInBoundsGEP1_64(ptr, entry->getArg(0), i)));
-  b.CreateCall(forward, args);
-  b.CreateRetVoid();
+  llvm::Function *forward = addPackedEntry(m, name, "forward");
+  if (!forward)
+    return emitError(loc) << "the lowered module has no entry " << name << "_forward";
+  llvm::Constant *backward = llvm::ConstantPointerNull::get(llvm::PointerType::get(ctx, 0));
+  if (trainable) {
+    llvm::Function *entry = addPackedEntry(m, name, "backward");
+    if (!entry)
+      return emitError(loc) << "the lowered module has no entry " << name << "_backward";
+    backward = entry;
+  }
 
   std::string nameBytes = name.str();
   nameBytes.push_back('\0');
   llvm::GlobalVariable *nameGlobal = addBlob(m, nameBytes, name + "_name");
   llvm::GlobalVariable *sigGlobal = addBlob(m, signatureBlob, name + "_signature");
   llvm::GlobalVariable *weightsGlobal = addBlob(m, weights, name + "_weights");
-  auto *descType = llvm::StructType::get(ctx, {i64, ptr, ptr, i64, ptr, i64, ptr});
+  // tgc_model_desc (TGC_ABI_VERSION 2): { i64, ptr, ptr, i64, ptr, i64, ptr, ptr }.
+  auto *descType = llvm::StructType::get(ctx, {i64, ptr, ptr, i64, ptr, i64, ptr, ptr});
   llvm::Constant *desc = llvm::ConstantStruct::get(
-      descType, {llvm::ConstantInt::get(i64, 1), nameGlobal, sigGlobal,
+      descType, {llvm::ConstantInt::get(i64, 2), nameGlobal, sigGlobal,
                  llvm::ConstantInt::get(i64, signatureBlob.size()), weightsGlobal,
-                 llvm::ConstantInt::get(i64, weights.size()), entry});
+                 llvm::ConstantInt::get(i64, weights.size()), forward, backward});
   auto *descGlobal = new llvm::GlobalVariable(m, descType, true, llvm::GlobalValue::PrivateLinkage,
                                               desc, name + "_desc");
 
@@ -382,8 +612,10 @@ LogicalResult tgc::emitArtifact(ModuleOp module, const ArtifactOptions &options)
   FailureOr<ModelSignature> signature = extractSignature(module, options.name, weights);
   if (failed(signature))
     return failure();
-  FailureOr<func::FuncOp> entry = entryFunction(module);
-  if (failed(lowerToLLVMDialect(module, *entry, options.name)))
+  if (options.report)
+    *options.report << writeTrainingReport(*signature);
+  FailureOr<Entries> entries = entryFunctions(module);
+  if (failed(entries) || failed(lowerToLLVMDialect(module, *entries, *signature, options.name)))
     return failure();
 
   registerBuiltinDialectTranslation(*module->getContext());
@@ -399,8 +631,8 @@ LogicalResult tgc::emitArtifact(ModuleOp module, const ArtifactOptions &options)
   llvmModule->setDataLayout(tm->createDataLayout());
   llvmModule->setTargetTriple(tm->getTargetTriple());
   if (failed(addModelInterface(*llvmModule, options.name, encodeSignatureBlob(*signature),
-                               weights)))
-    return emitError(loc) << "the lowered module has no entry " << options.name << "_forward";
+                               weights, signature->backward.has_value(), loc)))
+    return failure();
   if (llvm::Error err = makeOptimizingTransformer(3, 0, tm.get())(llvmModule.get()))
     return emitError(loc) << "LLVM optimization failed: " << llvm::toString(std::move(err));
 

@@ -15,7 +15,7 @@
 using namespace tgc;
 
 namespace {
-constexpr uint32_t kSignatureVersion = 1;
+constexpr uint32_t kSignatureVersion = 2;
 constexpr uint32_t kMaxRank = 64;
 constexpr uint64_t kWeightsAlignment = 64;
 } // namespace
@@ -419,6 +419,8 @@ const char *resultKindName(ResultKind kind) {
     return "new value of buffer";
   case ResultKind::UserInputMutation:
     return "new value of input";
+  case ResultKind::Gradient:
+    return "gradient of";
   }
   return "result";
 }
@@ -430,7 +432,7 @@ public:
 
   std::string run() {
     (void)(verifyName() && verifySymbols() && verifyArgs() && verifyResults() &&
-           verifyUniqueNames() && verifyBindable());
+           verifyUniqueNames() && verifyBackward() && verifyBindable());
     return problem;
   }
 
@@ -517,10 +519,13 @@ private:
     if (result.target >= sig.args.size())
       return fail(what, result.name, "target argument out of range");
     const ArgInfo &target = sig.args[result.target];
-    ArgKind expected = result.kind == ResultKind::BufferMutation
-                           ? ArgKind::Buffer
-                           : ArgKind::UserInput;
-    if (target.kind != expected)
+    bool kindOk = result.kind == ResultKind::BufferMutation
+                      ? target.kind == ArgKind::Buffer
+                  : result.kind == ResultKind::UserInputMutation
+                      ? target.kind == ArgKind::UserInput
+                      : target.kind == ArgKind::Parameter ||
+                            target.kind == ArgKind::UserInput;
+    if (!kindOk)
       return fail(what, result.name, "target argument has the wrong kind");
     if (target.dtype != result.dtype ||
         target.sizes.size() != result.sizes.size())
@@ -535,7 +540,8 @@ private:
     std::set<uint32_t> rewritten;
     for (const ResultInfo &result : sig.results) {
       if (result.kind > ResultKind::UserInputMutation)
-        return fail("result", result.name, "unknown kind");
+        return fail("result", result.name,
+                    "unknown kind for a result of the forward entry");
       if (!verifyTensor(resultKindName(result.kind), result.name, result.dtype,
                         result.sizes) ||
           !verifyTarget(result, rewritten))
@@ -550,6 +556,57 @@ private:
       auto &seen = arg.kind == ArgKind::UserInput ? inputs : state;
       if (!seen.insert(arg.name).second)
         return fail(argKindName(arg.kind), arg.name, "the name is used twice");
+    }
+    return true;
+  }
+
+  /// Saved values match what they refer to, tangents name distinct user
+  /// outputs in order, and backward results are gradients of parameters or
+  /// user inputs, or mutations (each target at most once per entry).
+  bool verifyBackward() {
+    if (!sig.backward)
+      return true;
+    const BackwardInfo &bw = *sig.backward;
+    for (size_t i = 0; i < bw.saved.size(); ++i) {
+      const SavedInfo &saved = bw.saved[i];
+      std::string name = "#" + std::to_string(i);
+      if (!verifyTensor("saved value", name, saved.dtype, saved.sizes))
+        return false;
+      if (saved.arg == kNoTarget)
+        continue;
+      if (saved.arg >= sig.args.size())
+        return fail("saved value", name, "argument out of range");
+      const ArgInfo &arg = sig.args[saved.arg];
+      if (arg.kind != ArgKind::Parameter && arg.kind != ArgKind::Constant)
+        return fail("saved value", name,
+                    "only parameters and constants are saved by reference");
+      if (arg.dtype != saved.dtype || !(arg.sizes == saved.sizes))
+        return fail("saved value", name,
+                    "dtype or shape differs from the argument it refers to");
+    }
+    size_t numOutputs = std::count_if(
+        sig.results.begin(), sig.results.end(),
+        [](const ResultInfo &r) { return r.kind == ResultKind::UserOutput; });
+    for (size_t i = 0; i < bw.tangents.size(); ++i) {
+      std::string name = "#" + std::to_string(i);
+      if (bw.tangents[i] >= numOutputs)
+        return fail("tangent", name, "user output out of range");
+      if (i > 0 && bw.tangents[i] <= bw.tangents[i - 1])
+        return fail("tangent", name,
+                    "user outputs are not in increasing order");
+    }
+    std::set<uint32_t> rewritten, differentiated;
+    for (const ResultInfo &result : bw.results) {
+      if (result.kind == ResultKind::UserOutput ||
+          result.kind > ResultKind::Gradient)
+        return fail("result", result.name,
+                    "unknown kind for a result of the backward entry");
+      if (!verifyTensor(resultKindName(result.kind), result.name, result.dtype,
+                        result.sizes) ||
+          !verifyTarget(result, result.kind == ResultKind::Gradient
+                                    ? differentiated
+                                    : rewritten))
+        return false;
     }
     return true;
   }
@@ -575,6 +632,16 @@ private:
         for (const SizeExpr &size : result.sizes)
           if (user.empty() && usesSymbol(size, s))
             user = result.name;
+      if (sig.backward) {
+        for (const SavedInfo &saved : sig.backward->saved)
+          for (const SizeExpr &size : saved.sizes)
+            if (user.empty() && usesSymbol(size, s))
+              user = "saved value";
+        for (const ResultInfo &result : sig.backward->results)
+          for (const SizeExpr &size : result.sizes)
+            if (user.empty() && usesSymbol(size, s))
+              user = result.name;
+      }
       if (!user.empty() && !bindable)
         return fail("symbol", sig.symbols[s].name,
                     "(used by '" + user +
@@ -623,6 +690,13 @@ public:
       }
     }
   }
+  void result(const ResultInfo &result) {
+    u8(uint8_t(result.kind));
+    dtype(result.dtype);
+    str(result.name);
+    u32(result.kind == ResultKind::UserOutput ? kNoTarget : result.target);
+    sizes(result.sizes);
+  }
   std::string take() { return std::move(bytes); }
 
 private:
@@ -658,13 +732,24 @@ std::string tgc::encodeSignatureBlob(const ModelSignature &signature) {
     w.u64(state ? arg.dataSize : 0);
   }
   w.u32(uint32_t(signature.results.size()));
-  for (const ResultInfo &result : signature.results) {
-    w.u8(uint8_t(result.kind));
-    w.dtype(result.dtype);
-    w.str(result.name);
-    w.u32(result.kind == ResultKind::UserOutput ? kNoTarget : result.target);
-    w.sizes(result.sizes);
+  for (const ResultInfo &result : signature.results)
+    w.result(result);
+  w.u8(signature.backward ? 1 : 0);
+  if (!signature.backward)
+    return w.take();
+  const BackwardInfo &bw = *signature.backward;
+  w.u32(uint32_t(bw.saved.size()));
+  for (const SavedInfo &saved : bw.saved) {
+    w.dtype(saved.dtype);
+    w.u32(saved.arg);
+    w.sizes(saved.sizes);
   }
+  w.u32(uint32_t(bw.tangents.size()));
+  for (uint32_t output : bw.tangents)
+    w.u32(output);
+  w.u32(uint32_t(bw.results.size()));
+  for (const ResultInfo &result : bw.results)
+    w.result(result);
   return w.take();
 }
 
@@ -706,12 +791,108 @@ static OrderedJson tensorJson(const std::string &name, DType dtype,
   return tensor;
 }
 
-/// Whether argument `index` is rewritten by some result.
+static bool isMutation(const ResultInfo &result) {
+  return result.kind == ResultKind::BufferMutation ||
+         result.kind == ResultKind::UserInputMutation;
+}
+
+/// Whether argument `index` is rewritten by some result of either entry.
 static bool isMutated(const ModelSignature &sig, size_t index) {
-  return std::any_of(
-      sig.results.begin(), sig.results.end(), [&](const ResultInfo &result) {
-        return result.kind != ResultKind::UserOutput && result.target == index;
-      });
+  auto rewrites = [&](const ResultInfo &result) {
+    return isMutation(result) && result.target == index;
+  };
+  return std::any_of(sig.results.begin(), sig.results.end(), rewrites) ||
+         (sig.backward && std::any_of(sig.backward->results.begin(),
+                                      sig.backward->results.end(), rewrites));
+}
+
+static OrderedJson mutationJson(const ModelSignature &signature,
+                                const ResultInfo &result) {
+  OrderedJson mutation;
+  mutation["kind"] =
+      result.kind == ResultKind::BufferMutation ? "buffer" : "user_input";
+  mutation["target"] = result.target < signature.args.size()
+                           ? signature.args[result.target].name
+                           : result.name;
+  return mutation;
+}
+
+/// The bytes of a tensor whose sizes are constants, if they are.
+static std::optional<int64_t>
+constantBytes(DType dtype, const std::vector<SizeExpr> &sizes) {
+  int64_t bytes = dtype.bits / 8;
+  for (const SizeExpr &size : sizes) {
+    if (!size.isConstant() || checkProgram(size.ops(), 0))
+      return std::nullopt;
+    try {
+      if (__builtin_mul_overflow(bytes, size.constantValue(), &bytes))
+        return std::nullopt;
+    } catch (const std::domain_error &) {
+      return std::nullopt;
+    }
+  }
+  return bytes;
+}
+
+/// The compile-time saved count and bytes: the partition's numbers when it
+/// recorded them, else counted here (bytes only when every shape is static).
+static std::pair<int64_t, std::optional<int64_t>>
+savedTotals(const BackwardInfo &bw) {
+  int64_t count = bw.savedCount >= 0 ? bw.savedCount : int64_t(bw.saved.size());
+  if (bw.savedBytes >= 0)
+    return {count, bw.savedBytes};
+  int64_t total = 0;
+  for (const SavedInfo &saved : bw.saved) {
+    std::optional<int64_t> bytes = constantBytes(saved.dtype, saved.sizes);
+    if (!bytes || __builtin_add_overflow(total, *bytes, &total))
+      return {count, std::nullopt};
+  }
+  return {count, total};
+}
+
+static void addTrainingJson(const ModelSignature &signature,
+                            OrderedJson &root) {
+  const BackwardInfo &bw = *signature.backward;
+  auto [count, bytes] = savedTotals(bw);
+  root["saved_count"] = count;
+  if (bytes)
+    root["saved_bytes"] = *bytes;
+  else
+    root["saved_bytes"] = nullptr;
+  OrderedJson saved = OrderedJson::array(), tangents = OrderedJson::array(),
+              gradients = OrderedJson::array(),
+              mutations = OrderedJson::array();
+  for (const SavedInfo &value : bw.saved) {
+    OrderedJson entry;
+    entry["dtype"] = dtypeName(value.dtype);
+    entry["shape"] = shapeJson(value.sizes, signature.symbols);
+    if (value.arg < signature.args.size())
+      entry["reference"] = signature.args[value.arg].name;
+    else
+      entry["reference"] = nullptr;
+    saved.push_back(std::move(entry));
+  }
+  for (uint32_t output : bw.tangents) {
+    OrderedJson entry;
+    entry["output"] = output;
+    tangents.push_back(std::move(entry));
+  }
+  for (const ResultInfo &result : bw.results) {
+    if (isMutation(result)) {
+      mutations.push_back(mutationJson(signature, result));
+      continue;
+    }
+    OrderedJson entry =
+        tensorJson(result.name, result.dtype, result.sizes, signature.symbols);
+    entry["target"] = result.target < signature.args.size()
+                          ? signature.args[result.target].name
+                          : result.name;
+    gradients.push_back(std::move(entry));
+  }
+  root["saved"] = std::move(saved);
+  root["tangents"] = std::move(tangents);
+  root["gradients"] = std::move(gradients);
+  root["backward_mutations"] = std::move(mutations);
 }
 
 std::string tgc::writeSignatureJson(const ModelSignature &signature) {
@@ -736,13 +917,7 @@ std::string tgc::writeSignatureJson(const ModelSignature &signature) {
                                    signature.symbols));
       continue;
     }
-    OrderedJson mutation;
-    mutation["kind"] =
-        result.kind == ResultKind::BufferMutation ? "buffer" : "user_input";
-    mutation["target"] = result.target < signature.args.size()
-                             ? signature.args[result.target].name
-                             : result.name;
-    mutations.push_back(std::move(mutation));
+    mutations.push_back(mutationJson(signature, result));
   }
   for (const SymbolInfo &symbol : signature.symbols) {
     OrderedJson entry;
@@ -756,24 +931,50 @@ std::string tgc::writeSignatureJson(const ModelSignature &signature) {
   }
   OrderedJson root;
   root["name"] = signature.name;
-  root["abi_version"] = 1;
+  root["abi_version"] = 2;
   root["inputs"] = std::move(inputs);
   root["outputs"] = std::move(outputs);
   root["state"] = std::move(state);
   root["symbols"] = std::move(symbols);
   root["mutations"] = std::move(mutations);
+  if (signature.backward)
+    addTrainingJson(signature, root);
   return root.dump(2) + "\n";
+}
+
+std::string tgc::writeTrainingReport(const ModelSignature &signature) {
+  if (!signature.backward)
+    return "saved count: 0\nsaved bytes: 0\n";
+  const BackwardInfo &bw = *signature.backward;
+  auto [count, bytes] = savedTotals(bw);
+  std::ostringstream out;
+  out << "saved count: " << count << "\n"
+      << "saved bytes: " << (bytes ? std::to_string(*bytes) : "unknown")
+      << "\n";
+  for (size_t i = 0; i < bw.saved.size(); ++i) {
+    const SavedInfo &saved = bw.saved[i];
+    out << "saved #" << i << ": " << dtypeName(saved.dtype) << "[";
+    for (size_t d = 0; d < saved.sizes.size(); ++d)
+      out << (d ? ", " : "")
+          << printSizeExpr(saved.sizes[d], signature.symbols);
+    out << "]";
+    if (saved.arg < signature.args.size())
+      out << " = " << argKindName(signature.args[saved.arg].kind) << " '"
+          << signature.args[saved.arg].name << "' (by reference)";
+    out << "\n";
+  }
+  return out.str();
 }
 
 //===----------------------------------------------------------------------===//
 // model.h
 //===----------------------------------------------------------------------===//
 
-/// The user API, identical to the TGC_MODEL_API_V1 block of
+/// The user API, identical to the TGC_MODEL_API_V2 block of
 /// include/tgc/Runtime/tgc_runtime.h (less the export attributes), so that
 /// several model headers and the runtime header can be included together.
-static const char *const kModelApi = R"(#ifndef TGC_MODEL_API_V1
-#define TGC_MODEL_API_V1
+static const char *const kModelApi = R"(#ifndef TGC_MODEL_API_V2
+#define TGC_MODEL_API_V2
 
 /* An instance of a compiled model (not thread-safe: one call at a time). */
 typedef struct tgc_model tgc_model;
@@ -808,7 +1009,27 @@ int tgc_model_state_shape(tgc_model *m, const char *name, int64_t *rank,
 int tgc_model_get_state(tgc_model *m, const char *name, DLTensor *dst);
 int tgc_model_set_state(tgc_model *m, const char *name, const DLTensor *src);
 
-#endif /* TGC_MODEL_API_V1 */
+/* Training (models compiled with --train). */
+int tgc_model_is_trainable(const tgc_model *m);
+/* run that keeps the saved values for one tgc_model_backward. */
+int tgc_model_run_train(tgc_model *m, DLTensor *const *inputs,
+                        int64_t num_inputs, DLManagedTensor **outputs,
+                        int64_t num_outputs);
+int64_t tgc_model_num_gradients(const tgc_model *m);
+/* The parameter fqn, or input.N for user input N. */
+const char *tgc_model_gradient_name(const tgc_model *m, int64_t i);
+/* One gradient per user output (NULL allowed where the output has none);
+   consumes the saved values and returns num_gradients new tensors. */
+int tgc_model_backward(tgc_model *m, DLTensor *const *grad_outputs,
+                       int64_t num_grad_outputs, DLManagedTensor **grads,
+                       int64_t num_grads);
+/* 1 if output i takes a gradient in backward, 0 if not, -1 out of range. */
+int tgc_model_output_has_gradient(const tgc_model *m, int64_t i);
+int64_t tgc_model_saved_count(const tgc_model *m);
+/* Bytes kept by the last run_train. */
+int64_t tgc_model_saved_bytes(const tgc_model *m);
+
+#endif /* TGC_MODEL_API_V2 */
 )";
 
 /// Text safe inside a C block comment.
@@ -858,6 +1079,7 @@ std::string tgc::writeModelHeader(const ModelSignature &signature) {
     anyMutated |= isMutated(signature, i);
   }
   bool anyOutput = false;
+  int anyGradient = 0;
   for (const ResultInfo &result : signature.results) {
     if (result.kind != ResultKind::UserOutput)
       continue;
@@ -876,6 +1098,16 @@ std::string tgc::writeModelHeader(const ModelSignature &signature) {
       out << symbol.max;
     out << "]\n";
   }
+  if (signature.backward)
+    for (const ResultInfo &result : signature.backward->results)
+      if (result.kind == ResultKind::Gradient)
+        out << (anyGradient++
+                    ? ""
+                    : "   Gradients (tgc_model_backward), in order:\n")
+            << "     "
+            << describeTensor(result.name, result.dtype, result.sizes,
+                              signature.symbols)
+            << "\n";
   if (anyMutated)
     out << "   Inputs marked 'updated in place' receive new values on each "
            "run.\n";

@@ -221,7 +221,8 @@ TEST_CASE("tgc run rejects files that are not loadable models", "[run]") {
             "error: " + options.inputsPath + ": cannot read: ", 0) == 0);
 }
 
-TEST_CASE("tgc run --train is rejected for ABI version 1 models", "[run]") {
+TEST_CASE("tgc run --train needs --grad-outputs and a trainable model",
+          "[run]") {
   TempDir dir;
   RunOptions options;
   options.soPath = TGC_TINY_MODEL_SO;
@@ -230,8 +231,25 @@ TEST_CASE("tgc run --train is rejected for ABI version 1 models", "[run]") {
   options.train = true;
   RunResult result = runCaptured(options);
   CHECK(result.status == 1);
-  CHECK(result.stderrText == "error: --train: model.so ABI version 1 has no "
-                             "training entry points\n");
+  CHECK(result.stderrText == "error: --train needs --grad-outputs (the "
+                             "gradient of each output, named output.N)\n");
+
+  options.train = false;
+  options.gradOutputsPath = dir.file("grads.safetensors");
+  result = runCaptured(options);
+  CHECK(result.status == 1);
+  CHECK(result.stderrText == "error: --grad-outputs needs --train\n");
+
+  SafetensorsFile inputs = tinyInputs("x", "y");
+  REQUIRE(llvm::toString(writeSafetensors(options.inputsPath, inputs)) == "");
+  REQUIRE(llvm::toString(writeSafetensors(options.gradOutputsPath, inputs)) ==
+          "");
+  options.train = true;
+  result = runCaptured(options);
+  CHECK(result.status == 1);
+  CHECK(result.stderrText ==
+        "error: --train: model 'tiny' is not trainable (compile it with "
+        "`tgc compile --train`)\n");
 }
 
 TEST_CASE("A model.so exports only the tgc_model API and <name>_create",

@@ -53,7 +53,8 @@ public:
             signature.size(),
             reinterpret_cast<const uint8_t *>(weights.data()),
             weights.size(),
-            entry};
+            entry,
+            nullptr};
     status = tgc_rt_create(&desc, &model);
   }
   ~Instance() { tgc_model_destroy(model); }
@@ -138,7 +139,8 @@ std::string createError(const std::string &signature,
                       signature.size(),
                       reinterpret_cast<const uint8_t *>(weights.data()),
                       weights.size(),
-                      tiny_forward};
+                      tiny_forward,
+                      nullptr};
   tgc_model *model = reinterpret_cast<tgc_model *>(&desc);
   int rc = tgc_rt_create(&desc, &model);
   if (rc == 0) {
@@ -491,7 +493,7 @@ TEST_CASE("Every truncation of a signature blob fails cleanly", "[runtime]") {
     CHECK(error.rfind("malformed signature blob: ", 0) == 0);
   }
   CHECK(createError(blob + "x", weights) ==
-        "malformed signature blob: trailing bytes after the last result (at "
+        "malformed signature blob: trailing bytes after the signature (at "
         "byte " +
             std::to_string(blob.size()) + " of " +
             std::to_string(blob.size() + 1) + ")");
@@ -516,14 +518,14 @@ TEST_CASE("A blob with a bad magic or version is rejected", "[runtime]") {
   std::string blob = encodeSignatureBlob(tinySignature(weights));
   std::string badMagic = blob, badVersion = blob;
   badMagic[0] = 'X';
-  badVersion[4] = 2;
+  badVersion[4] = 3;
   CHECK(createError(badMagic, weights) ==
         "malformed signature blob: bad magic (expected \"TGCS\") (at byte 0 "
         "of " +
             std::to_string(blob.size()) + ")");
   CHECK(createError(badVersion, weights)
-            .find("version 2 (this runtime "
-                  "reads 1)") != std::string::npos);
+            .find("version 3 (this runtime "
+                  "reads 2)") != std::string::npos);
 }
 
 TEST_CASE("Signatures the runtime cannot honour are rejected at creation",
@@ -590,12 +592,13 @@ TEST_CASE("A descriptor of another ABI version is rejected", "[runtime]") {
                       blob.size(),
                       reinterpret_cast<const uint8_t *>(weights.data()),
                       weights.size(),
-                      tiny_forward};
+                      tiny_forward,
+                      nullptr};
   tgc_model *model = nullptr;
   CHECK(tgc_rt_create(&desc, &model) != 0);
   CHECK(model == nullptr);
   CHECK(std::string(tgc_model_last_error(nullptr)) ==
-        "model ABI version 2 is not supported by this runtime (version 1)");
+        "model ABI version 3 is not supported by this runtime (version 2)");
 }
 
 //===----------------------------------------------------------------------===//

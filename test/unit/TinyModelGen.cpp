@@ -43,7 +43,7 @@ int main(int argc, char **argv) {
   c << "\nstatic const tgc_model_desc desc = {\n"
     << "    TGC_ABI_VERSION, \"tiny\", signature, "
     << tgc::encodeSignatureBlob(sig).size() << ", weights, " << weights.size()
-    << ", tiny_forward};\n\n"
+    << ", tiny_forward, NULL};\n\n"
     << "TGC_EXPORT int tiny_create(tgc_model **out) {\n"
     << "  return tgc_rt_create(&desc, out);\n}\n";
   std::ofstream json(argv[2]);

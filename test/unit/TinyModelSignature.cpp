@@ -56,6 +56,46 @@ ModelSignature test::tinySignature(std::string &weights) {
   return sig;
 }
 
+ModelSignature test::scaleSignature(std::string &weights) {
+  SizeExpr batch = SizeExpr::symbol(0), four = SizeExpr::constant(4);
+  ModelSignature sig;
+  sig.name = "scale";
+  sig.symbols = {{"batch", 1, 16}};
+  ArgInfo w = stateArg(ArgKind::Parameter, DType::float32(), "w", {four});
+  ArgInfo calls = stateArg(ArgKind::Buffer, DType::int64(), "calls", {});
+  ArgInfo acc = stateArg(ArgKind::Buffer, DType::float32(), "acc", {four});
+  int64_t zero = 0;
+  weights.clear();
+  appendWeights(weights, w, bytesOf(kScaleW));
+  appendWeights(weights, calls, bytesOf(zero));
+  appendWeights(weights, acc, bytesOf(kScaleAcc));
+  ArgInfo x =
+      stateArg(ArgKind::UserInput, DType::float32(), "x", {batch, four});
+  sig.args = {w, calls, acc, x};
+  sig.results = {
+      {ResultKind::UserOutput,
+       DType::float32(),
+       "output.0",
+       kNoTarget,
+       {batch, four}},
+      {ResultKind::UserOutput, DType::int64(), "output.1", kNoTarget, {}},
+      {ResultKind::BufferMutation, DType::int64(), "calls", 1, {}},
+  };
+  BackwardInfo bw;
+  bw.saved = {{DType::float32(), {four}, 0},
+              {DType::float32(), {batch, four}, kNoTarget},
+              {DType::float32(), {four}, kNoTarget}};
+  bw.tangents = {0};
+  bw.results = {
+      {ResultKind::Gradient, DType::float32(), "w", 0, {four}},
+      {ResultKind::Gradient, DType::float32(), "input.0", 3, {batch, four}},
+      {ResultKind::BufferMutation, DType::float32(), "acc", 2, {four}},
+      {ResultKind::UserInputMutation, DType::float32(), "x", 3, {batch, four}},
+  };
+  sig.backward = bw;
+  return sig;
+}
+
 ModelSignature test::halvesSignature() {
   SizeExpr n = SizeExpr::symbol(0);
   ModelSignature sig;

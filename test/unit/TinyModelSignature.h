@@ -25,6 +25,17 @@ constexpr int64_t kTinyBatchMin = 1, kTinyBatchMax = 64;
 /// Fills `weights` with the weights blob.
 ModelSignature tinySignature(std::string &weights);
 
+/// Initial state of the trainable "scale" model.
+constexpr float kScaleW[4] = {1.0f, 2.0f, 3.0f, 4.0f};
+constexpr float kScaleAcc[4] = {0.5f, 0.5f, 0.5f, 0.5f};
+
+/// The trainable "scale" model (scale_forward / scale_backward in
+/// TinyModel.c): symbol batch in [1, 16]; parameter w f32[4], buffers calls
+/// i64[] and acc f32[4], input x f32[batch, 4]; outputs out f32[batch, 4]
+/// (tangent 0) and calls_out i64[]; saved w (by reference), x, acc;
+/// gradients of w and x; backward mutations of acc and x.
+ModelSignature scaleSignature(std::string &weights);
+
 /// The "halves" model: symbol n >= 0, input z f32[2*n + 1], output
 /// out f32[n].
 ModelSignature halvesSignature();

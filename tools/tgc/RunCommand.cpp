@@ -92,6 +92,13 @@ struct ModelApi {
   decltype(&tgc_model_state_dtype) stateDType = nullptr;
   decltype(&tgc_model_state_shape) stateShape = nullptr;
   decltype(&tgc_model_get_state) getState = nullptr;
+  // Training (absent from models of ABI version 1).
+  decltype(&tgc_model_is_trainable) isTrainable = nullptr;
+  decltype(&tgc_model_run_train) runTrain = nullptr;
+  decltype(&tgc_model_backward) backward = nullptr;
+  decltype(&tgc_model_num_gradients) numGradients = nullptr;
+  decltype(&tgc_model_gradient_name) gradientName = nullptr;
+  decltype(&tgc_model_output_has_gradient) outputHasGradient = nullptr;
 };
 
 /// Owns the dlopen handle and the instance.
@@ -194,6 +201,13 @@ llvm::Error LoadedModel::load(llvm::StringRef soPath) {
   if (missing)
     return makeError(path + ": no function '" + missing +
                      "' (is it a model compiled by tgc?)");
+  api.isTrainable = lookupOrNull("tgc_model_is_trainable", api.isTrainable);
+  api.runTrain = lookupOrNull("tgc_model_run_train", api.runTrain);
+  api.backward = lookupOrNull("tgc_model_backward", api.backward);
+  api.numGradients = lookupOrNull("tgc_model_num_gradients", api.numGradients);
+  api.gradientName = lookupOrNull("tgc_model_gradient_name", api.gradientName);
+  api.outputHasGradient =
+      lookupOrNull("tgc_model_output_has_gradient", api.outputHasGradient);
   if (create(&model) != 0)
     return makeError(llvm::Twine("cannot create model '") + name +
                      "': " + api.lastError(nullptr));
@@ -267,6 +281,8 @@ public:
 
 private:
   llvm::Error bindInputs();
+  llvm::Error checkTrainable();
+  llvm::Error runBackward();
   llvm::Error saveOutputs(std::vector<ManagedTensor> &outputs);
   llvm::Error saveMutatedInputs();
   llvm::Error saveBuffers();
@@ -282,6 +298,7 @@ private:
   std::vector<SafetensorsTensor *> inputTensors;
   std::vector<DLTensor> inputViews;
   SafetensorsFile results;
+  SafetensorsFile gradOutputs;
 };
 
 llvm::Error Runner::bindInputs() {
@@ -304,6 +321,57 @@ llvm::Error Runner::bindInputs() {
   }
   for (SafetensorsTensor *tensor : inputTensors)
     inputViews.push_back(viewTensor(*tensor));
+  return llvm::Error::success();
+}
+
+llvm::Error Runner::checkTrainable() {
+  const ModelApi &api = model.api;
+  if (!api.isTrainable || !api.runTrain || !api.backward || !api.numGradients ||
+      !api.gradientName || !api.outputHasGradient ||
+      !api.isTrainable(model.model))
+    return makeError("--train: model '" + model.name +
+                     "' is not trainable (compile it with `tgc compile "
+                     "--train`)");
+  return llvm::Error::success();
+}
+
+/// Feeds each output's gradient (`output.N` in --grad-outputs) to the
+/// backward and saves the gradients as `grad.<name>`.
+llvm::Error Runner::runBackward() {
+  const ModelApi &api = model.api;
+  int64_t numOutputs = api.numOutputs(model.model);
+  std::vector<DLTensor> views(static_cast<size_t>(numOutputs));
+  std::vector<DLTensor *> pointers(size_t(numOutputs), nullptr);
+  for (int64_t k = 0; k < numOutputs; ++k) {
+    if (api.outputHasGradient(model.model, k) != 1)
+      continue;
+    std::string name = "output." + std::to_string(k);
+    auto found = std::find_if(
+        gradOutputs.tensors.begin(), gradOutputs.tensors.end(),
+        [&](const SafetensorsTensor &t) { return t.name == name; });
+    if (found == gradOutputs.tensors.end())
+      return makeError(options.gradOutputsPath + ": no tensor '" + name +
+                       "' for the gradient of output #" + llvm::Twine(k) +
+                       " of model '" + model.name + "'");
+    views[size_t(k)] = viewTensor(*found);
+    pointers[size_t(k)] = &views[size_t(k)];
+  }
+  int64_t numGradients = api.numGradients(model.model);
+  std::vector<DLManagedTensor *> raw(size_t(numGradients), nullptr);
+  if (api.backward(model.model, pointers.data(), numOutputs, raw.data(),
+                   numGradients) != 0)
+    return modelError("running the backward of model '" + model.name + "'");
+  std::vector<ManagedTensor> grads;
+  for (DLManagedTensor *grad : raw)
+    grads.emplace_back(grad);
+  for (int64_t g = 0; g < numGradients; ++g) {
+    auto tensor =
+        saveTensor(std::string("grad.") + api.gradientName(model.model, g),
+                   grads[size_t(g)]->dl_tensor);
+    if (!tensor)
+      return tensor.takeError();
+    results.tensors.push_back(std::move(*tensor));
+  }
   return llvm::Error::success();
 }
 
@@ -375,15 +443,27 @@ llvm::Error Runner::saveBuffers() {
 }
 
 llvm::Error Runner::run() {
-  if (options.train)
-    return makeError("--train: model.so ABI version 1 has no training "
-                     "entry points");
+  if (options.train && options.gradOutputsPath.empty())
+    return makeError("--train needs --grad-outputs (the gradient of each "
+                     "output, named output.N)");
+  if (!options.train && !options.gradOutputsPath.empty())
+    return makeError("--grad-outputs needs --train");
   llvm::Expected<SafetensorsFile> file = readSafetensors(options.inputsPath);
   if (!file)
     return file.takeError();
   inputs = std::move(*file);
+  if (options.train) {
+    llvm::Expected<SafetensorsFile> grads =
+        readSafetensors(options.gradOutputsPath);
+    if (!grads)
+      return grads.takeError();
+    gradOutputs = std::move(*grads);
+  }
   if (llvm::Error error = model.load(options.soPath))
     return error;
+  if (options.train)
+    if (llvm::Error error = checkTrainable())
+      return error;
   if (llvm::Error error = bindInputs())
     return error;
 
@@ -392,9 +472,9 @@ llvm::Error Runner::run() {
     inputPointers.push_back(&view);
   int64_t numOutputs = model.api.numOutputs(model.model);
   std::vector<DLManagedTensor *> rawOutputs(size_t(numOutputs), nullptr);
-  if (model.api.run(model.model, inputPointers.data(),
-                    int64_t(inputPointers.size()), rawOutputs.data(),
-                    numOutputs) != 0)
+  auto run = options.train ? model.api.runTrain : model.api.run;
+  if (run(model.model, inputPointers.data(), int64_t(inputPointers.size()),
+          rawOutputs.data(), numOutputs) != 0)
     return modelError("running model '" + model.name + "'");
   std::vector<ManagedTensor> outputs;
   for (DLManagedTensor *output : rawOutputs)
@@ -403,6 +483,9 @@ llvm::Error Runner::run() {
   results.metadata["model"] = model.name;
   if (llvm::Error error = saveOutputs(outputs))
     return error;
+  if (options.train)
+    if (llvm::Error error = runBackward())
+      return error;
   if (llvm::Error error = saveMutatedInputs())
     return error;
   if (llvm::Error error = saveBuffers())

@@ -3,7 +3,8 @@
 // `tgc run model.so --inputs in.safetensors -o out.safetensors` loads a
 // compiled model, feeds it the named tensors of a safetensors file and saves
 // its outputs, mutated inputs and buffers, so models can be checked against
-// PyTorch without writing C.
+// PyTorch without writing C. With --train it also runs the backward on the
+// gradients of --grad-outputs and saves the gradients.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,9 +23,11 @@ struct RunOptions {
   std::string inputsPath;
   /// Receives `output.N`, `mutated.<input>` and `state.<buffer fqn>`.
   std::string outputPath;
-  /// Run the training entries; model.so ABI version 1 has none, so this is
-  /// reported as an error.
+  /// Run forward (keeping saved values) and backward, and also write
+  /// `grad.<name>` per gradient; the model must be trainable.
   bool train = false;
+  /// With `train`: the gradient of each output with one, named `output.N`.
+  std::string gradOutputsPath;
 };
 
 /// Runs the model once. Returns the process exit code: 0, or 1 after

@@ -29,7 +29,10 @@ struct CompileOptions {
   std::string input;
   std::string output;
   std::string compileTo = "llvm";
+  std::string startAfter = "capture";
   std::string name;
+  bool train = false;
+  bool report = false;
 };
 } // namespace
 
@@ -91,16 +94,27 @@ static int compile(const CompileOptions &options) {
     llvm::errs() << "error: unknown phase '" << options.compileTo << "'\n";
     return 1;
   }
+  std::optional<tgc::Phase> startAfter = tgc::parsePhase(options.startAfter);
+  if (!startAfter || *startAfter == tgc::Phase::LLVM) {
+    llvm::errs() << "error: unknown phase '" << options.startAfter
+                 << "' for --start-after\n";
+    return 1;
+  }
   OwningOpRef<ModuleOp> module = readProgram(options.input, ctx);
   if (!module)
     return 1;
   bool emitIR = *phase != tgc::Phase::LLVM ||
                 llvm::StringRef(options.output).ends_with(".mlir") || options.output == "-";
-  // A library is built from the value-level program: the artifact step reads the
-  // signature there and runs the remaining phases itself.
+  // A library is built from the value-level program (after the partition when
+  // training): the artifact step reads the signature there and runs the
+  // remaining phases itself.
   PassManager pm(&ctx);
   tgc::PipelineOptions pipelineOptions;
-  pipelineOptions.compileTo = emitIR ? *phase : tgc::Phase::Decompose;
+  pipelineOptions.train = options.train;
+  pipelineOptions.startAfter = *startAfter;
+  pipelineOptions.compileTo = emitIR            ? *phase
+                              : options.train ? tgc::Phase::Partition
+                                              : tgc::Phase::Decompose;
   tgc::buildPipeline(pm, pipelineOptions);
   if (failed(pm.run(*module)))
     return 1;
@@ -112,6 +126,8 @@ static int compile(const CompileOptions &options) {
   artifact.linker = envOr("TGC_LINKER", TGC_LINKER_PATH);
   artifact.libraryPath = options.output;
   artifact.name = options.name.empty() ? defaultModelName(options.output) : options.name;
+  if (options.report)
+    artifact.report = &llvm::outs();
   return failed(tgc::emitArtifact(*module, artifact)) ? 1 : 0;
 }
 
@@ -132,6 +148,14 @@ int main(int argc, char **argv) {
                          "decompose, lower, bufferize, llvm");
   compileCmd->add_option("--name", compileOptions.name,
                          "C identifier prefix of the model's API (default: output stem)");
+  compileCmd->add_flag("--train", compileOptions.train,
+                       "build a trainable model: run autodiff and partition, and emit "
+                       "the backward entry (docs/training.md)");
+  compileCmd->add_option("--start-after", compileOptions.startAfter,
+                         "the input is already past this phase (e.g. partition for a "
+                         "hand-written @forward + @backward)");
+  compileCmd->add_flag("--report", compileOptions.report,
+                       "print the saved values of the training partition to stdout");
 
   tgc::RunOptions runOptions;
   CLI::App *runCmd = app.add_subcommand("run", "Run a compiled model on safetensors inputs");
@@ -139,6 +163,11 @@ int main(int argc, char **argv) {
   runCmd->add_option("--inputs", runOptions.inputsPath, "inputs (.safetensors)")->required();
   runCmd->add_option("-o,--output", runOptions.outputPath, "outputs (.safetensors)")
       ->required();
+  runCmd->add_flag("--train", runOptions.train,
+                   "run forward and backward; also writes grad.<name> per gradient");
+  runCmd->add_option("--grad-outputs", runOptions.gradOutputsPath,
+                     "with --train: the gradient of each output, named output.N "
+                     "(.safetensors)");
 
   CLI11_PARSE(app, argc, argv);
   if (compileCmd->parsed())

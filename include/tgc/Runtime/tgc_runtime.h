@@ -29,9 +29,9 @@ extern "C" {
 
 /* Version of `tgc_model_desc` and of the calling convention of the packed
  * entry; the runtime refuses descriptors of another version. */
-#define TGC_ABI_VERSION 1
+#define TGC_ABI_VERSION 2
 /* Version stored in the signature blob after the magic "TGCS". */
-#define TGC_SIGNATURE_VERSION 1
+#define TGC_SIGNATURE_VERSION 2
 
 /* Kinds of instance state, as returned by tgc_model_state_kind. */
 #define TGC_STATE_PARAMETER 0
@@ -45,8 +45,8 @@ extern "C" {
 /*===------------------------------------------------------------------===*
  * 1. User API (also declared by every generated model.h).
  *===------------------------------------------------------------------===*/
-#ifndef TGC_MODEL_API_V1
-#define TGC_MODEL_API_V1
+#ifndef TGC_MODEL_API_V2
+#define TGC_MODEL_API_V2
 
 /** One instance of a compiled model: its own copy of parameters, buffers and
  *  constants, and its own last-error string. Not thread-safe: use one
@@ -77,15 +77,18 @@ TGC_EXPORT const char *tgc_model_input_name(const tgc_model *m, int64_t i);
 /** Name of user output i (NULL if out of range). */
 TGC_EXPORT const char *tgc_model_output_name(const tgc_model *m, int64_t i);
 
-/** 1 if tgc_model_run writes new values into user input i in place, 0 if
- *  not, -1 if i is out of range: callers that share inputs need to know. */
+/** 1 if tgc_model_run (or, for trainable models, tgc_model_backward) writes
+ *  new values into user input i in place, 0 if not, -1 if i is out of range:
+ *  callers that share inputs need to know. */
 TGC_EXPORT int tgc_model_input_is_mutated(const tgc_model *m, int64_t i);
 
 /** Runs the forward entry. `inputs` holds num_inputs CPU tensors (strided is
  *  fine); `outputs` receives num_outputs new contiguous tensors, each freed
  *  by the caller with out->deleter(out). Mutated buffers are updated in the
  *  instance; mutated user inputs are written back into the caller's tensors.
- *  Returns 0, or non-zero with a message (and every outputs[i] == NULL). */
+ *  Returns 0, or non-zero with a message (and every outputs[i] == NULL).
+ *  On a trainable model the values saved for the backward are dropped (those
+ *  of an earlier tgc_model_run_train stay pending). */
 TGC_EXPORT int tgc_model_run(tgc_model *m, DLTensor *const *inputs,
                              int64_t num_inputs, DLManagedTensor **outputs,
                              int64_t num_outputs);
@@ -121,7 +124,54 @@ TGC_EXPORT int tgc_model_get_state(tgc_model *m, const char *name,
 TGC_EXPORT int tgc_model_set_state(tgc_model *m, const char *name,
                                    const DLTensor *src);
 
-#endif /* TGC_MODEL_API_V1 */
+/* Training (models compiled with `tgc compile --train`). */
+
+/** 1 if the model has a backward entry, else 0. */
+TGC_EXPORT int tgc_model_is_trainable(const tgc_model *m);
+
+/** tgc_model_run that also keeps the forward's saved values in the instance
+ *  for one tgc_model_backward (replacing values still pending from an
+ *  earlier call). Inputs that the backward mutates must stay valid (their
+ *  data, shape and strides) until that backward. */
+TGC_EXPORT int tgc_model_run_train(tgc_model *m, DLTensor *const *inputs,
+                                   int64_t num_inputs,
+                                   DLManagedTensor **outputs,
+                                   int64_t num_outputs);
+
+/** Number of gradients tgc_model_backward returns. */
+TGC_EXPORT int64_t tgc_model_num_gradients(const tgc_model *m);
+
+/** What gradient i differentiates: the fqn of a parameter, or `input.N` for
+ *  user input N (NULL if out of range). */
+TGC_EXPORT const char *tgc_model_gradient_name(const tgc_model *m, int64_t i);
+
+/** Runs the backward entry on the values saved by the last
+ *  tgc_model_run_train and consumes them. grad_outputs holds one tensor per
+ *  user output (num_outputs entries), with that output's dtype and shape;
+ *  entries of outputs that have no gradient (non-differentiable) are
+ *  ignored and may be NULL. `grads` receives num_gradients new tensors
+ *  (freed with deleter). Buffers and user inputs the backward mutates are
+ *  updated. Returns 0, or non-zero with a message; on failure nothing has
+ *  changed and the saved values stay pending. */
+TGC_EXPORT int tgc_model_backward(tgc_model *m,
+                                  DLTensor *const *grad_outputs,
+                                  int64_t num_grad_outputs,
+                                  DLManagedTensor **grads,
+                                  int64_t num_grads);
+
+/** 1 if user output i has a gradient input in tgc_model_backward, 0 if it
+ *  is not differentiable, -1 if i is out of range. */
+TGC_EXPORT int tgc_model_output_has_gradient(const tgc_model *m, int64_t i);
+
+/** Number of values the forward saves for the backward (those passed by
+ *  reference included); 0 for models that are not trainable. */
+TGC_EXPORT int64_t tgc_model_saved_count(const tgc_model *m);
+
+/** Bytes the last successful tgc_model_run_train allocated for saved values
+ *  (values passed by reference cost nothing); 0 before any. */
+TGC_EXPORT int64_t tgc_model_saved_bytes(const tgc_model *m);
+
+#endif /* TGC_MODEL_API_V2 */
 
 /*===------------------------------------------------------------------===*
  * 2. Generated code -> runtime (hidden inside model.so).
@@ -129,7 +179,7 @@ TGC_EXPORT int tgc_model_set_state(tgc_model *m, const char *name,
 
 /** What the generated `<name>_create` hands the runtime: the embedded blobs
  *  and the packed entry. Every field is 8 bytes wide so that code generators
- *  can lay it out as { i64, ptr, ptr, i64, ptr, i64, ptr }. */
+ *  can lay it out as { i64, ptr, ptr, i64, ptr, i64, ptr, ptr }. */
 typedef struct tgc_model_desc {
   uint64_t abi_version;         /* TGC_ABI_VERSION */
   const char *name;             /* NUL-terminated model name */
@@ -138,6 +188,8 @@ typedef struct tgc_model_desc {
   const uint8_t *weights;       /* weights blob; NULL allowed if size is 0 */
   uint64_t weights_size;        /* its size in bytes */
   void (*forward)(void **args); /* packed entry tgc_entry_forward */
+  void (*backward)(void **args); /* packed entry tgc_entry_backward; NULL
+                                    for models that are not trainable */
 } tgc_model_desc;
 
 /** Creates an instance from `desc`: decodes and checks the signature blob

@@ -4,6 +4,7 @@
 #define TGC_TARGET_ARTIFACT_H
 
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/raw_ostream.h"
 #include "tgc/Target/Signature.h"
 #include <string>
 
@@ -22,15 +23,22 @@ struct ArtifactOptions {
   std::vector<std::string> linkLibraries = {"-lopenblas", "-lm"};
   /// Keep the object file next to the library (for debugging).
   bool keepObject = false;
+  /// When set, receives the training report (`tgc compile --report`,
+  /// writeTrainingReport) of a trainable model.
+  llvm::raw_ostream *report = nullptr;
 };
 
 /// Reads the model's signature (inputs, outputs, state with initial values, size
-/// symbols) from `module`, a value-level tgc module with one public `func.func`.
-/// Initial values are appended to `weights`.
+/// symbols) from `module`, a value-level tgc module with one public `func.func`,
+/// or, for a trainable model, public `@forward` and `@backward` as the partition
+/// leaves them (docs/training.md): then also the saved values (a parameter or
+/// constant argument returned as is is saved by reference), tangents, gradients
+/// and backward mutations. Initial values are appended to `weights`.
 mlir::FailureOr<ModelSignature> extractSignature(mlir::ModuleOp module, llvm::StringRef name,
                                                  std::string &weights);
 
-/// Compiles `module` (value-level tgc, after decomposition) to the artifact: lowers it
+/// Compiles `module` (value-level tgc, after decomposition, or after the partition
+/// when it has `@backward`) to the artifact: lowers it
 /// through the pipeline's remaining phases, emits the object in process with the
 /// signature and weights embedded, links model.so, and writes model.h and model.json.
 mlir::LogicalResult emitArtifact(mlir::ModuleOp module, const ArtifactOptions &options);

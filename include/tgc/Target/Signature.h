@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -135,6 +136,8 @@ enum class ResultKind : uint8_t {
   UserOutput = 0,
   BufferMutation = 1,
   UserInputMutation = 2,
+  /// A result of the backward entry: the gradient of argument `target`.
+  Gradient = 3,
 };
 
 /// An argument of the packed entry: instance state (with its initial value
@@ -153,8 +156,9 @@ struct ArgInfo {
 /// Marks a result that overwrites no argument.
 constexpr uint32_t kNoTarget = 0xFFFFFFFFu;
 
-/// A result of the packed entry: a user output, or the new value of a
-/// buffer or user input (`target` is that argument's index).
+/// A result of a packed entry: a user output, the new value of a buffer or
+/// user input, or (backward entry only) the gradient of an argument;
+/// `target` is that argument's index.
 struct ResultInfo {
   ResultKind kind = ResultKind::UserOutput;
   DType dtype;
@@ -163,14 +167,43 @@ struct ResultInfo {
   std::vector<SizeExpr> sizes;
 };
 
-/// The whole calling signature of one compiled entry. Args and results are
-/// in packed-entry order.
+/// A value the forward entry keeps for the backward entry (docs/training.md).
+struct SavedInfo {
+  DType dtype;
+  std::vector<SizeExpr> sizes;
+  /// The parameter or constant argument the value is (returned as is by the
+  /// forward), which the backward then reads in place; kNoTarget when the
+  /// forward entry writes the value into a buffer of its own.
+  uint32_t arg = kNoTarget;
+};
+
+/// The backward entry of a trainable model: arguments are the saved values
+/// then the tangents, results are gradients and backward mutations.
+struct BackwardInfo {
+  std::vector<SavedInfo> saved;
+  /// Per tangent argument, the index (among the user outputs) of the output
+  /// it is the gradient of; strictly increasing.
+  std::vector<uint32_t> tangents;
+  /// Gradients (ResultKind::Gradient) and backward mutations, in packed-entry
+  /// order. A gradient's name is its target's: the state fqn, or `input.N`
+  /// for user input N.
+  std::vector<ResultInfo> results;
+  /// What the partition chose (`tgc.saved_count`, `tgc.saved_bytes`); -1 if
+  /// unknown. Reported in model.json, not encoded in the blob.
+  int64_t savedCount = -1;
+  int64_t savedBytes = -1;
+};
+
+/// The whole calling signature of a compiled model. Args and results are in
+/// the forward packed entry's order.
 struct ModelSignature {
   /// A C identifier: the model's functions are named `<name>_create` etc.
   std::string name;
   std::vector<SymbolInfo> symbols;
   std::vector<ArgInfo> args;
   std::vector<ResultInfo> results;
+  /// Present for trainable models (`tgc compile --train`).
+  std::optional<BackwardInfo> backward;
 };
 
 /// Checks what the runtime will check when it loads the blob (well-formed
@@ -193,7 +226,12 @@ void appendWeights(std::string &weightsBlob, ArgInfo &arg,
 std::string printSizeExpr(const SizeExpr &expr,
                           const std::vector<SymbolInfo> &symbols);
 
-/// model.json: name, inputs, outputs, state, symbols and mutations, with
+/// The `tgc compile --report` text: saved count and bytes, then one line per
+/// saved value with its type (zero counts for models without a backward).
+std::string writeTrainingReport(const ModelSignature &signature);
+
+/// model.json: name, inputs, outputs, state, symbols and mutations (and for
+/// trainable models the saved values, tangents and gradients), with
 /// shapes as integers or expression strings. Deterministic: keys in a fixed
 /// order, entries in signature order.
 std::string writeSignatureJson(const ModelSignature &signature);
