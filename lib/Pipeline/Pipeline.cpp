@@ -51,7 +51,11 @@ static void populateDecompose(OpPassManager &pm) {
 
 /// The joint forward+backward function `@joint` from `@forward` (docs/training.md).
 static void populateAutodiff(OpPassManager &pm) {
-  // tgc-autodiff lands here.
+  pm.addPass(createAutodiffPass());
+  // The backward's compound ops (none today) and dead forward-only values.
+  pm.addPass(createDecomposePass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
 }
 
 /// `@joint` becomes `@forward` + `@backward` with an explicit saved list.
