@@ -874,7 +874,7 @@ FailureOr<Operation *> ExportReader::createOp(OpSpec &spec, size_t numOutputs) {
     probe->destroy();
     return emitNodeError();
   };
-  if (spec.name.hasTrait<OpTrait::AttrSizedOperandSegments>())
+  if (spec.name.hasTrait<mlir::OpTrait::AttrSizedOperandSegments>())
     probe->setAttr("operandSegmentSizes", builder.getDenseI32ArrayAttr(spec.segmentSizes));
   for (NamedAttribute attr : spec.fixedAttributes)
     probe->setAttr(attr.getName(), attr.getValue());
