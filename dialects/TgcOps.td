@@ -288,6 +288,51 @@ def Tgc_ConvolutionOp : Tgc_Op<"convolution", ["aten.convolution.default",
   let hasVerifier = 1;
 }
 
+def Tgc_ConvolutionBackwardInputOp : Tgc_Op<"convolution_backward_input", [],
+                                            [Pure, Tgc_NoRecompute]> {
+  let summary = "Gradient of a (non-transposed) convolution with respect to its input";
+  let description = [{
+    grad_input of `aten.convolution_backward`: the transposed convolution of
+    `grad_output` [N, F, OH, OW] with `weight` [F, C/groups, KH, KW] back onto an input
+    of sizes `input_size` [N, C, H, W]. Input positions no window reads (past the last
+    window) get 0.
+  }];
+  let arguments = (ins Tgc_AnyTensor:$grad_output, Tgc_AnyTensor:$weight,
+                       Tgc_ShapeAttr:$input_size,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$stride,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$padding,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$dilation,
+                       DefaultValuedAttr<I64Attr, "1">:$groups);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$grad_output `,` $weight attr-dict `:` type(operands) `->` type($result)";
+  let inferBody = "return ::tgc::inferConvolutionBackward(ctx, loc, adaptor.getGradOutput(), "
+                  "adaptor.getWeight(), adaptor.getInputSize(), adaptor.getStride(), "
+                  "adaptor.getPadding(), adaptor.getDilation(), adaptor.getGroups(), "
+                  "::tgc::ConvolutionGradient::Input, types);";
+}
+
+def Tgc_ConvolutionBackwardWeightOp : Tgc_Op<"convolution_backward_weight", [],
+                                             [Pure, Tgc_NoRecompute]> {
+  let summary = "Gradient of a (non-transposed) convolution with respect to its weight";
+  let description = [{
+    grad_weight of `aten.convolution_backward`: the correlation of `grad_output`
+    [N, F, OH, OW] with `input` [N, C, H, W], summed over the batch, giving a weight of
+    sizes `weight_size` [F, C/groups, KH, KW].
+  }];
+  let arguments = (ins Tgc_AnyTensor:$grad_output, Tgc_AnyTensor:$input,
+                       Tgc_ShapeAttr:$weight_size,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$stride,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$padding,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$dilation,
+                       DefaultValuedAttr<I64Attr, "1">:$groups);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$grad_output `,` $input attr-dict `:` type(operands) `->` type($result)";
+  let inferBody = "return ::tgc::inferConvolutionBackward(ctx, loc, adaptor.getGradOutput(), "
+                  "adaptor.getInput(), adaptor.getWeightSize(), adaptor.getStride(), "
+                  "adaptor.getPadding(), adaptor.getDilation(), adaptor.getGroups(), "
+                  "::tgc::ConvolutionGradient::Weight, types);";
+}
+
 //===----------------------------------------------------------------------===//
 // Normalization and softmax
 //===----------------------------------------------------------------------===//
@@ -354,6 +399,116 @@ def Tgc_LogSoftmaxOp : Tgc_Op<"log_softmax", ["aten.log_softmax.int",
   let assemblyFormat = "$self attr-dict `:` type($self) `->` type($result)";
   let inferBody = "return ::tgc::inferSoftmax(ctx, loc, adaptor.getSelf(), adaptor.getDim(), "
                   "adaptor.getDtypeAttr(), types);";
+}
+
+//===----------------------------------------------------------------------===//
+// Losses
+//===----------------------------------------------------------------------===//
+
+def Tgc_NllLossOp : Tgc_Op<"nll_loss", ["aten.nll_loss_forward.default",
+    "aten.nll_loss2d_forward.default", "aten.nll_loss.default", "aten.nll_loss2d.default"],
+    [Pure]> {
+  let summary = "Negative log-likelihood of class indices; also the total weight";
+  let description = [{
+    `self` holds log-probabilities [N, C, d...] (or [C]), `target` class indices
+    [N, d...] (or []). Element i contributes `-weight[t] * self[i, t]` with
+    `t = target[i]`, or nothing when `t == ignore_index`. `reduction` is ATen's enum:
+    0 none (the per-element losses), 1 mean (their sum divided by the total weight), 2
+    sum. The second result is the total weight of the counted elements (0 for none), as
+    `aten.nll_loss_forward` returns it for the backward. Class indices outside [0, C)
+    read a clamped index instead of failing.
+  }];
+  let arguments = (ins Tgc_AnyTensor:$self, Tgc_AnyTensor:$target,
+                       Optional<Tgc_AnyTensor>:$weight,
+                       DefaultValuedAttr<I64Attr, "1">:$reduction,
+                       DefaultValuedAttr<I64Attr, "-100">:$ignore_index);
+  let results = (outs Tgc_AnyTensor:$output, Tgc_AnyTensor:$total_weight);
+  let assemblyFormat = "$self `,` $target (`weight` $weight^)? attr-dict `:` type(operands) "
+                       "`->` type(results)";
+  let inferBody = "return ::tgc::inferNllLoss(ctx, loc, adaptor.getSelf(), adaptor.getTarget(), "
+                  "adaptor.getWeight(), adaptor.getReduction(), /*withTotalWeight=*/true, types);";
+}
+
+def Tgc_NllLossBackwardOp : Tgc_Op<"nll_loss_backward", ["aten.nll_loss_backward.default",
+    "aten.nll_loss2d_backward.default"], [Pure]> {
+  let summary = "Gradient of nll_loss with respect to `self`";
+  let description = [{
+    `-weight[t] * g` at each element's target class and 0 elsewhere (and on ignored
+    elements), where g is `grad_output[i]` (reduction none), `grad_output` (sum) or
+    `grad_output / total_weight` (mean).
+  }];
+  let arguments = (ins Tgc_AnyTensor:$grad_output, Tgc_AnyTensor:$self, Tgc_AnyTensor:$target,
+                       Optional<Tgc_AnyTensor>:$weight, Tgc_AnyTensor:$total_weight,
+                       DefaultValuedAttr<I64Attr, "1">:$reduction,
+                       DefaultValuedAttr<I64Attr, "-100">:$ignore_index);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$grad_output `,` $self `,` $target (`weight` $weight^)? `total` "
+                       "$total_weight attr-dict `:` type(operands) `->` type($result)";
+  let inferBody = "return ::tgc::inferNllLossBackward(ctx, loc, adaptor.getGradOutput(), "
+                  "adaptor.getSelf(), adaptor.getTarget(), adaptor.getWeight(), "
+                  "adaptor.getTotalWeight(), adaptor.getReduction(), types);";
+}
+
+def Tgc_CrossEntropyLossOp : Tgc_Op<"cross_entropy_loss", ["aten.cross_entropy_loss.default"],
+                                    [Pure]> {
+  let summary = "nll_loss of log_softmax over the class dimension (F.cross_entropy)";
+  let description = [{
+    With class-index targets (an integer `target`), decomposition makes it
+    `nll_loss(log_softmax(self, class dim), target, weight)`; `label_smoothing` and
+    class-probability targets are not supported yet (decomposition reports them).
+  }];
+  let arguments = (ins Tgc_AnyTensor:$self, Tgc_AnyTensor:$target,
+                       Optional<Tgc_AnyTensor>:$weight,
+                       DefaultValuedAttr<I64Attr, "1">:$reduction,
+                       DefaultValuedAttr<I64Attr, "-100">:$ignore_index,
+                       DefaultValuedAttr<F64Attr, "0.0">:$label_smoothing);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$self `,` $target (`weight` $weight^)? attr-dict `:` type(operands) "
+                       "`->` type($result)";
+  let inferBody = "return ::tgc::inferNllLoss(ctx, loc, adaptor.getSelf(), adaptor.getTarget(), "
+                  "adaptor.getWeight(), adaptor.getReduction(), /*withTotalWeight=*/false, types);";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Embedding
+//===----------------------------------------------------------------------===//
+
+def Tgc_EmbeddingOp : Tgc_Op<"embedding", ["aten.embedding.default"], [Pure]> {
+  let summary = "Rows of `weight` [V, D] at `indices`: result sizes are indices' + [D]";
+  let description = [{
+    `padding_idx`, `scale_grad_by_freq` and `sparse` only matter to the backward
+    (`tgc.embedding_backward`). Indices outside [0, V) read a clamped row instead of
+    failing.
+  }];
+  let arguments = (ins Tgc_AnyTensor:$weight, Tgc_AnyTensor:$indices,
+                       DefaultValuedAttr<I64Attr, "-1">:$padding_idx,
+                       DefaultValuedAttr<BoolAttr, "false">:$scale_grad_by_freq,
+                       DefaultValuedAttr<BoolAttr, "false">:$sparse);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$weight `,` $indices attr-dict `:` type(operands) `->` type($result)";
+  let inferBody = "return ::tgc::inferEmbedding(ctx, loc, adaptor.getWeight(), "
+                  "adaptor.getIndices(), types);";
+}
+
+def Tgc_EmbeddingBackwardOp : Tgc_Op<"embedding_backward",
+                                     ["aten.embedding_dense_backward.default"], [Pure]> {
+  let summary = "Gradient of embedding with respect to its weight";
+  let description = [{
+    A [num_weights, D] tensor of zeros into which each row of `grad_output`
+    [indices..., D] is added at its index; the row `padding_idx` stays 0 (a negative
+    `padding_idx` means none). Indices outside [0, num_weights) are skipped.
+    `scale_grad_by_freq` is not supported yet.
+  }];
+  let arguments = (ins Tgc_AnyTensor:$grad_output, Tgc_AnyTensor:$indices,
+                       I64Attr:$num_weights,
+                       DefaultValuedAttr<I64Attr, "-1">:$padding_idx,
+                       DefaultValuedAttr<BoolAttr, "false">:$scale_grad_by_freq);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$grad_output `,` $indices attr-dict `:` type(operands) `->` type($result)";
+  let inferBody = "return ::tgc::inferEmbeddingBackward(ctx, loc, adaptor.getGradOutput(), "
+                  "adaptor.getIndices(), adaptor.getNumWeights(), types);";
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -534,13 +689,44 @@ def Tgc_StackOp : Tgc_Op<"stack", ["aten.stack.default"], [Pure]> {
 def Tgc_DropoutOp : Tgc_Op<"dropout", ["aten.dropout.default"], [Pure]> {
   let summary = "Dropout: the identity when not training or when p is 0";
   let description = [{
-    Random dropout (training with p > 0) needs the instance's RNG state, which the
-    training work adds; until then decomposition rejects it with an error.
+    Random dropout (training with 0 < p) draws its mask from the instance's RNG state:
+    `tgc-materialize-rng` rewrites it into `tgc.rand_bernoulli` and multiplications;
+    decomposition makes the rest the identity.
   }];
   let arguments = (ins Tgc_AnyTensor:$input, F64Attr:$p, BoolAttr:$train);
   let results = (outs Tgc_AnyTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
   let inferBody = "return ::tgc::inferClone(ctx, loc, adaptor.getInput(), types);";
+}
+
+def Tgc_NativeDropoutOp : Tgc_Op<"native_dropout", ["aten.native_dropout.default"], [Pure]> {
+  let summary = "Dropout that also returns its keep mask (core ATen IR)";
+  let description = [{
+    Results: `input * mask / (1 - p)` and the bool mask of kept elements. Not training
+    (or p = 0): the input and a mask of ones. `tgc-materialize-rng` rewrites the random
+    form, decomposition the other.
+  }];
+  let arguments = (ins Tgc_AnyTensor:$input, F64Attr:$p, OptionalAttr<BoolAttr>:$train);
+  let results = (outs Tgc_AnyTensor:$output, Tgc_AnyTensor:$mask);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type(results)";
+  let inferBody = "return ::tgc::inferNativeDropout(ctx, loc, adaptor.getInput(), types);";
+}
+
+def Tgc_RandBernoulliOp : Tgc_Op<"rand_bernoulli", [], [Pure, Tgc_NoRecompute]> {
+  let summary = "A bool tensor whose elements are true with probability `p`";
+  let description = [{
+    Counter-based (Philox4x32-10): element i (row-major linear index) is drawn from
+    key = seed and counter = state offset + `offset` + i, where `state` is the
+    instance's RNG state `[seed, offset]` (i64[2]). The result depends only on these
+    values, not on loop order, so it is deterministic; callers give each random op of a
+    function its own `offset` range and advance the state's offset past all of them
+    (`tgc-materialize-rng`).
+  }];
+  let arguments = (ins Tgc_AnyTensor:$state, I64:$offset, Tgc_ShapeAttr:$size, F64Attr:$p);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$state `,` $offset attr-dict `:` type($state) `->` type($result)";
+  let inferBody = "return ::tgc::inferRandBernoulli(ctx, loc, adaptor.getState(), "
+                  "adaptor.getSize(), adaptor.getP().convertToDouble(), types);";
 }
 
 def Tgc_ScaledDotProductAttentionOp : Tgc_Op<"scaled_dot_product_attention",
@@ -588,6 +774,47 @@ def Tgc_AvgPool2dOp : Tgc_Op<"avg_pool2d", ["aten.avg_pool2d.default"], [Pure]> 
   let inferBody = "return ::tgc::inferPool2d(ctx, loc, adaptor.getSelf(), adaptor.getKernelSize(), "
                   "adaptor.getStride(), adaptor.getPadding(), {1}, adaptor.getCeilMode(), "
                   "false, types);";
+  let hasVerifier = 1;
+}
+
+def Tgc_MaxPool2dBackwardOp : Tgc_Op<"max_pool2d_backward",
+    ["aten.max_pool2d_with_indices_backward.default"], [Pure]> {
+  let summary = "Gradient of max pooling: grad_output added at the argmax of each window";
+  let description = [{
+    `indices` are those tgc.max_pool2d `with_indices` returns (flat h * W + w in the
+    unpadded input plane). The window parameters are the forward op's.
+  }];
+  let arguments = (ins Tgc_AnyTensor:$grad_output, Tgc_AnyTensor:$self,
+                       DenseI64ArrayAttr:$kernel_size,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$stride,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{0}">:$padding,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{1}">:$dilation,
+                       DefaultValuedAttr<BoolAttr, "false">:$ceil_mode,
+                       Tgc_AnyTensor:$indices);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$grad_output `,` $self `,` $indices attr-dict `:` type(operands) `->` "
+                       "type($result)";
+  let inferBody = "return ::tgc::inferPool2dBackward(ctx, loc, adaptor.getGradOutput(), "
+                  "adaptor.getSelf(), adaptor.getIndices(), adaptor.getKernelSize(), "
+                  "adaptor.getStride(), adaptor.getPadding(), adaptor.getDilation(), "
+                  "adaptor.getCeilMode(), types);";
+}
+
+def Tgc_AvgPool2dBackwardOp : Tgc_Op<"avg_pool2d_backward",
+    ["aten.avg_pool2d_backward.default"], [Pure]> {
+  let summary = "Gradient of average pooling: each window's gradient spread over it";
+  let arguments = (ins Tgc_AnyTensor:$grad_output, Tgc_AnyTensor:$self,
+                       DenseI64ArrayAttr:$kernel_size,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$stride,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{0}">:$padding,
+                       DefaultValuedAttr<BoolAttr, "false">:$ceil_mode,
+                       DefaultValuedAttr<BoolAttr, "true">:$count_include_pad,
+                       OptionalAttr<I64Attr>:$divisor_override);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$grad_output `,` $self attr-dict `:` type(operands) `->` type($result)";
+  let inferBody = "return ::tgc::inferPool2dBackward(ctx, loc, adaptor.getGradOutput(), "
+                  "adaptor.getSelf(), nullptr, adaptor.getKernelSize(), adaptor.getStride(), "
+                  "adaptor.getPadding(), {1}, adaptor.getCeilMode(), types);";
   let hasVerifier = 1;
 }
 

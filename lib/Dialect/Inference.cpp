@@ -1019,3 +1019,254 @@ LogicalResult tgc::inferAdaptivePool2d(MLIRContext *ctx, InferLoc loc, Value sel
   addResult(ctx, x.isRef(), freshLike(x, sizes), types);
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// Training: backward ops, losses, embedding, random
+//===----------------------------------------------------------------------===//
+
+/// Convolution parameters with one entry per spatial dimension: a single value
+/// applies to all, an empty list means `fill`.
+static SmallVector<int64_t> expandConvParam(ArrayRef<int64_t> v, int64_t fill,
+                                            int64_t spatial) {
+  SmallVector<int64_t> out(v);
+  if (out.size() == 1)
+    out.assign(spatial, out[0]);
+  if (out.empty())
+    out.assign(spatial, fill);
+  return out;
+}
+
+static bool sameSizes(ArrayRef<AffineExpr> a, ArrayRef<AffineExpr> b) {
+  return a.size() == b.size() && llvm::equal(a, b);
+}
+
+static std::string sizesStr(ArrayRef<AffineExpr> sizes) {
+  std::string text = "[";
+  for (auto [i, s] : llvm::enumerate(sizes))
+    text += (i ? ", " : "") + exprStr(s);
+  return text + "]";
+}
+
+LogicalResult tgc::inferConvolutionBackward(MLIRContext *ctx, InferLoc loc, Value gradOutput,
+                                            Value other, ShapeAttr size,
+                                            ArrayRef<int64_t> stride, ArrayRef<int64_t> padding,
+                                            ArrayRef<int64_t> dilation, int64_t groups,
+                                            ConvolutionGradient which, TypeList &types) {
+  BaseTensorType g = tensorOf(gradOutput), o = tensorOf(other);
+  if (failed(requireTensor(loc, g, "grad_output")) || failed(requireTensor(loc, o, "operand")))
+    return failure();
+  ArrayRef<AffineExpr> sizes = size.getSizes();
+  int64_t rank = g.getRank(), spatial = rank - 2;
+  if (spatial < 1 || o.getRank() != rank || (int64_t)sizes.size() != rank)
+    return emitOptionalError(loc, "convolution backward: grad_output, operand and sizes must "
+                                  "have equal ranks >= 3");
+  bool forInput = which == ConvolutionGradient::Input;
+  ArrayRef<AffineExpr> in = forInput ? sizes : o.getSizes();
+  ArrayRef<AffineExpr> w = forInput ? o.getSizes() : sizes;
+  SmallVector<int64_t> s = expandConvParam(stride, 1, spatial);
+  SmallVector<int64_t> p = expandConvParam(padding, 0, spatial);
+  SmallVector<int64_t> d = expandConvParam(dilation, 1, spatial);
+  if ((int64_t)s.size() != spatial || (int64_t)p.size() != spatial ||
+      (int64_t)d.size() != spatial)
+    return emitOptionalError(loc, "convolution backward: stride/padding/dilation must have ",
+                             spatial, " entries");
+  if (groups < 1)
+    return emitOptionalError(loc, "convolution backward: groups must be positive");
+  std::optional<int64_t> channels = getConstantSize(in[1]), perGroup = getConstantSize(w[1]);
+  std::optional<int64_t> filters = getConstantSize(w[0]);
+  if (channels && perGroup && *channels != *perGroup * groups)
+    return emitOptionalError(loc, "convolution backward: input has ", *channels,
+                             " channels but the weight expects ", *perGroup * groups);
+  if (filters && *filters % groups != 0)
+    return emitOptionalError(loc, "convolution backward: ", *filters,
+                             " filters do not split into ", groups, " groups");
+  SmallVector<AffineExpr> expected = {in[0], w[0]};
+  for (int64_t i = 0; i < spatial; ++i)
+    expected.push_back((in[2 + i] + 2 * p[i] - (w[2 + i] - 1) * d[i] - 1).floorDiv(s[i]) + 1);
+  if (!sameSizes(expected, g.getSizes()))
+    return emitOptionalError(loc, "convolution backward: grad_output has sizes ",
+                             sizesStr(g.getSizes()), " but the convolution's output has ",
+                             sizesStr(expected));
+  TensorMeta meta = freshLike(g, sizes);
+  meta.requiresGrad = anyRequiresGrad({g, o});
+  addResult(ctx, g.isRef(), meta, types);
+  return success();
+}
+
+/// The sizes of `self` without its class dimension (1, or 0 for a 1-d `self`).
+static SmallVector<AffineExpr> withoutClassDim(BaseTensorType self) {
+  SmallVector<AffineExpr> sizes(self.getSizes());
+  sizes.erase(sizes.begin() + (self.getRank() == 1 ? 0 : 1));
+  return sizes;
+}
+
+/// Checks nll_loss's operands; returns the sizes of the unreduced loss.
+static FailureOr<SmallVector<AffineExpr>> checkNllOperands(InferLoc loc, BaseTensorType x,
+                                                           BaseTensorType t,
+                                                           BaseTensorType w,
+                                                           int64_t reduction,
+                                                           bool allowProbabilities) {
+  if (failed(requireTensor(loc, x, "self")) || failed(requireTensor(loc, t, "target")))
+    return failure();
+  if (x.getRank() < 1)
+    return emitOptionalError(loc, "nll_loss: self must have a class dimension");
+  if (getCategory(x.getDtype()) != DTypeCategory::Floating)
+    return emitOptionalError(loc, "nll_loss: self must be floating-point, got ", x.getDtype());
+  if (reduction < 0 || reduction > 2)
+    return emitOptionalError(loc, "nll_loss: reduction must be 0 (none), 1 (mean) or 2 (sum), "
+                                  "got ",
+                             reduction);
+  SmallVector<AffineExpr> lossSizes = withoutClassDim(x);
+  bool probabilities = getCategory(t.getDtype()) == DTypeCategory::Floating;
+  if (probabilities && !(allowProbabilities && sameSizes(t.getSizes(), x.getSizes())))
+    return emitOptionalError(loc, "nll_loss: target must hold class indices of sizes ",
+                             sizesStr(lossSizes));
+  if (!probabilities && getCategory(t.getDtype()) != DTypeCategory::Integer)
+    return emitOptionalError(loc, "nll_loss: target must be an integer tensor, got ",
+                             t.getDtype());
+  if (!probabilities && !sameSizes(t.getSizes(), lossSizes))
+    return emitOptionalError(loc, "nll_loss: target has sizes ", sizesStr(t.getSizes()),
+                             " but self without its class dimension has ",
+                             sizesStr(lossSizes));
+  AffineExpr classes = x.getSizes()[x.getRank() == 1 ? 0 : 1];
+  if (w && (w.getRank() != 1 || w.getSizes()[0] != classes))
+    return emitOptionalError(loc, "nll_loss: weight must have one entry per class (",
+                             exprStr(classes), ")");
+  return lossSizes;
+}
+
+LogicalResult tgc::inferNllLoss(MLIRContext *ctx, InferLoc loc, Value self, Value target,
+                                Value weight, int64_t reduction, bool withTotalWeight,
+                                TypeList &types) {
+  BaseTensorType x = tensorOf(self), t = tensorOf(target), w = tensorOf(weight);
+  FailureOr<SmallVector<AffineExpr>> lossSizes =
+      checkNllOperands(loc, x, t, w, reduction, /*allowProbabilities=*/!withTotalWeight);
+  if (failed(lossSizes))
+    return failure();
+  TensorMeta meta = freshLike(x, reduction == 0 ? ArrayRef<AffineExpr>(*lossSizes)
+                                                : ArrayRef<AffineExpr>{});
+  meta.requiresGrad = anyRequiresGrad({x, w});
+  addResult(ctx, x.isRef(), meta, types);
+  if (withTotalWeight) {
+    TensorMeta total = freshLike(x, {});
+    total.requiresGrad = false;
+    addResult(ctx, x.isRef(), total, types);
+  }
+  return success();
+}
+
+LogicalResult tgc::inferNllLossBackward(MLIRContext *ctx, InferLoc loc, Value gradOutput,
+                                        Value self, Value target, Value weight,
+                                        Value totalWeight, int64_t reduction,
+                                        TypeList &types) {
+  BaseTensorType g = tensorOf(gradOutput), x = tensorOf(self), t = tensorOf(target),
+                 w = tensorOf(weight), total = tensorOf(totalWeight);
+  FailureOr<SmallVector<AffineExpr>> lossSizes =
+      checkNllOperands(loc, x, t, w, reduction, /*allowProbabilities=*/false);
+  if (failed(lossSizes) || failed(requireTensor(loc, g, "grad_output")) ||
+      failed(requireTensor(loc, total, "total_weight")))
+    return failure();
+  if (!sameSizes(g.getSizes(), reduction == 0 ? ArrayRef<AffineExpr>(*lossSizes)
+                                              : ArrayRef<AffineExpr>{}))
+    return emitOptionalError(loc, "nll_loss_backward: grad_output has sizes ",
+                             sizesStr(g.getSizes()), ", not those of the loss");
+  if (total.getRank() != 0)
+    return emitOptionalError(loc, "nll_loss_backward: total_weight must be 0-d");
+  TensorMeta meta = freshLike(x, x.getSizes());
+  meta.requiresGrad = anyRequiresGrad({g, w});
+  addResult(ctx, x.isRef(), meta, types);
+  return success();
+}
+
+LogicalResult tgc::inferEmbedding(MLIRContext *ctx, InferLoc loc, Value weight, Value indices,
+                                  TypeList &types) {
+  BaseTensorType w = tensorOf(weight), i = tensorOf(indices);
+  if (failed(requireTensor(loc, w, "weight")) || failed(requireTensor(loc, i, "indices")))
+    return failure();
+  if (w.getRank() != 2)
+    return emitOptionalError(loc, "embedding: weight must be 2-d, got rank ", w.getRank());
+  if (getCategory(i.getDtype()) != DTypeCategory::Integer)
+    return emitOptionalError(loc, "embedding: indices must be an integer tensor, got ",
+                             i.getDtype());
+  SmallVector<AffineExpr> sizes(i.getSizes());
+  sizes.push_back(w.getSizes()[1]);
+  TensorMeta meta = freshLike(w, sizes);
+  addResult(ctx, w.isRef(), meta, types);
+  return success();
+}
+
+LogicalResult tgc::inferEmbeddingBackward(MLIRContext *ctx, InferLoc loc, Value gradOutput,
+                                          Value indices, int64_t numWeights, TypeList &types) {
+  BaseTensorType g = tensorOf(gradOutput), i = tensorOf(indices);
+  if (failed(requireTensor(loc, g, "grad_output")) || failed(requireTensor(loc, i, "indices")))
+    return failure();
+  if (getCategory(i.getDtype()) != DTypeCategory::Integer)
+    return emitOptionalError(loc, "embedding_backward: indices must be an integer tensor");
+  if (g.getRank() != i.getRank() + 1 || !sameSizes(g.getSizes().drop_back(), i.getSizes()))
+    return emitOptionalError(loc, "embedding_backward: grad_output has sizes ",
+                             sizesStr(g.getSizes()), ", not the indices' sizes plus one");
+  if (numWeights < 0)
+    return emitOptionalError(loc, "embedding_backward: num_weights must not be negative");
+  TensorMeta meta = freshLike(g, {cst(numWeights, ctx), g.getSizes().back()});
+  addResult(ctx, g.isRef(), meta, types);
+  return success();
+}
+
+LogicalResult tgc::inferNativeDropout(MLIRContext *ctx, InferLoc loc, Value input,
+                                      TypeList &types) {
+  BaseTensorType x = tensorOf(input);
+  if (failed(requireTensor(loc, x, "input")))
+    return failure();
+  addResult(ctx, x.isRef(), freshLike(x, x.getSizes()), types);
+  TensorMeta mask = freshLike(x, x.getSizes());
+  mask.dtype = IntegerType::get(ctx, 1);
+  mask.requiresGrad = false;
+  addResult(ctx, x.isRef(), mask, types);
+  return success();
+}
+
+LogicalResult tgc::inferRandBernoulli(MLIRContext *ctx, InferLoc loc, Value state,
+                                      ShapeAttr size, double p, TypeList &types) {
+  BaseTensorType s = tensorOf(state);
+  if (failed(requireTensor(loc, s, "state")))
+    return failure();
+  if (s.getRank() != 1 || getConstantSize(s.getSizes()[0]) != 2 || !s.getDtype().isInteger(64))
+    return emitOptionalError(loc, "rand_bernoulli: the RNG state must be i64[2] (seed, offset)");
+  if (!(p >= 0 && p <= 1))
+    return emitOptionalError(loc, "rand_bernoulli: p must be in [0, 1], got ", p);
+  TensorMeta meta = freshLike(s, size.getSizes());
+  meta.dtype = IntegerType::get(ctx, 1);
+  meta.requiresGrad = false;
+  addResult(ctx, s.isRef(), meta, types);
+  return success();
+}
+
+LogicalResult tgc::inferPool2dBackward(MLIRContext *ctx, InferLoc loc, Value gradOutput,
+                                       Value self, Value indices, ArrayRef<int64_t> kernel,
+                                       ArrayRef<int64_t> stride, ArrayRef<int64_t> padding,
+                                       ArrayRef<int64_t> dilation, bool ceilMode,
+                                       TypeList &types) {
+  BaseTensorType g = tensorOf(gradOutput), x = tensorOf(self);
+  if (failed(requireTensor(loc, g, "grad_output")))
+    return failure();
+  SmallVector<Type> forward;
+  if (failed(inferPool2d(ctx, loc, self, kernel, stride, padding, dilation, ceilMode,
+                         /*withIndices=*/false, forward)))
+    return failure();
+  ArrayRef<AffineExpr> outSizes = llvm::cast<BaseTensorType>(forward[0]).getSizes();
+  if (!sameSizes(g.getSizes(), outSizes))
+    return emitOptionalError(loc, "pooling backward: grad_output has sizes ",
+                             sizesStr(g.getSizes()), " but the pooling's output has ",
+                             sizesStr(outSizes));
+  if (indices) {
+    BaseTensorType i = tensorOf(indices);
+    if (!i || !i.getDtype().isInteger(64) || !sameSizes(i.getSizes(), outSizes))
+      return emitOptionalError(loc, "pooling backward: indices must be i64 of the output's "
+                                    "sizes");
+  }
+  TensorMeta meta = freshLike(x, x.getSizes());
+  meta.dtype = g.getDtype();
+  meta.requiresGrad = g.getMeta().requiresGrad;
+  addResult(ctx, x.isRef(), meta, types);
+  return success();
+}

@@ -67,6 +67,27 @@ LogicalResult AvgPool2dOp::verify() {
   return success();
 }
 
+LogicalResult AvgPool2dBackwardOp::verify() {
+  if (std::optional<uint64_t> divisor = getDivisorOverride(); divisor && *divisor == 0)
+    return emitOpError("divisor_override must be positive");
+  return success();
+}
+
+LogicalResult CrossEntropyLossOp::verify() {
+  double smoothing = getLabelSmoothing().convertToDouble();
+  if (!(smoothing >= 0 && smoothing <= 1))
+    return emitOpError("label_smoothing must be in [0, 1], got ") << smoothing;
+  return success();
+}
+
+LogicalResult EmbeddingBackwardOp::verify() {
+  int64_t padding = getPaddingIdx();
+  if (padding >= static_cast<int64_t>(getNumWeights()))
+    return emitOpError("padding_idx ") << padding << " is not below num_weights "
+                                       << getNumWeights();
+  return success();
+}
+
 LogicalResult GlobalOp::verify() {
   StringRef kind = getKind();
   if (kind != "parameter" && kind != "buffer" && kind != "constant")

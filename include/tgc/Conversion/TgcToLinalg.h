@@ -82,6 +82,25 @@ mlir::AffineMap broadcastMap(llvm::ArrayRef<mlir::AffineExpr> operandSizes,
                              llvm::ArrayRef<mlir::AffineExpr> resultSizes,
                              mlir::MLIRContext *ctx);
 
+/// One window position that reads an input element, as `windowGather` hands it to its
+/// callback: the loop indices n, c, h, w (input) and kh, kw (window), and the output
+/// position (oh, ow) whose window reads input (h, w) at (kh, kw). `valid` says whether
+/// such an output position exists; when it does not, oh and ow are 0 (safe to read).
+struct WindowPosition {
+  mlir::Value n, c, h, w, kh, kw, oh, ow, valid;
+};
+
+/// The gather form of a windowed op's backward (col2im, pooling backward): a
+/// linalg.generic over `init` [N, C, H, W] (parallel) and the window `w` (reduction)
+/// adding, at each input element, `contribution(position)` for every output position
+/// (oh, ow) < `outputSizes` whose window reads it:
+/// h + padding = oh * stride + kh * dilation (likewise w). Invalid positions add 0.
+mlir::Value windowGather(
+    mlir::OpBuilder &b, mlir::Location loc, mlir::Value init, const Window &w,
+    llvm::ArrayRef<int64_t> outputSizes,
+    llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location, const WindowPosition &)>
+        contribution);
+
 void populateElementwisePatterns(const LoweringContext &lowering,
                                  mlir::RewritePatternSet &patterns);
 void populateLinearAlgebraPatterns(const LoweringContext &lowering,

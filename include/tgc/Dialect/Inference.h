@@ -108,6 +108,44 @@ mlir::LogicalResult inferPool2d(mlir::MLIRContext *ctx, InferLoc loc, mlir::Valu
 mlir::LogicalResult inferAdaptivePool2d(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
                                         llvm::ArrayRef<int64_t> outputSize, TypeList &types);
 
+/// Which operand of a convolution a backward op differentiates.
+enum class ConvolutionGradient { Input, Weight };
+
+/// convolution_backward_input/_weight: `other` is the weight (Input) or the input
+/// (Weight); `size` the sizes of the other one, which the result has.
+mlir::LogicalResult inferConvolutionBackward(mlir::MLIRContext *ctx, InferLoc loc,
+                                             mlir::Value gradOutput, mlir::Value other,
+                                             ShapeAttr size, llvm::ArrayRef<int64_t> stride,
+                                             llvm::ArrayRef<int64_t> padding,
+                                             llvm::ArrayRef<int64_t> dilation, int64_t groups,
+                                             ConvolutionGradient which, TypeList &types);
+/// nll_loss (with its total weight) and cross_entropy_loss (without).
+mlir::LogicalResult inferNllLoss(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
+                                 mlir::Value target, mlir::Value weight, int64_t reduction,
+                                 bool withTotalWeight, TypeList &types);
+mlir::LogicalResult inferNllLossBackward(mlir::MLIRContext *ctx, InferLoc loc,
+                                         mlir::Value gradOutput, mlir::Value self,
+                                         mlir::Value target, mlir::Value weight,
+                                         mlir::Value totalWeight, int64_t reduction,
+                                         TypeList &types);
+mlir::LogicalResult inferEmbedding(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value weight,
+                                   mlir::Value indices, TypeList &types);
+mlir::LogicalResult inferEmbeddingBackward(mlir::MLIRContext *ctx, InferLoc loc,
+                                           mlir::Value gradOutput, mlir::Value indices,
+                                           int64_t numWeights, TypeList &types);
+mlir::LogicalResult inferNativeDropout(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value input,
+                                       TypeList &types);
+mlir::LogicalResult inferRandBernoulli(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value state,
+                                       ShapeAttr size, double p, TypeList &types);
+/// max_pool2d_backward (with `indices`) and avg_pool2d_backward (without).
+mlir::LogicalResult inferPool2dBackward(mlir::MLIRContext *ctx, InferLoc loc,
+                                        mlir::Value gradOutput, mlir::Value self,
+                                        mlir::Value indices, llvm::ArrayRef<int64_t> kernel,
+                                        llvm::ArrayRef<int64_t> stride,
+                                        llvm::ArrayRef<int64_t> padding,
+                                        llvm::ArrayRef<int64_t> dilation, bool ceilMode,
+                                        TypeList &types);
+
 /// Pooling/convolution window parameters expanded to one entry per spatial dimension
 /// (a single value applies to all; an empty stride means the kernel size).
 struct Window {

@@ -85,6 +85,35 @@ struct MatmulLowering : TgcLoweringPattern<OpTy> {
   }
 };
 
+/// A 2-d convolution parameter with one entry per spatial dimension (a single value
+/// applies to both, an empty list means `fill`).
+SmallVector<int64_t> expandParam(ArrayRef<int64_t> v, int64_t fill) {
+  SmallVector<int64_t> out(v);
+  if (out.size() == 1)
+    out.assign(2, out[0]);
+  if (out.empty())
+    out.assign(2, fill);
+  return out;
+}
+
+/// `input` [N, C, H, W] with `padding` zeros before and after H and W.
+Value padSpatial(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> padding) {
+  if (!padding[0] && !padding[1])
+    return input;
+  auto inTy = llvm::cast<RankedTensorType>(input.getType());
+  Type element = inTy.getElementType();
+  SmallVector<OpFoldResult> low = {b.getIndexAttr(0), b.getIndexAttr(0),
+                                   b.getIndexAttr(padding[0]), b.getIndexAttr(padding[1])};
+  SmallVector<int64_t> paddedShape(inTy.getShape());
+  for (int i = 2; i < 4; ++i)
+    if (!ShapedType::isDynamic(paddedShape[i]))
+      paddedShape[i] += 2 * padding[i - 2];
+  Value zero = scalarConstant(b, loc, element, 0);
+  return tensor::PadOp::create(b, loc, RankedTensorType::get(paddedShape, element), input, low,
+                               low, zero)
+      .getResult();
+}
+
 /// 2-d convolution as linalg.conv_2d_nchw_fchw (or the grouped form) on an input padded
 /// with zeros, plus the bias broadcast over the channel dimension.
 struct ConvolutionLowering : TgcLoweringPattern<ConvolutionOp> {
@@ -96,33 +125,10 @@ struct ConvolutionLowering : TgcLoweringPattern<ConvolutionOp> {
     auto resultType = llvm::cast<BaseTensorType>(op.getType());
     if (inputType.getRank() != 4 || op.getTransposed())
       return op.emitOpError("only non-transposed 2-d convolution is supported so far");
-    auto expand = [](ArrayRef<int64_t> v, int64_t fill) {
-      SmallVector<int64_t> out(v);
-      if (out.size() == 1)
-        out.assign(2, out[0]);
-      if (out.empty())
-        out.assign(2, fill);
-      return out;
-    };
-    SmallVector<int64_t> stride = expand(op.getStride(), 1);
-    SmallVector<int64_t> padding = expand(op.getPadding(), 0);
-    SmallVector<int64_t> dilation = expand(op.getDilation(), 1);
-    Value input = adaptor.getInput();
-    Type element = llvm::cast<RankedTensorType>(input.getType()).getElementType();
-    if (padding[0] || padding[1]) {
-      SmallVector<OpFoldResult> low = {rewriter.getIndexAttr(0), rewriter.getIndexAttr(0),
-                                       rewriter.getIndexAttr(padding[0]),
-                                       rewriter.getIndexAttr(padding[1])};
-      auto inTy = llvm::cast<RankedTensorType>(input.getType());
-      SmallVector<int64_t> paddedShape(inTy.getShape());
-      for (int i = 2; i < 4; ++i)
-        if (!ShapedType::isDynamic(paddedShape[i]))
-          paddedShape[i] += 2 * padding[i - 2];
-      Value zero = scalarConstant(rewriter, loc, element, 0);
-      input = tensor::PadOp::create(rewriter, loc, RankedTensorType::get(paddedShape, element),
-                                    input, low, low, zero)
-                  .getResult();
-    }
+    SmallVector<int64_t> stride = expandParam(op.getStride(), 1);
+    SmallVector<int64_t> padding = expandParam(op.getPadding(), 0);
+    SmallVector<int64_t> dilation = expandParam(op.getDilation(), 1);
+    Value input = padSpatial(rewriter, loc, adaptor.getInput(), padding);
     FailureOr<Value> init = lowering.zeroTensor(rewriter, op, resultType);
     if (failed(init))
       return failure();
@@ -274,12 +280,238 @@ struct ConvolutionLowering : TgcLoweringPattern<ConvolutionOp> {
   }
 };
 
+/// The static sizes a 2-d convolution backward needs: everything but the batch.
+struct ConvBackwardShape {
+  int64_t filters, channels, kernelH, kernelW, outH, outW, groups;
+  SmallVector<int64_t> stride, padding, dilation;
+};
+
+/// Reads the sizes of input [N, C, H, W], weight [F, C/groups, KH, KW] and grad_output
+/// [N, F, OH, OW]; fails unless all but N are static.
+template <typename OpTy>
+FailureOr<ConvBackwardShape> convBackwardShape(OpTy op, ArrayRef<AffineExpr> input,
+                                               ArrayRef<AffineExpr> weight,
+                                               ArrayRef<AffineExpr> gradOutput) {
+  if (input.size() != 4)
+    return op.emitOpError("only 2-d (NCHW) convolution backward is supported so far");
+  SmallVector<int64_t> sizes;
+  for (AffineExpr e : {input[1], weight[0], weight[2], weight[3], gradOutput[2], gradOutput[3]}) {
+    std::optional<int64_t> c = getConstantSize(e);
+    if (!c)
+      return op.emitOpError("convolution backward needs static channel, kernel and spatial "
+                            "sizes");
+    sizes.push_back(*c);
+  }
+  return ConvBackwardShape{sizes[1],
+                           sizes[0],
+                           sizes[2],
+                           sizes[3],
+                           sizes[4],
+                           sizes[5],
+                           static_cast<int64_t>(op.getGroups()),
+                           expandParam(op.getStride(), 1),
+                           expandParam(op.getPadding(), 0),
+                           expandParam(op.getDilation(), 1)};
+}
+
+/// grad_output [N, F, OH, OW] as [N, G, F/G, OH, OW].
+Value splitFilterGroups(OpBuilder &b, Location loc, Value gradOutput, int64_t groups) {
+  auto type = llvm::cast<RankedTensorType>(gradOutput.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  shape[1] /= groups;
+  shape.insert(shape.begin() + 1, groups);
+  return tensor::ExpandShapeOp::create(b, loc, RankedTensorType::get(shape, type.getElementType()),
+                                       gradOutput,
+                                       SmallVector<ReassociationIndices>{{0}, {1, 2}, {3}, {4}});
+}
+
+/// grad_weight as one batched GEMM over the groups: with the (padded) input unfolded
+/// into cols[g, n*OH*OW, c*KH*KW] (im2col in the GEMM's layout) and grad_output
+/// rearranged to [g, F/G, n*OH*OW], grad_weight[g] = grad_output[g] @ cols[g], which
+/// goes to BLAS; [G, F/G, C/G*KH*KW] is then the weight's [F, C/G, KH, KW].
+struct ConvolutionBackwardWeightLowering : TgcLoweringPattern<ConvolutionBackwardWeightOp> {
+  using TgcLoweringPattern::TgcLoweringPattern;
+  LogicalResult matchAndRewrite(ConvolutionBackwardWeightOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    BaseTensorType resultType = tgcType(op.getResult());
+    FailureOr<ConvBackwardShape> shape =
+        convBackwardShape(op, tgcType(op.getInput()).getSizes(), resultType.getSizes(),
+                          tgcType(op.getGradOutput()).getSizes());
+    if (failed(shape))
+      return failure();
+    int64_t groups = shape->groups, perGroup = shape->channels / groups;
+    int64_t filtersPerGroup = shape->filters / groups;
+    int64_t patch = perGroup * shape->kernelH * shape->kernelW;
+    Value input = padSpatial(rewriter, loc, adaptor.getInput(), shape->padding);
+    Type element = llvm::cast<RankedTensorType>(input.getType()).getElementType();
+    OpFoldResult batch = tensor::getMixedSize(rewriter, loc, input, 0);
+    auto idx = [&](int64_t v) -> OpFoldResult { return rewriter.getIndexAttr(v); };
+
+    // cols[g, n, oh, ow, c, kh, kw] = input[n, g*C/G + c, oh*sh + kh*dh, ow*sw + kw*dw].
+    Value colsInit = tensor::EmptyOp::create(
+        rewriter, loc,
+        {idx(groups), batch, idx(shape->outH), idx(shape->outW), idx(perGroup),
+         idx(shape->kernelH), idx(shape->kernelW)},
+        element);
+    AffineExpr g, n, oh, ow, c, kh, kw;
+    bindDims(ctx, g, n, oh, ow, c, kh, kw);
+    const ConvBackwardShape &p = *shape;
+    AffineMap read = AffineMap::get(7, 0,
+                                    {n, g * perGroup + c, oh * p.stride[0] + kh * p.dilation[0],
+                                     ow * p.stride[1] + kw * p.dilation[1]},
+                                    ctx);
+    auto unfold = linalg::GenericOp::create(
+        rewriter, loc, colsInit.getType(), input, colsInit,
+        {read, AffineMap::getMultiDimIdentityMap(7, ctx)},
+        SmallVector<utils::IteratorType>(7, utils::IteratorType::parallel),
+        [&](OpBuilder &b, Location l, ValueRange args) { linalg::YieldOp::create(b, l, args[0]); });
+    Value cols = tensor::CollapseShapeOp::create(
+        rewriter, loc, unfold.getResult(0),
+        SmallVector<ReassociationIndices>{{0}, {1, 2, 3}, {4, 5, 6}});
+
+    // grad_output as [G, F/G, N*OH*OW].
+    Value grouped = splitFilterGroups(rewriter, loc, adaptor.getGradOutput(), groups);
+    Value transposedInit = tensor::EmptyOp::create(
+        rewriter, loc,
+        {idx(groups), idx(filtersPerGroup), batch, idx(shape->outH), idx(shape->outW)},
+        element);
+    Value transposed = linalg::TransposeOp::create(rewriter, loc, grouped, transposedInit,
+                                                   ArrayRef<int64_t>{1, 2, 0, 3, 4})
+                           ->getResult(0);
+    Value gradRows = tensor::CollapseShapeOp::create(
+        rewriter, loc, transposed, SmallVector<ReassociationIndices>{{0}, {1}, {2, 3, 4}});
+
+    auto productType = RankedTensorType::get({groups, filtersPerGroup, patch}, element);
+    Value zero = scalarConstant(rewriter, loc, element, 0);
+    Value productInit = linalg::FillOp::create(
+                            rewriter, loc, zero,
+                            tensor::EmptyOp::create(rewriter, loc, productType.getShape(), element)
+                                .getResult())
+                            .getResult(0);
+    Value product = linalg::BatchMatmulOp::create(rewriter, loc, TypeRange{productType},
+                                                  ValueRange{gradRows, cols},
+                                                  ValueRange{productInit})
+                        ->getResult(0);
+    Value flat = tensor::CollapseShapeOp::create(rewriter, loc, product,
+                                                 SmallVector<ReassociationIndices>{{0, 1}, {2}});
+    rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
+        op, lowering.convertTensorType(resultType), flat,
+        SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
+    return success();
+  }
+};
+
+/// grad_input as a batched GEMM and a gather: per batch element and group,
+/// colsGrad[c*KH*KW, OH*OW] = weight[g]^T @ grad_output[n, g] (BLAS, the weight read
+/// transposed), then each input element sums the columns of the windows that read it
+/// (col2im in gather form, `windowGather`), so no element is written twice.
+struct ConvolutionBackwardInputLowering : TgcLoweringPattern<ConvolutionBackwardInputOp> {
+  using TgcLoweringPattern::TgcLoweringPattern;
+  LogicalResult matchAndRewrite(ConvolutionBackwardInputOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    BaseTensorType resultType = tgcType(op.getResult());
+    FailureOr<ConvBackwardShape> shape =
+        convBackwardShape(op, resultType.getSizes(), tgcType(op.getWeight()).getSizes(),
+                          tgcType(op.getGradOutput()).getSizes());
+    if (failed(shape))
+      return failure();
+    int64_t groups = shape->groups, perGroup = shape->channels / groups;
+    int64_t filtersPerGroup = shape->filters / groups;
+    int64_t patch = perGroup * shape->kernelH * shape->kernelW;
+    Value gradOutput = adaptor.getGradOutput();
+    Type element = llvm::cast<RankedTensorType>(gradOutput.getType()).getElementType();
+    OpFoldResult batch = tensor::getMixedSize(rewriter, loc, gradOutput, 0);
+    auto idx = [&](int64_t v) -> OpFoldResult { return rewriter.getIndexAttr(v); };
+
+    // The weight as [N*G, F/G, C/G*KH*KW] (broadcast over the batch).
+    Value flatWeight = tensor::CollapseShapeOp::create(
+        rewriter, loc, adaptor.getWeight(), SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
+    Value groupedWeight = tensor::ExpandShapeOp::create(
+        rewriter, loc, RankedTensorType::get({groups, filtersPerGroup, patch}, element),
+        flatWeight, SmallVector<ReassociationIndices>{{0, 1}, {2}});
+    Value broadcastInit = tensor::EmptyOp::create(
+        rewriter, loc, {batch, idx(groups), idx(filtersPerGroup), idx(patch)}, element);
+    Value broadcast = linalg::BroadcastOp::create(rewriter, loc, groupedWeight, broadcastInit,
+                                                  ArrayRef<int64_t>{0})
+                          ->getResult(0);
+    Value weights = tensor::CollapseShapeOp::create(
+        rewriter, loc, broadcast, SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}});
+    // grad_output as [N*G, F/G, OH*OW].
+    Value gradRows = tensor::CollapseShapeOp::create(
+        rewriter, loc, splitFilterGroups(rewriter, loc, gradOutput, groups),
+        SmallVector<ReassociationIndices>{{0, 1}, {2}, {3, 4}});
+
+    OpFoldResult batches = tensor::getMixedSize(rewriter, loc, gradRows, 0);
+    Value zero = scalarConstant(rewriter, loc, element, 0);
+    Value colsInit =
+        linalg::FillOp::create(
+            rewriter, loc, zero,
+            tensor::EmptyOp::create(rewriter, loc,
+                                    {batches, idx(patch), idx(shape->outH * shape->outW)},
+                                    element)
+                .getResult())
+            .getResult(0);
+    // colsGrad[b, m, n] += weights[b, k, m] * gradRows[b, k, n]: the weight transposed.
+    AffineExpr b, m, nn, k;
+    bindDims(ctx, b, m, nn, k);
+    auto maps = rewriter.getAffineMapArrayAttr({AffineMap::get(4, 0, {b, k, m}, ctx),
+                                                AffineMap::get(4, 0, {b, k, nn}, ctx),
+                                                AffineMap::get(4, 0, {b, m, nn}, ctx)});
+    Value colsGrad =
+        linalg::BatchMatmulOp::create(rewriter, loc, TypeRange{colsInit.getType()},
+                                      ValueRange{weights, gradRows}, ValueRange{colsInit},
+                                      {rewriter.getNamedAttr("indexing_maps", maps)})
+            ->getResult(0);
+    auto colsType = llvm::cast<RankedTensorType>(colsGrad.getType());
+    Value cols = tensor::ExpandShapeOp::create(
+        rewriter, loc,
+        RankedTensorType::get({colsType.getDimSize(0), perGroup, shape->kernelH, shape->kernelW,
+                               shape->outH, shape->outW},
+                              element),
+        colsGrad, SmallVector<ReassociationIndices>{{0}, {1, 2, 3}, {4, 5}});
+
+    FailureOr<Value> init = lowering.zeroTensor(rewriter, op, resultType);
+    if (failed(init))
+      return failure();
+    Window window;
+    window.kernel = {shape->kernelH, shape->kernelW};
+    window.stride.assign(shape->stride.begin(), shape->stride.end());
+    window.padding.assign(shape->padding.begin(), shape->padding.end());
+    window.dilation.assign(shape->dilation.begin(), shape->dilation.end());
+    Value result = windowGather(
+        rewriter, loc, *init, window, {shape->outH, shape->outW},
+        [&](OpBuilder &nb, Location l, const WindowPosition &pos) -> Value {
+          Value sample = pos.n, channel = pos.c;
+          if (groups > 1) {
+            // Input channel c belongs to group c / (C/G), batch row n * G + group.
+            Value per = arith::ConstantIndexOp::create(nb, l, perGroup);
+            Value group = arith::DivUIOp::create(nb, l, pos.c, per);
+            sample = arith::AddIOp::create(
+                nb, l,
+                arith::MulIOp::create(nb, l, pos.n,
+                                      arith::ConstantIndexOp::create(nb, l, groups)),
+                group);
+            channel = arith::RemUIOp::create(nb, l, pos.c, per);
+          }
+          return tensor::ExtractOp::create(
+              nb, l, cols, ValueRange{sample, channel, pos.kh, pos.kw, pos.oh, pos.ow});
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 } // namespace
 
 void tgc::populateLinearAlgebraPatterns(const LoweringContext &lowering,
                                         RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<MatmulLowering<MmOp, linalg::MatmulOp>,
-               MatmulLowering<BmmOp, linalg::BatchMatmulOp>, ConvolutionLowering>(lowering,
-                                                                                  ctx);
+               MatmulLowering<BmmOp, linalg::BatchMatmulOp>, ConvolutionLowering,
+               ConvolutionBackwardInputLowering, ConvolutionBackwardWeightLowering>(lowering,
+                                                                                    ctx);
 }

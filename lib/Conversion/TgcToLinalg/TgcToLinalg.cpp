@@ -192,6 +192,71 @@ FailureOr<Value> tgc::broadcastTo(ConversionPatternRewriter &rewriter,
 }
 
 //===----------------------------------------------------------------------===//
+// Windowed gathers
+//===----------------------------------------------------------------------===//
+
+Value tgc::windowGather(
+    OpBuilder &b, Location loc, Value init, const Window &w, ArrayRef<int64_t> outputSizes,
+    function_ref<Value(OpBuilder &, Location, const WindowPosition &)> contribution) {
+  MLIRContext *ctx = b.getContext();
+  Type element = llvm::cast<RankedTensorType>(init.getType()).getElementType();
+  AffineExpr n, c, h, x, kh, kw;
+  bindDims(ctx, n, c, h, x, kh, kw);
+  // The window operand only gives the reduction loops their bounds.
+  Value window =
+      tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{w.kernel[0], w.kernel[1]}, element);
+  SmallVector<AffineMap> maps = {AffineMap::get(6, 0, {kh, kw}, ctx),
+                                 AffineMap::get(6, 0, {n, c, h, x}, ctx)};
+  SmallVector<utils::IteratorType> iterators(4, utils::IteratorType::parallel);
+  iterators.append(2, utils::IteratorType::reduction);
+  auto generic = linalg::GenericOp::create(
+      b, loc, init.getType(), window, init, maps, iterators,
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        auto index = [&](unsigned d) { return linalg::IndexOp::create(nb, l, d).getResult(); };
+        auto constant = [&](int64_t v) {
+          return arith::ConstantIndexOp::create(nb, l, v).getResult();
+        };
+        WindowPosition pos;
+        pos.n = index(0);
+        pos.c = index(1);
+        pos.h = index(2);
+        pos.w = index(3);
+        pos.kh = index(4);
+        pos.kw = index(5);
+        Value valid = arith::ConstantIntOp::create(nb, l, 1, 1);
+        Value zero = constant(0);
+        Value out[2];
+        for (int i = 0; i < 2; ++i) {
+          // t = position + padding - k * dilation must be a multiple of the stride,
+          // t / stride an output position.
+          Value in = i == 0 ? pos.h : pos.w, k = i == 0 ? pos.kh : pos.kw;
+          Value t = arith::SubIOp::create(
+              nb, l, arith::AddIOp::create(nb, l, in, constant(w.padding[i])),
+              arith::MulIOp::create(nb, l, k, constant(w.dilation[i])));
+          Value o = t;
+          auto all = [&](Value cond) { valid = arith::AndIOp::create(nb, l, valid, cond); };
+          all(arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sge, t, zero));
+          if (w.stride[i] != 1) {
+            Value rem = arith::RemSIOp::create(nb, l, t, constant(w.stride[i]));
+            all(arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq, rem, zero));
+            o = arith::DivSIOp::create(nb, l, t, constant(w.stride[i]));
+          }
+          all(arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt, o,
+                                    constant(outputSizes[i])));
+          out[i] = o;
+        }
+        pos.valid = valid;
+        pos.oh = arith::SelectOp::create(nb, l, valid, out[0], zero);
+        pos.ow = arith::SelectOp::create(nb, l, valid, out[1], zero);
+        Value value = contribution(nb, l, pos);
+        value = arith::SelectOp::create(nb, l, valid, value,
+                                        scalarConstant(nb, l, element, 0));
+        linalg::YieldOp::create(nb, l, addScalars(nb, l, args[1], value));
+      });
+  return generic.getResult(0);
+}
+
+//===----------------------------------------------------------------------===//
 // The pass
 //===----------------------------------------------------------------------===//
 
