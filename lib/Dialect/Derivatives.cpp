@@ -302,6 +302,89 @@ LogicalResult bmmVjp(Vjp &v, BmmOp op) {
   return success();
 }
 
+/// convolution_backward: the input and weight gradients are their own ops (transposed
+/// convolution and correlation with the output gradient); the bias gets the sum over
+/// every dimension but the channels.
+LogicalResult convolutionVjp(Vjp &v, ConvolutionOp op) {
+  if (op.getTransposed())
+    return op.emitOpError("derivative of a transposed convolution is not supported yet");
+  Value g = v.g();
+  if (v.wants(0))
+    v.set(0, op, ConvolutionBackwardInputOp::create(
+                     v.b, v.loc, g, op.getWeight(),
+                     ShapeAttr::get(v.ctx(), typeOf(op.getInput()).getSizes()),
+                     op.getStrideAttr(), op.getPaddingAttr(), op.getDilationAttr(),
+                     op.getGroupsAttr()));
+  if (v.wants(1))
+    v.set(1, op, ConvolutionBackwardWeightOp::create(
+                     v.b, v.loc, g, op.getInput(),
+                     ShapeAttr::get(v.ctx(), typeOf(op.getWeight()).getSizes()),
+                     op.getStrideAttr(), op.getPaddingAttr(), op.getDilationAttr(),
+                     op.getGroupsAttr()));
+  if (op.getBias() && v.wants(2)) {
+    SmallVector<int64_t> dims;
+    for (int64_t d = 0, rank = typeOf(g).getRank(); d < rank; ++d)
+      if (d != 1)
+        dims.push_back(d);
+    v.set(2, op, SumOp::create(v.b, v.loc, g, v.b.getDenseI64ArrayAttr(dims), false, TypeAttr()));
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Pooling, embedding, losses
+//===----------------------------------------------------------------------===//
+
+LogicalResult maxPoolVjp(Vjp &v, MaxPool2dOp op) {
+  if (!v.g(0))
+    return success();
+  Value indices;
+  if (op.getWithIndices()) {
+    indices = op.getResult(1);
+  } else {
+    // The forward did not keep the argmax: a pooling that does.
+    auto withIndices = MaxPool2dOp::create(
+        v.b, v.loc, op.getSelf(), op.getKernelSizeAttr(), op.getStrideAttr(),
+        op.getPaddingAttr(), op.getDilationAttr(), op.getCeilModeAttr(), v.b.getUnitAttr());
+    indices = withIndices.getResult(1);
+  }
+  v.set(0, op, MaxPool2dBackwardOp::create(v.b, v.loc, v.g(0), op.getSelf(),
+                                           op.getKernelSizeAttr(), op.getStrideAttr(),
+                                           op.getPaddingAttr(), op.getDilationAttr(),
+                                           op.getCeilModeAttr(), indices));
+  return success();
+}
+
+LogicalResult avgPoolVjp(Vjp &v, AvgPool2dOp op) {
+  v.set(0, op, AvgPool2dBackwardOp::create(v.b, v.loc, v.g(), op.getSelf(),
+                                           op.getKernelSizeAttr(), op.getStrideAttr(),
+                                           op.getPaddingAttr(), op.getCeilModeAttr(),
+                                           op.getCountIncludePadAttr(),
+                                           op.getDivisorOverrideAttr()));
+  return success();
+}
+
+LogicalResult embeddingVjp(Vjp &v, EmbeddingOp op) {
+  std::optional<int64_t> rows = getConstantSize(typeOf(op.getWeight()).getSizes()[0]);
+  if (!rows)
+    return op.emitOpError("derivative needs a static number of embeddings");
+  if (op.getScaleGradByFreq())
+    return op.emitOpError("derivative with scale_grad_by_freq is not supported yet");
+  v.set(0, op, EmbeddingBackwardOp::create(v.b, v.loc, v.g(), op.getIndices(),
+                                           v.b.getI64IntegerAttr(*rows),
+                                           op.getPaddingIdxAttr(), op.getScaleGradByFreqAttr()));
+  return success();
+}
+
+LogicalResult nllLossVjp(Vjp &v, NllLossOp op) {
+  if (!v.g(0))
+    return success();
+  v.set(0, op, NllLossBackwardOp::create(v.b, v.loc, v.g(0), op.getSelf(), op.getTarget(),
+                                         op.getWeight(), op.getTotalWeight(),
+                                         op.getReductionAttr(), op.getIgnoreIndexAttr()));
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Reductions
 //===----------------------------------------------------------------------===//
@@ -530,6 +613,11 @@ void tgc::attachDerivatives(MLIRContext *ctx) {
   attach<ClampOp, clampVjp>(ctx);
 
   attach<MmOp, mmVjp>(ctx);
+  attach<ConvolutionOp, convolutionVjp>(ctx);
+  attach<MaxPool2dOp, maxPoolVjp>(ctx);
+  attach<AvgPool2dOp, avgPoolVjp>(ctx);
+  attach<EmbeddingOp, embeddingVjp>(ctx);
+  attach<NllLossOp, nllLossVjp>(ctx);
   attach<BmmOp, bmmVjp>(ctx);
 
   attach<SumOp, sumVjp>(ctx);
