@@ -69,4 +69,34 @@ def ConvertLinalgToBlasPass : Pass<"convert-linalg-to-blas", "::mlir::ModuleOp">
                            "::mlir::LLVM::LLVMDialect", "::mlir::arith::ArithDialect"];
 }
 
+def PlaceMutationsPass : Pass<"tgc-place-mutations", "::mlir::ModuleOp"> {
+  let summary = "Decide in which pass (forward/backward) each mutation of @joint is written";
+  let description = [{
+    On `@joint` (docs/training.md): every result tagged `tgc.kind = "buffer_mutation"` /
+    `"user_input_mutation"` gets `tgc.pass = "forward"`, or `"backward"` when its value
+    depends on a tangent argument, and `tgc.version`: the writes of one target are
+    numbered 1..n, forward writes first, and within a pass a write that reads another
+    write's value after it. Two writes of one target in one pass that do not depend on
+    each other leave the final value ambiguous: an error.
+  }];
+}
+
+def PartitionPass : Pass<"tgc-partition", "::mlir::ModuleOp"> {
+  let summary = "Split @joint into @forward and @backward with a min-cut saved list";
+  let description = [{
+    Before: `@joint(primals, tangents) -> (forward results, gradients)` with mutation
+    results placed by `tgc-place-mutations`. After: `@forward(primals) -> (forward
+    results, saved)` and `@backward(saved, tangents) -> (gradients, backward mutations)`
+    (docs/training.md). The saved values are a minimum cut of the joint graph weighted
+    by byte sizes (at the size symbols' hints): cheap ops are recomputed in backward,
+    matmuls/convolutions (`NoRecompute`) and the values mutations write never are.
+    The module gets `tgc.saved_count` and `tgc.saved_bytes`.
+  }];
+  let options = [
+    Option<"activationBudget", "activation-budget", "int64_t", /*default=*/"0",
+           "Bytes the saved values may take (0: no budget); over it, recompute more">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 #endif // TGC_PASSES_TD

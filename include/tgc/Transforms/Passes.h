@@ -32,6 +32,10 @@ inline constexpr llvm::StringLiteral kName = "tgc.name";
 inline constexpr llvm::StringLiteral kTarget = "tgc.target";
 /// On parameter/buffer/constant arguments: the `tgc.global` holding the initial value.
 inline constexpr llvm::StringLiteral kGlobal = "tgc.global";
+/// On mutation results of `@joint`: "forward" | "backward", the pass that writes.
+inline constexpr llvm::StringLiteral kPass = "tgc.pass";
+/// On mutation results of `@joint`: i64 >= 1, the version of the target written.
+inline constexpr llvm::StringLiteral kVersion = "tgc.version";
 } // namespace attr
 
 } // namespace tgc

@@ -1,0 +1,467 @@
+// The training partition: @joint becomes @forward and @backward, with the
+// values the backward needs from the forward chosen by a minimum cut
+// (docs/training.md).
+#include "JointGraph.h"
+#include "tgc/Transforms/MinCut.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace tgc {
+#define GEN_PASS_DEF_PARTITIONPASS
+#include "tgc/Transforms/Passes.h.inc"
+} // namespace tgc
+
+using namespace mlir;
+using namespace tgc;
+
+namespace {
+
+/// The largest factor by which the activation budget scales the cost of saving
+/// intermediate values; it keeps capacities far below MinCutGraph::kInfinite.
+constexpr int64_t kMaxBudgetFactor = 4096;
+
+/// What the cut chose.
+struct Partition {
+  /// Values the forward returns and the backward receives, in @joint order.
+  SmallVector<Value> saved;
+  /// Sum of their sizes at the symbols' hints.
+  int64_t savedBytes = 0;
+};
+
+/// Splits one @joint; see docs/training.md for the signatures it produces.
+class Partitioner {
+public:
+  Partitioner(func::FuncOp joint, int64_t activationBudget)
+      : joint(joint), body(joint.getBody().front()),
+        activationBudget(activationBudget) {}
+
+  LogicalResult run();
+
+private:
+  LogicalResult classifySignature();
+  void computeSymbolValues();
+  std::optional<int64_t> getByteSize(Value value) const;
+  std::optional<MinCutGraph::Cut> cutAt(int64_t factor);
+  FailureOr<Partition> choosePartition();
+  std::optional<std::pair<Value, int64_t>> findShapeInTangents(SymSizeOp op);
+  FailureOr<func::FuncOp> buildForward(const Partition &partition,
+                                       OpBuilder &builder);
+  FailureOr<func::FuncOp> buildBackward(const Partition &partition,
+                                        OpBuilder &builder);
+
+  func::FuncOp joint;
+  Block &body;
+  int64_t activationBudget;
+
+  SmallVector<unsigned> primalArgs, tangentArgs;
+  SmallVector<unsigned> forwardResults, backwardResults;
+  DenseSet<Value> tangentDependent;
+  SmallVector<int64_t> symbolValues;
+
+  /// The cut's nodes: block arguments, then op results, in program order.
+  SmallVector<Value> nodeValues;
+  DenseMap<Value, unsigned> nodeOf;
+};
+
+} // namespace
+
+static DictionaryAttr savedAttrs(MLIRContext *ctx) {
+  Builder builder(ctx);
+  return builder.getDictionaryAttr(
+      builder.getNamedAttr(attr::kKind, builder.getStringAttr(joint::kSaved)));
+}
+
+LogicalResult Partitioner::classifySignature() {
+  for (unsigned i = 0, e = joint.getNumArguments(); i < e; ++i)
+    (joint::getArgKind(joint, i) == joint::kTangent ? tangentArgs : primalArgs)
+        .push_back(i);
+  tangentDependent = joint::getTangentDependentValues(joint);
+
+  Operation *terminator = body.getTerminator();
+  for (unsigned i = 0, e = joint.getNumResults(); i < e; ++i) {
+    StringRef kind = joint::getResultKind(joint, i);
+    if (joint::isMutationKind(kind)) {
+      auto pass = joint.getResultAttrOfType<StringAttr>(i, attr::kPass);
+      if (!pass || (pass.getValue() != joint::kForward &&
+                    pass.getValue() != joint::kBackward))
+        return joint.emitError()
+               << "mutation result " << i << " has no '" << attr::kPass
+               << "' = \"forward\" | \"backward\"; run "
+                  "tgc-place-mutations first";
+      (pass.getValue() == joint::kForward ? forwardResults : backwardResults)
+          .push_back(i);
+    } else if (kind == joint::kUserOutput) {
+      forwardResults.push_back(i);
+    } else if (kind == joint::kGradient) {
+      backwardResults.push_back(i);
+    } else {
+      return joint.emitError()
+             << "result " << i << " of @joint has tgc.kind '" << kind
+             << "'; expected user_output, gradient or a mutation";
+    }
+  }
+  for (unsigned i : forwardResults)
+    if (tangentDependent.contains(terminator->getOperand(i)))
+      return joint.emitError()
+             << "forward result " << i << " depends on a tangent";
+  // Backward results follow @joint's order of gradients, then of backward
+  // mutations.
+  SmallVector<unsigned> gradients, mutations;
+  for (unsigned i : backwardResults)
+    (joint::getResultKind(joint, i) == joint::kGradient ? gradients : mutations)
+        .push_back(i);
+  backwardResults = gradients;
+  backwardResults.append(mutations);
+
+  for (Operation &op : body.without_terminator())
+    if (op.getNumRegions() != 0 || op.getNumResults() == 0)
+      return op.emitError(
+          "tgc-partition supports ops with results and no regions only");
+  return success();
+}
+
+/// Each symbol's value for cost purposes: its hint, else min(max, 1024).
+void Partitioner::computeSymbolValues() {
+  auto module = joint->getParentOfType<ModuleOp>();
+  auto symbols = module->getAttrOfType<ArrayAttr>(TgcDialect::kSymbolsAttrName);
+  if (!symbols)
+    return;
+  for (Attribute symbol : symbols)
+    if (auto attr = llvm::dyn_cast<SymbolAttr>(symbol))
+      symbolValues.push_back(attr.getTypicalValue());
+    else
+      symbolValues.push_back(1024);
+}
+
+/// numel * element size of a tensor value at the symbols' typical values;
+/// std::nullopt for scalars (never saved).
+std::optional<int64_t> Partitioner::getByteSize(Value value) const {
+  auto type = llvm::dyn_cast<BaseTensorType>(value.getType());
+  if (!type)
+    return std::nullopt;
+  MLIRContext *ctx = value.getContext();
+  SmallVector<AffineExpr> symbols;
+  for (int64_t symbolValue : symbolValues)
+    symbols.push_back(getAffineConstantExpr(symbolValue, ctx));
+  int64_t bytes =
+      std::max<int64_t>(1, (type.getDtype().getIntOrFloatBitWidth() + 7) / 8);
+  for (AffineExpr size : type.getSizes()) {
+    std::optional<int64_t> known =
+        getConstantSize(size.replaceSymbols(symbols));
+    // A size over symbols the module does not declare: assume the
+    // unknown-symbol value.
+    bytes *= known ? std::max<int64_t>(*known, 0) : 1024;
+  }
+  return bytes;
+}
+
+/// A tangent dimension whose size equals what `op` reads: the backward can read
+/// it there instead of keeping the (possibly large) tensor alive for its shape.
+std::optional<std::pair<Value, int64_t>>
+Partitioner::findShapeInTangents(SymSizeOp op) {
+  auto type = llvm::cast<BaseTensorType>(op.getSelf().getType());
+  std::optional<int64_t> dim = normalizeDim(op.getDim(), type.getRank());
+  if (!dim)
+    return std::nullopt;
+  AffineExpr size = type.getSizes()[*dim];
+  for (unsigned i : tangentArgs) {
+    Value tangent = joint.getArgument(i);
+    auto tangentType = llvm::dyn_cast<BaseTensorType>(tangent.getType());
+    if (!tangentType)
+      continue;
+    for (auto [index, tangentSize] : llvm::enumerate(tangentType.getSizes()))
+      if (tangentSize == size)
+        return std::make_pair(tangent, static_cast<int64_t>(index));
+  }
+  return std::nullopt;
+}
+
+/// The minimum cut with intermediate values `factor` times as costly to save as
+/// primal arguments; std::nullopt when every cut is infinite.
+std::optional<MinCutGraph::Cut> Partitioner::cutAt(int64_t factor) {
+  MinCutGraph graph;
+  nodeValues.clear();
+  nodeOf.clear();
+  auto addNode = [&](Value value, bool isPrimalArg) {
+    std::optional<int64_t> bytes = getByteSize(value);
+    int64_t capacity = !bytes        ? MinCutGraph::kInfinite
+                       : isPrimalArg ? *bytes
+                                     : *bytes * factor;
+    nodeOf[value] = graph.addNode(capacity);
+    nodeValues.push_back(value);
+    if (tangentDependent.contains(value))
+      graph.tieInputToSink(nodeOf[value]);
+  };
+  for (BlockArgument arg : joint.getArguments())
+    addNode(arg,
+            joint::getArgKind(joint, arg.getArgNumber()) != joint::kTangent);
+  for (unsigned i : primalArgs)
+    graph.tieToSource(nodeOf[joint.getArgument(i)]);
+
+  for (Operation &op : body.without_terminator()) {
+    for (Value result : op.getResults())
+      addNode(result, /*isPrimalArg=*/false);
+    // A size read from a tensor the backward could read from a tangent is free.
+    auto symSize = llvm::dyn_cast<SymSizeOp>(op);
+    bool shapeOnly = symSize && findShapeInTangents(symSize);
+    for (Value operand : op.getOperands())
+      for (Value result : op.getResults())
+        if (!shapeOnly)
+          graph.addUse(nodeOf[operand], nodeOf[result]);
+    if (op.hasTrait<tgc::OpTrait::NoRecompute>())
+      for (Value result : op.getResults())
+        if (!tangentDependent.contains(result))
+          graph.tieToSource(nodeOf[result]);
+  }
+
+  Operation *terminator = body.getTerminator();
+  for (unsigned i : forwardResults)
+    if (joint::isMutationKind(joint::getResultKind(joint, i)))
+      graph.tieToSource(nodeOf[terminator->getOperand(i)]);
+  for (unsigned i : backwardResults)
+    graph.tieOutputToSink(nodeOf[terminator->getOperand(i)]);
+  return graph.solve();
+}
+
+FailureOr<Partition> Partitioner::choosePartition() {
+  std::optional<Partition> best;
+  for (int64_t factor = 1; factor <= kMaxBudgetFactor; factor *= 4) {
+    std::optional<MinCutGraph::Cut> cut = cutAt(factor);
+    if (!cut)
+      return joint.emitError(
+          "cannot partition @joint: a value that must be computed in "
+          "forward (a matmul, convolution or mutation source) is also "
+          "computed from a tangent");
+    Partition partition;
+    for (unsigned node : cut->cutNodes) {
+      partition.saved.push_back(nodeValues[node]);
+      partition.savedBytes += getByteSize(nodeValues[node]).value_or(0);
+    }
+    if (!best || partition.savedBytes < best->savedBytes)
+      best = std::move(partition);
+    if (activationBudget <= 0 || best->savedBytes <= activationBudget)
+      return *best;
+  }
+  joint.emitWarning() << "the saved values take " << best->savedBytes
+                      << " bytes, over the activation budget of "
+                      << activationBudget
+                      << " bytes, even with all cheap ops recomputed";
+  return *best;
+}
+
+/// Collects the ops computing `roots` from `available` values, in program
+/// order.
+static SetVector<Operation *>
+collectOps(Block &block, ArrayRef<Value> roots,
+           const DenseSet<Value> &available,
+           function_ref<bool(Operation *)> isLeaf) {
+  DenseSet<Operation *> needed;
+  SmallVector<Value> worklist(roots.begin(), roots.end());
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    if (available.contains(value))
+      continue;
+    Operation *def = value.getDefiningOp();
+    if (!def || !needed.insert(def).second || isLeaf(def))
+      continue;
+    worklist.append(def->getOperands().begin(), def->getOperands().end());
+  }
+  SetVector<Operation *> ordered;
+  for (Operation &op : block)
+    if (needed.contains(&op))
+      ordered.insert(&op);
+  return ordered;
+}
+
+/// Copies one attribute dictionary per index, from `from` via `get`.
+template <typename Get>
+static SmallVector<DictionaryAttr> attrsOf(ArrayRef<unsigned> indices,
+                                           Get get) {
+  SmallVector<DictionaryAttr> attrs;
+  for (unsigned i : indices)
+    attrs.push_back(get(i));
+  return attrs;
+}
+
+/// Creates `@name(argTypes) -> resultTypes` with the given attributes and an
+/// empty body.
+static func::FuncOp createFunction(OpBuilder &builder, Location loc,
+                                   StringRef name, TypeRange argTypes,
+                                   TypeRange resultTypes,
+                                   ArrayRef<DictionaryAttr> argAttrs,
+                                   ArrayRef<DictionaryAttr> resultAttrs) {
+  auto func = func::FuncOp::create(
+      builder, loc, name, builder.getFunctionType(argTypes, resultTypes));
+  func.setAllArgAttrs(argAttrs);
+  func.setAllResultAttrs(resultAttrs);
+  func.addEntryBlock();
+  return func;
+}
+
+FailureOr<func::FuncOp> Partitioner::buildForward(const Partition &partition,
+                                                  OpBuilder &builder) {
+  Operation *terminator = body.getTerminator();
+  SmallVector<Value> results;
+  for (unsigned i : forwardResults)
+    results.push_back(terminator->getOperand(i));
+  results.append(partition.saved.begin(), partition.saved.end());
+
+  DenseSet<Value> available;
+  for (unsigned i : primalArgs)
+    available.insert(joint.getArgument(i));
+  for (Value result : results)
+    if (auto arg = llvm::dyn_cast<BlockArgument>(result);
+        arg && !available.contains(arg))
+      return joint.emitError("internal error: the forward needs a tangent");
+  SetVector<Operation *> ops =
+      collectOps(body, results, available, [](Operation *) { return false; });
+
+  SmallVector<Type> argTypes, resultTypes;
+  for (unsigned i : primalArgs)
+    argTypes.push_back(joint.getArgument(i).getType());
+  for (Value result : results)
+    resultTypes.push_back(result.getType());
+  SmallVector<DictionaryAttr> resultAttrs = attrsOf(
+      forwardResults, [&](unsigned i) { return joint.getResultAttrDict(i); });
+  resultAttrs.append(partition.saved.size(), savedAttrs(joint.getContext()));
+  func::FuncOp forward = createFunction(
+      builder, joint.getLoc(), "forward", argTypes, resultTypes,
+      attrsOf(primalArgs, [&](unsigned i) { return joint.getArgAttrDict(i); }),
+      resultAttrs);
+
+  IRMapping mapping;
+  for (auto [index, i] : llvm::enumerate(primalArgs))
+    mapping.map(joint.getArgument(i), forward.getArgument(index));
+  OpBuilder bodyBuilder = OpBuilder::atBlockEnd(&forward.getBody().front());
+  for (Operation *op : ops)
+    bodyBuilder.clone(*op, mapping);
+  SmallVector<Value> mapped;
+  for (Value result : results)
+    mapped.push_back(mapping.lookupOrNull(result));
+  if (llvm::is_contained(mapped, Value()))
+    return joint.emitError(
+        "internal error: a forward result is not computed in forward");
+  func::ReturnOp::create(bodyBuilder, joint.getLoc(), mapped);
+  return forward;
+}
+
+FailureOr<func::FuncOp> Partitioner::buildBackward(const Partition &partition,
+                                                   OpBuilder &builder) {
+  Operation *terminator = body.getTerminator();
+  SmallVector<Value> results;
+  for (unsigned i : backwardResults)
+    results.push_back(terminator->getOperand(i));
+
+  DenseSet<Value> available(partition.saved.begin(), partition.saved.end());
+  for (unsigned i : tangentArgs)
+    available.insert(joint.getArgument(i));
+  auto readsTangentShape = [&](Operation *op) {
+    auto symSize = llvm::dyn_cast<SymSizeOp>(op);
+    return symSize && findShapeInTangents(symSize).has_value();
+  };
+  SetVector<Operation *> ops =
+      collectOps(body, results, available, readsTangentShape);
+
+  SmallVector<Type> argTypes, resultTypes;
+  for (Value saved : partition.saved)
+    argTypes.push_back(saved.getType());
+  for (unsigned i : tangentArgs)
+    argTypes.push_back(joint.getArgument(i).getType());
+  for (Value result : results)
+    resultTypes.push_back(result.getType());
+  SmallVector<DictionaryAttr> argAttrs(partition.saved.size(),
+                                       savedAttrs(joint.getContext()));
+  llvm::append_range(argAttrs, attrsOf(tangentArgs, [&](unsigned i) {
+                       return joint.getArgAttrDict(i);
+                     }));
+  func::FuncOp backward =
+      createFunction(builder, joint.getLoc(), "backward", argTypes, resultTypes,
+                     argAttrs, attrsOf(backwardResults, [&](unsigned i) {
+                       return joint.getResultAttrDict(i);
+                     }));
+
+  IRMapping mapping;
+  for (auto [index, saved] : llvm::enumerate(partition.saved))
+    mapping.map(saved, backward.getArgument(index));
+  for (auto [index, i] : llvm::enumerate(tangentArgs))
+    mapping.map(joint.getArgument(i),
+                backward.getArgument(partition.saved.size() + index));
+  OpBuilder bodyBuilder = OpBuilder::atBlockEnd(&backward.getBody().front());
+  for (Operation *op : ops) {
+    // Sizes are read from a tangent of that size rather than from the forward
+    // tensor.
+    if (auto symSize = llvm::dyn_cast<SymSizeOp>(op);
+        symSize && readsTangentShape(op)) {
+      auto [tangent, dim] = *findShapeInTangents(symSize);
+      mapping.map(symSize.getResult(),
+                  SymSizeOp::create(bodyBuilder, op->getLoc(),
+                                    mapping.lookup(tangent), dim)
+                      .getResult());
+      continue;
+    }
+    for (Value operand : op->getOperands())
+      if (!mapping.contains(operand))
+        return op->emitError(
+            "internal error: the backward needs a value the partition "
+            "neither saved nor recomputes");
+    bodyBuilder.clone(*op, mapping);
+  }
+  SmallVector<Value> mapped;
+  for (Value result : results) {
+    if (!mapping.contains(result))
+      return joint.emitError(
+          "internal error: a backward result is not computed in backward");
+    mapped.push_back(mapping.lookup(result));
+  }
+  func::ReturnOp::create(bodyBuilder, joint.getLoc(), mapped);
+  return backward;
+}
+
+LogicalResult Partitioner::run() {
+  if (failed(classifySignature()))
+    return failure();
+  computeSymbolValues();
+  FailureOr<Partition> partition = choosePartition();
+  if (failed(partition))
+    return failure();
+
+  OpBuilder builder(joint);
+  FailureOr<func::FuncOp> forward = buildForward(*partition, builder);
+  if (failed(forward))
+    return failure();
+  FailureOr<func::FuncOp> backward = buildBackward(*partition, builder);
+  if (failed(backward)) {
+    forward->erase();
+    return failure();
+  }
+  auto module = joint->getParentOfType<ModuleOp>();
+  module->setAttr("tgc.saved_count",
+                  builder.getI64IntegerAttr(partition->saved.size()));
+  module->setAttr("tgc.saved_bytes",
+                  builder.getI64IntegerAttr(partition->savedBytes));
+  joint.erase();
+  return success();
+}
+
+namespace {
+class PartitionPass : public tgc::impl::PartitionPassBase<PartitionPass> {
+public:
+  using PartitionPassBase::PartitionPassBase;
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    FailureOr<func::FuncOp> joint = joint::lookupJoint(module);
+    if (failed(joint))
+      return signalPassFailure();
+    if (module.lookupSymbol("forward") || module.lookupSymbol("backward")) {
+      module.emitError(
+          "@joint cannot be partitioned into a module that already has "
+          "@forward or @backward");
+      return signalPassFailure();
+    }
+    if (failed(Partitioner(*joint, activationBudget).run()))
+      signalPassFailure();
+  }
+};
+} // namespace
