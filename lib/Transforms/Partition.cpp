@@ -7,6 +7,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringSet.h"
 
 namespace tgc {
 #define GEN_PASS_DEF_PARTITIONPASS
@@ -21,12 +22,16 @@ namespace {
 /// The largest factor by which the activation budget scales the cost of saving
 /// intermediate values; it keeps capacities far below MinCutGraph::kInfinite.
 constexpr int64_t kMaxBudgetFactor = 4096;
+/// What saving a scalar argument costs (an i64 or f64).
+constexpr int64_t kScalarBytes = 8;
 
 /// What the cut chose.
 struct Partition {
   /// Values the forward returns and the backward receives, in @joint order.
   SmallVector<Value> saved;
-  /// Sum of their sizes at the symbols' hints.
+  /// The bytes the saved values take beyond what the caller holds anyway: the sum of
+  /// their sizes at the symbols' hints, less primal arguments no forward mutation
+  /// writes (the artifact passes those by reference).
   int64_t savedBytes = 0;
 };
 
@@ -43,6 +48,7 @@ private:
   LogicalResult classifySignature();
   void computeSymbolValues();
   std::optional<int64_t> getByteSize(Value value) const;
+  int64_t getSavedBytes(Value value) const;
   std::optional<MinCutGraph::Cut> cutAt(int64_t factor);
   FailureOr<Partition> choosePartition();
   std::optional<std::pair<Value, int64_t>> findShapeInTangents(SymSizeOp op);
@@ -58,6 +64,8 @@ private:
   SmallVector<unsigned> primalArgs, tangentArgs;
   SmallVector<unsigned> forwardResults, backwardResults;
   DenseSet<Value> tangentDependent;
+  /// Primal arguments the forward overwrites: saving one means copying it.
+  DenseSet<Value> mutatedArgs;
   SmallVector<int64_t> symbolValues;
 
   /// The cut's nodes: block arguments, then op results, in program order.
@@ -102,6 +110,16 @@ LogicalResult Partitioner::classifySignature() {
              << "'; expected user_output, gradient or a mutation";
     }
   }
+  llvm::StringSet<> targets;
+  for (unsigned i : forwardResults)
+    if (auto target = joint.getResultAttrOfType<StringAttr>(i, attr::kTarget);
+        target && joint::isMutationKind(joint::getResultKind(joint, i)))
+      targets.insert(target.getValue());
+  for (unsigned i : primalArgs)
+    if (auto name = joint.getArgAttrOfType<StringAttr>(i, attr::kName);
+        name && targets.contains(name.getValue()))
+      mutatedArgs.insert(joint.getArgument(i));
+
   for (unsigned i : forwardResults)
     if (tangentDependent.contains(terminator->getOperand(i)))
       return joint.emitError()
@@ -157,6 +175,16 @@ std::optional<int64_t> Partitioner::getByteSize(Value value) const {
   return bytes;
 }
 
+/// What saving `value` adds to the memory the forward leaves for the backward: nothing
+/// for a primal argument the forward does not overwrite (the caller holds it anyway),
+/// its size otherwise.
+int64_t Partitioner::getSavedBytes(Value value) const {
+  auto arg = llvm::dyn_cast<BlockArgument>(value);
+  if (arg && !mutatedArgs.contains(arg))
+    return 0;
+  return getByteSize(value).value_or(kScalarBytes);
+}
+
 /// A tangent dimension whose size equals what `op` reads: the backward can read
 /// it there instead of keeping the (possibly large) tensor alive for its shape.
 std::optional<std::pair<Value, int64_t>>
@@ -185,10 +213,11 @@ std::optional<MinCutGraph::Cut> Partitioner::cutAt(int64_t factor) {
   nodeValues.clear();
   nodeOf.clear();
   auto addNode = [&](Value value, bool isPrimalArg) {
+    // Scalars are recomputed, never saved, except those the caller passes in.
     std::optional<int64_t> bytes = getByteSize(value);
-    int64_t capacity = !bytes        ? MinCutGraph::kInfinite
-                       : isPrimalArg ? *bytes
-                                     : *bytes * factor;
+    int64_t capacity = isPrimalArg ? bytes.value_or(kScalarBytes)
+                       : bytes     ? *bytes * factor
+                                   : MinCutGraph::kInfinite;
     nodeOf[value] = graph.addNode(capacity);
     nodeValues.push_back(value);
     if (tangentDependent.contains(value))
@@ -237,7 +266,7 @@ FailureOr<Partition> Partitioner::choosePartition() {
     Partition partition;
     for (unsigned node : cut->cutNodes) {
       partition.saved.push_back(nodeValues[node]);
-      partition.savedBytes += getByteSize(nodeValues[node]).value_or(0);
+      partition.savedBytes += getSavedBytes(nodeValues[node]);
     }
     if (!best || partition.savedBytes < best->savedBytes)
       best = std::move(partition);
