@@ -9,9 +9,8 @@ using namespace tgc;
 FailureOr<func::FuncOp> joint::lookupJoint(ModuleOp module) {
   auto func = module.lookupSymbol<func::FuncOp>("joint");
   if (!func)
-    return module.emitError(
-        "expected a func.func @joint (the joint forward-backward "
-        "graph tgc-autodiff produces)");
+    return module.emitError("expected a func.func @joint (the joint forward-backward "
+                            "graph tgc-autodiff produces)");
   if (!llvm::hasSingleElement(func.getBody()))
     return func.emitError("@joint must have a body of one block");
   return func;
@@ -40,8 +39,7 @@ DenseSet<Value> joint::getTangentDependentValues(func::FuncOp func) {
   // One sweep in program order suffices: operands are defined before their
   // users.
   for (Operation &op : func.getBody().front()) {
-    bool reads = llvm::any_of(op.getOperands(),
-                              [&](Value v) { return dependent.contains(v); });
+    bool reads = llvm::any_of(op.getOperands(), [&](Value v) { return dependent.contains(v); });
     if (reads)
       dependent.insert(op.getResults().begin(), op.getResults().end());
   }

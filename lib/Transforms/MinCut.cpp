@@ -15,27 +15,20 @@ unsigned MinCutGraph::addNode(int64_t capacity) {
   return capacities.size() - 1;
 }
 
-void MinCutGraph::addUse(unsigned producer, unsigned user) {
-  uses.push_back({producer, user});
-}
+void MinCutGraph::addUse(unsigned producer, unsigned user) { uses.push_back({producer, user}); }
 void MinCutGraph::tieToSource(unsigned node) { sourceTies.push_back(node); }
-void MinCutGraph::tieInputToSink(unsigned node) {
-  inputSinkTies.push_back(node);
-}
-void MinCutGraph::tieOutputToSink(unsigned node) {
-  outputSinkTies.push_back(node);
-}
+void MinCutGraph::tieInputToSink(unsigned node) { inputSinkTies.push_back(node); }
+void MinCutGraph::tieOutputToSink(unsigned node) { outputSinkTies.push_back(node); }
 
 namespace {
 
-using Traits =
-    boost::adjacency_list_traits<boost::vecS, boost::vecS, boost::directedS>;
+using Traits = boost::adjacency_list_traits<boost::vecS, boost::vecS, boost::directedS>;
 using FlowGraph = boost::adjacency_list<
     boost::vecS, boost::vecS, boost::directedS, boost::no_property,
-    boost::property<boost::edge_capacity_t, int64_t,
-                    boost::property<boost::edge_residual_capacity_t, int64_t,
-                                    boost::property<boost::edge_reverse_t,
-                                                    Traits::edge_descriptor>>>>;
+    boost::property<
+        boost::edge_capacity_t, int64_t,
+        boost::property<boost::edge_residual_capacity_t, int64_t,
+                        boost::property<boost::edge_reverse_t, Traits::edge_descriptor>>>>;
 
 /// The split graph: vertex `2n` is node n's input, `2n + 1` its output; the
 /// source and the sink come last. Each edge has a zero-capacity reverse edge,
@@ -56,16 +49,14 @@ struct SplitGraph {
   }
 
   /// Vertices reachable from `start` through edges with `hasRoom(edge)`.
-  template <typename Pred>
-  llvm::SmallVector<bool> reachable(unsigned start, Pred hasRoom) const {
+  template <typename Pred> llvm::SmallVector<bool> reachable(unsigned start, Pred hasRoom) const {
     llvm::SmallVector<bool> seen(boost::num_vertices(graph), false);
     std::deque<unsigned> worklist{start};
     seen[start] = true;
     while (!worklist.empty()) {
       unsigned vertex = worklist.front();
       worklist.pop_front();
-      for (auto edge :
-           boost::make_iterator_range(boost::out_edges(vertex, graph))) {
+      for (auto edge : boost::make_iterator_range(boost::out_edges(vertex, graph))) {
         unsigned target = boost::target(edge, graph);
         if (!seen[target] && hasRoom(edge)) {
           seen[target] = true;
@@ -101,15 +92,14 @@ std::optional<MinCutGraph::Cut> MinCutGraph::solve() const {
   // Every cut is infinite when the sink is reachable through infinite edges
   // alone; the max flow would overflow, so answer before running it.
   auto capacityMap = boost::get(boost::edge_capacity, split.graph);
-  if (split.reachable(split.source, [&](auto edge) {
-        return capacityMap[edge] >= kInfinite;
-      })[split.sink])
+  if (split.reachable(split.source,
+                      [&](auto edge) { return capacityMap[edge] >= kInfinite; })[split.sink])
     return std::nullopt;
 
   boost::push_relabel_max_flow(split.graph, split.source, split.sink);
   auto residualMap = boost::get(boost::edge_residual_capacity, split.graph);
-  llvm::SmallVector<bool> sourceSide = split.reachable(
-      split.source, [&](auto edge) { return residualMap[edge] > 0; });
+  llvm::SmallVector<bool> sourceSide =
+      split.reachable(split.source, [&](auto edge) { return residualMap[edge] > 0; });
 
   Cut cut;
   cut.inputOnSourceSide.resize(numNodes);

@@ -39,8 +39,7 @@ struct Partition {
 class Partitioner {
 public:
   Partitioner(func::FuncOp joint, int64_t activationBudget)
-      : joint(joint), body(joint.getBody().front()),
-        activationBudget(activationBudget) {}
+      : joint(joint), body(joint.getBody().front()), activationBudget(activationBudget) {}
 
   LogicalResult run();
 
@@ -51,11 +50,12 @@ private:
   int64_t getSavedBytes(Value value) const;
   std::optional<MinCutGraph::Cut> cutAt(int64_t factor);
   FailureOr<Partition> choosePartition();
-  std::optional<std::pair<Value, int64_t>> findShapeInTangents(SymSizeOp op);
-  FailureOr<func::FuncOp> buildForward(const Partition &partition,
-                                       OpBuilder &builder);
-  FailureOr<func::FuncOp> buildBackward(const Partition &partition,
-                                        OpBuilder &builder);
+  bool isShapeOnlyRead(Operation *op);
+  FailureOr<func::FuncOp> buildForward(const Partition &partition, OpBuilder &builder);
+  SmallVector<Value> getBackwardResultValues();
+  SetVector<Operation *> collectBackwardOps(const Partition &partition);
+  void addSymbolBinders(Partition &partition);
+  FailureOr<func::FuncOp> buildBackward(const Partition &partition, OpBuilder &builder);
 
   func::FuncOp joint;
   Block &body;
@@ -83,8 +83,7 @@ static DictionaryAttr savedAttrs(MLIRContext *ctx) {
 
 LogicalResult Partitioner::classifySignature() {
   for (unsigned i = 0, e = joint.getNumArguments(); i < e; ++i)
-    (joint::getArgKind(joint, i) == joint::kTangent ? tangentArgs : primalArgs)
-        .push_back(i);
+    (joint::getArgKind(joint, i) == joint::kTangent ? tangentArgs : primalArgs).push_back(i);
   tangentDependent = joint::getTangentDependentValues(joint);
 
   Operation *terminator = body.getTerminator();
@@ -92,22 +91,18 @@ LogicalResult Partitioner::classifySignature() {
     StringRef kind = joint::getResultKind(joint, i);
     if (joint::isMutationKind(kind)) {
       auto pass = joint.getResultAttrOfType<StringAttr>(i, attr::kPass);
-      if (!pass || (pass.getValue() != joint::kForward &&
-                    pass.getValue() != joint::kBackward))
-        return joint.emitError()
-               << "mutation result " << i << " has no '" << attr::kPass
-               << "' = \"forward\" | \"backward\"; run "
-                  "tgc-place-mutations first";
-      (pass.getValue() == joint::kForward ? forwardResults : backwardResults)
-          .push_back(i);
+      if (!pass || (pass.getValue() != joint::kForward && pass.getValue() != joint::kBackward))
+        return joint.emitError() << "mutation result " << i << " has no '" << attr::kPass
+                                 << "' = \"forward\" | \"backward\"; run "
+                                    "tgc-place-mutations first";
+      (pass.getValue() == joint::kForward ? forwardResults : backwardResults).push_back(i);
     } else if (kind == joint::kUserOutput) {
       forwardResults.push_back(i);
     } else if (kind == joint::kGradient) {
       backwardResults.push_back(i);
     } else {
-      return joint.emitError()
-             << "result " << i << " of @joint has tgc.kind '" << kind
-             << "'; expected user_output, gradient or a mutation";
+      return joint.emitError() << "result " << i << " of @joint has tgc.kind '" << kind
+                               << "'; expected user_output, gradient or a mutation";
     }
   }
   llvm::StringSet<> targets;
@@ -122,21 +117,18 @@ LogicalResult Partitioner::classifySignature() {
 
   for (unsigned i : forwardResults)
     if (tangentDependent.contains(terminator->getOperand(i)))
-      return joint.emitError()
-             << "forward result " << i << " depends on a tangent";
+      return joint.emitError() << "forward result " << i << " depends on a tangent";
   // Backward results follow @joint's order of gradients, then of backward
   // mutations.
   SmallVector<unsigned> gradients, mutations;
   for (unsigned i : backwardResults)
-    (joint::getResultKind(joint, i) == joint::kGradient ? gradients : mutations)
-        .push_back(i);
+    (joint::getResultKind(joint, i) == joint::kGradient ? gradients : mutations).push_back(i);
   backwardResults = gradients;
   backwardResults.append(mutations);
 
   for (Operation &op : body.without_terminator())
     if (op.getNumRegions() != 0 || op.getNumResults() == 0)
-      return op.emitError(
-          "tgc-partition supports ops with results and no regions only");
+      return op.emitError("tgc-partition supports ops with results and no regions only");
   return success();
 }
 
@@ -163,11 +155,9 @@ std::optional<int64_t> Partitioner::getByteSize(Value value) const {
   SmallVector<AffineExpr> symbols;
   for (int64_t symbolValue : symbolValues)
     symbols.push_back(getAffineConstantExpr(symbolValue, ctx));
-  int64_t bytes =
-      std::max<int64_t>(1, (type.getDtype().getIntOrFloatBitWidth() + 7) / 8);
+  int64_t bytes = std::max<int64_t>(1, (type.getDtype().getIntOrFloatBitWidth() + 7) / 8);
   for (AffineExpr size : type.getSizes()) {
-    std::optional<int64_t> known =
-        getConstantSize(size.replaceSymbols(symbols));
+    std::optional<int64_t> known = getConstantSize(size.replaceSymbols(symbols));
     // A size over symbols the module does not declare: assume the
     // unknown-symbol value.
     bytes *= known ? std::max<int64_t>(*known, 0) : 1024;
@@ -185,25 +175,46 @@ int64_t Partitioner::getSavedBytes(Value value) const {
   return getByteSize(value).value_or(kScalarBytes);
 }
 
-/// A tangent dimension whose size equals what `op` reads: the backward can read
-/// it there instead of keeping the (possibly large) tensor alive for its shape.
-std::optional<std::pair<Value, int64_t>>
-Partitioner::findShapeInTangents(SymSizeOp op) {
+/// The size `op` reads.
+static AffineExpr getReadSize(SymSizeOp op) {
   auto type = llvm::cast<BaseTensorType>(op.getSelf().getType());
   std::optional<int64_t> dim = normalizeDim(op.getDim(), type.getRank());
-  if (!dim)
-    return std::nullopt;
-  AffineExpr size = type.getSizes()[*dim];
-  for (unsigned i : tangentArgs) {
-    Value tangent = joint.getArgument(i);
-    auto tangentType = llvm::dyn_cast<BaseTensorType>(tangent.getType());
-    if (!tangentType)
+  return dim ? type.getSizes()[*dim] : AffineExpr();
+}
+
+/// A dimension of one of `values` that is exactly `size`.
+static std::optional<std::pair<Value, int64_t>> findDimension(ValueRange values, AffineExpr size) {
+  for (Value value : values) {
+    auto type = llvm::dyn_cast<BaseTensorType>(value.getType());
+    if (!type)
       continue;
-    for (auto [index, tangentSize] : llvm::enumerate(tangentType.getSizes()))
-      if (tangentSize == size)
-        return std::make_pair(tangent, static_cast<int64_t>(index));
+    for (auto [index, dimSize] : llvm::enumerate(type.getSizes()))
+      if (dimSize == size)
+        return std::make_pair(value, static_cast<int64_t>(index));
   }
   return std::nullopt;
+}
+
+/// Whether the backward can compute `op` (a `tgc.sym_size`) without the tensor it
+/// measures: the size is a constant, a dimension of a tangent, or a symbol some primal
+/// argument has as a dimension (addSymbolBinders then passes one along). Such a tensor
+/// is not kept alive for its shape.
+bool Partitioner::isShapeOnlyRead(Operation *op) {
+  auto symSize = llvm::dyn_cast<SymSizeOp>(op);
+  if (!symSize)
+    return false;
+  AffineExpr size = getReadSize(symSize);
+  if (!size)
+    return false;
+  if (getConstantSize(size))
+    return true;
+  SmallVector<Value> tangents, primals;
+  for (unsigned i : tangentArgs)
+    tangents.push_back(joint.getArgument(i));
+  for (unsigned i : primalArgs)
+    primals.push_back(joint.getArgument(i));
+  return findDimension(tangents, size) ||
+         (llvm::isa<AffineSymbolExpr>(size) && findDimension(primals, size));
 }
 
 /// The minimum cut with intermediate values `factor` times as costly to save as
@@ -224,17 +235,15 @@ std::optional<MinCutGraph::Cut> Partitioner::cutAt(int64_t factor) {
       graph.tieInputToSink(nodeOf[value]);
   };
   for (BlockArgument arg : joint.getArguments())
-    addNode(arg,
-            joint::getArgKind(joint, arg.getArgNumber()) != joint::kTangent);
+    addNode(arg, joint::getArgKind(joint, arg.getArgNumber()) != joint::kTangent);
   for (unsigned i : primalArgs)
     graph.tieToSource(nodeOf[joint.getArgument(i)]);
 
   for (Operation &op : body.without_terminator()) {
     for (Value result : op.getResults())
       addNode(result, /*isPrimalArg=*/false);
-    // A size read from a tensor the backward could read from a tangent is free.
-    auto symSize = llvm::dyn_cast<SymSizeOp>(op);
-    bool shapeOnly = symSize && findShapeInTangents(symSize);
+    // A size the backward can read elsewhere does not keep its tensor alive.
+    bool shapeOnly = isShapeOnlyRead(&op);
     for (Value operand : op.getOperands())
       for (Value result : op.getResults())
         if (!shapeOnly)
@@ -259,10 +268,9 @@ FailureOr<Partition> Partitioner::choosePartition() {
   for (int64_t factor = 1; factor <= kMaxBudgetFactor; factor *= 4) {
     std::optional<MinCutGraph::Cut> cut = cutAt(factor);
     if (!cut)
-      return joint.emitError(
-          "cannot partition @joint: a value that must be computed in "
-          "forward (a matmul, convolution or mutation source) is also "
-          "computed from a tangent");
+      return joint.emitError("cannot partition @joint: a value that must be computed in "
+                             "forward (a matmul, convolution or mutation source) is also "
+                             "computed from a tangent");
     Partition partition;
     for (unsigned node : cut->cutNodes) {
       partition.saved.push_back(nodeValues[node]);
@@ -274,18 +282,16 @@ FailureOr<Partition> Partitioner::choosePartition() {
       return *best;
   }
   joint.emitWarning() << "the saved values take " << best->savedBytes
-                      << " bytes, over the activation budget of "
-                      << activationBudget
+                      << " bytes, over the activation budget of " << activationBudget
                       << " bytes, even with all cheap ops recomputed";
   return *best;
 }
 
 /// Collects the ops computing `roots` from `available` values, in program
 /// order.
-static SetVector<Operation *>
-collectOps(Block &block, ArrayRef<Value> roots,
-           const DenseSet<Value> &available,
-           function_ref<bool(Operation *)> isLeaf) {
+static SetVector<Operation *> collectOps(Block &block, ArrayRef<Value> roots,
+                                         const DenseSet<Value> &available,
+                                         function_ref<bool(Operation *)> isLeaf) {
   DenseSet<Operation *> needed;
   SmallVector<Value> worklist(roots.begin(), roots.end());
   while (!worklist.empty()) {
@@ -306,8 +312,7 @@ collectOps(Block &block, ArrayRef<Value> roots,
 
 /// Copies one attribute dictionary per index, from `from` via `get`.
 template <typename Get>
-static SmallVector<DictionaryAttr> attrsOf(ArrayRef<unsigned> indices,
-                                           Get get) {
+static SmallVector<DictionaryAttr> attrsOf(ArrayRef<unsigned> indices, Get get) {
   SmallVector<DictionaryAttr> attrs;
   for (unsigned i : indices)
     attrs.push_back(get(i));
@@ -316,21 +321,19 @@ static SmallVector<DictionaryAttr> attrsOf(ArrayRef<unsigned> indices,
 
 /// Creates `@name(argTypes) -> resultTypes` with the given attributes and an
 /// empty body.
-static func::FuncOp createFunction(OpBuilder &builder, Location loc,
-                                   StringRef name, TypeRange argTypes,
-                                   TypeRange resultTypes,
+static func::FuncOp createFunction(OpBuilder &builder, Location loc, StringRef name,
+                                   TypeRange argTypes, TypeRange resultTypes,
                                    ArrayRef<DictionaryAttr> argAttrs,
                                    ArrayRef<DictionaryAttr> resultAttrs) {
-  auto func = func::FuncOp::create(
-      builder, loc, name, builder.getFunctionType(argTypes, resultTypes));
+  auto func =
+      func::FuncOp::create(builder, loc, name, builder.getFunctionType(argTypes, resultTypes));
   func.setAllArgAttrs(argAttrs);
   func.setAllResultAttrs(resultAttrs);
   func.addEntryBlock();
   return func;
 }
 
-FailureOr<func::FuncOp> Partitioner::buildForward(const Partition &partition,
-                                                  OpBuilder &builder) {
+FailureOr<func::FuncOp> Partitioner::buildForward(const Partition &partition, OpBuilder &builder) {
   Operation *terminator = body.getTerminator();
   SmallVector<Value> results;
   for (unsigned i : forwardResults)
@@ -341,8 +344,7 @@ FailureOr<func::FuncOp> Partitioner::buildForward(const Partition &partition,
   for (unsigned i : primalArgs)
     available.insert(joint.getArgument(i));
   for (Value result : results)
-    if (auto arg = llvm::dyn_cast<BlockArgument>(result);
-        arg && !available.contains(arg))
+    if (auto arg = llvm::dyn_cast<BlockArgument>(result); arg && !available.contains(arg))
       return joint.emitError("internal error: the forward needs a tangent");
   SetVector<Operation *> ops =
       collectOps(body, results, available, [](Operation *) { return false; });
@@ -352,13 +354,12 @@ FailureOr<func::FuncOp> Partitioner::buildForward(const Partition &partition,
     argTypes.push_back(joint.getArgument(i).getType());
   for (Value result : results)
     resultTypes.push_back(result.getType());
-  SmallVector<DictionaryAttr> resultAttrs = attrsOf(
-      forwardResults, [&](unsigned i) { return joint.getResultAttrDict(i); });
+  SmallVector<DictionaryAttr> resultAttrs =
+      attrsOf(forwardResults, [&](unsigned i) { return joint.getResultAttrDict(i); });
   resultAttrs.append(partition.saved.size(), savedAttrs(joint.getContext()));
   func::FuncOp forward = createFunction(
       builder, joint.getLoc(), "forward", argTypes, resultTypes,
-      attrsOf(primalArgs, [&](unsigned i) { return joint.getArgAttrDict(i); }),
-      resultAttrs);
+      attrsOf(primalArgs, [&](unsigned i) { return joint.getArgAttrDict(i); }), resultAttrs);
 
   IRMapping mapping;
   for (auto [index, i] : llvm::enumerate(primalArgs))
@@ -370,28 +371,99 @@ FailureOr<func::FuncOp> Partitioner::buildForward(const Partition &partition,
   for (Value result : results)
     mapped.push_back(mapping.lookupOrNull(result));
   if (llvm::is_contained(mapped, Value()))
-    return joint.emitError(
-        "internal error: a forward result is not computed in forward");
+    return joint.emitError("internal error: a forward result is not computed in forward");
   func::ReturnOp::create(bodyBuilder, joint.getLoc(), mapped);
   return forward;
 }
 
-FailureOr<func::FuncOp> Partitioner::buildBackward(const Partition &partition,
-                                                   OpBuilder &builder) {
-  Operation *terminator = body.getTerminator();
+/// The values @backward returns, in its result order.
+SmallVector<Value> Partitioner::getBackwardResultValues() {
   SmallVector<Value> results;
   for (unsigned i : backwardResults)
-    results.push_back(terminator->getOperand(i));
+    results.push_back(body.getTerminator()->getOperand(i));
+  return results;
+}
 
+/// The ops of @joint the backward clones, in program order.
+SetVector<Operation *> Partitioner::collectBackwardOps(const Partition &partition) {
   DenseSet<Value> available(partition.saved.begin(), partition.saved.end());
   for (unsigned i : tangentArgs)
     available.insert(joint.getArgument(i));
-  auto readsTangentShape = [&](Operation *op) {
-    auto symSize = llvm::dyn_cast<SymSizeOp>(op);
-    return symSize && findShapeInTangents(symSize).has_value();
-  };
-  SetVector<Operation *> ops =
-      collectOps(body, results, available, readsTangentShape);
+  return collectOps(body, getBackwardResultValues(), available,
+                    [&](Operation *op) { return isShapeOnlyRead(op); });
+}
+
+/// Collects the positions of the size symbols `size` uses.
+static void collectSymbols(AffineExpr size, llvm::SmallSetVector<unsigned, 4> &symbols) {
+  size.walk([&](AffineExpr e) {
+    if (auto symbol = llvm::dyn_cast<AffineSymbolExpr>(e))
+      symbols.insert(symbol.getPosition());
+  });
+}
+
+/// Collects the positions of the size symbols `type` uses.
+static void collectSymbols(Type type, llvm::SmallSetVector<unsigned, 4> &symbols) {
+  if (auto tensor = llvm::dyn_cast<BaseTensorType>(type))
+    for (AffineExpr size : tensor.getSizes())
+      collectSymbols(size, symbols);
+}
+
+/// Whether some dimension of `type` is exactly symbol `position`.
+static bool bindsSymbol(Type type, unsigned position) {
+  auto tensor = llvm::dyn_cast<BaseTensorType>(type);
+  return tensor && llvm::any_of(tensor.getSizes(), [&](AffineExpr size) {
+           auto symbol = llvm::dyn_cast<AffineSymbolExpr>(size);
+           return symbol && symbol.getPosition() == position;
+         });
+}
+
+/// Lowering reads each size symbol from a function argument that has it as a dimension.
+/// When the backward uses a symbol none of its arguments has, a primal argument that has
+/// it is saved too (the caller's, so it costs nothing), preferring one the forward does
+/// not overwrite.
+void Partitioner::addSymbolBinders(Partition &partition) {
+  llvm::SmallSetVector<unsigned, 4> used;
+  for (Operation *op : collectBackwardOps(partition)) {
+    if (isShapeOnlyRead(op)) {
+      collectSymbols(getReadSize(llvm::cast<SymSizeOp>(op)), used);
+      continue;
+    }
+    for (Type type : llvm::concat<const Type>(op->getOperandTypes(), op->getResultTypes()))
+      collectSymbols(type, used);
+  }
+  for (Value result : getBackwardResultValues())
+    collectSymbols(result.getType(), used);
+
+  SmallVector<Value> arguments(partition.saved);
+  for (unsigned i : tangentArgs)
+    arguments.push_back(joint.getArgument(i));
+  for (unsigned position : used) {
+    if (llvm::any_of(arguments, [&](Value v) { return bindsSymbol(v.getType(), position); }))
+      continue;
+    Value binder;
+    for (unsigned i : primalArgs) {
+      Value arg = joint.getArgument(i);
+      if (!bindsSymbol(arg.getType(), position))
+        continue;
+      if (!mutatedArgs.contains(arg)) {
+        binder = arg;
+        break;
+      }
+      if (!binder)
+        binder = arg;
+    }
+    if (!binder)
+      continue; // Lowering reports the unbound symbol.
+    arguments.push_back(binder);
+    partition.saved.push_back(binder);
+    partition.savedBytes += getSavedBytes(binder);
+  }
+  llvm::sort(partition.saved, [&](Value a, Value b) { return nodeOf[a] < nodeOf[b]; });
+}
+
+FailureOr<func::FuncOp> Partitioner::buildBackward(const Partition &partition, OpBuilder &builder) {
+  SmallVector<Value> results = getBackwardResultValues();
+  SetVector<Operation *> ops = collectBackwardOps(partition);
 
   SmallVector<Type> argTypes, resultTypes;
   for (Value saved : partition.saved)
@@ -400,48 +472,46 @@ FailureOr<func::FuncOp> Partitioner::buildBackward(const Partition &partition,
     argTypes.push_back(joint.getArgument(i).getType());
   for (Value result : results)
     resultTypes.push_back(result.getType());
-  SmallVector<DictionaryAttr> argAttrs(partition.saved.size(),
-                                       savedAttrs(joint.getContext()));
-  llvm::append_range(argAttrs, attrsOf(tangentArgs, [&](unsigned i) {
-                       return joint.getArgAttrDict(i);
-                     }));
-  func::FuncOp backward =
-      createFunction(builder, joint.getLoc(), "backward", argTypes, resultTypes,
-                     argAttrs, attrsOf(backwardResults, [&](unsigned i) {
-                       return joint.getResultAttrDict(i);
-                     }));
+  SmallVector<DictionaryAttr> argAttrs(partition.saved.size(), savedAttrs(joint.getContext()));
+  llvm::append_range(argAttrs,
+                     attrsOf(tangentArgs, [&](unsigned i) { return joint.getArgAttrDict(i); }));
+  func::FuncOp backward = createFunction(
+      builder, joint.getLoc(), "backward", argTypes, resultTypes, argAttrs,
+      attrsOf(backwardResults, [&](unsigned i) { return joint.getResultAttrDict(i); }));
 
   IRMapping mapping;
   for (auto [index, saved] : llvm::enumerate(partition.saved))
     mapping.map(saved, backward.getArgument(index));
   for (auto [index, i] : llvm::enumerate(tangentArgs))
-    mapping.map(joint.getArgument(i),
-                backward.getArgument(partition.saved.size() + index));
+    mapping.map(joint.getArgument(i), backward.getArgument(partition.saved.size() + index));
   OpBuilder bodyBuilder = OpBuilder::atBlockEnd(&backward.getBody().front());
   for (Operation *op : ops) {
-    // Sizes are read from a tangent of that size rather than from the forward
-    // tensor.
-    if (auto symSize = llvm::dyn_cast<SymSizeOp>(op);
-        symSize && readsTangentShape(op)) {
-      auto [tangent, dim] = *findShapeInTangents(symSize);
-      mapping.map(symSize.getResult(),
-                  SymSizeOp::create(bodyBuilder, op->getLoc(),
-                                    mapping.lookup(tangent), dim)
-                      .getResult());
+    // Sizes are constants or read from an argument of that size, not from the
+    // forward tensor.
+    if (isShapeOnlyRead(op)) {
+      AffineExpr size = getReadSize(llvm::cast<SymSizeOp>(op));
+      Value sizeValue;
+      if (std::optional<int64_t> constant = getConstantSize(size)) {
+        sizeValue = arith::ConstantOp::create(bodyBuilder, op->getLoc(),
+                                              bodyBuilder.getI64IntegerAttr(*constant));
+      } else if (auto found = findDimension(backward.getArguments(), size)) {
+        sizeValue = SymSizeOp::create(bodyBuilder, op->getLoc(), found->first, found->second);
+      } else {
+        return op->emitError("internal error: no argument of @backward has this size");
+      }
+      mapping.map(op->getResult(0), sizeValue);
       continue;
     }
     for (Value operand : op->getOperands())
       if (!mapping.contains(operand))
-        return op->emitError(
-            "internal error: the backward needs a value the partition "
-            "neither saved nor recomputes");
+        return op->emitError("internal error: the backward needs a value the partition "
+                             "neither saved nor recomputes");
     bodyBuilder.clone(*op, mapping);
   }
   SmallVector<Value> mapped;
   for (Value result : results) {
     if (!mapping.contains(result))
-      return joint.emitError(
-          "internal error: a backward result is not computed in backward");
+      return joint.emitError("internal error: a backward result is not computed in backward");
     mapped.push_back(mapping.lookup(result));
   }
   func::ReturnOp::create(bodyBuilder, joint.getLoc(), mapped);
@@ -455,6 +525,7 @@ LogicalResult Partitioner::run() {
   FailureOr<Partition> partition = choosePartition();
   if (failed(partition))
     return failure();
+  addSymbolBinders(*partition);
 
   OpBuilder builder(joint);
   FailureOr<func::FuncOp> forward = buildForward(*partition, builder);
@@ -466,10 +537,8 @@ LogicalResult Partitioner::run() {
     return failure();
   }
   auto module = joint->getParentOfType<ModuleOp>();
-  module->setAttr("tgc.saved_count",
-                  builder.getI64IntegerAttr(partition->saved.size()));
-  module->setAttr("tgc.saved_bytes",
-                  builder.getI64IntegerAttr(partition->savedBytes));
+  module->setAttr("tgc.saved_count", builder.getI64IntegerAttr(partition->saved.size()));
+  module->setAttr("tgc.saved_bytes", builder.getI64IntegerAttr(partition->savedBytes));
   joint.erase();
   return success();
 }
@@ -484,9 +553,8 @@ public:
     if (failed(joint))
       return signalPassFailure();
     if (module.lookupSymbol("forward") || module.lookupSymbol("backward")) {
-      module.emitError(
-          "@joint cannot be partitioned into a module that already has "
-          "@forward or @backward");
+      module.emitError("@joint cannot be partitioned into a module that already has "
+                       "@forward or @backward");
       return signalPassFailure();
     }
     if (failed(Partitioner(*joint, activationBudget).run()))

@@ -24,8 +24,7 @@ struct Write {
   bool backward;
 };
 
-class PlaceMutationsPass
-    : public tgc::impl::PlaceMutationsPassBase<PlaceMutationsPass> {
+class PlaceMutationsPass : public tgc::impl::PlaceMutationsPassBase<PlaceMutationsPass> {
 public:
   void runOnOperation() override;
 
@@ -43,8 +42,7 @@ static LogicalResult orderWritesOfOnePass(func::FuncOp joint, StringRef target,
   // In a chain, the i-th write depends on exactly i of the others.
   auto numAncestors = [&](const Write &write) {
     return llvm::count_if(writes, [&](const Write &other) {
-      return other.resultIndex != write.resultIndex &&
-             other.value != write.value &&
+      return other.resultIndex != write.resultIndex && other.value != write.value &&
              joint::dependsOn(write.value, other.value);
     });
   };
@@ -57,16 +55,14 @@ static LogicalResult orderWritesOfOnePass(func::FuncOp joint, StringRef target,
   });
   for (unsigned i = 0; i + 1 < ranked.size(); ++i) {
     const Write &earlier = ranked[i].second, &later = ranked[i + 1].second;
-    if (earlier.value == later.value ||
-        joint::dependsOn(later.value, earlier.value))
+    if (earlier.value == later.value || joint::dependsOn(later.value, earlier.value))
       continue;
-    return joint.emitError()
-           << "results " << earlier.resultIndex << " and " << later.resultIndex
-           << " both write '" << target << "' in "
-           << (earlier.backward ? joint::kBackward : joint::kForward)
-           << " and neither is computed from the other: the final value "
-              "of '"
-           << target << "' is ambiguous";
+    return joint.emitError() << "results " << earlier.resultIndex << " and " << later.resultIndex
+                             << " both write '" << target << "' in "
+                             << (earlier.backward ? joint::kBackward : joint::kForward)
+                             << " and neither is computed from the other: the final value "
+                                "of '"
+                             << target << "' is ambiguous";
   }
   for (unsigned i = 0; i < ranked.size(); ++i)
     writes[i] = ranked[i].second;
@@ -87,16 +83,13 @@ LogicalResult PlaceMutationsPass::placeMutations(func::FuncOp joint) {
       continue;
     auto target = joint.getResultAttrOfType<StringAttr>(i, attr::kTarget);
     if (!target)
-      return joint.emitError()
-             << "mutation result " << i << " has no '" << attr::kTarget
-             << "' naming the argument it writes";
+      return joint.emitError() << "mutation result " << i << " has no '" << attr::kTarget
+                               << "' naming the argument it writes";
     if (!argNames.contains(target.getValue()))
-      return joint.emitError()
-             << "mutation result " << i << " writes '" << target.getValue()
-             << "', which no argument of @joint is named";
+      return joint.emitError() << "mutation result " << i << " writes '" << target.getValue()
+                               << "', which no argument of @joint is named";
     Value value = terminator->getOperand(i);
-    writesByTarget[target.getValue()].push_back(
-        {i, value, tangentDependent.contains(value)});
+    writesByTarget[target.getValue()].push_back({i, value, tangentDependent.contains(value)});
   }
 
   // A forward write never depends on a backward one: it would depend on a
@@ -111,13 +104,11 @@ LogicalResult PlaceMutationsPass::placeMutations(func::FuncOp joint) {
         failed(orderWritesOfOnePass(joint, target, backward)))
       return failure();
     int64_t version = 0;
-    for (ArrayRef<Write> pass :
-         {ArrayRef<Write>(forward), ArrayRef<Write>(backward)})
+    for (ArrayRef<Write> pass : {ArrayRef<Write>(forward), ArrayRef<Write>(backward)})
       for (const Write &write : pass) {
-        joint.setResultAttr(write.resultIndex, attr::kPass,
-                            builder.getStringAttr(write.backward
-                                                      ? joint::kBackward
-                                                      : joint::kForward));
+        joint.setResultAttr(
+            write.resultIndex, attr::kPass,
+            builder.getStringAttr(write.backward ? joint::kBackward : joint::kForward));
         joint.setResultAttr(write.resultIndex, attr::kVersion,
                             builder.getI64IntegerAttr(++version));
       }

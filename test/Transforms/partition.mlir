@@ -173,8 +173,7 @@ func.func @joint(%x: !tgc.vtensor<[4], f32, grad> {tgc.kind = "user_input", tgc.
 // -----
 
 // Dynamic batch: y = x * sum(x, 1). The backward reads x and s = sum(x, 1); saving x
-// alone (the caller's) and recomputing s is cheapest. The batch size the backward
-// divides by is read from the tangent, not from x.
+// alone (the caller's) and recomputing s is cheapest.
 // CHECK-LABEL: module attributes {tgc.saved_bytes = 0 : i64, tgc.saved_count = 1 : i64, tgc.symbols = [#tgc.symbol<"batch", min = 1, max = 64, hint = 3>]}
 // CHECK-LABEL: func.func @forward
 //  CHECK-SAME:   (%[[X:.*]]: !tgc.vtensor<[s0, 8], f32, grad>
@@ -183,7 +182,7 @@ func.func @joint(%x: !tgc.vtensor<[4], f32, grad> {tgc.kind = "user_input", tgc.
 // CHECK-LABEL: func.func @backward
 //  CHECK-SAME:   (%[[SX:.*]]: !tgc.vtensor<[s0, 8], f32, grad> {tgc.kind = "saved"}, %[[T:.*]]: !tgc.vtensor<[s0, 8], f32>
 //       CHECK:   tgc.sum %[[SX]]
-//       CHECK:   tgc.sym_size %[[T]] {dim = 0 : i64}
+//       CHECK:   tgc.sym_size %[[SX]] {dim = 0 : i64}
 module attributes {tgc.symbols = [#tgc.symbol<"batch", min = 1, max = 64, hint = 3>]} {
   func.func @joint(%x: !tgc.vtensor<[s0, 8], f32, grad> {tgc.kind = "user_input", tgc.name = "x"},
                    %t: !tgc.vtensor<[s0, 8], f32> {tgc.kind = "tangent", tgc.output = 0 : i64})
@@ -197,6 +196,35 @@ module attributes {tgc.symbols = [#tgc.symbol<"batch", min = 1, max = 64, hint =
     %c = tgc.div %b, %n : !tgc.vtensor<[s0, 8], f32>, i64 -> !tgc.vtensor<[s0, 8], f32>
     %g = tgc.add %a, %c : !tgc.vtensor<[s0, 8], f32>, !tgc.vtensor<[s0, 8], f32> -> !tgc.vtensor<[s0, 8], f32>
     return %y, %g : !tgc.vtensor<[s0, 8], f32, grad>, !tgc.vtensor<[s0, 8], f32>
+  }
+}
+
+// -----
+
+// A size is read from an argument of that size, not from the tensor it measures: the
+// backward divides by the batch size of h = exp(x) and reads it from the tangent, so
+// nothing is saved. A static size becomes a constant.
+// CHECK-LABEL: module attributes {tgc.saved_bytes = 0 : i64, tgc.saved_count = 0 : i64
+// CHECK-LABEL: func.func @backward
+//  CHECK-SAME:   (%[[T:.*]]: !tgc.vtensor<[s0], f32> {tgc.kind = "tangent", tgc.output = 0 : i64})
+//       CHECK:   %[[N:.*]] = tgc.sym_size %[[T]] {dim = 0 : i64}
+//       CHECK:   %[[EIGHT:.*]] = arith.constant 8 : i64
+//       CHECK:   %[[Q:.*]] = tgc.div %[[T]], %[[N]]
+//       CHECK:   tgc.mul %[[Q]], %[[EIGHT]]
+module attributes {tgc.symbols = [#tgc.symbol<"batch", min = 1, max = 64, hint = 3>]} {
+  func.func @joint(%x: !tgc.vtensor<[s0, 8], f32, grad> {tgc.kind = "user_input", tgc.name = "x"},
+                   %t: !tgc.vtensor<[s0], f32> {tgc.kind = "tangent", tgc.output = 0 : i64})
+      -> (!tgc.vtensor<[s0], f32, grad> {tgc.kind = "user_output"},
+          !tgc.vtensor<[s0, 8], f32> {tgc.kind = "gradient", tgc.target = "x"}) {
+    %h = tgc.exp %x : !tgc.vtensor<[s0, 8], f32, grad> -> !tgc.vtensor<[s0, 8], f32, grad>
+    %y = tgc.sum %h {dim = array<i64: 1>} : !tgc.vtensor<[s0, 8], f32, grad> -> !tgc.vtensor<[s0], f32, grad>
+    %n = tgc.sym_size %h {dim = 0 : i64} : !tgc.vtensor<[s0, 8], f32, grad>
+    %m = tgc.sym_size %h {dim = 1 : i64} : !tgc.vtensor<[s0, 8], f32, grad>
+    %q = tgc.div %t, %n : !tgc.vtensor<[s0], f32>, i64 -> !tgc.vtensor<[s0], f32>
+    %r = tgc.mul %q, %m : !tgc.vtensor<[s0], f32>, i64 -> !tgc.vtensor<[s0], f32>
+    %u = tgc.unsqueeze %r {dim = 1 : i64} : !tgc.vtensor<[s0], f32> -> !tgc.vtensor<[s0, 1], f32>
+    %g = tgc.expand %u {size = #tgc.shape<[s0, 8]>} : !tgc.vtensor<[s0, 1], f32> -> !tgc.vtensor<[s0, 8], f32>
+    return %y, %g : !tgc.vtensor<[s0], f32, grad>, !tgc.vtensor<[s0, 8], f32>
   }
 }
 
@@ -229,6 +257,26 @@ module attributes {tgc.symbols = [#tgc.symbol<"batch", min = 1, max = 64>]} {
     %e = tgc.exp %s : !tgc.vtensor<[s0, 1], f32, grad> -> !tgc.vtensor<[s0, 1], f32, grad>
     %g = tgc.mul %t, %e : !tgc.vtensor<[s0, 1], f32>, !tgc.vtensor<[s0, 1], f32, grad> -> !tgc.vtensor<[s0, 1], f32>
     return %e, %g : !tgc.vtensor<[s0, 1], f32, grad>, !tgc.vtensor<[s0, 1], f32>
+  }
+}
+
+// -----
+
+// The backward of sum(x) over a dynamic batch only expands the tangent, but its type
+// needs the batch size, which lowering reads from an argument: x is passed along
+// (by reference, 0 bytes) to bind it.
+// CHECK-LABEL: module attributes {tgc.saved_bytes = 0 : i64, tgc.saved_count = 1 : i64
+// CHECK-LABEL: func.func @backward
+//  CHECK-SAME:   (%{{.*}}: !tgc.vtensor<[s0, 8], f32, grad> {tgc.kind = "saved"}, %[[T:.*]]: !tgc.vtensor<[], f32>
+//       CHECK:   tgc.expand %[[T]]
+module attributes {tgc.symbols = [#tgc.symbol<"batch", min = 1, max = 64, hint = 3>]} {
+  func.func @joint(%x: !tgc.vtensor<[s0, 8], f32, grad> {tgc.kind = "user_input", tgc.name = "x"},
+                   %t: !tgc.vtensor<[], f32> {tgc.kind = "tangent", tgc.output = 0 : i64})
+      -> (!tgc.vtensor<[], f32, grad> {tgc.kind = "user_output"},
+          !tgc.vtensor<[s0, 8], f32> {tgc.kind = "gradient", tgc.target = "x"}) {
+    %y = tgc.sum %x : !tgc.vtensor<[s0, 8], f32, grad> -> !tgc.vtensor<[], f32, grad>
+    %g = tgc.expand %t {size = #tgc.shape<[s0, 8]>} : !tgc.vtensor<[], f32> -> !tgc.vtensor<[s0, 8], f32>
+    return %y, %g : !tgc.vtensor<[], f32, grad>, !tgc.vtensor<[s0, 8], f32>
   }
 }
 

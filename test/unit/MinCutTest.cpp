@@ -40,8 +40,7 @@ TEST_CASE("A tie between saving an input and saving its recomputable user "
   CHECK_FALSE(cut->inputOnSourceSide[problem.relu]);
 }
 
-TEST_CASE("A value cheaper than its input is saved instead of recomputed",
-          "[mincut]") {
+TEST_CASE("A value cheaper than its input is saved instead of recomputed", "[mincut]") {
   ReluMatmul problem(64, 8);
   auto cut = problem.graph.solve();
   REQUIRE(cut);
@@ -62,8 +61,7 @@ TEST_CASE("A value tied to the source is saved rather than recomputed from "
   CHECK(cut->cost == 64);
 }
 
-TEST_CASE("Two values needed after the cut share one cheaper common input",
-          "[mincut]") {
+TEST_CASE("Two values needed after the cut share one cheaper common input", "[mincut]") {
   // x (16) feeds a (32) and b (32); the backward needs both a and b.
   MinCutGraph graph;
   unsigned x = graph.addNode(16), a = graph.addNode(32), b = graph.addNode(32);
@@ -80,8 +78,7 @@ TEST_CASE("Two values needed after the cut share one cheaper common input",
   CHECK(cut->cost == 16);
 }
 
-TEST_CASE("A value whose output is needed after the cut can be saved",
-          "[mincut]") {
+TEST_CASE("A value whose output is needed after the cut can be saved", "[mincut]") {
   // The value tied by its output may itself be saved: x (64) -> v (4), v needed
   // after.
   MinCutGraph graph;
@@ -106,8 +103,7 @@ TEST_CASE("A node tied to the sink by its input cannot be saved", "[mincut]") {
   CHECK_FALSE(cut->inputOnSourceSide[v]);
 }
 
-TEST_CASE("A graph without a path from source to sink cuts nothing",
-          "[mincut]") {
+TEST_CASE("A graph without a path from source to sink cuts nothing", "[mincut]") {
   MinCutGraph graph;
   unsigned x = graph.addNode(64), tangent = graph.addNode(64);
   graph.tieToSource(x);
@@ -120,8 +116,7 @@ TEST_CASE("A graph without a path from source to sink cuts nothing",
   CHECK_FALSE(cut->inputOnSourceSide[tangent]);
 }
 
-TEST_CASE("A path of infinite edges from source to sink has no finite cut",
-          "[mincut]") {
+TEST_CASE("A path of infinite edges from source to sink has no finite cut", "[mincut]") {
   MinCutGraph graph;
   unsigned scalar = graph.addNode(kInf);
   graph.tieToSource(scalar);
