@@ -36,8 +36,7 @@ DenseSet<Value> joint::getTangentDependentValues(func::FuncOp func) {
   for (BlockArgument arg : func.getArguments())
     if (getArgKind(func, arg.getArgNumber()) == kTangent)
       dependent.insert(arg);
-  // One sweep in program order suffices: operands are defined before their
-  // users.
+  // One sweep in program order suffices: operands are defined before their users.
   for (Operation &op : func.getBody().front()) {
     bool reads = llvm::any_of(op.getOperands(), [&](Value v) { return dependent.contains(v); });
     if (reads)

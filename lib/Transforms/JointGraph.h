@@ -1,5 +1,5 @@
-// Reading the signature of the training graphs (`@joint`, docs/training.md):
-// shared by tgc-place-mutations and tgc-partition.
+// Reading the signature of the training graphs (`@joint`, docs/training.md): shared by
+// tgc-place-mutations and tgc-partition.
 #ifndef TGC_LIB_TRANSFORMS_JOINTGRAPH_H
 #define TGC_LIB_TRANSFORMS_JOINTGRAPH_H
 
@@ -21,12 +21,10 @@ inline constexpr llvm::StringLiteral kUserInputMutation = "user_input_mutation";
 inline constexpr llvm::StringLiteral kForward = "forward";
 inline constexpr llvm::StringLiteral kBackward = "backward";
 
-/// The module's `@joint` with a single-block body; an error on the module
-/// otherwise.
+/// The module's `@joint` with a single-block body; an error on the module otherwise.
 mlir::FailureOr<mlir::func::FuncOp> lookupJoint(mlir::ModuleOp module);
 
-/// The `tgc.kind` of argument / result `index` of `func`, or "" when it has
-/// none.
+/// The `tgc.kind` of argument / result `index` of `func`, or "" when it has none.
 llvm::StringRef getArgKind(mlir::func::FuncOp func, unsigned index);
 llvm::StringRef getResultKind(mlir::func::FuncOp func, unsigned index);
 
@@ -35,8 +33,8 @@ inline bool isMutationKind(llvm::StringRef kind) {
   return kind == kBufferMutation || kind == kUserInputMutation;
 }
 
-/// The values of `func`'s body that depend, through operands, on a tangent
-/// argument (the tangents included).
+/// The values of `func`'s body that depend, through operands, on a tangent argument (the tangents
+/// included).
 llvm::DenseSet<mlir::Value> getTangentDependentValues(mlir::func::FuncOp func);
 
 /// Whether `value` is `ancestor` or computed from it (within one block).

@@ -1,5 +1,4 @@
-// A minimum vertex cut over a dataflow graph, with Boost.Graph's push-relabel
-// max flow.
+// A minimum vertex cut over a dataflow graph, with Boost.Graph's push-relabel max flow.
 #include "tgc/Transforms/MinCut.h"
 
 #include <boost/graph/adjacency_list.hpp>
@@ -30,9 +29,8 @@ using FlowGraph = boost::adjacency_list<
         boost::property<boost::edge_residual_capacity_t, int64_t,
                         boost::property<boost::edge_reverse_t, Traits::edge_descriptor>>>>;
 
-/// The split graph: vertex `2n` is node n's input, `2n + 1` its output; the
-/// source and the sink come last. Each edge has a zero-capacity reverse edge,
-/// as max flow needs.
+/// The split graph: vertex `2n` is node n's input, `2n + 1` its output; the source and the sink
+/// come last. Each edge has a zero-capacity reverse edge, as max flow needs.
 struct SplitGraph {
   explicit SplitGraph(unsigned numNodes)
       : graph(2 * numNodes + 2), source(2 * numNodes), sink(2 * numNodes + 1) {}
@@ -89,8 +87,8 @@ std::optional<MinCutGraph::Cut> MinCutGraph::solve() const {
   for (unsigned node : outputSinkTies)
     split.addEdge(output(node), split.sink, kInfinite);
 
-  // Every cut is infinite when the sink is reachable through infinite edges
-  // alone; the max flow would overflow, so answer before running it.
+  // Every cut is infinite when the sink is reachable through infinite edges alone; the max flow
+  // would overflow, so answer before running it.
   auto capacityMap = boost::get(boost::edge_capacity, split.graph);
   if (split.reachable(split.source,
                       [&](auto edge) { return capacityMap[edge] >= kInfinite; })[split.sink])

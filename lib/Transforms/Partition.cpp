@@ -1,6 +1,5 @@
-// The training partition: @joint becomes @forward and @backward, with the
-// values the backward needs from the forward chosen by a minimum cut
-// (docs/training.md).
+// The training partition: @joint becomes @forward and @backward, with the values the backward needs
+// from the forward chosen by a minimum cut (docs/training.md).
 #include "JointGraph.h"
 #include "tgc/Transforms/MinCut.h"
 
@@ -8,6 +7,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/MathExtras.h"
 
 namespace tgc {
 #define GEN_PASS_DEF_PARTITIONPASS
@@ -19,19 +19,22 @@ using namespace tgc;
 
 namespace {
 
-/// The largest factor by which the activation budget scales the cost of saving
-/// intermediate values; it keeps capacities far below MinCutGraph::kInfinite.
+/// The largest factor by which the activation budget scales the cost of saving intermediate values;
+/// it keeps capacities far below MinCutGraph::kInfinite.
 constexpr int64_t kMaxBudgetFactor = 4096;
 /// What saving a scalar argument costs (an i64 or f64).
 constexpr int64_t kScalarBytes = 8;
+/// Sizes are capped at 1 TiB so that capacities times kMaxBudgetFactor, summed over a graph, stay
+/// far below MinCutGraph::kInfinite.
+constexpr int64_t kMaxValueBytes = int64_t(1) << 40;
 
 /// What the cut chose.
 struct Partition {
   /// Values the forward returns and the backward receives, in @joint order.
   SmallVector<Value> saved;
-  /// The bytes the saved values take beyond what the caller holds anyway: the sum of
-  /// their sizes at the symbols' hints, less primal arguments no forward mutation
-  /// writes (the artifact passes those by reference).
+  /// The bytes the saved values take beyond what the caller holds anyway: the sum of their sizes at
+  /// the symbols' hints, less primal arguments no forward mutation writes (the artifact passes
+  /// those by reference).
   int64_t savedBytes = 0;
 };
 
@@ -45,6 +48,7 @@ public:
 
 private:
   LogicalResult classifySignature();
+  void findForwardMutatedArgs();
   void computeSymbolValues();
   std::optional<int64_t> getByteSize(Value value) const;
   int64_t getSavedBytes(Value value) const;
@@ -66,7 +70,8 @@ private:
   DenseSet<Value> tangentDependent;
   /// Primal arguments the forward overwrites: saving one means copying it.
   DenseSet<Value> mutatedArgs;
-  SmallVector<int64_t> symbolValues;
+  /// The value cost models use for each size symbol, as constant expressions.
+  SmallVector<AffineExpr> symbolValues;
 
   /// The cut's nodes: block arguments, then op results, in program order.
   SmallVector<Value> nodeValues;
@@ -105,6 +110,25 @@ LogicalResult Partitioner::classifySignature() {
                                << "'; expected user_output, gradient or a mutation";
     }
   }
+  // Backward results are @joint's gradients, then its backward mutations, each in order.
+  SmallVector<unsigned> gradients, mutations;
+  for (unsigned i : backwardResults)
+    (joint::getResultKind(joint, i) == joint::kGradient ? gradients : mutations).push_back(i);
+  backwardResults = gradients;
+  backwardResults.append(mutations);
+
+  for (unsigned i : forwardResults)
+    if (tangentDependent.contains(terminator->getOperand(i)))
+      return joint.emitError() << "forward result " << i << " depends on a tangent";
+  findForwardMutatedArgs();
+  for (Operation &op : body.without_terminator())
+    if (op.getNumRegions() != 0 || op.getNumResults() == 0)
+      return op.emitError("tgc-partition supports ops with results and no regions only");
+  return success();
+}
+
+/// Primal arguments a forward mutation writes (by `tgc.target` = `tgc.name`).
+void Partitioner::findForwardMutatedArgs() {
   llvm::StringSet<> targets;
   for (unsigned i : forwardResults)
     if (auto target = joint.getResultAttrOfType<StringAttr>(i, attr::kTarget);
@@ -114,22 +138,6 @@ LogicalResult Partitioner::classifySignature() {
     if (auto name = joint.getArgAttrOfType<StringAttr>(i, attr::kName);
         name && targets.contains(name.getValue()))
       mutatedArgs.insert(joint.getArgument(i));
-
-  for (unsigned i : forwardResults)
-    if (tangentDependent.contains(terminator->getOperand(i)))
-      return joint.emitError() << "forward result " << i << " depends on a tangent";
-  // Backward results follow @joint's order of gradients, then of backward
-  // mutations.
-  SmallVector<unsigned> gradients, mutations;
-  for (unsigned i : backwardResults)
-    (joint::getResultKind(joint, i) == joint::kGradient ? gradients : mutations).push_back(i);
-  backwardResults = gradients;
-  backwardResults.append(mutations);
-
-  for (Operation &op : body.without_terminator())
-    if (op.getNumRegions() != 0 || op.getNumResults() == 0)
-      return op.emitError("tgc-partition supports ops with results and no regions only");
-  return success();
 }
 
 /// Each symbol's value for cost purposes: its hint, else min(max, 1024).
@@ -138,36 +146,34 @@ void Partitioner::computeSymbolValues() {
   auto symbols = module->getAttrOfType<ArrayAttr>(TgcDialect::kSymbolsAttrName);
   if (!symbols)
     return;
-  for (Attribute symbol : symbols)
-    if (auto attr = llvm::dyn_cast<SymbolAttr>(symbol))
-      symbolValues.push_back(attr.getTypicalValue());
-    else
-      symbolValues.push_back(1024);
+  for (Attribute symbol : symbols) {
+    auto attr = llvm::dyn_cast<SymbolAttr>(symbol);
+    symbolValues.push_back(
+        getAffineConstantExpr(attr ? attr.getTypicalValue() : 1024, joint.getContext()));
+  }
 }
 
-/// numel * element size of a tensor value at the symbols' typical values;
+/// numel * element size of a tensor value at the symbols' typical values, at most kMaxValueBytes;
 /// std::nullopt for scalars (never saved).
 std::optional<int64_t> Partitioner::getByteSize(Value value) const {
   auto type = llvm::dyn_cast<BaseTensorType>(value.getType());
   if (!type)
     return std::nullopt;
-  MLIRContext *ctx = value.getContext();
-  SmallVector<AffineExpr> symbols;
-  for (int64_t symbolValue : symbolValues)
-    symbols.push_back(getAffineConstantExpr(symbolValue, ctx));
-  int64_t bytes = std::max<int64_t>(1, (type.getDtype().getIntOrFloatBitWidth() + 7) / 8);
+  Type dtype = type.getDtype();
+  int64_t bytes = dtype.isIntOrFloat()
+                      ? std::max<unsigned>(1, (dtype.getIntOrFloatBitWidth() + 7) / 8)
+                      : kScalarBytes;
   for (AffineExpr size : type.getSizes()) {
-    std::optional<int64_t> known = getConstantSize(size.replaceSymbols(symbols));
-    // A size over symbols the module does not declare: assume the
-    // unknown-symbol value.
-    bytes *= known ? std::max<int64_t>(*known, 0) : 1024;
+    // A size over symbols the module does not declare counts as an unbounded symbol.
+    std::optional<int64_t> known = getConstantSize(size.replaceSymbols(symbolValues));
+    uint64_t dim = known ? std::max<int64_t>(*known, 0) : 1024;
+    bytes = std::min<uint64_t>(llvm::SaturatingMultiply<uint64_t>(bytes, dim), kMaxValueBytes);
   }
   return bytes;
 }
 
-/// What saving `value` adds to the memory the forward leaves for the backward: nothing
-/// for a primal argument the forward does not overwrite (the caller holds it anyway),
-/// its size otherwise.
+/// What saving `value` adds to the memory the forward leaves for the backward: nothing for a primal
+/// argument the forward does not overwrite (the caller holds it anyway), its size otherwise.
 int64_t Partitioner::getSavedBytes(Value value) const {
   auto arg = llvm::dyn_cast<BlockArgument>(value);
   if (arg && !mutatedArgs.contains(arg))
@@ -195,10 +201,10 @@ static std::optional<std::pair<Value, int64_t>> findDimension(ValueRange values,
   return std::nullopt;
 }
 
-/// Whether the backward can compute `op` (a `tgc.sym_size`) without the tensor it
-/// measures: the size is a constant, a dimension of a tangent, or a symbol some primal
-/// argument has as a dimension (addSymbolBinders then passes one along). Such a tensor
-/// is not kept alive for its shape.
+/// Whether the backward can compute `op` (a `tgc.sym_size`) without the tensor it measures: the
+/// size is a constant, a dimension of a tangent, or a symbol some primal argument has as a
+/// dimension (addSymbolBinders then passes one along). Such a tensor is not kept alive for its
+/// shape.
 bool Partitioner::isShapeOnlyRead(Operation *op) {
   auto symSize = llvm::dyn_cast<SymSizeOp>(op);
   if (!symSize)
@@ -217,8 +223,8 @@ bool Partitioner::isShapeOnlyRead(Operation *op) {
          (llvm::isa<AffineSymbolExpr>(size) && findDimension(primals, size));
 }
 
-/// The minimum cut with intermediate values `factor` times as costly to save as
-/// primal arguments; std::nullopt when every cut is infinite.
+/// The minimum cut with intermediate values `factor` times as costly to save as primal arguments;
+/// std::nullopt when every cut is infinite.
 std::optional<MinCutGraph::Cut> Partitioner::cutAt(int64_t factor) {
   MinCutGraph graph;
   nodeValues.clear();
@@ -268,9 +274,7 @@ FailureOr<Partition> Partitioner::choosePartition() {
   for (int64_t factor = 1; factor <= kMaxBudgetFactor; factor *= 4) {
     std::optional<MinCutGraph::Cut> cut = cutAt(factor);
     if (!cut)
-      return joint.emitError("cannot partition @joint: a value that must be computed in "
-                             "forward (a matmul, convolution or mutation source) is also "
-                             "computed from a tangent");
+      return joint.emitError("internal error: the joint graph has no finite cut");
     Partition partition;
     for (unsigned node : cut->cutNodes) {
       partition.saved.push_back(nodeValues[node]);
@@ -287,8 +291,7 @@ FailureOr<Partition> Partitioner::choosePartition() {
   return *best;
 }
 
-/// Collects the ops computing `roots` from `available` values, in program
-/// order.
+/// Collects the ops computing `roots` from `available` values, in program order.
 static SetVector<Operation *> collectOps(Block &block, ArrayRef<Value> roots,
                                          const DenseSet<Value> &available,
                                          function_ref<bool(Operation *)> isLeaf) {
@@ -319,8 +322,7 @@ static SmallVector<DictionaryAttr> attrsOf(ArrayRef<unsigned> indices, Get get) 
   return attrs;
 }
 
-/// Creates `@name(argTypes) -> resultTypes` with the given attributes and an
-/// empty body.
+/// Creates `@name(argTypes) -> resultTypes` with the given attributes and an empty body.
 static func::FuncOp createFunction(OpBuilder &builder, Location loc, StringRef name,
                                    TypeRange argTypes, TypeRange resultTypes,
                                    ArrayRef<DictionaryAttr> argAttrs,
@@ -417,10 +419,9 @@ static bool bindsSymbol(Type type, unsigned position) {
          });
 }
 
-/// Lowering reads each size symbol from a function argument that has it as a dimension.
-/// When the backward uses a symbol none of its arguments has, a primal argument that has
-/// it is saved too (the caller's, so it costs nothing), preferring one the forward does
-/// not overwrite.
+/// Lowering reads each size symbol from a function argument that has it as a dimension. When the
+/// backward uses a symbol none of its arguments has, a primal argument that has it is saved too
+/// (the caller's, so it costs nothing), preferring one the forward does not overwrite.
 void Partitioner::addSymbolBinders(Partition &partition) {
   llvm::SmallSetVector<unsigned, 4> used;
   for (Operation *op : collectBackwardOps(partition)) {
@@ -486,8 +487,7 @@ FailureOr<func::FuncOp> Partitioner::buildBackward(const Partition &partition, O
     mapping.map(joint.getArgument(i), backward.getArgument(partition.saved.size() + index));
   OpBuilder bodyBuilder = OpBuilder::atBlockEnd(&backward.getBody().front());
   for (Operation *op : ops) {
-    // Sizes are constants or read from an argument of that size, not from the
-    // forward tensor.
+    // Sizes are constants or read from an argument of that size, not from the forward tensor.
     if (isShapeOnlyRead(op)) {
       AffineExpr size = getReadSize(llvm::cast<SymSizeOp>(op));
       Value sizeValue;

@@ -1,6 +1,5 @@
-// Mutation placement: which pass (forward or backward) writes each mutation
-// result of
-// @joint, and in which order the writes of one target happen.
+// Mutation placement: which pass (forward or backward) writes each mutation result of @joint, and
+// in which order the writes of one target happen.
 #include "JointGraph.h"
 
 #include "mlir/IR/Builders.h"
@@ -34,9 +33,8 @@ private:
 
 } // namespace
 
-/// Orders the writes of one target made in one pass so that each reads the one
-/// before it; fails when two of them are unrelated (which one is the final
-/// value?).
+/// Orders the writes of one target made in one pass so that each reads the one before it; fails
+/// when two of them are unrelated (which one is the final value?).
 static LogicalResult orderWritesOfOnePass(func::FuncOp joint, StringRef target,
                                           SmallVectorImpl<Write> &writes) {
   // In a chain, the i-th write depends on exactly i of the others.
@@ -92,9 +90,8 @@ LogicalResult PlaceMutationsPass::placeMutations(func::FuncOp joint) {
     writesByTarget[target.getValue()].push_back({i, value, tangentDependent.contains(value)});
   }
 
-  // A forward write never depends on a backward one: it would depend on a
-  // tangent and so be a backward write itself. Ordering within each pass is all
-  // that is left.
+  // A forward write never depends on a backward one: it would depend on a tangent and so be a
+  // backward write itself. Ordering within each pass is all that is left.
   Builder builder(joint.getContext());
   for (auto &[target, writes] : writesByTarget) {
     SmallVector<Write> forward, backward;

@@ -338,3 +338,12 @@ module {
     return
   }
 }
+
+// -----
+
+func.func @joint(%x: !tgc.vtensor<[4], f32> {tgc.kind = "user_input", tgc.name = "x"},
+                 %r: !tgc.tensor<[4], f32> {tgc.kind = "user_input", tgc.name = "r"}) {
+  // expected-error @below {{tgc-partition supports ops with results and no regions only}}
+  tgc.overwrite %x into %r : !tgc.vtensor<[4], f32> into !tgc.tensor<[4], f32>
+  return
+}

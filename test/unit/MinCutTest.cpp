@@ -10,9 +10,8 @@ namespace {
 using Nodes = llvm::SmallVector<unsigned>;
 constexpr int64_t kInf = MinCutGraph::kInfinite;
 
-/// x -> relu -> mm -> out: the forward of `mm(relu(x), w)`; the backward (tied
-/// to the sink) reads the relu result. `reluCost` is what saving the relu
-/// result costs.
+/// x -> relu -> mm -> out: the forward of `mm(relu(x), w)`; the backward (tied to the sink) reads
+/// the relu result. `reluCost` is what saving the relu result costs.
 struct ReluMatmul {
   explicit ReluMatmul(int64_t xCost, int64_t reluCost) {
     x = graph.addNode(xCost);
@@ -79,8 +78,7 @@ TEST_CASE("Two values needed after the cut share one cheaper common input", "[mi
 }
 
 TEST_CASE("A value whose output is needed after the cut can be saved", "[mincut]") {
-  // The value tied by its output may itself be saved: x (64) -> v (4), v needed
-  // after.
+  // The value tied by its output may itself be saved: x (64) -> v (4), v needed after.
   MinCutGraph graph;
   unsigned x = graph.addNode(64), v = graph.addNode(4);
   graph.tieToSource(x);

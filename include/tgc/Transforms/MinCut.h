@@ -1,5 +1,4 @@
-// A minimum vertex cut over a dataflow graph: the core of the training
-// partitioner.
+// A minimum vertex cut over a dataflow graph: the core of the training partitioner.
 #ifndef TGC_TRANSFORMS_MINCUT_H
 #define TGC_TRANSFORMS_MINCUT_H
 
@@ -10,27 +9,24 @@
 
 namespace tgc {
 
-/// A dataflow graph whose nodes (values) each cost something to cut (to save),
-/// in the shape AOTAutograd's min-cut rematerialization uses. Every node `v` is
-/// split into `v_in -> v_out` with the node's capacity; a use of `u` by `v` is
-/// an infinite edge `u_out -> v_in`. Nodes tied to the source are computed
-/// before the cut (forward); nodes whose input is tied to the sink must be
-/// computed after it (backward); nodes whose output is tied to the sink must be
-/// available after it (computed or saved).
+/// A dataflow graph whose nodes (values) each cost something to cut (to save), in the shape
+/// AOTAutograd's min-cut rematerialization uses. Every node `v` is split into `v_in -> v_out` with
+/// the node's capacity; a use of `u` by `v` is an infinite edge `u_out -> v_in`. Nodes tied to the
+/// source are computed before the cut (forward); nodes whose input is tied to the sink must be
+/// computed after it (backward); nodes whose output is tied to the sink must be available after it
+/// (computed or saved).
 ///
-/// A minimum cut separates the source from the sink at the least total
-/// capacity; the nodes whose `in -> out` edge it cuts are the values to save.
-/// Of all minimum cuts, `solve` returns the one whose source side is smallest
-/// (the values reachable from the source in the residual graph), which saves
-/// values as early as possible: with equal costs it saves a producer's input
-/// and recomputes the producer.
+/// A minimum cut separates the source from the sink at the least total capacity; the nodes whose
+/// `in -> out` edge it cuts are the values to save. Of all minimum cuts, `solve` returns the one
+/// whose source side is smallest (the values reachable from the source in the residual graph),
+/// which saves values as early as possible: with equal costs it saves a producer's input and
+/// recomputes the producer.
 class MinCutGraph {
 public:
   /// The capacity of a node that can never be cut (a scalar, or an edge).
   static constexpr int64_t kInfinite = std::numeric_limits<int64_t>::max() / 4;
 
-  /// Adds a node with the given cut capacity (>= 0, or kInfinite); returns its
-  /// index.
+  /// Adds a node with the given cut capacity (>= 0, or kInfinite); returns its index.
   unsigned addNode(int64_t capacity);
   /// `user` reads `producer`: `producer_out -> user_in`, infinite.
   void addUse(unsigned producer, unsigned user);
@@ -54,9 +50,8 @@ public:
     llvm::SmallVector<bool> inputOnSourceSide, outputOnSourceSide;
   };
 
-  /// Computes the minimum cut with the smallest source side; std::nullopt when
-  /// every cut is infinite (a path from source to sink through infinite edges
-  /// only).
+  /// Computes the minimum cut with the smallest source side; std::nullopt when every cut is
+  /// infinite (a path from source to sink through infinite edges only).
   std::optional<Cut> solve() const;
 
 private:
