@@ -537,8 +537,8 @@ LogicalResult Partitioner::run() {
     return failure();
   }
   auto module = joint->getParentOfType<ModuleOp>();
-  module->setAttr("tgc.saved_count", builder.getI64IntegerAttr(partition->saved.size()));
-  module->setAttr("tgc.saved_bytes", builder.getI64IntegerAttr(partition->savedBytes));
+  module->setAttr(attr::kSavedCount, builder.getI64IntegerAttr(partition->saved.size()));
+  module->setAttr(attr::kSavedBytes, builder.getI64IntegerAttr(partition->savedBytes));
   joint.erase();
   return success();
 }

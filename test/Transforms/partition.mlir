@@ -299,6 +299,56 @@ func.func @joint(%x: !tgc.vtensor<[4], f32> {tgc.kind = "user_input", tgc.name =
 
 // -----
 
+// A two-layer MLP, relu(x @ w1^T + b1) @ w2^T + b2, with its parameter gradients. The
+// backward needs r = relu(a), a = h + b1 (for w2's gradient and relu's mask): saving a
+// and recomputing relu is the cheapest cut (saving h and b1 would cost b1 as well). x and
+// w2 are passed by reference; w1, b1 and b2 are not needed.
+// CHECK-LABEL: module attributes {tgc.saved_bytes = 512 : i64, tgc.saved_count = 3 : i64}
+// CHECK-LABEL: func.func @forward
+//  CHECK-SAME:   (%[[X:[^:]*]]: {{.*}}, %[[W1:[^:]*]]: {{.*}}, %[[B1:[^:]*]]: {{.*}}, %[[W2:[^:]*]]: {{.*}}, %{{[^:]*}}: {{.*}})
+//       CHECK:   %[[H:.*]] = tgc.mm %[[X]]
+//       CHECK:   %[[A:.*]] = tgc.add %[[H]], %[[B1]]
+//       CHECK:   return %{{.*}}, %[[X]], %[[W2]], %[[A]] :
+// CHECK-LABEL: func.func @backward
+//  CHECK-SAME:   (%[[SX:[^:]*]]: !tgc.vtensor<[4, 16], f32> {tgc.kind = "saved"}, %[[SW2:[^:]*]]: !tgc.vtensor<[8, 32], f32, grad> {tgc.kind = "saved"}, %[[SA:[^:]*]]: !tgc.vtensor<[4, 32], f32, grad> {tgc.kind = "saved"}, %[[T:[^:]*]]: !tgc.vtensor<[4, 8], f32>
+//       CHECK:   %[[R:.*]] = tgc.relu %[[SA]]
+//       CHECK:   tgc.mm %{{.*}}, %[[R]]
+//       CHECK:   tgc.mm %[[T]], %[[SW2]]
+//       CHECK:   tgc.gt %[[R]]
+//       CHECK:   tgc.mm %{{.*}}, %[[SX]]
+func.func @joint(%x: !tgc.vtensor<[4, 16], f32> {tgc.kind = "user_input", tgc.name = "x"},
+                 %w1: !tgc.vtensor<[32, 16], f32, grad> {tgc.kind = "parameter", tgc.name = "w1"},
+                 %b1: !tgc.vtensor<[32], f32, grad> {tgc.kind = "parameter", tgc.name = "b1"},
+                 %w2: !tgc.vtensor<[8, 32], f32, grad> {tgc.kind = "parameter", tgc.name = "w2"},
+                 %b2: !tgc.vtensor<[8], f32, grad> {tgc.kind = "parameter", tgc.name = "b2"},
+                 %t: !tgc.vtensor<[4, 8], f32> {tgc.kind = "tangent", tgc.output = 0 : i64})
+    -> (!tgc.vtensor<[4, 8], f32, grad> {tgc.kind = "user_output"},
+        !tgc.vtensor<[32, 16], f32> {tgc.kind = "gradient", tgc.target = "w1"},
+        !tgc.vtensor<[32], f32> {tgc.kind = "gradient", tgc.target = "b1"},
+        !tgc.vtensor<[8, 32], f32> {tgc.kind = "gradient", tgc.target = "w2"},
+        !tgc.vtensor<[8], f32> {tgc.kind = "gradient", tgc.target = "b2"}) {
+  %c0 = arith.constant 0 : i64
+  %w1t = tgc.transpose %w1 {dim0 = 0 : i64, dim1 = 1 : i64} : !tgc.vtensor<[32, 16], f32, grad> -> !tgc.vtensor<[16, 32], f32, grad>
+  %h = tgc.mm %x, %w1t : !tgc.vtensor<[4, 16], f32>, !tgc.vtensor<[16, 32], f32, grad> -> !tgc.vtensor<[4, 32], f32, grad>
+  %a = tgc.add %h, %b1 : !tgc.vtensor<[4, 32], f32, grad>, !tgc.vtensor<[32], f32, grad> -> !tgc.vtensor<[4, 32], f32, grad>
+  %r = tgc.relu %a : !tgc.vtensor<[4, 32], f32, grad> -> !tgc.vtensor<[4, 32], f32, grad>
+  %w2t = tgc.transpose %w2 {dim0 = 0 : i64, dim1 = 1 : i64} : !tgc.vtensor<[8, 32], f32, grad> -> !tgc.vtensor<[32, 8], f32, grad>
+  %o = tgc.mm %r, %w2t : !tgc.vtensor<[4, 32], f32, grad>, !tgc.vtensor<[32, 8], f32, grad> -> !tgc.vtensor<[4, 8], f32, grad>
+  %y = tgc.add %o, %b2 : !tgc.vtensor<[4, 8], f32, grad>, !tgc.vtensor<[8], f32, grad> -> !tgc.vtensor<[4, 8], f32, grad>
+  %gb2 = tgc.sum %t {dim = array<i64: 0>} : !tgc.vtensor<[4, 8], f32> -> !tgc.vtensor<[8], f32>
+  %tt = tgc.transpose %t {dim0 = 0 : i64, dim1 = 1 : i64} : !tgc.vtensor<[4, 8], f32> -> !tgc.vtensor<[8, 4], f32>
+  %gw2 = tgc.mm %tt, %r : !tgc.vtensor<[8, 4], f32>, !tgc.vtensor<[4, 32], f32, grad> -> !tgc.vtensor<[8, 32], f32>
+  %gr = tgc.mm %t, %w2 : !tgc.vtensor<[4, 8], f32>, !tgc.vtensor<[8, 32], f32, grad> -> !tgc.vtensor<[4, 32], f32>
+  %mask = tgc.gt %r, %c0 : !tgc.vtensor<[4, 32], f32, grad>, i64 -> !tgc.vtensor<[4, 32], i1>
+  %ga = tgc.mul %gr, %mask : !tgc.vtensor<[4, 32], f32>, !tgc.vtensor<[4, 32], i1> -> !tgc.vtensor<[4, 32], f32>
+  %gb1 = tgc.sum %ga {dim = array<i64: 0>} : !tgc.vtensor<[4, 32], f32> -> !tgc.vtensor<[32], f32>
+  %gat = tgc.transpose %ga {dim0 = 0 : i64, dim1 = 1 : i64} : !tgc.vtensor<[4, 32], f32> -> !tgc.vtensor<[32, 4], f32>
+  %gw1 = tgc.mm %gat, %x : !tgc.vtensor<[32, 4], f32>, !tgc.vtensor<[4, 16], f32> -> !tgc.vtensor<[32, 16], f32>
+  return %y, %gw1, %gb1, %gw2, %gb2 : !tgc.vtensor<[4, 8], f32, grad>, !tgc.vtensor<[32, 16], f32>, !tgc.vtensor<[32], f32>, !tgc.vtensor<[8, 32], f32>, !tgc.vtensor<[8], f32>
+}
+
+// -----
+
 // expected-error @below {{expected a func.func @joint (the joint forward-backward graph tgc-autodiff produces)}}
 module {
 }

@@ -36,6 +36,10 @@ inline constexpr llvm::StringLiteral kGlobal = "tgc.global";
 inline constexpr llvm::StringLiteral kPass = "tgc.pass";
 /// On mutation results of `@joint`: i64 >= 1, the version of the target written.
 inline constexpr llvm::StringLiteral kVersion = "tgc.version";
+/// Module attributes tgc-partition sets (i64): how many values @forward saves for
+/// @backward, and the bytes they add at the size symbols' hints (docs/training.md).
+inline constexpr llvm::StringLiteral kSavedCount = "tgc.saved_count";
+inline constexpr llvm::StringLiteral kSavedBytes = "tgc.saved_bytes";
 } // namespace attr
 
 } // namespace tgc
