@@ -201,11 +201,13 @@ static std::optional<std::pair<Value, int64_t>> findDimension(ValueRange values,
   return std::nullopt;
 }
 
-/// Whether the backward can compute `op` (a `tgc.sym_size`) without the tensor it measures: the
-/// size is a constant, a dimension of a tangent, or a symbol some primal argument has as a
-/// dimension (addSymbolBinders then passes one along). Such a tensor is not kept alive for its
-/// shape.
+/// Whether the backward can compute `op` without the tensor it reads, which then is not
+/// kept alive for its shape: a `tgc.full_like` (built as a `tgc.full` of its sizes), or a
+/// `tgc.sym_size` whose size is a constant, a dimension of a tangent, or a symbol some primal
+/// argument has as a dimension (addSymbolBinders then passes one along).
 bool Partitioner::isShapeOnlyRead(Operation *op) {
+  if (llvm::isa<FullLikeOp>(op))
+    return true;
   auto symSize = llvm::dyn_cast<SymSizeOp>(op);
   if (!symSize)
     return false;
@@ -425,8 +427,13 @@ static bool bindsSymbol(Type type, unsigned position) {
 void Partitioner::addSymbolBinders(Partition &partition) {
   llvm::SmallSetVector<unsigned, 4> used;
   for (Operation *op : collectBackwardOps(partition)) {
+    if (auto symSize = llvm::dyn_cast<SymSizeOp>(op); symSize && isShapeOnlyRead(op)) {
+      collectSymbols(getReadSize(symSize), used);
+      continue;
+    }
     if (isShapeOnlyRead(op)) {
-      collectSymbols(getReadSize(llvm::cast<SymSizeOp>(op)), used);
+      for (Type type : op->getResultTypes())
+        collectSymbols(type, used);
       continue;
     }
     for (Type type : llvm::concat<const Type>(op->getOperandTypes(), op->getResultTypes()))
@@ -462,6 +469,27 @@ void Partitioner::addSymbolBinders(Partition &partition) {
   llvm::sort(partition.saved, [&](Value a, Value b) { return nodeOf[a] < nodeOf[b]; });
 }
 
+/// Builds a shape-only read (isShapeOnlyRead) without its tensor: a `tgc.full` of the
+/// sizes, a constant size, or the size of an argument of that size.
+static FailureOr<Value> buildFromShape(Operation *op, OpBuilder &builder, ValueRange arguments) {
+  Location loc = op->getLoc();
+  if (auto fullLike = llvm::dyn_cast<FullLikeOp>(op)) {
+    auto type = llvm::cast<BaseTensorType>(fullLike.getType());
+    TensorMeta meta = type.getMeta();
+    return FullOp::create(builder, loc, type, ShapeAttr::get(op->getContext(), meta.sizes),
+                          fullLike.getFillValue(), TypeAttr::get(meta.dtype),
+                          llvm::dyn_cast_or_null<DeviceAttr>(meta.device))
+        .getResult();
+  }
+  AffineExpr size = getReadSize(llvm::cast<SymSizeOp>(op));
+  if (std::optional<int64_t> constant = getConstantSize(size))
+    return arith::ConstantOp::create(builder, loc, builder.getI64IntegerAttr(*constant))
+        .getResult();
+  if (auto found = findDimension(arguments, size))
+    return SymSizeOp::create(builder, loc, found->first, found->second).getResult();
+  return op->emitError("internal error: no argument of @backward has this size");
+}
+
 FailureOr<func::FuncOp> Partitioner::buildBackward(const Partition &partition, OpBuilder &builder) {
   SmallVector<Value> results = getBackwardResultValues();
   SetVector<Operation *> ops = collectBackwardOps(partition);
@@ -487,19 +515,11 @@ FailureOr<func::FuncOp> Partitioner::buildBackward(const Partition &partition, O
     mapping.map(joint.getArgument(i), backward.getArgument(partition.saved.size() + index));
   OpBuilder bodyBuilder = OpBuilder::atBlockEnd(&backward.getBody().front());
   for (Operation *op : ops) {
-    // Sizes are constants or read from an argument of that size, not from the forward tensor.
     if (isShapeOnlyRead(op)) {
-      AffineExpr size = getReadSize(llvm::cast<SymSizeOp>(op));
-      Value sizeValue;
-      if (std::optional<int64_t> constant = getConstantSize(size)) {
-        sizeValue = arith::ConstantOp::create(bodyBuilder, op->getLoc(),
-                                              bodyBuilder.getI64IntegerAttr(*constant));
-      } else if (auto found = findDimension(backward.getArguments(), size)) {
-        sizeValue = SymSizeOp::create(bodyBuilder, op->getLoc(), found->first, found->second);
-      } else {
-        return op->emitError("internal error: no argument of @backward has this size");
-      }
-      mapping.map(op->getResult(0), sizeValue);
+      FailureOr<Value> value = buildFromShape(op, bodyBuilder, backward.getArguments());
+      if (failed(value))
+        return failure();
+      mapping.map(op->getResult(0), *value);
       continue;
     }
     for (Value operand : op->getOperands())

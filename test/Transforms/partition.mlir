@@ -230,6 +230,30 @@ module attributes {tgc.symbols = [#tgc.symbol<"batch", min = 1, max = 64, hint =
 
 // -----
 
+// A slice's gradient scatters into zeros shaped like the sliced tensor h = x * 2: the
+// backward builds them with tgc.full of h's sizes instead of keeping h (or x) alive.
+// CHECK-LABEL: module attributes {tgc.saved_bytes = 0 : i64, tgc.saved_count = 0 : i64
+// CHECK-LABEL: func.func @backward
+//  CHECK-SAME:   (%[[T:.*]]: !tgc.vtensor<[s0, 4], f32> {tgc.kind = "tangent", tgc.output = 0 : i64})
+//       CHECK:   %[[Z:.*]] = tgc.full {device = #tgc.device<"cuda" : 0>, dtype = f32, fill_value = 0.000000e+00 : f64, size = #tgc.shape<[s0, 8]>} : !tgc.vtensor<[s0, 8], f32, device = cuda:0, grad>
+//       CHECK:   tgc.slice_scatter %[[Z]], %[[T]]
+module attributes {tgc.symbols = [#tgc.symbol<"batch", min = 1, max = 64, hint = 3>]} {
+  func.func @joint(%x: !tgc.vtensor<[s0, 8], f32, device = cuda:0, grad> {tgc.kind = "user_input", tgc.name = "x"},
+                   %t: !tgc.vtensor<[s0, 4], f32> {tgc.kind = "tangent", tgc.output = 0 : i64})
+      -> (!tgc.vtensor<[s0, 4], f32, grad> {tgc.kind = "user_output"},
+          !tgc.vtensor<[s0, 8], f32> {tgc.kind = "gradient", tgc.target = "x"}) {
+    %c2 = arith.constant 2 : i64
+    %h = tgc.mul %x, %c2 : !tgc.vtensor<[s0, 8], f32, device = cuda:0, grad>, i64 -> !tgc.vtensor<[s0, 8], f32, device = cuda:0, grad>
+    %y = tgc.slice %h {dim = 1 : i64, start = #tgc.shape<[0]>, end = #tgc.shape<[4]>} : !tgc.vtensor<[s0, 8], f32, device = cuda:0, grad> -> !tgc.vtensor<[s0, 4], f32, grad>
+    %z = tgc.full_like %h {fill_value = 0.0 : f64} : !tgc.vtensor<[s0, 8], f32, device = cuda:0, grad> -> !tgc.vtensor<[s0, 8], f32, device = cuda:0, grad>
+    %gh = tgc.slice_scatter %z, %t {dim = 1 : i64, start = #tgc.shape<[0]>, end = #tgc.shape<[4]>} : !tgc.vtensor<[s0, 8], f32, device = cuda:0, grad>, !tgc.vtensor<[s0, 4], f32> -> !tgc.vtensor<[s0, 8], f32>
+    %gx = tgc.mul %gh, %c2 : !tgc.vtensor<[s0, 8], f32>, i64 -> !tgc.vtensor<[s0, 8], f32>
+    return %y, %gx : !tgc.vtensor<[s0, 4], f32, grad>, !tgc.vtensor<[s0, 8], f32>
+  }
+}
+
+// -----
+
 // Sizes count at the symbol's hint: s = sum(x, 1) takes 3 * 4 bytes.
 // CHECK-LABEL: module attributes {tgc.saved_bytes = 12 : i64, tgc.saved_count = 1 : i64
 module attributes {tgc.symbols = [#tgc.symbol<"batch", min = 1, max = 64, hint = 3>]} {
