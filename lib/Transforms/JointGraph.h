@@ -14,6 +14,8 @@ namespace tgc::joint {
 /// Values of `tgc.kind` and `tgc.pass` the training passes read and write.
 inline constexpr llvm::StringLiteral kTangent = "tangent";
 inline constexpr llvm::StringLiteral kSaved = "saved";
+inline constexpr llvm::StringLiteral kParameter = "parameter";
+inline constexpr llvm::StringLiteral kConstant = "constant";
 inline constexpr llvm::StringLiteral kUserOutput = "user_output";
 inline constexpr llvm::StringLiteral kGradient = "gradient";
 inline constexpr llvm::StringLiteral kBufferMutation = "buffer_mutation";

@@ -48,7 +48,7 @@ public:
 
 private:
   LogicalResult classifySignature();
-  void findForwardMutatedArgs();
+  void findReferencedArgs();
   void computeSymbolValues();
   std::optional<int64_t> getByteSize(Value value) const;
   int64_t getSavedBytes(Value value) const;
@@ -58,7 +58,6 @@ private:
   FailureOr<func::FuncOp> buildForward(const Partition &partition, OpBuilder &builder);
   SmallVector<Value> getBackwardResultValues();
   SetVector<Operation *> collectBackwardOps(const Partition &partition);
-  void addSymbolBinders(Partition &partition);
   FailureOr<func::FuncOp> buildBackward(const Partition &partition, OpBuilder &builder);
 
   func::FuncOp joint;
@@ -68,8 +67,9 @@ private:
   SmallVector<unsigned> primalArgs, tangentArgs;
   SmallVector<unsigned> forwardResults, backwardResults;
   DenseSet<Value> tangentDependent;
-  /// Primal arguments the forward overwrites: saving one means copying it.
-  DenseSet<Value> mutatedArgs;
+  /// Parameters and constants no forward mutation writes: the artifact passes them to the
+  /// backward by reference when saved (docs/abi.md).
+  DenseSet<Value> referencedArgs;
   /// The value cost models use for each size symbol, as constant expressions.
   SmallVector<AffineExpr> symbolValues;
 
@@ -120,24 +120,27 @@ LogicalResult Partitioner::classifySignature() {
   for (unsigned i : forwardResults)
     if (tangentDependent.contains(terminator->getOperand(i)))
       return joint.emitError() << "forward result " << i << " depends on a tangent";
-  findForwardMutatedArgs();
+  findReferencedArgs();
   for (Operation &op : body.without_terminator())
     if (op.getNumRegions() != 0 || op.getNumResults() == 0)
       return op.emitError("tgc-partition supports ops with results and no regions only");
   return success();
 }
 
-/// Primal arguments a forward mutation writes (by `tgc.target` = `tgc.name`).
-void Partitioner::findForwardMutatedArgs() {
+/// Parameters and constants that no forward mutation writes (by `tgc.target` = `tgc.name`).
+void Partitioner::findReferencedArgs() {
   llvm::StringSet<> targets;
   for (unsigned i : forwardResults)
     if (auto target = joint.getResultAttrOfType<StringAttr>(i, attr::kTarget);
         target && joint::isMutationKind(joint::getResultKind(joint, i)))
       targets.insert(target.getValue());
-  for (unsigned i : primalArgs)
-    if (auto name = joint.getArgAttrOfType<StringAttr>(i, attr::kName);
-        name && targets.contains(name.getValue()))
-      mutatedArgs.insert(joint.getArgument(i));
+  for (unsigned i : primalArgs) {
+    StringRef kind = joint::getArgKind(joint, i);
+    auto name = joint.getArgAttrOfType<StringAttr>(i, attr::kName);
+    if ((kind == joint::kParameter || kind == joint::kConstant) &&
+        !(name && targets.contains(name.getValue())))
+      referencedArgs.insert(joint.getArgument(i));
+  }
 }
 
 /// Each symbol's value for cost purposes: its hint, else min(max, 1024).
@@ -172,11 +175,10 @@ std::optional<int64_t> Partitioner::getByteSize(Value value) const {
   return bytes;
 }
 
-/// What saving `value` adds to the memory the forward leaves for the backward: nothing for a primal
-/// argument the forward does not overwrite (the caller holds it anyway), its size otherwise.
+/// What saving `value` adds to the memory the forward leaves for the backward: nothing for
+/// a value passed by reference, its size otherwise.
 int64_t Partitioner::getSavedBytes(Value value) const {
-  auto arg = llvm::dyn_cast<BlockArgument>(value);
-  if (arg && !mutatedArgs.contains(arg))
+  if (referencedArgs.contains(value))
     return 0;
   return getByteSize(value).value_or(kScalarBytes);
 }
@@ -203,8 +205,7 @@ static std::optional<std::pair<Value, int64_t>> findDimension(ValueRange values,
 
 /// Whether the backward can compute `op` without the tensor it reads, which then is not
 /// kept alive for its shape: a `tgc.full_like` (built as a `tgc.full` of its sizes), or a
-/// `tgc.sym_size` whose size is a constant, a dimension of a tangent, or a symbol some primal
-/// argument has as a dimension (addSymbolBinders then passes one along).
+/// `tgc.sym_size` whose size is a constant or a dimension of a tangent.
 bool Partitioner::isShapeOnlyRead(Operation *op) {
   if (llvm::isa<FullLikeOp>(op))
     return true;
@@ -214,15 +215,10 @@ bool Partitioner::isShapeOnlyRead(Operation *op) {
   AffineExpr size = getReadSize(symSize);
   if (!size)
     return false;
-  if (getConstantSize(size))
-    return true;
-  SmallVector<Value> tangents, primals;
+  SmallVector<Value> tangents;
   for (unsigned i : tangentArgs)
     tangents.push_back(joint.getArgument(i));
-  for (unsigned i : primalArgs)
-    primals.push_back(joint.getArgument(i));
-  return findDimension(tangents, size) ||
-         (llvm::isa<AffineSymbolExpr>(size) && findDimension(primals, size));
+  return getConstantSize(size) || findDimension(tangents, size);
 }
 
 /// The minimum cut with intermediate values `factor` times as costly to save as primal arguments;
@@ -397,78 +393,6 @@ SetVector<Operation *> Partitioner::collectBackwardOps(const Partition &partitio
                     [&](Operation *op) { return isShapeOnlyRead(op); });
 }
 
-/// Collects the positions of the size symbols `size` uses.
-static void collectSymbols(AffineExpr size, llvm::SmallSetVector<unsigned, 4> &symbols) {
-  size.walk([&](AffineExpr e) {
-    if (auto symbol = llvm::dyn_cast<AffineSymbolExpr>(e))
-      symbols.insert(symbol.getPosition());
-  });
-}
-
-/// Collects the positions of the size symbols `type` uses.
-static void collectSymbols(Type type, llvm::SmallSetVector<unsigned, 4> &symbols) {
-  if (auto tensor = llvm::dyn_cast<BaseTensorType>(type))
-    for (AffineExpr size : tensor.getSizes())
-      collectSymbols(size, symbols);
-}
-
-/// Whether some dimension of `type` is exactly symbol `position`.
-static bool bindsSymbol(Type type, unsigned position) {
-  auto tensor = llvm::dyn_cast<BaseTensorType>(type);
-  return tensor && llvm::any_of(tensor.getSizes(), [&](AffineExpr size) {
-           auto symbol = llvm::dyn_cast<AffineSymbolExpr>(size);
-           return symbol && symbol.getPosition() == position;
-         });
-}
-
-/// Lowering reads each size symbol from a function argument that has it as a dimension. When the
-/// backward uses a symbol none of its arguments has, a primal argument that has it is saved too
-/// (the caller's, so it costs nothing), preferring one the forward does not overwrite.
-void Partitioner::addSymbolBinders(Partition &partition) {
-  llvm::SmallSetVector<unsigned, 4> used;
-  for (Operation *op : collectBackwardOps(partition)) {
-    if (auto symSize = llvm::dyn_cast<SymSizeOp>(op); symSize && isShapeOnlyRead(op)) {
-      collectSymbols(getReadSize(symSize), used);
-      continue;
-    }
-    if (isShapeOnlyRead(op)) {
-      for (Type type : op->getResultTypes())
-        collectSymbols(type, used);
-      continue;
-    }
-    for (Type type : llvm::concat<const Type>(op->getOperandTypes(), op->getResultTypes()))
-      collectSymbols(type, used);
-  }
-  for (Value result : getBackwardResultValues())
-    collectSymbols(result.getType(), used);
-
-  SmallVector<Value> arguments(partition.saved);
-  for (unsigned i : tangentArgs)
-    arguments.push_back(joint.getArgument(i));
-  for (unsigned position : used) {
-    if (llvm::any_of(arguments, [&](Value v) { return bindsSymbol(v.getType(), position); }))
-      continue;
-    Value binder;
-    for (unsigned i : primalArgs) {
-      Value arg = joint.getArgument(i);
-      if (!bindsSymbol(arg.getType(), position))
-        continue;
-      if (!mutatedArgs.contains(arg)) {
-        binder = arg;
-        break;
-      }
-      if (!binder)
-        binder = arg;
-    }
-    if (!binder)
-      continue; // Lowering reports the unbound symbol.
-    arguments.push_back(binder);
-    partition.saved.push_back(binder);
-    partition.savedBytes += getSavedBytes(binder);
-  }
-  llvm::sort(partition.saved, [&](Value a, Value b) { return nodeOf[a] < nodeOf[b]; });
-}
-
 /// Builds a shape-only read (isShapeOnlyRead) without its tensor: a `tgc.full` of the
 /// sizes, a constant size, or the size of an argument of that size.
 static FailureOr<Value> buildFromShape(Operation *op, OpBuilder &builder, ValueRange arguments) {
@@ -545,7 +469,6 @@ LogicalResult Partitioner::run() {
   FailureOr<Partition> partition = choosePartition();
   if (failed(partition))
     return failure();
-  addSymbolBinders(*partition);
 
   OpBuilder builder(joint);
   FailureOr<func::FuncOp> forward = buildForward(*partition, builder);

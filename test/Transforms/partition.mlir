@@ -1,8 +1,8 @@
 // RUN: tgc-opt %s --tgc-partition --split-input-file --verify-diagnostics | FileCheck %s
 
-// y = relu(x) @ w, gradient of w: the backward needs relu(x). Saving x (the caller's
-// input, free) and recomputing relu beats saving relu's result (128 bytes).
-// CHECK-LABEL: module attributes {tgc.saved_bytes = 0 : i64, tgc.saved_count = 1 : i64}
+// y = relu(x) @ w, gradient of w: the backward needs relu(x). Saving x and recomputing
+// relu ties with saving relu's result (128 bytes each); the earlier value is saved.
+// CHECK-LABEL: module attributes {tgc.saved_bytes = 128 : i64, tgc.saved_count = 1 : i64}
 // CHECK-LABEL: func.func @forward
 //  CHECK-SAME:   (%[[X:.*]]: !tgc.vtensor<[4, 8], f32> {tgc.kind = "user_input", tgc.name = "x"}, %[[W:.*]]: !tgc.vtensor<[8, 16], f32, grad> {tgc.kind = "parameter", tgc.name = "w"})
 //  CHECK-SAME:   -> (!tgc.vtensor<[4, 16], f32, grad> {tgc.kind = "user_output"}, !tgc.vtensor<[4, 8], f32> {tgc.kind = "saved"})
@@ -31,7 +31,7 @@ func.func @joint(%x: !tgc.vtensor<[4, 8], f32> {tgc.kind = "user_input", tgc.nam
 
 // -----
 
-// y = sum(exp(sum(x, 1))): the backward needs e = exp(s) (16 bytes). Saving s (16
+// y = sum(exp(sum(x, 1))), x a parameter: the backward needs e = exp(s) (16 bytes). Saving s (16
 // bytes) and recomputing exp ties with saving e and is earlier; both beat saving x
 // (128 bytes). partition-budget.mlir partitions this graph under a budget.
 // CHECK-LABEL: module attributes {tgc.saved_bytes = 16 : i64, tgc.saved_count = 1 : i64}
@@ -41,7 +41,7 @@ func.func @joint(%x: !tgc.vtensor<[4, 8], f32> {tgc.kind = "user_input", tgc.nam
 // CHECK-LABEL: func.func @backward
 //  CHECK-SAME:   (%[[SS:.*]]: !tgc.vtensor<[4], f32, grad> {tgc.kind = "saved"}
 //       CHECK:   tgc.exp %[[SS]]
-func.func @joint(%x: !tgc.vtensor<[4, 8], f32, grad> {tgc.kind = "user_input", tgc.name = "x"},
+func.func @joint(%x: !tgc.vtensor<[4, 8], f32, grad> {tgc.kind = "parameter", tgc.name = "x"},
                  %t: !tgc.vtensor<[], f32> {tgc.kind = "tangent", tgc.output = 0 : i64})
     -> (!tgc.vtensor<[], f32, grad> {tgc.kind = "user_output"},
         !tgc.vtensor<[4, 8], f32> {tgc.kind = "gradient", tgc.target = "x"}) {
@@ -57,9 +57,9 @@ func.func @joint(%x: !tgc.vtensor<[4, 8], f32, grad> {tgc.kind = "user_input", t
 // -----
 
 // A matmul is never recomputed: the backward of y = m * m / 2, m = x @ w, reads m
-// (1024 bytes). Recomputing it from x and w (the caller's, 0 bytes) would be cheaper
-// but is not allowed, so m is saved, and w is not.
-// CHECK-LABEL: module attributes {tgc.saved_bytes = 1024 : i64, tgc.saved_count = 2 : i64}
+// (1024 bytes) and x (32 bytes). Recomputing m from x and w (a parameter, passed by
+// reference) would be cheaper but is not allowed, so m is saved, and w is not.
+// CHECK-LABEL: module attributes {tgc.saved_bytes = 1056 : i64, tgc.saved_count = 2 : i64}
 // CHECK-LABEL: func.func @forward
 //  CHECK-SAME:   (%[[X:.*]]: !tgc.vtensor<[4, 2], f32> {{.*}}, %[[W:.*]]: !tgc.vtensor<[2, 64], f32, grad>
 //       CHECK:   %[[M:.*]] = tgc.mm %[[X]], %[[W]]
@@ -87,8 +87,8 @@ func.func @joint(%x: !tgc.vtensor<[4, 2], f32> {tgc.kind = "user_input", tgc.nam
 // -----
 
 // A boolean mask (1 byte per element) is cheaper to save than the f32 values it is
-// computed from: relu(x @ w)'s backward saves m > 0, not m.
-// CHECK-LABEL: module attributes {tgc.saved_bytes = 256 : i64, tgc.saved_count = 2 : i64}
+// computed from: relu(x @ w)'s backward saves m > 0 (256 bytes), not m, and x (32).
+// CHECK-LABEL: module attributes {tgc.saved_bytes = 288 : i64, tgc.saved_count = 2 : i64}
 // CHECK-LABEL: func.func @forward
 //       CHECK:   %[[M:.*]] = tgc.mm
 //       CHECK:   %[[MASK:.*]] = tgc.gt %[[M]]
@@ -148,9 +148,8 @@ func.func @joint(%x: !tgc.vtensor<[4, 8], f32, grad> {tgc.kind = "user_input", t
 // -----
 
 // A backward mutation (a buffer accumulating the tangent) is a result of @backward,
-// after the gradients, with its attributes; the buffer is saved (by reference: the
-// forward does not overwrite it).
-// CHECK-LABEL: module attributes {tgc.saved_bytes = 0 : i64, tgc.saved_count = 1 : i64}
+// after the gradients, with its attributes; the buffer's value is saved.
+// CHECK-LABEL: module attributes {tgc.saved_bytes = 16 : i64, tgc.saved_count = 1 : i64}
 // CHECK-LABEL: func.func @forward
 //  CHECK-SAME:   -> (!tgc.vtensor<[4], f32, grad> {tgc.kind = "user_output"}, !tgc.vtensor<[4], f32> {tgc.kind = "saved"})
 // CHECK-LABEL: func.func @backward
@@ -173,8 +172,8 @@ func.func @joint(%x: !tgc.vtensor<[4], f32, grad> {tgc.kind = "user_input", tgc.
 // -----
 
 // Dynamic batch: y = x * sum(x, 1). The backward reads x and s = sum(x, 1); saving x
-// alone (the caller's) and recomputing s is cheapest.
-// CHECK-LABEL: module attributes {tgc.saved_bytes = 0 : i64, tgc.saved_count = 1 : i64, tgc.symbols = [#tgc.symbol<"batch", min = 1, max = 64, hint = 3>]}
+// alone (3 * 8 * 4 bytes at the hint) and recomputing s is cheapest.
+// CHECK-LABEL: module attributes {tgc.saved_bytes = 96 : i64, tgc.saved_count = 1 : i64, tgc.symbols = [#tgc.symbol<"batch", min = 1, max = 64, hint = 3>]}
 // CHECK-LABEL: func.func @forward
 //  CHECK-SAME:   (%[[X:.*]]: !tgc.vtensor<[s0, 8], f32, grad>
 //   CHECK-NOT:   tgc.sym_size
@@ -286,12 +285,12 @@ module attributes {tgc.symbols = [#tgc.symbol<"batch", min = 1, max = 64>]} {
 
 // -----
 
-// The backward of sum(x) over a dynamic batch only expands the tangent, but its type
-// needs the batch size, which lowering reads from an argument: x is passed along
-// (by reference, 0 bytes) to bind it.
-// CHECK-LABEL: module attributes {tgc.saved_bytes = 0 : i64, tgc.saved_count = 1 : i64
+// The backward of sum(x) over a dynamic batch only expands the tangent: nothing is
+// saved, although its type uses the batch size (the artifact passes every symbol to the
+// backward, docs/abi.md).
+// CHECK-LABEL: module attributes {tgc.saved_bytes = 0 : i64, tgc.saved_count = 0 : i64
 // CHECK-LABEL: func.func @backward
-//  CHECK-SAME:   (%{{.*}}: !tgc.vtensor<[s0, 8], f32, grad> {tgc.kind = "saved"}, %[[T:.*]]: !tgc.vtensor<[], f32>
+//  CHECK-SAME:   (%[[T:.*]]: !tgc.vtensor<[], f32> {tgc.kind = "tangent", tgc.output = 0 : i64})
 //       CHECK:   tgc.expand %[[T]]
 module attributes {tgc.symbols = [#tgc.symbol<"batch", min = 1, max = 64, hint = 3>]} {
   func.func @joint(%x: !tgc.vtensor<[s0, 8], f32, grad> {tgc.kind = "user_input", tgc.name = "x"},
@@ -325,9 +324,9 @@ func.func @joint(%x: !tgc.vtensor<[4], f32> {tgc.kind = "user_input", tgc.name =
 
 // A two-layer MLP, relu(x @ w1^T + b1) @ w2^T + b2, with its parameter gradients. The
 // backward needs r = relu(a), a = h + b1 (for w2's gradient and relu's mask): saving a
-// and recomputing relu is the cheapest cut (saving h and b1 would cost b1 as well). x and
-// w2 are passed by reference; w1, b1 and b2 are not needed.
-// CHECK-LABEL: module attributes {tgc.saved_bytes = 512 : i64, tgc.saved_count = 3 : i64}
+// and recomputing relu is the cheapest cut (saving h and b1 would cost b1 as well). x is
+// saved (256 bytes), w2 passed by reference; w1, b1 and b2 are not needed.
+// CHECK-LABEL: module attributes {tgc.saved_bytes = 768 : i64, tgc.saved_count = 3 : i64}
 // CHECK-LABEL: func.func @forward
 //  CHECK-SAME:   (%[[X:[^:]*]]: {{.*}}, %[[W1:[^:]*]]: {{.*}}, %[[B1:[^:]*]]: {{.*}}, %[[W2:[^:]*]]: {{.*}}, %{{[^:]*}}: {{.*}})
 //       CHECK:   %[[H:.*]] = tgc.mm %[[X]]
