@@ -42,6 +42,23 @@ def AutodiffPass : Pass<"tgc-autodiff", "::mlir::ModuleOp"> {
   let dependentDialects = ["::tgc::TgcDialect"];
 }
 
+def InlineSavedHooksPass : Pass<"tgc-inline-saved-hooks", "::mlir::ModuleOp"> {
+  let summary = "Apply saved-tensor pack/unpack hooks to the partitioned forward and backward";
+  let description = [{
+    Runs after tgc-partition. For the module's `tgc.saved_tensors_hooks` (or the
+    built-in pair of `pack-dtype`: cast f32 activations to bf16 / fp8 (e4m3fn) and back),
+    instantiates `@pack` at the end of `@forward` on each saved value it applies to and
+    saves its result instead, and instantiates `@unpack` at the start of `@backward` on
+    the corresponding argument; `tgc.saved_bytes` is updated to the packed sizes. The
+    hook op and functions are removed.
+  }];
+  let options = [
+    Option<"packDtype", "pack-dtype", "std::string", /*default=*/"\"\"",
+           "Built-in hooks: compress saved f32 activations to bf16 or fp8">,
+  ];
+  let dependentDialects = ["::tgc::TgcDialect"];
+}
+
 def ConvertTgcToLinalgPass : Pass<"convert-tgc-to-linalg", "::mlir::ModuleOp"> {
   let summary = "Lower value-level tgc ops to linalg/tensor/arith/math";
   let description = [{
@@ -81,6 +98,36 @@ def ConvertLinalgToBlasPass : Pass<"convert-linalg-to-blas", "::mlir::ModuleOp">
   }];
   let dependentDialects = ["::mlir::func::FuncDialect", "::mlir::memref::MemRefDialect",
                            "::mlir::LLVM::LLVMDialect", "::mlir::arith::ArithDialect"];
+}
+
+def PlaceMutationsPass : Pass<"tgc-place-mutations", "::mlir::ModuleOp"> {
+  let summary = "Decide in which pass (forward/backward) each mutation of @joint is written";
+  let description = [{
+    On `@joint` (docs/training.md): every result tagged `tgc.kind = "buffer_mutation"` /
+    `"user_input_mutation"` gets `tgc.pass = "forward"`, or `"backward"` when its value
+    depends on a tangent argument, and `tgc.version`: the writes of one target are
+    numbered 1..n, forward writes first, and within a pass a write that reads another
+    write's value after it. Two writes of one target in one pass that do not depend on
+    each other leave the final value ambiguous: an error.
+  }];
+}
+
+def PartitionPass : Pass<"tgc-partition", "::mlir::ModuleOp"> {
+  let summary = "Split @joint into @forward and @backward with a min-cut saved list";
+  let description = [{
+    Before: `@joint(primals, tangents) -> (forward results, gradients)` with mutation
+    results placed by `tgc-place-mutations`. After: `@forward(primals) -> (forward
+    results, saved)` and `@backward(saved, tangents) -> (gradients, backward mutations)`
+    (docs/training.md). The saved values are a minimum cut of the joint graph weighted
+    by byte sizes (at the size symbols' hints): cheap ops are recomputed in backward,
+    matmuls/convolutions (`NoRecompute`) and the values mutations write never are.
+    The module gets `tgc.saved_count` and `tgc.saved_bytes`.
+  }];
+  let options = [
+    Option<"activationBudget", "activation-budget", "int64_t", /*default=*/"0",
+           "Bytes the saved values may take (0: no budget); over it, recompute more">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
 #endif // TGC_PASSES_TD

@@ -32,13 +32,32 @@ def Tgc_DeviceAttr : Tgc_Attr<"Device", "device"> {
 def Tgc_SymbolAttr : Tgc_Attr<"Symbol", "symbol"> {
   let summary = "A size symbol with its name in the source and its value range";
   let description = [{
-    `#tgc.symbol<"s77", min = 2, max = 64>`. The module attribute `tgc.symbols` lists
-    them; a type's `sN` is the N-th. `max` is absent for an unbounded symbol.
+    `#tgc.symbol<"s77", min = 2, max = 64, hint = 3>`. The module attribute
+    `tgc.symbols` lists them; a type's `sN` is the N-th. `max` is absent for an unbounded
+    symbol. `hint` is the value seen when the program was captured (torch.export's size
+    hint), when known; cost models (the training partitioner's byte sizes) use it.
   }];
   let parameters = (ins StringRefParameter<"name in the source">:$name,
                         "int64_t":$min,
-                        OptionalParameter<"std::optional<int64_t>">:$max);
-  let assemblyFormat = "`<` $name `,` `min` `=` $min (`,` `max` `=` $max^)? `>`";
+                        OptionalParameter<"std::optional<int64_t>">:$max,
+                        OptionalParameter<"std::optional<int64_t>">:$hint);
+  let assemblyFormat = "`<` $name `,` `min` `=` $min (`,` `max` `=` $max^)? "
+                       "(`,` `hint` `=` $hint^)? `>`";
+  let builders = [
+    AttrBuilder<(ins "::llvm::StringRef":$name, "int64_t":$min,
+                     "std::optional<int64_t>":$max), [{
+      return $_get($_ctxt, name, min, max, std::nullopt);
+    }]>
+  ];
+  let extraClassDeclaration = [{
+    /// The value cost models assume: the hint, else min(max, 1024) clamped to min
+    /// (docs/training.md).
+    int64_t getTypicalValue() const {
+      if (getHint())
+        return *getHint();
+      return std::max(getMin(), std::min<int64_t>(getMax().value_or(1024), 1024));
+    }
+  }];
 }
 
 def Tgc_ShapeAttr : Tgc_Attr<"Shape", "shape"> {

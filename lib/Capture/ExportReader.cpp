@@ -143,6 +143,9 @@ private:
 
   llvm::StringMap<unsigned> symbolIndex;
   SmallVector<std::string> symbolNames;
+  /// The value each symbol had at capture (a SymInt's `hint` when the SymInt is just
+  /// that symbol), by symbol index.
+  DenseMap<unsigned, int64_t> symbolHints;
   llvm::StringMap<Value> values;
   llvm::StringMap<OperationName> atenOps;
 };
@@ -264,6 +267,11 @@ FailureOr<AffineExpr> ExportReader::parseSymInt(const Json &symInt, llvm::String
   if (!expr)
     return emitNodeError() << "value '" << valueName << "': cannot use the size expression '"
                            << text << "': " << llvm::toString(expr.takeError());
+  const Json &body = unionValue(symInt);
+  auto symbol = llvm::dyn_cast<AffineSymbolExpr>(*expr);
+  const Json *hint = body.contains("hint") ? &body.at("hint") : nullptr;
+  if (symbol && hint && unionKind(*hint) == "as_int" && unionValue(*hint).is_number_integer())
+    symbolHints.try_emplace(symbol.getPosition(), unionValue(*hint).get<int64_t>());
   return *expr;
 }
 
@@ -367,7 +375,10 @@ ArrayAttr ExportReader::buildSymbolsAttr() {
       if (range->contains("max_val") && range->at("max_val").is_number_integer())
         max = range->at("max_val").get<int64_t>();
     }
-    symbols.push_back(SymbolAttr::get(ctx, name, min, max));
+    std::optional<int64_t> hint;
+    if (auto it = symbolHints.find(symbols.size()); it != symbolHints.end())
+      hint = it->second;
+    symbols.push_back(SymbolAttr::get(ctx, name, min, max, hint));
   }
   return ArrayAttr::get(ctx, symbols);
 }

@@ -59,8 +59,16 @@ static void populateAutodiff(OpPassManager &pm) {
 }
 
 /// `@joint` becomes `@forward` + `@backward` with an explicit saved list.
-static void populatePartition(OpPassManager &pm) {
-  // tgc-place-mutations, tgc-partition and tgc-inline-saved-hooks land here.
+static void populatePartition(OpPassManager &pm, const PipelineOptions &options) {
+  pm.addPass(createPlaceMutationsPass());
+  PartitionPassOptions partition;
+  partition.activationBudget = options.activationBudget;
+  pm.addPass(createPartitionPass(partition));
+  InlineSavedHooksPassOptions hooks;
+  hooks.packDtype = options.packSaved;
+  pm.addPass(createInlineSavedHooksPass(hooks));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
 }
 
 /// tgc on value tensors becomes linalg/tensor/arith/math on builtin tensors.
@@ -118,7 +126,7 @@ void tgc::buildPipeline(OpPassManager &pm, const PipelineOptions &options) {
   if (options.train && runs(Phase::Autodiff))
     populateAutodiff(pm);
   if (options.train && runs(Phase::Partition))
-    populatePartition(pm);
+    populatePartition(pm, options);
   if (runs(Phase::Lower))
     populateLower(pm);
   if (runs(Phase::Bufferize))
@@ -134,6 +142,12 @@ struct PipelineCLOptions : public PassPipelineOptions<PipelineCLOptions> {
                                 llvm::cl::init("llvm")};
   Option<bool> train{*this, "train", llvm::cl::desc("Run the training phases"),
                      llvm::cl::init(false)};
+  Option<int64_t> activationBudget{
+      *this, "activation-budget",
+      llvm::cl::desc("Bytes the saved values may take (0: no budget)"), llvm::cl::init(0)};
+  Option<std::string> packSaved{*this, "pack-saved",
+                                llvm::cl::desc("Compress saved activations: bf16 or fp8"),
+                                llvm::cl::init("")};
 };
 } // namespace
 
@@ -145,6 +159,8 @@ void tgc::registerPipelines() {
         if (std::optional<Phase> phase = parsePhase(cl.compileTo))
           options.compileTo = *phase;
         options.train = cl.train;
+        options.activationBudget = cl.activationBudget;
+        options.packSaved = cl.packSaved;
         buildPipeline(pm, options);
       });
 }

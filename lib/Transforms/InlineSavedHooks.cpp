@@ -1,5 +1,6 @@
 // tgc-inline-saved-hooks: saved-tensor pack/unpack hooks instantiated at the ends of the
 // partitioned @forward and @backward, so the saved bytes are the packed ones.
+#include "JointGraph.h"
 #include "tgc/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -16,10 +17,6 @@ using namespace tgc;
 
 namespace {
 
-bool hasKind(DictionaryAttr attrs, StringRef kind) {
-  auto value = attrs ? attrs.getAs<StringAttr>(attr::kKind) : StringAttr();
-  return value && value.getValue() == kind;
-}
 
 /// The storage dtype of `--pack-saved=<name>`.
 Type packedDtype(MLIRContext *ctx, StringRef name) {
@@ -104,10 +101,10 @@ struct InlineSavedHooksPass
     auto ret = llvm::cast<func::ReturnOp>(forward.getBody().front().getTerminator());
     SmallVector<unsigned> savedResults, savedArgs;
     for (unsigned i = 0; i < forward.getNumResults(); ++i)
-      if (hasKind(forward.getResultAttrDict(i), "saved"))
+      if (joint::getResultKind(forward, i) == joint::kSaved)
         savedResults.push_back(i);
     for (unsigned i = 0; i < backward.getNumArguments(); ++i)
-      if (hasKind(backward.getArgAttrDict(i), "saved"))
+      if (joint::getArgKind(backward, i) == joint::kSaved)
         savedArgs.push_back(i);
     if (savedResults.size() != savedArgs.size())
       return backward.emitOpError("takes ") << savedArgs.size() << " saved values, @forward saves "
@@ -165,14 +162,24 @@ struct InlineSavedHooksPass
     return success();
   }
 
-  /// `tgc.saved_bytes` counts what is now saved.
+  /// `tgc.saved_bytes` counts what is now saved (parameters and constants saved as they
+  /// are stay references and cost nothing, as in tgc-partition).
   void updateSavedBytes(ModuleOp module, func::FuncOp forward) {
     if (!module->hasAttr(attr::kSavedBytes))
       return;
+    auto ret = llvm::cast<func::ReturnOp>(forward.getBody().front().getTerminator());
     int64_t bytes = 0;
-    for (unsigned i = 0; i < forward.getNumResults(); ++i)
-      if (hasKind(forward.getResultAttrDict(i), "saved"))
-        bytes += estimateBytes(llvm::cast<BaseTensorType>(forward.getResultTypes()[i]), module);
+    for (unsigned i = 0; i < forward.getNumResults(); ++i) {
+      if (joint::getResultKind(forward, i) != joint::kSaved)
+        continue;
+      if (auto arg = llvm::dyn_cast<BlockArgument>(ret.getOperand(i))) {
+        StringRef kind = joint::getArgKind(forward, arg.getArgNumber());
+        if (kind == joint::kParameter || kind == joint::kConstant)
+          continue;
+      }
+      bytes += joint::getTypicalByteSize(
+          llvm::cast<BaseTensorType>(forward.getResultTypes()[i]), module);
+    }
     module->setAttr(attr::kSavedBytes,
                     IntegerAttr::get(IntegerType::get(module.getContext(), 64), bytes));
   }

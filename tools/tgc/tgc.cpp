@@ -33,6 +33,8 @@ struct CompileOptions {
   std::string name;
   bool train = false;
   bool report = false;
+  int64_t activationBudget = 0;
+  std::string packSaved;
 };
 } // namespace
 
@@ -111,6 +113,12 @@ static int compile(const CompileOptions &options) {
   PassManager pm(&ctx);
   tgc::PipelineOptions pipelineOptions;
   pipelineOptions.train = options.train;
+  pipelineOptions.activationBudget = options.activationBudget;
+  pipelineOptions.packSaved = options.packSaved;
+  if ((options.activationBudget != 0 || !options.packSaved.empty()) && !options.train) {
+    llvm::errs() << "error: --activation-budget and --pack-saved need --train\n";
+    return 1;
+  }
   pipelineOptions.startAfter = *startAfter;
   pipelineOptions.compileTo = emitIR            ? *phase
                               : options.train ? tgc::Phase::Partition
@@ -156,6 +164,14 @@ int main(int argc, char **argv) {
                          "hand-written @forward + @backward)");
   compileCmd->add_flag("--report", compileOptions.report,
                        "print the saved values of the training partition to stdout");
+  compileCmd->add_option("--activation-budget", compileOptions.activationBudget,
+                         "with --train: bytes the saved activations may take; over it, "
+                         "cheap ops are recomputed in backward")
+      ->check(CLI::NonNegativeNumber);
+  compileCmd->add_option("--pack-saved", compileOptions.packSaved,
+                         "with --train: keep saved f32 activations as bf16 or fp8 "
+                         "(saved-tensor hooks)")
+      ->check(CLI::IsMember({"bf16", "fp8"}));
 
   tgc::RunOptions runOptions;
   CLI::App *runCmd = app.add_subcommand("run", "Run a compiled model on safetensors inputs");

@@ -5,6 +5,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringRef.h"
 #include <optional>
+#include <string>
 
 namespace tgc {
 
@@ -31,6 +32,12 @@ struct PipelineOptions {
   /// Training (`--train`): run the autodiff and partition phases, which are skipped
   /// otherwise (docs/training.md).
   bool train = false;
+  /// Training: the bytes the saved values may take (0: no budget); over it, the
+  /// partition recomputes more.
+  int64_t activationBudget = 0;
+  /// Training: built-in saved-tensor hooks compressing saved f32 activations ("bf16",
+  /// "fp8"), or "" for none.
+  std::string packSaved;
 };
 
 /// Adds the passes of every phase in (`startAfter`, `compileTo`] to `pm`.

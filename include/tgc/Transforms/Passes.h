@@ -35,6 +35,10 @@ inline constexpr llvm::StringLiteral kOutput = "tgc.output";
 inline constexpr llvm::StringLiteral kPass = "tgc.pass";
 /// On mutation results of `@joint`: the version of the target the write produces.
 inline constexpr llvm::StringLiteral kVersion = "tgc.version";
+/// Module attributes tgc-partition sets (i64): how many values @forward saves for
+/// @backward, and the bytes they add at the size symbols' hints (docs/training.md).
+inline constexpr llvm::StringLiteral kSavedCount = "tgc.saved_count";
+inline constexpr llvm::StringLiteral kSavedBytes = "tgc.saved_bytes";
 } // namespace attr
 
 } // namespace tgc
