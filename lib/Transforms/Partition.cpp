@@ -19,8 +19,8 @@ using namespace tgc;
 
 namespace {
 
-/// The largest factor by which the activation budget scales the cost of saving intermediate values;
-/// it keeps capacities far below MinCutGraph::kInfinite.
+/// The largest factor by which the activation budget scales the cost of saving values other than
+/// references; it keeps capacities far below MinCutGraph::kInfinite.
 constexpr int64_t kMaxBudgetFactor = 4096;
 /// What saving a scalar argument costs (an i64 or f64).
 constexpr int64_t kScalarBytes = 8;
@@ -221,8 +221,8 @@ bool Partitioner::isShapeOnlyRead(Operation *op) {
   return getConstantSize(size) || findDimension(tangents, size);
 }
 
-/// The minimum cut with intermediate values `factor` times as costly to save as primal arguments;
-/// std::nullopt when every cut is infinite.
+/// The minimum cut with values `factor` times as costly to save as the parameters and constants
+/// passed by reference; std::nullopt when every cut is infinite.
 std::optional<MinCutGraph::Cut> Partitioner::cutAt(int64_t factor) {
   MinCutGraph graph;
   nodeValues.clear();
@@ -230,9 +230,9 @@ std::optional<MinCutGraph::Cut> Partitioner::cutAt(int64_t factor) {
   auto addNode = [&](Value value, bool isPrimalArg) {
     // Scalars are recomputed, never saved, except those the caller passes in.
     std::optional<int64_t> bytes = getByteSize(value);
-    int64_t capacity = isPrimalArg ? bytes.value_or(kScalarBytes)
-                       : bytes     ? *bytes * factor
-                                   : MinCutGraph::kInfinite;
+    int64_t capacity = !bytes ? (isPrimalArg ? kScalarBytes : MinCutGraph::kInfinite)
+                       : referencedArgs.contains(value) ? *bytes
+                                                        : *bytes * factor;
     nodeOf[value] = graph.addNode(capacity);
     nodeValues.push_back(value);
     if (tangentDependent.contains(value))
