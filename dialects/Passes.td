@@ -39,7 +39,8 @@ def ConvertTgcToLinalgPass : Pass<"convert-tgc-to-linalg", "::mlir::ModuleOp"> {
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",
                            "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
-                           "::mlir::func::FuncDialect", "::mlir::bufferization::BufferizationDialect"];
+                           "::mlir::func::FuncDialect", "::mlir::bufferization::BufferizationDialect",
+                           "::mlir::scf::SCFDialect"];
 }
 
 def DestinationPassingPass : Pass<"tgc-destination-passing", "::mlir::ModuleOp"> {

@@ -33,8 +33,54 @@ def conv_backward(gen):
     return inputs, [gi1, gw1, gi2, gw2]
 
 
+def losses(gen):
+    """F.cross_entropy in its forms, aten.nll_loss_forward and nll_loss_backward."""
+    F = torch.nn.functional
+    x = torch.randn(4, 5, generator=gen)
+    t = torch.tensor([1, 2, 4, 0])  # 2 is ignore_index below
+    w = torch.rand(5, generator=gen) + 0.5
+    img = torch.randn(2, 5, 3, generator=gen)
+    timg = torch.randint(0, 5, (2, 3), generator=gen)
+    p = torch.rand(4, 5, generator=gen).softmax(1)
+    g = torch.tensor(1.7)
+    gn = torch.randn(4, generator=gen)
+    out, total = aten.nll_loss_forward(x, t, w, 1, 2)
+    # N-d nll_loss has no ATen forward/backward of its own: autograd through F.nll_loss.
+    img_leaf = img.clone().requires_grad_()
+    F.nll_loss(img_leaf, timg, reduction="sum").backward(g)
+    outputs = [
+        F.cross_entropy(x, t),
+        F.cross_entropy(x, t, w, reduction="none", ignore_index=2),
+        F.cross_entropy(x, t, w, ignore_index=2),
+        F.cross_entropy(img, timg, reduction="sum"),
+        F.cross_entropy(x, p, w),
+        out,
+        total,
+        aten.nll_loss_backward(g, x, t, w, 1, 2, total),
+        aten.nll_loss_backward(gn, x, t, None, 0, -100, total),
+        img_leaf.grad,
+    ]
+    inputs = {"x": x, "t": t, "w": w, "img": img, "timg": timg, "p": p, "g": g, "gn": gn}
+    return inputs, outputs
+
+
+def embedding(gen):
+    """F.embedding and aten.embedding_dense_backward (repeated and padding indices)."""
+    w = torch.randn(10, 4, generator=gen)
+    i = torch.tensor([[0, 3, 3, 9, 1], [2, 0, 3, 5, 5], [7, 7, 7, 0, 8]])
+    g = torch.randn(3, 5, 4, generator=gen)
+    outputs = [
+        torch.nn.functional.embedding(i, w, padding_idx=0),
+        aten.embedding_dense_backward(g, i, 10, 0, False),
+        aten.embedding_dense_backward(g, i, 10, -1, False),
+    ]
+    return {"w": w, "i": i, "g": g}, outputs
+
+
 CASES = {
     "conv_backward": conv_backward,
+    "losses": losses,
+    "embedding": embedding,
 }
 
 
