@@ -432,6 +432,19 @@ struct DecomposeDropout : OpRewritePattern<DropoutOp> {
   }
 };
 
+/// native_dropout that drops nothing: the input and a mask of ones.
+struct DecomposeNativeDropout : OpRewritePattern<NativeDropoutOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(NativeDropoutOp op, PatternRewriter &rewriter) const override {
+    if (op.getTrain().value_or(true) && !op.getP().isZero())
+      return rewriter.notifyMatchFailure(op, "random dropout needs the RNG state");
+    Value ones = FullLikeOp::create(rewriter, op.getLoc(), op.getInput(), rewriter.getBoolAttr(true),
+                                    TypeAttr::get(rewriter.getI1Type()));
+    rewriter.replaceOp(op, {op.getInput(), ones});
+    return success();
+  }
+};
+
 /// softmax(q @ k^T * scale, masked) @ v, with the causal mask as a lower triangle.
 struct DecomposeAttention : OpRewritePattern<ScaledDotProductAttentionOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -529,9 +542,9 @@ struct DecomposeCrossEntropy : OpRewritePattern<CrossEntropyLossOp> {
 /// Ops that no pattern could decompose and that lowering cannot take either.
 LogicalResult reportUndecomposed(Operation *root) {
   WalkResult walk = root->walk([](Operation *op) {
-    if (auto dropout = llvm::dyn_cast<DropoutOp>(op))
-      return dropout.emitOpError("with p > 0 in training mode needs random numbers, which "
-                                 "are not supported yet"),
+    if (llvm::isa<DropoutOp, NativeDropoutOp>(op))
+      return op->emitOpError("with p > 0 in training mode needs the RNG state: run "
+                             "tgc-materialize-rng first"),
              WalkResult::interrupt();
     if (auto attention = llvm::dyn_cast<ScaledDotProductAttentionOp>(op))
       return attention.emitOpError("with dropout, grouped-query attention or a symbolic "
@@ -556,7 +569,8 @@ struct DecomposePass : public tgc::impl::DecomposePassBase<DecomposePass> {
                  DecomposeLayerNorm, DecomposeBatchNorm, DecomposeSoftmax<SoftmaxOp, false>,
                  DecomposeSoftmax<LogSoftmaxOp, true>, DecomposeMean, DecomposeVar,
                  DecomposeSplit, DecomposeStack, DecomposeDropout, DecomposeAttention,
-                 DecomposeAdaptivePool, DecomposeConv1d, DecomposeCrossEntropy>(&getContext());
+                 DecomposeAdaptivePool, DecomposeConv1d, DecomposeCrossEntropy,
+                 DecomposeNativeDropout>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))) ||
         failed(reportUndecomposed(getOperation())))
       return signalPassFailure();

@@ -145,3 +145,24 @@ func.func @embedding_backward_freq(%g: !tgc.vtensor<[7, 4], f32>, %i: !tgc.vtens
   %0 = tgc.embedding_backward %g, %i {num_weights = 10 : i64, scale_grad_by_freq = true} : !tgc.vtensor<[7, 4], f32>, !tgc.vtensor<[7], i64> -> !tgc.vtensor<[10, 4], f32>
   return %0 : !tgc.vtensor<[10, 4], f32>
 }
+
+// -----
+
+// rand_bernoulli: a generic with no inputs; each element's counter is the state's
+// offset + offset + its row-major index, Philox4x32-10 (10 rounds of two 32-bit
+// multiplications) keyed by the seed, and the top 24 bits as a number in [0, 1).
+// CHECK-LABEL: func.func @rand_bernoulli
+//  CHECK-SAME:   (%[[S:.*]]: tensor<2xi64>, %[[O:.*]]: i64, %[[X:.*]]: tensor<?x8xf32>)
+//       CHECK:   %[[SEED:.*]] = tensor.extract %[[S]][%c0
+//       CHECK:   %[[OFF:.*]] = tensor.extract %[[S]][%c1
+//       CHECK:   %[[BASE:.*]] = arith.addi %[[OFF]], %[[O]]
+//       CHECK:   linalg.generic {{.*}} outs(%{{.*}} : tensor<?x8xi1>)
+//       CHECK:     arith.addi %[[BASE]]
+// CHECK-COUNT-20:  arith.mului_extended
+//       CHECK:     arith.shrui %{{.*}}, %c8_i32
+//       CHECK:     arith.uitofp
+//       CHECK:     arith.cmpf olt, %{{.*}}, %cst
+func.func @rand_bernoulli(%s: !tgc.vtensor<[2], i64>, %o: i64, %x: !tgc.vtensor<[s0, 8], f32>) -> !tgc.vtensor<[s0, 8], i1> {
+  %0 = tgc.rand_bernoulli %s, %o {size = #tgc.shape<[s0, 8]>, p = 0.75 : f64} : !tgc.vtensor<[2], i64> -> !tgc.vtensor<[s0, 8], i1>
+  return %0 : !tgc.vtensor<[s0, 8], i1>
+}

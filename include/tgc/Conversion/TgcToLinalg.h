@@ -112,6 +112,7 @@ void populatePoolingPatterns(const LoweringContext &lowering, mlir::RewritePatte
 void populateLossPatterns(const LoweringContext &lowering, mlir::RewritePatternSet &patterns);
 void populateIndexingPatterns(const LoweringContext &lowering,
                                mlir::RewritePatternSet &patterns);
+void populateRandomPatterns(const LoweringContext &lowering, mlir::RewritePatternSet &patterns);
 void populateCreationPatterns(const LoweringContext &lowering,
                               mlir::RewritePatternSet &patterns);
 

@@ -369,6 +369,7 @@ struct ConvertTgcToLinalgPass
     populateCreationPatterns(lowering, patterns);
     populateLossPatterns(lowering, patterns);
     populateIndexingPatterns(lowering, patterns);
+    populateRandomPatterns(lowering, patterns);
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();
   }

@@ -1,9 +1,10 @@
 """Inputs and PyTorch's results for the hand-written op tests in this directory.
 
 Each `<case>.mlir` here is compiled and run by test/e2e/ops.test on
-`<case>.inputs.safetensors`; its results (`output.N`) must match
-`<case>.expected.safetensors`, which this script computes with PyTorch's own kernels
-(ATen backward ops, autograd). Run with the project's venv:
+`<case>.inputs.safetensors`; its results (`output.N`, and `state.<name>` for state it
+writes) must match `<case>.expected.safetensors`, which this script computes with
+PyTorch's own kernels (ATen backward ops, autograd), or for random numbers, with an
+independent Python Philox4x32-10 checked against Random123's known answer. Run with the project's venv:
 
     /root/.cache/tgc-venv/bin/python test/e2e/Inputs/ops/make_expected.py
 """
@@ -77,21 +78,67 @@ def embedding(gen):
     return {"w": w, "i": i, "g": g}, outputs
 
 
+def philox_first_word(counter, key):
+    """Philox4x32-10 (Random123), first output word, for a 64-bit counter (c2 = c3 = 0)
+    and a 64-bit key: tgc.rand_bernoulli's generator, written independently."""
+    mask32 = 0xFFFFFFFF
+    c = [counter & mask32, counter >> 32, 0, 0]
+    k = [key & mask32, (key >> 32) & mask32]
+    for r in range(10):
+        if r:
+            k = [(k[0] + 0x9E3779B9) & mask32, (k[1] + 0xBB67AE85) & mask32]
+        p0, p1 = 0xD2511F53 * c[0], 0xCD9E8D57 * c[2]
+        c = [((p1 >> 32) ^ c[1] ^ k[0]) & mask32, p1 & mask32,
+             ((p0 >> 32) ^ c[3] ^ k[1]) & mask32, p0 & mask32]
+    return c[0]
+
+
+# Random123's known answer for counter 0, key 0.
+assert philox_first_word(0, 0) == 0x6627E8D5
+
+
+def bernoulli(seed, offset, shape, p):
+    """tgc.rand_bernoulli: element i is kept when (philox(offset + i) >> 8) * 2^-24 < p."""
+    n = 1
+    for s in shape:
+        n *= s
+    keep = [(philox_first_word(offset + i, seed) >> 8) * 2.0**-24 < p for i in range(n)]
+    return torch.tensor(keep).reshape(shape)
+
+
+def dropout(gen):
+    """Statistics of a large dropout (kept fraction 1 - p = 0.7, within the test's
+    atol), and the mask of a second one drawn after it."""
+    y = torch.randn(64, generator=gen)
+    outputs = [torch.tensor(0.7), torch.tensor(True), bernoulli(0, 100000, [64], 0.5)]
+    return {"y": y}, outputs, {"state.tgc.rng_state": torch.tensor([0, 100064])}
+
+
+def rand(gen):
+    """rand_bernoulli on given states."""
+    s1, s2 = torch.tensor([0, 100000]), torch.tensor([12345, 7])
+    outputs = [bernoulli(0, 100000, [64], 0.5), bernoulli(12345, 7 + 3, [8, 8], 0.25)]
+    return {"s1": s1, "s2": s2}, outputs
+
+
 CASES = {
     "conv_backward": conv_backward,
     "losses": losses,
     "embedding": embedding,
+    "dropout": dropout,
+    "rand": rand,
 }
 
 
 def main():
     for name, make in CASES.items():
         gen = torch.Generator().manual_seed(0)
-        inputs, outputs = make(gen)
+        inputs, outputs, *state = make(gen)
         save_file({k: v.contiguous() for k, v in inputs.items()},
                   os.path.join(HERE, f"{name}.inputs.safetensors"))
-        save_file({f"output.{i}": v.contiguous() for i, v in enumerate(outputs)},
-                  os.path.join(HERE, f"{name}.expected.safetensors"))
+        expected = {f"output.{i}": v.contiguous() for i, v in enumerate(outputs)}
+        expected.update(*state)
+        save_file(expected, os.path.join(HERE, f"{name}.expected.safetensors"))
 
 
 if __name__ == "__main__":
