@@ -166,3 +166,22 @@ func.func @rand_bernoulli(%s: !tgc.vtensor<[2], i64>, %o: i64, %x: !tgc.vtensor<
   %0 = tgc.rand_bernoulli %s, %o {size = #tgc.shape<[s0, 8]>, p = 0.75 : f64} : !tgc.vtensor<[2], i64> -> !tgc.vtensor<[s0, 8], i1>
   return %0 : !tgc.vtensor<[s0, 8], i1>
 }
+
+// -----
+
+// max_pool2d_backward: the window gather over the input; a window contributes its
+// gradient where its argmax (flat h * W + w) is this element.
+// CHECK-LABEL: func.func @max_pool2d_backward
+//  CHECK-SAME:   (%[[G:.*]]: tensor<1x2x4x4xf32>, %[[X:.*]]: tensor<1x2x8x8xf32>, %[[I:.*]]: tensor<1x2x4x4xi64>)
+//       CHECK:   linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]{{.*}} outs(%{{.*}} : tensor<1x2x8x8xf32>)
+//       CHECK:     %[[A:.*]] = tensor.extract %[[I]]
+//       CHECK:     %[[H:.*]] = arith.muli %{{.*}}, %c8
+//       CHECK:     %[[F:.*]] = arith.addi %[[H]]
+//       CHECK:     %[[F64:.*]] = arith.index_cast %[[F]] : index to i64
+//       CHECK:     %[[HIT:.*]] = arith.cmpi eq, %[[A]], %[[F64]]
+//       CHECK:     %[[GV:.*]] = tensor.extract %[[G]]
+//       CHECK:     arith.select %[[HIT]], %[[GV]]
+func.func @max_pool2d_backward(%g: !tgc.vtensor<[1, 2, 4, 4], f32>, %x: !tgc.vtensor<[1, 2, 8, 8], f32>, %i: !tgc.vtensor<[1, 2, 4, 4], i64>) -> !tgc.vtensor<[1, 2, 8, 8], f32> {
+  %0 = tgc.max_pool2d_backward %g, %x, %i {kernel_size = array<i64: 2>} : !tgc.vtensor<[1, 2, 4, 4], f32>, !tgc.vtensor<[1, 2, 8, 8], f32>, !tgc.vtensor<[1, 2, 4, 4], i64> -> !tgc.vtensor<[1, 2, 8, 8], f32>
+  return %0 : !tgc.vtensor<[1, 2, 8, 8], f32>
+}

@@ -121,12 +121,34 @@ def rand(gen):
     return {"s1": s1, "s2": s2}, outputs
 
 
+def pool_backward(gen):
+    """max_pool2d / avg_pool2d gradients through autograd."""
+    F = torch.nn.functional
+    x = torch.randn(2, 3, 9, 9, generator=gen)
+
+    def grad(pool, g):
+        leaf = x.clone().requires_grad_()
+        pool(leaf).backward(g)
+        return leaf.grad
+
+    g1 = torch.randn(2, 3, 4, 4, generator=gen)
+    g2 = torch.randn(2, 3, 5, 5, generator=gen)
+    g3 = torch.randn(2, 3, 4, 4, generator=gen)
+    outputs = [
+        grad(lambda t: F.max_pool2d(t, 3, 2, 1, dilation=2, ceil_mode=True), g1),
+        grad(lambda t: F.avg_pool2d(t, 3, 2, 1, ceil_mode=True, count_include_pad=False), g2),
+        grad(lambda t: F.avg_pool2d(t, 2, divisor_override=3), g3),
+    ]
+    return {"x": x, "g1": g1, "g2": g2, "g3": g3}, outputs
+
+
 CASES = {
     "conv_backward": conv_backward,
     "losses": losses,
     "embedding": embedding,
     "dropout": dropout,
     "rand": rand,
+    "pool_backward": pool_backward,
 }
 
 
