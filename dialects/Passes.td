@@ -18,6 +18,21 @@ def FunctionalizePass : Pass<"tgc-functionalize", "::mlir::ModuleOp"> {
   let dependentDialects = ["::tgc::TgcDialect"];
 }
 
+def MaterializeRngPass : Pass<"tgc-materialize-rng", "::mlir::ModuleOp"> {
+  let summary = "Give functions with random ops the instance's RNG state";
+  let description = [{
+    Before: value-level functions with random dropout (`tgc.dropout` / `tgc.native_dropout`
+    in training mode with p > 0). After: such a function takes the buffer argument
+    `tgc.rng_state` (i64[2]: seed, offset; `tgc.kind = "buffer"`, initial value
+    `tgc.global @"tgc.rng_state"` = [0, 0]) and returns its new value (offset advanced by
+    the number of random numbers drawn) as a `buffer_mutation` result. Each dropout
+    becomes `input * mask * 1/(1-p)` with `mask = tgc.rand_bernoulli(state, offset) {p = 1-p}`,
+    each random op drawing from its own offset range, so every call of an instance draws
+    new numbers and `set_state` of `tgc.rng_state` replays them.
+  }];
+  let dependentDialects = ["::tgc::TgcDialect"];
+}
+
 def DecomposePass : Pass<"tgc-decompose"> {
   let summary = "Rewrite compound ATen ops into simpler tgc ops";
   let description = [{
@@ -70,7 +85,8 @@ def ConvertTgcToLinalgPass : Pass<"convert-tgc-to-linalg", "::mlir::ModuleOp"> {
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",
                            "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
-                           "::mlir::func::FuncDialect", "::mlir::bufferization::BufferizationDialect"];
+                           "::mlir::func::FuncDialect", "::mlir::bufferization::BufferizationDialect",
+                           "::mlir::scf::SCFDialect"];
 }
 
 def DestinationPassingPass : Pass<"tgc-destination-passing", "::mlir::ModuleOp"> {

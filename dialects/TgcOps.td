@@ -471,8 +471,22 @@ def Tgc_CrossEntropyLossOp : Tgc_Op<"cross_entropy_loss", ["aten.cross_entropy_l
 }
 
 //===----------------------------------------------------------------------===//
-// Embedding
+// Indexing: embedding, gather
 //===----------------------------------------------------------------------===//
+
+def Tgc_GatherOp : Tgc_Op<"gather", ["aten.gather.default"], [Pure]> {
+  let summary = "self[.., index[i], ..] along `dim`: result sizes are the index's";
+  let description = [{
+    Indices outside the dimension read a clamped position instead of failing.
+  }];
+  let arguments = (ins Tgc_AnyTensor:$self, I64Attr:$dim, Tgc_AnyTensor:$index,
+                       DefaultValuedAttr<BoolAttr, "false">:$sparse_grad);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$self `,` $index attr-dict `:` type($self) `,` type($index) `->` "
+                       "type($result)";
+  let inferBody = "return ::tgc::inferGather(ctx, loc, adaptor.getSelf(), adaptor.getDim(), "
+                  "adaptor.getIndex(), types);";
+}
 
 def Tgc_EmbeddingOp : Tgc_Op<"embedding", ["aten.embedding.default"], [Pure]> {
   let summary = "Rows of `weight` [V, D] at `indices`: result sizes are indices' + [D]";

@@ -1178,6 +1178,21 @@ LogicalResult tgc::inferNllLossBackward(MLIRContext *ctx, InferLoc loc, Value gr
   return success();
 }
 
+LogicalResult tgc::inferGather(MLIRContext *ctx, InferLoc loc, Value self, int64_t dim,
+                               Value index, TypeList &types) {
+  BaseTensorType x = tensorOf(self), i = tensorOf(index);
+  if (failed(requireTensor(loc, x, "self")) || failed(requireTensor(loc, i, "index")) ||
+      failed(dimIn(loc, dim, x.getRank())))
+    return failure();
+  if (!i.getDtype().isInteger(64))
+    return emitOptionalError(loc, "gather: index must be i64, got ", i.getDtype());
+  if (i.getRank() != x.getRank())
+    return emitOptionalError(loc, "gather: index rank ", i.getRank(), " differs from self's ",
+                             x.getRank());
+  addResult(ctx, x.isRef(), freshLike(x, i.getSizes()), types);
+  return success();
+}
+
 LogicalResult tgc::inferEmbedding(MLIRContext *ctx, InferLoc loc, Value weight, Value indices,
                                   TypeList &types) {
   BaseTensorType w = tensorOf(weight), i = tensorOf(indices);

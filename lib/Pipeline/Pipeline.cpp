@@ -42,8 +42,10 @@ static void populateFunctionalize(OpPassManager &pm) {
   pm.addPass(createCSEPass());
 }
 
-/// Compound ops (linear, matmul, norms, softmax, mean) become primitive tgc ops.
+/// Random ops get the RNG state; compound ops (linear, matmul, norms, softmax, mean)
+/// become primitive tgc ops.
 static void populateDecompose(OpPassManager &pm) {
+  pm.addPass(createMaterializeRngPass());
   pm.addPass(createDecomposePass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -261,7 +261,7 @@ static LogicalResult readBackward(func::FuncOp func, ModelSignature &signature,
       if (kind != "saved")
         return emitError(loc) << "argument #" << i
                               << " of @backward must be saved value #" << i;
-      if (type != savedTypes[i])
+      if (!areMetaCompatible(type, savedTypes[i]))
         return emitError(loc) << "saved value #" << i << " is " << savedTypes[i]
                               << " in @forward but " << type << " in @backward";
       continue;
@@ -377,11 +377,11 @@ FailureOr<ModelSignature> tgc::extractSignature(ModuleOp module, StringRef name,
     if (failed(readBackward(entries->backward, signature, backward, userOutputResults,
                             savedTypes)))
       return failure();
-    // A tangent has its output's type.
+    // A tangent has its output's sizes and dtype (requires_grad may differ).
     for (auto [i, output] : llvm::enumerate(backward.tangents)) {
       unsigned forwardResult = userOutputResults[output];
       Type tangentType = entries->backward.getArgument(savedTypes.size() + i).getType();
-      if (tangentType != func.getResultTypes()[forwardResult])
+      if (!areMetaCompatible(tangentType, func.getResultTypes()[forwardResult]))
         return entries->backward.emitError()
                << "tangent #" << i << " is " << tangentType << " but user output #" << output
                << " is " << func.getResultTypes()[forwardResult];

@@ -432,6 +432,19 @@ struct DecomposeDropout : OpRewritePattern<DropoutOp> {
   }
 };
 
+/// native_dropout that drops nothing: the input and a mask of ones.
+struct DecomposeNativeDropout : OpRewritePattern<NativeDropoutOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(NativeDropoutOp op, PatternRewriter &rewriter) const override {
+    if (op.getTrain().value_or(true) && !op.getP().isZero())
+      return rewriter.notifyMatchFailure(op, "random dropout needs the RNG state");
+    Value ones = FullLikeOp::create(rewriter, op.getLoc(), op.getInput(), rewriter.getBoolAttr(true),
+                                    TypeAttr::get(rewriter.getI1Type()));
+    rewriter.replaceOp(op, {op.getInput(), ones});
+    return success();
+  }
+};
+
 /// softmax(q @ k^T * scale, masked) @ v, with the causal mask as a lower triangle.
 struct DecomposeAttention : OpRewritePattern<ScaledDotProductAttentionOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -493,16 +506,52 @@ struct DecomposeAdaptivePool : OpRewritePattern<AdaptiveAvgPool2dOp> {
   }
 };
 
+/// cross_entropy = nll_loss(log_softmax(self, class dim), target, weight) for class
+/// indices; with class probabilities, -sum(weight * target * log_softmax) over the
+/// class dimension, then the reduction (mean divides by the number of samples).
+struct DecomposeCrossEntropy : OpRewritePattern<CrossEntropyLossOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(CrossEntropyLossOp op, PatternRewriter &rewriter) const override {
+    if (!op.getLabelSmoothing().isZero())
+      return rewriter.notifyMatchFailure(op, "label smoothing is not supported");
+    Location loc = op.getLoc();
+    int64_t rank = typeOf(op.getSelf()).getRank(), classDim = rank == 1 ? 0 : 1;
+    Value logProbs = LogSoftmaxOp::create(rewriter, loc, op.getSelf(), classDim, TypeAttr());
+    if (getCategory(typeOf(op.getTarget()).getDtype()) != DTypeCategory::Floating) {
+      auto nll = NllLossOp::create(rewriter, loc, logProbs, op.getTarget(), op.getWeight(),
+                                   op.getReduction(), op.getIgnoreIndex());
+      rewriter.replaceOp(op, nll.getOutput());
+      return success();
+    }
+    Value weighted = MulOp::create(rewriter, loc, logProbs, op.getTarget());
+    if (Value weight = op.getWeight())
+      weighted = MulOp::create(rewriter, loc, weighted,
+                               rank == 1 ? weight : channelView(rewriter, loc, weight, rank));
+    Value perSample = SumOp::create(rewriter, loc, weighted,
+                                    rewriter.getDenseI64ArrayAttr({classDim}), false, TypeAttr());
+    Value loss = NegOp::create(rewriter, loc, perSample);
+    if (op.getReduction() == 1)
+      loss = MeanOp::create(rewriter, loc, loss, DenseI64ArrayAttr(), false, TypeAttr());
+    else if (op.getReduction() == 2)
+      loss = SumOp::create(rewriter, loc, loss, DenseI64ArrayAttr(), false, TypeAttr());
+    rewriter.replaceOp(op, loss);
+    return success();
+  }
+};
+
 /// Ops that no pattern could decompose and that lowering cannot take either.
 LogicalResult reportUndecomposed(Operation *root) {
   WalkResult walk = root->walk([](Operation *op) {
-    if (auto dropout = llvm::dyn_cast<DropoutOp>(op))
-      return dropout.emitOpError("with p > 0 in training mode needs random numbers, which "
-                                 "are not supported yet"),
+    if (llvm::isa<DropoutOp, NativeDropoutOp>(op))
+      return op->emitOpError("with p > 0 in training mode needs the RNG state: run "
+                             "tgc-materialize-rng first"),
              WalkResult::interrupt();
     if (auto attention = llvm::dyn_cast<ScaledDotProductAttentionOp>(op))
       return attention.emitOpError("with dropout, grouped-query attention or a symbolic "
                                    "embedding size and no scale is not supported yet"),
+             WalkResult::interrupt();
+    if (auto loss = llvm::dyn_cast<CrossEntropyLossOp>(op))
+      return loss.emitOpError("with label smoothing is not supported yet"),
              WalkResult::interrupt();
     if (auto pool = llvm::dyn_cast<AdaptiveAvgPool2dOp>(op))
       return pool.emitOpError("output sizes that do not divide the input sizes are not "
@@ -520,7 +569,8 @@ struct DecomposePass : public tgc::impl::DecomposePassBase<DecomposePass> {
                  DecomposeLayerNorm, DecomposeBatchNorm, DecomposeSoftmax<SoftmaxOp, false>,
                  DecomposeSoftmax<LogSoftmaxOp, true>, DecomposeMean, DecomposeVar,
                  DecomposeSplit, DecomposeStack, DecomposeDropout, DecomposeAttention,
-                 DecomposeAdaptivePool, DecomposeConv1d>(&getContext());
+                 DecomposeAdaptivePool, DecomposeConv1d, DecomposeCrossEntropy,
+                 DecomposeNativeDropout>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))) ||
         failed(reportUndecomposed(getOperation())))
       return signalPassFailure();

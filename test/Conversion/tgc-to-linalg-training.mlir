@@ -54,3 +54,134 @@ func.func @convolution_backward_3d(%g: !tgc.vtensor<[1, 2, 3, 3, 3], f32>, %w: !
   %0 = tgc.convolution_backward_input %g, %w {input_size = #tgc.shape<[1, 1, 4, 4, 4]>} : !tgc.vtensor<[1, 2, 3, 3, 3], f32>, !tgc.vtensor<[2, 1, 2, 2, 2], f32> -> !tgc.vtensor<[1, 1, 4, 4, 4], f32>
   return %0 : !tgc.vtensor<[1, 1, 4, 4, 4], f32>
 }
+
+// -----
+
+// nll_loss with mean: one reduction generic over the targets accumulating the loss and
+// the weight sum (0-d outputs); the log-probability and class weight are read at the
+// clamped target class; ignored elements add nothing. Mean divides the two.
+// CHECK-LABEL: func.func @nll_loss_mean
+//  CHECK-SAME:   (%[[X:.*]]: tensor<?x5xf32>, %[[T:.*]]: tensor<?xi64>, %[[W:.*]]: tensor<5xf32>)
+//       CHECK:   %[[R:.*]]:2 = linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%[[T]] : tensor<?xi64>) outs(%{{.*}}, %{{.*}} : tensor<f32>, tensor<f32>)
+//       CHECK:     %[[IGN:.*]] = arith.cmpi eq, %{{.*}}, %c-100_i64
+//       CHECK:     arith.minsi
+//       CHECK:     %[[CLS:.*]] = arith.maxsi
+//       CHECK:     %[[LP:.*]] = tensor.extract %[[X]][%{{.*}}, %[[CLS]]]
+//       CHECK:     %[[WV:.*]] = tensor.extract %[[W]][%[[CLS]]]
+//       CHECK:     %[[WS:.*]] = arith.select %[[IGN]], %{{.*}}, %[[WV]]
+//       CHECK:     %[[M:.*]] = arith.mulf %[[WS]], %[[LP]]
+//       CHECK:     arith.negf %[[M]]
+//       CHECK:   %[[SUM:.*]] = tensor.extract %[[R]]#0[]
+//       CHECK:   %[[TOT:.*]] = tensor.extract %[[R]]#1[]
+//       CHECK:   %[[MEAN:.*]] = arith.divf %[[SUM]], %[[TOT]]
+//       CHECK:   %[[OUT:.*]] = tensor.from_elements %[[MEAN]]
+//       CHECK:   return %[[OUT]], %[[R]]#1
+func.func @nll_loss_mean(%x: !tgc.vtensor<[s0, 5], f32>, %t: !tgc.vtensor<[s0], i64>, %w: !tgc.vtensor<[5], f32>) -> (!tgc.vtensor<[], f32>, !tgc.vtensor<[], f32>) {
+  %0:2 = tgc.nll_loss %x, %t weight %w : !tgc.vtensor<[s0, 5], f32>, !tgc.vtensor<[s0], i64>, !tgc.vtensor<[5], f32> -> !tgc.vtensor<[], f32>, !tgc.vtensor<[], f32>
+  return %0#0, %0#1 : !tgc.vtensor<[], f32>, !tgc.vtensor<[], f32>
+}
+
+// -----
+
+// nll_loss_backward: a parallel generic over self; the target is read without the class
+// dimension, grad_output (mean: a scalar) divided by the total weight, and the value is
+// written where the class index equals the (not ignored) target.
+// CHECK-DAG: #[[ELEM:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-DAG: #[[SCALAR:.*]] = affine_map<(d0, d1, d2) -> ()>
+// CHECK-LABEL: func.func @nll_loss_backward
+//       CHECK:   linalg.generic {indexing_maps = [#[[ELEM]], #[[SCALAR]], #[[SCALAR]], {{.*}}], iterator_types = ["parallel", "parallel", "parallel"]}
+//       CHECK:     %[[C:.*]] = linalg.index 1
+//       CHECK:     arith.cmpi eq, %[[C]], %{{.*}}
+//       CHECK:     arith.divf
+//       CHECK:     arith.select
+func.func @nll_loss_backward(%g: !tgc.vtensor<[], f32>, %x: !tgc.vtensor<[2, 5, 3], f32>, %t: !tgc.vtensor<[2, 3], i64>, %tw: !tgc.vtensor<[], f32>) -> !tgc.vtensor<[2, 5, 3], f32> {
+  %0 = tgc.nll_loss_backward %g, %x, %t total %tw : !tgc.vtensor<[], f32>, !tgc.vtensor<[2, 5, 3], f32>, !tgc.vtensor<[2, 3], i64>, !tgc.vtensor<[], f32> -> !tgc.vtensor<[2, 5, 3], f32>
+  return %0 : !tgc.vtensor<[2, 5, 3], f32>
+}
+
+// -----
+
+// embedding: a generic over the result reading the indices through its map and the
+// weight row with tensor.extract (row clamped into range).
+// CHECK-DAG: #[[IDX:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: func.func @embedding
+//  CHECK-SAME:   (%[[W:.*]]: tensor<10x4xf32>, %[[I:.*]]: tensor<?x7xi64>)
+//       CHECK:   linalg.generic {indexing_maps = [#[[IDX]], {{.*}}]{{.*}} ins(%[[I]] : tensor<?x7xi64>) outs(%{{.*}} : tensor<?x7x4xf32>)
+//       CHECK:     %[[ROW:.*]] = arith.maxsi
+//       CHECK:     %[[COL:.*]] = linalg.index 2
+//       CHECK:     tensor.extract %[[W]][%[[ROW]], %[[COL]]]
+func.func @embedding(%w: !tgc.vtensor<[10, 4], f32>, %i: !tgc.vtensor<[s0, 7], i64>) -> !tgc.vtensor<[s0, 7, 4], f32> {
+  %0 = tgc.embedding %w, %i : !tgc.vtensor<[10, 4], f32>, !tgc.vtensor<[s0, 7], i64> -> !tgc.vtensor<[s0, 7, 4], f32>
+  return %0 : !tgc.vtensor<[s0, 7, 4], f32>
+}
+
+// -----
+
+// embedding_backward: zeros, then a loop over the flattened indices adding each
+// gradient row into its row (a slice updated in place), skipping padding_idx and
+// out-of-range indices.
+// CHECK-LABEL: func.func @embedding_backward
+//       CHECK:   %[[Z:.*]] = linalg.fill
+//       CHECK:   %[[I:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0, 1]] : tensor<?x7xi64> into tensor<?xi64>
+//       CHECK:   %[[G:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0, 1], [2]] : tensor<?x7x4xf32> into tensor<?x4xf32>
+//       CHECK:   scf.for %[[K:.*]] = {{.*}} iter_args(%[[ACC:.*]] = %[[Z]]) -> (tensor<10x4xf32>)
+//       CHECK:     %[[V:.*]] = tensor.extract %[[I]][%[[K]]]
+//       CHECK:     arith.cmpi ne, %{{.*}}, %c3
+//       CHECK:     scf.if
+//       CHECK:       %[[ROW:.*]] = tensor.extract_slice %[[ACC]][%{{.*}}, 0] [1, 4] [1, 1]
+//       CHECK:       %[[GROW:.*]] = tensor.extract_slice %[[G]][%[[K]], 0] [1, 4] [1, 1]
+//       CHECK:       %[[S:.*]] = linalg.add ins(%[[ROW]], %[[GROW]] {{.*}}) outs(%[[ROW]]
+//       CHECK:       tensor.insert_slice %[[S]] into %[[ACC]]
+func.func @embedding_backward(%g: !tgc.vtensor<[s0, 7, 4], f32>, %i: !tgc.vtensor<[s0, 7], i64>) -> !tgc.vtensor<[10, 4], f32> {
+  %0 = tgc.embedding_backward %g, %i {num_weights = 10 : i64, padding_idx = 3 : i64} : !tgc.vtensor<[s0, 7, 4], f32>, !tgc.vtensor<[s0, 7], i64> -> !tgc.vtensor<[10, 4], f32>
+  return %0 : !tgc.vtensor<[10, 4], f32>
+}
+
+// -----
+
+func.func @embedding_backward_freq(%g: !tgc.vtensor<[7, 4], f32>, %i: !tgc.vtensor<[7], i64>) -> !tgc.vtensor<[10, 4], f32> {
+  // expected-error @below {{scale_grad_by_freq is not supported yet}}
+  // expected-error @below {{failed to legalize operation 'tgc.embedding_backward'}}
+  %0 = tgc.embedding_backward %g, %i {num_weights = 10 : i64, scale_grad_by_freq = true} : !tgc.vtensor<[7, 4], f32>, !tgc.vtensor<[7], i64> -> !tgc.vtensor<[10, 4], f32>
+  return %0 : !tgc.vtensor<[10, 4], f32>
+}
+
+// -----
+
+// rand_bernoulli: a generic with no inputs; each element's counter is the state's
+// offset + offset + its row-major index, Philox4x32-10 (10 rounds of two 32-bit
+// multiplications) keyed by the seed, and the top 24 bits as a number in [0, 1).
+// CHECK-LABEL: func.func @rand_bernoulli
+//  CHECK-SAME:   (%[[S:.*]]: tensor<2xi64>, %[[O:.*]]: i64, %[[X:.*]]: tensor<?x8xf32>)
+//       CHECK:   %[[SEED:.*]] = tensor.extract %[[S]][%c0
+//       CHECK:   %[[OFF:.*]] = tensor.extract %[[S]][%c1
+//       CHECK:   %[[BASE:.*]] = arith.addi %[[OFF]], %[[O]]
+//       CHECK:   linalg.generic {{.*}} outs(%{{.*}} : tensor<?x8xi1>)
+//       CHECK:     arith.addi %[[BASE]]
+// CHECK-COUNT-20:  arith.mului_extended
+//       CHECK:     arith.shrui %{{.*}}, %c8_i32
+//       CHECK:     arith.uitofp
+//       CHECK:     arith.cmpf olt, %{{.*}}, %cst
+func.func @rand_bernoulli(%s: !tgc.vtensor<[2], i64>, %o: i64, %x: !tgc.vtensor<[s0, 8], f32>) -> !tgc.vtensor<[s0, 8], i1> {
+  %0 = tgc.rand_bernoulli %s, %o {size = #tgc.shape<[s0, 8]>, p = 0.75 : f64} : !tgc.vtensor<[2], i64> -> !tgc.vtensor<[s0, 8], i1>
+  return %0 : !tgc.vtensor<[s0, 8], i1>
+}
+
+// -----
+
+// max_pool2d_backward: the window gather over the input; a window contributes its
+// gradient where its argmax (flat h * W + w) is this element.
+// CHECK-LABEL: func.func @max_pool2d_backward
+//  CHECK-SAME:   (%[[G:.*]]: tensor<1x2x4x4xf32>, %[[X:.*]]: tensor<1x2x8x8xf32>, %[[I:.*]]: tensor<1x2x4x4xi64>)
+//       CHECK:   linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]{{.*}} outs(%{{.*}} : tensor<1x2x8x8xf32>)
+//       CHECK:     %[[A:.*]] = tensor.extract %[[I]]
+//       CHECK:     %[[H:.*]] = arith.muli %{{.*}}, %c8
+//       CHECK:     %[[F:.*]] = arith.addi %[[H]]
+//       CHECK:     %[[F64:.*]] = arith.index_cast %[[F]] : index to i64
+//       CHECK:     %[[HIT:.*]] = arith.cmpi eq, %[[A]], %[[F64]]
+//       CHECK:     %[[GV:.*]] = tensor.extract %[[G]]
+//       CHECK:     arith.select %[[HIT]], %[[GV]]
+func.func @max_pool2d_backward(%g: !tgc.vtensor<[1, 2, 4, 4], f32>, %x: !tgc.vtensor<[1, 2, 8, 8], f32>, %i: !tgc.vtensor<[1, 2, 4, 4], i64>) -> !tgc.vtensor<[1, 2, 8, 8], f32> {
+  %0 = tgc.max_pool2d_backward %g, %x, %i {kernel_size = array<i64: 2>} : !tgc.vtensor<[1, 2, 4, 4], f32>, !tgc.vtensor<[1, 2, 8, 8], f32>, !tgc.vtensor<[1, 2, 4, 4], i64> -> !tgc.vtensor<[1, 2, 8, 8], f32>
+  return %0 : !tgc.vtensor<[1, 2, 8, 8], f32>
+}

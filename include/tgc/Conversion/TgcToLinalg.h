@@ -109,6 +109,10 @@ void populateReductionPatterns(const LoweringContext &lowering,
                                mlir::RewritePatternSet &patterns);
 void populateViewPatterns(const LoweringContext &lowering, mlir::RewritePatternSet &patterns);
 void populatePoolingPatterns(const LoweringContext &lowering, mlir::RewritePatternSet &patterns);
+void populateLossPatterns(const LoweringContext &lowering, mlir::RewritePatternSet &patterns);
+void populateIndexingPatterns(const LoweringContext &lowering,
+                               mlir::RewritePatternSet &patterns);
+void populateRandomPatterns(const LoweringContext &lowering, mlir::RewritePatternSet &patterns);
 void populateCreationPatterns(const LoweringContext &lowering,
                               mlir::RewritePatternSet &patterns);
 

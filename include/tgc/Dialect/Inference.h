@@ -128,6 +128,8 @@ mlir::LogicalResult inferNllLossBackward(mlir::MLIRContext *ctx, InferLoc loc,
                                          mlir::Value target, mlir::Value weight,
                                          mlir::Value totalWeight, int64_t reduction,
                                          TypeList &types);
+mlir::LogicalResult inferGather(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
+                                int64_t dim, mlir::Value index, TypeList &types);
 mlir::LogicalResult inferEmbedding(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value weight,
                                    mlir::Value indices, TypeList &types);
 mlir::LogicalResult inferEmbeddingBackward(mlir::MLIRContext *ctx, InferLoc loc,

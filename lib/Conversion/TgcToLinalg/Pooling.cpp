@@ -155,6 +155,31 @@ struct MaxPoolLowering : TgcLoweringPattern<MaxPool2dOp> {
   }
 };
 
+/// The element count average pooling divides output (oh, ow) by, as `element`:
+/// `divisorOverride` if given, else the window's extent, which excludes the part past the
+/// padded input and, without `countPad`, the padding too (as PyTorch does).
+Value windowDivisor(OpBuilder &b, Location l, std::array<Value, 2> out, const PoolWindow &pw,
+                    bool countPad, std::optional<uint64_t> divisorOverride, Type element) {
+  auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, l, v); };
+  const Window &w = pw.window;
+  Value count = c(divisorOverride ? *divisorOverride : 1);
+  for (int i = 0; i < 2 && !divisorOverride; ++i) {
+    // start = o * s - p, end = min(start + k, size + p); without count_include_pad
+    // both are clipped to [0, size].
+    Value start = arith::SubIOp::create(
+        b, l, arith::MulIOp::create(b, l, out[i], c(w.stride[i])), c(w.padding[i]));
+    Value end = arith::MinSIOp::create(b, l, arith::AddIOp::create(b, l, start, c(w.kernel[i])),
+                                       c(pw.input[i] + w.padding[i]));
+    if (!countPad) {
+      start = arith::MaxSIOp::create(b, l, start, c(0));
+      end = arith::MinSIOp::create(b, l, end, c(pw.input[i]));
+    }
+    count = arith::MulIOp::create(b, l, count, arith::SubIOp::create(b, l, end, start));
+  }
+  Value countInt = arith::IndexCastOp::create(b, l, b.getI64Type(), count);
+  return castScalar(b, l, countInt, element);
+}
+
 /// Average pooling: the window sum divided by the window's element count, which
 /// excludes padding (and always the part past the padded input) as PyTorch does.
 struct AvgPoolLowering : TgcLoweringPattern<AvgPool2dOp> {
@@ -192,33 +217,75 @@ struct AvgPoolLowering : TgcLoweringPattern<AvgPool2dOp> {
     auto divide = linalg::GenericOp::create(
         rewriter, loc, init->getType(), sum.getResult(0), *init, {id, id}, parallel,
         [&](OpBuilder &b, Location l, ValueRange args) {
-          auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, l, v); };
-          Value count;
-          if (divisorOverride) {
-            count = c(*divisorOverride);
-          } else {
-            count = c(1);
-            for (int i = 0; i < 2; ++i) {
-              // start = o * s - p, end = min(start + k, size + p); without
-              // count_include_pad both are clipped to [0, size].
-              Value o = linalg::IndexOp::create(b, l, 2 + i);
-              Value start = arith::SubIOp::create(
-                  b, l, arith::MulIOp::create(b, l, o, c(w.stride[i])), c(w.padding[i]));
-              Value end = arith::MinSIOp::create(
-                  b, l, arith::AddIOp::create(b, l, start, c(w.kernel[i])),
-                  c(pw->input[i] + w.padding[i]));
-              if (!countPad) {
-                start = arith::MaxSIOp::create(b, l, start, c(0));
-                end = arith::MinSIOp::create(b, l, end, c(pw->input[i]));
-              }
-              count = arith::MulIOp::create(b, l, count, arith::SubIOp::create(b, l, end, start));
-            }
-          }
-          Value countInt = arith::IndexCastOp::create(b, l, b.getI64Type(), count);
-          Value countF = castScalar(b, l, countInt, element);
-          linalg::YieldOp::create(b, l, arith::DivFOp::create(b, l, args[0], countF).getResult());
+          Value divisor =
+              windowDivisor(b, l, {linalg::IndexOp::create(b, l, 2), linalg::IndexOp::create(b, l, 3)},
+                            *pw, countPad, divisorOverride, element);
+          linalg::YieldOp::create(b, l, arith::DivFOp::create(b, l, args[0], divisor).getResult());
         });
     rewriter.replaceOp(op, divide.getResult(0));
+    return success();
+  }
+};
+
+/// Max pooling's gradient in gather form: each input element sums grad_output over the
+/// windows that read it and whose argmax (`indices`, flat h * W + w) it is.
+struct MaxPoolBackwardLowering : TgcLoweringPattern<MaxPool2dBackwardOp> {
+  using TgcLoweringPattern::TgcLoweringPattern;
+  LogicalResult matchAndRewrite(MaxPool2dBackwardOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    FailureOr<PoolWindow> pw =
+        poolWindow(op, tgcType(op.getSelf()), tgcType(op.getGradOutput()), op.getKernelSize(),
+                   op.getStride(), op.getPadding(), op.getDilation());
+    FailureOr<Value> init = lowering.zeroTensor(rewriter, op, tgcType(op.getResult()));
+    if (failed(pw) || failed(init))
+      return failure();
+    Value grad = adaptor.getGradOutput(), indices = adaptor.getIndices();
+    int64_t width = pw->input[1];
+    Value result = windowGather(
+        rewriter, op.getLoc(), *init, pw->window, pw->output,
+        [&](OpBuilder &b, Location l, const WindowPosition &pos) -> Value {
+          ValueRange at = {pos.n, pos.c, pos.oh, pos.ow};
+          Value argmax = tensor::ExtractOp::create(b, l, indices, at);
+          Value flat = arith::AddIOp::create(
+              b, l,
+              arith::MulIOp::create(b, l, pos.h, arith::ConstantIndexOp::create(b, l, width)),
+              pos.w);
+          Value here = arith::IndexCastOp::create(b, l, b.getI64Type(), flat);
+          Value hit = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, argmax, here);
+          Value g = tensor::ExtractOp::create(b, l, grad, at);
+          return arith::SelectOp::create(b, l, hit, g, scalarConstant(b, l, g.getType(), 0));
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// Average pooling's gradient in gather form: each input element sums
+/// grad_output / divisor over the windows that read it.
+struct AvgPoolBackwardLowering : TgcLoweringPattern<AvgPool2dBackwardOp> {
+  using TgcLoweringPattern::TgcLoweringPattern;
+  LogicalResult matchAndRewrite(AvgPool2dBackwardOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    FailureOr<PoolWindow> pw = poolWindow(op, tgcType(op.getSelf()), tgcType(op.getGradOutput()),
+                                          op.getKernelSize(), op.getStride(), op.getPadding(), {1});
+    FailureOr<Value> init = lowering.zeroTensor(rewriter, op, tgcType(op.getResult()));
+    if (failed(pw) || failed(init))
+      return failure();
+    Type element = llvm::cast<RankedTensorType>(init->getType()).getElementType();
+    if (!llvm::isa<FloatType>(element))
+      return op.emitOpError("average pooling needs a floating-point dtype");
+    Value grad = adaptor.getGradOutput();
+    bool countPad = op.getCountIncludePad();
+    std::optional<uint64_t> divisorOverride = op.getDivisorOverride();
+    Value result = windowGather(
+        rewriter, op.getLoc(), *init, pw->window, pw->output,
+        [&](OpBuilder &b, Location l, const WindowPosition &pos) -> Value {
+          Value g = tensor::ExtractOp::create(b, l, grad, ValueRange{pos.n, pos.c, pos.oh, pos.ow});
+          Value divisor =
+              windowDivisor(b, l, {pos.oh, pos.ow}, *pw, countPad, divisorOverride, element);
+          return arith::DivFOp::create(b, l, g, divisor);
+        });
+    rewriter.replaceOp(op, result);
     return success();
   }
 };
@@ -226,5 +293,6 @@ struct AvgPoolLowering : TgcLoweringPattern<AvgPool2dOp> {
 } // namespace
 
 void tgc::populatePoolingPatterns(const LoweringContext &lowering, RewritePatternSet &patterns) {
-  patterns.add<MaxPoolLowering, AvgPoolLowering>(lowering, patterns.getContext());
+  patterns.add<MaxPoolLowering, AvgPoolLowering, MaxPoolBackwardLowering,
+               AvgPoolBackwardLowering>(lowering, patterns.getContext());
 }

@@ -346,7 +346,7 @@ struct ConvertTgcToLinalgPass
     ConversionTarget target(*ctx);
     target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect, arith::ArithDialect,
                            math::MathDialect, affine::AffineDialect,
-                           bufferization::BufferizationDialect>();
+                           bufferization::BufferizationDialect, scf::SCFDialect>();
     target.addIllegalDialect<TgcDialect>();
     target.addLegalOp<GlobalOp>();
     target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp op) {
@@ -367,6 +367,9 @@ struct ConvertTgcToLinalgPass
     populateViewPatterns(lowering, patterns);
     populatePoolingPatterns(lowering, patterns);
     populateCreationPatterns(lowering, patterns);
+    populateLossPatterns(lowering, patterns);
+    populateIndexingPatterns(lowering, patterns);
+    populateRandomPatterns(lowering, patterns);
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();
   }

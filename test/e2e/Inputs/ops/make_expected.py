@@ -1,9 +1,10 @@
 """Inputs and PyTorch's results for the hand-written op tests in this directory.
 
 Each `<case>.mlir` here is compiled and run by test/e2e/ops.test on
-`<case>.inputs.safetensors`; its results (`output.N`) must match
-`<case>.expected.safetensors`, which this script computes with PyTorch's own kernels
-(ATen backward ops, autograd). Run with the project's venv:
+`<case>.inputs.safetensors`; its results (`output.N`, and `state.<name>` for state it
+writes) must match `<case>.expected.safetensors`, which this script computes with
+PyTorch's own kernels (ATen backward ops, autograd), or for random numbers, with an
+independent Python Philox4x32-10 checked against Random123's known answer. Run with the project's venv:
 
     /root/.cache/tgc-venv/bin/python test/e2e/Inputs/ops/make_expected.py
 """
@@ -33,19 +34,133 @@ def conv_backward(gen):
     return inputs, [gi1, gw1, gi2, gw2]
 
 
+def losses(gen):
+    """F.cross_entropy in its forms, aten.nll_loss_forward and nll_loss_backward."""
+    F = torch.nn.functional
+    x = torch.randn(4, 5, generator=gen)
+    t = torch.tensor([1, 2, 4, 0])  # 2 is ignore_index below
+    w = torch.rand(5, generator=gen) + 0.5
+    img = torch.randn(2, 5, 3, generator=gen)
+    timg = torch.randint(0, 5, (2, 3), generator=gen)
+    p = torch.rand(4, 5, generator=gen).softmax(1)
+    g = torch.tensor(1.7)
+    gn = torch.randn(4, generator=gen)
+    out, total = aten.nll_loss_forward(x, t, w, 1, 2)
+    # N-d nll_loss has no ATen forward/backward of its own: autograd through F.nll_loss.
+    img_leaf = img.clone().requires_grad_()
+    F.nll_loss(img_leaf, timg, reduction="sum").backward(g)
+    outputs = [
+        F.cross_entropy(x, t),
+        F.cross_entropy(x, t, w, reduction="none", ignore_index=2),
+        F.cross_entropy(x, t, w, ignore_index=2),
+        F.cross_entropy(img, timg, reduction="sum"),
+        F.cross_entropy(x, p, w),
+        out,
+        total,
+        aten.nll_loss_backward(g, x, t, w, 1, 2, total),
+        aten.nll_loss_backward(gn, x, t, None, 0, -100, total),
+        img_leaf.grad,
+    ]
+    inputs = {"x": x, "t": t, "w": w, "img": img, "timg": timg, "p": p, "g": g, "gn": gn}
+    return inputs, outputs
+
+
+def embedding(gen):
+    """F.embedding and aten.embedding_dense_backward (repeated and padding indices)."""
+    w = torch.randn(10, 4, generator=gen)
+    i = torch.tensor([[0, 3, 3, 9, 1], [2, 0, 3, 5, 5], [7, 7, 7, 0, 8]])
+    g = torch.randn(3, 5, 4, generator=gen)
+    outputs = [
+        torch.nn.functional.embedding(i, w, padding_idx=0),
+        aten.embedding_dense_backward(g, i, 10, 0, False),
+        aten.embedding_dense_backward(g, i, 10, -1, False),
+    ]
+    return {"w": w, "i": i, "g": g}, outputs
+
+
+def philox_first_word(counter, key):
+    """Philox4x32-10 (Random123), first output word, for a 64-bit counter (c2 = c3 = 0)
+    and a 64-bit key: tgc.rand_bernoulli's generator, written independently."""
+    mask32 = 0xFFFFFFFF
+    c = [counter & mask32, counter >> 32, 0, 0]
+    k = [key & mask32, (key >> 32) & mask32]
+    for r in range(10):
+        if r:
+            k = [(k[0] + 0x9E3779B9) & mask32, (k[1] + 0xBB67AE85) & mask32]
+        p0, p1 = 0xD2511F53 * c[0], 0xCD9E8D57 * c[2]
+        c = [((p1 >> 32) ^ c[1] ^ k[0]) & mask32, p1 & mask32,
+             ((p0 >> 32) ^ c[3] ^ k[1]) & mask32, p0 & mask32]
+    return c[0]
+
+
+# Random123's known answer for counter 0, key 0.
+assert philox_first_word(0, 0) == 0x6627E8D5
+
+
+def bernoulli(seed, offset, shape, p):
+    """tgc.rand_bernoulli: element i is kept when (philox(offset + i) >> 8) * 2^-24 < p."""
+    n = 1
+    for s in shape:
+        n *= s
+    keep = [(philox_first_word(offset + i, seed) >> 8) * 2.0**-24 < p for i in range(n)]
+    return torch.tensor(keep).reshape(shape)
+
+
+def dropout(gen):
+    """Statistics of a large dropout (kept fraction 1 - p = 0.7, within the test's
+    atol), and the mask of a second one drawn after it."""
+    y = torch.randn(64, generator=gen)
+    outputs = [torch.tensor(0.7), torch.tensor(True), bernoulli(0, 100000, [64], 0.5)]
+    return {"y": y}, outputs, {"state.tgc.rng_state": torch.tensor([0, 100064])}
+
+
+def rand(gen):
+    """rand_bernoulli on given states."""
+    s1, s2 = torch.tensor([0, 100000]), torch.tensor([12345, 7])
+    outputs = [bernoulli(0, 100000, [64], 0.5), bernoulli(12345, 7 + 3, [8, 8], 0.25)]
+    return {"s1": s1, "s2": s2}, outputs
+
+
+def pool_backward(gen):
+    """max_pool2d / avg_pool2d gradients through autograd."""
+    F = torch.nn.functional
+    x = torch.randn(2, 3, 9, 9, generator=gen)
+
+    def grad(pool, g):
+        leaf = x.clone().requires_grad_()
+        pool(leaf).backward(g)
+        return leaf.grad
+
+    g1 = torch.randn(2, 3, 4, 4, generator=gen)
+    g2 = torch.randn(2, 3, 5, 5, generator=gen)
+    g3 = torch.randn(2, 3, 4, 4, generator=gen)
+    outputs = [
+        grad(lambda t: F.max_pool2d(t, 3, 2, 1, dilation=2, ceil_mode=True), g1),
+        grad(lambda t: F.avg_pool2d(t, 3, 2, 1, ceil_mode=True, count_include_pad=False), g2),
+        grad(lambda t: F.avg_pool2d(t, 2, divisor_override=3), g3),
+    ]
+    return {"x": x, "g1": g1, "g2": g2, "g3": g3}, outputs
+
+
 CASES = {
     "conv_backward": conv_backward,
+    "losses": losses,
+    "embedding": embedding,
+    "dropout": dropout,
+    "rand": rand,
+    "pool_backward": pool_backward,
 }
 
 
 def main():
     for name, make in CASES.items():
         gen = torch.Generator().manual_seed(0)
-        inputs, outputs = make(gen)
+        inputs, outputs, *state = make(gen)
         save_file({k: v.contiguous() for k, v in inputs.items()},
                   os.path.join(HERE, f"{name}.inputs.safetensors"))
-        save_file({f"output.{i}": v.contiguous() for i, v in enumerate(outputs)},
-                  os.path.join(HERE, f"{name}.expected.safetensors"))
+        expected = {f"output.{i}": v.contiguous() for i, v in enumerate(outputs)}
+        expected.update(*state)
+        save_file(expected, os.path.join(HERE, f"{name}.expected.safetensors"))
 
 
 if __name__ == "__main__":

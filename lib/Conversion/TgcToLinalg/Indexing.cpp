@@ -1,0 +1,185 @@
+// Lowering of indexing ops: gather and embedding (generics reading with tensor.extract)
+// and embedding's gradient (a scatter-add of gradient rows, as a loop over the indices).
+#include "tgc/Conversion/TgcToLinalg.h"
+#include "tgc/Dialect/ScalarBuilder.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace tgc;
+
+namespace {
+
+/// An index tensor element as an `index` value.
+Value indexValue(OpBuilder &b, Location loc, Value element) {
+  return arith::IndexCastOp::create(b, loc, b.getIndexType(),
+                                    castScalar(b, loc, element, b.getI64Type()));
+}
+
+/// `index` clamped into [0, size - 1].
+Value clampIndex(OpBuilder &b, Location loc, Value index, Value size) {
+  Value last = arith::SubIOp::create(b, loc, size, arith::ConstantIndexOp::create(b, loc, 1));
+  return arith::MaxSIOp::create(b, loc, arith::MinSIOp::create(b, loc, index, last),
+                                arith::ConstantIndexOp::create(b, loc, 0));
+}
+
+/// result[i] = self[i with dimension `dim` replaced by index[i]]: a generic over the
+/// index reading self with tensor.extract.
+struct GatherLowering : TgcLoweringPattern<GatherOp> {
+  using TgcLoweringPattern::TgcLoweringPattern;
+  LogicalResult matchAndRewrite(GatherOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    BaseTensorType resultType = tgcType(op.getResult());
+    FailureOr<Value> init = lowering.emptyTensor(rewriter, op, resultType);
+    if (failed(init))
+      return failure();
+    int64_t rank = resultType.getRank();
+    int64_t dim = *normalizeDim(op.getDim(), rank);
+    Value self = adaptor.getSelf();
+    Value size = rank ? tensor::DimOp::create(rewriter, loc, self, dim).getResult()
+                      : arith::ConstantIndexOp::create(rewriter, loc, 1).getResult();
+    AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, rewriter.getContext());
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, init->getType(), adaptor.getIndex(), *init,
+        SmallVector<AffineMap>{identity, identity},
+        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          SmallVector<Value> indices;
+          for (int64_t i = 0; i < rank; ++i)
+            indices.push_back(i == dim ? clampIndex(b, l, indexValue(b, l, args[0]), size)
+                                       : linalg::IndexOp::create(b, l, i).getResult());
+          linalg::YieldOp::create(b, l,
+                                  tensor::ExtractOp::create(b, l, self, indices).getResult());
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+/// result[i..., d] = weight[clamp(indices[i...], 0, V - 1), d]: a generic over the
+/// result reading the indices through its map and the weight with tensor.extract.
+struct EmbeddingLowering : TgcLoweringPattern<EmbeddingOp> {
+  using TgcLoweringPattern::TgcLoweringPattern;
+  LogicalResult matchAndRewrite(EmbeddingOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    BaseTensorType resultType = tgcType(op.getResult());
+    FailureOr<Value> init = lowering.emptyTensor(rewriter, op, resultType);
+    if (failed(init))
+      return failure();
+    Value weight = adaptor.getWeight();
+    Value rows = tensor::DimOp::create(rewriter, loc, weight, 0);
+    int64_t rank = resultType.getRank();
+    SmallVector<AffineExpr> leading;
+    for (int64_t i = 0; i + 1 < rank; ++i)
+      leading.push_back(getAffineDimExpr(i, ctx));
+    SmallVector<AffineMap> maps = {AffineMap::get(rank, 0, leading, ctx),
+                                   AffineMap::getMultiDimIdentityMap(rank, ctx)};
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, init->getType(), adaptor.getIndices(), *init, maps,
+        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value row = clampIndex(b, l, indexValue(b, l, args[0]), rows);
+          Value column = linalg::IndexOp::create(b, l, rank - 1);
+          linalg::YieldOp::create(
+              b, l, tensor::ExtractOp::create(b, l, weight, ValueRange{row, column}).getResult());
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+/// A [num_weights, D] tensor of zeros, then a loop over the flattened indices adding
+/// each gradient row into the row it indexes (skipping padding_idx and indices out of
+/// range); the rows are tensor slices, updated in place after bufferization.
+struct EmbeddingBackwardLowering : TgcLoweringPattern<EmbeddingBackwardOp> {
+  using TgcLoweringPattern::TgcLoweringPattern;
+  LogicalResult matchAndRewrite(EmbeddingBackwardOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    if (op.getScaleGradByFreq())
+      return op.emitOpError("scale_grad_by_freq is not supported yet");
+    Location loc = op.getLoc();
+    FailureOr<Value> init = lowering.zeroTensor(rewriter, op, tgcType(op.getResult()));
+    if (failed(init))
+      return failure();
+    // Indices as [M] and grad_output as [M, D].
+    auto flatten = [&](Value v, int64_t keep) -> Value {
+      auto type = llvm::cast<RankedTensorType>(v.getType());
+      int64_t lead = type.getRank() - keep;
+      if (lead == 1)
+        return v;
+      if (lead == 0) {
+        SmallVector<int64_t> shape = {1};
+        llvm::append_range(shape, type.getShape());
+        SmallVector<ReassociationIndices> reassoc;
+        for (int64_t i = 0; i < keep; ++i)
+          reassoc.push_back(i == 0 ? ReassociationIndices{0, 1} : ReassociationIndices{i + 1});
+        if (keep == 0)
+          reassoc.clear();
+        return tensor::ExpandShapeOp::create(
+            rewriter, loc, RankedTensorType::get(shape, type.getElementType()), v, reassoc);
+      }
+      SmallVector<ReassociationIndices> reassoc(1);
+      for (int64_t i = 0; i < lead; ++i)
+        reassoc[0].push_back(i);
+      for (int64_t i = lead; i < type.getRank(); ++i)
+        reassoc.push_back({i});
+      return tensor::CollapseShapeOp::create(rewriter, loc, v, reassoc);
+    };
+    Value indices = flatten(adaptor.getIndices(), 0);
+    Value grad = flatten(adaptor.getGradOutput(), 1);
+    Value count = tensor::DimOp::create(rewriter, loc, indices, 0);
+    Value rows = tensor::DimOp::create(rewriter, loc, *init, 0);
+    OpFoldResult width = tensor::getMixedSize(rewriter, loc, grad, 1);
+    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    int64_t paddingIdx = op.getPaddingIdx();
+    auto loop = scf::ForOp::create(
+        rewriter, loc, zero, count, one, ValueRange{*init},
+        [&](OpBuilder &b, Location l, Value i, ValueRange acc) {
+          Value row = indexValue(b, l, tensor::ExtractOp::create(b, l, indices, i));
+          Value valid = arith::AndIOp::create(
+              b, l, arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, row, zero),
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, row, rows));
+          if (paddingIdx >= 0)
+            valid = arith::AndIOp::create(
+                b, l, valid,
+                arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne, row,
+                                      arith::ConstantIndexOp::create(b, l, paddingIdx)));
+          auto ifOp = scf::IfOp::create(
+              b, l, valid,
+              [&](OpBuilder &tb, Location tl) {
+                SmallVector<OpFoldResult> sizes = {tb.getIndexAttr(1), width};
+                SmallVector<OpFoldResult> strides(2, tb.getIndexAttr(1));
+                Value target = tensor::ExtractSliceOp::create(
+                    tb, tl, acc[0], SmallVector<OpFoldResult>{row, tb.getIndexAttr(0)}, sizes,
+                    strides);
+                Value source = tensor::ExtractSliceOp::create(
+                    tb, tl, grad, SmallVector<OpFoldResult>{i, tb.getIndexAttr(0)}, sizes,
+                    strides);
+                Value sum = linalg::AddOp::create(tb, tl, TypeRange{target.getType()},
+                                                  ValueRange{target, source}, ValueRange{target})
+                                ->getResult(0);
+                Value updated = tensor::InsertSliceOp::create(
+                    tb, tl, sum, acc[0], SmallVector<OpFoldResult>{row, tb.getIndexAttr(0)},
+                    sizes, strides);
+                scf::YieldOp::create(tb, tl, updated);
+              },
+              [&](OpBuilder &eb, Location el) { scf::YieldOp::create(eb, el, acc[0]); });
+          scf::YieldOp::create(b, l, ifOp.getResult(0));
+        });
+    rewriter.replaceOp(op, loop.getResult(0));
+    return success();
+  }
+};
+
+} // namespace
+
+void tgc::populateIndexingPatterns(const LoweringContext &lowering,
+                                    RewritePatternSet &patterns) {
+  patterns.add<GatherLowering, EmbeddingLowering, EmbeddingBackwardLowering>(lowering, patterns.getContext());
+}

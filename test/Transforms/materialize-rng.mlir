@@ -1,0 +1,54 @@
+// RUN: tgc-opt %s --tgc-materialize-rng --split-input-file --verify-diagnostics | FileCheck %s
+
+// Two random dropouts: the function takes the RNG state (a buffer, before the user
+// inputs) and returns it advanced by all the numbers drawn; each dropout draws from its
+// own offset range and becomes input * mask * 1/(1-p). Eval-mode dropout is left to
+// tgc-decompose.
+// CHECK: tgc.global @tgc.rng_state "buffer" : !tgc.vtensor<[2], i64> = dense<0> : tensor<2xi64>
+// CHECK-LABEL: func.func @dropouts
+//  CHECK-SAME:   (%[[W:.*]]: !tgc.vtensor<[4], f32> {tgc.kind = "parameter", tgc.name = "w"},
+//  CHECK-SAME:    %[[S:.*]]: !tgc.vtensor<[2], i64> {tgc.global = @tgc.rng_state, tgc.kind = "buffer", tgc.name = "tgc.rng_state"},
+//  CHECK-SAME:    %[[X:.*]]: !tgc.vtensor<[s0, 8], f32> {tgc.kind = "user_input", tgc.name = "x"})
+//  CHECK-SAME:   -> (!tgc.vtensor<[s0, 8], f32>, !tgc.vtensor<[4], i1>, !tgc.vtensor<[s0, 8], f32>, !tgc.vtensor<[2], i64> {tgc.kind = "buffer_mutation", tgc.target = "tgc.rng_state"})
+//       CHECK:   %[[O0:.*]] = arith.constant 0 : i64
+//       CHECK:   %[[M1:.*]] = tgc.rand_bernoulli %[[S]], %[[O0]] {p = 0.69999999999999996 : f64, size = #tgc.shape<[s0, 8]>}
+//       CHECK:   %[[K1:.*]] = tgc.mul %[[X]], %[[M1]]
+//       CHECK:   %[[D1:.*]] = tgc.mul %[[K1]], %{{.*}} : !tgc.vtensor<[s0, 8], f32>, f64
+//       CHECK:   %[[N:.*]] = tgc.sym_size %[[X]] {dim = 0 : i64}
+//       CHECK:   %[[N8:.*]] = arith.muli %[[N]], %c8_i64
+//       CHECK:   %[[O1:.*]] = arith.addi %[[O0]], %[[N8]]
+//       CHECK:   %[[M2:.*]] = tgc.rand_bernoulli %[[S]], %[[O1]] {p = 5.000000e-01 : f64, size = #tgc.shape<[4]>}
+//       CHECK:   %[[O2:.*]] = arith.addi %[[O1]], %c4_i64
+//       CHECK:   %[[E:.*]] = tgc.dropout %[[X]] {p = 5.000000e-01 : f64, train = false}
+//       CHECK:   %[[UNIT:.*]] = tgc.constant dense<[0, 1]>
+//       CHECK:   %[[ADV:.*]] = tgc.mul %[[UNIT]], %[[O2]]
+//       CHECK:   %[[NEW:.*]] = tgc.add %[[S]], %[[ADV]]
+//       CHECK:   return %[[D1]], %[[M2]], %[[E]], %[[NEW]]
+func.func @dropouts(%w: !tgc.vtensor<[4], f32> {tgc.kind = "parameter", tgc.name = "w"},
+                    %x: !tgc.vtensor<[s0, 8], f32> {tgc.kind = "user_input", tgc.name = "x"})
+    -> (!tgc.vtensor<[s0, 8], f32>, !tgc.vtensor<[4], i1>, !tgc.vtensor<[s0, 8], f32>) {
+  %0 = tgc.dropout %x {p = 0.3 : f64, train = true} : !tgc.vtensor<[s0, 8], f32> -> !tgc.vtensor<[s0, 8], f32>
+  %1:2 = tgc.native_dropout %w {p = 0.5 : f64, train = true} : !tgc.vtensor<[4], f32> -> !tgc.vtensor<[4], f32>, !tgc.vtensor<[4], i1>
+  %2 = tgc.dropout %x {p = 0.5 : f64, train = false} : !tgc.vtensor<[s0, 8], f32> -> !tgc.vtensor<[s0, 8], f32>
+  return %0, %1#1, %2 : !tgc.vtensor<[s0, 8], f32>, !tgc.vtensor<[4], i1>, !tgc.vtensor<[s0, 8], f32>
+}
+
+// -----
+
+// Nothing random: nothing changes.
+// CHECK-NOT: tgc.global
+// CHECK-LABEL: func.func @deterministic
+//  CHECK-SAME:   (%{{.*}}: !tgc.vtensor<[4], f32>) -> !tgc.vtensor<[4], f32>
+//   CHECK-NOT:   rand_bernoulli
+func.func @deterministic(%x: !tgc.vtensor<[4], f32>) -> !tgc.vtensor<[4], f32> {
+  %0 = tgc.dropout %x {p = 0.0 : f64, train = true} : !tgc.vtensor<[4], f32> -> !tgc.vtensor<[4], f32>
+  return %0 : !tgc.vtensor<[4], f32>
+}
+
+// -----
+
+func.func @capture_level(%x: !tgc.tensor<[4], f32>) -> !tgc.tensor<[4], f32> {
+  // expected-error @below {{needs the RNG state, which tgc-materialize-rng adds to value-level functions of one block only}}
+  %0 = tgc.dropout %x {p = 0.5 : f64, train = true} : !tgc.tensor<[4], f32> -> !tgc.tensor<[4], f32>
+  return %0 : !tgc.tensor<[4], f32>
+}
