@@ -2,6 +2,7 @@
 #include "tgc/Pipeline/Pipeline.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
@@ -107,6 +108,10 @@ static void populateLLVM(OpPassManager &pm) {
   expand.opMnemonics = {"rsqrt"};
   pm.addPass(math::createMathExpandOpsPass(expand));
   pm.addPass(createConvertMathToLibmPass());
+  // bf16 conversions as integer arithmetic: no compiler-rt helper at link time.
+  arith::ArithExpandOpsPassOptions expandArith;
+  expandArith.includeBf16 = true;
+  pm.addPass(arith::createArithExpandOpsPass(expandArith));
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertMathToLLVMPass());

@@ -85,3 +85,29 @@ module {
     return
   }
 }
+
+// -----
+
+// A gradient hook (register_hook) doubles the gradient flowing into %e before it reaches
+// %p; forward no longer sees the hook, and the hook function is gone.
+// CHECK-LABEL: func.func @joint
+//       CHECK:   %[[E:.*]] = tgc.exp %[[P:[a-z0-9]+]]
+//   CHECK-NOT:   tgc.grad_hook
+//       CHECK:   %[[TWO:.*]] = arith.constant 2.0
+//       CHECK:   %[[H:.*]] = tgc.mul %[[T:[a-z0-9]+]], %[[TWO]] : !tgc.vtensor<[4], f32>, f64
+//       CHECK:   %[[G:.*]] = tgc.mul %[[H]], %[[E]]
+//       CHECK:   return %[[E]], %[[G]]
+//   CHECK-NOT:   func.func private @double
+module {
+  func.func private @double(%g: !tgc.vtensor<[1], f32>) -> !tgc.vtensor<[1], f32> {
+    %two = arith.constant 2.0 : f64
+    %0 = tgc.mul %g, %two : !tgc.vtensor<[1], f32>, f64 -> !tgc.vtensor<[1], f32>
+    return %0 : !tgc.vtensor<[1], f32>
+  }
+  func.func @forward(%p: !tgc.vtensor<[4], f32, grad> {tgc.kind = "parameter", tgc.name = "p"})
+      -> (!tgc.vtensor<[4], f32, grad> {tgc.kind = "user_output"}) {
+    %e = tgc.exp %p : !tgc.vtensor<[4], f32, grad> -> !tgc.vtensor<[4], f32, grad>
+    %h = tgc.grad_hook %e @double : !tgc.vtensor<[4], f32, grad> -> !tgc.vtensor<[4], f32, grad>
+    return %h : !tgc.vtensor<[4], f32, grad>
+  }
+}
