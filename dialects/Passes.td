@@ -74,6 +74,16 @@ def InlineSavedHooksPass : Pass<"tgc-inline-saved-hooks", "::mlir::ModuleOp"> {
   let dependentDialects = ["::tgc::TgcDialect"];
 }
 
+def ExpandFloat8Pass : Pass<"tgc-expand-fp8"> {
+  let summary = "Expand conversions to and from float8_e4m3fn into integer arithmetic";
+  let description = [{
+    `arith.truncf` to `f8E4M3FN` and `arith.extf` from it, on scalars (after linalg has
+    become loops), as bit manipulation on i32 with c10::Float8_e4m3fn's rounding (to
+    nearest even, NaN from 464 up): LLVM has neither instructions nor libcalls for them.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::math::MathDialect"];
+}
+
 def ConvertTgcToLinalgPass : Pass<"convert-tgc-to-linalg", "::mlir::ModuleOp"> {
   let summary = "Lower value-level tgc ops to linalg/tensor/arith/math";
   let description = [{

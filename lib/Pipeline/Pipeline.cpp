@@ -108,7 +108,8 @@ static void populateLLVM(OpPassManager &pm) {
   expand.opMnemonics = {"rsqrt"};
   pm.addPass(math::createMathExpandOpsPass(expand));
   pm.addPass(createConvertMathToLibmPass());
-  // bf16 conversions as integer arithmetic: no compiler-rt helper at link time.
+  // bf16 and fp8 conversions as integer arithmetic: no compiler-rt helper at link time.
+  pm.addPass(createExpandFloat8Pass());
   arith::ArithExpandOpsPassOptions expandArith;
   expandArith.includeBf16 = true;
   pm.addPass(arith::createArithExpandOpsPass(expandArith));

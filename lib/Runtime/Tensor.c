@@ -35,6 +35,8 @@ static const char *dtype_base_name(DLDataType dtype) {
                                : NULL;
   case TGC_DL_BOOL:
     return dtype.bits == 8 ? "bool" : NULL;
+  case TGC_DL_FLOAT8_E4M3FN:
+    return dtype.bits == 8 ? "float8_e4m3fn" : NULL;
   default:
     return NULL;
   }

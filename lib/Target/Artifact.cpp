@@ -40,6 +40,8 @@ static FailureOr<DType> toDType(Type t, Location loc) {
     return DType::float16();
   if (t.isBF16())
     return DType::bfloat16();
+  if (llvm::isa<Float8E4M3FNType>(t))
+    return DType::float8e4m3fn();
   if (t.isInteger(1))
     return DType::boolean();
   if (auto i = llvm::dyn_cast<IntegerType>(t)) {

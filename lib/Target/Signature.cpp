@@ -299,7 +299,8 @@ std::string tgc::dtypeName(DType dtype) {
       {{4, 16}, "bfloat16"},  {{0, 8}, "int8"},         {{0, 16}, "int16"},
       {{0, 32}, "int32"},     {{0, 64}, "int64"},       {{1, 8}, "uint8"},
       {{1, 16}, "uint16"},    {{1, 32}, "uint32"},      {{1, 64}, "uint64"},
-      {{5, 64}, "complex64"}, {{5, 128}, "complex128"}, {{6, 8}, "bool"}};
+      {{5, 64}, "complex64"}, {{5, 128}, "complex128"}, {{6, 8}, "bool"},
+      {{10, 8}, "float8_e4m3fn"}};
   auto it = names.find({dtype.code, dtype.bits});
   if (it != names.end())
     return it->second;

@@ -41,6 +41,9 @@ extern "C" {
 /* DLPack >= 0.8 names booleans kDLBool (6); the 0.6 headers Debian ships do
  * not, so tgc spells it out. Boolean tensors are {TGC_DL_BOOL, 8, 1}. */
 #define TGC_DL_BOOL 6
+/* DLPack 1.1's kDLFloat8_e4m3fn: the dtype of saved values that --pack-saved=fp8
+ * compresses (they never cross the API). */
+#define TGC_DL_FLOAT8_E4M3FN 10
 
 /*===------------------------------------------------------------------===*
  * 1. User API (also declared by every generated model.h).

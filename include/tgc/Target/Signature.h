@@ -98,6 +98,8 @@ struct DType {
   static DType float64() { return {2, 64}; }
   static DType float16() { return {2, 16}; }
   static DType bfloat16() { return {4, 16}; }
+  /// DLPack 1.1's kDLFloat8_e4m3fn (saved values of --pack-saved=fp8).
+  static DType float8e4m3fn() { return {10, 8}; }
   static DType int64() { return {0, 64}; }
   static DType int32() { return {0, 32}; }
   static DType int16() { return {0, 16}; }
