@@ -537,6 +537,50 @@ template <typename OpT> LogicalResult triangleVjp(Vjp &v, OpT op) {
   return success();
 }
 
+/// Ops whose result depends on an operand's sizes only (full_like): no gradient.
+template <typename OpT> LogicalResult noGradient(Vjp &, OpT) { return success(); }
+
+/// gather along `dim`: each gradient element goes back to the position its index names
+/// (scatter-add), built as a one-hot comparison against the positions of `dim`.
+LogicalResult gatherVjp(Vjp &v, GatherOp op) {
+  Value self = op.getSelf(), index = op.getIndex(), g = v.g();
+  ArrayRef<AffineExpr> selfSizes = typeOf(self).getSizes();
+  ArrayRef<AffineExpr> indexSizes = typeOf(index).getSizes();
+  int64_t rank = selfSizes.size();
+  std::optional<int64_t> dim = normalizeDim(op.getDim(), rank);
+  if (!dim)
+    return op.emitOpError("dim out of range");
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != *dim && indexSizes[d] != selfSizes[d])
+      return op.emitOpError("derivative needs the index to cover `self` outside `dim`");
+  std::optional<int64_t> positions = getConstantSize(selfSizes[*dim]);
+  if (!positions)
+    return op.emitOpError("derivative needs a static size along `dim`");
+  MLIRContext *ctx = v.ctx();
+  // hit[..., k, ..., c] = index[..., k, ...] == c, for the positions c of `dim`.
+  SmallVector<AffineExpr> arangeSizes(rank, getAffineConstantExpr(1, ctx));
+  arangeSizes.push_back(selfSizes[*dim]);
+  Value arange = ArangeOp::create(v.b, v.loc, IntegerAttr(), v.b.getI64IntegerAttr(*positions),
+                                  IntegerAttr(), TypeAttr::get(typeOf(index).getDtype()),
+                                  DeviceAttr());
+  arange = ViewOp::create(v.b, v.loc, arange, ShapeAttr::get(ctx, arangeSizes));
+  Value hit = v.eq(UnsqueezeOp::create(v.b, v.loc, index, rank), arange);
+  Value spread = v.keepWhere(hit, UnsqueezeOp::create(v.b, v.loc, g, rank));
+  // Sum over the gathered positions k; the positions c then move back to `dim`.
+  Value summed = SumOp::create(v.b, v.loc, spread, v.b.getDenseI64ArrayAttr({*dim}), false,
+                               TypeAttr());
+  SmallVector<int64_t> order;
+  for (int64_t d = 0; d < rank - 1; ++d) {
+    if (d == *dim)
+      order.push_back(rank - 1);
+    order.push_back(d);
+  }
+  if (*dim == rank - 1)
+    order.push_back(rank - 1);
+  v.set(0, op, PermuteOp::create(v.b, v.loc, summed, v.b.getDenseI64ArrayAttr(order)));
+  return success();
+}
+
 /// A gradient hook: the gradient flowing back is `@hook(grad)`.
 LogicalResult gradHookVjp(Vjp &v, GradHookOp op) {
   auto hook = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(op, op.getHookAttr());
@@ -642,4 +686,6 @@ void tgc::attachDerivatives(MLIRContext *ctx) {
   attach<TrilOp, triangleVjp<TrilOp>>(ctx);
   attach<TriuOp, triangleVjp<TriuOp>>(ctx);
   attach<GradHookOp, gradHookVjp>(ctx);
+  attach<FullLikeOp, noGradient<FullLikeOp>>(ctx);
+  attach<GatherOp, gatherVjp>(ctx);
 }

@@ -111,3 +111,27 @@ module {
     return %h : !tgc.vtensor<[4], f32, grad>
   }
 }
+
+// -----
+
+// gather's gradient scatters back through a one-hot comparison with the positions of
+// `dim`; full_like depends on sizes only and passes no gradient.
+// CHECK-LABEL: func.func @joint
+//       CHECK:   %[[AR:.*]] = tgc.arange {dtype = i64, end = 5 : i64}
+//       CHECK:   %[[ARV:.*]] = tgc.view %[[AR]] {size = #tgc.shape<[1, 1, 5]>}
+//       CHECK:   %[[IU:.*]] = tgc.unsqueeze %[[I:[a-z0-9]+]] {dim = 2 : i64}
+//       CHECK:   %[[HIT:.*]] = tgc.eq %[[IU]], %[[ARV]] : {{.*}} -> !tgc.vtensor<[6, 1, 5], i1>
+//       CHECK:   %[[S:.*]] = tgc.sum %{{.*}} {dim = array<i64: 1>} : !tgc.vtensor<[6, 1, 5], f32> -> !tgc.vtensor<[6, 5], f32>
+//       CHECK:   %[[G:.*]] = tgc.permute %[[S]] {dims = array<i64: 0, 1>}
+//       CHECK:   %[[R:.*]] = tgc.mul %[[G]], %{{.*}}
+//       CHECK:   return %{{.*}}, %[[R]]
+module {
+  func.func @forward(%p: !tgc.vtensor<[6, 5], f32, grad> {tgc.kind = "parameter", tgc.name = "p"},
+                     %i: !tgc.vtensor<[6, 1], i64> {tgc.kind = "user_input", tgc.name = "i"})
+      -> (!tgc.vtensor<[6, 1], f32, grad> {tgc.kind = "user_output"}) {
+    %z = tgc.full_like %p {fill_value = 1.0 : f64} : !tgc.vtensor<[6, 5], f32, grad> -> !tgc.vtensor<[6, 5], f32, grad>
+    %q = tgc.mul %p, %z : !tgc.vtensor<[6, 5], f32, grad>, !tgc.vtensor<[6, 5], f32, grad> -> !tgc.vtensor<[6, 5], f32, grad>
+    %g = tgc.gather %q, %i {dim = 1 : i64} : !tgc.vtensor<[6, 5], f32, grad>, !tgc.vtensor<[6, 1], i64> -> !tgc.vtensor<[6, 1], f32, grad>
+    return %g : !tgc.vtensor<[6, 1], f32, grad>
+  }
+}
