@@ -7,6 +7,8 @@
 #include "tgc/Runtime/tgc_runtime.h"
 #include "tgc/Target/Signature.h"
 
+#include "DLTensors.h"
+
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -22,22 +24,6 @@ using namespace tgc;
 using namespace tgc::test;
 
 namespace {
-
-constexpr DLDataType kF32{kDLFloat, 32, 1};
-constexpr DLDataType kI64{kDLInt, 64, 1};
-
-/// A CPU tensor over caller-owned data.
-DLTensor cpuTensor(void *data, DLDataType dtype, std::vector<int64_t> &shape,
-                   int64_t *strides = nullptr) {
-  DLTensor t{};
-  t.data = data;
-  t.device = {kDLCPU, 0};
-  t.ndim = int32_t(shape.size());
-  t.dtype = dtype;
-  t.shape = shape.data();
-  t.strides = strides;
-  return t;
-}
 
 /// A model created from a signature exactly as a generated <name>_create
 /// would: blobs plus packed entry in a tgc_model_desc.

@@ -12,6 +12,8 @@
 #include "tgc/Runtime/tgc_runtime.h"
 #include "tgc/Target/Signature.h"
 
+#include "DLTensors.h"
+
 #include <catch2/catch.hpp>
 
 #include <memory>
@@ -23,21 +25,6 @@ using namespace tgc;
 using namespace tgc::test;
 
 namespace {
-
-constexpr DLDataType kF32{kDLFloat, 32, 1};
-constexpr DLDataType kI64{kDLInt, 64, 1};
-
-DLTensor cpuTensor(void *data, DLDataType dtype, std::vector<int64_t> &shape,
-                   int64_t *strides = nullptr) {
-  DLTensor t{};
-  t.data = data;
-  t.device = {kDLCPU, 0};
-  t.ndim = int32_t(shape.size());
-  t.dtype = dtype;
-  t.shape = shape.data();
-  t.strides = strides;
-  return t;
-}
 
 struct Deleter {
   void operator()(DLManagedTensor *t) const {
