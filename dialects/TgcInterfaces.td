@@ -43,6 +43,12 @@ def Tgc_ViewOpInterface : OpInterface<"ViewOpInterface"> {
         diagnostic) for views that cannot be written through (expand).
       }], "::mlir::FailureOr<::mlir::Value>", "buildScatter",
       (ins "::mlir::OpBuilder &":$builder, "::mlir::Value":$base, "::mlir::Value":$newView)>,
+    InterfaceMethod<[{
+        The op that computes this view on value tensors (same operands and attributes):
+        the op itself, or for metadata-changing in-place ops (`t_`, `squeeze_`, ...) their
+        pure view counterpart.
+      }], "::llvm::StringRef", "getValueViewOpName", (ins), [{}],
+      [{ return $_op->getName().getStringRef(); }]>,
   ];
 }
 

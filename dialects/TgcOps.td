@@ -1064,3 +1064,78 @@ def Tgc_SavedTensorsHooksOp : Op<Tgc_Dialect, "saved_tensors_hooks", []> {
 }
 
 #endif // TGC_OPS_TD
+
+//===----------------------------------------------------------------------===//
+// Metadata-changing in-place ops (capture level only)
+//===----------------------------------------------------------------------===//
+
+/// `self.<op>_(...)`: keeps self's storage and gives it new sizes/strides. The result is
+/// self with the new metadata, i.e. a view of self's base; functionalization replays it
+/// as the pure view op `functional` (same attributes). The operand's SSA value keeps its
+/// old metadata: later uses of it see the storage through the old sizes/strides.
+class Tgc_MetadataInPlaceOp<string mnemonic, string functional, list<string> aten>
+    : Tgc_Op<mnemonic, aten, [DeclareOpInterfaceMethods<Tgc_ViewOpInterface,
+                                                        ["buildScatter", "getValueViewOpName"]>]> {
+  let summary = "In-place " # functional # " (metadata only)";
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$self attr-dict `:` type($self) `->` type($result)";
+  let extraDecl = "static ::llvm::StringRef getFunctionalOpName() { return \"tgc." # functional # "\"; }";
+}
+def Tgc_TInPlaceOp : Tgc_MetadataInPlaceOp<"t_", "t", ["aten.t_.default"]> {
+  let arguments = (ins Tgc_AnyTensor:$self);
+  let inferBody = "return ::tgc::inferTranspose(ctx, loc, adaptor.getSelf(), 0, 1, types);";
+}
+def Tgc_TransposeInPlaceOp : Tgc_MetadataInPlaceOp<"transpose_", "transpose",
+                                                   ["aten.transpose_.default"]> {
+  let arguments = (ins Tgc_AnyTensor:$self, I64Attr:$dim0, I64Attr:$dim1);
+  let inferBody = "return ::tgc::inferTranspose(ctx, loc, adaptor.getSelf(), "
+                  "adaptor.getDim0(), adaptor.getDim1(), types);";
+}
+def Tgc_SqueezeInPlaceOp : Tgc_MetadataInPlaceOp<"squeeze_", "squeeze",
+    ["aten.squeeze_.dim", "aten.squeeze_.dims", "aten.squeeze_.default"]> {
+  let arguments = (ins Tgc_AnyTensor:$self, OptionalAttr<DenseI64ArrayAttr>:$dim);
+  let inferBody = "return ::tgc::inferSqueeze(ctx, loc, adaptor.getSelf(), "
+                  "adaptor.getDimAttr(), types);";
+}
+def Tgc_UnsqueezeInPlaceOp : Tgc_MetadataInPlaceOp<"unsqueeze_", "unsqueeze",
+                                                   ["aten.unsqueeze_.default"]> {
+  let arguments = (ins Tgc_AnyTensor:$self, I64Attr:$dim);
+  let inferBody = "return ::tgc::inferUnsqueeze(ctx, loc, adaptor.getSelf(), "
+                  "adaptor.getDim(), types);";
+}
+
+//===----------------------------------------------------------------------===//
+// out= variants (capture level only)
+//===----------------------------------------------------------------------===//
+
+/// `torch.<op>(self, other, out=out)`: writes op(self, other) into `out` (converted to its
+/// dtype) and returns it. `out` must already have the result's sizes: resizing it is not
+/// supported (functionalization reports it).
+class Tgc_OutBinaryOp<string mnemonic, string functional, list<string> aten>
+    : Tgc_Op<mnemonic, aten, [DeclareOpInterfaceMethods<Tgc_InPlaceOpInterface>]> {
+  let summary = functional # " into `out`";
+  let arguments = (ins Tgc_AnyTensor:$self, Tgc_TensorOrScalar:$other, Tgc_AnyTensor:$out,
+                       OptionalAttr<AnyAttrOf<[F64Attr, I64Attr]>>:$alpha);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$self `,` $other `out` $out attr-dict `:` type($self) `,` type($other) "
+                       "`,` type($out) `->` type($result)";
+  let inferBody = "return ::tgc::inferAlias(ctx, loc, adaptor.getOut(), types);";
+}
+def Tgc_AddOutOp : Tgc_OutBinaryOp<"add_out", "add", ["aten.add.out"]>;
+def Tgc_SubOutOp : Tgc_OutBinaryOp<"sub_out", "sub", ["aten.sub.out"]>;
+def Tgc_MulOutOp : Tgc_OutBinaryOp<"mul_out", "mul", ["aten.mul.out"]>;
+def Tgc_DivOutOp : Tgc_OutBinaryOp<"div_out", "div", ["aten.div.out"]>;
+
+/// `torch.<op>(self, out=out)`: writes op(self) into `out` (see Tgc_OutBinaryOp).
+class Tgc_OutUnaryOp<string mnemonic, string functional, list<string> aten>
+    : Tgc_Op<mnemonic, aten, [DeclareOpInterfaceMethods<Tgc_InPlaceOpInterface>]> {
+  let summary = functional # " into `out`";
+  let arguments = (ins Tgc_AnyTensor:$self, Tgc_AnyTensor:$out);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$self `out` $out attr-dict `:` type($self) `,` type($out) `->` type($result)";
+  let inferBody = "return ::tgc::inferAlias(ctx, loc, adaptor.getOut(), types);";
+  let extraDecl = "static ::llvm::StringRef getFunctionalOpName() { return \"tgc." # functional # "\"; }";
+}
+def Tgc_SigmoidOutOp : Tgc_OutUnaryOp<"sigmoid_out", "sigmoid", ["aten.sigmoid.out"]>;
+def Tgc_TanhOutOp : Tgc_OutUnaryOp<"tanh_out", "tanh", ["aten.tanh.out"]>;
+def Tgc_ExpOutOp : Tgc_OutUnaryOp<"exp_out", "exp", ["aten.exp.out"]>;

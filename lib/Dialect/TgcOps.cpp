@@ -154,6 +154,30 @@ FailureOr<Value> SelectOp::buildScatter(OpBuilder &b, Value base, Value newView)
   return SelectScatterOp::create(b, getLoc(), base, newView, getDim(), getIndex()).getResult();
 }
 
+FailureOr<Value> TInPlaceOp::buildScatter(OpBuilder &b, Value, Value newView) {
+  return TOp::create(b, getLoc(), newView).getResult();
+}
+
+FailureOr<Value> TransposeInPlaceOp::buildScatter(OpBuilder &b, Value, Value newView) {
+  return TransposeOp::create(b, getLoc(), newView, getDim0(), getDim1()).getResult();
+}
+
+FailureOr<Value> SqueezeInPlaceOp::buildScatter(OpBuilder &b, Value base, Value newView) {
+  return ViewOp::create(b, getLoc(), newView, shapeOf(base)).getResult();
+}
+
+FailureOr<Value> UnsqueezeInPlaceOp::buildScatter(OpBuilder &b, Value base, Value newView) {
+  return ViewOp::create(b, getLoc(), newView, shapeOf(base)).getResult();
+}
+
+#define TGC_METADATA_INPLACE(InPlace)                                                      \
+  StringRef InPlace::getValueViewOpName() { return getFunctionalOpName(); }
+TGC_METADATA_INPLACE(TInPlaceOp)
+TGC_METADATA_INPLACE(TransposeInPlaceOp)
+TGC_METADATA_INPLACE(SqueezeInPlaceOp)
+TGC_METADATA_INPLACE(UnsqueezeInPlaceOp)
+#undef TGC_METADATA_INPLACE
+
 FailureOr<Value> AliasOp::buildScatter(OpBuilder &, Value, Value newView) { return newView; }
 
 FailureOr<Value> DetachOp::buildScatter(OpBuilder &, Value, Value newView) { return newView; }
@@ -272,6 +296,79 @@ LogicalResult FillInPlaceOp::buildFunctional(OpBuilder &b, ValueRange operands,
   results.push_back(nullptr);
   return success();
 }
+
+/// Writes `result` (an out= op's functional result) into `out`: same sizes required,
+/// converted to `out`'s dtype.
+static LogicalResult writeOutResult(Operation *op, OpBuilder &b, Value result, Value out,
+                                    SmallVectorImpl<Value> &newValues,
+                                    SmallVectorImpl<Value> &results) {
+  auto resultType = llvm::cast<BaseTensorType>(result.getType());
+  auto outType = llvm::cast<BaseTensorType>(out.getType());
+  if (resultType.getSizes() != outType.getSizes())
+    return op->emitOpError("out= with a resize is not supported: the result has sizes ")
+           << ShapeAttr::get(op->getContext(), resultType.getSizes()) << ", out has "
+           << ShapeAttr::get(op->getContext(), outType.getSizes());
+  newValues.push_back(castToTarget(b, op->getLoc(), result, out));
+  results.push_back(nullptr);
+  return success();
+}
+
+template <typename FunctionalOp, typename OutOp>
+static LogicalResult buildFunctionalOutBinary(OutOp op, OpBuilder &b, ValueRange operands,
+                                              SmallVectorImpl<Value> &newValues,
+                                              SmallVectorImpl<Value> &results) {
+  OperationState state(op.getLoc(), FunctionalOp::getOperationName());
+  state.addOperands({operands[0], operands[1]});
+  if (Attribute alpha = op->getAttr("alpha"))
+    state.addAttribute("alpha", alpha);
+  state.addTypes(operands[0].getType()); // replaced by the inferred type below
+  Operation *functional = b.create(state);
+  if (failed(refreshTypes(functional)))
+    return failure();
+  return writeOutResult(op, b, functional->getResult(0), operands[2], newValues, results);
+}
+
+#define TGC_OUT_BINARY(Out, Functional)                                                    \
+  SmallVector<unsigned> Out::getMutatedOperandIndices() {                                  \
+    return {getOutMutable().getOperandNumber()};                                           \
+  }                                                                                        \
+  LogicalResult Out::buildFunctional(OpBuilder &b, ValueRange operands,                    \
+                                     SmallVectorImpl<Value> &newValues,                    \
+                                     SmallVectorImpl<Value> &results) {                    \
+    return buildFunctionalOutBinary<Functional>(*this, b, operands, newValues, results);   \
+  }
+TGC_OUT_BINARY(AddOutOp, AddOp)
+TGC_OUT_BINARY(SubOutOp, SubOp)
+TGC_OUT_BINARY(MulOutOp, MulOp)
+TGC_OUT_BINARY(DivOutOp, DivOp)
+#undef TGC_OUT_BINARY
+
+/// `op(self, out=out)`: the functional op (by name) on self, written into out.
+template <typename OutOp>
+static LogicalResult buildFunctionalOutUnary(OutOp op, OpBuilder &b, ValueRange operands,
+                                             SmallVectorImpl<Value> &newValues,
+                                             SmallVectorImpl<Value> &results) {
+  OperationState state(op.getLoc(), OutOp::getFunctionalOpName());
+  state.addOperands(operands[0]);
+  state.addAttributes(op->getAttrDictionary().getValue());
+  state.addTypes(operands[0].getType()); // replaced by the inferred type below
+  Operation *functional = b.create(state);
+  if (failed(refreshTypes(functional)))
+    return failure();
+  return writeOutResult(op, b, functional->getResult(0), operands[1], newValues, results);
+}
+
+#define TGC_OUT_UNARY(Out)                                                                 \
+  SmallVector<unsigned> Out::getMutatedOperandIndices() { return {1}; }                      \
+  LogicalResult Out::buildFunctional(OpBuilder &b, ValueRange operands,                    \
+                                     SmallVectorImpl<Value> &newValues,                    \
+                                     SmallVectorImpl<Value> &results) {                    \
+    return buildFunctionalOutUnary(*this, b, operands, newValues, results);                \
+  }
+TGC_OUT_UNARY(SigmoidOutOp)
+TGC_OUT_UNARY(TanhOutOp)
+TGC_OUT_UNARY(ExpOutOp)
+#undef TGC_OUT_UNARY
 
 SmallVector<unsigned> BatchNormOp::getMutatedOperandIndices() {
   if (!getTraining() || getFunctional() || !getRunningMean())

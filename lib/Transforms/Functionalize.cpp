@@ -115,6 +115,25 @@ LogicalResult FunctionRebuilder::visit(Operation *op) {
   return success();
 }
 
+/// Replays the view `viewOp` on `source` (a value tensor) with its value-level op: the
+/// op itself, or the pure view for a metadata-changing in-place op (`t_` -> `t`).
+static Operation *buildValueView(OpBuilder &builder, Operation *viewOp, Value source) {
+  StringRef name = viewOp->getName().getStringRef();
+  if (auto view = llvm::dyn_cast<ViewOpInterface>(viewOp))
+    name = view.getValueViewOpName();
+  OperationState state(viewOp->getLoc(), name);
+  state.addOperands(source);
+  state.addOperands(viewOp->getOperands().drop_front());
+  state.addAttributes(viewOp->getAttrDictionary().getValue());
+  state.addTypes(viewOp->getResultTypes()); // replaced by the inferred types below
+  Operation *clone = builder.create(state);
+  if (failed(refreshResultTypes(clone))) {
+    clone->erase();
+    return nullptr;
+  }
+  return clone;
+}
+
 /// Clones `op` on the value-level versions of its operands; tgc ops get their result
 /// types re-inferred (so they become value tensors).
 Operation *FunctionRebuilder::clonePure(Operation *op) {
@@ -129,6 +148,9 @@ Operation *FunctionRebuilder::clonePure(Operation *op) {
       return nullptr;
     operands.map(operand, *value);
   }
+  if (auto view = llvm::dyn_cast<ViewOpInterface>(op);
+      view && view.getValueViewOpName() != op->getName().getStringRef())
+    return buildValueView(builder, op, operands.lookup(op->getOperand(0)));
   Operation *clone = builder.clone(*op, operands);
   if (llvm::isa<InferTypeOpInterface>(clone) && clone->getDialect() &&
       llvm::isa<TgcDialect>(clone->getDialect()) && failed(refreshResultTypes(clone)))
@@ -151,10 +173,8 @@ FailureOr<Value> FunctionRebuilder::materialize(Value ref) {
   FailureOr<Value> source = materialize(viewOp->getOperand(0));
   if (failed(source))
     return failure();
-  IRMapping operands;
-  operands.map(viewOp->getOperand(0), *source);
-  Operation *clone = builder.clone(*viewOp, operands);
-  if (failed(refreshResultTypes(clone)))
+  Operation *clone = buildValueView(builder, viewOp, *source);
+  if (!clone)
     return failure();
   Value value = clone->getResult(llvm::cast<OpResult>(ref).getResultNumber());
   cache[ref] = {ver, value};
