@@ -210,23 +210,36 @@ static Value castToTarget(OpBuilder &b, Location loc, Value value, Value target)
   return value;
 }
 
+/// The functional op `name` on `operands` with `attrs`, its result type inferred.
+static FailureOr<Value> createFunctional(OpBuilder &b, Location loc, StringRef name,
+                                         ValueRange operands, ArrayRef<NamedAttribute> attrs) {
+  OperationState state(loc, name);
+  state.addOperands(operands);
+  state.addAttributes(attrs);
+  state.addTypes(operands[0].getType()); // replaced by the inferred type below
+  Operation *functional = b.create(state);
+  if (failed(refreshTypes(functional)))
+    return failure();
+  return functional->getResult(0);
+}
+
+/// The `alpha` attribute of a binary op, if it has one.
+static SmallVector<NamedAttribute> alphaOf(Operation *op) {
+  SmallVector<NamedAttribute> attrs;
+  if (Attribute alpha = op->getAttr("alpha"))
+    attrs.push_back(NamedAttribute(StringAttr::get(op->getContext(), "alpha"), alpha));
+  return attrs;
+}
+
 template <typename FunctionalOp, typename InPlaceOp>
 static LogicalResult buildFunctionalBinary(InPlaceOp op, OpBuilder &b, ValueRange operands,
                                            SmallVectorImpl<Value> &newValues,
                                            SmallVectorImpl<Value> &results) {
-  Value self = operands[0];
-  OperationState state(op.getLoc(), FunctionalOp::getOperationName());
-  state.addOperands({self, operands[1]});
-  if (Attribute alpha = op->getAttr("alpha"))
-    state.addAttribute("alpha", alpha);
-  SmallVector<Type> types;
-  if (failed(FunctionalOp::inferReturnTypes(b.getContext(), op.getLoc(), state.operands,
-                                            state.attributes.getDictionary(b.getContext()),
-                                            state.getRawProperties(), state.regions, types)))
+  FailureOr<Value> result = createFunctional(b, op.getLoc(), FunctionalOp::getOperationName(),
+                                             {operands[0], operands[1]}, alphaOf(op));
+  if (failed(result))
     return failure();
-  state.addTypes(types);
-  Value result = b.create(state)->getResult(0);
-  newValues.push_back(castToTarget(b, op.getLoc(), result, self));
+  newValues.push_back(castToTarget(b, op.getLoc(), *result, operands[0]));
   results.push_back(nullptr);
   return success();
 }
@@ -249,14 +262,11 @@ template <typename InPlaceOp>
 static LogicalResult buildFunctionalUnary(InPlaceOp op, OpBuilder &b, ValueRange operands,
                                           SmallVectorImpl<Value> &newValues,
                                           SmallVectorImpl<Value> &results) {
-  OperationState state(op.getLoc(), InPlaceOp::getFunctionalOpName());
-  state.addOperands(operands);
-  state.addAttributes(op->getAttrDictionary().getValue());
-  state.addTypes(operands[0].getType()); // replaced by the inferred type below
-  Operation *functional = b.create(state);
-  if (failed(refreshTypes(functional)))
+  FailureOr<Value> result = createFunctional(b, op.getLoc(), InPlaceOp::getFunctionalOpName(),
+                                             operands, op->getAttrDictionary().getValue());
+  if (failed(result))
     return failure();
-  newValues.push_back(castToTarget(b, op.getLoc(), functional->getResult(0), operands[0]));
+  newValues.push_back(castToTarget(b, op.getLoc(), *result, operands[0]));
   results.push_back(nullptr);
   return success();
 }
@@ -317,15 +327,11 @@ template <typename FunctionalOp, typename OutOp>
 static LogicalResult buildFunctionalOutBinary(OutOp op, OpBuilder &b, ValueRange operands,
                                               SmallVectorImpl<Value> &newValues,
                                               SmallVectorImpl<Value> &results) {
-  OperationState state(op.getLoc(), FunctionalOp::getOperationName());
-  state.addOperands({operands[0], operands[1]});
-  if (Attribute alpha = op->getAttr("alpha"))
-    state.addAttribute("alpha", alpha);
-  state.addTypes(operands[0].getType()); // replaced by the inferred type below
-  Operation *functional = b.create(state);
-  if (failed(refreshTypes(functional)))
+  FailureOr<Value> result = createFunctional(b, op.getLoc(), FunctionalOp::getOperationName(),
+                                             {operands[0], operands[1]}, alphaOf(op));
+  if (failed(result))
     return failure();
-  return writeOutResult(op, b, functional->getResult(0), operands[2], newValues, results);
+  return writeOutResult(op, b, *result, operands[2], newValues, results);
 }
 
 #define TGC_OUT_BINARY(Out, Functional)                                                    \
@@ -348,14 +354,11 @@ template <typename OutOp>
 static LogicalResult buildFunctionalOutUnary(OutOp op, OpBuilder &b, ValueRange operands,
                                              SmallVectorImpl<Value> &newValues,
                                              SmallVectorImpl<Value> &results) {
-  OperationState state(op.getLoc(), OutOp::getFunctionalOpName());
-  state.addOperands(operands[0]);
-  state.addAttributes(op->getAttrDictionary().getValue());
-  state.addTypes(operands[0].getType()); // replaced by the inferred type below
-  Operation *functional = b.create(state);
-  if (failed(refreshTypes(functional)))
+  FailureOr<Value> result = createFunctional(b, op.getLoc(), OutOp::getFunctionalOpName(),
+                                             operands[0], op->getAttrDictionary().getValue());
+  if (failed(result))
     return failure();
-  return writeOutResult(op, b, functional->getResult(0), operands[1], newValues, results);
+  return writeOutResult(op, b, *result, operands[1], newValues, results);
 }
 
 #define TGC_OUT_UNARY(Out)                                                                 \
