@@ -2,6 +2,7 @@
 // `tgc run` runs one on safetensors inputs.
 #include "RunCommand.h"
 #include "tgc/Capture/ExportReader.h"
+#include "tgc/Capture/TraceReader.h"
 #include "tgc/Pipeline/Pipeline.h"
 #include "tgc/Target/Artifact.h"
 #include "tgc/Transforms/Passes.h"
@@ -55,15 +56,18 @@ static std::string defaultModelName(llvm::StringRef libraryPath) {
   return name;
 }
 
-/// Reads the input program by its extension: `.pt2` archives or tgc `.mlir`.
+/// Reads the input program by its extension: `.pt2` archives, tgc `.trace`s or tgc
+/// `.mlir`.
 static OwningOpRef<ModuleOp> readProgram(const std::string &path, MLIRContext &ctx) {
   llvm::StringRef ext = llvm::sys::path::extension(path);
   if (ext == ".pt2")
     return tgc::readExportArchive(path, &ctx);
+  if (ext == ".trace")
+    return tgc::readTrace(path, &ctx);
   if (ext == ".mlir")
     return parseSourceFile<ModuleOp>(path, &ctx);
   emitError(FileLineColLoc::get(&ctx, path, 0, 0))
-      << "unknown input kind '" << ext << "': expected a .pt2 archive or a .mlir file";
+      << "unknown input kind '" << ext << "': expected a .pt2 archive, a .trace or a .mlir file";
   return nullptr;
 }
 
@@ -145,7 +149,7 @@ int main(int argc, char **argv) {
 
   CompileOptions compileOptions;
   CLI::App *compileCmd = app.add_subcommand("compile", "Compile a program into model.so");
-  compileCmd->add_option("input", compileOptions.input, "a .pt2 archive or a .mlir file")
+  compileCmd->add_option("input", compileOptions.input, "a .pt2 archive, a .trace or a .mlir file")
       ->required();
   compileCmd->add_option("-o,--output", compileOptions.output,
                          "model.so (with model.h and model.json beside it), or .mlir / - "

@@ -1,0 +1,143 @@
+// The symbolic interpreter of CPython 3.12 bytecode: runs a captured program over
+// variable trackers, emitting tgc ops for tensor work and recording Python side effects.
+#ifndef TGC_LIB_CAPTURE_INTERPRETER_H
+#define TGC_LIB_CAPTURE_INTERPRETER_H
+
+#include "AtenCall.h"
+#include "TraceFile.h"
+#include "Variables.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Location.h"
+#include "llvm/ADT/DenseMap.h"
+#include <functional>
+#include <map>
+
+namespace tgc::capture {
+
+/// A Python side effect the program performed on an object that outlives it, in
+/// program order. The replay list is made of these (docs/bytecode.md).
+struct SideEffect {
+  enum class Kind { SetAttribute, DeleteAttribute, SetContents, SetCell, SetGlobal };
+  Kind kind;
+  ObjectId object;
+  std::string name;
+  Var value;
+  mlir::Location loc;
+};
+
+/// Positional and keyword arguments of a call.
+struct CallArguments {
+  std::vector<Var> positional;
+  std::vector<std::pair<std::string, Var>> keywords;
+};
+
+/// The interpreter: one per captured program. Tensors of the trace become graph values
+/// through `TensorSource` (the reader decides which are inputs, parameters, constants).
+class Interpreter {
+public:
+  /// Supplies the SSA value of trace tensor `id` (an entry argument or a global).
+  using TensorSource = std::function<mlir::FailureOr<mlir::Value>(int64_t id, const Json &object)>;
+
+  Interpreter(TraceFile &trace, mlir::OpBuilder &builder, TensorSource tensorSource);
+
+  /// The tracker of a trace value (an immediate or `{"ref": N}`).
+  mlir::FailureOr<Var> readValue(const Json &value);
+
+  /// Calls `callable` symbolically; `loc` is where the call is (errors point there).
+  mlir::FailureOr<Var> call(Var callable, CallArguments arguments, mlir::Location loc);
+
+  /// The side effects recorded so far, in program order.
+  llvm::ArrayRef<SideEffect> getSideEffects() const { return sideEffects; }
+  const Heap &getHeap() const { return heap; }
+
+  /// Tensors flattened out of `value` (tuples, lists, dicts), in order; an error for
+  /// anything else that is not None.
+  mlir::LogicalResult flattenTensors(Var value, llvm::SmallVectorImpl<mlir::Value> &tensors,
+                                     mlir::Location loc);
+
+private:
+  struct Frame;
+  friend struct Frame;
+
+  // Frames and instructions.
+  mlir::FailureOr<Var> callFunction(ObjectId function, CallArguments arguments,
+                                    mlir::Location loc);
+  mlir::FailureOr<Var> run(Frame &frame);
+  mlir::LogicalResult step(Frame &frame, const py::Instruction &instruction, bool &returned,
+                           Var &result);
+  mlir::Location locationOf(const Frame &frame, const py::Instruction &instruction) const;
+
+  // Objects from the trace.
+  mlir::FailureOr<Var> readObject(int64_t id);
+  mlir::FailureOr<Var> convertObject(int64_t id, const Json &object);
+  mlir::FailureOr<std::vector<Var>> readValues(const Json &values);
+  mlir::FailureOr<std::vector<std::pair<std::string, Var>>> readNamedValues(const Json &values);
+  Var constantOf(const py::ConstantRef &constant);
+
+  // Python semantics.
+  mlir::FailureOr<Var> getAttribute(Var object, llvm::StringRef name, mlir::Location loc);
+  mlir::FailureOr<Var> lookupAttribute(Var object, llvm::StringRef name, mlir::Location loc);
+  mlir::LogicalResult setAttribute(Var object, llvm::StringRef name, Var value,
+                                   mlir::Location loc);
+  mlir::FailureOr<Var> lookupInClass(Var cls, llvm::StringRef name);
+  mlir::FailureOr<Var> bindDescriptor(Var attribute, Var self, Var cls, mlir::Location loc);
+  mlir::FailureOr<Var> getClassOf(Var value);
+  bool isSubclass(Var cls, llvm::StringRef externalName);
+  mlir::FailureOr<Var> instantiate(Var cls, CallArguments arguments, mlir::Location loc);
+  mlir::FailureOr<Var> callExternal(const Variable &external, CallArguments arguments,
+                                    mlir::Location loc);
+  mlir::FailureOr<Var> callBuiltin(llvm::StringRef name, CallArguments &arguments,
+                                   mlir::Location loc, bool &handled);
+  mlir::FailureOr<Var> callTorch(llvm::StringRef name, CallArguments &arguments,
+                                 mlir::Location loc, bool &handled);
+  mlir::FailureOr<Var> callContainerMethod(llvm::StringRef name, CallArguments &arguments,
+                                           mlir::Location loc, bool &handled);
+  mlir::FailureOr<Var> binaryOp(unsigned op, Var lhs, Var rhs, mlir::Location loc);
+  mlir::FailureOr<Var> compareOp(llvm::StringRef op, Var lhs, Var rhs, mlir::Location loc);
+  mlir::FailureOr<Var> unaryOp(llvm::StringRef op, Var operand, mlir::Location loc);
+  mlir::FailureOr<bool> truth(Var value, mlir::Location loc);
+  mlir::FailureOr<bool> equals(Var lhs, Var rhs, mlir::Location loc);
+  bool identical(const Var &lhs, const Var &rhs) const;
+  mlir::FailureOr<Var> subscript(Var container, Var key, mlir::Location loc);
+  mlir::LogicalResult storeSubscript(Var container, Var key, Var value, mlir::Location loc);
+  mlir::FailureOr<Var> iterate(Var iterable, mlir::Location loc);
+  mlir::FailureOr<std::vector<Var>> unpack(Var iterable, mlir::Location loc);
+  mlir::FailureOr<Var> tensorIndex(Var tensor, Var key, mlir::Location loc);
+  mlir::FailureOr<Var> tensorAttribute(Var tensor, llvm::StringRef name, mlir::Location loc);
+
+  // Tensor calls.
+  mlir::FailureOr<AtenValue> toAtenValue(Var value, mlir::Location loc);
+  mlir::FailureOr<Var> buildAten(llvm::StringRef target, std::vector<AtenArgument> arguments,
+                                 mlir::Location loc);
+  mlir::FailureOr<Var> callTorchFunction(llvm::StringRef qualifiedName, CallArguments &arguments,
+                                         mlir::Location loc, bool &handled);
+  Var resultsToVar(mlir::Operation *op);
+
+  // Side effects.
+  HeapObject &mutateObject(ObjectId id, SideEffect::Kind kind, llvm::StringRef name, Var value,
+                           mlir::Location loc);
+  ObjectId newObject(HeapObject object) { return heap.allocate(std::move(object)); }
+
+  mlir::InFlightDiagnostic error(mlir::Location loc) { return mlir::emitError(loc); }
+
+  TraceFile &trace;
+  mlir::OpBuilder &builder;
+  mlir::MLIRContext *ctx;
+  TensorSource tensorSource;
+  AtenCallBuilder atenBuilder;
+  Heap heap;
+  std::vector<SideEffect> sideEffects;
+  /// Trackers of trace objects read so far, by object id.
+  llvm::DenseMap<int64_t, Var> traceObjects;
+  /// Decoded code objects, by identity.
+  std::map<const py::CodeObject *, std::shared_ptr<py::DecodedCode>> decoded;
+  /// The globals object of each module, by module name.
+  std::map<std::string, ObjectId> globalsByModule;
+  unsigned depth = 0;
+  uint64_t steps = 0;
+};
+
+} // namespace tgc::capture
+
+#endif // TGC_LIB_CAPTURE_INTERPRETER_H

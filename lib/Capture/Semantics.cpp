@@ -1,0 +1,1478 @@
+// Python semantics of the bytecode interpreter: attributes, calls, builtins, operators,
+// containers, and the side effects they record.
+#include "Interpreter.h"
+
+#include "TorchFunctions.h"
+#include "tgc/Dialect/TgcDialect.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSwitch.h"
+#include <cmath>
+
+using namespace mlir;
+using namespace tgc;
+using namespace tgc::capture;
+
+/// The external classes whose subclasses get torch's behaviour.
+static constexpr llvm::StringLiteral kModuleClass = "torch.nn.modules.module.Module";
+static constexpr llvm::StringLiteral kTensorClass = "torch.Tensor";
+
+using K = Variable::Kind;
+using H = HeapObject::Kind;
+
+/// The heap kind of `v`, if it is an object.
+static std::optional<H> heapKind(const Heap &heap, const Var &v) {
+  if (!v->is(K::Object))
+    return std::nullopt;
+  return heap.get(v->object).kind;
+}
+
+/// An int expression as Python would print it.
+static std::string printSize(AffineExpr size) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  size.print(os);
+  return text;
+}
+
+static std::string describe(const Heap &heap, const Var &v) {
+  switch (v->kind) {
+  case K::None:
+    return "None";
+  case K::Bool:
+    return "bool";
+  case K::Int:
+    return "int";
+  case K::Float:
+    return "float";
+  case K::Str:
+    return "str '" + v->name + "'";
+  case K::Tuple:
+    return "tuple";
+  case K::External:
+    return v->name;
+  case K::Tensor:
+    return "Tensor";
+  case K::Object: {
+    const HeapObject &h = heap.get(v->object);
+    switch (h.kind) {
+    case H::List:
+      return "list";
+    case H::Dict:
+      return "dict";
+    case H::Function:
+      return "function " + h.qualname;
+    case H::Class:
+      return "class " + h.qualname;
+    case H::Instance:
+      return h.classObject && h.classObject->is(K::Object)
+                 ? heap.get(h.classObject->object).qualname + " object"
+                 : "object";
+    case H::Opaque:
+      return h.name + " (" + h.repr + ")";
+    default:
+      return "object";
+    }
+  }
+  default:
+    return "value";
+  }
+}
+
+HeapObject &Interpreter::mutateObject(ObjectId id, SideEffect::Kind kind, llvm::StringRef name,
+                                      Var value, Location loc) {
+  if (heap.get(id).traceId >= 0)
+    sideEffects.push_back({kind, id, name.str(), value, loc});
+  return heap.mutate(id);
+}
+
+bool Interpreter::identical(const Var &lhs, const Var &rhs) const {
+  if (lhs == rhs)
+    return true;
+  if (lhs->kind != rhs->kind)
+    return false;
+  switch (lhs->kind) {
+  case K::None:
+  case K::Null:
+  case K::Ellipsis:
+    return true;
+  case K::Bool:
+    return lhs->boolValue == rhs->boolValue;
+  case K::Int:
+    return lhs->size == rhs->size;
+  case K::Str:
+  case K::External:
+  case K::DType:
+  case K::Device:
+    return lhs->name == rhs->name;
+  case K::Object:
+  case K::Tensor:
+    return lhs->object == rhs->object;
+  default:
+    return false;
+  }
+}
+
+FailureOr<bool> Interpreter::equals(Var lhs, Var rhs, Location loc) {
+  if (identical(lhs, rhs))
+    return true;
+  std::optional<double> a = lhs->getNumber(), b = rhs->getNumber();
+  if (a && b)
+    return *a == *b;
+  if (lhs->is(K::Int) && rhs->is(K::Int))
+    return error(loc) << "comparing symbolic sizes " << printSize(lhs->size) << " and "
+                      << printSize(rhs->size)
+                      << " is not supported yet";
+  if (lhs->is(K::Tuple) && rhs->is(K::Tuple)) {
+    if (lhs->items.size() != rhs->items.size())
+      return false;
+    for (auto [x, y] : llvm::zip(lhs->items, rhs->items)) {
+      FailureOr<bool> same = equals(x, y, loc);
+      if (failed(same) || !*same)
+        return same;
+    }
+    return true;
+  }
+  return false;
+}
+
+FailureOr<bool> Interpreter::truth(Var value, Location loc) {
+  switch (value->kind) {
+  case K::None:
+    return false;
+  case K::Bool:
+    return value->boolValue;
+  case K::Int: {
+    std::optional<int64_t> i = value->getConstantInt();
+    if (!i)
+      return error(loc) << "the truth of symbolic size " << printSize(value->size)
+                        << " is not known at capture time";
+    return *i != 0;
+  }
+  case K::Float:
+    return value->floatValue != 0;
+  case K::Str:
+    return !value->name.empty();
+  case K::Tuple:
+    return !value->items.empty();
+  case K::Tensor:
+    return error(loc) << "graph break: the truth of a tensor depends on its values";
+  case K::Object: {
+    const HeapObject &h = heap.get(value->object);
+    if (h.kind == H::List || h.kind == H::Set)
+      return !h.items.empty();
+    if (h.kind == H::Dict)
+      return !h.entries.empty();
+    if (h.kind == H::Instance) {
+      FailureOr<Var> len = lookupAttribute(value, "__len__", loc);
+      if (succeeded(len) && *len) {
+        FailureOr<Var> n = call(*len, {}, loc);
+        if (failed(n))
+          return failure();
+        return truth(*n, loc);
+      }
+    }
+    return true;
+  }
+  default:
+    return true;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Classes and attributes
+//===----------------------------------------------------------------------===//
+
+FailureOr<Var> Interpreter::getClassOf(Var value) {
+  switch (value->kind) {
+  case K::Tensor:
+    return makeExternal(kTensorClass);
+  case K::Int:
+    return makeExternal("builtins.int");
+  case K::Float:
+    return makeExternal("builtins.float");
+  case K::Bool:
+    return makeExternal("builtins.bool");
+  case K::Str:
+    return makeExternal("builtins.str");
+  case K::None:
+    return makeExternal("builtins.NoneType");
+  case K::Tuple:
+    return makeExternal("builtins.tuple");
+  case K::Object: {
+    const HeapObject &h = heap.get(value->object);
+    if (h.classObject)
+      return h.classObject;
+    switch (h.kind) {
+    case H::List:
+      return makeExternal("builtins.list");
+    case H::Dict:
+      return makeExternal("builtins.dict");
+    case H::Set:
+      return makeExternal("builtins.set");
+    case H::Function:
+      return makeExternal("builtins.function");
+    case H::Class:
+      return makeExternal("builtins.type");
+    default:
+      return makeExternal("builtins.object");
+    }
+  }
+  default:
+    return makeExternal("builtins.object");
+  }
+}
+
+bool Interpreter::isSubclass(Var cls, llvm::StringRef externalName) {
+  if (cls->is(K::External))
+    return cls->name == externalName ||
+           (externalName == "builtins.object") ||
+           (externalName == "builtins.int" && cls->name == "builtins.bool") ||
+           (externalName == kTensorClass && cls->name == "torch.nn.parameter.Parameter");
+  if (heapKind(heap, cls) != H::Class)
+    return false;
+  for (const Var &base : heap.get(cls->object).mro)
+    if (base->is(K::External) ? isSubclass(base, externalName)
+                              : heap.get(base->object).qualname == externalName)
+      return true;
+  return false;
+}
+
+FailureOr<Var> Interpreter::lookupInClass(Var cls, llvm::StringRef name) {
+  if (heapKind(heap, cls) != H::Class)
+    return Var();
+  for (const Var &base : heap.get(cls->object).mro) {
+    if (heapKind(heap, base) != H::Class)
+      continue;
+    if (Var value = heap.get(base->object).getAttribute(name))
+      return value;
+  }
+  return Var();
+}
+
+FailureOr<Var> Interpreter::bindDescriptor(Var attribute, Var self, Var cls, Location loc) {
+  std::optional<H> kind = heapKind(heap, attribute);
+  if (kind == H::Function)
+    return self ? makeMethod(attribute, self) : attribute;
+  if (kind == H::StaticMethod)
+    return heap.get(attribute->object).items[0];
+  if (kind == H::ClassMethod)
+    return makeMethod(heap.get(attribute->object).items[0], cls);
+  if (kind == H::Property) {
+    if (!self)
+      return attribute;
+    Var getter = heap.get(attribute->object).items[0];
+    return call(getter, CallArguments{{self}, {}}, loc);
+  }
+  return attribute;
+}
+
+/// The external base class of `cls` whose methods an attribute falls back to (the
+/// nearest external entry of its MRO other than `object`).
+static Var externalBase(const Heap &heap, const Var &cls) {
+  if (cls->is(K::External))
+    return cls;
+  if (!cls->is(K::Object) || heap.get(cls->object).kind != H::Class)
+    return nullptr;
+  for (const Var &base : heap.get(cls->object).mro)
+    if (base->is(K::External) && base->name != "builtins.object")
+      return base;
+  return nullptr;
+}
+
+FailureOr<Var> Interpreter::lookupAttribute(Var object, llvm::StringRef name, Location loc) {
+  if (object->is(K::Tensor))
+    return tensorAttribute(object, name, loc);
+  if (object->is(K::External)) {
+    if (name == "__name__")
+      return makeStr(llvm::StringRef(object->name).rsplit('.').second);
+    return makeExternal((object->name + "." + name).str());
+  }
+  if (object->is(K::Method)) {
+    if (name == "__self__")
+      return object->items[1];
+    if (name == "__func__")
+      return object->items[0];
+    return lookupAttribute(object->items[0], name, loc);
+  }
+  if (object->is(K::Super)) {
+    Var cls = object->items[0], self = object->items[1];
+    FailureOr<Var> selfClass = self->is(K::Object) && heapKind(heap, self) == H::Class
+                                   ? FailureOr<Var>(self)
+                                   : getClassOf(self);
+    if (failed(selfClass))
+      return failure();
+    if (heapKind(heap, *selfClass) != H::Class)
+      return error(loc) << "super() outside a user class";
+    const std::vector<Var> &mro = heap.get((*selfClass)->object).mro;
+    auto it = llvm::find_if(mro, [&](const Var &c) { return identical(c, cls); });
+    if (it == mro.end())
+      return error(loc) << "super(): the class is not in the MRO of its argument";
+    for (++it; it != mro.end(); ++it) {
+      if ((*it)->is(K::External)) {
+        Var function = makeExternal(((*it)->name + "." + name).str());
+        return makeMethod(function, self);
+      }
+      if (Var value = heap.get((*it)->object).getAttribute(name))
+        return bindDescriptor(value, heapKind(heap, self) == H::Class ? Var() : self, *selfClass,
+                              loc);
+    }
+    return Var();
+  }
+  if (!object->is(K::Object))
+    return Var();
+  const HeapObject &h = heap.get(object->object);
+  switch (h.kind) {
+  case H::Module:
+  case H::Globals:
+  case H::Function:
+    if (name == "__name__" && h.kind == H::Function)
+      return makeStr(h.name);
+    return h.getAttribute(name);
+  case H::Class: {
+    FailureOr<Var> value = lookupInClass(object, name);
+    if (failed(value))
+      return failure();
+    if (*value) {
+      std::optional<H> kind = heapKind(heap, *value);
+      if (kind == H::ClassMethod || kind == H::StaticMethod)
+        return bindDescriptor(*value, Var(), object, loc);
+      return *value;
+    }
+    if (name == "__name__")
+      return makeStr(h.name);
+    if (Var base = externalBase(heap, object))
+      return makeMethod(makeExternal((base->name + "." + name).str()), object);
+    return Var();
+  }
+  case H::Instance: {
+    Var cls = h.classObject;
+    FailureOr<Var> classValue = lookupInClass(cls, name);
+    if (failed(classValue))
+      return failure();
+    if (*classValue && heapKind(heap, *classValue) == H::Property)
+      return bindDescriptor(*classValue, object, cls, loc);
+    if (Var value = h.getAttribute(name))
+      return value;
+    if (*classValue)
+      return bindDescriptor(*classValue, object, cls, loc);
+    if (name == "__class__")
+      return cls;
+    if (isSubclass(cls, kModuleClass))
+      for (const char *store : {"_parameters", "_buffers", "_modules"})
+        if (Var dict = h.getAttribute(store); dict && heapKind(heap, dict) == H::Dict)
+          for (const auto &[key, value] : heap.get(dict->object).entries)
+            if (key->is(K::Str) && key->name == name)
+              return value;
+    if (Var base = externalBase(heap, cls))
+      if (base->name != "builtins.object")
+        return makeMethod(makeExternal((base->name + "." + name).str()), object);
+    return Var();
+  }
+  case H::List:
+  case H::Dict:
+  case H::Set: {
+    llvm::StringRef type = h.kind == H::List ? "list" : h.kind == H::Dict ? "dict" : "set";
+    return makeMethod(makeExternal(("builtins." + type + "." + name).str()), object);
+  }
+  default:
+    return Var();
+  }
+}
+
+FailureOr<Var> Interpreter::getAttribute(Var object, llvm::StringRef name, Location loc) {
+  FailureOr<Var> value = lookupAttribute(object, name, loc);
+  if (failed(value))
+    return failure();
+  if (!*value)
+    return error(loc) << describe(heap, object) << " has no attribute '" << name << "'";
+  return *value;
+}
+
+LogicalResult Interpreter::setAttribute(Var object, llvm::StringRef name, Var value,
+                                        Location loc) {
+  std::optional<H> kind = heapKind(heap, object);
+  if (object->is(K::Tensor) || kind == H::Instance || kind == H::Class || kind == H::Function ||
+      kind == H::Module) {
+    if (kind == H::Instance) {
+      FailureOr<Var> classValue = lookupInClass(heap.get(object->object).classObject, name);
+      if (failed(classValue))
+        return failure();
+      if (*classValue && heapKind(heap, *classValue) == H::Property) {
+        Var setter = heap.get((*classValue)->object).items[1];
+        if (setter->is(K::None))
+          return error(loc) << "property '" << name << "' has no setter";
+        return call(setter, CallArguments{{object, value}, {}}, loc);
+      }
+      // nn.Module.__setattr__: a module attribute that names a parameter, buffer or
+      // submodule replaces that entry.
+      const HeapObject &h = heap.get(object->object);
+      if (isSubclass(h.classObject, kModuleClass) && !h.getAttribute(name))
+        for (const char *store : {"_parameters", "_buffers", "_modules"})
+          if (Var dict = h.getAttribute(store); dict && heapKind(heap, dict) == H::Dict)
+            for (const auto &[key, entry] : heap.get(dict->object).entries)
+              if (key->is(K::Str) && key->name == name)
+                return storeSubscript(dict, key, value, loc);
+    }
+    auto effect = value ? SideEffect::Kind::SetAttribute : SideEffect::Kind::DeleteAttribute;
+    HeapObject &h = mutateObject(object->object, effect, name, value, loc);
+    if (value)
+      h.setAttribute(name, value);
+    else if (!h.eraseAttribute(name))
+      return error(loc) << describe(heap, object) << " has no attribute '" << name << "'";
+    return success();
+  }
+  return error(loc) << "cannot set attribute '" << name << "' of " << describe(heap, object);
+}
+
+//===----------------------------------------------------------------------===//
+// Calls
+//===----------------------------------------------------------------------===//
+
+FailureOr<Var> Interpreter::call(Var callable, CallArguments arguments, Location loc) {
+  switch (callable->kind) {
+  case K::Method: {
+    arguments.positional.insert(arguments.positional.begin(), callable->items[1]);
+    return call(callable->items[0], std::move(arguments), loc);
+  }
+  case K::External:
+    return callExternal(*callable, std::move(arguments), loc);
+  case K::Object:
+    break;
+  default:
+    return error(loc) << describe(heap, callable) << " is not callable";
+  }
+  const HeapObject &h = heap.get(callable->object);
+  switch (h.kind) {
+  case H::Function:
+    return callFunction(callable->object, std::move(arguments), loc);
+  case H::StaticMethod:
+    return call(h.items[0], std::move(arguments), loc);
+  case H::Class:
+    return instantiate(callable, std::move(arguments), loc);
+  case H::Instance: {
+    if (isSubclass(h.classObject, kModuleClass)) {
+      for (const char *hooks : {"_forward_pre_hooks", "_forward_hooks", "_backward_hooks"})
+        if (Var dict = h.getAttribute(hooks);
+            dict && heapKind(heap, dict) == H::Dict && !heap.get(dict->object).entries.empty())
+          return error(loc) << "module hooks (" << hooks << ") are not supported yet";
+      FailureOr<Var> forward = getAttribute(callable, "forward", loc);
+      if (failed(forward))
+        return failure();
+      return call(*forward, std::move(arguments), loc);
+    }
+    FailureOr<Var> method = lookupInClass(h.classObject, "__call__");
+    if (failed(method))
+      return failure();
+    if (!*method)
+      return error(loc) << describe(heap, callable) << " is not callable";
+    FailureOr<Var> bound = bindDescriptor(*method, callable, h.classObject, loc);
+    if (failed(bound))
+      return failure();
+    return call(*bound, std::move(arguments), loc);
+  }
+  default:
+    return error(loc) << describe(heap, callable) << " is not callable";
+  }
+}
+
+FailureOr<Var> Interpreter::instantiate(Var cls, CallArguments arguments, Location loc) {
+  HeapObject instance;
+  instance.kind = H::Instance;
+  instance.classObject = cls;
+  Var object = makeObject(newObject(std::move(instance)));
+  FailureOr<Var> init = lookupInClass(cls, "__init__");
+  if (failed(init))
+    return failure();
+  if (*init) {
+    arguments.positional.insert(arguments.positional.begin(), object);
+    FailureOr<Var> result = call(*init, std::move(arguments), loc);
+    if (failed(result))
+      return failure();
+    return object;
+  }
+  if (Var base = externalBase(heap, cls)) {
+    arguments.positional.insert(arguments.positional.begin(), object);
+    FailureOr<Var> result =
+        callExternal(*makeExternal(base->name + ".__init__"), std::move(arguments), loc);
+    if (failed(result))
+      return failure();
+  }
+  return object;
+}
+
+FailureOr<Var> Interpreter::callExternal(const Variable &external, CallArguments arguments,
+                                         Location loc) {
+  llvm::StringRef name = external.name;
+  bool handled = false;
+  FailureOr<Var> result = callBuiltin(name, arguments, loc, handled);
+  if (handled)
+    return result;
+  result = callContainerMethod(name, arguments, loc, handled);
+  if (handled)
+    return result;
+  result = callTorch(name, arguments, loc, handled);
+  if (handled)
+    return result;
+  result = callTorchFunction(name, arguments, loc, handled);
+  if (handled)
+    return result;
+  return error(loc) << "graph break: calling " << name << " is not supported";
+}
+
+/// An int argument (constant) or an error.
+static FailureOr<int64_t> constantIntArgument(const Var &value, llvm::StringRef what,
+                                              Location loc) {
+  if (std::optional<int64_t> i = value->getConstantInt())
+    return *i;
+  return emitError(loc) << what << " must be an int known at capture time";
+}
+
+FailureOr<Var> Interpreter::callBuiltin(llvm::StringRef name, CallArguments &arguments,
+                                        Location loc, bool &handled) {
+  handled = true;
+  std::vector<Var> &args = arguments.positional;
+  auto arity = [&](size_t min, size_t max) -> LogicalResult {
+    if (args.size() < min || args.size() > max)
+      return error(loc) << name << "() takes " << min << " to " << max << " arguments, got "
+                        << args.size();
+    return success();
+  };
+  auto newList = [&](std::vector<Var> items, H kind = H::List) {
+    HeapObject list;
+    list.kind = kind;
+    list.items = std::move(items);
+    return makeObject(newObject(std::move(list)));
+  };
+  if (name == "builtins.len") {
+    if (failed(arity(1, 1)))
+      return failure();
+    if (args[0]->is(K::Tensor)) {
+      auto type = llvm::cast<BaseTensorType>(heap.get(args[0]->object).tensor.getType());
+      if (type.getSizes().empty())
+        return error(loc) << "len() of a 0-d tensor";
+      return makeInt(type.getSizes()[0]);
+    }
+    if (heapKind(heap, args[0]) == H::Dict)
+      return makeInt(heap.get(args[0]->object).entries.size(), ctx);
+    if (heapKind(heap, args[0]) == H::Instance) {
+      FailureOr<Var> len = getAttribute(args[0], "__len__", loc);
+      if (failed(len))
+        return failure();
+      return call(*len, {}, loc);
+    }
+    FailureOr<std::vector<Var>> items = unpack(args[0], loc);
+    if (failed(items))
+      return failure();
+    return makeInt(items->size(), ctx);
+  }
+  if (name == "builtins.isinstance" || name == "builtins.issubclass") {
+    if (failed(arity(2, 2)))
+      return failure();
+    FailureOr<Var> cls = name == "builtins.isinstance" ? getClassOf(args[0]) : args[0];
+    if (failed(cls))
+      return failure();
+    std::vector<Var> candidates = args[1]->is(K::Tuple) ? args[1]->items : std::vector{args[1]};
+    for (const Var &candidate : candidates) {
+      if (identical(*cls, candidate))
+        return makeBool(true);
+      std::string qualname = candidate->is(K::External) ? candidate->name
+                             : heapKind(heap, candidate) == H::Class
+                                 ? heap.get(candidate->object).qualname
+                                 : "";
+      if (!qualname.empty() && isSubclass(*cls, qualname))
+        return makeBool(true);
+    }
+    return makeBool(false);
+  }
+  if (name == "builtins.range") {
+    if (failed(arity(1, 3)))
+      return failure();
+    Variable range;
+    range.kind = K::Range;
+    if (args.size() == 1)
+      range.items = {makeInt(0, ctx), args[0], makeInt(1, ctx)};
+    else
+      range.items = {args[0], args[1], args.size() == 3 ? args[2] : makeInt(1, ctx)};
+    return makeVar(std::move(range));
+  }
+  if (name == "builtins.enumerate" || name == "builtins.zip" || name == "builtins.reversed") {
+    std::vector<std::vector<Var>> sequences;
+    for (const Var &arg : args) {
+      FailureOr<std::vector<Var>> items = unpack(arg, loc);
+      if (failed(items))
+        return failure();
+      sequences.push_back(std::move(*items));
+    }
+    std::vector<Var> items;
+    if (name == "builtins.reversed") {
+      if (failed(arity(1, 1)))
+        return failure();
+      items.assign(sequences[0].rbegin(), sequences[0].rend());
+    } else if (name == "builtins.enumerate") {
+      if (failed(arity(1, 2)))
+        return failure();
+      int64_t start = 0;
+      if (args.size() == 2) {
+        FailureOr<int64_t> s = constantIntArgument(args[1], "enumerate's start", loc);
+        if (failed(s))
+          return failure();
+        start = *s;
+      }
+      for (auto [i, item] : llvm::enumerate(sequences[0]))
+        items.push_back(makeTuple({makeInt(start + static_cast<int64_t>(i), ctx), item}));
+    } else {
+      size_t n = sequences.empty() ? 0 : SIZE_MAX;
+      for (auto &sequence : sequences)
+        n = std::min(n, sequence.size());
+      for (size_t i = 0; i < n; ++i) {
+        std::vector<Var> tuple;
+        for (auto &sequence : sequences)
+          tuple.push_back(sequence[i]);
+        items.push_back(makeTuple(std::move(tuple)));
+      }
+    }
+    return newList(std::move(items), H::Iterator);
+  }
+  if (name == "builtins.list" || name == "builtins.tuple" || name == "builtins.set") {
+    if (failed(arity(0, 1)))
+      return failure();
+    std::vector<Var> items;
+    if (!args.empty()) {
+      FailureOr<std::vector<Var>> unpacked = unpack(args[0], loc);
+      if (failed(unpacked))
+        return failure();
+      items = std::move(*unpacked);
+    }
+    if (name == "builtins.tuple")
+      return makeTuple(std::move(items));
+    return newList(std::move(items), name == "builtins.list" ? H::List : H::Set);
+  }
+  if (name == "builtins.dict") {
+    HeapObject dict;
+    dict.kind = H::Dict;
+    if (!args.empty()) {
+      if (heapKind(heap, args[0]) == H::Dict) {
+        dict.entries = heap.get(args[0]->object).entries;
+      } else {
+        FailureOr<std::vector<Var>> pairs = unpack(args[0], loc);
+        if (failed(pairs))
+          return failure();
+        for (const Var &pair : *pairs) {
+          FailureOr<std::vector<Var>> kv = unpack(pair, loc);
+          if (failed(kv) || kv->size() != 2)
+            return error(loc) << "dict() needs key/value pairs";
+          dict.entries.emplace_back((*kv)[0], (*kv)[1]);
+        }
+      }
+    }
+    for (auto &[key, value] : arguments.keywords)
+      dict.entries.emplace_back(makeStr(key), value);
+    return makeObject(newObject(std::move(dict)));
+  }
+  if (name == "builtins.int" || name == "builtins.float" || name == "builtins.bool" ||
+      name == "operator.index") {
+    if (failed(arity(1, 1)))
+      return failure();
+    if (name == "builtins.bool") {
+      FailureOr<bool> b = truth(args[0], loc);
+      if (failed(b))
+        return failure();
+      return makeBool(*b);
+    }
+    if (args[0]->is(K::Int) && name != "builtins.float")
+      return args[0];
+    std::optional<double> number = args[0]->getNumber();
+    if (!number)
+      return error(loc) << name << "() of " << describe(heap, args[0])
+                        << " is not supported (a tensor's value is not known at capture time)";
+    if (name == "builtins.float")
+      return makeFloat(*number);
+    return makeInt(static_cast<int64_t>(std::trunc(*number)), ctx);
+  }
+  if (name == "builtins.str") {
+    if (failed(arity(1, 1)))
+      return failure();
+    if (args[0]->is(K::Str))
+      return args[0];
+    if (std::optional<int64_t> i = args[0]->getConstantInt(); i && args[0]->is(K::Int))
+      return makeStr(std::to_string(*i));
+    return error(loc) << "str() of " << describe(heap, args[0]) << " is not supported";
+  }
+  if (name == "builtins.min" || name == "builtins.max") {
+    std::vector<Var> items = args;
+    if (args.size() == 1) {
+      FailureOr<std::vector<Var>> unpacked = unpack(args[0], loc);
+      if (failed(unpacked))
+        return failure();
+      items = std::move(*unpacked);
+    }
+    if (items.empty())
+      return error(loc) << name << "() of an empty sequence";
+    if (llvm::any_of(items, [](const Var &v) { return v->is(K::Tensor); })) {
+      handled = false;
+      return failure();
+    }
+    Var best = items[0];
+    for (const Var &item : llvm::drop_begin(items)) {
+      FailureOr<Var> less = compareOp(name == "builtins.min" ? "<" : ">", item, best, loc);
+      if (failed(less))
+        return failure();
+      if ((*less)->boolValue)
+        best = item;
+    }
+    return best;
+  }
+  if (name == "builtins.abs") {
+    if (failed(arity(1, 1)))
+      return failure();
+    if (args[0]->is(K::Tensor)) {
+      handled = false;
+      return failure();
+    }
+    if (std::optional<int64_t> i = args[0]->getConstantInt(); i && !args[0]->is(K::Float))
+      return makeInt(std::abs(*i), ctx);
+    if (args[0]->is(K::Float))
+      return makeFloat(std::fabs(args[0]->floatValue));
+    return error(loc) << "abs() of " << describe(heap, args[0]);
+  }
+  if (name == "builtins.getattr" || name == "builtins.hasattr") {
+    if (failed(arity(2, 3)) || !args[1]->is(K::Str))
+      return error(loc) << name << "() needs a constant attribute name";
+    FailureOr<Var> value = lookupAttribute(args[0], args[1]->name, loc);
+    if (failed(value))
+      return failure();
+    if (name == "builtins.hasattr")
+      return makeBool(*value != nullptr);
+    if (*value)
+      return *value;
+    if (args.size() == 3)
+      return args[2];
+    return error(loc) << describe(heap, args[0]) << " has no attribute '" << args[1]->name << "'";
+  }
+  if (name == "builtins.setattr" || name == "builtins.delattr") {
+    if (failed(arity(2, 3)) || !args[1]->is(K::Str))
+      return error(loc) << name << "() needs a constant attribute name";
+    if (failed(setAttribute(args[0], args[1]->name,
+                            name == "builtins.setattr" ? args.at(2) : Var(), loc)))
+      return failure();
+    return makeNone();
+  }
+  if (name == "builtins.iter") {
+    if (failed(arity(1, 1)))
+      return failure();
+    return iterate(args[0], loc);
+  }
+  if (name == "builtins.next") {
+    if (failed(arity(1, 2)))
+      return failure();
+    if (heapKind(heap, args[0]) != H::Iterator)
+      return error(loc) << "next() of a non-iterator";
+    const HeapObject &it = heap.get(args[0]->object);
+    if (it.position >= it.items.size()) {
+      if (args.size() == 2)
+        return args[1];
+      return error(loc) << "next() of an exhausted iterator raises StopIteration";
+    }
+    Var item = it.items[it.position];
+    heap.mutate(args[0]->object).position++;
+    return item;
+  }
+  if (name == "builtins.super") {
+    if (failed(arity(2, 2)))
+      return error(loc) << "super() without arguments outside a method";
+    Variable super;
+    super.kind = K::Super;
+    super.items = {args[0], args[1]};
+    return makeVar(std::move(super));
+  }
+  if (name == "builtins.type") {
+    if (failed(arity(1, 1)))
+      return failure();
+    return getClassOf(args[0]);
+  }
+  if (name == "builtins.any" || name == "builtins.all") {
+    FailureOr<std::vector<Var>> items = unpack(args.at(0), loc);
+    if (failed(items))
+      return failure();
+    bool isAny = name == "builtins.any";
+    for (const Var &item : *items) {
+      FailureOr<bool> b = truth(item, loc);
+      if (failed(b))
+        return failure();
+      if (*b == isAny)
+        return makeBool(isAny);
+    }
+    return makeBool(!isAny);
+  }
+  if (name == "builtins.object.__init__" || name == "builtins.AssertionError")
+    return makeNone();
+  if (name == "builtins.print")
+    return error(loc) << "graph break: print() is a side effect tgc does not replay yet";
+  if (name.starts_with("math.")) {
+    llvm::StringRef fn = name.drop_front(5);
+    std::vector<double> numbers;
+    for (const Var &arg : args) {
+      std::optional<double> number = arg->getNumber();
+      if (!number) {
+        handled = false;
+        return failure();
+      }
+      numbers.push_back(*number);
+    }
+    auto unary = llvm::StringSwitch<double (*)(double)>(fn)
+                     .Case("sqrt", [](double x) { return std::sqrt(x); })
+                     .Case("exp", [](double x) { return std::exp(x); })
+                     .Case("log", [](double x) { return std::log(x); })
+                     .Case("cos", [](double x) { return std::cos(x); })
+                     .Case("sin", [](double x) { return std::sin(x); })
+                     .Case("tanh", [](double x) { return std::tanh(x); })
+                     .Case("erf", [](double x) { return std::erf(x); })
+                     .Case("fabs", [](double x) { return std::fabs(x); })
+                     .Default(nullptr);
+    if (unary && numbers.size() == 1)
+      return makeFloat(unary(numbers[0]));
+    if ((fn == "floor" || fn == "ceil") && numbers.size() == 1)
+      return makeInt(static_cast<int64_t>(fn == "floor" ? std::floor(numbers[0])
+                                                        : std::ceil(numbers[0])),
+                     ctx);
+    if (fn == "pow" && numbers.size() == 2)
+      return makeFloat(std::pow(numbers[0], numbers[1]));
+    if (fn == "prod") {
+      FailureOr<std::vector<Var>> items = unpack(args.at(0), loc);
+      if (failed(items))
+        return failure();
+      Var product = makeInt(1, ctx);
+      for (const Var &item : *items) {
+        FailureOr<Var> next = binaryOp(5, product, item, loc);
+        if (failed(next))
+          return failure();
+        product = *next;
+      }
+      return product;
+    }
+    return error(loc) << name << " is not supported";
+  }
+  if (name.starts_with("operator.")) {
+    static const llvm::StringLiteral kOperators[] = {
+        "add", "and_", "floordiv", "lshift", "matmul", "mul", "mod",
+        "or_", "pow",  "rshift",   "sub",    "truediv", "xor"};
+    llvm::StringRef op = name.drop_front(9);
+    bool anyTensor = llvm::any_of(args, [](const Var &v) { return v->is(K::Tensor); });
+    if (!anyTensor && args.size() == 2)
+      for (auto [i, candidate] : llvm::enumerate(kOperators))
+        if (candidate == op)
+          return binaryOp(i, args[0], args[1], loc);
+    if (!anyTensor && args.size() == 2 && op == "getitem")
+      return subscript(args[0], args[1], loc);
+    if (!anyTensor && args.size() == 2) {
+      std::string compare = llvm::StringSwitch<std::string>(op)
+                                .Case("lt", "<")
+                                .Case("le", "<=")
+                                .Case("eq", "==")
+                                .Case("ne", "!=")
+                                .Case("gt", ">")
+                                .Case("ge", ">=")
+                                .Default("");
+      if (!compare.empty())
+        return compareOp(compare, args[0], args[1], loc);
+    }
+    if (op == "getitem" && args.size() == 2)
+      return subscript(args[0], args[1], loc);
+  }
+  handled = false;
+  return failure();
+}
+
+FailureOr<Var> Interpreter::callContainerMethod(llvm::StringRef name, CallArguments &arguments,
+                                                Location loc, bool &handled) {
+  handled = true;
+  std::vector<Var> &args = arguments.positional;
+  if (!name.consume_front("builtins.") || args.empty() || !args[0]->is(K::Object)) {
+    handled = false;
+    return failure();
+  }
+  ObjectId id = args[0]->object;
+  const HeapObject &h = heap.get(id);
+  auto contentsChanged = [&]() -> HeapObject & {
+    return mutateObject(id, SideEffect::Kind::SetContents, "", nullptr, loc);
+  };
+  auto tupleOf = [&](auto fn) {
+    std::vector<Var> items;
+    for (const auto &entry : h.entries)
+      items.push_back(fn(entry));
+    return makeTuple(std::move(items));
+  };
+  if (h.kind == H::List) {
+    if (name == "list.append" && args.size() == 2) {
+      contentsChanged().items.push_back(args[1]);
+      return makeNone();
+    }
+    if (name == "list.extend" && args.size() == 2) {
+      FailureOr<std::vector<Var>> items = unpack(args[1], loc);
+      if (failed(items))
+        return failure();
+      llvm::append_range(contentsChanged().items, *items);
+      return makeNone();
+    }
+    if (name == "list.insert" && args.size() == 3) {
+      FailureOr<int64_t> index = constantIntArgument(args[1], "the index", loc);
+      if (failed(index))
+        return failure();
+      int64_t size = h.items.size();
+      int64_t at = std::clamp(*index < 0 ? *index + size : *index, int64_t(0), size);
+      HeapObject &list = contentsChanged();
+      list.items.insert(list.items.begin() + at, args[2]);
+      return makeNone();
+    }
+    if (name == "list.pop" && args.size() <= 2) {
+      int64_t size = h.items.size();
+      int64_t index = size - 1;
+      if (args.size() == 2) {
+        FailureOr<int64_t> i = constantIntArgument(args[1], "the index", loc);
+        if (failed(i))
+          return failure();
+        index = *i < 0 ? *i + size : *i;
+      }
+      if (index < 0 || index >= size)
+        return error(loc) << "pop index out of range";
+      HeapObject &list = contentsChanged();
+      Var item = list.items[index];
+      list.items.erase(list.items.begin() + index);
+      return item;
+    }
+    if (name == "list.clear" && args.size() == 1) {
+      contentsChanged().items.clear();
+      return makeNone();
+    }
+    if (name == "list.copy" && args.size() == 1) {
+      HeapObject copy;
+      copy.kind = H::List;
+      copy.items = h.items;
+      return makeObject(newObject(std::move(copy)));
+    }
+    if (name == "list.__len__" && args.size() == 1)
+      return makeInt(h.items.size(), ctx);
+  }
+  if (h.kind == H::Dict) {
+    if (name == "dict.keys")
+      return tupleOf([](const auto &e) { return e.first; });
+    if (name == "dict.values")
+      return tupleOf([](const auto &e) { return e.second; });
+    if (name == "dict.items")
+      return tupleOf([](const auto &e) { return makeTuple({e.first, e.second}); });
+    if ((name == "dict.get" || name == "dict.pop" || name == "dict.setdefault") &&
+        args.size() >= 2) {
+      for (auto [i, entry] : llvm::enumerate(h.entries)) {
+        FailureOr<bool> same = equals(entry.first, args[1], loc);
+        if (failed(same))
+          return failure();
+        if (!*same)
+          continue;
+        Var value = entry.second;
+        if (name == "dict.pop")
+          contentsChanged().entries.erase(heap.get(id).entries.begin() + i);
+        return value;
+      }
+      Var fallback = args.size() >= 3 ? args[2] : makeNone();
+      if (name == "dict.pop" && args.size() < 3)
+        return error(loc) << "dict.pop() of a missing key raises KeyError";
+      if (name == "dict.setdefault")
+        contentsChanged().entries.emplace_back(args[1], fallback);
+      return fallback;
+    }
+    if (name == "dict.update" && args.size() == 2 && heapKind(heap, args[1]) == H::Dict) {
+      for (auto [key, value] : heap.get(args[1]->object).entries)
+        if (failed(storeSubscript(args[0], key, value, loc)))
+          return failure();
+      return makeNone();
+    }
+    if (name == "dict.copy") {
+      HeapObject copy;
+      copy.kind = H::Dict;
+      copy.entries = h.entries;
+      return makeObject(newObject(std::move(copy)));
+    }
+    if (name == "dict.clear") {
+      contentsChanged().entries.clear();
+      return makeNone();
+    }
+  }
+  if (h.kind == H::Set && name == "set.add" && args.size() == 2) {
+    for (const Var &item : h.items) {
+      FailureOr<bool> same = equals(item, args[1], loc);
+      if (failed(same))
+        return failure();
+      if (*same)
+        return makeNone();
+    }
+    contentsChanged().items.push_back(args[1]);
+    return makeNone();
+  }
+  handled = false;
+  return failure();
+}
+
+//===----------------------------------------------------------------------===//
+// Operators
+//===----------------------------------------------------------------------===//
+
+/// The `operator` module function of BINARY_OP's argument, for tensors.
+static const char *const kOperatorNames[] = {
+    "add",  "and_",  "floordiv",  "lshift",  "matmul",  "mul",  "mod",
+    "or_",  "pow",   "rshift",    "sub",     "truediv", "xor",  "iadd",
+    "iand", "ifloordiv", "ilshift", "imatmul", "imul", "imod", "ior",
+    "ipow", "irshift", "isub", "itruediv", "ixor"};
+
+/// BINARY_OP's argument as Python spells it (NB_* in pycore_opcode_utils.h).
+static llvm::StringRef binaryOpSymbol(unsigned op) {
+  static const char *const kSymbols[] = {"+",   "&",   "//",  "<<",  "@",  "*",  "%",
+                                         "|",   "**",  ">>",  "-",   "/",  "^",  "+=",
+                                         "&=",  "//=", "<<=", "@=",  "*=", "%=", "|=",
+                                         "**=", ">>=", "-=",  "/=",  "^="};
+  return op < 26 ? kSymbols[op] : "?";
+}
+
+FailureOr<Var> Interpreter::binaryOp(unsigned op, Var lhs, Var rhs, Location loc) {
+  if (op >= 26)
+    return error(loc) << "unknown binary operator " << op;
+  if (lhs->is(K::Tensor) || rhs->is(K::Tensor)) {
+    std::string name = std::string("operator.") + kOperatorNames[op];
+    CallArguments arguments{{lhs, rhs}, {}};
+    if (!lhs->is(K::Tensor)) {
+      // A reflected operator: `2 - x` is x.__rsub__(2).
+      name = std::string("operator.r") + kOperatorNames[op % 13];
+      arguments.positional = {rhs, lhs};
+    }
+    bool handled = false;
+    FailureOr<Var> result = callTorchFunction(name, arguments, loc, handled);
+    if (!handled)
+      return error(loc) << "the tensor operator " << name << " is not supported";
+    return result;
+  }
+  unsigned base = op % 13;
+  bool inPlace = op >= 13;
+  // In-place operators on lists extend them; everything else rebinds.
+  if (inPlace && base == 0 && heapKind(heap, lhs) == H::List) {
+    FailureOr<std::vector<Var>> items = unpack(rhs, loc);
+    if (failed(items))
+      return failure();
+    llvm::append_range(
+        mutateObject(lhs->object, SideEffect::Kind::SetContents, "", nullptr, loc).items,
+        *items);
+    return lhs;
+  }
+  // Sequences.
+  if (base == 0 && lhs->is(K::Str) && rhs->is(K::Str))
+    return makeStr(lhs->name + rhs->name);
+  if (base == 0 && (lhs->is(K::Tuple) || heapKind(heap, lhs) == H::List)) {
+    FailureOr<std::vector<Var>> a = unpack(lhs, loc), b = unpack(rhs, loc);
+    if (failed(a) || failed(b))
+      return failure();
+    llvm::append_range(*a, *b);
+    if (lhs->is(K::Tuple))
+      return makeTuple(std::move(*a));
+    HeapObject list;
+    list.kind = H::List;
+    list.items = std::move(*a);
+    return makeObject(newObject(std::move(list)));
+  }
+  if (base == 5 && (lhs->is(K::Tuple) || heapKind(heap, lhs) == H::List) && rhs->is(K::Int)) {
+    FailureOr<std::vector<Var>> a = unpack(lhs, loc);
+    FailureOr<int64_t> n = constantIntArgument(rhs, "the repeat count", loc);
+    if (failed(a) || failed(n))
+      return failure();
+    std::vector<Var> items;
+    for (int64_t i = 0; i < *n; ++i)
+      llvm::append_range(items, *a);
+    if (lhs->is(K::Tuple))
+      return makeTuple(std::move(items));
+    HeapObject list;
+    list.kind = H::List;
+    list.items = std::move(items);
+    return makeObject(newObject(std::move(list)));
+  }
+  // Ints (possibly symbolic sizes) stay ints as affine expressions.
+  bool ints = (lhs->is(K::Int) || lhs->is(K::Bool)) && (rhs->is(K::Int) || rhs->is(K::Bool));
+  if (ints) {
+    AffineExpr a = lhs->is(K::Bool) ? getAffineConstantExpr(lhs->boolValue, ctx) : lhs->size;
+    AffineExpr b = rhs->is(K::Bool) ? getAffineConstantExpr(rhs->boolValue, ctx) : rhs->size;
+    std::optional<int64_t> cb = rhs->getConstantInt(), ca = lhs->getConstantInt();
+    switch (base) {
+    case 0:
+      return makeInt(a + b);
+    case 10:
+      return makeInt(a - b);
+    case 5:
+      return makeInt(a * b);
+    case 2:
+      if (cb && *cb > 0)
+        return makeInt(a.floorDiv(*cb));
+      if (ca && cb && *cb != 0)
+        return makeInt(llvm::divideFloorSigned(*ca, *cb), ctx);
+      break;
+    case 6:
+      if (cb && *cb > 0)
+        return makeInt(a % *cb);
+      break;
+    case 8:
+      if (ca && cb && *cb >= 0) {
+        int64_t result = 1;
+        for (int64_t i = 0; i < *cb; ++i)
+          result *= *ca;
+        return makeInt(result, ctx);
+      }
+      break;
+    case 11:
+      if (ca && cb && *cb != 0)
+        return makeFloat(static_cast<double>(*ca) / static_cast<double>(*cb));
+      break;
+    case 1:
+    case 7:
+    case 12:
+    case 3:
+    case 9:
+      if (ca && cb) {
+        int64_t x = *ca, y = *cb;
+        int64_t r = base == 1 ? (x & y) : base == 7 ? (x | y) : base == 12 ? (x ^ y)
+                  : base == 3 ? (x << y) : (x >> y);
+        if (lhs->is(K::Bool) && rhs->is(K::Bool) && (base == 1 || base == 7 || base == 12))
+          return makeBool(r != 0);
+        return makeInt(r, ctx);
+      }
+      break;
+    default:
+      break;
+    }
+    return error(loc) << "the operator " << binaryOpSymbol(op) << " on sizes " << printSize(a) << " and "
+                      << printSize(b) << " is not supported";
+  }
+  std::optional<double> a = lhs->getNumber(), b = rhs->getNumber();
+  if (a && b) {
+    switch (base) {
+    case 0:
+      return makeFloat(*a + *b);
+    case 10:
+      return makeFloat(*a - *b);
+    case 5:
+      return makeFloat(*a * *b);
+    case 11:
+      return makeFloat(*a / *b);
+    case 2:
+      return makeFloat(std::floor(*a / *b));
+    case 6:
+      return makeFloat(*a - std::floor(*a / *b) * *b);
+    case 8:
+      return makeFloat(std::pow(*a, *b));
+    default:
+      break;
+    }
+  }
+  return error(loc) << "the operator " << binaryOpSymbol(op) << " on " << describe(heap, lhs)
+                    << " and " << describe(heap, rhs) << " is not supported";
+}
+
+FailureOr<Var> Interpreter::compareOp(llvm::StringRef op, Var lhs, Var rhs, Location loc) {
+  if (lhs->is(K::Tensor) || rhs->is(K::Tensor)) {
+    static const std::pair<llvm::StringLiteral, llvm::StringLiteral> kNames[] = {
+        {"<", "lt"}, {"<=", "le"}, {"==", "eq"}, {"!=", "ne"}, {">", "gt"}, {">=", "ge"}};
+    static const std::pair<llvm::StringLiteral, llvm::StringLiteral> kSwapped[] = {
+        {"<", ">"}, {"<=", ">="}, {"==", "=="}, {"!=", "!="}, {">", "<"}, {">=", "<="}};
+    if (!lhs->is(K::Tensor)) {
+      for (auto [from, to] : kSwapped)
+        if (from == op) {
+          op = to;
+          break;
+        }
+      std::swap(lhs, rhs);
+    }
+    for (auto [symbol, fn] : kNames)
+      if (symbol == op) {
+        bool handled = false;
+        CallArguments arguments{{lhs, rhs}, {}};
+        FailureOr<Var> result =
+            callTorchFunction(("operator." + fn).str(), arguments, loc, handled);
+        if (!handled)
+          return error(loc) << "tensor comparison " << op << " is not supported";
+        return result;
+      }
+  }
+  if (op == "==" || op == "!=") {
+    FailureOr<bool> same = equals(lhs, rhs, loc);
+    if (failed(same))
+      return failure();
+    return makeBool(*same == (op == "=="));
+  }
+  if (lhs->is(K::Int) && rhs->is(K::Int) && (!lhs->getConstantInt() || !rhs->getConstantInt()))
+    return error(loc) << "comparing symbolic sizes " << printSize(lhs->size) << " " << op << " "
+                      << printSize(rhs->size) << " is not supported yet";
+  std::optional<double> a = lhs->getNumber(), b = rhs->getNumber();
+  if (a && b)
+    return makeBool(llvm::StringSwitch<bool>(op)
+                        .Case("<", *a < *b)
+                        .Case("<=", *a <= *b)
+                        .Case(">", *a > *b)
+                        .Case(">=", *a >= *b)
+                        .Default(false));
+  if (lhs->is(K::Str) && rhs->is(K::Str))
+    return makeBool(llvm::StringSwitch<bool>(op)
+                        .Case("<", lhs->name < rhs->name)
+                        .Case("<=", lhs->name <= rhs->name)
+                        .Case(">", lhs->name > rhs->name)
+                        .Case(">=", lhs->name >= rhs->name)
+                        .Default(false));
+  return error(loc) << "comparison " << op << " of " << describe(heap, lhs) << " and "
+                    << describe(heap, rhs) << " is not supported";
+}
+
+FailureOr<Var> Interpreter::unaryOp(llvm::StringRef op, Var operand, Location loc) {
+  if (operand->is(K::Tensor)) {
+    std::string fn = op == "-" ? "operator.neg" : op == "~" ? "operator.invert" : "operator.pos";
+    if (op == "+")
+      return operand;
+    bool handled = false;
+    CallArguments arguments{{operand}, {}};
+    FailureOr<Var> result = callTorchFunction(fn, arguments, loc, handled);
+    if (!handled)
+      return error(loc) << "the tensor operator " << fn << " is not supported";
+    return result;
+  }
+  if (op == "+")
+    return operand;
+  if (operand->is(K::Int) || operand->is(K::Bool)) {
+    AffineExpr size = operand->is(K::Bool) ? getAffineConstantExpr(operand->boolValue, ctx)
+                                           : operand->size;
+    if (op == "-")
+      return makeInt(-size);
+    if (std::optional<int64_t> i = operand->getConstantInt())
+      return makeInt(~*i, ctx);
+  }
+  if (operand->is(K::Float) && op == "-")
+    return makeFloat(-operand->floatValue);
+  return error(loc) << "unary " << op << " of " << describe(heap, operand) << " is not supported";
+}
+
+//===----------------------------------------------------------------------===//
+// Containers
+//===----------------------------------------------------------------------===//
+
+/// Python's slice.indices for a constant length.
+static LogicalResult sliceIndices(const Variable &slice, int64_t length, int64_t &start,
+                                  int64_t &stop, int64_t &step, Location loc) {
+  auto part = [&](const Var &v, int64_t fallback, int64_t &out) -> LogicalResult {
+    if (v->is(K::None)) {
+      out = fallback;
+      return success();
+    }
+    FailureOr<int64_t> i = constantIntArgument(v, "a slice bound", loc);
+    if (failed(i))
+      return failure();
+    out = *i;
+    return success();
+  };
+  if (failed(part(slice.items[2], 1, step)))
+    return failure();
+  if (step == 0)
+    return emitError(loc) << "slice step cannot be zero";
+  int64_t lower = step < 0 ? -1 : 0, upper = step < 0 ? length - 1 : length;
+  auto clampIndex = [&](int64_t i) {
+    if (i < 0)
+      i += length;
+    return std::clamp(i, lower, upper);
+  };
+  if (failed(part(slice.items[0], step < 0 ? upper : lower, start)) ||
+      failed(part(slice.items[1], step < 0 ? lower : upper, stop)))
+    return failure();
+  if (!slice.items[0]->is(K::None))
+    start = clampIndex(start);
+  if (!slice.items[1]->is(K::None))
+    stop = clampIndex(stop);
+  return success();
+}
+
+FailureOr<Var> Interpreter::subscript(Var container, Var key, Location loc) {
+  if (container->is(K::Tensor))
+    return tensorIndex(container, key, loc);
+  std::optional<H> kind = heapKind(heap, container);
+  if (kind == H::Dict) {
+    for (const auto &[k, v] : heap.get(container->object).entries) {
+      FailureOr<bool> same = equals(k, key, loc);
+      if (failed(same))
+        return failure();
+      if (*same)
+        return v;
+    }
+    return error(loc) << "key not found in dict (KeyError)";
+  }
+  if (kind == H::Instance) {
+    FailureOr<Var> getItem = getAttribute(container, "__getitem__", loc);
+    if (failed(getItem))
+      return failure();
+    return call(*getItem, CallArguments{{key}, {}}, loc);
+  }
+  if (!container->is(K::Tuple) && kind != H::List && !container->is(K::Str))
+    return error(loc) << describe(heap, container) << " is not subscriptable";
+  std::vector<Var> items;
+  if (container->is(K::Str)) {
+    for (char c : container->name)
+      items.push_back(makeStr(std::string(1, c)));
+  } else {
+    FailureOr<std::vector<Var>> unpacked = unpack(container, loc);
+    if (failed(unpacked))
+      return failure();
+    items = std::move(*unpacked);
+  }
+  int64_t length = items.size();
+  if (key->is(K::Slice)) {
+    int64_t start, stop, step;
+    if (failed(sliceIndices(*key, length, start, stop, step, loc)))
+      return failure();
+    std::vector<Var> result;
+    for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step)
+      result.push_back(items[i]);
+    if (container->is(K::Str)) {
+      std::string text;
+      for (const Var &c : result)
+        text += c->name;
+      return makeStr(text);
+    }
+    if (container->is(K::Tuple))
+      return makeTuple(std::move(result));
+    HeapObject list;
+    list.kind = H::List;
+    list.items = std::move(result);
+    return makeObject(newObject(std::move(list)));
+  }
+  FailureOr<int64_t> index = constantIntArgument(key, "a sequence index", loc);
+  if (failed(index))
+    return failure();
+  int64_t i = *index < 0 ? *index + length : *index;
+  if (i < 0 || i >= length)
+    return error(loc) << "index " << *index << " out of range for a sequence of " << length;
+  return items[i];
+}
+
+LogicalResult Interpreter::storeSubscript(Var container, Var key, Var value, Location loc) {
+  std::optional<H> kind = heapKind(heap, container);
+  if (kind == H::Dict) {
+    const HeapObject &dict = heap.get(container->object);
+    for (auto [i, entry] : llvm::enumerate(dict.entries)) {
+      FailureOr<bool> same = equals(entry.first, key, loc);
+      if (failed(same))
+        return failure();
+      if (*same) {
+        mutateObject(container->object, SideEffect::Kind::SetContents, "", nullptr, loc)
+            .entries[i]
+            .second = value;
+        return success();
+      }
+    }
+    mutateObject(container->object, SideEffect::Kind::SetContents, "", nullptr, loc)
+        .entries.emplace_back(key, value);
+    return success();
+  }
+  if (kind == H::List) {
+    int64_t length = heap.get(container->object).items.size();
+    FailureOr<int64_t> index = constantIntArgument(key, "a list index", loc);
+    if (failed(index))
+      return failure();
+    int64_t i = *index < 0 ? *index + length : *index;
+    if (i < 0 || i >= length)
+      return error(loc) << "list assignment index out of range";
+    mutateObject(container->object, SideEffect::Kind::SetContents, "", nullptr, loc).items[i] =
+        value;
+    return success();
+  }
+  if (container->is(K::Tensor)) {
+    FailureOr<Var> view = tensorIndex(container, key, loc);
+    if (failed(view))
+      return failure();
+    CallArguments arguments{{*view, value}, {}};
+    bool handled = false;
+    FailureOr<Var> copied = callTorchFunction(
+        value->is(K::Tensor) ? "torch.Tensor.copy_" : "torch.Tensor.fill_", arguments, loc,
+        handled);
+    if (!handled)
+      return error(loc) << "tensor item assignment is not supported";
+    return success(succeeded(copied));
+  }
+  if (kind == H::Instance) {
+    FailureOr<Var> setItem = getAttribute(container, "__setitem__", loc);
+    if (failed(setItem))
+      return failure();
+    return success(succeeded(call(*setItem, CallArguments{{key, value}, {}}, loc)));
+  }
+  return error(loc) << describe(heap, container) << " does not support item assignment";
+}
+
+FailureOr<std::vector<Var>> Interpreter::unpack(Var iterable, Location loc) {
+  if (iterable->is(K::Tuple))
+    return iterable->items;
+  std::optional<H> kind = heapKind(heap, iterable);
+  if (kind == H::List || kind == H::Set)
+    return heap.get(iterable->object).items;
+  if (kind == H::Iterator) {
+    const HeapObject &it = heap.get(iterable->object);
+    std::vector<Var> rest(it.items.begin() + it.position, it.items.end());
+    heap.mutate(iterable->object).position = it.items.size();
+    return rest;
+  }
+  FailureOr<Var> iterator = iterate(iterable, loc);
+  if (failed(iterator))
+    return failure();
+  return unpack(*iterator, loc);
+}
+
+FailureOr<Var> Interpreter::iterate(Var iterable, Location loc) {
+  HeapObject iterator;
+  iterator.kind = H::Iterator;
+  std::optional<H> kind = heapKind(heap, iterable);
+  if (kind == H::Iterator)
+    return iterable;
+  if (iterable->is(K::Tuple) || kind == H::List || kind == H::Set) {
+    FailureOr<std::vector<Var>> items = unpack(iterable, loc);
+    if (failed(items))
+      return failure();
+    iterator.items = std::move(*items);
+  } else if (kind == H::Dict) {
+    for (const auto &entry : heap.get(iterable->object).entries)
+      iterator.items.push_back(entry.first);
+  } else if (iterable->is(K::Range)) {
+    FailureOr<int64_t> start = constantIntArgument(iterable->items[0], "range()'s start", loc);
+    FailureOr<int64_t> stop = constantIntArgument(iterable->items[1], "range()'s stop", loc);
+    FailureOr<int64_t> step = constantIntArgument(iterable->items[2], "range()'s step", loc);
+    if (failed(start) || failed(stop) || failed(step))
+      return failure();
+    if (*step == 0)
+      return error(loc) << "range() step must not be zero";
+    for (int64_t i = *start; *step > 0 ? i < *stop : i > *stop; i += *step)
+      iterator.items.push_back(makeInt(i, ctx));
+  } else if (iterable->is(K::Str)) {
+    for (char c : iterable->name)
+      iterator.items.push_back(makeStr(std::string(1, c)));
+  } else if (iterable->is(K::Tensor)) {
+    auto type = llvm::cast<BaseTensorType>(heap.get(iterable->object).tensor.getType());
+    if (type.getSizes().empty())
+      return error(loc) << "iteration over a 0-d tensor";
+    std::optional<int64_t> n = getConstantSize(type.getSizes()[0]);
+    if (!n)
+      return error(loc) << "iterating over a tensor with a symbolic first dimension";
+    for (int64_t i = 0; i < *n; ++i) {
+      FailureOr<Var> row = tensorIndex(iterable, makeInt(i, ctx), loc);
+      if (failed(row))
+        return failure();
+      iterator.items.push_back(*row);
+    }
+  } else if (kind == H::Instance) {
+    FailureOr<Var> iter = getAttribute(iterable, "__iter__", loc);
+    if (failed(iter))
+      return failure();
+    FailureOr<Var> result = call(*iter, {}, loc);
+    if (failed(result))
+      return failure();
+    return iterate(*result, loc);
+  } else {
+    return error(loc) << describe(heap, iterable) << " is not iterable";
+  }
+  return makeObject(newObject(std::move(iterator)));
+}

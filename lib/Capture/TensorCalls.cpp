@@ -1,0 +1,356 @@
+// Tensors in the bytecode interpreter: torch calls become tgc ops through the shared
+// ATen call builder; metadata queries (shape, dtype, size()) read the fake-tensor types.
+#include "Interpreter.h"
+
+#include "TorchFunctions.h"
+#include "tgc/Dialect/TgcDialect.h"
+
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace mlir;
+using namespace tgc;
+using namespace tgc::capture;
+
+using K = Variable::Kind;
+using H = HeapObject::Kind;
+
+static BaseTensorType tensorType(const Heap &heap, const Var &tensor) {
+  return llvm::cast<BaseTensorType>(heap.get(tensor->object).tensor.getType());
+}
+
+FailureOr<AtenValue> Interpreter::toAtenValue(Var value, Location loc) {
+  switch (value->kind) {
+  case K::None:
+    return AtenValue::none();
+  case K::Tensor:
+    return AtenValue::tensor(heap.get(value->object).tensor);
+  case K::Bool:
+    return AtenValue::boolean(value->boolValue);
+  case K::Int:
+    return AtenValue::integer(value->size);
+  case K::Float:
+    return AtenValue::floating(value->floatValue);
+  case K::Str:
+    return AtenValue::str(value->name);
+  case K::DType:
+    return AtenValue::dtype(value->type);
+  case K::Device: {
+    llvm::StringRef device = value->name;
+    if (device == "cpu")
+      return AtenValue::device(Attribute());
+    auto [type, index] = device.split(':');
+    int64_t ordinal = 0;
+    if (!index.empty() && index.getAsInteger(10, ordinal))
+      return error(loc) << "malformed device '" << device << "'";
+    return AtenValue::device(DeviceAttr::get(ctx, type, ordinal));
+  }
+  default:
+    break;
+  }
+  std::optional<H> kind = value->is(K::Object) ? std::optional(heap.get(value->object).kind)
+                                                : std::nullopt;
+  if (value->is(K::Tuple) || kind == H::List) {
+    FailureOr<std::vector<Var>> items = unpack(value, loc);
+    if (failed(items))
+      return failure();
+    auto all = [&](K k) {
+      return llvm::all_of(*items, [&](const Var &item) { return item->is(k); });
+    };
+    if (all(K::Tensor)) {
+      SmallVector<Value> tensors;
+      for (const Var &item : *items)
+        tensors.push_back(heap.get(item->object).tensor);
+      return AtenValue::tensors(tensors);
+    }
+    if (all(K::Int) || items->empty()) {
+      SmallVector<AffineExpr> sizes;
+      for (const Var &item : *items)
+        sizes.push_back(item->size);
+      return AtenValue::ints(sizes);
+    }
+    if (all(K::Bool)) {
+      SmallVector<bool> bools;
+      for (const Var &item : *items)
+        bools.push_back(item->boolValue);
+      return AtenValue::boolList(bools);
+    }
+    if (llvm::all_of(*items, [](const Var &item) { return item->getNumber().has_value(); })) {
+      SmallVector<double> floats;
+      for (const Var &item : *items)
+        floats.push_back(*item->getNumber());
+      return AtenValue::floatList(floats);
+    }
+  }
+  return error(loc) << "cannot pass this value to a torch function";
+}
+
+Var Interpreter::resultsToVar(Operation *op) {
+  std::vector<Var> results;
+  for (Value result : op->getResults()) {
+    HeapObject tensor;
+    tensor.kind = H::Tensor;
+    tensor.tensor = result;
+    results.push_back(makeTensorObject(newObject(std::move(tensor))));
+  }
+  if (results.empty())
+    return makeNone();
+  if (results.size() == 1)
+    return results[0];
+  return makeTuple(std::move(results));
+}
+
+FailureOr<Var> Interpreter::buildAten(llvm::StringRef target, std::vector<AtenArgument> arguments,
+                                      Location loc) {
+  FailureOr<Operation *> op = atenBuilder.build(loc, target, std::move(arguments), 0,
+                                                [&]() { return error(loc) << target << ": "; });
+  if (failed(op))
+    return failure();
+  return resultsToVar(*op);
+}
+
+FailureOr<Var> Interpreter::callTorchFunction(llvm::StringRef qualifiedName,
+                                              CallArguments &arguments, Location loc,
+                                              bool &handled) {
+  handled = isKnownTorchFunction(qualifiedName);
+  if (!handled)
+    return failure();
+  std::vector<AtenValue> positional;
+  for (const Var &arg : arguments.positional) {
+    FailureOr<AtenValue> value = toAtenValue(arg, loc);
+    if (failed(value))
+      return failure();
+    positional.push_back(std::move(*value));
+  }
+  std::vector<AtenArgument> keywords;
+  for (auto &[name, arg] : arguments.keywords) {
+    FailureOr<AtenValue> value = toAtenValue(arg, loc);
+    if (failed(value))
+      return failure();
+    keywords.push_back({name, std::move(*value)});
+  }
+  std::optional<llvm::Expected<BoundCall>> bound =
+      bindTorchCall(qualifiedName, positional, keywords);
+  if (!bound)
+    return error(loc) << "graph break: " << qualifiedName << " is not supported";
+  if (!*bound)
+    return error(loc) << qualifiedName << ": " << llvm::toString(bound->takeError());
+  llvm::StringRef target = (*bound)->target;
+  FailureOr<Var> result = buildAten(target, std::move((*bound)->arguments), loc);
+  if (failed(result))
+    return failure();
+  // In-place ops (`add_`, `t_`) return their input: the same tensor object, now seen
+  // through the op's result (which carries the new metadata when it changed).
+  llvm::StringRef opName = target.drop_front(target.find('.') + 1).split('.').first;
+  bool inPlace = opName.ends_with("_") && !opName.ends_with("__");
+  if (inPlace && !arguments.positional.empty() && arguments.positional[0]->is(K::Tensor) &&
+      (*result)->is(K::Tensor)) {
+    Var self = arguments.positional[0];
+    heap.mutate(self->object).tensor = heap.get((*result)->object).tensor;
+    return self;
+  }
+  return result;
+}
+
+FailureOr<Var> Interpreter::tensorAttribute(Var tensor, llvm::StringRef name, Location loc) {
+  BaseTensorType type = tensorType(heap, tensor);
+  auto sizesTuple = [&]() {
+    std::vector<Var> sizes;
+    for (AffineExpr size : type.getSizes())
+      sizes.push_back(makeInt(size));
+    return makeTuple(std::move(sizes));
+  };
+  if (name == "shape")
+    return sizesTuple();
+  if (name == "ndim")
+    return makeInt(type.getSizes().size(), ctx);
+  if (name == "dtype") {
+    Variable dtype;
+    dtype.kind = K::DType;
+    dtype.type = type.getDtype();
+    return makeVar(std::move(dtype));
+  }
+  if (name == "device") {
+    Variable device;
+    device.kind = K::Device;
+    device.name = "cpu";
+    if (auto attr = llvm::dyn_cast_or_null<DeviceAttr>(type.getMeta().device))
+      device.name = (attr.getKind() + ":" + std::to_string(attr.getIndex())).str();
+    return makeVar(std::move(device));
+  }
+  if (name == "requires_grad")
+    return makeBool(type.getMeta().requiresGrad);
+  if (name == "is_cuda")
+    return makeBool(type.getMeta().device != nullptr);
+  if (name == "T" || name == "mT") {
+    CallArguments arguments{{tensor}, {}};
+    bool handled = false;
+    return callTorchFunction(name == "T" ? "torch.Tensor.t" : "torch.Tensor.mT", arguments, loc,
+                             handled);
+  }
+  if (Var attribute = heap.get(tensor->object).getAttribute(name))
+    return attribute;
+  return makeMethod(makeExternal(("torch.Tensor." + name).str()), tensor);
+}
+
+FailureOr<Var> Interpreter::callTorch(llvm::StringRef name, CallArguments &arguments,
+                                      Location loc, bool &handled) {
+  handled = true;
+  std::vector<Var> &args = arguments.positional;
+  auto dimArgument = [&](const Var &dim, int64_t rank) -> FailureOr<int64_t> {
+    std::optional<int64_t> d = dim->getConstantInt();
+    std::optional<int64_t> normalized = d ? normalizeDim(*d, rank) : std::nullopt;
+    if (!normalized)
+      return error(loc) << "dimension out of range";
+    return *normalized;
+  };
+  if (name.consume_front("torch.Tensor.") && !args.empty() && args[0]->is(K::Tensor)) {
+    BaseTensorType type = tensorType(heap, args[0]);
+    int64_t rank = type.getSizes().size();
+    if (name == "size") {
+      if (args.size() == 1 && arguments.keywords.empty()) {
+        std::vector<Var> sizes;
+        for (AffineExpr size : type.getSizes())
+          sizes.push_back(makeInt(size));
+        return makeTuple(std::move(sizes));
+      }
+      Var dimVar = args.size() > 1 ? args[1] : arguments.keywords.at(0).second;
+      FailureOr<int64_t> dim = dimArgument(dimVar, rank);
+      if (failed(dim))
+        return failure();
+      return makeInt(type.getSizes()[*dim]);
+    }
+    if (name == "dim" || name == "ndimension")
+      return makeInt(rank, ctx);
+    if (name == "numel" || name == "nelement")
+      return makeInt(type.getMeta().numel(ctx));
+    if (name == "element_size")
+      return makeInt(getElementBytes(type.getDtype()), ctx);
+    if (name == "is_contiguous") {
+      TensorMeta meta = type.getMeta();
+      return makeBool(meta.strides.empty() ||
+                      llvm::equal(meta.strides, TensorMeta::contiguousStrides(meta.sizes, ctx)));
+    }
+    if (name == "__len__") {
+      if (rank == 0)
+        return error(loc) << "len() of a 0-d tensor";
+      return makeInt(type.getSizes()[0]);
+    }
+    if (name == "item" || name == "tolist" || name == "numpy" || name == "__bool__")
+      return error(loc) << "graph break: Tensor." << name
+                        << "() reads a tensor's values, which are not known at capture time";
+    handled = false;
+    return failure();
+  }
+  if (name == "torch.is_tensor" && args.size() == 1)
+    return makeBool(args[0]->is(K::Tensor));
+  if (name == "torch.is_grad_enabled")
+    return makeBool(true);
+  if (name == "torch.jit.is_scripting" || name == "torch.jit.is_tracing" ||
+      name == "torch._C._get_tracing_state" || name == "torch.compiler.is_compiling" ||
+      name == "torch._dynamo.is_compiling")
+    return name == "torch.compiler.is_compiling" || name == "torch._dynamo.is_compiling"
+               ? makeBool(true)
+               : (name == "torch._C._get_tracing_state" ? makeNone() : makeBool(false));
+  if (name == "torch._C._has_torch_function" || name == "torch._C._has_torch_function_unary" ||
+      name == "torch._C._has_torch_function_variadic" || name == "torch.overrides.has_torch_function" ||
+      name == "torch.overrides.has_torch_function_unary" ||
+      name == "torch.overrides.has_torch_function_variadic")
+    return makeBool(false);
+  if (name == "torch.nn.modules.module.Module.__init__") {
+    if (args.empty() || !args[0]->is(K::Object))
+      return error(loc) << "nn.Module.__init__ without a module";
+    for (const char *store : {"_parameters", "_buffers", "_modules", "_forward_hooks",
+                              "_forward_pre_hooks", "_backward_hooks"}) {
+      HeapObject dict;
+      dict.kind = H::Dict;
+      Var value = makeObject(newObject(std::move(dict)));
+      if (failed(setAttribute(args[0], store, value, loc)))
+        return failure();
+    }
+    if (failed(setAttribute(args[0], "training", makeBool(true), loc)))
+      return failure();
+    return makeNone();
+  }
+  handled = false;
+  return failure();
+}
+
+FailureOr<Var> Interpreter::tensorIndex(Var tensor, Var key, Location loc) {
+  std::vector<Var> indices = key->is(K::Tuple) ? key->items : std::vector<Var>{key};
+  int64_t rank = tensorType(heap, tensor).getSizes().size();
+  // Ellipsis expands to the dimensions the other indices do not consume.
+  int64_t consumed = llvm::count_if(indices, [](const Var &i) {
+    return !i->is(K::None) && !i->is(K::Ellipsis);
+  });
+  Var current = tensor;
+  int64_t dim = 0;
+  auto atenInt = [&](int64_t i) { return AtenValue::integer(getAffineConstantExpr(i, ctx)); };
+  for (const Var &index : indices) {
+    Value self = heap.get(current->object).tensor;
+    FailureOr<Var> next = failure();
+    if (index->is(K::Ellipsis)) {
+      dim += rank - consumed;
+      continue;
+    }
+    if (index->is(K::None)) {
+      next = buildAten("aten.unsqueeze.default",
+                       {{"self", AtenValue::tensor(self)}, {"dim", atenInt(dim)}}, loc);
+      ++dim;
+    } else if (index->is(K::Int)) {
+      next = buildAten("aten.select.int",
+                       {{"self", AtenValue::tensor(self)},
+                        {"dim", atenInt(dim)},
+                        {"index", AtenValue::integer(index->size)}},
+                       loc);
+    } else if (index->is(K::Slice)) {
+      std::vector<AtenArgument> sliceArguments = {{"self", AtenValue::tensor(self)},
+                                                  {"dim", atenInt(dim)}};
+      const char *names[] = {"start", "end", "step"};
+      for (auto [part, partName] : llvm::zip(index->items, names)) {
+        if (part->is(K::None))
+          continue;
+        if (!part->is(K::Int))
+          return error(loc) << "a slice bound of a tensor index must be an int";
+        sliceArguments.push_back({partName, AtenValue::integer(part->size)});
+      }
+      next = buildAten("aten.slice.Tensor", std::move(sliceArguments), loc);
+      ++dim;
+    } else {
+      return error(loc) << "tensor indexing with " << (index->is(K::Tensor) ? "a tensor" : "this")
+                        << " index is not supported yet";
+    }
+    if (failed(next))
+      return failure();
+    current = *next;
+  }
+  return current;
+}
+
+LogicalResult Interpreter::flattenTensors(Var value, SmallVectorImpl<Value> &tensors,
+                                          Location loc) {
+  if (value->is(K::None))
+    return success();
+  if (value->is(K::Tensor)) {
+    tensors.push_back(heap.get(value->object).tensor);
+    return success();
+  }
+  std::optional<H> kind = value->is(K::Object) ? std::optional(heap.get(value->object).kind)
+                                                : std::nullopt;
+  if (kind == H::Dict) {
+    for (const auto &entry : heap.get(value->object).entries)
+      if (failed(flattenTensors(entry.second, tensors, loc)))
+        return failure();
+    return success();
+  }
+  if (value->is(K::Tuple) || kind == H::List) {
+    FailureOr<std::vector<Var>> items = unpack(value, loc);
+    if (failed(items))
+      return failure();
+    for (const Var &item : *items)
+      if (failed(flattenTensors(item, tensors, loc)))
+        return failure();
+    return success();
+  }
+  return error(loc) << "the program returns a value that is not a tensor (or a tuple, list or "
+                       "dict of them); tgc returns tensors only for now";
+}

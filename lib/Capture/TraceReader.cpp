@@ -1,0 +1,348 @@
+// Reader for tgc traces (.trace): interprets the captured bytecode into tgc IR.
+#include "tgc/Capture/TraceReader.h"
+
+#include "ExportFormat.h"
+#include "Interpreter.h"
+#include "TraceFile.h"
+#include "tgc/Capture/StridedCopy.h"
+#include "tgc/Dialect/TgcDialect.h"
+#include "tgc/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/StringExtras.h"
+#include <map>
+
+using namespace mlir;
+using namespace tgc;
+using namespace tgc::capture;
+
+namespace {
+
+/// A tensor of the trace that becomes an argument of @forward.
+struct GraphInput {
+  std::string name;
+  std::string kind; ///< parameter | buffer | constant | user_input
+  int64_t traceId;
+};
+
+class TraceReader {
+public:
+  TraceReader(llvm::StringRef path, MLIRContext *ctx)
+      : path(path.str()), ctx(ctx), fileLoc(FileLineColLoc::get(ctx, path, 0, 0)),
+        builder(ctx) {}
+
+  OwningOpRef<ModuleOp> read();
+
+private:
+  LogicalResult collectModuleTensors(const Json &value, const std::string &prefix);
+  LogicalResult collectInputs();
+  FailureOr<TensorMeta> parseTensorMeta(const Json &tensor, const Json *dynamic);
+  FailureOr<ElementsAttr> readTensorData(const GraphInput &input, const Json &tensor,
+                                         const TensorMeta &meta);
+  FailureOr<Value> addArgument(const GraphInput &input, const Json &tensor,
+                               const Json *dynamic = nullptr);
+  FailureOr<Value> tensorSource(int64_t id, const Json &tensor);
+  ArrayAttr buildSymbolsAttr();
+  const Json *objectAt(int64_t id);
+
+  std::string path;
+  MLIRContext *ctx;
+  Location fileLoc;
+  OpBuilder builder;
+  std::unique_ptr<TraceFile> trace;
+  OwningOpRef<ModuleOp> module;
+  func::FuncOp func;
+  /// Entry-module tensors by trace id: their fully qualified names and kinds, in
+  /// named_parameters / named_buffers order.
+  std::vector<GraphInput> moduleTensors;
+  std::map<int64_t, Value> arguments;
+  std::vector<GraphInput> argumentInputs;
+  std::vector<std::tuple<std::string, int64_t, std::optional<int64_t>, int64_t>> symbols;
+  unsigned constants = 0;
+};
+
+} // namespace
+
+const Json *TraceReader::objectAt(int64_t id) {
+  llvm::Expected<const Json *> object = trace->getObject(id);
+  if (!object) {
+    llvm::consumeError(object.takeError());
+    return nullptr;
+  }
+  return *object;
+}
+
+/// The object id a `{"ref": N}` value names, or -1.
+static int64_t refOf(const Json &value) {
+  return value.is_object() && value.contains("ref") ? value.at("ref").get<int64_t>() : -1;
+}
+
+/// Walks an nn.Module tree as named_parameters/named_buffers do: own parameters, then
+/// own buffers, then submodules in registration order; a tensor reached twice keeps its
+/// first name.
+LogicalResult TraceReader::collectModuleTensors(const Json &value, const std::string &prefix) {
+  const Json *object = objectAt(refOf(value));
+  if (!object || object->value("kind", "") != "object")
+    return success();
+  const Json &dict = object->at("dict");
+  auto entries = [&](const char *store) -> const Json * {
+    if (!dict.contains(store))
+      return nullptr;
+    const Json *storeObject = objectAt(refOf(dict.at(store)));
+    return storeObject && storeObject->value("kind", "") == "dict" ? &storeObject->at("items")
+                                                                   : nullptr;
+  };
+  for (const char *store : {"_parameters", "_buffers"}) {
+    const Json *items = entries(store);
+    if (!items)
+      continue;
+    for (const Json &item : *items) {
+      int64_t id = refOf(item.at(1));
+      if (id < 0 || !item.at(0).is_string())
+        continue;
+      if (llvm::any_of(moduleTensors, [&](const GraphInput &t) { return t.traceId == id; }))
+        continue;
+      std::string kind = std::string(store) == "_parameters" ? "parameter" : "buffer";
+      moduleTensors.push_back({prefix + item.at(0).get<std::string>(), kind, id});
+    }
+  }
+  if (const Json *items = entries("_modules"))
+    for (const Json &item : *items)
+      if (item.at(0).is_string() &&
+          failed(collectModuleTensors(item.at(1), prefix + item.at(0).get<std::string>() + ".")))
+        return failure();
+  return success();
+}
+
+FailureOr<TensorMeta> TraceReader::parseTensorMeta(const Json &tensor, const Json *dynamic) {
+  TensorMeta meta;
+  std::string dtypeName = tensor.at("dtype").get<std::string>();
+  std::optional<ExportDType> dtype = lookupDTypeByName(dtypeName, ctx);
+  if (!dtype || !dtype->type)
+    return emitError(fileLoc) << "tensor dtype torch." << dtypeName << " is not supported";
+  meta.dtype = dtype->type;
+  const Json &shape = tensor.at("shape");
+  for (auto [i, size] : llvm::enumerate(shape)) {
+    std::string key = std::to_string(i);
+    if (dynamic && dynamic->contains(key)) {
+      const Json &dim = dynamic->at(key);
+      std::string name = dim.at("symbol").get<std::string>();
+      int64_t min = dim.value("min", Json(0)).is_null() ? 0 : dim.at("min").get<int64_t>();
+      std::optional<int64_t> max;
+      if (dim.contains("max") && !dim.at("max").is_null())
+        max = dim.at("max").get<int64_t>();
+      auto it = llvm::find_if(symbols, [&](auto &s) { return std::get<0>(s) == name; });
+      unsigned index = it - symbols.begin();
+      if (it == symbols.end())
+        symbols.emplace_back(name, min, max, size.get<int64_t>());
+      meta.sizes.push_back(getAffineSymbolExpr(index, ctx));
+      continue;
+    }
+    meta.sizes.push_back(getAffineConstantExpr(size.get<int64_t>(), ctx));
+  }
+  bool symbolic = dynamic && !dynamic->empty();
+  if (symbolic) {
+    meta.strides = TensorMeta::contiguousStrides(meta.sizes, ctx);
+  } else {
+    for (const Json &stride : tensor.at("stride"))
+      meta.strides.push_back(getAffineConstantExpr(stride.get<int64_t>(), ctx));
+    int64_t offset = tensor.value("storage_offset", 0);
+    if (offset != 0)
+      meta.storageOffset = getAffineConstantExpr(offset, ctx);
+  }
+  std::string device = tensor.value("device", "cpu");
+  if (device != "cpu") {
+    auto [type, index] = llvm::StringRef(device).split(':');
+    int64_t ordinal = 0;
+    if (!index.empty() && index.getAsInteger(10, ordinal))
+      return emitError(fileLoc) << "malformed device '" << device << "'";
+    meta.device = DeviceAttr::get(ctx, type, ordinal);
+  }
+  meta.requiresGrad = tensor.value("requires_grad", false);
+  return meta;
+}
+
+/// A resource name for `fqn` that is a valid identifier in the IR's text form.
+static std::string resourceName(llvm::StringRef fqn) {
+  std::string name = fqn.str();
+  for (char &c : name)
+    if (!llvm::isAlnum(c) && c != '_' && c != '.')
+      c = '_';
+  if (name.empty() || llvm::isDigit(name.front()) || name.front() == '.')
+    name.insert(0, "_");
+  return name;
+}
+
+FailureOr<ElementsAttr> TraceReader::readTensorData(const GraphInput &input, const Json &tensor,
+                                                    const TensorMeta &meta) {
+  const Json *storage = objectAt(refOf(tensor.at("storage")));
+  if (!storage || !storage->contains("blob"))
+    return emitError(fileLoc) << "the trace has no data for tensor '" << input.name << "'";
+  llvm::Expected<ArrayRef<uint8_t>> blob = trace->getBlob(storage->at("blob").get<size_t>());
+  if (!blob)
+    return emitError(fileLoc) << llvm::toString(blob.takeError());
+  SmallVector<int64_t> sizes, strides;
+  for (const Json &size : tensor.at("shape"))
+    sizes.push_back(size.get<int64_t>());
+  for (const Json &stride : tensor.at("stride"))
+    strides.push_back(stride.get<int64_t>());
+  llvm::Expected<std::vector<char>> data = copyStridedToContiguous(
+      llvm::StringRef(reinterpret_cast<const char *>(blob->data()), blob->size()), sizes, strides,
+      tensor.value("storage_offset", 0), getElementBytes(meta.dtype));
+  if (!data)
+    return emitError(fileLoc) << "cannot read the data of '" << input.name
+                              << "': " << llvm::toString(data.takeError());
+  auto type = RankedTensorType::get(sizes, meta.dtype);
+  AsmResourceBlob resource =
+      HeapAsmResourceBlob::allocateAndCopyWithAlign(llvm::ArrayRef<char>(*data), /*align=*/64);
+  return llvm::cast<ElementsAttr>(
+      DenseResourceElementsAttr::get(type, resourceName(input.name), std::move(resource)));
+}
+
+FailureOr<Value> TraceReader::addArgument(const GraphInput &input, const Json &tensor,
+                                          const Json *dynamic) {
+  FailureOr<TensorMeta> meta = parseTensorMeta(tensor, dynamic);
+  if (failed(meta))
+    return failure();
+  Location loc = NameLoc::get(builder.getStringAttr(input.name), fileLoc);
+  if (input.kind != "user_input") {
+    FailureOr<ElementsAttr> initialValue = readTensorData(input, tensor, *meta);
+    if (failed(initialValue))
+      return failure();
+    TensorMeta valueMeta;
+    valueMeta.sizes = meta->sizes;
+    valueMeta.dtype = meta->dtype;
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPoint(func);
+    GlobalOp::create(builder, loc, builder.getStringAttr(input.name),
+                     builder.getStringAttr(input.kind),
+                     TypeAttr::get(BaseTensorType::get(ctx, /*isRef=*/false, valueMeta)),
+                     *initialValue);
+  }
+  Block &entry = func.getBody().front();
+  BlockArgument arg =
+      entry.addArgument(BaseTensorType::get(ctx, /*isRef=*/true, *meta), loc);
+  arguments[input.traceId] = arg;
+  argumentInputs.push_back(input);
+  return Value(arg);
+}
+
+FailureOr<Value> TraceReader::tensorSource(int64_t id, const Json &tensor) {
+  if (auto it = arguments.find(id); it != arguments.end())
+    return it->second;
+  // A tensor outside the entry module's tree (a global, a closure's): a constant, or a
+  // parameter when it is an nn.Parameter.
+  bool parameter = tensor.value("parameter", false);
+  std::string name = "_tensor_constant" + std::to_string(constants++);
+  return addArgument({name, parameter ? "parameter" : "constant", id}, tensor);
+}
+
+LogicalResult TraceReader::collectInputs() {
+  const Json &header = trace->header();
+  const Json &entry = header.at("entry");
+  // The entry callable (or a bound method's self) roots the module tree.
+  const Json *callable = objectAt(refOf(entry.at("callable")));
+  Json root = entry.at("callable");
+  if (callable && callable->value("kind", "") == "method")
+    root = callable->at("self");
+  if (failed(collectModuleTensors(root, "")))
+    return failure();
+  for (const GraphInput &input : moduleTensors) {
+    const Json *tensor = objectAt(input.traceId);
+    if (!tensor || tensor->value("kind", "") != "tensor")
+      return emitError(fileLoc) << "'" << input.name << "' is not a tensor in the trace";
+    if (failed(addArgument(input, *tensor)))
+      return failure();
+  }
+  for (const Json &input : header.value("inputs", Json::array())) {
+    int64_t id = input.at("tensor").get<int64_t>();
+    const Json *tensor = objectAt(id);
+    if (!tensor || tensor->value("kind", "") != "tensor")
+      return emitError(fileLoc) << "input '" << input.value("name", "") << "' is not a tensor";
+    const Json *dynamic = input.contains("dynamic") ? &input.at("dynamic") : nullptr;
+    if (failed(addArgument({input.at("name").get<std::string>(), "user_input", id}, *tensor,
+                           dynamic)))
+      return failure();
+  }
+  return success();
+}
+
+ArrayAttr TraceReader::buildSymbolsAttr() {
+  SmallVector<Attribute> attrs;
+  for (auto &[name, min, max, hint] : symbols)
+    attrs.push_back(SymbolAttr::get(ctx, name, min, max, hint));
+  return ArrayAttr::get(ctx, attrs);
+}
+
+OwningOpRef<ModuleOp> TraceReader::read() {
+  ctx->loadDialect<TgcDialect, func::FuncDialect, arith::ArithDialect>();
+  llvm::Expected<std::unique_ptr<TraceFile>> opened = TraceFile::open(path);
+  if (!opened) {
+    emitError(fileLoc) << llvm::toString(opened.takeError());
+    return nullptr;
+  }
+  trace = std::move(*opened);
+  module = ModuleOp::create(fileLoc);
+  builder.setInsertionPointToEnd(module->getBody());
+  func = func::FuncOp::create(builder, fileLoc, "forward", builder.getFunctionType({}, {}));
+  Block *entryBlock = func.addEntryBlock();
+  try {
+    if (failed(collectInputs()))
+      return nullptr;
+    builder.setInsertionPointToEnd(entryBlock);
+    Interpreter interpreter(*trace, builder, [this](int64_t id, const Json &tensor) {
+      return tensorSource(id, tensor);
+    });
+    const Json &entry = trace->header().at("entry");
+    FailureOr<Var> callable = interpreter.readValue(entry.at("callable"));
+    if (failed(callable))
+      return nullptr;
+    CallArguments call;
+    for (const Json &arg : entry.value("args", Json::array())) {
+      FailureOr<Var> value = interpreter.readValue(arg);
+      if (failed(value))
+        return nullptr;
+      call.positional.push_back(*value);
+    }
+    for (auto &[name, arg] : entry.value("kwargs", Json::object()).items()) {
+      FailureOr<Var> value = interpreter.readValue(arg);
+      if (failed(value))
+        return nullptr;
+      call.keywords.emplace_back(name, *value);
+    }
+    FailureOr<Var> result = interpreter.call(*callable, std::move(call), fileLoc);
+    if (failed(result))
+      return nullptr;
+    SmallVector<Value> outputs;
+    if (failed(interpreter.flattenTensors(*result, outputs, fileLoc)))
+      return nullptr;
+    func::ReturnOp::create(builder, fileLoc, outputs);
+  } catch (const Json::exception &e) {
+    emitError(fileLoc) << "malformed trace header: " << e.what();
+    return nullptr;
+  }
+  func.setFunctionType(builder.getFunctionType(entryBlock->getArgumentTypes(),
+                                               func.front().getTerminator()->getOperandTypes()));
+  for (auto [i, input] : llvm::enumerate(argumentInputs)) {
+    NamedAttrList attrs;
+    attrs.set(attr::kKind, builder.getStringAttr(input.kind));
+    attrs.set(attr::kName, builder.getStringAttr(input.name));
+    if (input.kind != "user_input")
+      attrs.set(attr::kGlobal, FlatSymbolRefAttr::get(ctx, input.name));
+    func.setArgAttrs(i, attrs.getDictionary(ctx));
+  }
+  for (unsigned i = 0; i < func.getNumResults(); ++i)
+    func.setResultAttr(i, attr::kKind, builder.getStringAttr("user_output"));
+  module->getOperation()->setAttr(TgcDialect::kSymbolsAttrName, buildSymbolsAttr());
+  if (failed(verify(*module)))
+    return nullptr;
+  return std::move(module);
+}
+
+OwningOpRef<ModuleOp> tgc::readTrace(llvm::StringRef path, MLIRContext *ctx) {
+  return TraceReader(path, ctx).read();
+}

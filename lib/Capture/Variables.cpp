@@ -1,0 +1,139 @@
+// Variable trackers and the copy-on-write heap.
+#include "Variables.h"
+
+#include "mlir/IR/AffineExpr.h"
+
+using namespace tgc::capture;
+
+std::optional<int64_t> Variable::getConstantInt() const {
+  if (kind == Kind::Bool)
+    return boolValue ? 1 : 0;
+  if (kind != Kind::Int)
+    return std::nullopt;
+  if (auto constant = llvm::dyn_cast<mlir::AffineConstantExpr>(size))
+    return constant.getValue();
+  return std::nullopt;
+}
+
+std::optional<double> Variable::getNumber() const {
+  if (kind == Kind::Float)
+    return floatValue;
+  if (std::optional<int64_t> i = getConstantInt())
+    return static_cast<double>(*i);
+  return std::nullopt;
+}
+
+Var tgc::capture::makeVar(Variable v) { return std::make_shared<const Variable>(std::move(v)); }
+
+static Var makeKind(Variable::Kind kind) {
+  Variable v;
+  v.kind = kind;
+  return makeVar(std::move(v));
+}
+
+Var tgc::capture::makeNull() { return makeKind(Variable::Kind::Null); }
+Var tgc::capture::makeNone() { return makeKind(Variable::Kind::None); }
+Var tgc::capture::makeEllipsis() { return makeKind(Variable::Kind::Ellipsis); }
+
+Var tgc::capture::makeBool(bool b) {
+  Variable v;
+  v.kind = Variable::Kind::Bool;
+  v.boolValue = b;
+  return makeVar(std::move(v));
+}
+
+Var tgc::capture::makeInt(mlir::AffineExpr size) {
+  Variable v;
+  v.kind = Variable::Kind::Int;
+  v.size = size;
+  return makeVar(std::move(v));
+}
+
+Var tgc::capture::makeInt(int64_t i, mlir::MLIRContext *ctx) {
+  return makeInt(mlir::getAffineConstantExpr(i, ctx));
+}
+
+Var tgc::capture::makeFloat(double f) {
+  Variable v;
+  v.kind = Variable::Kind::Float;
+  v.floatValue = f;
+  return makeVar(std::move(v));
+}
+
+Var tgc::capture::makeStr(llvm::StringRef s) {
+  Variable v;
+  v.kind = Variable::Kind::Str;
+  v.name = s.str();
+  return makeVar(std::move(v));
+}
+
+Var tgc::capture::makeTuple(std::vector<Var> items) {
+  Variable v;
+  v.kind = Variable::Kind::Tuple;
+  v.items = std::move(items);
+  return makeVar(std::move(v));
+}
+
+Var tgc::capture::makeObject(ObjectId id) {
+  Variable v;
+  v.kind = Variable::Kind::Object;
+  v.object = id;
+  return makeVar(std::move(v));
+}
+
+Var tgc::capture::makeTensorObject(ObjectId id) {
+  Variable v;
+  v.kind = Variable::Kind::Tensor;
+  v.object = id;
+  return makeVar(std::move(v));
+}
+
+Var tgc::capture::makeExternal(llvm::StringRef qualifiedName) {
+  Variable v;
+  v.kind = Variable::Kind::External;
+  v.name = qualifiedName.str();
+  return makeVar(std::move(v));
+}
+
+Var tgc::capture::makeMethod(Var function, Var self) {
+  Variable v;
+  v.kind = Variable::Kind::Method;
+  v.items = {std::move(function), std::move(self)};
+  return makeVar(std::move(v));
+}
+
+Var HeapObject::getAttribute(llvm::StringRef name) const {
+  for (const auto &[key, value] : attributes)
+    if (key == name)
+      return value;
+  return nullptr;
+}
+
+void HeapObject::setAttribute(llvm::StringRef name, Var value) {
+  for (auto &[key, existing] : attributes)
+    if (key == name) {
+      existing = std::move(value);
+      return;
+    }
+  attributes.emplace_back(name.str(), std::move(value));
+}
+
+bool HeapObject::eraseAttribute(llvm::StringRef name) {
+  for (auto it = attributes.begin(); it != attributes.end(); ++it)
+    if (it->first == name) {
+      attributes.erase(it);
+      return true;
+    }
+  return false;
+}
+
+ObjectId Heap::allocate(HeapObject object) {
+  objects.push_back(std::make_shared<HeapObject>(std::move(object)));
+  return static_cast<ObjectId>(objects.size() - 1);
+}
+
+HeapObject &Heap::mutate(ObjectId id) {
+  if (objects[id].use_count() > 1)
+    objects[id] = std::make_shared<HeapObject>(*objects[id]);
+  return *objects[id];
+}
