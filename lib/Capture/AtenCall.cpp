@@ -259,8 +259,7 @@ FailureOr<SmallVector<Attribute>> OpSpecBuilder::attributeCandidates(const AtenV
 }
 
 FailureOr<OpSpec> OpSpecBuilder::prepare(OperationName opName, llvm::StringRef target,
-                                         std::vector<AtenArgument> arguments,
-                                         NamedAttrList fixed) {
+                                         std::vector<AtenArgument> arguments, NamedAttrList fixed) {
   auto *aten = opName.getInterface<AtenOpInterface>();
   if (!aten)
     return emitError() << opName << " does not describe its ATen arguments";
@@ -309,8 +308,8 @@ FailureOr<OpSpec> OpSpecBuilder::prepare(OperationName opName, llvm::StringRef t
     bool given = spec.fixedAttributes.get(required) ||
                  llvm::any_of(spec.attributes, [&](auto &a) { return a.first == required; });
     if (!given)
-      return emitError() << target << " without argument '" << required
-                         << "' is not supported (" << opName << " needs it)";
+      return emitError() << target << " without argument '" << required << "' is not supported ("
+                         << opName << " needs it)";
   }
   return spec;
 }
@@ -430,8 +429,8 @@ FailureOr<Operation *> AtenCallBuilder::build(Location loc, llvm::StringRef targ
   }
   OpSpecBuilder specBuilder(builder, loc, emitError);
   FailureOr<OpSpec> spec = specBuilder.prepare(*opName, target, std::move(arguments), fixed);
-  FailureOr<Operation *> op = succeeded(spec) ? specBuilder.create(*spec, minResults)
-                                              : FailureOr<Operation *>(failure());
+  FailureOr<Operation *> op =
+      succeeded(spec) ? specBuilder.create(*spec, minResults) : FailureOr<Operation *>(failure());
   if (failed(op))
     specBuilder.eraseConstants();
   return op;

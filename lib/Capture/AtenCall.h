@@ -93,8 +93,8 @@ public:
   /// will use (an error if the op has fewer). `recorded` are the results the capture
   /// recorded, when it did (the .pt2 reader); the interpreter passes none.
   mlir::FailureOr<mlir::Operation *> build(mlir::Location loc, llvm::StringRef target,
-                                           std::vector<AtenArgument> arguments,
-                                           size_t minResults, const ErrorFn &emitError,
+                                           std::vector<AtenArgument> arguments, size_t minResults,
+                                           const ErrorFn &emitError,
                                            llvm::ArrayRef<RecordedResult> recorded = {});
 
 private:

@@ -641,7 +641,9 @@ FailureOr<std::optional<AtenValue>> ExportReader::convertArgument(const Json &ar
                                                                   llvm::StringRef name) {
   std::string kind = unionKind(argument);
   const Json &value = unionValue(argument);
-  auto tensorValue = [&](const Json &tensor) { return lookupValue(tensor.at("name").get<std::string>()); };
+  auto tensorValue = [&](const Json &tensor) {
+    return lookupValue(tensor.at("name").get<std::string>());
+  };
   auto sizeOf = [&](const Json &element, bool symbolic) -> FailureOr<AffineExpr> {
     if (symbolic)
       return resolveSymInt(element);
@@ -761,11 +763,11 @@ LogicalResult ExportReader::bindOutputs(Operation *op, llvm::ArrayRef<RecordedRe
     if (!type)
       return emitNodeError() << "result '" << output.name << "' is not a tensor in tgc";
     ArrayRef<AffineExpr> inferred = type.getSizes(), recorded = output.meta->sizes;
-    bool sameSizes = inferred.size() == recorded.size() &&
-                     llvm::all_of(llvm::zip(inferred, recorded), [&](auto sizes) {
-                       return isSameSize(std::get<0>(sizes), std::get<1>(sizes),
-                                         symbolNames.size());
-                     });
+    bool sameSizes =
+        inferred.size() == recorded.size() &&
+        llvm::all_of(llvm::zip(inferred, recorded), [&](auto sizes) {
+          return isSameSize(std::get<0>(sizes), std::get<1>(sizes), symbolNames.size());
+        });
     if (!sameSizes || type.getDtype() != output.meta->dtype)
       return emitNodeError() << "tgc infers " << sizesAndDType(type.getMeta()) << " for '"
                              << output.name << "' but the archive records "

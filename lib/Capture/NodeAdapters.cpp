@@ -93,9 +93,8 @@ static LogicalResult splitSizesFromOperands(AdapterCall &call, int64_t dim,
     return call.emitError() << "split along a symbolic or invalid dimension " << dim
                             << " is not supported";
   const std::optional<AtenValue> &given = splitSize ? splitSize : chunks;
-  std::optional<int64_t> count = given && given->kind == AtenValue::Kind::Int
-                                     ? getConstantSize(given->size)
-                                     : std::nullopt;
+  std::optional<int64_t> count =
+      given && given->kind == AtenValue::Kind::Int ? getConstantSize(given->size) : std::nullopt;
   if (!count || *count <= 0)
     return call.emitError() << "split needs a positive constant "
                             << (splitSize ? "split_size" : "number of chunks");
@@ -114,9 +113,8 @@ static LogicalResult splitSizes(AdapterCall &call) {
   if (failed(dim))
     return failure();
   SmallVector<int64_t> sizes;
-  if (failed(call.recorded.empty()
-                 ? splitSizesFromOperands(call, *dim, splitSize, chunks, sizes)
-                 : splitSizesFromRecords(call, *dim, sizes)))
+  if (failed(call.recorded.empty() ? splitSizesFromOperands(call, *dim, splitSize, chunks, sizes)
+                                   : splitSizesFromRecords(call, *dim, sizes)))
     return failure();
   call.attributes.set("split_sizes", DenseI64ArrayAttr::get(call.ctx, sizes));
   return success();
