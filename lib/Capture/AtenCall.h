@@ -2,6 +2,8 @@
 #ifndef TGC_LIB_CAPTURE_ATENCALL_H
 #define TGC_LIB_CAPTURE_ATENCALL_H
 
+#include "tgc/Dialect/TensorMeta.h"
+
 #include "mlir/IR/AffineExpr.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Operation.h"
@@ -64,6 +66,15 @@ struct AtenArgument {
   AtenValue value;
 };
 
+/// A result as the capture recorded it (a .pt2 node's output): its name ("" for an
+/// absent one) and metadata. Some adapters take what the generic mapping cannot
+/// compute alone from it (the chunk sizes of a split); without records they compute it
+/// from the operands.
+struct RecordedResult {
+  std::string name;
+  std::optional<TensorMeta> meta;
+};
+
 /// Builds the tgc op a call of an ATen target stands for, the one way both frontends
 /// do: the op registered for the target through AtenOpInterface (or a NodeAdapter's),
 /// operands and attributes named after the schema's arguments, result types from the
@@ -79,10 +90,12 @@ public:
   bool supports(llvm::StringRef target);
 
   /// Builds `target(arguments)` at `loc`; `minResults` is how many results the caller
-  /// will use (an error if the op has fewer).
+  /// will use (an error if the op has fewer). `recorded` are the results the capture
+  /// recorded, when it did (the .pt2 reader); the interpreter passes none.
   mlir::FailureOr<mlir::Operation *> build(mlir::Location loc, llvm::StringRef target,
-                                           std::vector<AtenArgument> arguments,
-                                           size_t minResults, const ErrorFn &emitError);
+                                           std::vector<AtenArgument> arguments, size_t minResults,
+                                           const ErrorFn &emitError,
+                                           llvm::ArrayRef<RecordedResult> recorded = {});
 
 private:
   std::optional<mlir::OperationName> lookupAtenOp(llvm::StringRef target);

@@ -1,11 +1,13 @@
 // Reader for torch.export archives (.pt2): the serialized ExportedProgram to tgc IR.
 //
-// The archive layout and JSON schema are described in docs/pt2-format.md. Nodes are
-// mapped onto tgc ops generically through AtenOpInterface (operands and attributes are
-// named after the ATen schema's arguments); NodeAdapters.cpp holds the few targets that
-// need their arguments reshaped.
+// The archive layout and JSON schema are described in docs/pt2-format.md. Each node's
+// JSON arguments are resolved into AtenValues (SymInts into size expressions, names into
+// SSA values) and AtenCallBuilder turns the call into a tgc op, as it does for the
+// bytecode interpreter; the reader then checks the op's results against the metadata
+// the export recorded.
 #include "tgc/Capture/ExportReader.h"
 
+#include "AtenCall.h"
 #include "ExportFormat.h"
 #include "NodeAdapters.h"
 #include "Pt2Archive.h"
@@ -56,24 +58,11 @@ struct GraphOutput {
   std::string target; ///< for mutations: the buffer fqn / user input name
 };
 
-/// A node ready to become an op: what the JSON said, resolved into MLIR values and
-/// attribute candidates. Building it reads JSON (which may throw); turning it into an
-/// op (createOp) does not, so no half-built op is ever left behind by an exception.
-struct OpSpec {
-  OperationName name;
-  SmallVector<Value> operands;
-  SmallVector<int32_t> segmentSizes;
-  /// Per attribute, the forms a serialized value may take (an int may be an I64Attr
-  /// or a one-element #tgc.shape); the first one the op's properties accept wins.
-  SmallVector<std::pair<std::string, SmallVector<Attribute>>> attributes;
-  NamedAttrList fixedAttributes;
-};
-
 class ExportReader {
 public:
   ExportReader(llvm::StringRef path, MLIRContext *ctx)
       : path(path.str()), ctx(ctx), archiveLoc(FileLineColLoc::get(ctx, path, 0, 0)),
-        currentLoc(archiveLoc), builder(ctx) {}
+        currentLoc(archiveLoc), builder(ctx), atenCalls(builder) {}
 
   OwningOpRef<ModuleOp> read();
 
@@ -106,15 +95,10 @@ private:
   // Nodes.
   LogicalResult convertNode(const Json &node);
   Location nodeLocation(const Json &node, llvm::StringRef name);
-  LogicalResult parseNodeOutputs(const Json &node, SmallVectorImpl<NodeOutput> &outputs);
-  std::optional<OperationName> lookupAtenOp(llvm::StringRef target);
-  FailureOr<OpSpec> prepareOp(OperationName opName, llvm::StringRef target,
-                              std::vector<NodeArgument> arguments, NamedAttrList fixed);
-  FailureOr<SmallVector<Value>> operandValues(const Json &argument, llvm::StringRef name);
+  LogicalResult parseNodeOutputs(const Json &node, SmallVectorImpl<RecordedResult> &outputs);
   FailureOr<Value> lookupValue(llvm::StringRef valueName);
-  FailureOr<SmallVector<Attribute>> attributeCandidates(const Json &argument, llvm::StringRef name);
-  FailureOr<Operation *> createOp(OpSpec &spec, size_t numOutputs);
-  LogicalResult bindOutputs(Operation *op, llvm::ArrayRef<NodeOutput> outputs);
+  FailureOr<std::optional<AtenValue>> convertArgument(const Json &argument, llvm::StringRef name);
+  LogicalResult bindOutputs(Operation *op, llvm::ArrayRef<RecordedResult> outputs);
 
   /// An error about the node being converted (or the archive), at its location.
   InFlightDiagnostic emitNodeError() {
@@ -134,6 +118,7 @@ private:
   /// What is being read, for reports of malformed JSON.
   std::string currentMember = "the archive";
   OpBuilder builder;
+  AtenCallBuilder atenCalls;
 
   std::unique_ptr<Pt2Archive> archive;
   std::unique_ptr<WeightsSource> weights;
@@ -147,7 +132,6 @@ private:
   /// that symbol), by symbol index.
   DenseMap<unsigned, int64_t> symbolHints;
   llvm::StringMap<Value> values;
-  llvm::StringMap<OperationName> atenOps;
 };
 
 } // namespace
@@ -587,18 +571,6 @@ static std::string nodeName(const Json &node, llvm::StringRef target) {
   return target.str();
 }
 
-std::optional<OperationName> ExportReader::lookupAtenOp(llvm::StringRef target) {
-  if (atenOps.empty())
-    for (RegisteredOperationName name : ctx->getRegisteredOperations())
-      if (auto *aten = name.getInterface<AtenOpInterface>())
-        for (llvm::StringRef atenTarget : aten->getAtenTargets())
-          atenOps.try_emplace(atenTarget, name);
-  auto it = atenOps.find(target);
-  if (it == atenOps.end())
-    return std::nullopt;
-  return it->second;
-}
-
 LogicalResult ExportReader::convertNode(const Json &node) {
   llvm::StringRef target = node.at("target").get_ref<const std::string &>();
   target.consume_front("torch.ops.");
@@ -606,37 +578,31 @@ LogicalResult ExportReader::convertNode(const Json &node) {
   currentLoc = nodeLocation(node, currentNode);
   if (isSymbolicIntTarget(target))
     return success();
-  const NodeAdapter *adapter = findNodeAdapter(target);
-  std::optional<OperationName> opName =
-      adapter && !adapter->opName.empty()
-          ? std::optional<OperationName>(OperationName(adapter->opName, ctx))
-          : lookupAtenOp(target);
-  if (!opName)
+  if (!atenCalls.supports(target))
     return emitNodeError() << "unsupported operator " << target;
 
-  SmallVector<NodeOutput> outputs;
+  SmallVector<RecordedResult> outputs;
   if (failed(parseNodeOutputs(node, outputs)))
     return failure();
-  std::vector<NodeArgument> arguments;
-  for (const Json &input : node.at("inputs"))
-    arguments.push_back({input.at("name").get<std::string>(), &input.at("arg")});
-  NamedAttrList fixed;
-  if (adapter) {
-    AdapterNode adapterNode{ctx, arguments, outputs, fixed, [this]() { return emitNodeError(); }};
-    if (failed(adapter->adapt(adapterNode)))
+  std::vector<AtenArgument> arguments;
+  for (const Json &input : node.at("inputs")) {
+    std::string name = input.at("name").get<std::string>();
+    FailureOr<std::optional<AtenValue>> value = convertArgument(input.at("arg"), name);
+    if (failed(value))
       return failure();
+    if (*value)
+      arguments.push_back({std::move(name), std::move(**value)});
   }
-  FailureOr<OpSpec> spec = prepareOp(*opName, target, std::move(arguments), std::move(fixed));
-  if (failed(spec))
-    return failure();
-  FailureOr<Operation *> op = createOp(*spec, outputs.size());
+  FailureOr<Operation *> op = atenCalls.build(
+      currentLoc, target, std::move(arguments), outputs.size(),
+      [this]() { return emitNodeError(); }, outputs);
   if (failed(op))
     return failure();
   return bindOutputs(*op, outputs);
 }
 
 LogicalResult ExportReader::parseNodeOutputs(const Json &node,
-                                             SmallVectorImpl<NodeOutput> &outputs) {
+                                             SmallVectorImpl<RecordedResult> &outputs) {
   auto addTensor = [&](const Json &tensor) -> LogicalResult {
     std::string name = tensor.at("name").get<std::string>();
     FailureOr<TensorMeta> meta = valueMeta(name);
@@ -668,99 +634,74 @@ FailureOr<Value> ExportReader::lookupValue(llvm::StringRef valueName) {
   return it->second;
 }
 
-/// The operand(s) a serialized argument stands for: tensors, none (an absent optional
-/// tensor), or a Python scalar given to a Tensor parameter (an arith.constant).
-FailureOr<SmallVector<Value>> ExportReader::operandValues(const Json &argument,
-                                                          llvm::StringRef name) {
+/// The value a serialized argument stands for: names resolved into SSA values,
+/// SymInts into size expressions. Nullopt drops an argument of a kind tgc does not read
+/// that only configures what does not change values (isIgnorableArgument).
+FailureOr<std::optional<AtenValue>> ExportReader::convertArgument(const Json &argument,
+                                                                  llvm::StringRef name) {
   std::string kind = unionKind(argument);
   const Json &value = unionValue(argument);
-  Location loc = currentLoc;
-  auto one = [](FailureOr<Value> v) -> FailureOr<SmallVector<Value>> {
+  auto tensorValue = [&](const Json &tensor) {
+    return lookupValue(tensor.at("name").get<std::string>());
+  };
+  auto sizeOf = [&](const Json &element, bool symbolic) -> FailureOr<AffineExpr> {
+    if (symbolic)
+      return resolveSymInt(element);
+    return getAffineConstantExpr(element.get<int64_t>(), ctx);
+  };
+  auto floatOf = [&](const Json &element) -> FailureOr<double> {
+    std::optional<double> f = parseFloat(element);
+    if (!f)
+      return emitNodeError() << "argument '" << name << "' is not a float: " << element.dump();
+    return *f;
+  };
+  if (kind == "as_none")
+    return std::optional<AtenValue>(AtenValue::none());
+  if (kind == "as_tensor") {
+    FailureOr<Value> v = tensorValue(value);
     if (failed(v))
       return failure();
-    return SmallVector<Value>{*v};
-  };
-  if (kind == "as_tensor")
-    return one(lookupValue(value.at("name").get<std::string>()));
-  if (kind == "as_none")
-    return SmallVector<Value>{};
+    return std::optional<AtenValue>(AtenValue::tensor(*v));
+  }
   if (kind == "as_optional_tensor")
-    return operandValues(value, name);
+    return convertArgument(value, name);
   if (kind == "as_tensors") {
     SmallVector<Value> tensors;
     for (const Json &tensor : value) {
-      FailureOr<Value> v = lookupValue(tensor.at("name").get<std::string>());
+      FailureOr<Value> v = tensorValue(tensor);
       if (failed(v))
         return failure();
       tensors.push_back(*v);
     }
-    return tensors;
+    return std::optional<AtenValue>(AtenValue::tensors(tensors));
   }
-  if (kind == "as_int")
-    return one(
-        arith::ConstantOp::create(builder, loc, builder.getI64IntegerAttr(value.get<int64_t>()))
-            .getResult());
-  if (kind == "as_bool")
-    return one(arith::ConstantOp::create(builder, loc, builder.getBoolAttr(value.get<bool>()))
-                   .getResult());
-  if (kind == "as_float") {
-    std::optional<double> f = parseFloat(value);
-    if (!f)
-      return emitNodeError() << "argument '" << name << "' is not a float: " << value.dump();
-    return one(arith::ConstantOp::create(builder, loc, builder.getF64FloatAttr(*f)).getResult());
-  }
-  return emitNodeError() << "argument '" << name << "' of kind '" << kind
-                         << "' cannot be a tensor operand";
-}
-
-/// The attribute forms a serialized argument may take, most natural first.
-FailureOr<SmallVector<Attribute>> ExportReader::attributeCandidates(const Json &argument,
-                                                                    llvm::StringRef name) {
-  std::string kind = unionKind(argument);
-  const Json &value = unionValue(argument);
-  // A size list is a #tgc.shape, or a plain array where every size is a constant.
-  auto listForms = [&](ArrayRef<AffineExpr> sizes) {
-    SmallVector<Attribute> forms = {ShapeAttr::get(ctx, sizes)};
-    SmallVector<int64_t> constants;
-    for (AffineExpr size : sizes)
-      if (std::optional<int64_t> c = getConstantSize(size))
-        constants.push_back(*c);
-    if (constants.size() == sizes.size())
-      forms.push_back(builder.getDenseI64ArrayAttr(constants));
-    return forms;
-  };
-  if (kind == "as_int" || kind == "as_sym_int") {
-    FailureOr<AffineExpr> size =
-        kind == "as_int" ? getAffineConstantExpr(value.get<int64_t>(), ctx) : resolveSymInt(value);
+  // Layouts and memory formats are enum codes; no op reads them (they are ignorable).
+  if (kind == "as_int" || kind == "as_sym_int" || kind == "as_layout" ||
+      kind == "as_memory_format") {
+    FailureOr<AffineExpr> size = sizeOf(value, kind == "as_sym_int");
     if (failed(size))
       return failure();
-    SmallVector<Attribute> forms;
-    if (std::optional<int64_t> c = getConstantSize(*size))
-      forms = {builder.getI64IntegerAttr(*c), builder.getF64FloatAttr(static_cast<double>(*c))};
-    llvm::append_range(forms, listForms({*size}));
-    return forms;
+    return std::optional<AtenValue>(AtenValue::integer(*size));
   }
   if (kind == "as_float") {
-    std::optional<double> f = parseFloat(value);
-    if (!f)
-      return emitNodeError() << "argument '" << name << "' is not a float: " << value.dump();
-    return SmallVector<Attribute>{builder.getF64FloatAttr(*f)};
+    FailureOr<double> f = floatOf(value);
+    if (failed(f))
+      return failure();
+    return std::optional<AtenValue>(AtenValue::floating(*f));
   }
   if (kind == "as_bool")
-    return SmallVector<Attribute>{builder.getBoolAttr(value.get<bool>())};
+    return std::optional<AtenValue>(AtenValue::boolean(value.get<bool>()));
   if (kind == "as_string")
-    return SmallVector<Attribute>{builder.getStringAttr(value.get<std::string>())};
+    return std::optional<AtenValue>(AtenValue::str(value.get<std::string>()));
   if (kind == "as_ints" || kind == "as_sym_ints") {
     SmallVector<AffineExpr> sizes;
     for (const Json &element : value) {
-      FailureOr<AffineExpr> size = kind == "as_ints"
-                                       ? getAffineConstantExpr(element.get<int64_t>(), ctx)
-                                       : resolveSymInt(element);
+      FailureOr<AffineExpr> size = sizeOf(element, kind == "as_sym_ints");
       if (failed(size))
         return failure();
       sizes.push_back(*size);
     }
-    return listForms(sizes);
+    return std::optional<AtenValue>(AtenValue::ints(sizes));
   }
   if (kind == "as_floats") {
     SmallVector<double> floats;
@@ -770,162 +711,25 @@ FailureOr<SmallVector<Attribute>> ExportReader::attributeCandidates(const Json &
         return emitNodeError() << "argument '" << name << "' holds a non-float";
       floats.push_back(*f);
     }
-    return SmallVector<Attribute>{builder.getDenseF64ArrayAttr(floats)};
+    return std::optional<AtenValue>(AtenValue::floatList(floats));
   }
   if (kind == "as_bools") {
     SmallVector<bool> bools;
     for (const Json &element : value)
       bools.push_back(element.get<bool>());
-    return SmallVector<Attribute>{builder.getDenseBoolArrayAttr(bools)};
+    return std::optional<AtenValue>(AtenValue::boolList(bools));
   }
   if (kind == "as_scalar_type") {
     FailureOr<Type> dtype = parseDType(value, name);
     if (failed(dtype))
       return failure();
-    return SmallVector<Attribute>{TypeAttr::get(*dtype)};
+    return std::optional<AtenValue>(AtenValue::dtype(*dtype));
   }
-  if (kind == "as_device") {
-    // The CPU is what an absent device means, as in tensor types.
-    Attribute device = parseDevice(value);
-    return device ? SmallVector<Attribute>{device} : SmallVector<Attribute>{};
-  }
-  if (kind == "as_none")
-    return SmallVector<Attribute>{};
+  if (kind == "as_device")
+    return std::optional<AtenValue>(AtenValue::device(parseDevice(value)));
+  if (isIgnorableArgument({name.str(), AtenValue::none()}))
+    return std::optional<AtenValue>();
   return emitNodeError() << "argument '" << name << "' of kind '" << kind << "' is not supported";
-}
-
-FailureOr<OpSpec> ExportReader::prepareOp(OperationName opName, llvm::StringRef target,
-                                          std::vector<NodeArgument> arguments,
-                                          NamedAttrList fixed) {
-  auto *aten = opName.getInterface<AtenOpInterface>();
-  if (!aten)
-    return emitNodeError() << opName << " does not describe its ATen arguments";
-  OpSpec spec{opName, {}, {}, {}, std::move(fixed)};
-  auto take = [&](llvm::StringRef name) -> const Json * {
-    auto it = llvm::find_if(arguments, [&](const NodeArgument &a) { return a.name == name; });
-    if (it == arguments.end())
-      return nullptr;
-    const Json *value = it->value;
-    arguments.erase(it);
-    return value;
-  };
-  // Operands, in the op's order (= schema order); omitted ones are absent optionals.
-  for (llvm::StringRef operand : aten->getAtenOperands()) {
-    bool optional = operand.consume_back("?");
-    bool variadic = operand.consume_back("[]");
-    const Json *argument = take(operand);
-    FailureOr<SmallVector<Value>> operands =
-        argument ? operandValues(*argument, operand) : SmallVector<Value>{};
-    if (failed(operands))
-      return failure();
-    if (operands->empty() && !optional && !variadic)
-      return emitNodeError() << target << " without argument '" << operand << "' is not supported ("
-                             << opName << " needs it)";
-    if (operands->size() > 1 && !variadic)
-      return emitNodeError() << "argument '" << operand << "' of " << target
-                             << " must be one tensor, got " << operands->size();
-    llvm::append_range(spec.operands, *operands);
-    spec.segmentSizes.push_back(operands->size());
-  }
-  ArrayRef<StringAttr> attrNames = opName.getAttributeNames();
-  for (const NodeArgument &argument : arguments) {
-    bool declared = llvm::any_of(attrNames, [&](StringAttr n) { return n == argument.name; });
-    if (!declared && isIgnorableArgument(argument))
-      continue;
-    if (!declared)
-      return emitNodeError() << "argument '" << argument.name << "' of " << target
-                             << " has no counterpart on " << opName;
-    FailureOr<SmallVector<Attribute>> forms = attributeCandidates(*argument.value, argument.name);
-    if (failed(forms))
-      return failure();
-    if (!forms->empty())
-      spec.attributes.push_back({argument.name, std::move(*forms)});
-  }
-  for (llvm::StringRef required : aten->getAtenRequiredAttrNames()) {
-    bool given = spec.fixedAttributes.get(required) ||
-                 llvm::any_of(spec.attributes, [&](auto &a) { return a.first == required; });
-    if (!given)
-      return emitNodeError() << target << " without argument '" << required
-                             << "' is not supported (" << opName << " needs it)";
-  }
-  return spec;
-}
-
-/// Runs `fn`, keeping the first diagnostic it emits in `message` instead of reporting
-/// it, so that the caller can report it once, naming the node.
-template <typename Fn>
-static LogicalResult captureDiagnostic(MLIRContext *ctx, std::string &message, Fn fn) {
-  ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &diag) {
-    if (message.empty())
-      message = diag.str();
-    return success();
-  });
-  return fn();
-}
-
-/// Result types at the capture level: creation ops infer value tensors, but every
-/// tensor of a captured program is a reference with a layout.
-static Type toCaptureLevel(Type type) {
-  auto tensor = llvm::dyn_cast<BaseTensorType>(type);
-  if (!tensor || tensor.isRef())
-    return type;
-  TensorMeta meta = tensor.getMeta();
-  if (meta.strides.empty())
-    meta.strides = TensorMeta::contiguousStrides(meta.sizes, type.getContext());
-  return BaseTensorType::get(type.getContext(), /*isRef=*/true, meta);
-}
-
-FailureOr<Operation *> ExportReader::createOp(OpSpec &spec, size_t numOutputs) {
-  // A detached probe holds the operands and properties so that the op's own property
-  // conversion decides which attribute form fits, and inference sees exactly what the
-  // op will hold. It never has results, so nothing can use it.
-  Operation *probe = Operation::create(currentLoc, spec.name, {}, spec.operands, NamedAttrList(),
-                                       OpaqueProperties(nullptr), {}, 0);
-  auto discardProbe = [&]() {
-    probe->destroy();
-    return emitNodeError();
-  };
-  if (spec.name.hasTrait<mlir::OpTrait::AttrSizedOperandSegments>())
-    probe->setAttr("operandSegmentSizes", builder.getDenseI32ArrayAttr(spec.segmentSizes));
-  for (NamedAttribute attr : spec.fixedAttributes)
-    probe->setAttr(attr.getName(), attr.getValue());
-  for (auto &[name, forms] : spec.attributes) {
-    bool accepted = llvm::any_of(forms, [&, &name = name](Attribute form) {
-      probe->setAttr(name, form);
-      std::optional<Attribute> held = probe->getInherentAttr(name);
-      return held && *held == form;
-    });
-    if (!accepted)
-      return discardProbe() << "argument '" << name << "' has a form " << spec.name
-                            << " does not accept";
-  }
-  NamedAttrList attrs(probe->getAttrDictionary());
-  std::string message;
-  SmallVector<Type> types;
-  LogicalResult inferred = captureDiagnostic(ctx, message, [&]() -> LogicalResult {
-    if (failed(spec.name.verifyInherentAttrs(attrs, [&]() { return emitError(currentLoc); })))
-      return failure();
-    auto infer = llvm::dyn_cast<InferTypeOpInterface>(probe);
-    if (!infer)
-      return emitError(currentLoc) << spec.name << " does not infer its result types";
-    return infer.inferReturnTypes(ctx, currentLoc, probe->getOperands(),
-                                  probe->getRawDictionaryAttrs(), probe->getPropertiesStorage(),
-                                  probe->getRegions(), types);
-  });
-  if (failed(inferred))
-    return discardProbe() << message;
-  if (types.size() < numOutputs)
-    return discardProbe() << "the archive records " << numOutputs << " results but " << spec.name
-                          << " has " << types.size();
-  SmallVector<Type> resultTypes = llvm::map_to_vector(types, toCaptureLevel);
-  Operation *op = Operation::create(currentLoc, spec.name, resultTypes, spec.operands,
-                                    probe->getDiscardableAttrDictionary(),
-                                    probe->getPropertiesStorage(), {}, 0);
-  probe->destroy();
-  builder.insert(op);
-  if (failed(captureDiagnostic(ctx, message, [&] { return verify(op); })))
-    return emitNodeError() << message;
-  return op;
 }
 
 /// What bindOutputs compares, as a value type (`!tgc.vtensor<[4, s0], f32>`).
@@ -951,7 +755,7 @@ static bool isSameSize(AffineExpr a, AffineExpr b, unsigned numSymbols) {
 
 /// Binds the node's output names to the op's results after checking that tgc's
 /// inference agrees with the metadata the export recorded.
-LogicalResult ExportReader::bindOutputs(Operation *op, llvm::ArrayRef<NodeOutput> outputs) {
+LogicalResult ExportReader::bindOutputs(Operation *op, llvm::ArrayRef<RecordedResult> outputs) {
   for (auto [output, result] : llvm::zip_first(outputs, op->getResults())) {
     if (!output.meta)
       continue;
@@ -959,11 +763,11 @@ LogicalResult ExportReader::bindOutputs(Operation *op, llvm::ArrayRef<NodeOutput
     if (!type)
       return emitNodeError() << "result '" << output.name << "' is not a tensor in tgc";
     ArrayRef<AffineExpr> inferred = type.getSizes(), recorded = output.meta->sizes;
-    bool sameSizes = inferred.size() == recorded.size() &&
-                     llvm::all_of(llvm::zip(inferred, recorded), [&](auto sizes) {
-                       return isSameSize(std::get<0>(sizes), std::get<1>(sizes),
-                                         symbolNames.size());
-                     });
+    bool sameSizes =
+        inferred.size() == recorded.size() &&
+        llvm::all_of(llvm::zip(inferred, recorded), [&](auto sizes) {
+          return isSameSize(std::get<0>(sizes), std::get<1>(sizes), symbolNames.size());
+        });
     if (!sameSizes || type.getDtype() != output.meta->dtype)
       return emitNodeError() << "tgc infers " << sizesAndDType(type.getMeta()) << " for '"
                              << output.name << "' but the archive records "

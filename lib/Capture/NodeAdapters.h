@@ -2,50 +2,38 @@
 #ifndef TGC_LIB_CAPTURE_NODEADAPTERS_H
 #define TGC_LIB_CAPTURE_NODEADAPTERS_H
 
-#include "ExportFormat.h"
-#include "tgc/Dialect/TensorMeta.h"
+#include "AtenCall.h"
 
 #include "mlir/IR/OperationSupport.h"
 #include "llvm/ADT/StringRef.h"
 #include <functional>
-#include <optional>
 #include <string>
 #include <vector>
 
 namespace tgc {
 
-/// One argument of an export node: its schema name and its serialized `Argument`
-/// (a one-key union such as `{"as_int": 3}`), pointing into the program's JSON.
-struct NodeArgument {
-  std::string name;
-  const Json *value;
-};
-
-/// One entry of a node's flattened outputs: the value name ("" for `as_none`) and its
-/// TensorMeta from `tensor_values`.
-struct NodeOutput {
-  std::string name;
-  std::optional<TensorMeta> meta;
-};
-
-/// A node as an adapter sees it: adapters may rename, drop or reinterpret arguments
+/// A call as an adapter sees it: adapters may rename, drop or reinterpret arguments
 /// and add attributes (`attributes`) that the op needs but the schema does not pass.
-struct AdapterNode {
+/// Both frontends build calls this way (AtenCallBuilder), so adapters see resolved
+/// AtenValues, never a file format.
+struct AdapterCall {
   mlir::MLIRContext *ctx;
-  std::vector<NodeArgument> &arguments;
-  llvm::ArrayRef<NodeOutput> outputs;
+  std::vector<AtenArgument> &arguments;
+  /// The results the capture recorded; empty when it recorded none (the interpreter),
+  /// in which case adapters compute from the operands what they would read here.
+  llvm::ArrayRef<RecordedResult> recorded;
   mlir::NamedAttrList &attributes;
-  /// Reports an error about this node (prefixed with its name, at its location).
+  /// Reports an error about this call (at its location, naming it).
   std::function<mlir::InFlightDiagnostic()> emitError;
 };
 
-/// How to turn the nodes of one target into a tgc op when the generic mapping (operands
+/// How to turn the calls of one target into a tgc op when the generic mapping (operands
 /// and attributes named after the schema's arguments) does not fit.
 struct NodeAdapter {
   llvm::StringLiteral target;
   /// The tgc op to build; empty for the one AtenOpInterface lists for `target`.
   llvm::StringLiteral opName;
-  mlir::LogicalResult (*adapt)(AdapterNode &node);
+  mlir::LogicalResult (*adapt)(AdapterCall &call);
 };
 
 /// The adapter for `target` (`aten.split.Tensor`), if it has one.
@@ -59,7 +47,7 @@ bool isSymbolicIntTarget(llvm::StringRef target);
 /// Whether an argument the op does not declare only configures something that does not
 /// change values (layout, pin_memory, memory_format, device placement, ...), so that
 /// dropping it is safe.
-bool isIgnorableArgument(const NodeArgument &argument);
+bool isIgnorableArgument(const AtenArgument &argument);
 
 } // namespace tgc
 
