@@ -30,6 +30,7 @@ l, m, n, o, p = 1.5, -0.0, 1e999, 2j, 1+2.5j
 q, r, s, t = "abc", "h\\u00e9llo", "\\u65e5\\u672c", b"\\x00\\xff"
 u = ("x", 1, (2.5, None))
 v = q in {1, 2, 3}
+v2 = q in {"b", "a", "c"}
 w = "a" * 300
 ''',
     "closures": '''
@@ -64,6 +65,14 @@ def loops(xs, n):
         for y in range(i):
             total += y
     return total
+def matcher(p):
+    match p:
+        case [a, b]:
+            return a
+        case {"k": v}:
+            return v
+        case _:
+            return None
 ''',
     "exceptions": '''
 def guarded(f, x):
