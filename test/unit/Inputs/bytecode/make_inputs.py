@@ -124,7 +124,9 @@ def encode(value, codes):
     if isinstance(value, tuple):
         return {"Tuple": [encode(item, codes) for item in value]}
     if isinstance(value, frozenset):
-        return {"FrozenSet": [encode(item, codes) for item in value]}
+        # Sorted so that the file does not depend on string hashing.
+        items = [encode(item, codes) for item in value]
+        return {"FrozenSet": sorted(items, key=json.dumps)}
     if isinstance(value, types.CodeType):
         return {"Code": codes.index(value)}
     raise TypeError(type(value))
