@@ -171,8 +171,7 @@ llvm::Expected<std::vector<int>> CodeObject::decodeLineTable() const {
     size_t entryOffset = pos;
     uint8_t first = table[pos++];
     auto fail = [&](llvm::StringRef what) {
-      return makeError(*this,
-                       llvm::formatv("line table entry at byte {0} {1}", entryOffset, what));
+      return makeError(*this, llvm::formatv("line table entry at byte {0} {1}", entryOffset, what));
     };
     if (!(first & 0x80))
       return fail("does not start an entry");
@@ -201,8 +200,8 @@ llvm::Expected<std::vector<int>> CodeObject::decodeLineTable() const {
       return fail("is truncated");
     line += delta;
     if (unit + length > numUnits)
-      return fail(llvm::formatv("covers code units past the end of the code ({0})", numUnits)
-                      .str());
+      return fail(
+          llvm::formatv("covers code units past the end of the code ({0})", numUnits).str());
     for (size_t i = 0; i < length; ++i)
       lines[unit + i] = hasLine ? line : -1;
     unit += length;
@@ -245,10 +244,10 @@ llvm::Expected<DecodedCode> tgc::py::decode(CodeRef code) {
     uint8_t value = bytes[2 * unit];
     llvm::StringRef name = getOpcodeName(value);
     if (name.empty() || value == uint8_t(Opcode::CACHE))
-      return makeError(*code, llvm::formatv("{0} opcode {1} at byte offset {2}",
-                                            name.empty() ? "unknown" : "unexpected",
-                                            name.empty() ? std::to_string(value) : name.str(),
-                                            2 * unit));
+      return makeError(*code,
+                       llvm::formatv("{0} opcode {1} at byte offset {2}",
+                                     name.empty() ? "unknown" : "unexpected",
+                                     name.empty() ? std::to_string(value) : name.str(), 2 * unit));
     instruction.opcode = Opcode(value);
     instruction.index = unit;
     instruction.arg = value >= kHaveArgument ? (arg << 8) | bytes[2 * unit + 1] : 0;

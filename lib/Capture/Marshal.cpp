@@ -101,8 +101,7 @@ public:
     if (!object)
       return object.takeError();
     if (pos != bytes.size())
-      return error(pos, llvm::formatv("{0} trailing bytes after the object",
-                                      bytes.size() - pos));
+      return error(pos, llvm::formatv("{0} trailing bytes after the object", bytes.size() - pos));
     return object;
   }
 
@@ -112,16 +111,16 @@ private:
   std::vector<ConstantRef> refs;
 
   llvm::Error error(size_t offset, const llvm::Twine &message) const {
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "bad marshal data at offset " + llvm::Twine(offset) +
-                                       ": " + message);
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "bad marshal data at offset " +
+                                                                       llvm::Twine(offset) + ": " +
+                                                                       message);
   }
 
   /// The next `count` bytes, or an error if the buffer ends first.
   llvm::Expected<llvm::ArrayRef<uint8_t>> take(size_t count) {
     if (count > bytes.size() - pos)
-      return error(pos, llvm::formatv("truncated: {0} bytes needed, {1} left", count,
-                                      bytes.size() - pos));
+      return error(
+          pos, llvm::formatv("truncated: {0} bytes needed, {1} left", count, bytes.size() - pos));
     llvm::ArrayRef<uint8_t> result = bytes.slice(pos, count);
     pos += count;
     return result;
@@ -202,6 +201,10 @@ private:
 
     // Containers reserve their back-reference slot before reading their items, as
     // marshal.c's R_REF / r_ref_reserve do, so that indices agree with the writer's.
+    // Like marshal.c, the flag means nothing on singletons and references.
+    if (type == kTypeNone || type == kTypeFalse || type == kTypeTrue || type == kTypeEllipsis ||
+        type == kTypeStopIter || type == kTypeRef)
+      flagRef = false;
     size_t slot = refs.size();
     if (flagRef)
       refs.push_back(nullptr);
@@ -354,8 +357,7 @@ private:
   }
 
   llvm::Expected<ConstantRef> readSequence(uint8_t type, unsigned depth) {
-    auto size =
-        readLength(type == kTypeSmallTuple, type == kTypeFrozenSet ? "frozenset" : "tuple");
+    auto size = readLength(type == kTypeSmallTuple, type == kTypeFrozenSet ? "frozenset" : "tuple");
     if (!size)
       return size.takeError();
     auto constant =
@@ -376,8 +378,8 @@ private:
     if (!index)
       return index.takeError();
     if (*index < 0 || size_t(*index) >= refs.size())
-      return error(start, llvm::formatv("invalid reference {0} ({1} objects so far)",
-                                        *index, refs.size()));
+      return error(
+          start, llvm::formatv("invalid reference {0} ({1} objects so far)", *index, refs.size()));
     if (!refs[*index])
       return error(start, llvm::formatv("reference {0} names an object that is still "
                                         "being read",
@@ -436,8 +438,8 @@ private:
     size_t start = pos;
     auto code = std::make_shared<CodeObject>();
     int flags = 0;
-    for (int *field : {&code->argCount, &code->posOnlyArgCount, &code->kwOnlyArgCount,
-                       &code->stackSize, &flags})
+    for (int *field :
+         {&code->argCount, &code->posOnlyArgCount, &code->kwOnlyArgCount, &code->stackSize, &flags})
       if (llvm::Error err = readInt(*field))
         return std::move(err);
     code->flags = uint32_t(flags);

@@ -29,8 +29,7 @@ std::optional<uint64_t> getUnsigned(const Json &object, llvm::StringRef key) {
 
 /// An error naming the file.
 static llvm::Error fileError(llvm::StringRef path, const llvm::Twine &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 "'" + path + "': " + message);
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), "'" + path + "': " + message);
 }
 
 /// Checks that the header says the program was captured with CPython 3.12.
@@ -113,8 +112,8 @@ llvm::Expected<std::unique_ptr<TraceFile>> TraceFile::open(llvm::StringRef path)
     if (*offset > dataSize || *size > dataSize - *offset)
       return fileError(path, llvm::formatv("blob {0} lies outside the file", index));
     if (*offset % kDataAlignment)
-      return fileError(path, llvm::formatv("blob {0} is not aligned to {1} bytes", index,
-                                           kDataAlignment));
+      return fileError(
+          path, llvm::formatv("blob {0} is not aligned to {1} bytes", index, kDataAlignment));
   }
   return trace;
 }
@@ -124,8 +123,8 @@ size_t TraceFile::getNumObjects() const { return json["objects"].size(); }
 llvm::Expected<const Json *> TraceFile::getObject(size_t id) const {
   const Json &objects = json["objects"];
   if (id >= objects.size())
-    return fileError(path, llvm::formatv("object {0} does not exist (the trace has {1})", id,
-                                         objects.size()));
+    return fileError(
+        path, llvm::formatv("object {0} does not exist (the trace has {1})", id, objects.size()));
   const Json &object = objects[id];
   if (!object.is_object() || !object.contains("kind") || !object["kind"].is_string())
     return fileError(path, llvm::formatv("object {0} has no kind", id));
@@ -135,8 +134,8 @@ llvm::Expected<const Json *> TraceFile::getObject(size_t id) const {
 llvm::Expected<llvm::ArrayRef<uint8_t>> TraceFile::getBlob(size_t index) const {
   const Json &blobs = json["blobs"];
   if (index >= blobs.size())
-    return fileError(path, llvm::formatv("blob {0} does not exist (the trace has {1})", index,
-                                         blobs.size()));
+    return fileError(
+        path, llvm::formatv("blob {0} does not exist (the trace has {1})", index, blobs.size()));
   // open() checked the bounds of every blob.
   uint64_t offset = *getUnsigned(blobs[index], "offset");
   uint64_t size = *getUnsigned(blobs[index], "size");
@@ -153,8 +152,8 @@ llvm::Expected<py::CodeRef> TraceFile::getCode(size_t id) {
     return object.takeError();
   std::string kind = (**object)["kind"].get<std::string>();
   if (kind != "code")
-    return fileError(path, llvm::formatv("object {0} is not a code object (it is a '{1}')", id,
-                                         kind));
+    return fileError(path,
+                     llvm::formatv("object {0} is not a code object (it is a '{1}')", id, kind));
   std::optional<uint64_t> blobIndex = getUnsigned(**object, "blob");
   if (!blobIndex)
     return fileError(path, llvm::formatv("code object {0} has no blob", id));
@@ -163,8 +162,8 @@ llvm::Expected<py::CodeRef> TraceFile::getCode(size_t id) {
     return blob.takeError();
   auto constant = py::readMarshal(*blob);
   if (!constant)
-    return fileError(path, llvm::formatv("code object {0}: {1}", id,
-                                         llvm::toString(constant.takeError())));
+    return fileError(
+        path, llvm::formatv("code object {0}: {1}", id, llvm::toString(constant.takeError())));
   if ((*constant)->kind != py::Constant::Kind::Code)
     return fileError(path,
                      llvm::formatv("the blob of object {0} does not marshal a code object", id));

@@ -101,8 +101,7 @@ std::string compareConstant(const Json &expected, const Constant &actual,
   if (kind == "StopIteration")
     return actual.kind == Kind::StopIteration ? "" : mismatch();
   if (kind == "Bool")
-    return actual.kind == Kind::Bool && actual.boolValue == payload.get<bool>() ? ""
-                                                                                 : mismatch();
+    return actual.kind == Kind::Bool && actual.boolValue == payload.get<bool>() ? "" : mismatch();
   if (kind == "Int") {
     std::string text = actual.bigInt.empty() ? std::to_string(actual.intValue) : actual.bigInt;
     return actual.kind == Kind::Int && text == payload.get<std::string>()
@@ -110,8 +109,7 @@ std::string compareConstant(const Json &expected, const Constant &actual,
                : mismatch() + ", got " + text;
   }
   if (kind == "Float")
-    return actual.kind == Kind::Float && sameDouble(payload, actual.floatValue) ? ""
-                                                                                : mismatch();
+    return actual.kind == Kind::Float && sameDouble(payload, actual.floatValue) ? "" : mismatch();
   if (kind == "Complex")
     return actual.kind == Kind::Complex && sameDouble(payload[0], actual.floatValue) &&
                    sameDouble(payload[1], actual.imagValue)
@@ -141,9 +139,8 @@ std::string compareConstant(const Json &expected, const Constant &actual,
     return "";
   }
   if (kind == "Code")
-    return actual.kind == Kind::Code && actual.code == codes[payload.get<size_t>()]
-               ? ""
-               : mismatch();
+    return actual.kind == Kind::Code && actual.code == codes[payload.get<size_t>()] ? ""
+                                                                                    : mismatch();
   return "unknown encoding " + kind;
 }
 
@@ -228,25 +225,25 @@ TEST_CASE("readMarshal rejects nesting deeper than marshal's limit") {
 }
 
 TEST_CASE("readMarshal reads every field of CPython's code objects") {
-  forEachCode([](const Json &expected, const std::vector<CodeRef> &codes,
-                 const DecodedCode &decoded) {
-    const CodeObject &code = *decoded.code;
-    CHECK(code.name == expected["name"]);
-    CHECK(code.qualname == expected["qualname"]);
-    CHECK(code.filename == expected["filename"]);
-    CHECK(code.firstLineNo == expected["firstlineno"]);
-    CHECK(code.argCount == expected["argcount"]);
-    CHECK(code.posOnlyArgCount == expected["posonlyargcount"]);
-    CHECK(code.kwOnlyArgCount == expected["kwonlyargcount"]);
-    CHECK(code.stackSize == expected["stacksize"]);
-    CHECK(code.flags == expected["flags"]);
-    CHECK(code.code == fromHex(expected["code"]));
-    CHECK(code.names == expected["names"].get<std::vector<std::string>>());
-    CHECK(code.localsPlusNames == expected["localsplusnames"].get<std::vector<std::string>>());
-    REQUIRE(code.consts.size() == expected["consts"].size());
-    for (size_t i = 0; i < code.consts.size(); ++i)
-      CHECK(compareConstant(expected["consts"][i], *code.consts[i], codes) == "");
-  });
+  forEachCode(
+      [](const Json &expected, const std::vector<CodeRef> &codes, const DecodedCode &decoded) {
+        const CodeObject &code = *decoded.code;
+        CHECK(code.name == expected["name"]);
+        CHECK(code.qualname == expected["qualname"]);
+        CHECK(code.filename == expected["filename"]);
+        CHECK(code.firstLineNo == expected["firstlineno"]);
+        CHECK(code.argCount == expected["argcount"]);
+        CHECK(code.posOnlyArgCount == expected["posonlyargcount"]);
+        CHECK(code.kwOnlyArgCount == expected["kwonlyargcount"]);
+        CHECK(code.stackSize == expected["stacksize"]);
+        CHECK(code.flags == expected["flags"]);
+        CHECK(code.code == fromHex(expected["code"]));
+        CHECK(code.names == expected["names"].get<std::vector<std::string>>());
+        CHECK(code.localsPlusNames == expected["localsplusnames"].get<std::vector<std::string>>());
+        REQUIRE(code.consts.size() == expected["consts"].size());
+        for (size_t i = 0; i < code.consts.size(); ++i)
+          CHECK(compareConstant(expected["consts"][i], *code.consts[i], codes) == "");
+      });
 }
 
 TEST_CASE("local kinds agree with co_varnames, co_cellvars and co_freevars") {
@@ -271,8 +268,7 @@ TEST_CASE("local kinds agree with co_varnames, co_cellvars and co_freevars") {
 
 TEST_CASE("decode folds EXTENDED_ARG, skips caches and agrees with dis") {
   bool sawExtendedArg = false;
-  forEachCode([&](const Json &expected, const std::vector<CodeRef> &,
-                  const DecodedCode &decoded) {
+  forEachCode([&](const Json &expected, const std::vector<CodeRef> &, const DecodedCode &decoded) {
     const Json &instructions = expected["instructions"];
     REQUIRE(decoded.instructions.size() == instructions.size());
     for (size_t i = 0; i < instructions.size(); ++i) {
@@ -285,9 +281,8 @@ TEST_CASE("decode folds EXTENDED_ARG, skips caches and agrees with dis") {
       CHECK(2 * actual.startIndex == want["start"]);
       CHECK(actual.line == want["line"]);
       CHECK(decoded.positionAt(actual.startIndex) == int(i));
-      unsigned next = i + 1 < instructions.size()
-                          ? instructions[i + 1]["start"].get<unsigned>() / 2
-                          : unsigned(decoded.code->code.size() / 2);
+      unsigned next = i + 1 < instructions.size() ? instructions[i + 1]["start"].get<unsigned>() / 2
+                                                  : unsigned(decoded.code->code.size() / 2);
       CHECK(actual.nextIndex == next);
       sawExtendedArg |= actual.startIndex != actual.index;
     }
@@ -297,8 +292,7 @@ TEST_CASE("decode folds EXTENDED_ARG, skips caches and agrees with dis") {
 
 TEST_CASE("jumpTarget agrees with dis for forward, backward and extended jumps") {
   std::set<std::string> jumpKinds;
-  forEachCode([&](const Json &expected, const std::vector<CodeRef> &,
-                  const DecodedCode &decoded) {
+  forEachCode([&](const Json &expected, const std::vector<CodeRef> &, const DecodedCode &decoded) {
     for (size_t i = 0; i < decoded.instructions.size(); ++i) {
       const Instruction &actual = decoded.instructions[i];
       const Json &want = expected["instructions"][i]["jump"];
@@ -326,8 +320,7 @@ TEST_CASE("decodeLineTable agrees with co_lines") {
 
 TEST_CASE("decodeExceptionTable agrees with dis's exception table parser") {
   size_t entries = 0;
-  forEachCode([&](const Json &expected, const std::vector<CodeRef> &,
-                  const DecodedCode &decoded) {
+  forEachCode([&](const Json &expected, const std::vector<CodeRef> &, const DecodedCode &decoded) {
     const Json &want = expected["exceptions"];
     REQUIRE(decoded.exceptionTable.size() == want.size());
     for (size_t i = 0; i < want.size(); ++i) {

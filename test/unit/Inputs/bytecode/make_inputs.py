@@ -214,6 +214,8 @@ def value_cases():
         ("reference out of range", b"r\x05\x00\x00\x00", "invalid reference 5"),
         ("reference to itself", b"\xa9\x01r\x00\x00\x00\x00", "still being read"),
         ("null", b"0", "NULL object"),
+        ("flagged singletons take no reference slot", b"\xa9\x03\xcei\x01\x00\x00\x00r\x01\x00\x00\x00",
+         "invalid reference 1"),
         ("long digit out of range", b"l\x01\x00\x00\x00\x00\x80", "digit out of range"),
         ("unnormalized long", b"l\x02\x00\x00\x00\x01\x00\x00\x00", "unnormalized"),
         ("truncated string", b"a\x05\x00\x00\x00ab", "offset 5: truncated"),
