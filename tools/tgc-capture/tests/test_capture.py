@@ -220,6 +220,21 @@ def test_globals_and_module_tree():
     assert "Linear" not in nn_module["attributes"]
 
 
+def lazy_import(x):
+    import torch.nn.functional as functional
+    from math import pi
+    return functional.relu(x) * pi
+
+
+def test_imported_modules():
+    trace = capture(lazy_import, (torch.randn(2),))
+    modules = trace.header["modules"]
+    assert sorted(modules) == ["math", "torch", "torch.nn", "torch.nn.functional"], modules
+    functional = deref(trace, modules["torch.nn.functional"])
+    assert functional["kind"] == "module" and "relu" in functional["attributes"]
+    assert deref(trace, modules["math"])["attributes"]["pi"] == math.pi
+
+
 def test_linear_class_with_forward_code():
     trace = capture(nn.Linear(4, 3), (torch.randn(2, 4),))
     # Pre-order ids: the callable is object 0, an object's class its first child.
