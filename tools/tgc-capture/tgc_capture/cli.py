@@ -252,8 +252,12 @@ def main(argv=None):
         if options.dump:
             from .reader import load
             trace = load(options.dump)
-            json.dump(trace.header, sys.stdout, indent=1, sort_keys=True)
-            sys.stdout.write("\n")
+            try:
+                json.dump(trace.header, sys.stdout, indent=1, sort_keys=True)
+                sys.stdout.write("\n")
+                sys.stdout.flush()
+            except BrokenPipeError:  # `tgc-capture --dump x.trace | head`
+                sys.stdout = None
             return 0
         if not options.target or not options.output:
             raise UsageError("needs FILE.py:NAME and -o FILE (or --dump TRACE)")

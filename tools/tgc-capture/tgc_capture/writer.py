@@ -162,7 +162,15 @@ class _Walk:
         key = id(obj)
         if key in self.ids:
             return {"ref": self.ids[key]}
-        return {"ref": self._add(key, obj, lambda: self._record(obj, hint))}
+        return {"ref": self._add(key, obj, lambda: self._record_or_opaque(obj, hint))}
+
+    def _record_or_opaque(self, obj, hint):
+        # An object the walk cannot describe must not fail the capture: the program may
+        # never use it, and if it does tgc reports the opaque object's type.
+        try:
+            return self._record(obj, hint)
+        except Exception:
+            return {"kind": "opaque", "type": _type_name(type(obj)), "repr": _safe_repr(obj)}
 
     def _add(self, key, obj, make):
         index = len(self.objects)
@@ -235,7 +243,7 @@ class _Walk:
             except ValueError:
                 return {"kind": "cell"}
             return {"kind": "cell", "contents": self.value(contents)}
-        if self._interpreted_class(t):
+        if self._interpreted_class(t) or isinstance(obj, torch.nn.Module):
             return self._object(obj)
         return {"kind": "opaque", "type": _type_name(t), "repr": _safe_repr(obj)}
 
@@ -339,6 +347,7 @@ class _Walk:
                 "mro": [self.value(c) for c in cls.__mro__], "dict": entries}
 
     def _object(self, obj):
+        class_value = self.value(type(obj))
         entries = {}
         try:
             namespace = object.__getattribute__(obj, "__dict__")
@@ -355,7 +364,7 @@ class _Walk:
                     entries[slot] = self.value(object.__getattribute__(obj, slot))
                 except AttributeError:
                     pass
-        return {"kind": "object", "class": self.value(type(obj)), "dict": entries}
+        return {"kind": "object", "class": class_value, "dict": entries}
 
     def _bound_builtin(self, method, owner):
         name = method.__name__
@@ -494,7 +503,7 @@ def _normalize_dynamic(dynamic, input_names, inputs):
     result = {}
     for name, dims in (dynamic or {}).items():
         if name not in input_names:
-            raise CaptureError("--dynamic names `%s`, which is not a tensor input (inputs: %s)"
+            raise CaptureError("dynamic: `%s` is not a tensor input (inputs: %s)"
                                % (name, ", ".join(input_names) or "none"))
         tensor = inputs[input_names.index(name)]
         if not isinstance(dims, dict):
@@ -504,11 +513,11 @@ def _normalize_dynamic(dynamic, input_names, inputs):
             lo, hi = (tuple(bounds) + (None, None))[:2] if bounds is not None else (None, None)
             lo = 2 if lo is None else lo
             if not 0 <= dim < tensor.dim():
-                raise CaptureError("--dynamic %s:%d: `%s` has %d dimensions"
+                raise CaptureError("dynamic %s:%d: `%s` has %d dimensions"
                                    % (name, dim, name, tensor.dim()))
             size = tensor.shape[dim]
             if size < lo or (hi is not None and size > hi):
-                raise CaptureError("--dynamic %s:%d: the example size %d is outside [%s, %s]"
+                raise CaptureError("dynamic %s:%d: the example size %d is outside [%s, %s]"
                                    % (name, dim, size, lo, "inf" if hi is None else hi))
             entry[str(dim)] = {"symbol": "%s_%d" % (name, dim), "min": lo, "max": hi}
         result[name] = entry
@@ -522,6 +531,24 @@ def _active_saved_tensors_hooks():
         return []
     pair = top(False)
     return [tuple(pair)] if pair is not None else []
+
+
+def _walk_to_fixpoint(fn, args, kwargs, hooks, input_storages):
+    """The globals/module restriction grows with the code it reaches: walks until the
+    names (and the modules imported by reachable code) no longer change; returns the
+    last walk and the header's entry, hook and module values."""
+    names, imports = set(), set()
+    while True:
+        walk = _Walk(frozenset(names), input_storages)
+        entry = {"callable": walk.value(fn), "args": [walk.value(a) for a in args],
+                 "kwargs": {k: walk.value(v) for k, v in kwargs.items()}}
+        hook_values = [[walk.value(pack), walk.value(unpack)] for pack, unpack in hooks]
+        modules = {name: walk.value(sys.modules[name])
+                   for name in sorted(imports) if name in sys.modules}
+        if walk.found_names <= names and walk.found_imports <= imports:
+            return walk, entry, hook_values, modules
+        names |= walk.found_names
+        imports |= walk.found_imports
 
 
 def capture(fn_or_module, example_args, path, train=False, *, example_kwargs=None,
@@ -573,21 +600,13 @@ def capture(fn_or_module, example_args, path, train=False, *, example_kwargs=Non
             raise CaptureError("capture: saved_tensors_hooks must be (pack, unpack) pairs")
     input_storages = {t.untyped_storage()._cdata for t in input_tensors}
 
-    # The globals/module restriction grows with the code it reaches: walk until the
-    # names (and the modules imported by reachable code) no longer change.
-    names, imports = set(), set()
-    while True:
-        walk = _Walk(frozenset(names), input_storages)
-        entry = {"callable": walk.value(fn_or_module),
-                 "args": [walk.value(a) for a in example_args],
-                 "kwargs": {k: walk.value(v) for k, v in example_kwargs.items()}}
-        hook_values = [[walk.value(pack), walk.value(unpack)] for pack, unpack in hooks]
-        modules = {name: walk.value(sys.modules[name])
-                   for name in sorted(imports) if name in sys.modules}
-        if walk.found_names <= names and walk.found_imports <= imports:
-            break
-        names |= walk.found_names
-        imports |= walk.found_imports
+    recursion_limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(recursion_limit, 50000))
+    try:
+        walk, entry, hook_values, modules = _walk_to_fixpoint(
+            fn_or_module, example_args, example_kwargs, hooks, input_storages)
+    finally:
+        sys.setrecursionlimit(recursion_limit)
 
     inputs = []
     for name, tensor in zip(input_names, input_tensors):
