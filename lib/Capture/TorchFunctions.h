@@ -49,12 +49,23 @@ struct BoundCall {
 /// arguments, varargs int lists (`x.view(2, 3)`), Python numbers for Tensor/Scalar
 /// parameters. Returns nullopt when tgc does not know the callable, an error naming the
 /// problem when no overload accepts the arguments.
-std::optional<llvm::Expected<BoundCall>>
-bindTorchCall(llvm::StringRef qualifiedName, llvm::ArrayRef<AtenValue> positional,
-              llvm::ArrayRef<AtenArgument> keywords);
+std::optional<llvm::Expected<BoundCall>> bindTorchCall(llvm::StringRef qualifiedName,
+                                                       llvm::ArrayRef<AtenValue> positional,
+                                                       llvm::ArrayRef<AtenArgument> keywords);
 
 /// Whether tgc knows `qualifiedName` as a torch callable.
 bool isKnownTorchFunction(llvm::StringRef qualifiedName);
+
+/// One overload of the table (a Python name, its signature and ATen target), so that
+/// tests can check every entry against the schema parser and tgc's ops.
+struct TorchOverloadInfo {
+  std::string name;
+  std::string signature;
+  std::string target;
+};
+
+/// Every overload of every callable the table knows, in resolution order.
+std::vector<TorchOverloadInfo> listTorchOverloads();
 
 } // namespace tgc
 
