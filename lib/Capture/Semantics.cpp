@@ -14,7 +14,7 @@ using namespace tgc;
 using namespace tgc::capture;
 
 /// The external classes whose subclasses get torch's behaviour.
-static constexpr llvm::StringLiteral kModuleClass = "torch.nn.modules.module.Module";
+static constexpr llvm::StringLiteral kModuleClass = "torch.nn.Module";
 static constexpr llvm::StringLiteral kTensorClass = "torch.Tensor";
 
 using K = Variable::Kind;
@@ -228,7 +228,7 @@ bool Interpreter::isSubclass(Var cls, llvm::StringRef externalName) {
     return cls->name == externalName ||
            (externalName == "builtins.object") ||
            (externalName == "builtins.int" && cls->name == "builtins.bool") ||
-           (externalName == kTensorClass && cls->name == "torch.nn.parameter.Parameter");
+           (externalName == kTensorClass && cls->name == "torch.nn.Parameter");
   if (heapKind(heap, cls) != H::Class)
     return false;
   for (const Var &base : heap.get(cls->object).mro)

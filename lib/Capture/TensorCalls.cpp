@@ -256,7 +256,7 @@ FailureOr<Var> Interpreter::callTorch(llvm::StringRef name, CallArguments &argum
       name == "torch.overrides.has_torch_function_unary" ||
       name == "torch.overrides.has_torch_function_variadic")
     return makeBool(false);
-  if (name == "torch.nn.modules.module.Module.__init__") {
+  if (name == "torch.nn.Module.__init__") {
     if (args.empty() || !args[0]->is(K::Object))
       return error(loc) << "nn.Module.__init__ without a module";
     for (const char *store : {"_parameters", "_buffers", "_modules", "_forward_hooks",

@@ -38,7 +38,8 @@ public:
   OwningOpRef<ModuleOp> read();
 
 private:
-  LogicalResult collectModuleTensors(const Json &value, const std::string &prefix);
+  LogicalResult collectModuleTensors(const Json &value, const std::string &prefix,
+                                     const char *store);
   LogicalResult collectInputs();
   FailureOr<TensorMeta> parseTensorMeta(const Json &tensor, const Json *dynamic);
   FailureOr<ElementsAttr> readTensorData(const GraphInput &input, const Json &tensor,
@@ -81,10 +82,11 @@ static int64_t refOf(const Json &value) {
   return value.is_object() && value.contains("ref") ? value.at("ref").get<int64_t>() : -1;
 }
 
-/// Walks an nn.Module tree as named_parameters/named_buffers do: own parameters, then
-/// own buffers, then submodules in registration order; a tensor reached twice keeps its
-/// first name.
-LogicalResult TraceReader::collectModuleTensors(const Json &value, const std::string &prefix) {
+/// Walks an nn.Module tree as named_parameters (`store` = "_parameters") or
+/// named_buffers ("_buffers") does: the module's own entries, then its submodules' in
+/// registration order; a tensor reached twice keeps its first name.
+LogicalResult TraceReader::collectModuleTensors(const Json &value, const std::string &prefix,
+                                                const char *store) {
   const Json *object = objectAt(refOf(value));
   if (!object || object->value("kind", "") != "object")
     return success();
@@ -96,10 +98,7 @@ LogicalResult TraceReader::collectModuleTensors(const Json &value, const std::st
     return storeObject && storeObject->value("kind", "") == "dict" ? &storeObject->at("items")
                                                                    : nullptr;
   };
-  for (const char *store : {"_parameters", "_buffers"}) {
-    const Json *items = entries(store);
-    if (!items)
-      continue;
+  if (const Json *items = entries(store)) {
     for (const Json &item : *items) {
       int64_t id = refOf(item.at(1));
       if (id < 0 || !item.at(0).is_string())
@@ -113,7 +112,8 @@ LogicalResult TraceReader::collectModuleTensors(const Json &value, const std::st
   if (const Json *items = entries("_modules"))
     for (const Json &item : *items)
       if (item.at(0).is_string() &&
-          failed(collectModuleTensors(item.at(1), prefix + item.at(0).get<std::string>() + ".")))
+          failed(collectModuleTensors(item.at(1), prefix + item.at(0).get<std::string>() + ".",
+                                      store)))
         return failure();
   return success();
 }
@@ -249,7 +249,9 @@ LogicalResult TraceReader::collectInputs() {
   Json root = entry.at("callable");
   if (callable && callable->value("kind", "") == "method")
     root = callable->at("self");
-  if (failed(collectModuleTensors(root, "")))
+  // Parameters first, then buffers, as torch.export orders them.
+  if (failed(collectModuleTensors(root, "", "_parameters")) ||
+      failed(collectModuleTensors(root, "", "_buffers")))
     return failure();
   for (const GraphInput &input : moduleTensors) {
     const Json *tensor = objectAt(input.traceId);
@@ -308,7 +310,8 @@ OwningOpRef<ModuleOp> TraceReader::read() {
         return nullptr;
       call.positional.push_back(*value);
     }
-    for (auto &[name, arg] : entry.value("kwargs", Json::object()).items()) {
+    Json kwargs = entry.value("kwargs", Json::object());
+    for (auto &[name, arg] : kwargs.items()) {
       FailureOr<Var> value = interpreter.readValue(arg);
       if (failed(value))
         return nullptr;
