@@ -682,6 +682,19 @@ FailureOr<Var> Interpreter::callBuiltin(llvm::StringRef name, CallArguments &arg
     }
     if (args[0]->is(K::Int) && name != "builtins.float")
       return args[0];
+    if (args[0]->is(K::Str) && name == "builtins.float") {
+      std::string text = llvm::StringRef(args[0]->name).trim().lower();
+      if (text == "inf" || text == "+inf" || text == "infinity")
+        return makeFloat(INFINITY);
+      if (text == "-inf" || text == "-infinity")
+        return makeFloat(-INFINITY);
+      if (text == "nan")
+        return makeFloat(std::nan(""));
+      double parsed;
+      if (!llvm::StringRef(text).getAsDouble(parsed))
+        return makeFloat(parsed);
+      return error(loc) << "could not convert string to float: '" << args[0]->name << "'";
+    }
     std::optional<double> number = args[0]->getNumber();
     if (!number)
       return error(loc) << name << "() of " << describe(heap, args[0])

@@ -138,6 +138,27 @@ FailureOr<Var> Interpreter::callTorchFunction(llvm::StringRef qualifiedName,
   FailureOr<Var> result = buildAten(target, std::move((*bound)->arguments), loc);
   if (failed(result))
     return failure();
+  // The Python callable returns fewer values than some ops compute (batch_norm's
+  // statistics), and lists where the schema says Tensor[].
+  if ((*result)->is(K::Tuple)) {
+    std::vector<Var> items = (*result)->items;
+    if ((*bound)->returnsList) {
+      HeapObject list;
+      list.kind = H::List;
+      list.items = std::move(items);
+      result = makeObject(newObject(std::move(list)));
+    } else if ((*bound)->numReturns == 1) {
+      result = items.front();
+    } else if (items.size() > (*bound)->numReturns) {
+      items.resize((*bound)->numReturns);
+      result = makeTuple(std::move(items));
+    }
+  } else if ((*bound)->returnsList && (*result)->is(K::Tensor)) {
+    HeapObject list;
+    list.kind = H::List;
+    list.items = {*result};
+    result = makeObject(newObject(std::move(list)));
+  }
   // In-place ops (`add_`, `t_`) return their input: the same tensor object, now seen
   // through the op's result (which carries the new metadata when it changed).
   llvm::StringRef opName = target.drop_front(target.find('.') + 1).split('.').first;

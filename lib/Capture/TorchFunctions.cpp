@@ -170,6 +170,7 @@ llvm::Expected<FunctionSchema> tgc::parseFunctionSchema(llvm::StringRef text) {
     schema.numReturns = results->size();
   } else {
     schema.numReturns = 1;
+    schema.returnsList = returns.starts_with("Tensor") && returns.ends_with("[]");
   }
   return schema;
 }
@@ -577,6 +578,8 @@ template <unsigned bits, bool isFloat> static llvm::Error convertTo(BoundCall &c
 
 /// The schema of a Python-level function that has no return type of its own.
 #define SCHEMA(signature) signature " -> Tensor"
+/// Callables that return a list of tensors (split, chunk, unbind).
+#define LIST_SCHEMA(signature) signature " -> Tensor[]"
 
 // Overload lists shared by several callables.
 static std::vector<Overload> binary(llvm::StringLiteral tensorSig, llvm::StringLiteral tensorTarget,
@@ -907,7 +910,7 @@ static const std::vector<TorchFunction> &torchFunctions() {
          relu6AsHardtanh}}},
 
       // Pooling.
-      {{"torch.nn.functional.max_pool2d", "torch.max_pool2d"},
+      {{"torch.nn.functional.max_pool2d", "torch.max_pool2d", "torch.nn.functional._max_pool2d"},
        {{SCHEMA(
              "max_pool2d(Tensor self, int[2] kernel_size, int[2]? stride=None, int[2] padding=0, "
              "int[2] dilation=1, bool ceil_mode=False, bool return_indices=False)"),
@@ -960,20 +963,20 @@ static const std::vector<TorchFunction> &torchFunctions() {
        {{SCHEMA("narrow(Tensor(a) self, int dim, SymInt start, SymInt length)"),
          "aten.slice.Tensor", narrowAsSlice}}},
       {{"torch.Tensor.split"},
-       {{SCHEMA("split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0)"),
+       {{LIST_SCHEMA("split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0)"),
          "aten.split.Tensor"},
-        {SCHEMA("split_with_sizes(Tensor(a -> *) self, SymInt[] split_size, int dim=0)"),
+        {LIST_SCHEMA("split_with_sizes(Tensor(a -> *) self, SymInt[] split_size, int dim=0)"),
          "aten.split_with_sizes.default", splitSectionsArgument}}},
       {{"torch.split"},
-       {{SCHEMA("split(Tensor self, SymInt split_size_or_sections, int dim=0)"),
+       {{LIST_SCHEMA("split(Tensor self, SymInt split_size_or_sections, int dim=0)"),
          "aten.split.Tensor", splitSizeArgument},
-        {SCHEMA("split(Tensor self, SymInt[] split_size_or_sections, int dim=0)"),
+        {LIST_SCHEMA("split(Tensor self, SymInt[] split_size_or_sections, int dim=0)"),
          "aten.split_with_sizes.default", splitSectionsArgument}}},
       {{"torch.split_with_sizes", "torch.Tensor.split_with_sizes"},
-       {{SCHEMA("split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0)"),
+       {{LIST_SCHEMA("split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0)"),
          "aten.split_with_sizes.default"}}},
       {{"torch.chunk", "torch.Tensor.chunk"},
-       {{SCHEMA("chunk(Tensor(a -> *) self, int chunks, int dim=0)"), "aten.chunk.default"}}},
+       {{LIST_SCHEMA("chunk(Tensor(a -> *) self, int chunks, int dim=0)"), "aten.chunk.default"}}},
       {{"torch.Tensor.contiguous"},
        {{SCHEMA("contiguous(Tensor(a) self, *, MemoryFormat memory_format=0)"),
          "aten.contiguous.default"}}},
@@ -1160,7 +1163,7 @@ static llvm::Expected<BoundCall> bindOverload(llvm::StringRef callee, const Over
       return mismatch(param, keyword.value);
     bound[param] = std::move(*value);
   }
-  BoundCall call{overload.target.str(), {}};
+  BoundCall call{overload.target.str(), {}, schema.numReturns, schema.returnsList};
   std::vector<AtenValue> given;
   for (const std::optional<AtenValue> &value : bound)
     if (value)

@@ -30,6 +30,9 @@ struct FunctionSchema {
   std::string overload; ///< "Tensor" ("" for the default overload)
   std::vector<Argument> arguments;
   size_t numReturns = 0;
+  /// Whether the one return is a `Tensor[]` (split, chunk, unbind): all of the op's
+  /// results, as a list.
+  bool returnsList = false;
 };
 
 /// Parses a schema string; malformed ones are an error (they are tgc's own tables, so
@@ -41,6 +44,10 @@ llvm::Expected<FunctionSchema> parseFunctionSchema(llvm::StringRef text);
 struct BoundCall {
   std::string target;
   std::vector<AtenArgument> arguments;
+  /// What the Python callable returns: the first `numReturns` results of the op (ops
+  /// like batch_norm have more), or all of them as a list when `returnsList`.
+  size_t numReturns = 1;
+  bool returnsList = false;
 };
 
 /// Binds a call of the Python callable `qualifiedName` (`torch.add`, `torch.Tensor.add`
