@@ -198,6 +198,8 @@ FailureOr<SmallVector<Value>> OpSpecBuilder::operandValues(const AtenValue &valu
   case AtenValue::Kind::Int:
     if (std::optional<int64_t> c = getConstantSize(value.size))
       return constant(builder.getI64IntegerAttr(*c));
+    if (!value.values.empty())
+      return SmallVector<Value>(value.values);
     break;
   case AtenValue::Kind::Bool:
     return constant(builder.getBoolAttr(value.boolValue));

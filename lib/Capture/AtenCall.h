@@ -24,7 +24,9 @@ struct AtenValue {
     None,    ///< an absent optional
     Tensor,  ///< one SSA tensor
     Tensors, ///< Tensor[] (may hold scalar SSA values for Tensor?[] holes: see values)
-    Int,     ///< an int or SymInt: `size` (a constant expression for a plain int)
+    Int,     ///< an int or SymInt: `size` (a constant expression for a plain int);
+             ///< `values` may hold an i64 SSA value computing a symbolic size, for ops
+             ///< that take the int as an operand
     Float,
     Bool,
     String,

@@ -108,6 +108,7 @@ private:
 
   // Tensor calls.
   mlir::FailureOr<AtenValue> toAtenValue(Var value, mlir::Location loc);
+  mlir::FailureOr<mlir::Value> materializeSize(mlir::AffineExpr size, mlir::Location loc);
   mlir::FailureOr<Var> buildAten(llvm::StringRef target, std::vector<AtenArgument> arguments,
                                  mlir::Location loc);
   mlir::FailureOr<Var> callTorchFunction(llvm::StringRef qualifiedName, CallArguments &arguments,

@@ -5,6 +5,8 @@
 #include "TorchFunctions.h"
 #include "tgc/Dialect/TgcDialect.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/StringSwitch.h"
 
 using namespace mlir;
@@ -26,8 +28,16 @@ FailureOr<AtenValue> Interpreter::toAtenValue(Var value, Location loc) {
     return AtenValue::tensor(heap.get(value->object).tensor);
   case K::Bool:
     return AtenValue::boolean(value->boolValue);
-  case K::Int:
-    return AtenValue::integer(value->size);
+  case K::Int: {
+    AtenValue integer = AtenValue::integer(value->size);
+    if (!value->getConstantInt()) {
+      FailureOr<Value> computed = materializeSize(value->size, loc);
+      if (failed(computed))
+        return failure();
+      integer.values.push_back(*computed);
+    }
+    return integer;
+  }
   case K::Float:
     return AtenValue::floating(value->floatValue);
   case K::Str:
@@ -82,6 +92,52 @@ FailureOr<AtenValue> Interpreter::toAtenValue(Var value, Location loc) {
     }
   }
   return error(loc) << "cannot pass this value to a torch function";
+}
+
+/// Computes a symbolic size as an i64 SSA value: symbols are read from the graph
+/// inputs that define them (`tgc.sym_size`), and the expression becomes arith ops.
+FailureOr<Value> Interpreter::materializeSize(AffineExpr size, Location loc) {
+  if (auto constant = llvm::dyn_cast<AffineConstantExpr>(size))
+    return arith::ConstantOp::create(builder, loc, builder.getI64IntegerAttr(constant.getValue()))
+        .getResult();
+  if (auto symbol = llvm::dyn_cast<AffineSymbolExpr>(size)) {
+    auto func = builder.getInsertionBlock()->getParent()->getParentOfType<func::FuncOp>();
+    if (!func)
+      return error(loc) << "symbolic size outside a function";
+    for (BlockArgument arg : func.getArguments()) {
+      auto type = llvm::dyn_cast<BaseTensorType>(arg.getType());
+      if (!type)
+        continue;
+      for (auto [dim, argSize] : llvm::enumerate(type.getSizes()))
+        if (argSize == size)
+          return SymSizeOp::create(builder, loc, arg, static_cast<int64_t>(dim)).getResult();
+    }
+    return error(loc) << "no graph input has the symbolic size s" << symbol.getPosition();
+  }
+  auto binary = llvm::cast<AffineBinaryOpExpr>(size);
+  FailureOr<Value> lhs = materializeSize(binary.getLHS(), loc);
+  FailureOr<Value> rhs = failed(lhs) ? FailureOr<Value>(failure())
+                                     : materializeSize(binary.getRHS(), loc);
+  if (failed(rhs))
+    return failure();
+  switch (binary.getKind()) {
+  case AffineExprKind::Add:
+    return arith::AddIOp::create(builder, loc, *lhs, *rhs).getResult();
+  case AffineExprKind::Mul:
+    return arith::MulIOp::create(builder, loc, *lhs, *rhs).getResult();
+  case AffineExprKind::FloorDiv:
+    return arith::FloorDivSIOp::create(builder, loc, *lhs, *rhs).getResult();
+  case AffineExprKind::CeilDiv:
+    return arith::CeilDivSIOp::create(builder, loc, *lhs, *rhs).getResult();
+  case AffineExprKind::Mod: {
+    // Python's %: the result has the divisor's sign (sizes are non-negative anyway).
+    Value rem = arith::RemSIOp::create(builder, loc, *lhs, *rhs);
+    Value shifted = arith::AddIOp::create(builder, loc, rem, *rhs);
+    return arith::RemSIOp::create(builder, loc, shifted, *rhs).getResult();
+  }
+  default:
+    return error(loc) << "cannot compute this symbolic size";
+  }
 }
 
 Var Interpreter::resultsToVar(Operation *op) {
