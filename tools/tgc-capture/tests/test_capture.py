@@ -417,6 +417,14 @@ def test_cli_function_and_train():
     trace = reader.load(trace_path)
     assert trace.header["train"] is True
     assert deref(trace, trace.header["entry"]["callable"])["dict"]["training"] is True
+    # --requires-grad marks an input tensor as requiring grad; the others do not.
+    result = subprocess.run([sys.executable, LAUNCHER, source + ":f", "--input", "a=f32[2]",
+                             "--input", "b=f32[2]", "--requires-grad", "b", "--train",
+                             "-o", trace_path], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    trace = reader.load(trace_path)
+    assert [trace.object(i["tensor"])["requires_grad"] for i in trace.header["inputs"]] == \
+        [False, True]
 
 
 def test_cli_errors():
@@ -431,6 +439,10 @@ def test_cli_errors():
         ([os.path.join(FIXTURES, "mlp.py") + ":make_model", "--input", "x=f32[2,16]",
           "--dynamic", "x:0:4"], "outside [4, inf]"),
         ([os.path.join(TMP, "missing.py") + ":f"], "no such file"),
+        ([os.path.join(FIXTURES, "mlp.py") + ":make_model", "--input", "x=f32[2,16]",
+          "--requires-grad", "y"], "--requires-grad y: no --input of that name"),
+        ([os.path.join(FIXTURES, "mlp.py") + ":make_model", "--input", "x=i64[2,16]",
+          "--requires-grad", "x"], "only floating inputs can require grad"),
     ]
     for argv, message in cases:
         result = subprocess.run([sys.executable, LAUNCHER] + argv + ["-o", os.path.join(

@@ -1,7 +1,8 @@
 """The tgc-capture command line.
 
     tgc-capture FILE.py:NAME --input x=f32[32,64] [--input ...] [--dynamic x:0[:min[:max]]]
-                [--train] [--seed N] [--save-inputs inputs.safetensors] -o model.trace
+                [--train] [--requires-grad NAME] [--seed N] [--save-inputs inputs.safetensors]
+                -o model.trace
     tgc-capture --dump model.trace
 
 FILE.py is loaded as a module named after its stem (`mlp.py` -> `mlp`) with its directory
@@ -196,9 +197,11 @@ def save_safetensors(tensors, path):
     save_file({k: v.detach().contiguous() for k, v in tensors.items()}, path)
 
 
-def prepare(target, input_texts, dynamic_texts=(), train=False, seed=0):
+def prepare(target, input_texts, dynamic_texts=(), train=False, seed=0, requires_grad=()):
     """Loads FILE.py:NAME and makes its inputs: (callable, args, kwargs, input names,
-    dynamic map, inputs dict). Shared by main() and the fixture generator."""
+    dynamic map, inputs dict); the inputs named in `requires_grad` require grad (the
+    trace's input tensors say so, and training differentiates with respect to them).
+    Shared by main() and the fixture generator."""
     if ":" not in target:
         raise UsageError("the target must be FILE.py:NAME, got `%s`" % target)
     path, _, name = target.rpartition(":")
@@ -218,6 +221,13 @@ def prepare(target, input_texts, dynamic_texts=(), train=False, seed=0):
     if isinstance(fn, torch.nn.Module):
         fn.train(train)
     inputs = make_inputs(specs, seed)
+    for input_name in requires_grad:
+        if input_name not in inputs:
+            raise UsageError("--requires-grad %s: no --input of that name" % input_name)
+        if not inputs[input_name].is_floating_point():
+            raise UsageError("--requires-grad %s: only floating inputs can require grad"
+                             % input_name)
+        inputs[input_name].requires_grad_(True)
     args, kwargs = bind_inputs(fn, inputs)
     name_of = {id(tensor): n for n, tensor in inputs.items()}
     ordered = [name_of[id(a)] for a in args] + list(kwargs)
@@ -237,6 +247,8 @@ def build_parser():
                         help="make dimension DIM of input NAME a size symbol (MIN defaults to 2)")
     parser.add_argument("--train", action="store_true",
                         help="capture for training (modules in train() mode)")
+    parser.add_argument("--requires-grad", action="append", default=[], metavar="NAME",
+                        help="the input NAME requires grad (training differentiates it)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
     parser.add_argument("--save-inputs", metavar="FILE",
                         help="write the example inputs as safetensors keyed by input name")
@@ -269,7 +281,8 @@ def main(argv=None):
         from .writer import CaptureError, capture
         try:
             fn, args, kwargs, names, dynamic, inputs = prepare(
-                options.target, options.input, options.dynamic, options.train, options.seed)
+                options.target, options.input, options.dynamic, options.train, options.seed,
+                options.requires_grad)
             capture(fn, args, options.output, options.train, example_kwargs=kwargs,
                     input_names=names, dynamic=dynamic)
         except CaptureError as e:
