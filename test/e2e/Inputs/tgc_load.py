@@ -200,6 +200,29 @@ def test_replay():
     f, total = make()
     replay.apply([{"kind": "set_cell", "source": "fn", "name": "total", "value": 7}], f, [])
     assert total() == 7
+    # The structured values and roots of wt-replay's format (tgc::replay in Passes.h).
+    arg = {"seen": 0}
+    typed = [
+        {"kind": "setattr", "source": "fn", "name": "pair",
+         "value": {"type": "tuple", "items": [
+             {"type": "list", "id": 0, "items": [None, {"type": "tensor", "output": 0}]},
+             {"type": "same", "id": 0}]}},
+        {"kind": "setattr", "source": "fn", "name": "dev",
+         "value": {"type": "device", "name": "cpu"}},
+        {"kind": "setattr", "source": "fn", "name": "act",
+         "value": {"type": "external", "name": "torch.relu"}},
+        {"kind": "set_contents", "source": "args[0]",
+         "value": {"type": "dict", "items": [["seen", 1]]}},
+        {"kind": "set_global", "source": "globals[%r]" % __name__, "name": "REPLAYED",
+         "value": {"type": "ref", "source": "fn.lin"}},
+        {"kind": "delattr", "source": "fn", "name": "calls"},
+    ]
+    REPLAYED_BEFORE = globals().pop("REPLAYED")
+    replay.apply(typed, net, [out], ((arg,), {}))
+    assert net.pair[0] is net.pair[1] and net.pair[0][1] is out
+    assert net.dev == torch.device("cpu") and net.act is torch.relu
+    assert arg == {"seen": 1} and REPLAYED is REPLAYED_BEFORE and not hasattr(net, "calls")
+    assert replay.replay_outputs(typed) == {0}
     check_raises(lambda: replay.apply([{"kind": "set_attribute", "source": "fn.nope",
                                         "name": "a", "value": 1}], net, []),
                  "cannot resolve 'fn.nope'")

@@ -241,7 +241,7 @@ class CompiledModule:
                 _increment_version(inputs[i])
         self._pull_buffers(inst, self._buffer_mutations)
         if self._replay:
-            _replay.apply(self._replay, self.fn, outputs)
+            _replay.apply(self._replay, self.fn, outputs, (args, kwargs))
         if self._structure is not None:
             return _build_structure(self._structure, outputs)
         returned = [outputs[i] for i in self._returned]
