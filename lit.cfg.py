@@ -15,3 +15,14 @@ config.substitutions.append(("%fixtures", os.path.join(config.tgc_src_root, "tes
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(["tgc-opt", "tgc", "safetensors-compare"], [config.tgc_tools_dir])
+
+# Tests that need PyTorch (`REQUIRES: torch`) run with %torch-python: $TGC_TORCH_PYTHON,
+# else the project's venv when it exists, if `import torch` works there.
+import subprocess
+
+_torch_python = os.environ.get("TGC_TORCH_PYTHON") or "/root/.cache/tgc-venv/bin/python"
+if os.path.exists(_torch_python) and subprocess.run(
+        [_torch_python, "-c", "import torch"], stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL).returncode == 0:
+    config.available_features.add("torch")
+    config.substitutions.append(("%torch-python", _torch_python))

@@ -1,0 +1,240 @@
+"""tgc.load end to end (test/e2e/tgc-load.test; needs torch): compiles fixtures with
+`tgc compile`, binds each .so to the live module re-created from the fixture's Python
+source and checks it behaves like eager PyTorch on it: outputs, the live module's
+parameters/buffers followed after they change, mutated buffers and inputs written back,
+gradients accumulated into p.grad by loss.backward(), Python side effects replayed.
+
+    python tgc_load.py TGC FIXTURES WORKDIR
+"""
+import copy
+import importlib.util
+import os
+import subprocess
+import sys
+
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "tools", "python"))
+
+import tgc  # noqa: E402
+from tgc import replay  # noqa: E402
+
+TGC, FIXTURES, WORK = sys.argv[1:4]
+RTOL, ATOL = 1e-4, 1e-5
+
+
+def compile_(src, name, *flags):
+    out = os.path.join(WORK, name + ".so")
+    subprocess.run([TGC, "compile", os.path.join(FIXTURES, src), *flags, "-o", out],
+                   check=True)
+    return out
+
+
+def import_file(path, name):
+    spec = importlib.util.spec_from_file_location(name, os.path.join(FIXTURES, path))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def close(a, b, what):
+    torch.testing.assert_close(a, b, rtol=RTOL, atol=ATOL, msg=lambda m: f"{what}: {m}")
+
+
+def check_raises(fn, text):
+    try:
+        fn()
+    except tgc.TgcError as e:
+        assert text in str(e), f"expected {text!r} in {e}"
+        print(f"error ok: {e}")
+        return
+    raise AssertionError(f"expected TgcError with {text!r}")
+
+
+def test_mlp_trace():
+    so = compile_("capture/mlp.trace", "mlp")
+    model = import_file("capture/mlp.py", "capture_mlp").make_model()
+    compiled = tgc.load(so, model)
+    x = torch.randn(4, 16)
+    y = compiled(x)
+    assert isinstance(y, torch.Tensor), type(y)  # one output: a tensor, as eager
+    close(y, model(x), "mlp")
+    # The live module's parameters are pushed into the instance when they change.
+    with torch.no_grad():
+        model[0].weight.mul_(-2.0)
+        model[2].bias.add_(1.0)
+    close(compiled(x), model(x), "mlp after an in-place parameter update")
+    model[2].weight = torch.nn.Parameter(torch.randn(8, 32))
+    close(compiled(x), model(x), "mlp after replacing a parameter")
+    # Strided (non-contiguous) inputs are passed as they are.
+    xt = torch.randn(16, 4).t()
+    close(compiled(xt), model(xt), "mlp on a transposed input")
+    check_raises(lambda: compiled(torch.randn(5, 16)), "input 'x' (#0): dimension 0 is 5")
+    check_raises(lambda: tgc.load(so, model, train=True), "is not trainable")
+    # Bound to a module without the model's parameters: refused at load.
+    fixtures_models = import_file("models.py", "fixture_models")
+    check_raises(lambda: tgc.load(so, fixtures_models.MLP()), "parameter '0.weight'")
+    print("mlp.trace ok")
+
+
+def test_methods_trace():
+    so = compile_("capture/methods.trace", "methods")
+    model = import_file("capture/methods.py", "capture_methods").make_model()
+    compiled = tgc.load(so, model)
+    x = torch.randn(3, 8)
+    out = compiled(x)
+    assert isinstance(out, tuple) and len(out) == 2, type(out)  # fn returns a 2-tuple
+    for a, b in zip(out, model(x)):
+        close(a, b, "methods")
+    model.scale.fill_(-0.5)  # a buffer changed by the caller is followed too
+    for a, b in zip(compiled(x), model(x)):
+        close(a, b, "methods after a buffer update")
+    print("methods.trace ok")
+
+
+def test_training():
+    models = import_file("models.py", "fixture_models")
+    so = compile_("mlp/train_grad.pt2", "mlp_train", "--train")
+    torch.manual_seed(0)
+    model, inputs, _ = models.make_mlp()
+    ref = copy.deepcopy(model)
+    compiled = tgc.load(so, model, train=True)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    ref_opt = torch.optim.SGD(ref.parameters(), lr=0.1)
+    x = inputs["x"].clone().requires_grad_(True)
+    xr = x.detach().clone().requires_grad_(True)
+    for step in range(3):
+        # Two backwards per step: gradients accumulate into p.grad as in eager.
+        for _ in range(2):
+            y, yr = compiled(x), ref(xr)
+            close(y, yr, f"train step {step} output")
+            assert y.requires_grad
+            ((y * y).sum() + y.mean()).backward()
+            ((yr * yr).sum() + yr.mean()).backward()
+        for (name, p), (_, q) in zip(model.named_parameters(), ref.named_parameters()):
+            close(p.grad, q.grad, f"step {step} grad of {name}")
+        close(x.grad, xr.grad, f"step {step} grad of x")
+        opt.step(), ref_opt.step()  # the instance follows the updated parameters
+        opt.zero_grad(), ref_opt.zero_grad()
+        x.grad = xr.grad = None
+    # Two forwards pending at once (one instance each), backwards in reverse order.
+    y1, y2 = compiled(x), compiled(x * 2)
+    g1 = torch.autograd.grad(y1.sum(), list(model.parameters()))
+    g2 = torch.autograd.grad(y2.sum(), list(model.parameters()))
+    r1 = torch.autograd.grad(ref(xr).sum(), list(ref.parameters()))
+    r2 = torch.autograd.grad(ref(xr * 2).sum(), list(ref.parameters()))
+    for a, b in zip(g1 + g2, r1 + r2):
+        close(a, b, "interleaved forwards")
+    with torch.no_grad():
+        assert not compiled(x).requires_grad
+    print("training ok")
+
+
+def test_mutation():
+    models = import_file("models.py", "fixture_models")
+    so = compile_("mutate/train.pt2", "mutate")
+    torch.manual_seed(0)
+    model, inputs, _ = models.make_mutate()
+    ref = copy.deepcopy(model)
+    compiled = tgc.load(so, model)
+    x = inputs["x"].clone()
+    xr = x.clone()
+    for step in range(2):
+        version = x._version
+        out, ref_out = compiled(x), ref(xr)
+        for a, b in zip(out, ref_out):
+            close(a, b, f"mutate step {step} output")
+        close(x, xr, f"mutate step {step}: the user input written back in place")
+        assert x._version > version, "the input's version counter moves, as in eager"
+        close(model.count, ref.count, f"mutate step {step}: buffer count")
+        close(model.running, ref.running, f"mutate step {step}: buffer running")
+    assert model.count.item() == 5, model.count
+    print("mutation ok")
+
+
+def test_replay():
+    """The replay list applied to live objects (provisional format, tgc/replay.py)."""
+    counter = [0]
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = torch.nn.Linear(2, 2)
+            self.calls = 0
+            self.history = []
+
+        def forward(self, x):
+            return self.lin(x) + counter[0]
+
+    net = Net()
+    net.old = 1
+    out = torch.ones(2)
+    actions = [
+        {"kind": "set_attribute", "source": "fn", "name": "calls", "value": 1},
+        {"kind": "set_attribute", "source": "fn.lin", "name": "cache",
+         "value": {"output": 0}},
+        {"kind": "delete_attribute", "source": "fn", "name": "old"},
+        {"kind": "set_contents", "source": "fn.history",
+         "value": {"list": [{"float": "inf"}, {"tuple": [1, "a"]}]}},
+        {"kind": "set_global", "source": __name__, "name": "REPLAYED",
+         "value": {"object": "fn.lin"}},
+        {"kind": "set_contents", "source": "globals.STATE['k']",
+         "value": {"dict": [["n", {"int": "123456789012345678901234567890"}]]}},
+    ]
+    replay.apply(actions, net, [out])
+    assert net.calls == 1 and net.lin.cache is out and not hasattr(net, "old")
+    assert net.history == [float("inf"), (1, "a")]
+    assert REPLAYED is net.lin  # noqa: F821
+    assert STATE == {"k": {"n": 123456789012345678901234567890}}
+    assert replay.replay_outputs(actions) == {0}
+
+    def make():
+        total = 0
+
+        def f(x):
+            nonlocal total
+            total += 1
+            return x
+        return f, lambda: total
+    f, total = make()
+    replay.apply([{"kind": "set_cell", "source": "fn", "name": "total", "value": 7}], f, [])
+    assert total() == 7
+    # The structured values and roots of wt-replay's format (tgc::replay in Passes.h).
+    arg = {"seen": 0}
+    typed = [
+        {"kind": "setattr", "source": "fn", "name": "pair",
+         "value": {"type": "tuple", "items": [
+             {"type": "list", "id": 0, "items": [None, {"type": "tensor", "output": 0}]},
+             {"type": "same", "id": 0}]}},
+        {"kind": "setattr", "source": "fn", "name": "dev",
+         "value": {"type": "device", "name": "cpu"}},
+        {"kind": "setattr", "source": "fn", "name": "act",
+         "value": {"type": "external", "name": "torch.relu"}},
+        {"kind": "set_contents", "source": "args[0]",
+         "value": {"type": "dict", "items": [["seen", 1]]}},
+        {"kind": "set_global", "source": "globals[%r]" % __name__, "name": "REPLAYED",
+         "value": {"type": "ref", "source": "fn.lin"}},
+        {"kind": "delattr", "source": "fn", "name": "calls"},
+    ]
+    REPLAYED_BEFORE = globals().pop("REPLAYED")
+    replay.apply(typed, net, [out], ((arg,), {}))
+    assert net.pair[0] is net.pair[1] and net.pair[0][1] is out
+    assert net.dev == torch.device("cpu") and net.act is torch.relu
+    assert arg == {"seen": 1} and REPLAYED is REPLAYED_BEFORE and not hasattr(net, "calls")
+    assert replay.replay_outputs(typed) == {0}
+    check_raises(lambda: replay.apply([{"kind": "set_attribute", "source": "fn.nope",
+                                        "name": "a", "value": 1}], net, []),
+                 "cannot resolve 'fn.nope'")
+    print("replay ok")
+
+
+STATE = {"k": {}}
+
+if __name__ == "__main__":
+    test_mlp_trace()
+    test_methods_trace()
+    test_training()
+    test_mutation()
+    test_replay()
+    print("all ok")

@@ -1,0 +1,297 @@
+"""`tgc.load`: a compiled model.so bound to the live module or function it came from."""
+
+import ctypes
+
+import torch
+
+from . import replay as _replay
+from .dlpack import TensorArgs, managed_array, take_outputs, tensor_arg
+from .runtime import Model, TgcError
+
+try:
+    from torch.autograd.graph import increment_version as _increment_version
+except ImportError:  # pragma: no cover - older torch
+    def _increment_version(t):
+        pass
+
+
+def _flatten_tensors(value, out):
+    """Tensors of a call argument in capture order (lists, tuples, dicts nested)."""
+    if isinstance(value, torch.Tensor):
+        out.append(value)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            _flatten_tensors(v, out)
+    elif isinstance(value, dict):
+        for v in value.values():
+            _flatten_tensors(v, out)
+    return out
+
+
+def _build_structure(spec, outputs):
+    """The returned value described by model.json's `output_structure`: an integer is
+    user output N; {"tuple"|"list": [spec...]}, {"dict": [[key, spec]...]},
+    {"const": value}."""
+    if isinstance(spec, int) and not isinstance(spec, bool):
+        return outputs[spec]
+    if isinstance(spec, dict) and len(spec) == 1:
+        (tag, payload), = spec.items()
+        if tag == "tuple":
+            return tuple(_build_structure(s, outputs) for s in payload)
+        if tag == "list":
+            return [_build_structure(s, outputs) for s in payload]
+        if tag == "dict":
+            return {k: _build_structure(s, outputs) for k, s in payload}
+        if tag == "const":
+            return payload
+    raise TgcError(f"tgc: bad output_structure entry {spec!r}")
+
+
+class _Instance:
+    """One `tgc_model` instance and what it last received from the live module."""
+
+    def __init__(self, path):
+        self.model = Model(path)
+        self.pushed = {}  # state name -> key of the live tensor's last pushed value
+        self.owner = None  # the _Pending of the forward whose saved values it holds
+
+    @property
+    def pending(self):
+        return self.owner is not None
+
+
+class _Pending:
+    """Marks an instance busy until its backward runs or the autograd graph holding
+    this object is freed (a forward whose backward never comes)."""
+
+    def __init__(self, inst):
+        self.inst = inst
+        inst.owner = self
+
+    def release(self):
+        if self.inst is not None and self.inst.owner is self:
+            self.inst.owner = None
+        self.inst = None
+
+    def __del__(self):
+        self.release()
+
+
+class CompiledModule:
+    """The callable `tgc.load` returns. Calling it runs the model.so on the caller's
+    tensors (zero-copy), keeps the live module's parameters and buffers and the
+    instance's state in sync, writes mutations back and replays Python side effects."""
+
+    def __init__(self, path, fn=None, train=False):
+        self.path = path
+        self.fn = fn
+        self.train = train
+        self._free = [_Instance(path)]
+        first = self._free[0].model
+        self.signature = first.signature or {}
+        self.name = first.name
+        self.input_names = first.input_names
+        self.num_outputs = first.num_outputs
+        if train and not first.trainable:
+            raise TgcError(f"tgc.load: '{path}' is not trainable (compile it with "
+                           f"`tgc compile --train`)")
+        self.gradient_names = first.gradient_names if first.trainable else []
+        self.mutated_inputs = [i for i, m in enumerate(first.input_mutated) if m]
+        self.has_gradient = [
+            first.output_has_gradient(i) != 0 if first.trainable else False
+            for i in range(self.num_outputs)]
+
+        # The live nn.Module whose parameters and buffers are the model's state.
+        module = fn if isinstance(fn, torch.nn.Module) else getattr(fn, "__self__", None)
+        self.module = module if isinstance(module, torch.nn.Module) else None
+        self._state = []  # (name, "parameter"|"buffer")
+        if self.module is not None:
+            for name, kind in first.state.items():
+                if kind not in ("parameter", "buffer"):
+                    continue
+                if self._live(name, kind) is None:
+                    raise TgcError(f"tgc.load: the model's {kind} '{name}' is not a "
+                                   f"{kind} of the {type(self.module).__name__} it is "
+                                   f"bound to")
+                self._state.append((name, kind))
+        json_mutations = self.signature.get("mutations")
+        if json_mutations is None:  # no model.json: every buffer may have changed
+            self._buffer_mutations = [n for n, k in self._state if k == "buffer"]
+            self._backward_buffer_mutations = list(self._buffer_mutations)
+        else:
+            self._buffer_mutations = [m["target"] for m in json_mutations
+                                      if m["kind"] == "buffer"]
+            self._backward_buffer_mutations = [
+                m["target"] for m in self.signature.get("backward_mutations", [])
+                if m["kind"] == "buffer"]
+        self._replay = self.signature.get("replay", [])
+        self._structure = self.signature.get("output_structure")
+        replay_only = _replay.replay_outputs(self._replay)
+        self._returned = [i for i in range(self.num_outputs) if i not in replay_only]
+        # Gradient i -> index among the autograd.Function's tensor arguments
+        # (user inputs first, then the parameters named by the gradients).
+        self._grad_params = [g for g in self.gradient_names if not g.startswith("input.")]
+
+    # ------------------------------------------------------------------ state sync
+    def _live(self, name, kind):
+        try:
+            if kind == "parameter":
+                return self.module.get_parameter(name)
+            return self.module.get_buffer(name)
+        except AttributeError:
+            return None
+
+    @staticmethod
+    def _key(t):
+        return (id(t), t.data_ptr(), t._version, tuple(t.shape), t.dtype)
+
+    def _push_state(self, inst):
+        """Copies every live parameter/buffer the instance has not seen into it."""
+        for name, kind in self._state:
+            t = self._live(name, kind)
+            if t is None:
+                raise TgcError(f"tgc: the bound module no longer has {kind} '{name}'")
+            key = self._key(t)
+            if inst.pushed.get(name) == key:
+                continue
+            ptr, keep = tensor_arg(t, f"{kind} '{name}'")
+            inst.model._check(inst.model._lib.tgc_model_set_state(
+                inst.model._handle, name.encode(), ptr), f"set_state('{name}')")
+            del keep
+            inst.pushed[name] = key
+
+    def _pull_buffers(self, inst, names):
+        """Writes the instance's value of each mutated buffer into the live buffer."""
+        if self.module is None:
+            return
+        for name in names:
+            t = self._live(name, "buffer")
+            if t is None:
+                continue
+            ptr, keep = tensor_arg(t, f"buffer '{name}'")
+            inst.model._check(inst.model._lib.tgc_model_get_state(
+                inst.model._handle, name.encode(), ptr), f"get_state('{name}')")
+            del keep
+            _increment_version(t)
+            inst.pushed[name] = self._key(t)
+
+    def _acquire(self):
+        for i, inst in enumerate(self._free):
+            if not inst.pending:
+                return inst
+        inst = _Instance(self.path)  # every instance is busy with a pending backward
+        self._free.append(inst)
+        return inst
+
+    # ------------------------------------------------------------------ calls
+    def _inputs(self, args, kwargs):
+        tensors = _flatten_tensors(list(args), [])
+        named = {}
+        for key, value in kwargs.items():
+            if isinstance(value, torch.Tensor) and key in self.input_names:
+                named[key] = value
+            else:
+                _flatten_tensors(value, tensors)
+        if named:  # keyword tensors bind by input name, the rest in order
+            rest = iter(tensors)
+            tensors = [named[n] if n in named else next(rest, None)
+                       for n in self.input_names]
+            if any(t is None for t in tensors):
+                raise TgcError(f"tgc: expected inputs {self.input_names}")
+        return tensors
+
+    def run(self, inst, inputs, train):
+        """tgc_model_run / _run_train on `inputs`: torch outputs owning the runtime's
+        buffers, and the TensorArgs (keep it while a backward may write the inputs)."""
+        m = inst.model
+        args = TensorArgs(inputs)
+        out = managed_array(self.num_outputs)
+        fn = m._lib.tgc_model_run_train if train else m._lib.tgc_model_run
+        rc = fn(m._handle, args.array, args.count, out, self.num_outputs)
+        if rc != 0:
+            raise TgcError(f"tgc: {self.name}: {m.last_error()}")
+        return take_outputs(out, self.num_outputs), args
+
+    def backward(self, inst, grad_outputs):
+        m = inst.model
+        args = TensorArgs([g if has else None
+                           for g, has in zip(grad_outputs, self.has_gradient)],
+                          "grad output")
+        n = len(self.gradient_names)
+        out = managed_array(n)
+        rc = m._lib.tgc_model_backward(m._handle, args.array, args.count, out, n)
+        if rc != 0:
+            raise TgcError(f"tgc: {self.name} backward: {m.last_error()}")
+        return take_outputs(out, n)
+
+    def __call__(self, *args, **kwargs):
+        inputs = self._inputs(args, kwargs)
+        params = [self._live(name, "parameter") for name in self._grad_params]
+        needs_grad = (self.train and torch.is_grad_enabled() and
+                      any(t.requires_grad for t in inputs + params
+                          if isinstance(t, torch.Tensor)))
+        inst = self._acquire()
+        self._push_state(inst)
+        if needs_grad:
+            outputs = list(_TgcFunction.apply(self, inst, len(inputs), *inputs, *params))
+        else:
+            outputs, _ = self.run(inst, inputs, train=False)
+        for i in self.mutated_inputs:
+            if i < len(inputs):
+                _increment_version(inputs[i])
+        self._pull_buffers(inst, self._buffer_mutations)
+        if self._replay:
+            _replay.apply(self._replay, self.fn, outputs, (args, kwargs))
+        if self._structure is not None:
+            return _build_structure(self._structure, outputs)
+        returned = [outputs[i] for i in self._returned]
+        return returned[0] if len(returned) == 1 else tuple(returned)
+
+    def __repr__(self):
+        return (f"<tgc.CompiledModule {self.name!r} from {self.path!r} "
+                f"inputs={self.input_names} train={self.train}>")
+
+
+class _TgcFunction(torch.autograd.Function):
+    """forward: tgc_model_run_train; backward: tgc_model_backward. Tensor arguments are
+    the user inputs, then the live parameters the model differentiates, so autograd
+    accumulates their gradients into `param.grad` as eager does."""
+
+    @staticmethod
+    def forward(ctx, compiled, inst, num_inputs, *tensors):
+        outputs, args = compiled.run(inst, list(tensors[:num_inputs]), train=True)
+        ctx.pending = _Pending(inst)
+        ctx.compiled, ctx.inst, ctx.num_inputs = compiled, inst, num_inputs
+        ctx.num_tensors = len(tensors)
+        ctx.args = args  # inputs the backward mutates stay valid until then
+        ctx.mark_non_differentiable(*[o for o, has in zip(outputs, compiled.has_gradient)
+                                      if not has])
+        return tuple(outputs)
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        compiled, inst = ctx.compiled, ctx.inst
+        if ctx.pending.inst is not inst:
+            raise TgcError("tgc: backward called twice for one forward (the saved values "
+                           "are freed after the first; retain_graph is not supported)")
+        grads = compiled.backward(inst, grad_outputs)
+        ctx.pending.release()
+        ctx.args = None
+        compiled._pull_buffers(inst, compiled._backward_buffer_mutations)
+        result = [None] * ctx.num_tensors
+        for name, g in zip(compiled.gradient_names, grads):
+            if name.startswith("input."):
+                index = int(name[len("input."):])
+            else:
+                index = ctx.num_inputs + compiled._grad_params.index(name)
+            if index < ctx.num_tensors:
+                result[index] = g
+        return (None, None, None, *result)
+
+
+def load(path, fn=None, train=False):
+    """Loads a model.so compiled by `tgc compile` and binds it to `fn`, the live
+    nn.Module (or function / bound method) it was captured or exported from:
+    `tgc.load(path, fn)(*args)` behaves like `fn(*args)`. With `train=True` (a model
+    compiled with `--train`) the call is differentiable through torch.autograd."""
+    return CompiledModule(path, fn, train)
