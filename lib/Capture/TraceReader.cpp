@@ -205,6 +205,12 @@ FailureOr<ElementsAttr> TraceReader::readTensorData(const GraphInput &input, con
 
 FailureOr<Value> TraceReader::addArgument(const GraphInput &input, const Json &tensor,
                                           const Json *dynamic) {
+  // A hook registered before capture changes the gradient; ignoring it would be a
+  // silently wrong backward.
+  if (tensor.contains("hooks") && !tensor.at("hooks").empty())
+    return emitError(fileLoc) << "'" << input.name
+                              << "' has hooks registered with register_hook before capture; "
+                                 "tgc does not apply them yet";
   FailureOr<TensorMeta> meta = parseTensorMeta(tensor, dynamic);
   if (failed(meta))
     return failure();
