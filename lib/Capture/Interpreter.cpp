@@ -990,6 +990,11 @@ LogicalResult Interpreter::step(Frame &frame, const py::Instruction &instruction
     Var value = frame.pop();
     return storeSubscript(container, key, value, loc);
   }
+  case Opcode::DELETE_SUBSCR: {
+    Var key = frame.pop();
+    Var container = frame.pop();
+    return deleteSubscript(container, key, loc);
+  }
   case Opcode::BINARY_SLICE: {
     Variable slice;
     slice.kind = Variable::Kind::Slice;

@@ -101,6 +101,7 @@ private:
   bool identical(const Var &lhs, const Var &rhs) const;
   mlir::FailureOr<Var> subscript(Var container, Var key, mlir::Location loc);
   mlir::LogicalResult storeSubscript(Var container, Var key, Var value, mlir::Location loc);
+  mlir::LogicalResult deleteSubscript(Var container, Var key, mlir::Location loc);
   mlir::FailureOr<Var> iterate(Var iterable, mlir::Location loc);
   mlir::FailureOr<std::vector<Var>> unpack(Var iterable, mlir::Location loc);
   mlir::FailureOr<Var> tensorIndex(Var tensor, Var key, mlir::Location loc);

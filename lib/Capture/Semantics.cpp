@@ -199,6 +199,14 @@ FailureOr<Var> Interpreter::getClassOf(Var value) {
     return makeExternal("builtins.NoneType");
   case K::Tuple:
     return makeExternal("builtins.tuple");
+  case K::Slice:
+    return makeExternal("builtins.slice");
+  case K::Range:
+    return makeExternal("builtins.range");
+  case K::DType:
+    return makeExternal("torch.dtype");
+  case K::Device:
+    return makeExternal("torch.device");
   case K::Object: {
     const HeapObject &h = heap.get(value->object);
     if (h.classObject)
@@ -576,6 +584,21 @@ FailureOr<Var> Interpreter::callBuiltin(llvm::StringRef name, CallArguments &arg
     for (const Var &candidate : candidates) {
       if (identical(*cls, candidate))
         return makeBool(true);
+      // The collections.abc protocols, for the values the interpreter models.
+      if (candidate->is(K::External) && name == "builtins.isinstance") {
+        llvm::StringRef abc = candidate->name;
+        std::optional<H> kind = heapKind(heap, args[0]);
+        bool isMapping = kind == H::Dict;
+        bool isSequence = args[0]->is(K::Tuple) || args[0]->is(K::Str) ||
+                          args[0]->is(K::Range) || kind == H::List;
+        bool isIterable = isMapping || isSequence || kind == H::Set || kind == H::Iterator ||
+                          args[0]->is(K::Tensor);
+        if ((abc == "collections.abc.Iterable" && isIterable) ||
+            (abc == "collections.abc.Sequence" && isSequence) ||
+            (abc == "collections.abc.Mapping" && isMapping) ||
+            (abc == "collections.abc.Iterator" && kind == H::Iterator))
+          return makeBool(true);
+      }
       std::string qualname = candidate->is(K::External) ? candidate->name
                              : heapKind(heap, candidate) == H::Class
                                  ? heap.get(candidate->object).qualname
@@ -1063,6 +1086,38 @@ FailureOr<Var> Interpreter::binaryOp(unsigned op, Var lhs, Var rhs, Location loc
       return error(loc) << "the tensor operator " << name << " is not supported";
     return result;
   }
+  // User classes define operators with dunder methods: x.__iadd__(y), then
+  // x.__add__(y), then y.__radd__(x).
+  static const char *const kDunders[] = {"add", "and", "floordiv", "lshift", "matmul",
+                                         "mul", "mod", "or", "pow", "rshift", "sub",
+                                         "truediv", "xor"};
+  if (heapKind(heap, lhs) == H::Instance || heapKind(heap, rhs) == H::Instance) {
+    std::string dunder = kDunders[op % 13];
+    auto tryMethod = [&](Var self, Var other, const std::string &method) -> FailureOr<Var> {
+      if (heapKind(heap, self) != H::Instance)
+        return Var();
+      FailureOr<Var> found = lookupInClass(heap.get(self->object).classObject, method);
+      if (failed(found) || !*found)
+        return found;
+      FailureOr<Var> bound =
+          bindDescriptor(*found, self, heap.get(self->object).classObject, loc);
+      if (failed(bound))
+        return failure();
+      return call(*bound, CallArguments{{other}, {}}, loc);
+    };
+    for (auto [self, other, method] :
+         {std::make_tuple(lhs, rhs, op >= 13 ? "__i" + dunder + "__" : std::string()),
+          std::make_tuple(lhs, rhs, "__" + dunder + "__"),
+          std::make_tuple(rhs, lhs, "__r" + dunder + "__")}) {
+      if (method.empty())
+        continue;
+      FailureOr<Var> result = tryMethod(self, other, method);
+      if (failed(result))
+        return failure();
+      if (*result && !(*result)->is(K::External))
+        return *result;
+    }
+  }
   unsigned base = op % 13;
   bool inPlace = op >= 13;
   // In-place operators on lists extend them; everything else rebinds.
@@ -1416,6 +1471,57 @@ LogicalResult Interpreter::storeSubscript(Var container, Var key, Var value, Loc
     return success(succeeded(call(*setItem, CallArguments{{key, value}, {}}, loc)));
   }
   return error(loc) << describe(heap, container) << " does not support item assignment";
+}
+
+LogicalResult Interpreter::deleteSubscript(Var container, Var key, Location loc) {
+  std::optional<H> kind = heapKind(heap, container);
+  if (kind == H::Dict) {
+    const HeapObject &dict = heap.get(container->object);
+    for (auto [i, entry] : llvm::enumerate(dict.entries)) {
+      FailureOr<bool> same = equals(entry.first, key, loc);
+      if (failed(same))
+        return failure();
+      if (*same) {
+        HeapObject &changed =
+            mutateObject(container->object, SideEffect::Kind::SetContents, "", nullptr, loc);
+        changed.entries.erase(changed.entries.begin() + i);
+        return success();
+      }
+    }
+    return error(loc) << "del of a missing key (KeyError)";
+  }
+  if (kind == H::List) {
+    int64_t length = heap.get(container->object).items.size();
+    std::vector<int64_t> indices;
+    if (key->is(K::Slice)) {
+      int64_t start, stop, step;
+      if (failed(sliceIndices(*key, length, start, stop, step, loc)))
+        return failure();
+      for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step)
+        indices.push_back(i);
+    } else {
+      FailureOr<int64_t> index = constantIntArgument(key, "a list index", loc);
+      if (failed(index))
+        return failure();
+      int64_t i = *index < 0 ? *index + length : *index;
+      if (i < 0 || i >= length)
+        return error(loc) << "list assignment index out of range";
+      indices.push_back(i);
+    }
+    llvm::sort(indices, std::greater<int64_t>());
+    HeapObject &list =
+        mutateObject(container->object, SideEffect::Kind::SetContents, "", nullptr, loc);
+    for (int64_t i : indices)
+      list.items.erase(list.items.begin() + i);
+    return success();
+  }
+  if (kind == H::Instance) {
+    FailureOr<Var> delItem = getAttribute(container, "__delitem__", loc);
+    if (failed(delItem))
+      return failure();
+    return success(succeeded(call(*delItem, CallArguments{{key}, {}}, loc)));
+  }
+  return error(loc) << describe(heap, container) << " does not support item deletion";
 }
 
 FailureOr<std::vector<Var>> Interpreter::unpack(Var iterable, Location loc) {

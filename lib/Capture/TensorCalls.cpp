@@ -348,6 +348,73 @@ FailureOr<Var> Interpreter::callTorch(llvm::StringRef name, CallArguments &argum
       return failure();
     return makeNone();
   }
+  if (name == "torch.nn.Module.add_module" || name == "torch.nn.Module.register_module") {
+    if (args.size() != 3 || !args[1]->is(K::Str))
+      return error(loc) << "add_module(name, module) needs a constant name";
+    FailureOr<Var> modules = getAttribute(args[0], "_modules", loc);
+    if (failed(modules) || failed(storeSubscript(*modules, args[1], args[2], loc)))
+      return failure();
+    return makeNone();
+  }
+  if (name == "torch.nn.Module.named_children" || name == "torch.nn.Module.children") {
+    if (args.size() != 1)
+      return error(loc) << name << "() takes no arguments";
+    FailureOr<Var> modules = getAttribute(args[0], "_modules", loc);
+    if (failed(modules))
+      return failure();
+    HeapObject iterator;
+    iterator.kind = H::Iterator;
+    for (const auto &[key, module] : heap.get((*modules)->object).entries) {
+      if (module->is(K::None))
+        continue;
+      iterator.items.push_back(name == "torch.nn.Module.children" ? module
+                                                                   : makeTuple({key, module}));
+    }
+    return makeObject(newObject(std::move(iterator)));
+  }
+  if (name == "torch.nn.Module.parameters" || name == "torch.nn.Module.named_parameters" ||
+      name == "torch.nn.Module.buffers" || name == "torch.nn.Module.named_buffers" ||
+      name == "torch.nn.Module.modules" || name == "torch.nn.Module.named_modules") {
+    if (args.size() != 1)
+      return error(loc) << name << "() with arguments is not supported";
+    llvm::StringRef what = llvm::StringRef(name).rsplit('.').second;
+    bool named = what.consume_front("named_");
+    const char *store = what == "parameters" ? "_parameters" : what == "buffers" ? "_buffers" : "";
+    HeapObject iterator;
+    iterator.kind = H::Iterator;
+    std::vector<Var> seen;
+    // Depth-first over the module tree, as torch's named_* iterate (duplicates once).
+    std::function<LogicalResult(Var, std::string)> walk = [&](Var module,
+                                                              std::string prefix) -> LogicalResult {
+      auto addOnce = [&](Var value, const std::string &itemName) {
+        if (llvm::any_of(seen, [&](const Var &s) { return identical(s, value); }))
+          return;
+        seen.push_back(value);
+        iterator.items.push_back(named ? makeTuple({makeStr(itemName), value}) : value);
+      };
+      if (!*store)
+        addOnce(module, prefix.empty() ? prefix : prefix.substr(0, prefix.size() - 1));
+      if (*store) {
+        FailureOr<Var> entries = getAttribute(module, store, loc);
+        if (failed(entries))
+          return failure();
+        for (const auto &[key, value] : heap.get((*entries)->object).entries)
+          if (!value->is(K::None) && key->is(K::Str))
+            addOnce(value, prefix + key->name);
+      }
+      FailureOr<Var> children = getAttribute(module, "_modules", loc);
+      if (failed(children))
+        return failure();
+      for (const auto &[key, child] : heap.get((*children)->object).entries)
+        if (!child->is(K::None) && key->is(K::Str) &&
+            failed(walk(child, prefix + key->name + ".")))
+          return failure();
+      return success();
+    };
+    if (failed(walk(args[0], "")))
+      return failure();
+    return makeObject(newObject(std::move(iterator)));
+  }
   handled = false;
   return failure();
 }
