@@ -84,6 +84,7 @@ private:
   mlir::FailureOr<Var> bindDescriptor(Var attribute, Var self, Var cls, mlir::Location loc);
   mlir::FailureOr<Var> getClassOf(Var value);
   bool isSubclass(Var cls, llvm::StringRef externalName);
+  mlir::FailureOr<Var> callModule(Var module, CallArguments arguments, mlir::Location loc);
   mlir::FailureOr<Var> instantiate(Var cls, CallArguments arguments, mlir::Location loc);
   mlir::FailureOr<Var> callExternal(const Variable &external, CallArguments arguments,
                                     mlir::Location loc);

@@ -459,16 +459,8 @@ FailureOr<Var> Interpreter::call(Var callable, CallArguments arguments, Location
   case H::Class:
     return instantiate(callable, std::move(arguments), loc);
   case H::Instance: {
-    if (isSubclass(h.classObject, kModuleClass)) {
-      for (const char *hooks : {"_forward_pre_hooks", "_forward_hooks", "_backward_hooks"})
-        if (Var dict = h.getAttribute(hooks);
-            dict && heapKind(heap, dict) == H::Dict && !heap.get(dict->object).entries.empty())
-          return error(loc) << "module hooks (" << hooks << ") are not supported yet";
-      FailureOr<Var> forward = getAttribute(callable, "forward", loc);
-      if (failed(forward))
-        return failure();
-      return call(*forward, std::move(arguments), loc);
-    }
+    if (isSubclass(h.classObject, kModuleClass))
+      return callModule(callable, std::move(arguments), loc);
     FailureOr<Var> method = lookupInClass(h.classObject, "__call__");
     if (failed(method))
       return failure();
@@ -482,6 +474,57 @@ FailureOr<Var> Interpreter::call(Var callable, CallArguments arguments, Location
   default:
     return error(loc) << describe(heap, callable) << " is not callable";
   }
+}
+
+/// The entries of the dict attribute `name` of `module` (empty when it has none).
+static std::vector<Var> hookValues(const Heap &heap, const HeapObject &module,
+                                   llvm::StringRef name) {
+  std::vector<Var> hooks;
+  if (Var dict = module.getAttribute(name); dict && heapKind(heap, dict) == H::Dict)
+    for (const auto &entry : heap.get(dict->object).entries)
+      hooks.push_back(entry.second);
+  return hooks;
+}
+
+/// nn.Module.__call__: forward pre-hooks (which may replace the positional arguments),
+/// `forward`, then forward hooks (which may replace the output); a hook returning None
+/// changes nothing.
+FailureOr<Var> Interpreter::callModule(Var module, CallArguments arguments, Location loc) {
+  const HeapObject &h = heap.get(module->object);
+  for (const char *unsupported : {"_backward_hooks", "_backward_pre_hooks",
+                                  "_forward_hooks_with_kwargs", "_forward_pre_hooks_with_kwargs"})
+    for (const Var &flag : hookValues(heap, h, unsupported)) {
+      FailureOr<bool> set = truth(flag, loc);
+      if (failed(set) || *set)
+        return error(loc) << "module hooks (" << unsupported << ") are not supported yet";
+    }
+  std::vector<Var> preHooks = hookValues(heap, h, "_forward_pre_hooks");
+  std::vector<Var> hooks = hookValues(heap, h, "_forward_hooks");
+  for (const Var &hook : preHooks) {
+    Var args = makeTuple(arguments.positional);
+    FailureOr<Var> result = call(hook, CallArguments{{module, args}, {}}, loc);
+    if (failed(result))
+      return failure();
+    if ((*result)->is(K::None))
+      continue;
+    arguments.positional =
+        (*result)->is(K::Tuple) ? (*result)->items : std::vector<Var>{*result};
+  }
+  Var args = makeTuple(arguments.positional);
+  FailureOr<Var> forward = getAttribute(module, "forward", loc);
+  if (failed(forward))
+    return failure();
+  FailureOr<Var> output = call(*forward, std::move(arguments), loc);
+  if (failed(output))
+    return failure();
+  for (const Var &hook : hooks) {
+    FailureOr<Var> result = call(hook, CallArguments{{module, args, *output}, {}}, loc);
+    if (failed(result))
+      return failure();
+    if (!(*result)->is(K::None))
+      output = *result;
+  }
+  return output;
 }
 
 FailureOr<Var> Interpreter::instantiate(Var cls, CallArguments arguments, Location loc) {
