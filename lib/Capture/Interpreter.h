@@ -7,6 +7,7 @@
 #include "TraceFile.h"
 #include "Variables.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Location.h"
 #include "llvm/ADT/DenseMap.h"
@@ -41,8 +42,9 @@ public:
 
   Interpreter(TraceFile &trace, mlir::OpBuilder &builder, TensorSource tensorSource);
 
-  /// The tracker of a trace value (an immediate or `{"ref": N}`).
+  /// The tracker of a trace value (an immediate or `{"ref": N}`), and of a list of them.
   mlir::FailureOr<Var> readValue(const Json &value);
+  mlir::FailureOr<std::vector<Var>> readValues(const Json &values);
 
   /// Calls `callable` symbolically; `loc` is where the call is (errors point there).
   mlir::FailureOr<Var> call(Var callable, CallArguments arguments, mlir::Location loc);
@@ -50,6 +52,19 @@ public:
   /// The side effects recorded so far, in program order.
   llvm::ArrayRef<SideEffect> getSideEffects() const { return sideEffects; }
   const Heap &getHeap() const { return heap; }
+
+  /// Traces `function` (a Python callable) into a new module-level `func.func` named
+  /// after `baseName` whose arguments are tensors of `argumentTypes`: a template for
+  /// hooks (`tgc.grad_hook`, saved-tensor hooks, autograd.Function backward), which
+  /// passes instantiate on values of any sizes. A None result returns the first
+  /// argument unchanged (as a hook returning None leaves the gradient alone).
+  mlir::FailureOr<mlir::func::FuncOp> traceTemplate(Var function, llvm::StringRef baseName,
+                                                    mlir::TypeRange argumentTypes,
+                                                    mlir::Location loc);
+
+  /// Applies the gradient hooks `hooks` to tensor object `tensor` (`register_hook`): each
+  /// becomes a `tgc.grad_hook` whose result the tensor object refers to from now on.
+  mlir::LogicalResult applyGradHooks(Var tensor, llvm::ArrayRef<Var> hooks, mlir::Location loc);
 
   /// Tensors flattened out of `value` (tuples, lists, dicts), in order; an error for
   /// anything else that is not None.
@@ -71,7 +86,6 @@ private:
   // Objects from the trace.
   mlir::FailureOr<Var> readObject(int64_t id);
   mlir::FailureOr<Var> convertObject(int64_t id, const Json &object);
-  mlir::FailureOr<std::vector<Var>> readValues(const Json &values);
   mlir::FailureOr<std::vector<std::pair<std::string, Var>>> readNamedValues(const Json &values);
   Var constantOf(const py::ConstantRef &constant);
 
@@ -138,6 +152,8 @@ private:
   /// The globals object of each module, by module name.
   std::map<std::string, ObjectId> globalsByModule;
   unsigned depth = 0;
+  /// Names of the template functions traced so far, for unique symbols.
+  llvm::StringMap<unsigned> templateNames;
   uint64_t steps = 0;
 };
 

@@ -312,6 +312,16 @@ FailureOr<Var> Interpreter::callTorch(llvm::StringRef name, CallArguments &argum
         return error(loc) << "len() of a 0-d tensor";
       return makeInt(type.getSizes()[0]);
     }
+    if (name == "register_hook") {
+      if (args.size() != 2)
+        return error(loc) << "register_hook(hook) takes one hook";
+      if (failed(applyGradHooks(args[0], {args[1]}, loc)))
+        return failure();
+      HeapObject handle;
+      handle.kind = H::Opaque;
+      handle.name = "torch.utils.hooks.RemovableHandle";
+      return makeObject(newObject(std::move(handle)));
+    }
     if (name == "item" || name == "tolist" || name == "numpy" || name == "__bool__")
       return error(loc) << "graph break: Tensor." << name
                         << "() reads a tensor's values, which are not known at capture time";
@@ -468,6 +478,54 @@ FailureOr<Var> Interpreter::tensorIndex(Var tensor, Var key, Location loc) {
     current = *next;
   }
   return current;
+}
+
+FailureOr<func::FuncOp> Interpreter::traceTemplate(Var function, llvm::StringRef baseName,
+                                                   TypeRange argumentTypes, Location loc) {
+  auto enclosing = builder.getInsertionBlock()->getParent()->getParentOfType<func::FuncOp>();
+  auto module = enclosing->getParentOfType<ModuleOp>();
+  unsigned &count = templateNames[baseName];
+  std::string name = (baseName + "_" + llvm::Twine(count++)).str();
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPoint(enclosing);
+  auto fn = func::FuncOp::create(builder, loc, name, builder.getFunctionType(argumentTypes, {}));
+  fn.setPrivate();
+  (void)module;
+  Block *body = fn.addEntryBlock();
+  builder.setInsertionPointToEnd(body);
+  CallArguments call;
+  for (BlockArgument arg : body->getArguments()) {
+    HeapObject tensor;
+    tensor.kind = H::Tensor;
+    tensor.tensor = arg;
+    call.positional.push_back(makeTensorObject(newObject(std::move(tensor))));
+  }
+  FailureOr<Var> result = this->call(function, std::move(call), loc);
+  if (failed(result))
+    return failure();
+  SmallVector<Value> results;
+  if ((*result)->is(K::None) && body->getNumArguments() > 0)
+    results.push_back(body->getArgument(0));
+  else if (failed(flattenTensors(*result, results, loc)))
+    return failure();
+  func::ReturnOp::create(builder, loc, results);
+  fn.setFunctionType(builder.getFunctionType(argumentTypes, ValueRange(results).getTypes()));
+  return fn;
+}
+
+LogicalResult Interpreter::applyGradHooks(Var tensor, ArrayRef<Var> hooks, Location loc) {
+  for (const Var &hook : hooks) {
+    Value self = heap.get(tensor->object).tensor;
+    FailureOr<func::FuncOp> fn = traceTemplate(hook, "grad_hook", self.getType(), loc);
+    if (failed(fn))
+      return failure();
+    if ((*fn).getNumResults() != 1)
+      return error(loc) << "a gradient hook must return one tensor or None";
+    Value hooked =
+        GradHookOp::create(builder, loc, self, FlatSymbolRefAttr::get(ctx, (*fn).getSymName()));
+    heap.mutate(tensor->object).tensor = hooked;
+  }
+  return success();
 }
 
 LogicalResult Interpreter::flattenTensors(Var value, SmallVectorImpl<Value> &tensors,

@@ -205,12 +205,6 @@ FailureOr<ElementsAttr> TraceReader::readTensorData(const GraphInput &input, con
 
 FailureOr<Value> TraceReader::addArgument(const GraphInput &input, const Json &tensor,
                                           const Json *dynamic) {
-  // A hook registered before capture changes the gradient; ignoring it would be a
-  // silently wrong backward.
-  if (tensor.contains("hooks") && !tensor.at("hooks").empty())
-    return emitError(fileLoc) << "'" << input.name
-                              << "' has hooks registered with register_hook before capture; "
-                                 "tgc does not apply them yet";
   FailureOr<TensorMeta> meta = parseTensorMeta(tensor, dynamic);
   if (failed(meta))
     return failure();
@@ -305,6 +299,19 @@ OwningOpRef<ModuleOp> TraceReader::read() {
     Interpreter interpreter(*trace, builder, [this](int64_t id, const Json &tensor) {
       return tensorSource(id, tensor);
     });
+    // Hooks registered with register_hook before capture apply to the gradient of the
+    // graph input from its first use on.
+    for (const GraphInput &input : argumentInputs) {
+      const Json *tensor = objectAt(input.traceId);
+      if (!tensor || !tensor->contains("hooks") || tensor->at("hooks").empty())
+        continue;
+      FailureOr<Var> tensorVar = interpreter.readValue(Json{{"ref", input.traceId}});
+      FailureOr<std::vector<Var>> hooks = failure();
+      if (succeeded(tensorVar))
+        hooks = interpreter.readValues(tensor->at("hooks"));
+      if (failed(hooks) || failed(interpreter.applyGradHooks(*tensorVar, *hooks, fileLoc)))
+        return nullptr;
+    }
     const Json &entry = trace->header().at("entry");
     FailureOr<Var> callable = interpreter.readValue(entry.at("callable"));
     if (failed(callable))
