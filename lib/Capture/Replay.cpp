@@ -92,7 +92,7 @@ std::vector<std::string> tgc::capture::computeSources(const TraceFile &trace) {
     return *json;
   };
   const Json &header = trace.header();
-  const Json empty = Json::object(), none = Json::array();
+  const Json empty = Json::object();
   const Json &entry = header.contains("entry") ? header.at("entry") : empty;
   // Roots, all at depth 0: the callable, its arguments, every module namespace, the
   // imported modules.
@@ -176,7 +176,6 @@ std::vector<std::string> tgc::capture::computeSources(const TraceFile &trace) {
         visit(each(*o, key), path + "." + key);
     }
   }
-  (void)none;
   return paths;
 }
 
