@@ -3,6 +3,7 @@
 
 #include "ExportFormat.h"
 #include "Interpreter.h"
+#include "Replay.h"
 #include "TraceFile.h"
 #include "tgc/Capture/StridedCopy.h"
 #include "tgc/Dialect/TgcDialect.h"
@@ -64,6 +65,9 @@ private:
   std::vector<GraphInput> argumentInputs;
   std::vector<std::tuple<std::string, int64_t, std::optional<int64_t>, int64_t>> symbols;
   unsigned constants = 0;
+  /// The results of @forward the entry call returns; the Python state's tensors follow.
+  unsigned numUserOutputs = 0;
+  Replay replay;
 };
 
 } // namespace
@@ -336,6 +340,13 @@ OwningOpRef<ModuleOp> TraceReader::read() {
     SmallVector<Value> outputs;
     if (failed(interpreter.flattenTensors(*result, outputs, fileLoc)))
       return nullptr;
+    numUserOutputs = outputs.size();
+    FailureOr<Replay> built = buildReplay(*trace, interpreter, numUserOutputs, ctx);
+    if (failed(built))
+      return nullptr;
+    replay = std::move(*built);
+    for (const StateTensor &state : replay.tensors)
+      outputs.push_back(state.value);
     func::ReturnOp::create(builder, fileLoc, outputs);
   } catch (const Json::exception &e) {
     emitError(fileLoc) << "malformed trace header: " << e.what();
@@ -351,8 +362,16 @@ OwningOpRef<ModuleOp> TraceReader::read() {
       attrs.set(attr::kGlobal, FlatSymbolRefAttr::get(ctx, input.name));
     func.setArgAttrs(i, attrs.getDictionary(ctx));
   }
-  for (unsigned i = 0; i < func.getNumResults(); ++i)
+  for (unsigned i = 0; i < numUserOutputs; ++i)
     func.setResultAttr(i, attr::kKind, builder.getStringAttr("user_output"));
+  for (auto [i, state] : llvm::enumerate(replay.tensors)) {
+    unsigned index = numUserOutputs + i;
+    func.setResultAttr(index, attr::kKind, builder.getStringAttr(attr::kPythonState));
+    func.setResultAttr(index, attr::kName, builder.getStringAttr(state.slot));
+    func.setResultAttr(index, attr::kOutput, builder.getI64IntegerAttr(index));
+  }
+  if (replay.actions && !replay.actions.empty())
+    module->getOperation()->setAttr(attr::kReplay, replay.actions);
   module->getOperation()->setAttr(TgcDialect::kSymbolsAttrName, buildSymbolsAttr());
   if (failed(verify(*module)))
     return nullptr;

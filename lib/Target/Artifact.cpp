@@ -16,6 +16,8 @@
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include <cmath>
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/TargetSelect.h"
@@ -134,13 +136,67 @@ static FailureOr<ArgKind> argKind(StringAttr kind, Location loc) {
 
 static FailureOr<ResultKind> resultKind(StringAttr kind, Location loc) {
   StringRef k = kind ? kind.getValue() : "user_output";
-  if (k == "user_output")
+  if (k == "user_output" || k == attr::kPythonState)
     return ResultKind::UserOutput;
   if (k == "buffer_mutation")
     return ResultKind::BufferMutation;
   if (k == "user_input_mutation")
     return ResultKind::UserInputMutation;
   return emitError(loc) << "unknown result kind '" << k << "'";
+}
+
+/// A `tgc.replay` value (docs/replay.md) as JSON; a tensor's `output` (a capture-time
+/// @forward result index) becomes the model output index `outputs` maps it to.
+static FailureOr<llvm::json::Value> replayValueJson(Attribute value,
+                                                    const llvm::DenseMap<int64_t, int64_t> &outputs,
+                                                    Location loc) {
+  if (!value || llvm::isa<UnitAttr>(value))
+    return llvm::json::Value(nullptr);
+  if (auto b = llvm::dyn_cast<BoolAttr>(value))
+    return llvm::json::Value(b.getValue());
+  if (auto i = llvm::dyn_cast<IntegerAttr>(value))
+    return llvm::json::Value(i.getInt());
+  if (auto f = llvm::dyn_cast<FloatAttr>(value)) {
+    double d = f.getValueAsDouble();
+    if (std::isfinite(d))
+      return llvm::json::Value(d);
+    return llvm::json::Value(llvm::json::Object{
+        {"type", "float"}, {"value", std::isnan(d) ? "nan" : d > 0 ? "inf" : "-inf"}});
+  }
+  if (auto str = llvm::dyn_cast<StringAttr>(value))
+    return llvm::json::Value(str.str());
+  if (auto array = llvm::dyn_cast<ArrayAttr>(value)) {
+    llvm::json::Array items;
+    for (Attribute item : array) {
+      FailureOr<llvm::json::Value> v = replayValueJson(item, outputs, loc);
+      if (failed(v))
+        return failure();
+      items.push_back(std::move(*v));
+    }
+    return llvm::json::Value(std::move(items));
+  }
+  if (auto dict = llvm::dyn_cast<DictionaryAttr>(value)) {
+    llvm::json::Object object;
+    auto type = dict.getAs<StringAttr>(replay::kTypeKey);
+    for (NamedAttribute entry : dict) {
+      if (type && type.getValue() == replay::kTensor &&
+          entry.getName() == replay::kOutputKey) {
+        auto index = llvm::dyn_cast<IntegerAttr>(entry.getValue());
+        auto it = index ? outputs.find(index.getInt()) : outputs.end();
+        if (it == outputs.end())
+          return emitError(loc) << "tgc.replay names tensor output " << entry.getValue()
+                                << ", which is no python_state result of @forward";
+        object[entry.getName().str()] = it->second;
+        continue;
+      }
+      FailureOr<llvm::json::Value> v = replayValueJson(entry.getValue(), outputs, loc);
+      if (failed(v))
+        return failure();
+      object[entry.getName().str()] = std::move(*v);
+    }
+    return llvm::json::Value(std::move(object));
+  }
+  return emitError(loc) << "unsupported attribute in tgc.replay: " << value;
 }
 
 namespace {
@@ -351,6 +407,8 @@ FailureOr<ModelSignature> tgc::extractSignature(ModuleOp module, StringRef name,
   }
   BackwardInfo backward;
   SmallVector<unsigned> userOutputResults;
+  /// python_state results: their `tgc.output` -> their index among the user outputs.
+  llvm::DenseMap<int64_t, int64_t> stateOutputs;
   SmallVector<Type> savedTypes;
   for (unsigned i = 0, e = func.getNumResults(); i < e; ++i) {
     Location loc = func.getLoc();
@@ -369,6 +427,15 @@ FailureOr<ModelSignature> tgc::extractSignature(ModuleOp module, StringRef name,
     info.kind = *kind;
     info.name = "output." + std::to_string(i);
     if (info.kind == ResultKind::UserOutput) {
+      if (kindOf(func, i, /*result=*/true) == attr::kPythonState) {
+        auto slot = func.getResultAttrOfType<StringAttr>(i, attr::kName);
+        auto output = func.getResultAttrOfType<IntegerAttr>(i, attr::kOutput);
+        if (!slot || !output)
+          return func.emitError() << "python_state result #" << i
+                                  << " needs tgc.name and tgc.output";
+        signature.slots[signature.results.size()] = slot.str();
+        stateOutputs[output.getInt()] = userOutputResults.size();
+      }
       userOutputResults.push_back(i);
     } else if (failed(readTarget(func, i, signature, info))) {
       return failure();
@@ -393,6 +460,13 @@ FailureOr<ModelSignature> tgc::extractSignature(ModuleOp module, StringRef name,
     if (auto bytes = module->getAttrOfType<IntegerAttr>("tgc.saved_bytes"))
       backward.savedBytes = bytes.getInt();
     signature.backward = std::move(backward);
+  }
+  if (auto actions = module->getAttrOfType<ArrayAttr>(attr::kReplay)) {
+    FailureOr<llvm::json::Value> json = replayValueJson(actions, stateOutputs, module.getLoc());
+    if (failed(json))
+      return failure();
+    llvm::raw_string_ostream os(signature.replayJson);
+    os << *json;
   }
   std::string problem = verifySignature(signature);
   if (!problem.empty())

@@ -912,10 +912,17 @@ std::string tgc::writeSignatureJson(const ModelSignature &signature) {
     tensor["kind"] = argKindName(arg.kind);
     state.push_back(std::move(tensor));
   }
-  for (const ResultInfo &result : signature.results) {
+  for (size_t r = 0; r < signature.results.size(); ++r) {
+    const ResultInfo &result = signature.results[r];
     if (result.kind == ResultKind::UserOutput) {
-      outputs.push_back(tensorJson(result.name, result.dtype, result.sizes,
-                                   signature.symbols));
+      OrderedJson output = tensorJson(result.name, result.dtype, result.sizes,
+                                      signature.symbols);
+      if (auto slot = signature.slots.find(uint32_t(r));
+          slot != signature.slots.end()) {
+        output["kind"] = "python_state";
+        output["slot"] = slot->second;
+      }
+      outputs.push_back(std::move(output));
       continue;
     }
     mutations.push_back(mutationJson(signature, result));
@@ -940,6 +947,8 @@ std::string tgc::writeSignatureJson(const ModelSignature &signature) {
   root["mutations"] = std::move(mutations);
   if (signature.backward)
     addTrainingJson(signature, root);
+  if (!signature.replayJson.empty())
+    root["replay"] = OrderedJson::parse(signature.replayJson);
   return root.dump(2) + "\n";
 }
 
@@ -1087,6 +1096,12 @@ std::string tgc::writeModelHeader(const ModelSignature &signature) {
     out << (anyOutput ? "" : "   Outputs, in order:\n") << "     "
         << describeTensor(result.name, result.dtype, result.sizes,
                           signature.symbols)
+        << (signature.slots.count(uint32_t(&result - &signature.results[0]))
+                ? "  (Python state " +
+                      commentSafe(signature.slots.at(
+                          uint32_t(&result - &signature.results[0]))) +
+                      ")"
+                : "")
         << "\n";
     anyOutput = true;
   }

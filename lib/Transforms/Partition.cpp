@@ -101,13 +101,13 @@ LogicalResult Partitioner::classifySignature() {
                                  << "' = \"forward\" | \"backward\"; run "
                                     "tgc-place-mutations first";
       (pass.getValue() == joint::kForward ? forwardResults : backwardResults).push_back(i);
-    } else if (kind == joint::kUserOutput) {
+    } else if (kind == joint::kUserOutput || kind == attr::kPythonState) {
       forwardResults.push_back(i);
     } else if (kind == joint::kGradient) {
       backwardResults.push_back(i);
     } else {
       return joint.emitError() << "result " << i << " of @joint has tgc.kind '" << kind
-                               << "'; expected user_output, gradient or a mutation";
+                               << "'; expected user_output, python_state, gradient or a mutation";
     }
   }
   // Backward results are @joint's gradients, then its backward mutations, each in order.

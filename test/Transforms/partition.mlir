@@ -394,7 +394,7 @@ func.func @joint(%t: !tgc.vtensor<[4], f32> {tgc.kind = "tangent", tgc.output = 
 
 // -----
 
-// expected-error @below {{result 0 of @joint has tgc.kind 'saved'; expected user_output, gradient or a mutation}}
+// expected-error @below {{result 0 of @joint has tgc.kind 'saved'; expected user_output, python_state, gradient or a mutation}}
 func.func @joint(%x: !tgc.vtensor<[4], f32> {tgc.kind = "user_input", tgc.name = "x"})
     -> (!tgc.vtensor<[4], f32> {tgc.kind = "saved"}) {
   return %x : !tgc.vtensor<[4], f32>
@@ -419,4 +419,26 @@ func.func @joint(%x: !tgc.vtensor<[4], f32> {tgc.kind = "user_input", tgc.name =
   // expected-error @below {{tgc-partition supports ops with results and no regions only}}
   tgc.overwrite %x into %r : !tgc.vtensor<[4], f32> into !tgc.tensor<[4], f32>
   return
+}
+
+// -----
+
+// A python_state result (docs/replay.md) is a forward result like a user output, with its
+// attributes; it takes no tangent.
+// CHECK-LABEL: func.func @forward
+//  CHECK-SAME:   -> (!tgc.vtensor<[4, 16], f32, grad> {tgc.kind = "user_output"}, !tgc.vtensor<[4, 8], f32> {tgc.kind = "python_state", tgc.name = "fn.cache", tgc.output = 1 : i64}, !tgc.vtensor<[4, 8], f32> {tgc.kind = "saved"})
+//       CHECK:   %[[R:.*]] = tgc.relu
+//       CHECK:   return %{{.*}}, %[[R]], %{{.*}} :
+// CHECK-LABEL: func.func @backward
+func.func @joint(%x: !tgc.vtensor<[4, 8], f32> {tgc.kind = "user_input", tgc.name = "x"},
+                 %w: !tgc.vtensor<[8, 16], f32, grad> {tgc.kind = "parameter", tgc.name = "w"},
+                 %t: !tgc.vtensor<[4, 16], f32> {tgc.kind = "tangent", tgc.output = 0 : i64})
+    -> (!tgc.vtensor<[4, 16], f32, grad> {tgc.kind = "user_output"},
+        !tgc.vtensor<[4, 8], f32> {tgc.kind = "python_state", tgc.name = "fn.cache", tgc.output = 1 : i64},
+        !tgc.vtensor<[8, 16], f32> {tgc.kind = "gradient", tgc.target = "w"}) {
+  %r = tgc.relu %x : !tgc.vtensor<[4, 8], f32> -> !tgc.vtensor<[4, 8], f32>
+  %y = tgc.mm %r, %w : !tgc.vtensor<[4, 8], f32>, !tgc.vtensor<[8, 16], f32, grad> -> !tgc.vtensor<[4, 16], f32, grad>
+  %rt = tgc.transpose %r {dim0 = 0 : i64, dim1 = 1 : i64} : !tgc.vtensor<[4, 8], f32> -> !tgc.vtensor<[8, 4], f32>
+  %gw = tgc.mm %rt, %t : !tgc.vtensor<[8, 4], f32>, !tgc.vtensor<[4, 16], f32> -> !tgc.vtensor<[8, 16], f32>
+  return %y, %r, %gw : !tgc.vtensor<[4, 16], f32, grad>, !tgc.vtensor<[4, 8], f32>, !tgc.vtensor<[8, 16], f32>
 }

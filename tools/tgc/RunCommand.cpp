@@ -150,6 +150,57 @@ llvm::Expected<std::string> readModelName(llvm::StringRef soPath) {
   }
 }
 
+/// The Python state of a model (docs/replay.md): which outputs hold its tensors
+/// (`"kind": "python_state"` in X.json) and the replay list.
+struct ModelReplay {
+  std::vector<bool> isState;
+  nlohmann::json actions;
+};
+
+llvm::Expected<ModelReplay> readModelReplay(llvm::StringRef soPath) {
+  llvm::SmallString<256> jsonPath(soPath);
+  llvm::sys::path::replace_extension(jsonPath, "json");
+  ModelReplay replay;
+  if (!llvm::sys::fs::exists(jsonPath))
+    return replay;
+  auto buffer = llvm::MemoryBuffer::getFile(jsonPath, /*IsText=*/true);
+  if (!buffer)
+    return makeError(jsonPath +
+                     ": cannot read: " + buffer.getError().message());
+  try {
+    nlohmann::json json = nlohmann::json::parse((*buffer)->getBuffer().str());
+    if (json.contains("outputs") && json["outputs"].is_array())
+      for (const nlohmann::json &output : json["outputs"])
+        replay.isState.push_back(output.is_object() &&
+                                 output.value("kind", "") == "python_state");
+    if (json.contains("replay"))
+      replay.actions = json["replay"];
+    return replay;
+  } catch (const nlohmann::json::exception &error) {
+    return makeError(jsonPath + ": invalid JSON: " + error.what());
+  }
+}
+
+/// Names each tensor value of a replay list by the safetensors key `tgc run`
+/// writes it under: `"tensor": "replay.<output>"`.
+void nameReplayTensors(nlohmann::json &value) {
+  if (value.is_array()) {
+    for (nlohmann::json &item : value)
+      nameReplayTensors(item);
+    return;
+  }
+  if (!value.is_object())
+    return;
+  if (value.value("type", "") == "tensor" && value.contains("output") &&
+      value["output"].is_number_integer()) {
+    value["tensor"] =
+        "replay." + std::to_string(value["output"].get<int64_t>());
+    return;
+  }
+  for (auto &[key, item] : value.items())
+    nameReplayTensors(item);
+}
+
 template <typename F> F LoadedModel::lookupOrNull(const char *symbol, F) {
   return reinterpret_cast<F>(dlsym(handle, symbol));
 }
@@ -286,6 +337,7 @@ private:
   llvm::Error saveOutputs(std::vector<ManagedTensor> &outputs);
   llvm::Error saveMutatedInputs();
   llvm::Error saveBuffers();
+  llvm::Error writeReplay();
   llvm::Error saveBuffer(const char *name);
   llvm::Error modelError(const llvm::Twine &what) {
     return makeError(what + ": " + model.api.lastError(model.model));
@@ -299,6 +351,7 @@ private:
   std::vector<DLTensor> inputViews;
   SafetensorsFile results;
   SafetensorsFile gradOutputs;
+  ModelReplay replay;
 };
 
 llvm::Error Runner::bindInputs() {
@@ -377,8 +430,9 @@ llvm::Error Runner::runBackward() {
 
 llvm::Error Runner::saveOutputs(std::vector<ManagedTensor> &outputs) {
   for (size_t k = 0; k < outputs.size(); ++k) {
-    auto tensor =
-        saveTensor("output." + std::to_string(k), outputs[k]->dl_tensor);
+    bool state = k < replay.isState.size() && replay.isState[k];
+    auto tensor = saveTensor((state ? "replay." : "output.") + std::to_string(k),
+                             outputs[k]->dl_tensor);
     if (!tensor)
       return tensor.takeError();
     results.tensors.push_back(std::move(*tensor));
@@ -442,6 +496,23 @@ llvm::Error Runner::saveBuffers() {
   return llvm::Error::success();
 }
 
+/// `<output stem>.replay.json` beside the outputs: the replay list, each tensor
+/// value naming its safetensors key (nothing when the model has no replay list).
+llvm::Error Runner::writeReplay() {
+  if (replay.actions.is_null())
+    return llvm::Error::success();
+  nlohmann::json actions = replay.actions;
+  nameReplayTensors(actions);
+  llvm::SmallString<256> path(options.outputPath);
+  llvm::sys::path::replace_extension(path, "replay.json");
+  std::error_code ec;
+  llvm::raw_fd_ostream out(path, ec, llvm::sys::fs::OF_Text);
+  if (ec)
+    return makeError(path + ": cannot write: " + ec.message());
+  out << actions.dump(2) << "\n";
+  return llvm::Error::success();
+}
+
 llvm::Error Runner::run() {
   if (options.train && options.gradOutputsPath.empty())
     return makeError("--train needs --grad-outputs (the gradient of each "
@@ -461,6 +532,10 @@ llvm::Error Runner::run() {
   }
   if (llvm::Error error = model.load(options.soPath))
     return error;
+  llvm::Expected<ModelReplay> modelReplay = readModelReplay(options.soPath);
+  if (!modelReplay)
+    return modelReplay.takeError();
+  replay = std::move(*modelReplay);
   if (options.train)
     if (llvm::Error error = checkTrainable())
       return error;
@@ -490,7 +565,9 @@ llvm::Error Runner::run() {
     return error;
   if (llvm::Error error = saveBuffers())
     return error;
-  return writeSafetensors(options.outputPath, results);
+  if (llvm::Error error = writeSafetensors(options.outputPath, results))
+    return error;
+  return writeReplay();
 }
 
 } // namespace

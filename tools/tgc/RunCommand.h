@@ -21,7 +21,9 @@ struct RunOptions {
   std::string soPath;
   /// Inputs by signature name, or `input.N` by position.
   std::string inputsPath;
-  /// Receives `output.N`, `mutated.<input>` and `state.<buffer fqn>`.
+  /// Receives `output.N`, `mutated.<input>`, `state.<buffer fqn>` and
+  /// `replay.N` (outputs that hold Python state); the replay list goes to
+  /// `<stem>.replay.json` beside it (docs/replay.md).
   std::string outputPath;
   /// Run forward (keeping saved values) and backward, and also write
   /// `grad.<name>` per gradient; the model must be trainable.

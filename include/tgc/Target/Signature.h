@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -206,6 +207,14 @@ struct ModelSignature {
   std::vector<ResultInfo> results;
   /// Present for trainable models (`tgc compile --train`).
   std::optional<BackwardInfo> backward;
+  /// User outputs that hold a tensor of the Python state the program leaves
+  /// (`tgc.kind = "python_state"`, docs/replay.md), by index in `results`: where
+  /// the tensor lives, e.g. `fn.cache[0]`. Not encoded in the blob (the runtime
+  /// sees user outputs); model.json and model.h show it.
+  std::map<uint32_t, std::string> slots;
+  /// The Python state replay list (docs/replay.md) as JSON text (an array), written as
+  /// model.json's "replay"; empty when the program leaves no Python state.
+  std::string replayJson;
 };
 
 /// Checks what the runtime will check when it loads the blob (well-formed

@@ -40,7 +40,52 @@ inline constexpr llvm::StringLiteral kVersion = "tgc.version";
 /// @backward, and the bytes they add at the size symbols' hints (docs/training.md).
 inline constexpr llvm::StringLiteral kSavedCount = "tgc.saved_count";
 inline constexpr llvm::StringLiteral kSavedBytes = "tgc.saved_bytes";
+/// Module attribute the .trace reader sets: the Python state replay list, an ArrayAttr
+/// of action DictionaryAttrs (keys in `replay`, docs/replay.md).
+inline constexpr llvm::StringLiteral kReplay = "tgc.replay";
+/// `tgc.kind` of @forward results that hold a tensor of the Python state the program
+/// leaves (`tgc.name` is its slot, `tgc.output` the index replay values refer to).
+inline constexpr llvm::StringLiteral kPythonState = "python_state";
 } // namespace attr
+
+/// The vocabulary of `tgc.replay` (docs/replay.md): action keys and kinds, value types.
+namespace replay {
+/// Keys of an action: `kind`, `source` (the target object's path), `name` (attribute
+/// or global name, where the kind has one), `path` (what is written, for messages and
+/// slot names), `value` (absent for deletions).
+inline constexpr llvm::StringLiteral kKindKey = "kind";
+inline constexpr llvm::StringLiteral kSourceKey = "source";
+inline constexpr llvm::StringLiteral kNameKey = "name";
+inline constexpr llvm::StringLiteral kPathKey = "path";
+inline constexpr llvm::StringLiteral kValueKey = "value";
+/// Action kinds.
+inline constexpr llvm::StringLiteral kSetAttr = "setattr";
+inline constexpr llvm::StringLiteral kDelAttr = "delattr";
+inline constexpr llvm::StringLiteral kSetGlobal = "set_global";
+inline constexpr llvm::StringLiteral kDelGlobal = "del_global";
+inline constexpr llvm::StringLiteral kSetCell = "set_cell";
+inline constexpr llvm::StringLiteral kDelCell = "del_cell";
+inline constexpr llvm::StringLiteral kSetContents = "set_contents";
+/// Keys of a structured value (a DictionaryAttr): `type` and, by type, `items`, `id`,
+/// `class`, `attributes`, `source`, `output`, `name`.
+inline constexpr llvm::StringLiteral kTypeKey = "type";
+inline constexpr llvm::StringLiteral kItemsKey = "items";
+inline constexpr llvm::StringLiteral kIdKey = "id";
+inline constexpr llvm::StringLiteral kClassKey = "class";
+inline constexpr llvm::StringLiteral kAttributesKey = "attributes";
+inline constexpr llvm::StringLiteral kOutputKey = "output";
+/// Value types.
+inline constexpr llvm::StringLiteral kTuple = "tuple";
+inline constexpr llvm::StringLiteral kList = "list";
+inline constexpr llvm::StringLiteral kDict = "dict";
+inline constexpr llvm::StringLiteral kSet = "set";
+inline constexpr llvm::StringLiteral kObject = "object";
+inline constexpr llvm::StringLiteral kRef = "ref";
+inline constexpr llvm::StringLiteral kSame = "same";
+inline constexpr llvm::StringLiteral kTensor = "tensor";
+inline constexpr llvm::StringLiteral kExternal = "external";
+inline constexpr llvm::StringLiteral kDevice = "device";
+} // namespace replay
 
 } // namespace tgc
 
