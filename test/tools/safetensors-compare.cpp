@@ -18,6 +18,10 @@ static llvm::cl::opt<double> relTol("rtol", llvm::cl::init(1e-4), llvm::cl::desc
 static llvm::cl::opt<double> absTol("atol", llvm::cl::init(1e-5), llvm::cl::desc("absolute tolerance"));
 static llvm::cl::opt<bool> allowExtra("allow-extra", llvm::cl::init(false),
                                       llvm::cl::desc("accept tensors only the actual file has"));
+static llvm::cl::list<std::string>
+    ignorePrefixes("ignore-prefix",
+                   llvm::cl::desc("accept tensors only the actual file has whose names start "
+                                  "with this prefix (repeatable)"));
 
 /// Element `i` of `t` as a double (integers and bools exactly).
 static double element(const SafetensorsTensor &t, size_t i) {
@@ -94,8 +98,12 @@ int main(int argc, char **argv) {
     }
     ok &= compareTensor(*a, e);
   }
+  auto ignored = [](llvm::StringRef name) {
+    return llvm::any_of(ignorePrefixes,
+                        [&](const std::string &prefix) { return name.starts_with(prefix); });
+  };
   for (const SafetensorsTensor &a : actual->tensors)
-    if (!expected->find(a.name) && !allowExtra) {
+    if (!expected->find(a.name) && !allowExtra && !ignored(a.name)) {
       llvm::outs() << a.name << ": UNEXPECTED\n";
       ok = false;
     }
