@@ -99,6 +99,9 @@ private:
   mlir::FailureOr<Var> getClassOf(Var value);
   bool isSubclass(Var cls, llvm::StringRef externalName);
   mlir::FailureOr<Var> callModule(Var module, CallArguments arguments, mlir::Location loc);
+  mlir::FailureOr<Var> callCond(CallArguments &arguments, mlir::Location loc);
+  mlir::FailureOr<Var> selectBranchResults(mlir::Value predicate, Var onTrue, Var onFalse,
+                                           mlir::Location loc);
   mlir::FailureOr<Var> instantiate(Var cls, CallArguments arguments, mlir::Location loc);
   mlir::FailureOr<Var> callExternal(const Variable &external, CallArguments arguments,
                                     mlir::Location loc);

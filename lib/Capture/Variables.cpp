@@ -132,6 +132,10 @@ ObjectId Heap::allocate(HeapObject object) {
   return static_cast<ObjectId>(objects.size() - 1);
 }
 
+void Heap::restore(const Heap &checkpoint) {
+  std::copy(checkpoint.objects.begin(), checkpoint.objects.end(), objects.begin());
+}
+
 HeapObject &Heap::mutate(ObjectId id) {
   if (objects[id].use_count() > 1)
     objects[id] = std::make_shared<HeapObject>(*objects[id]);

@@ -140,6 +140,10 @@ public:
   /// The object, ready to change (cloned if a checkpoint shares it).
   HeapObject &mutate(ObjectId id);
   size_t size() const { return objects.size(); }
+  /// Rolls the objects that existed at `checkpoint` back to their state then. Objects
+  /// created since keep their ids (and state), so trackers of them stay valid: a
+  /// speculated branch's results survive the rollback before the other branch runs.
+  void restore(const Heap &checkpoint);
 
 private:
   std::vector<std::shared_ptr<HeapObject>> objects;
