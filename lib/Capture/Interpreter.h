@@ -132,6 +132,8 @@ private:
                                  mlir::Location loc);
   mlir::FailureOr<Var> callTorchFunction(llvm::StringRef qualifiedName, CallArguments &arguments,
                                          mlir::Location loc, bool &handled);
+  mlir::FailureOr<Var> callWithOut(llvm::StringRef qualifiedName, CallArguments arguments,
+                                   Var out, mlir::Location loc);
   Var resultsToVar(mlir::Operation *op);
 
   // Side effects.

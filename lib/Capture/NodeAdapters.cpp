@@ -261,10 +261,16 @@ static LogicalResult setResultDtype(AdapterCall &call, llvm::StringRef like = ""
   return success();
 }
 
-/// ones/zeros/empty and their `_like` forms: tgc.full(_like) with a fill value.
+/// ones/zeros/empty and their `_like` forms: tgc.full(_like) with a fill value. Unlike
+/// full (whose dtype follows the fill value), ones/zeros/empty without a dtype make
+/// torch's default dtype, float32.
 template <int64_t fill> static LogicalResult filledWith(AdapterCall &call) {
   call.attributes.set("fill_value", IntegerAttr::get(IntegerType::get(call.ctx, 64), fill));
-  return setResultDtype(call);
+  if (failed(setResultDtype(call)))
+    return failure();
+  if (!call.attributes.get("dtype") && !findArgument(call.arguments, "self"))
+    call.attributes.set("dtype", TypeAttr::get(Float32Type::get(call.ctx)));
+  return success();
 }
 
 /// new_ones/new_zeros(self, size): `self` only gives the default dtype.

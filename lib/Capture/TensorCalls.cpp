@@ -171,12 +171,59 @@ FailureOr<Var> Interpreter::buildAten(llvm::StringRef target, std::vector<AtenAr
   return resultsToVar(*op);
 }
 
+/// `fn(..., out=t)`: the functional result is written into `t` (converted to its
+/// dtype) when the sizes agree. Otherwise PyTorch resizes `t`: a tensor the program
+/// created then simply becomes the result (a new value with new metadata, which every
+/// alias of the tensor object sees); resizing a graph input is an error, since the
+/// caller's tensor cannot change its sizes.
+FailureOr<Var> Interpreter::callWithOut(llvm::StringRef qualifiedName, CallArguments arguments,
+                                        Var out, Location loc) {
+  bool handled = false;
+  FailureOr<Var> result = callTorchFunction(qualifiedName, arguments, loc, handled);
+  if (failed(result))
+    return failure();
+  if (!(*result)->is(K::Tensor) || !out->is(K::Tensor))
+    return error(loc) << qualifiedName << "(out=...) needs a tensor result and a tensor out";
+  auto outType = tensorType(heap, out), resultType = tensorType(heap, *result);
+  if (outType.getSizes() == resultType.getSizes()) {
+    CallArguments copy{{out, *result}, {}};
+    FailureOr<Var> written = callTorchFunction("torch.Tensor.copy_", copy, loc, handled);
+    if (failed(written))
+      return failure();
+    return out;
+  }
+  if (heap.get(out->object).traceId >= 0)
+    return error(loc) << qualifiedName
+                      << "(out=...) would resize a tensor that exists outside the program";
+  if (outType.getDtype() != resultType.getDtype()) {
+    CallArguments cast{{*result}, {{"dtype", makeVar([&] {
+                                       Variable dtype;
+                                       dtype.kind = K::DType;
+                                       dtype.type = outType.getDtype();
+                                       return dtype;
+                                     }())}}};
+    result = callTorchFunction("torch.Tensor.to", cast, loc, handled);
+    if (failed(result))
+      return failure();
+  }
+  heap.mutate(out->object).tensor = heap.get((*result)->object).tensor;
+  return out;
+}
+
 FailureOr<Var> Interpreter::callTorchFunction(llvm::StringRef qualifiedName,
                                               CallArguments &arguments, Location loc,
                                               bool &handled) {
   handled = isKnownTorchFunction(qualifiedName);
   if (!handled)
     return failure();
+  auto outKeyword = llvm::find_if(arguments.keywords, [](auto &k) { return k.first == "out"; });
+  if (outKeyword != arguments.keywords.end() && !outKeyword->second->is(K::None)) {
+    Var out = outKeyword->second;
+    CallArguments functional = arguments;
+    functional.keywords.erase(functional.keywords.begin() +
+                              (outKeyword - arguments.keywords.begin()));
+    return callWithOut(qualifiedName, std::move(functional), out, loc);
+  }
   std::vector<AtenValue> positional;
   for (const Var &arg : arguments.positional) {
     FailureOr<AtenValue> value = toAtenValue(arg, loc);
