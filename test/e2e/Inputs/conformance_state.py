@@ -94,8 +94,9 @@ def close(actual, expected, key):
 
 
 def same_json(actual, expected, key, tensors=None):
-    """Compares observed state (JSON-like) with eager's: floats within rtol, tensors
-    (`{"tensor": key}` into `tensors`, or nested float lists) within rtol/atol."""
+    """Compares observed state (JSON-like) with eager's: types exactly (a float is not
+    an int), floats within rtol, tensors (`{"tensor": key}` into `tensors`, or nested
+    float lists) within rtol/atol."""
     if isinstance(expected, dict) and set(expected) == {"tensor"} and \
             isinstance(expected["tensor"], str) and tensors is not None:
         if not (isinstance(actual, dict) and set(actual) == {"tensor"}):
@@ -116,8 +117,7 @@ def same_json(actual, expected, key, tensors=None):
         for i, (a, e) in enumerate(zip(actual, expected)):
             same_json(a, e, f"{key}[{i}]", tensors)
         return
-    if isinstance(expected, float) and isinstance(actual, (int, float)) and \
-            not isinstance(actual, bool):
+    if isinstance(expected, float) and isinstance(actual, float):
         if not math.isclose(actual, expected, rel_tol=RTOL, abs_tol=ATOL):
             raise Mismatch(key, f"{actual!r}, expected {expected!r}")
         return

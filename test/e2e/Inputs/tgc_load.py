@@ -202,6 +202,10 @@ def test_replay():
          "value": {"type": "list", "items": [{"type": "ref", "source": "fn.history"}]}},
         {"kind": "setattr", "source": "fn._modules['lin']", "name": "cache",
          "path": "fn.lin.cache", "value": {"type": "tensor", "output": 1}},
+        {"kind": "setattr", "source": "fn", "name": "floats", "path": "fn.floats",
+         "value": {"type": "tuple", "items": [{"type": "float", "value": "2.0"},
+                                              {"type": "float", "value": "-0.0"},
+                                              {"type": "float", "value": "nan"}, 0.5]}},
         {"kind": "delattr", "source": "fn", "name": "old", "path": "fn.old"},
         {"kind": "delattr", "source": "fn", "name": "never_had", "path": "fn.never_had"},
         {"kind": "set_contents", "source": "fn.tags", "path": "fn.tags",
@@ -230,6 +234,9 @@ def test_replay():
     assert net.history[0] == float("inf") and net.history[1] == (1, "a", None, True)
     assert net.history[2] is net.history and net.history is not old_history
     assert len(old_history) == 1 and old_history[0] is old_history  # a ref: before the call
+    two, zero, nan, half = net.floats
+    assert type(two) is float and two == 2.0 and str(zero) == "-0.0" and nan != nan
+    assert half == 0.5
     assert net.lin.cache is state and net.tags == {"b", 2}
     assert arg == {"seen": 1, 3: "x"}
     assert kwarg == [torch.device("cpu"), torch.relu, len]
