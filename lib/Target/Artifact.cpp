@@ -16,6 +16,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include <cmath>
 #include "llvm/Support/Path.h"
@@ -158,10 +159,14 @@ static FailureOr<llvm::json::Value> replayValueJson(Attribute value,
     return llvm::json::Value(i.getInt());
   if (auto f = llvm::dyn_cast<FloatAttr>(value)) {
     double d = f.getValueAsDouble();
-    if (std::isfinite(d))
+    // JSON writes an integral double as an integer (`2.0` as `2`, `-0.0` as `-0`), which
+    // reads back as a Python int: those, and non-finite values, are typed floats.
+    if (std::isfinite(d) && (d != std::trunc(d) || std::fabs(d) >= 1e17))
       return llvm::json::Value(d);
-    return llvm::json::Value(llvm::json::Object{
-        {"type", "float"}, {"value", std::isnan(d) ? "nan" : d > 0 ? "inf" : "-inf"}});
+    std::string text = !std::isfinite(d) ? (std::isnan(d) ? "nan" : d > 0 ? "inf" : "-inf")
+                                         : llvm::formatv("{0:F1}", d).str();
+    return llvm::json::Value(
+        llvm::json::Object{{"type", "float"}, {"value", std::move(text)}});
   }
   if (auto str = llvm::dyn_cast<StringAttr>(value))
     return llvm::json::Value(str.str());

@@ -153,82 +153,140 @@ def test_mutation():
     print("mutation ok")
 
 
+class Record:
+    """A user class the replay instantiates without __init__."""
+
+    def __init__(self):
+        raise AssertionError("replay must not call __init__")
+
+
 def test_replay():
-    """The replay list applied to live objects (provisional format, tgc/replay.py)."""
-    counter = [0]
+    """The replay list (docs/replay.md) applied to live objects by tgc/replay.py."""
+
+    def make():
+        total = 0
+        gone = 1
+
+        def f(x):
+            nonlocal total, gone
+            total += 1
+            del gone
+            return x
+        return f
 
     class Net(torch.nn.Module):
         def __init__(self):
             super().__init__()
             self.lin = torch.nn.Linear(2, 2)
             self.calls = 0
-            self.history = []
-
-        def forward(self, x):
-            return self.lin(x) + counter[0]
+            self.history = [0]
+            self.tags = {"a"}
+            self.old = 1
 
     net = Net()
-    net.old = 1
-    out = torch.ones(2)
+    old_history = net.history
+    out, state = torch.ones(2), torch.zeros(3)
+    arg, kwarg = {"seen": 0}, []
+    me = "globals[%r]" % __name__
     actions = [
-        {"kind": "set_attribute", "source": "fn", "name": "calls", "value": 1},
-        {"kind": "set_attribute", "source": "fn.lin", "name": "cache",
-         "value": {"output": 0}},
-        {"kind": "delete_attribute", "source": "fn", "name": "old"},
-        {"kind": "set_contents", "source": "fn.history",
-         "value": {"list": [{"float": "inf"}, {"tuple": [1, "a"]}]}},
-        {"kind": "set_global", "source": __name__, "name": "REPLAYED",
-         "value": {"object": "fn.lin"}},
-        {"kind": "set_contents", "source": "globals.STATE['k']",
-         "value": {"dict": [["n", {"int": "123456789012345678901234567890"}]]}},
-    ]
-    replay.apply(actions, net, [out])
-    assert net.calls == 1 and net.lin.cache is out and not hasattr(net, "old")
-    assert net.history == [float("inf"), (1, "a")]
-    assert REPLAYED is net.lin  # noqa: F821
-    assert STATE == {"k": {"n": 123456789012345678901234567890}}
-    assert replay.replay_outputs(actions) == {0}
-
-    def make():
-        total = 0
-
-        def f(x):
-            nonlocal total
-            total += 1
-            return x
-        return f, lambda: total
-    f, total = make()
-    replay.apply([{"kind": "set_cell", "source": "fn", "name": "total", "value": 7}], f, [])
-    assert total() == 7
-    # The structured values and roots of wt-replay's format (tgc::replay in Passes.h).
-    arg = {"seen": 0}
-    typed = [
-        {"kind": "setattr", "source": "fn", "name": "pair",
-         "value": {"type": "tuple", "items": [
-             {"type": "list", "id": 0, "items": [None, {"type": "tensor", "output": 0}]},
+        {"kind": "setattr", "source": "fn", "name": "calls", "path": "fn.calls",
+         "value": 1},
+        # A new list replaces fn.history; the old list (sources and refs name objects as they
+        # were before the call) gets its own contents: itself.
+        {"kind": "setattr", "source": "fn", "name": "history", "path": "fn.history",
+         "value": {"type": "list", "id": 0, "items": [
+             {"type": "float", "value": "inf"},
+             {"type": "tuple", "items": [1, "a", None, True]},
              {"type": "same", "id": 0}]}},
-        {"kind": "setattr", "source": "fn", "name": "dev",
-         "value": {"type": "device", "name": "cpu"}},
-        {"kind": "setattr", "source": "fn", "name": "act",
-         "value": {"type": "external", "name": "torch.relu"}},
-        {"kind": "set_contents", "source": "args[0]",
-         "value": {"type": "dict", "items": [["seen", 1]]}},
-        {"kind": "set_global", "source": "globals[%r]" % __name__, "name": "REPLAYED",
-         "value": {"type": "ref", "source": "fn.lin"}},
-        {"kind": "delattr", "source": "fn", "name": "calls"},
+        {"kind": "set_contents", "source": "fn.history", "path": "fn.history",
+         "value": {"type": "list", "items": [{"type": "ref", "source": "fn.history"}]}},
+        {"kind": "setattr", "source": "fn._modules['lin']", "name": "cache",
+         "path": "fn.lin.cache", "value": {"type": "tensor", "output": 1}},
+        {"kind": "setattr", "source": "fn", "name": "floats", "path": "fn.floats",
+         "value": {"type": "tuple", "items": [{"type": "float", "value": "2.0"},
+                                              {"type": "float", "value": "-0.0"},
+                                              {"type": "float", "value": "nan"}, 0.5]}},
+        {"kind": "delattr", "source": "fn", "name": "old", "path": "fn.old"},
+        {"kind": "delattr", "source": "fn", "name": "never_had", "path": "fn.never_had"},
+        {"kind": "set_contents", "source": "fn.tags", "path": "fn.tags",
+         "value": {"type": "set", "items": ["b", 2]}},
+        {"kind": "set_contents", "source": "args[0]", "path": "args[0]",
+         "value": {"type": "dict", "items": [["seen", 1], [3, "x"]]}},
+        {"kind": "set_contents", "source": "kwargs['log']", "path": "kwargs['log']",
+         "value": {"type": "list", "items": [{"type": "device", "name": "cpu"},
+                                              {"type": "external", "name": "torch.relu"},
+                                              {"type": "external", "name": "builtins.len"}]}},
+        {"kind": "set_global", "source": me, "name": "REPLAYED", "path": "REPLAYED",
+         "value": {"type": "object", "id": 1,
+                   "class": {"type": "ref", "source": me + "['Record']"},
+                   "attributes": [["owner", {"type": "ref", "source": "fn.lin"}],
+                                  ["me", {"type": "same", "id": 1}],
+                                  ["d", {"type": "dict", "id": 2,
+                                         "items": [["k\'q", {"type": "same", "id": 2}]]}]]}},
+        {"kind": "del_global", "source": me, "name": "DOOMED", "path": "DOOMED"},
+        {"kind": "del_global", "source": me, "name": "NEVER", "path": "NEVER"},
+        {"kind": "set_contents", "source": "modules[%r].STATE['k']" % __name__,
+         "path": "STATE['k']",
+         "value": {"type": "dict", "items": [["n", 123456789012345678901234567890]]}},
     ]
-    REPLAYED_BEFORE = globals().pop("REPLAYED")
-    replay.apply(typed, net, [out], ((arg,), {}))
-    assert net.pair[0] is net.pair[1] and net.pair[0][1] is out
-    assert net.dev == torch.device("cpu") and net.act is torch.relu
-    assert arg == {"seen": 1} and REPLAYED is REPLAYED_BEFORE and not hasattr(net, "calls")
-    assert replay.replay_outputs(typed) == {0}
-    check_raises(lambda: replay.apply([{"kind": "set_attribute", "source": "fn.nope",
-                                        "name": "a", "value": 1}], net, []),
-                 "cannot resolve 'fn.nope'")
+    replay.apply(actions, net, [out, state], ((arg,), {"log": kwarg}))
+    assert net.calls == 1 and not hasattr(net, "old")
+    assert net.history[0] == float("inf") and net.history[1] == (1, "a", None, True)
+    assert net.history[2] is net.history and net.history is not old_history
+    assert len(old_history) == 1 and old_history[0] is old_history  # a ref: before the call
+    two, zero, nan, half = net.floats
+    assert type(two) is float and two == 2.0 and str(zero) == "-0.0" and nan != nan
+    assert half == 0.5
+    assert net.lin.cache is state and net.tags == {"b", 2}
+    assert arg == {"seen": 1, 3: "x"}
+    assert kwarg == [torch.device("cpu"), torch.relu, len]
+    rec = REPLAYED  # noqa: F821
+    assert type(rec) is Record and rec.owner is net.lin and rec.me is rec
+    assert rec.d["k'q"] is rec.d
+    assert "DOOMED" not in globals()
+    assert STATE == {"k": {"n": 123456789012345678901234567890}}
+    assert replay.replay_outputs(actions) == {1}
+
+    f = make()
+    cells = dict(zip(f.__code__.co_freevars, f.__closure__))
+    replay.apply([
+        {"kind": "set_cell", "source": "fn.__closure__[1]", "path": "total", "value": 7},
+        {"kind": "del_cell", "source": "fn.__closure__[0]", "path": "gone"}], f, [])
+    assert cells["total"].cell_contents == 7
+    assert _empty(cells["gone"]), "del_cell empties the cell"
+
+    bad = [({"kind": "setattr", "source": "fn.nope", "name": "a", "value": 1},
+            "cannot resolve 'fn.nope'"),
+           ({"kind": "set_attribute", "source": "fn", "name": "a", "value": 1},
+            "unknown action kind 'set_attribute'"),
+           ({"kind": "setattr", "source": "self.x", "name": "a", "value": 1},
+            "does not start with one of"),
+           ({"kind": "setattr", "source": "fn", "name": "a",
+             "value": {"type": "tensor", "output": 5}}, "out of range"),
+           ({"kind": "set_contents", "source": "fn.calls", "value":
+             {"type": "list", "items": []}}, "set_contents with list items on a int"),
+           ({"kind": "set_cell", "source": "fn", "value": 1}, "not a cell")]
+    for action, text in bad:
+        check_raises(lambda: replay.apply([action], net, [out]), text)
+    # A failing action applies nothing: sources are resolved before any action runs.
+    net.calls = 5
+    check_raises(lambda: replay.apply([
+        {"kind": "setattr", "source": "fn", "name": "calls", "value": 9},
+        {"kind": "setattr", "source": "fn.missing", "name": "a", "value": 1}], net, []),
+        "cannot resolve 'fn.missing'")
+    assert net.calls == 5
     print("replay ok")
 
 
+def _empty(cell):
+    try:
+        cell.cell_contents
+    except ValueError:
+        return True
+    return False
+
+
+DOOMED = 1
 STATE = {"k": {}}
 
 if __name__ == "__main__":

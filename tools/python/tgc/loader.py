@@ -126,8 +126,15 @@ class CompiledModule:
                 if m["kind"] == "buffer"]
         self._replay = self.signature.get("replay", [])
         self._structure = self.signature.get("output_structure")
-        replay_only = _replay.replay_outputs(self._replay)
-        self._returned = [i for i in range(self.num_outputs) if i not in replay_only]
+        # python_state outputs (model.json marks them; docs/replay.md) are the replay's
+        # tensors, not returned to the caller.
+        entries = self.signature.get("outputs")
+        if isinstance(entries, list) and len(entries) == self.num_outputs:
+            state_outputs = {i for i, e in enumerate(entries)
+                             if isinstance(e, dict) and e.get("kind") == "python_state"}
+        else:
+            state_outputs = _replay.replay_outputs(self._replay)
+        self._returned = [i for i in range(self.num_outputs) if i not in state_outputs]
         # Gradient i -> index among the autograd.Function's tensor arguments
         # (user inputs first, then the parameters named by the gradients).
         self._grad_params = [g for g in self.gradient_names if not g.startswith("input.")]

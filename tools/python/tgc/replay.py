@@ -1,125 +1,210 @@
 """Applies model.json's `"replay"` list (the captured program's Python side effects) to
-the live objects after a call.
+the live objects after a call, as docs/replay.md specifies.
 
-PROVISIONAL FORMAT (the compiler side is being written; adapt here only). Each action:
+Each action is `{"kind", "source", "name"?, "path", "value"?}`:
 
-    {"kind": "set_attribute" | "delete_attribute" | "set_global" | "set_cell"
-             | "set_contents",
-     "source": <path>, "name": <str>, "value": <encoded value>}
+| kind           | applied as                                                      |
+|----------------|-----------------------------------------------------------------|
+| `setattr`      | `setattr(resolve(source), name, value)`                         |
+| `delattr`      | `delattr(resolve(source), name)` if it has it                   |
+| `set_global`   | `resolve(source)[name] = value` (a module's `__dict__`)         |
+| `del_global`   | `resolve(source).pop(name, None)`                               |
+| `set_cell`     | `resolve(source).cell_contents = value`                         |
+| `del_cell`     | `del resolve(source).cell_contents`                             |
+| `set_contents` | the list / dict / set at `source` keeps its identity and gets   |
+|                | `value`'s items (`c[:] = items`; `c.clear(); c.update(items)`)  |
 
-* set_attribute / delete_attribute: `setattr(obj, name, value)` / `delattr(obj, name)`
-  on the object at `source` (nn.Module's `__setattr__` files Parameters, buffers and
-  submodules as eager does).
-* set_global: `source` is the module's `__name__` (the trace's `globals.module`); the
-  function's own globals when that is its `__name__`, else `sys.modules[source]`.
-* set_cell: `source` is the path of a function, `name` one of its free variables.
-* set_contents: the list / dict / set at `source` gets `value`'s contents (`lst[:] = v`,
-  `d.clear(); d.update(v)`, `s.clear(); s.update(v)`).
+A source is `root step*` with roots `fn`, `args[INT]`, `kwargs[STR]`, `globals[STR]`
+(a module's namespace) and `modules[STR]` (an imported module), steps `.IDENT`,
+`[INT]` and `[STR]` (STR a Python string literal as repr() writes it).
 
-A path is a root followed by steps: roots `fn` (the callable tgc.load was bound to: the
-module, function or bound method) and `globals` (that callable's `__globals__`); steps
-`.name` (attribute; a global name after `globals`), `[N]` (index) and `['key']` /
-`["key"]` (key).
+Values: JSON scalars; `{"type": "float", "value": "inf"|"-inf"|"nan"}`; `tuple`
+(`items`), `list` / `set` (`id`, `items`), `dict` (`id`, `items`: [[k, v]...]),
+`object` (`id`, `class`, `attributes`: [[name, v]...]; made with `cls.__new__`, no
+`__init__`), `ref` (`source`: an object that existed before the call), `same` (`id`:
+an object made earlier in this list), `tensor` (`output`: model output N), `external`
+(`name`: a library callable or class by dotted name), `device` (`name`).
 
-Also accepted (the format wt-replay was converging on when this was written:
-include/tgc/Transforms/Passes.h `tgc::replay`): kinds `setattr`, `delattr`, `del_global`,
-`del_cell`; path roots `args[i]`, `kwargs['k']` (the call's arguments), `globals['mod']`
-(module `mod`'s namespace), `modules['name']`; `set_global`/`del_global` whose source is
-a `globals[...]` path; `set_cell` whose source is the cell itself; values
-`{"type": "tuple"|"list"|"set"|"dict", "items": [...], "id"?: n}`,
-`{"type": "ref", "source": path}`, `{"type": "same", "id": n}` (an object built earlier
-in this replay), `{"type": "tensor", "output": N}`, `{"type": "external", "name": dotted}`,
-`{"type": "device", "name": "cpu"}`, `{"type": "object", "id": n, "class": v,
-"attributes": [[name, v]...]}`.
-
-Values are the trace format's (docs/trace-format.md: `null`, booleans, integers,
-floats, strings, `{"float": "inf"|"-inf"|"nan"}`, `{"int": "<digits>"}`), plus
-`{"output": N}` (user output N of this call, a tensor), `{"tuple": [v...]}`,
-`{"list": [v...]}`, `{"dict": [[k, v]...]}` (new containers) and `{"object": <path>}`
-(an existing live object).
+Every source and `ref` names an object as it was before the call: they are all
+resolved, and every value built, before the first action is applied.
 """
 
+import ast
 import importlib
 import re
 import sys
-import types
 
 from .runtime import TgcError
 
-_STEP = re.compile(r"""\.([A-Za-z_][A-Za-z0-9_]*)|\[(-?\d+)\]|\['([^']*)'\]|\["([^"]*)"\]""")
-_ROOT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: Action kinds (include/tgc/Transforms/Passes.h, namespace tgc::replay).
+KINDS = ("setattr", "delattr", "set_global", "del_global", "set_cell", "del_cell",
+         "set_contents")
+_VALUE_KINDS = ("setattr", "set_global", "set_cell", "set_contents")
+_ROOTS = ("fn", "args", "kwargs", "globals", "modules")
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# A bracketed step: an integer or a Python string literal (either quote, escapes).
+_BRACKET = re.compile(r"""\[\s*(-?\d+|'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")\s*\]""")
+
+
+def parse_source(source):
+    """`source` as (root, [(op, key)...]) with op "." (getattr) or "[]" (item);
+    the root's own bracket (`args[0]`, `globals['m']`) is the first step."""
+    if not isinstance(source, str):
+        raise TgcError(f"tgc replay: a source must be a string, got {source!r}")
+    m = _IDENT.match(source)
+    if not m or m.group(0) not in _ROOTS:
+        raise TgcError(f"tgc replay: source {source!r} does not start with one of "
+                       f"{', '.join(_ROOTS)}")
+    root, pos, steps = m.group(0), m.end(), []
+    while pos < len(source):
+        if source[pos] == ".":
+            ident = _IDENT.match(source, pos + 1)
+            if not ident:
+                raise TgcError(f"tgc replay: bad source {source!r} at offset {pos}")
+            steps.append((".", ident.group(0)))
+            pos = ident.end()
+            continue
+        bracket = _BRACKET.match(source, pos)
+        if not bracket:
+            raise TgcError(f"tgc replay: bad source {source!r} at offset {pos}")
+        steps.append(("[]", ast.literal_eval(bracket.group(1))))
+        pos = bracket.end()
+    if root != "fn":
+        expected = int if root == "args" else str
+        if not steps or steps[0][0] != "[]" or type(steps[0][1]) is not expected:
+            raise TgcError(f"tgc replay: source {source!r}: `{root}` takes a "
+                           f"[{'INT' if expected is int else 'STR'}] index")
+    return root, steps
 
 
 def callable_globals(fn):
-    """The globals dict the captured bytecode ran with."""
+    """The globals dict the captured bytecode ran with (a module's `forward`'s)."""
     import torch
 
     if isinstance(fn, torch.nn.Module):
         fn = type(fn).forward
     fn = getattr(fn, "__func__", fn)
-    return getattr(fn, "__globals__", {})
+    return getattr(fn, "__globals__", None)
 
 
-def _module_namespace(name, fn):
-    ns = callable_globals(fn)
-    if ns.get("__name__") == name:
-        return ns
-    mod = sys.modules.get(name)
-    if mod is None:
+def module_namespace(name, fn):
+    """`globals[name]`: fn's own globals when they are module `name`'s, else
+    `sys.modules[name].__dict__`."""
+    own = callable_globals(fn)
+    if own is not None and own.get("__name__") == name:
+        return own
+    module = sys.modules.get(name)
+    if module is None:
         raise TgcError(f"tgc replay: module {name!r} is not loaded")
-    return mod.__dict__
+    return module.__dict__
 
 
-def resolve(path, fn, call=((), {})):
-    """The live object at `path` (grammar above); `call` is the call's (args, kwargs)."""
-    m = _ROOT.match(path)
-    if not m:
-        raise TgcError(f"tgc replay: bad path {path!r}")
-    root = m.group(0)
-    pos = m.end()
-    first = _STEP.match(path, pos) if root in ("args", "kwargs", "globals", "modules") \
-        else None
-    if first is not None and first.group(1) is None:
-        index, key = first.group(2), first.group(3) if first.group(3) is not None \
-            else first.group(4)
+class _Context:
+    """The roots of one call: the bound callable, the call's arguments, the model's
+    outputs, and the id table of the objects the program created."""
+
+    def __init__(self, fn, outputs, call):
+        self.fn = fn
+        self.outputs = outputs
+        self.args, self.kwargs = call
+        self.made = {}
+
+    def resolve(self, source):
+        root, steps = parse_source(source)
         try:
-            if root == "args":
-                obj = call[0][int(index)]
-            elif root == "kwargs":
-                obj = call[1][key]
-            elif root == "globals":
-                obj = _module_namespace(key, fn)
+            if root == "fn":
+                obj = self.fn
             else:
-                obj = sys.modules[key]
-        except (IndexError, KeyError, TypeError) as e:
-            raise TgcError(f"tgc replay: cannot resolve {path!r}: {e}") from None
-        in_globals, pos = root == "globals", first.end()
-    elif root == "fn":
-        obj, in_globals = fn, False
-    elif root == "globals":
-        obj, in_globals = callable_globals(fn), True
-    else:
-        raise TgcError(f"tgc replay: path {path!r} starts with unknown root {root!r}")
-    while pos < len(path):
-        s = _STEP.match(path, pos)
-        if not s:
-            raise TgcError(f"tgc replay: bad path {path!r} at offset {pos}")
-        attr, index, key1, key2 = s.groups()
-        try:
-            if attr is not None:
-                obj = obj[attr] if in_globals else getattr(obj, attr)
-            elif index is not None:
-                obj = obj[int(index)]
-            else:
-                obj = obj[key1 if key1 is not None else key2]
+                (_, key), steps = steps[0], steps[1:]
+                if root == "args":
+                    obj = self.args[key]
+                elif root == "kwargs":
+                    obj = self.kwargs[key]
+                elif root == "globals":
+                    obj = module_namespace(key, self.fn)
+                else:
+                    obj = sys.modules[key]
+            for op, key in steps:
+                obj = getattr(obj, key) if op == "." else obj[key]
         except (AttributeError, KeyError, IndexError, TypeError) as e:
-            raise TgcError(f"tgc replay: cannot resolve {path!r}: {e}") from None
-        in_globals = False
-        pos = s.end()
-    return obj
+            raise TgcError(f"tgc replay: cannot resolve {source!r}: "
+                           f"{type(e).__name__}: {e}") from None
+        return obj
+
+    def value(self, v):
+        if v is None or isinstance(v, (bool, int, float, str)):
+            return v
+        if not isinstance(v, dict) or not isinstance(v.get("type"), str):
+            raise TgcError(f"tgc replay: bad value {v!r}")
+        kind = v["type"]
+        if kind == "float":
+            return float(v["value"])
+        if kind == "tuple":
+            return tuple(self.value(item) for item in v["items"])
+        if kind in ("list", "set", "dict"):
+            obj = {"list": list, "set": set, "dict": dict}[kind]()
+            self._register(v, obj)
+            if kind == "list":
+                obj.extend(self.value(item) for item in v["items"])
+            elif kind == "set":
+                obj.update(self.value(item) for item in v["items"])
+            else:
+                for key, item in v["items"]:
+                    obj[self.value(key)] = self.value(item)
+            return obj
+        if kind == "object":
+            cls = self.value(v["class"])
+            if not isinstance(cls, type):
+                raise TgcError(f"tgc replay: an object's class is a "
+                               f"{type(cls).__name__}, not a class")
+            obj = cls.__new__(cls)
+            self._register(v, obj)
+            for name, item in v["attributes"]:
+                item = self.value(item)
+                if hasattr(obj, "__dict__"):
+                    obj.__dict__[name] = item
+                else:
+                    object.__setattr__(obj, name, item)
+            return obj
+        if kind == "ref":
+            return self.resolve(v["source"])
+        if kind == "same":
+            if v["id"] not in self.made:
+                raise TgcError(f"tgc replay: object id {v['id']} is used before it is "
+                               f"described")
+            return self.made[v["id"]]
+        if kind == "tensor":
+            n = v["output"]
+            if not isinstance(n, int) or not 0 <= n < len(self.outputs):
+                raise TgcError(f"tgc replay: tensor output {n!r} out of range "
+                               f"({len(self.outputs)} outputs)")
+            return self.outputs[n]
+        if kind == "external":
+            return external(v["name"])
+        if kind == "device":
+            import torch
+            return torch.device(v["name"])
+        raise TgcError(f"tgc replay: unknown value type {kind!r}")
+
+    def _register(self, v, obj):
+        if "id" in v:
+            if v["id"] in self.made:
+                raise TgcError(f"tgc replay: object id {v['id']} is described twice")
+            self.made[v["id"]] = obj
+
+    def contents(self, v):
+        """A `set_contents` value's items: a list, a [(key, value)] list or a set."""
+        if not isinstance(v, dict) or v.get("type") not in ("list", "dict", "set"):
+            raise TgcError(f"tgc replay: set_contents needs a list/dict/set value, got {v!r}")
+        if v["type"] == "dict":
+            return v["type"], [(self.value(k), self.value(x)) for k, x in v["items"]]
+        return v["type"], [self.value(x) for x in v["items"]]
 
 
-def _external(name):
+def external(name):
+    """A library callable, class or constant by its dotted name (`torch.relu`,
+    `builtins.len`, `collections.OrderedDict`)."""
     parts = name.split(".")
     for i in range(len(parts) - 1, 0, -1):
         try:
@@ -132,150 +217,91 @@ def _external(name):
             return obj
         except AttributeError:
             continue
-    import builtins
-    if len(parts) == 1 and hasattr(builtins, name):
-        return getattr(builtins, name)
     raise TgcError(f"tgc replay: cannot find {name!r}")
 
 
-def _decode_typed(value, outputs, fn, call, memo):
-    kind = value["type"]
-
-    def sub(v):
-        return decode(v, outputs, fn, call, memo)
-
-    if kind == "ref":
-        return resolve(value["source"], fn, call)
-    if kind == "same":
-        return memo[value["id"]]
-    if kind == "tensor":
-        return decode({"output": value["output"]}, outputs, fn, call, memo)
-    if kind == "external":
-        return _external(value["name"])
-    if kind == "device":
-        import torch
-        return torch.device(value["name"])
-    if kind in ("list", "set", "dict"):
-        obj = {"list": list, "set": set, "dict": dict}[kind]()
-        if "id" in value:
-            memo[value["id"]] = obj
-        if kind == "list":
-            obj.extend(sub(v) for v in value["items"])
-        elif kind == "set":
-            obj.update(sub(v) for v in value["items"])
-        else:
-            obj.update((sub(k), sub(v)) for k, v in value["items"])
-        return obj
-    if kind == "tuple":
-        return tuple(sub(v) for v in value["items"])
-    if kind == "object":
-        cls = sub(value["class"])
-        obj = cls.__new__(cls)
-        memo[value["id"]] = obj
-        for name, v in value["attributes"]:
-            obj.__dict__[name] = sub(v)
-        return obj
-    raise TgcError(f"tgc replay: unknown value type {kind!r}")
-
-
-def decode(value, outputs, fn, call=((), {}), memo=None):
-    """The Python value of an encoded replay value."""
-    if memo is None:
-        memo = {}
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return value
-    if isinstance(value, dict) and isinstance(value.get("type"), str):
-        return _decode_typed(value, outputs, fn, call, memo)
-    if isinstance(value, dict) and len(value) == 1:
-        (tag, payload), = value.items()
-        if tag == "float":
-            return float(payload)
-        if tag == "int":
-            return int(payload)
-        if tag == "output":
-            if not 0 <= payload < len(outputs):
-                raise TgcError(f"tgc replay: output {payload} out of range "
-                               f"({len(outputs)} outputs)")
-            return outputs[payload]
-        if tag == "tuple":
-            return tuple(decode(v, outputs, fn, call, memo) for v in payload)
-        if tag == "list":
-            return [decode(v, outputs, fn, call, memo) for v in payload]
-        if tag == "dict":
-            return {decode(k, outputs, fn, call, memo): decode(v, outputs, fn, call, memo)
-                    for k, v in payload}
-        if tag == "object":
-            return resolve(payload, fn, call)
-    raise TgcError(f"tgc replay: cannot decode value {value!r}")
-
-
-def output_indices(value, into):
-    """Adds the output indices an encoded value refers to."""
+def tensor_outputs(value, into):
+    """Adds the model outputs a value names (`{"type": "tensor", "output": N}`)."""
     if isinstance(value, dict):
-        if set(value) == {"output"} or (value.get("type") == "tensor" and "output" in value):
+        if value.get("type") == "tensor":
             into.add(value["output"])
         else:
             for v in value.values():
-                output_indices(v, into)
+                tensor_outputs(v, into)
     elif isinstance(value, list):
         for v in value:
-            output_indices(v, into)
+            tensor_outputs(v, into)
     return into
 
 
 def replay_outputs(actions):
-    """The user outputs the replay list consumes."""
+    """The model outputs the replay list consumes."""
     used = set()
     for action in actions:
-        output_indices(action.get("value"), used)
+        tensor_outputs(action.get("value"), used)
     return used
 
 
-_KINDS = {"setattr": "set_attribute", "delattr": "delete_attribute"}
-
-
 def apply(actions, fn, outputs, call=((), {})):
-    """Performs the actions in order on the live objects reachable from `fn` and the
-    call's arguments `call = (args, kwargs)`."""
+    """Applies the actions to the live objects: `fn` is the bound callable, `outputs`
+    the model's outputs (python_state tensors included), `call` the call's
+    `(args, kwargs)`. Sources and refs are resolved and values built first, so every
+    path names the object as it was before the call; then the actions run in order."""
+    ctx = _Context(fn, outputs, call)
+    plan = []
     for action in actions:
-        kind = _KINDS.get(action.get("kind"), action.get("kind"))
-        source, name = action.get("source"), action.get("name")
-
-        def value():
-            return decode(action.get("value"), outputs, fn, call)
-
-        if kind in ("set_global", "del_global"):
-            ns = (resolve(source, fn, call) if source.startswith("globals")
-                  else _module_namespace(source, fn))
-            if kind == "set_global":
-                ns[name] = value()
-            else:
-                ns.pop(name, None)
-            continue
-        target = resolve(source, fn, call)
-        if kind == "set_attribute":
-            setattr(target, name, value())
-        elif kind == "delete_attribute":
-            delattr(target, name)
-        elif kind in ("set_cell", "del_cell"):
-            if not isinstance(target, types.CellType):
-                func = getattr(target, "__func__", target)
-                code = getattr(func, "__code__", None)
-                if code is None or name not in code.co_freevars:
-                    raise TgcError(f"tgc replay: {source!r} has no free variable {name!r}")
-                target = func.__closure__[code.co_freevars.index(name)]
-            if kind == "set_cell":
-                target.cell_contents = value()
-            else:
-                del target.cell_contents
-        elif kind == "set_contents":
-            v = value()
-            if isinstance(target, list):
-                target[:] = list(v)
-            elif isinstance(target, (dict, set)):
-                target.clear()
-                target.update(v)
-            else:
-                raise TgcError(f"tgc replay: set_contents on a {type(target).__name__}")
-        else:
+        kind = action.get("kind")
+        if kind not in KINDS:
             raise TgcError(f"tgc replay: unknown action kind {kind!r}")
+        where = action.get("path", action.get("source"))
+        if kind in ("setattr", "delattr", "set_global", "del_global") and \
+                not isinstance(action.get("name"), str):
+            raise TgcError(f"tgc replay: {kind} of {where!r} has no name")
+        target = ctx.resolve(action.get("source"))
+        if kind == "set_contents":
+            value = ctx.contents(action.get("value"))
+        elif kind in _VALUE_KINDS:
+            if "value" not in action:
+                raise TgcError(f"tgc replay: {kind} of {where!r} has no value")
+            value = ctx.value(action["value"])
+        else:
+            value = None
+        plan.append((kind, target, action.get("name"), value, where))
+    for kind, target, name, value, where in plan:
+        if kind == "setattr":
+            setattr(target, name, value)
+        elif kind == "delattr":
+            if hasattr(target, name):
+                delattr(target, name)
+        elif kind in ("set_global", "del_global"):
+            if not isinstance(target, dict):
+                raise TgcError(f"tgc replay: {where!r}: {kind} on a "
+                               f"{type(target).__name__}, not a module namespace")
+            if kind == "set_global":
+                target[name] = value
+            else:
+                target.pop(name, None)
+        elif kind in ("set_cell", "del_cell"):
+            if type(target).__name__ != "cell":
+                raise TgcError(f"tgc replay: {where!r}: {kind} on a "
+                               f"{type(target).__name__}, not a cell")
+            if kind == "set_cell":
+                target.cell_contents = value
+            else:
+                try:
+                    del target.cell_contents
+                except ValueError:  # already empty
+                    pass
+        else:
+            container, items = value
+            if container == "list" and isinstance(target, list):
+                target[:] = items
+            elif container == "dict" and isinstance(target, dict):
+                target.clear()
+                target.update(items)
+            elif container == "set" and isinstance(target, set):
+                target.clear()
+                target.update(items)
+            else:
+                raise TgcError(f"tgc replay: {where!r}: set_contents with {container} "
+                               f"items on a {type(target).__name__}")
