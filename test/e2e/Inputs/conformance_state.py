@@ -270,6 +270,9 @@ def check_replay_fixture(gen, name):
 
 
 def run(name, check, *args):
+    # Eager torch.cond compiles its branches with Dynamo; programs reuse function names,
+    # so each starts from a clean Dynamo cache.
+    torch._dynamo.reset()
     try:
         check(*args)
     except Mismatch as e:
