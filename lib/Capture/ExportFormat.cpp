@@ -156,3 +156,13 @@ std::optional<std::pair<std::string, unsigned>> tgc::findUserFrame(llvm::StringR
     return frames.back();
   return std::nullopt;
 }
+
+std::string tgc::getResourceName(llvm::StringRef fqn) {
+  std::string name = fqn.str();
+  for (char &c : name)
+    if (!llvm::isAlnum(c) && c != '_' && c != '.')
+      c = '_';
+  if (name.empty() || llvm::isDigit(name.front()) || name.front() == '.')
+    name.insert(0, "_");
+  return name;
+}

@@ -36,6 +36,10 @@ std::optional<ExportDType> lookupDType(int64_t code, mlir::MLIRContext *ctx);
 /// pickles name dtypes, or nullopt for a name tgc does not know.
 std::optional<ExportDType> lookupDTypeByName(llvm::StringRef name, mlir::MLIRContext *ctx);
 
+/// A resource name for `fqn` (a parameter's dotted name) that is a valid identifier in
+/// the IR's text form, for the dense_resource blobs of `tgc.global`s.
+std::string getResourceName(llvm::StringRef fqn);
+
 /// Bytes per element of `dtype` in a storage (bool and 8-bit floats take one).
 unsigned getElementBytes(mlir::Type dtype);
 

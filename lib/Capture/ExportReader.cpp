@@ -505,17 +505,6 @@ LogicalResult ExportReader::createGlobal(const GraphInput &input, const TensorMe
   return success();
 }
 
-/// A resource name for `fqn` that is a valid identifier in the IR's text form.
-static std::string resourceName(llvm::StringRef fqn) {
-  std::string name = fqn.str();
-  for (char &c : name)
-    if (!llvm::isAlnum(c) && c != '_' && c != '.')
-      c = '_';
-  if (name.empty() || llvm::isDigit(name.front()) || name.front() == '.')
-    name.insert(0, "_");
-  return name;
-}
-
 /// The stored view of `fqn`'s storage, copied into a contiguous blob.
 FailureOr<ElementsAttr> ExportReader::readInitialValue(llvm::StringRef fqn,
                                                        const TensorMeta &meta) {
@@ -538,7 +527,7 @@ FailureOr<ElementsAttr> ExportReader::readInitialValue(llvm::StringRef fqn,
   AsmResourceBlob blob =
       HeapAsmResourceBlob::allocateAndCopyWithAlign(llvm::ArrayRef<char>(*data), /*align=*/64);
   return llvm::cast<ElementsAttr>(
-      DenseResourceElementsAttr::get(type, resourceName(fqn), std::move(blob)));
+      DenseResourceElementsAttr::get(type, getResourceName(fqn), std::move(blob)));
 }
 
 //===----------------------------------------------------------------------===//

@@ -554,6 +554,15 @@ LogicalResult Interpreter::step(Frame &frame, const py::Instruction &instruction
     frame.push(*value);
     return success();
   };
+  // BINARY_SLICE / STORE_SLICE: container[start:stop].
+  auto popSlice = [&]() {
+    Variable slice;
+    slice.kind = Variable::Kind::Slice;
+    Var stop = frame.pop();
+    Var start = frame.pop();
+    slice.items = {start, stop, makeNone()};
+    return makeVar(std::move(slice));
+  };
   auto cellAt = [&](uint32_t slot) -> FailureOr<ObjectId> {
     Var cell = frame.locals.at(slot);
     if (!cell || !cell->is(Variable::Kind::Object) ||
@@ -996,23 +1005,15 @@ LogicalResult Interpreter::step(Frame &frame, const py::Instruction &instruction
     return deleteSubscript(container, key, loc);
   }
   case Opcode::BINARY_SLICE: {
-    Variable slice;
-    slice.kind = Variable::Kind::Slice;
-    Var stop = frame.pop();
-    Var start = frame.pop();
-    slice.items = {start, stop, makeNone()};
+    Var slice = popSlice();
     Var container = frame.pop();
-    return pushResult(subscript(container, makeVar(std::move(slice)), loc));
+    return pushResult(subscript(container, slice, loc));
   }
   case Opcode::STORE_SLICE: {
-    Variable slice;
-    slice.kind = Variable::Kind::Slice;
-    Var stop = frame.pop();
-    Var start = frame.pop();
-    slice.items = {start, stop, makeNone()};
+    Var slice = popSlice();
     Var container = frame.pop();
     Var value = frame.pop();
-    return storeSubscript(container, makeVar(std::move(slice)), value, loc);
+    return storeSubscript(container, slice, value, loc);
   }
   case Opcode::GET_ITER:
     return pushResult(iterate(frame.pop(), loc));

@@ -27,6 +27,12 @@ struct SideEffect {
   mlir::Location loc;
 };
 
+/// The range of a size symbol (a `--dynamic` dimension): min and max (none: unbounded).
+struct SymbolRange {
+  int64_t min = 0;
+  std::optional<int64_t> max;
+};
+
 /// Positional and keyword arguments of a call.
 struct CallArguments {
   std::vector<Var> positional;
@@ -48,6 +54,10 @@ public:
 
   /// Calls `callable` symbolically; `loc` is where the call is (errors point there).
   mlir::FailureOr<Var> call(Var callable, CallArguments arguments, mlir::Location loc);
+
+  /// The ranges of the size symbols, by symbol index: comparisons of sizes are decided
+  /// over them.
+  void setSymbolRanges(std::vector<SymbolRange> ranges) { symbolRanges = std::move(ranges); }
 
   /// The side effects recorded so far, in program order.
   llvm::ArrayRef<SideEffect> getSideEffects() const { return sideEffects; }
@@ -115,8 +125,13 @@ private:
   mlir::FailureOr<Var> compareOp(llvm::StringRef op, Var lhs, Var rhs, mlir::Location loc);
   mlir::FailureOr<Var> unaryOp(llvm::StringRef op, Var operand, mlir::Location loc);
   mlir::FailureOr<bool> truth(Var value, mlir::Location loc);
+  mlir::FailureOr<bool> compareSizes(llvm::StringRef op, mlir::AffineExpr lhs,
+                                     mlir::AffineExpr rhs, mlir::Location loc);
   mlir::FailureOr<bool> equals(Var lhs, Var rhs, mlir::Location loc);
   bool identical(const Var &lhs, const Var &rhs) const;
+  /// The index of `key`'s entry in dict `dict`, if it has one.
+  mlir::FailureOr<std::optional<size_t>> findDictEntry(ObjectId dict, Var key,
+                                                       mlir::Location loc);
   mlir::FailureOr<Var> subscript(Var container, Var key, mlir::Location loc);
   mlir::LogicalResult storeSubscript(Var container, Var key, Var value, mlir::Location loc);
   mlir::LogicalResult deleteSubscript(Var container, Var key, mlir::Location loc);
@@ -156,6 +171,7 @@ private:
   std::map<const py::CodeObject *, std::shared_ptr<py::DecodedCode>> decoded;
   /// The globals object of each module, by module name.
   std::map<std::string, ObjectId> globalsByModule;
+  std::vector<SymbolRange> symbolRanges;
   unsigned depth = 0;
   /// Names of the template functions traced so far, for unique symbols.
   llvm::StringMap<unsigned> templateNames;

@@ -21,11 +21,7 @@ using K = Variable::Kind;
 using H = HeapObject::Kind;
 
 /// The heap kind of `v`, if it is an object.
-static std::optional<H> heapKind(const Heap &heap, const Var &v) {
-  if (!v->is(K::Object))
-    return std::nullopt;
-  return heap.get(v->object).kind;
-}
+static std::optional<H> heapKind(const Heap &heap, const Var &v) { return heap.kindOf(v); }
 
 /// An int expression as Python would print it.
 static std::string printSize(AffineExpr size) {
@@ -113,6 +109,92 @@ bool Interpreter::identical(const Var &lhs, const Var &rhs) const {
   }
 }
 
+/// Bounds of a size expression over the symbols' ranges; nullopt for unbounded.
+struct SizeInterval {
+  std::optional<int64_t> lo, hi;
+};
+
+static SizeInterval boundsOf(AffineExpr e, llvm::ArrayRef<SymbolRange> ranges) {
+  if (auto c = llvm::dyn_cast<AffineConstantExpr>(e))
+    return {c.getValue(), c.getValue()};
+  if (auto sym = llvm::dyn_cast<AffineSymbolExpr>(e)) {
+    if (sym.getPosition() >= ranges.size())
+      return {};
+    return {ranges[sym.getPosition()].min, ranges[sym.getPosition()].max};
+  }
+  auto binary = llvm::cast<AffineBinaryOpExpr>(e);
+  SizeInterval a = boundsOf(binary.getLHS(), ranges), b = boundsOf(binary.getRHS(), ranges);
+  auto both = [](std::optional<int64_t> x, std::optional<int64_t> y, auto fn) {
+    return x && y ? std::optional<int64_t>(fn(*x, *y)) : std::nullopt;
+  };
+  std::optional<int64_t> c = b.lo && b.lo == b.hi ? b.lo : std::nullopt;
+  switch (binary.getKind()) {
+  case AffineExprKind::Add:
+    return {both(a.lo, b.lo, std::plus<int64_t>()), both(a.hi, b.hi, std::plus<int64_t>())};
+  case AffineExprKind::Mul:
+    if (c && *c >= 0)
+      return {both(a.lo, c, std::multiplies<int64_t>()), both(a.hi, c, std::multiplies<int64_t>())};
+    if (c)
+      return {both(a.hi, c, std::multiplies<int64_t>()), both(a.lo, c, std::multiplies<int64_t>())};
+    if (a.lo && *a.lo >= 0 && b.lo && *b.lo >= 0)
+      return {*a.lo * *b.lo, both(a.hi, b.hi, std::multiplies<int64_t>())};
+    return {};
+  case AffineExprKind::FloorDiv:
+  case AffineExprKind::CeilDiv: {
+    if (!c || *c <= 0)
+      return {};
+    bool floor = binary.getKind() == AffineExprKind::FloorDiv;
+    auto div = [&](std::optional<int64_t> x) -> std::optional<int64_t> {
+      if (!x)
+        return std::nullopt;
+      return floor ? llvm::divideFloorSigned(*x, *c) : llvm::divideCeilSigned(*x, *c);
+    };
+    return {div(a.lo), div(a.hi)};
+  }
+  case AffineExprKind::Mod:
+    if (c && *c > 0) {
+      if (a.lo && *a.lo >= 0 && a.hi && *a.hi < *c)
+        return a;
+      return {0, *c - 1};
+    }
+    return {};
+  default:
+    return {};
+  }
+}
+
+/// Decides `lhs op rhs` for sizes over the symbols' ranges (what the trace recorded for
+/// `--dynamic` dimensions): true or false when it holds, or fails, for every size in
+/// the range; otherwise the program would need a guard, which is an error.
+FailureOr<bool> Interpreter::compareSizes(llvm::StringRef op, AffineExpr lhs, AffineExpr rhs,
+                                          Location loc) {
+  SizeInterval d = boundsOf(lhs - rhs, symbolRanges);
+  auto below = [](std::optional<int64_t> x, int64_t v) { return x && *x < v; };
+  auto above = [](std::optional<int64_t> x, int64_t v) { return x && *x > v; };
+  std::optional<bool> result;
+  if (lhs == rhs)
+    result = op == "==" || op == "<=" || op == ">=";
+  else if (op == "==" || op == "!=") {
+    if (below(d.hi, 0) || above(d.lo, 0))
+      result = op == "!=";
+  } else if (op == "<" || op == ">=") {
+    if (below(d.hi, 0))
+      result = op == "<";
+    else if (d.lo && *d.lo >= 0)
+      result = op == ">=";
+  } else if (op == "<=" || op == ">") {
+    if (d.hi && *d.hi <= 0)
+      result = op == "<=";
+    else if (above(d.lo, 0))
+      result = op == ">";
+  }
+  if (result)
+    return *result;
+  return error(loc) << "the comparison " << printSize(lhs) << " " << op << " " << printSize(rhs)
+                    << " depends on the value of a dynamic size (it differs within the "
+                       "--dynamic range); tgc does not guard on sizes yet";
+}
+
 FailureOr<bool> Interpreter::equals(Var lhs, Var rhs, Location loc) {
   if (identical(lhs, rhs))
     return true;
@@ -120,9 +202,7 @@ FailureOr<bool> Interpreter::equals(Var lhs, Var rhs, Location loc) {
   if (a && b)
     return *a == *b;
   if (lhs->is(K::Int) && rhs->is(K::Int))
-    return error(loc) << "comparing symbolic sizes " << printSize(lhs->size) << " and "
-                      << printSize(rhs->size)
-                      << " is not supported yet";
+    return compareSizes("==", lhs->size, rhs->size, loc);
   if (lhs->is(K::Tuple) && rhs->is(K::Tuple)) {
     if (lhs->items.size() != rhs->items.size())
       return false;
@@ -145,8 +225,7 @@ FailureOr<bool> Interpreter::truth(Var value, Location loc) {
   case K::Int: {
     std::optional<int64_t> i = value->getConstantInt();
     if (!i)
-      return error(loc) << "the truth of symbolic size " << printSize(value->size)
-                        << " is not known at capture time";
+      return compareSizes("!=", value->size, getAffineConstantExpr(0, ctx), loc);
     return *i != 0;
   }
   case K::Float:
@@ -1042,15 +1121,13 @@ FailureOr<Var> Interpreter::callContainerMethod(llvm::StringRef name, CallArgume
       return tupleOf([](const auto &e) { return makeTuple({e.first, e.second}); });
     if ((name == "dict.get" || name == "dict.pop" || name == "dict.setdefault") &&
         args.size() >= 2) {
-      for (auto [i, entry] : llvm::enumerate(h.entries)) {
-        FailureOr<bool> same = equals(entry.first, args[1], loc);
-        if (failed(same))
-          return failure();
-        if (!*same)
-          continue;
-        Var value = entry.second;
+      FailureOr<std::optional<size_t>> found = findDictEntry(id, args[1], loc);
+      if (failed(found))
+        return failure();
+      if (*found) {
+        Var value = h.entries[**found].second;
         if (name == "dict.pop")
-          contentsChanged().entries.erase(heap.get(id).entries.begin() + i);
+          contentsChanged().entries.erase(heap.get(id).entries.begin() + **found);
         return value;
       }
       Var fallback = args.size() >= 3 ? args[2] : makeNone();
@@ -1314,9 +1391,12 @@ FailureOr<Var> Interpreter::compareOp(llvm::StringRef op, Var lhs, Var rhs, Loca
       return failure();
     return makeBool(*same == (op == "=="));
   }
-  if (lhs->is(K::Int) && rhs->is(K::Int) && (!lhs->getConstantInt() || !rhs->getConstantInt()))
-    return error(loc) << "comparing symbolic sizes " << printSize(lhs->size) << " " << op << " "
-                      << printSize(rhs->size) << " is not supported yet";
+  if (lhs->is(K::Int) && rhs->is(K::Int) && (!lhs->getConstantInt() || !rhs->getConstantInt())) {
+    FailureOr<bool> holds = compareSizes(op, lhs->size, rhs->size, loc);
+    if (failed(holds))
+      return failure();
+    return makeBool(*holds);
+  }
   std::optional<double> a = lhs->getNumber(), b = rhs->getNumber();
   if (a && b)
     return makeBool(llvm::StringSwitch<bool>(op)
@@ -1401,19 +1481,29 @@ static LogicalResult sliceIndices(const Variable &slice, int64_t length, int64_t
   return success();
 }
 
+FailureOr<std::optional<size_t>> Interpreter::findDictEntry(ObjectId dict, Var key,
+                                                            Location loc) {
+  for (auto [i, entry] : llvm::enumerate(heap.get(dict).entries)) {
+    FailureOr<bool> same = equals(entry.first, key, loc);
+    if (failed(same))
+      return failure();
+    if (*same)
+      return std::optional<size_t>(i);
+  }
+  return std::optional<size_t>();
+}
+
 FailureOr<Var> Interpreter::subscript(Var container, Var key, Location loc) {
   if (container->is(K::Tensor))
     return tensorIndex(container, key, loc);
   std::optional<H> kind = heapKind(heap, container);
   if (kind == H::Dict) {
-    for (const auto &[k, v] : heap.get(container->object).entries) {
-      FailureOr<bool> same = equals(k, key, loc);
-      if (failed(same))
-        return failure();
-      if (*same)
-        return v;
-    }
-    return error(loc) << "key not found in dict (KeyError)";
+    FailureOr<std::optional<size_t>> found = findDictEntry(container->object, key, loc);
+    if (failed(found))
+      return failure();
+    if (!*found)
+      return error(loc) << "key not found in dict (KeyError)";
+    return heap.get(container->object).entries[**found].second;
   }
   if (kind == H::Instance) {
     FailureOr<Var> getItem = getAttribute(container, "__getitem__", loc);
@@ -1466,20 +1556,15 @@ FailureOr<Var> Interpreter::subscript(Var container, Var key, Location loc) {
 LogicalResult Interpreter::storeSubscript(Var container, Var key, Var value, Location loc) {
   std::optional<H> kind = heapKind(heap, container);
   if (kind == H::Dict) {
-    const HeapObject &dict = heap.get(container->object);
-    for (auto [i, entry] : llvm::enumerate(dict.entries)) {
-      FailureOr<bool> same = equals(entry.first, key, loc);
-      if (failed(same))
-        return failure();
-      if (*same) {
-        mutateObject(container->object, SideEffect::Kind::SetContents, "", nullptr, loc)
-            .entries[i]
-            .second = value;
-        return success();
-      }
-    }
-    mutateObject(container->object, SideEffect::Kind::SetContents, "", nullptr, loc)
-        .entries.emplace_back(key, value);
+    FailureOr<std::optional<size_t>> found = findDictEntry(container->object, key, loc);
+    if (failed(found))
+      return failure();
+    HeapObject &dict =
+        mutateObject(container->object, SideEffect::Kind::SetContents, "", nullptr, loc);
+    if (*found)
+      dict.entries[**found].second = value;
+    else
+      dict.entries.emplace_back(key, value);
     return success();
   }
   if (kind == H::List) {
@@ -1519,19 +1604,15 @@ LogicalResult Interpreter::storeSubscript(Var container, Var key, Var value, Loc
 LogicalResult Interpreter::deleteSubscript(Var container, Var key, Location loc) {
   std::optional<H> kind = heapKind(heap, container);
   if (kind == H::Dict) {
-    const HeapObject &dict = heap.get(container->object);
-    for (auto [i, entry] : llvm::enumerate(dict.entries)) {
-      FailureOr<bool> same = equals(entry.first, key, loc);
-      if (failed(same))
-        return failure();
-      if (*same) {
-        HeapObject &changed =
-            mutateObject(container->object, SideEffect::Kind::SetContents, "", nullptr, loc);
-        changed.entries.erase(changed.entries.begin() + i);
-        return success();
-      }
-    }
-    return error(loc) << "del of a missing key (KeyError)";
+    FailureOr<std::optional<size_t>> found = findDictEntry(container->object, key, loc);
+    if (failed(found))
+      return failure();
+    if (!*found)
+      return error(loc) << "del of a missing key (KeyError)";
+    HeapObject &dict =
+        mutateObject(container->object, SideEffect::Kind::SetContents, "", nullptr, loc);
+    dict.entries.erase(dict.entries.begin() + **found);
+    return success();
   }
   if (kind == H::List) {
     int64_t length = heap.get(container->object).items.size();

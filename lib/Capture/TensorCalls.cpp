@@ -16,12 +16,7 @@ using namespace tgc::capture;
 using K = Variable::Kind;
 using H = HeapObject::Kind;
 
-/// The heap kind of `v`, if it is an object.
-static std::optional<H> heapKind(const Heap &heap, const Var &v) {
-  if (!v->is(K::Object))
-    return std::nullopt;
-  return heap.get(v->object).kind;
-}
+static std::optional<H> heapKind(const Heap &heap, const Var &v) { return heap.kindOf(v); }
 
 static BaseTensorType tensorType(const Heap &heap, const Var &tensor) {
   return llvm::cast<BaseTensorType>(heap.get(tensor->object).tensor.getType());

@@ -170,17 +170,6 @@ FailureOr<TensorMeta> TraceReader::parseTensorMeta(const Json &tensor, const Jso
   return meta;
 }
 
-/// A resource name for `fqn` that is a valid identifier in the IR's text form.
-static std::string resourceName(llvm::StringRef fqn) {
-  std::string name = fqn.str();
-  for (char &c : name)
-    if (!llvm::isAlnum(c) && c != '_' && c != '.')
-      c = '_';
-  if (name.empty() || llvm::isDigit(name.front()) || name.front() == '.')
-    name.insert(0, "_");
-  return name;
-}
-
 FailureOr<ElementsAttr> TraceReader::readTensorData(const GraphInput &input, const Json &tensor,
                                                     const TensorMeta &meta) {
   const Json *storage = objectAt(refOf(tensor.at("storage")));
@@ -204,7 +193,7 @@ FailureOr<ElementsAttr> TraceReader::readTensorData(const GraphInput &input, con
   AsmResourceBlob resource =
       HeapAsmResourceBlob::allocateAndCopyWithAlign(llvm::ArrayRef<char>(*data), /*align=*/64);
   return llvm::cast<ElementsAttr>(
-      DenseResourceElementsAttr::get(type, resourceName(input.name), std::move(resource)));
+      DenseResourceElementsAttr::get(type, getResourceName(input.name), std::move(resource)));
 }
 
 FailureOr<Value> TraceReader::addArgument(const GraphInput &input, const Json &tensor,
@@ -303,6 +292,10 @@ OwningOpRef<ModuleOp> TraceReader::read() {
     Interpreter interpreter(*trace, builder, [this](int64_t id, const Json &tensor) {
       return tensorSource(id, tensor);
     });
+    std::vector<SymbolRange> ranges;
+    for (auto &[name, min, max, hint] : symbols)
+      ranges.push_back({min, max});
+    interpreter.setSymbolRanges(std::move(ranges));
     // Hooks registered with register_hook before capture apply to the gradient of the
     // graph input from its first use on.
     for (const GraphInput &input : argumentInputs) {

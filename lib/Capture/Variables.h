@@ -137,6 +137,12 @@ class Heap {
 public:
   ObjectId allocate(HeapObject object);
   const HeapObject &get(ObjectId id) const { return *objects[id]; }
+  /// The kind of the object `v` names, if it names one (tensors excepted).
+  std::optional<HeapObject::Kind> kindOf(const Var &v) const {
+    if (!v->is(Variable::Kind::Object))
+      return std::nullopt;
+    return objects[v->object]->kind;
+  }
   /// The object, ready to change (cloned if a checkpoint shares it).
   HeapObject &mutate(ObjectId id);
   size_t size() const { return objects.size(); }
