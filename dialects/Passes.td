@@ -57,6 +57,18 @@ def AutodiffPass : Pass<"tgc-autodiff", "::mlir::ModuleOp"> {
   let dependentDialects = ["::tgc::TgcDialect"];
 }
 
+def InlineAutogradFunctionsPass : Pass<"tgc-inline-autograd-functions", "::mlir::ModuleOp"> {
+  let summary = "Replace each tgc.autograd_function by its forward template's body";
+  let description = [{
+    Every `tgc.autograd_function` (in any function, templates included) becomes the
+    body of its `@forward_fn`, instantiated on its operands (types re-inferred); the
+    template functions no other op refers to are then erased. The pipeline runs it at
+    the end of `decompose` for inference and right after `tgc-autodiff` for training
+    (the backward has been instantiated from `@backward_fn` by then).
+  }];
+  let dependentDialects = ["::tgc::TgcDialect"];
+}
+
 def InlineSavedHooksPass : Pass<"tgc-inline-saved-hooks", "::mlir::ModuleOp"> {
   let summary = "Apply saved-tensor pack/unpack hooks to the partitioned forward and backward";
   let description = [{

@@ -1047,6 +1047,43 @@ def Tgc_GradHookOp : Tgc_Op<"grad_hook", [], [Pure]> {
   let inferBody = "return ::tgc::inferClone(ctx, loc, adaptor.getSelf(), types);";
 }
 
+def Tgc_AutogradFunctionOp : Op<Tgc_Dialect, "autograd_function",
+    [DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "A custom autograd.Function: `@forward_fn` with `@backward_fn` as its VJP";
+  let description = [{
+    What `MyFunction.apply(...)` of a `torch.autograd.Function` subclass captures. The
+    operands are the tensor arguments of `apply`; `@forward_fn` (a template function
+    over them) returns the `num_outputs` outputs of `forward`, then the tensors it saved
+    for backward (`ctx.save_for_backward`, tensors stored on `ctx`). The op's results
+    are `@forward_fn`'s. `@backward_fn` takes the saved tensors, then one gradient per
+    output, and returns one gradient per operand listed in `gradient_of` (operand
+    indices, increasing; an operand not listed gets no gradient: `backward` returned
+    None for it). Without `@backward_fn` (no input required grad at capture), the op
+    cannot be differentiated and `gradient_of` is empty.
+
+    `tgc-autodiff` differentiates the op by instantiating `@backward_fn` on the saved
+    results and the outputs' gradients (zeros for an output no gradient reaches);
+    `tgc-inline-autograd-functions` then replaces the op by `@forward_fn`'s body
+    (right after autodiff when training, at the end of decompose otherwise) and erases
+    the templates. Both functions are templates (`tgc::instantiateFunction`): their
+    bodies are re-inferred on the values they are applied to.
+  }];
+  let arguments = (ins Variadic<Tgc_AnyTensor>:$inputs, FlatSymbolRefAttr:$forward_fn,
+                       OptionalAttr<FlatSymbolRefAttr>:$backward_fn, I64Attr:$num_outputs,
+                       DenseI64ArrayAttr:$gradient_of);
+  let results = (outs Variadic<Tgc_AnyTensor>:$results);
+  let assemblyFormat = [{
+    $forward_fn (`,` $backward_fn^)? `(` $inputs `)` attr-dict `:` functional-type($inputs, $results)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The outputs of `forward` (the first `num_outputs` results).
+    ::mlir::ResultRange getOutputs() { return getResults().take_front(getNumOutputs()); }
+    /// The tensors saved for backward (the remaining results).
+    ::mlir::ResultRange getSaved() { return getResults().drop_front(getNumOutputs()); }
+  }];
+}
+
 def Tgc_SavedTensorsHooksOp : Op<Tgc_Dialect, "saved_tensors_hooks", []> {
   let summary = "A pack/unpack pair applied to the tensors saved for backward";
   let description = [{

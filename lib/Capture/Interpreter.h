@@ -119,6 +119,13 @@ private:
                                    mlir::Location loc, bool &handled);
   mlir::FailureOr<Var> callTorch(llvm::StringRef name, CallArguments &arguments,
                                  mlir::Location loc, bool &handled);
+  /// `torch.autograd.Function.apply` and the methods of its `ctx` (AutogradFunction.cpp).
+  mlir::FailureOr<Var> callAutogradFunction(llvm::StringRef name, CallArguments &arguments,
+                                            mlir::Location loc, bool &handled);
+  /// `cls.apply(*args)`: traces forward and backward into templates of one
+  /// `tgc.autograd_function` (`arguments` starts with the class).
+  mlir::FailureOr<Var> applyAutogradFunction(CallArguments &arguments, mlir::Location loc);
+  bool containsTensor(const Var &value) const;
   mlir::FailureOr<Var> callContainerMethod(llvm::StringRef name, CallArguments &arguments,
                                            mlir::Location loc, bool &handled);
   mlir::FailureOr<Var> binaryOp(unsigned op, Var lhs, Var rhs, mlir::Location loc);

@@ -320,6 +320,8 @@ FailureOr<Var> Interpreter::tensorAttribute(Var tensor, llvm::StringRef name, Lo
 
 FailureOr<Var> Interpreter::callTorch(llvm::StringRef name, CallArguments &arguments,
                                       Location loc, bool &handled) {
+  if (FailureOr<Var> r = callAutogradFunction(name, arguments, loc, handled); handled)
+    return r;
   handled = true;
   std::vector<Var> &args = arguments.positional;
   auto dimArgument = [&](const Var &dim, int64_t rank) -> FailureOr<int64_t> {

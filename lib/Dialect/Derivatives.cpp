@@ -598,6 +598,38 @@ LogicalResult gradHookVjp(Vjp &v, GradHookOp op) {
   return success();
 }
 
+/// A custom autograd.Function: `@backward_fn(saved..., output grads...)` gives the
+/// gradients of the operands listed in `gradient_of`; an output no gradient reaches gets
+/// zeros (PyTorch materializes them the same way).
+LogicalResult autogradFunctionVjp(Vjp &v, AutogradFunctionOp op) {
+  if (!op.getBackwardFnAttr())
+    return op.emitOpError("has no backward function (no input required grad at capture)");
+  auto backward = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(op, op.getBackwardFnAttr());
+  if (!backward)
+    return op.emitOpError("backward ") << op.getBackwardFnAttr() << " is not a function";
+  SmallVector<Value> args(op.getSaved());
+  for (auto [i, output] : llvm::enumerate(op.getOutputs()))
+    args.push_back(v.g(i) ? v.g(i) : v.zerosLike(output));
+  FailureOr<SmallVector<Value>> grads = instantiateFunction(v.b, v.loc, backward, args);
+  if (failed(grads))
+    return failure();
+  for (auto [index, grad] : llvm::zip(op.getGradientOf(), *grads)) {
+    if (!isTensor(grad) || !isTensor(op->getOperand(index)))
+      return op.emitOpError("backward ") << op.getBackwardFnAttr()
+                                         << " must return tensors as gradients";
+    if (!v.wants(index))
+      continue;
+    Value operand = op->getOperand(index);
+    Value like = v.like(grad, operand);
+    if (typeOf(like).getSizes() != typeOf(operand).getSizes())
+      return op.emitOpError("backward ")
+             << op.getBackwardFnAttr() << " returns a gradient of sizes " << typeOf(grad)
+             << " for operand " << index << " of type " << typeOf(operand);
+    v.out[index] = like;
+  }
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Registration
 //===----------------------------------------------------------------------===//
@@ -686,6 +718,7 @@ void tgc::attachDerivatives(MLIRContext *ctx) {
   attach<TrilOp, triangleVjp<TrilOp>>(ctx);
   attach<TriuOp, triangleVjp<TriuOp>>(ctx);
   attach<GradHookOp, gradHookVjp>(ctx);
+  attach<AutogradFunctionOp, autogradFunctionVjp>(ctx);
   attach<FullLikeOp, noGradient<FullLikeOp>>(ctx);
   attach<GatherOp, gatherVjp>(ctx);
 }

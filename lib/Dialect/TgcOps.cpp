@@ -401,3 +401,48 @@ LogicalResult BatchNormOp::buildFunctional(OpBuilder &b, ValueRange operands,
   }
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// autograd_function
+//===----------------------------------------------------------------------===//
+
+LogicalResult AutogradFunctionOp::verify() {
+  int64_t numOutputs = getNumOutputs();
+  if (numOutputs < 0 || numOutputs > static_cast<int64_t>(getNumResults()))
+    return emitOpError("num_outputs (") << numOutputs << ") must be between 0 and the number of "
+                                        << "results (" << getNumResults() << ")";
+  int64_t previous = -1;
+  for (int64_t index : getGradientOf()) {
+    if (index <= previous || index >= static_cast<int64_t>(getInputs().size()))
+      return emitOpError("gradient_of must list operand indices in increasing order, got ")
+             << index;
+    previous = index;
+  }
+  if (!getBackwardFnAttr() && !getGradientOf().empty())
+    return emitOpError("gradient_of must be empty without a backward function");
+  return success();
+}
+
+/// `fn`'s signature has `numArgs` arguments and `numResults` results, or an error.
+static LogicalResult verifyTemplate(AutogradFunctionOp op, SymbolTableCollection &symbols,
+                                    FlatSymbolRefAttr name, size_t numArgs, size_t numResults) {
+  auto fn = symbols.lookupNearestSymbolFrom<func::FuncOp>(op, name);
+  if (!fn)
+    return op.emitOpError() << name << " is not a function";
+  if (fn.getNumArguments() != numArgs || fn.getNumResults() != numResults)
+    return op.emitOpError() << name << " must take " << numArgs << " arguments and return "
+                            << numResults << " results, has " << fn.getNumArguments()
+                            << " and " << fn.getNumResults();
+  return success();
+}
+
+LogicalResult AutogradFunctionOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  size_t numSaved = getSaved().size();
+  if (failed(verifyTemplate(*this, symbols, getForwardFnAttr(), getInputs().size(),
+                            getNumResults())))
+    return failure();
+  if (FlatSymbolRefAttr backward = getBackwardFnAttr())
+    return verifyTemplate(*this, symbols, backward, numSaved + getNumOutputs(),
+                          getGradientOf().size());
+  return success();
+}

@@ -45,9 +45,12 @@ static void populateFunctionalize(OpPassManager &pm) {
 
 /// Random ops get the RNG state; compound ops (linear, matmul, norms, softmax, mean)
 /// become primitive tgc ops.
-static void populateDecompose(OpPassManager &pm) {
+static void populateDecompose(OpPassManager &pm, bool train) {
   pm.addPass(createMaterializeRngPass());
   pm.addPass(createDecomposePass());
+  // Inference: custom autograd.Functions are their forward (training: after autodiff).
+  if (!train)
+    pm.addPass(createInlineAutogradFunctionsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }
@@ -55,6 +58,7 @@ static void populateDecompose(OpPassManager &pm) {
 /// The joint forward+backward function `@joint` from `@forward` (docs/training.md).
 static void populateAutodiff(OpPassManager &pm) {
   pm.addPass(createAutodiffPass());
+  pm.addPass(createInlineAutogradFunctionsPass());
   // The backward's compound ops (none today) and dead forward-only values.
   pm.addPass(createDecomposePass());
   pm.addPass(createCanonicalizerPass());
@@ -130,7 +134,7 @@ void tgc::buildPipeline(OpPassManager &pm, const PipelineOptions &options) {
   if (runs(Phase::Functionalize))
     populateFunctionalize(pm);
   if (runs(Phase::Decompose))
-    populateDecompose(pm);
+    populateDecompose(pm, options.train);
   if (options.train && runs(Phase::Autodiff))
     populateAutodiff(pm);
   if (options.train && runs(Phase::Partition))

@@ -155,6 +155,12 @@ Operation *FunctionRebuilder::clonePure(Operation *op) {
   if (llvm::isa<InferTypeOpInterface>(clone) && clone->getDialect() &&
       llvm::isa<TgcDialect>(clone->getDialect()) && failed(refreshResultTypes(clone)))
     return nullptr;
+  // Ops whose results come from elsewhere (tgc.autograd_function: its template) make
+  // new storage; their values are the value-level versions of the same types.
+  if (!llvm::isa<InferTypeOpInterface>(clone))
+    for (Value result : clone->getResults())
+      if (auto ref = llvm::dyn_cast<RefTensorType>(result.getType()))
+        result.setType(llvm::cast<BaseTensorType>(ref).toValue());
   return clone;
 }
 

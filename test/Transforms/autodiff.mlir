@@ -135,3 +135,49 @@ module {
     return %g : !tgc.vtensor<[6, 1], f32, grad>
   }
 }
+
+// -----
+
+// A custom autograd.Function (a custom exp that saves its output, and a second input
+// with no gradient): the backward template is instantiated on the saved result and the
+// tangent, and gives the gradient of operand 0 only (the other gets zeros); the op stays
+// for tgc-inline-autograd-functions, the templates too.
+// CHECK-LABEL: func.func private @fwd
+// CHECK-LABEL: func.func private @bwd
+// CHECK-LABEL: func.func @joint
+//  CHECK-SAME:   (%[[P:.*]]: !tgc.vtensor<[4], f32, grad> {{.*}}, %[[Q:.*]]: !tgc.vtensor<[4], f32, grad> {{.*}}, %[[T:.*]]: !tgc.vtensor<[4], f32> {tgc.kind = "tangent", tgc.output = 0 : i64})
+//       CHECK:   %[[F:.*]]:2 = tgc.autograd_function @fwd, @bwd(%[[P]], %[[Q]])
+//       CHECK:   %[[G:.*]] = tgc.mul %[[T]], %[[F]]#1
+//       CHECK:   %[[Z:.*]] = tgc.full_like %[[Q]] {fill_value = 0.0
+//       CHECK:   return %[[F]]#0, %[[G]], %[[Z]]
+module {
+  func.func private @fwd(%x: !tgc.vtensor<[4], f32, grad>, %u: !tgc.vtensor<[4], f32, grad>) -> (!tgc.vtensor<[4], f32, grad>, !tgc.vtensor<[4], f32, grad>) {
+    %y = tgc.exp %x : !tgc.vtensor<[4], f32, grad> -> !tgc.vtensor<[4], f32, grad>
+    return %y, %y : !tgc.vtensor<[4], f32, grad>, !tgc.vtensor<[4], f32, grad>
+  }
+  func.func private @bwd(%y: !tgc.vtensor<[4], f32, grad>, %g: !tgc.vtensor<[4], f32>) -> !tgc.vtensor<[4], f32, grad> {
+    %0 = tgc.mul %g, %y : !tgc.vtensor<[4], f32>, !tgc.vtensor<[4], f32, grad> -> !tgc.vtensor<[4], f32, grad>
+    return %0 : !tgc.vtensor<[4], f32, grad>
+  }
+  func.func @forward(%p: !tgc.vtensor<[4], f32, grad> {tgc.kind = "parameter", tgc.name = "p"},
+                     %q: !tgc.vtensor<[4], f32, grad> {tgc.kind = "parameter", tgc.name = "q"})
+      -> (!tgc.vtensor<[4], f32, grad> {tgc.kind = "user_output"}) {
+    %0:2 = tgc.autograd_function @fwd, @bwd(%p, %q) {gradient_of = array<i64: 0>, num_outputs = 1 : i64} : (!tgc.vtensor<[4], f32, grad>, !tgc.vtensor<[4], f32, grad>) -> (!tgc.vtensor<[4], f32, grad>, !tgc.vtensor<[4], f32, grad>)
+    return %0#0 : !tgc.vtensor<[4], f32, grad>
+  }
+}
+
+// -----
+
+// A Function captured without a backward cannot be differentiated.
+module {
+  func.func private @fwd(%x: !tgc.vtensor<[4], f32, grad>) -> !tgc.vtensor<[4], f32, grad> {
+    return %x : !tgc.vtensor<[4], f32, grad>
+  }
+  func.func @forward(%p: !tgc.vtensor<[4], f32, grad> {tgc.kind = "parameter", tgc.name = "p"})
+      -> (!tgc.vtensor<[4], f32, grad> {tgc.kind = "user_output"}) {
+    // expected-error @below {{has no backward function (no input required grad at capture)}}
+    %0 = tgc.autograd_function @fwd(%p) {gradient_of = array<i64>, num_outputs = 1 : i64} : (!tgc.vtensor<[4], f32, grad>) -> !tgc.vtensor<[4], f32, grad>
+    return %0 : !tgc.vtensor<[4], f32, grad>
+  }
+}
