@@ -1088,16 +1088,31 @@ def Tgc_SavedTensorsHooksOp : Op<Tgc_Dialect, "saved_tensors_hooks", []> {
   let summary = "A pack/unpack pair applied to the tensors saved for backward";
   let description = [{
     What `torch.autograd.graph.saved_tensors_hooks(pack, unpack)` installs, at module
-    level: after partitioning, `tgc-inline-saved-hooks` instantiates `@pack` at the end
-    of `@forward` on each saved value whose dtype is `@pack`'s argument dtype (with
-    `activations_only`, not on values that are graph inputs), saves what it returns,
-    and instantiates `@unpack` at the start of `@backward`, which must give back a
-    tensor of the saved value's sizes and dtype. Both are functions over tgc tensors
-    used as templates (their bodies are re-inferred for each value).
+    level. Both are functions over tgc tensors used as templates (their bodies are
+    re-inferred for each value); `@unpack` must give back a tensor of the packed value's
+    sizes and dtype.
+
+    Without `scope`: after partitioning, `tgc-inline-saved-hooks` instantiates `@pack`
+    at the end of `@forward` on each saved value whose dtype is `@pack`'s argument
+    dtype (with `activations_only`, not on values that are graph inputs), saves what it
+    returns, and instantiates `@unpack` at the start of `@backward`.
+
+    With `scope = N` (what a captured program installs, docs/training.md): the hooks
+    apply to the tensors that ops carrying the discardable attribute
+    `tgc.saved_hooks_scope = N` save for backward, as PyTorch applies the hooks active
+    when an op runs to what that op saves: `tgc-autodiff` makes the derivative of each
+    such op read its operands and results of `@pack`'s argument dtype through
+    `@unpack(@pack(v))`. A scope may have one pair per dtype.
   }];
   let arguments = (ins FlatSymbolRefAttr:$pack, FlatSymbolRefAttr:$unpack,
-                       UnitAttr:$activations_only);
-  let assemblyFormat = "`pack` `=` $pack `,` `unpack` `=` $unpack attr-dict";
+                       UnitAttr:$activations_only, OptionalAttr<I64Attr>:$scope);
+  let assemblyFormat = "`pack` `=` $pack `,` `unpack` `=` $unpack (`scope` $scope^)? attr-dict";
+  let extraClassDeclaration = [{
+    /// The discardable op attribute (i64) naming the scope an op was created in.
+    static constexpr ::llvm::StringLiteral getScopeTagName() {
+      return ::llvm::StringLiteral("tgc.saved_hooks_scope");
+    }
+  }];
 }
 
 #endif // TGC_OPS_TD

@@ -76,6 +76,15 @@ public:
   /// becomes a `tgc.grad_hook` whose result the tensor object refers to from now on.
   mlir::LogicalResult applyGradHooks(Var tensor, llvm::ArrayRef<Var> hooks, mlir::Location loc);
 
+  /// Enters a `torch.autograd.graph.saved_tensors_hooks(pack, unpack)` scope (the
+  /// `with` block's `__enter__`, or the hooks active when `capture` was called, around
+  /// the whole call): the ops created until the matching exit belong to it.
+  void enterSavedTensorsHooks(Var pack, Var unpack, mlir::Location loc);
+  /// Leaves the innermost scope: tags its ops `tgc.saved_hooks_scope = N`, traces pack
+  /// and unpack into templates (one pair per floating dtype its ops use) and emits
+  /// `tgc.saved_tensors_hooks ... scope N` (docs/training.md).
+  mlir::LogicalResult exitSavedTensorsHooks(mlir::Location loc);
+
   /// Tensors flattened out of `value` (tuples, lists, dicts), in order; an error for
   /// anything else that is not None.
   mlir::LogicalResult flattenTensors(Var value, llvm::SmallVectorImpl<mlir::Value> &tensors,
@@ -158,6 +167,15 @@ private:
                                    Var out, mlir::Location loc);
   Var resultsToVar(mlir::Operation *op);
 
+  // Saved-tensor hooks (SavedTensorsHooks.cpp).
+  /// `torch.autograd.graph.saved_tensors_hooks(...)` and its `__enter__`/`__exit__`.
+  mlir::FailureOr<Var> callSavedTensorsHooks(llvm::StringRef name, CallArguments &arguments,
+                                             mlir::Location loc);
+  /// Traces the pack/unpack pair of scope `id` for values of `type` into templates and
+  /// emits their `tgc.saved_tensors_hooks` op.
+  mlir::LogicalResult traceSavedTensorsHooks(int64_t id, Var pack, Var unpack,
+                                             mlir::Type type, mlir::Location loc);
+
   // Side effects.
   HeapObject &mutateObject(ObjectId id, SideEffect::Kind kind, llvm::StringRef name, Var value,
                            mlir::Location loc);
@@ -183,6 +201,17 @@ private:
   /// Names of the template functions traced so far, for unique symbols.
   llvm::StringMap<unsigned> templateNames;
   uint64_t steps = 0;
+  /// An active saved-tensor hooks scope: its ops are those after `last` (null: from
+  /// the block's start) in `block` when it is left.
+  struct SavedHooksScope {
+    int64_t id;
+    Var pack, unpack;
+    mlir::Block *block;
+    mlir::Operation *last;
+  };
+  /// Active scopes, innermost last; the next scope's number.
+  std::vector<SavedHooksScope> savedHooksScopes;
+  int64_t nextSavedHooksScope = 0;
 };
 
 } // namespace tgc::capture

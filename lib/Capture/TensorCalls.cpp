@@ -324,6 +324,8 @@ FailureOr<Var> Interpreter::callTorch(llvm::StringRef name, CallArguments &argum
     return r;
   handled = true;
   std::vector<Var> &args = arguments.positional;
+  if (name.starts_with("torch.autograd.graph.saved_tensors_hooks"))
+    return callSavedTensorsHooks(name, arguments, loc);
   auto dimArgument = [&](const Var &dim, int64_t rank) -> FailureOr<int64_t> {
     std::optional<int64_t> d = dim->getConstantInt();
     std::optional<int64_t> normalized = d ? normalizeDim(*d, rank) : std::nullopt;

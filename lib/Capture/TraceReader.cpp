@@ -327,8 +327,28 @@ OwningOpRef<ModuleOp> TraceReader::read() {
         return nullptr;
       call.keywords.emplace_back(name, *value);
     }
+    // The saved-tensor hooks active when `capture` was called apply to the whole call.
+    const Json &hooks = trace->header().value("saved_tensors_hooks", Json::array());
+    if (hooks.size() > 1) {
+      emitError(fileLoc) << "the trace has " << hooks.size()
+                         << " saved-tensor hook pairs; torch applies only the innermost one";
+      return nullptr;
+    }
+    if (!hooks.empty()) {
+      FailureOr<std::vector<Var>> pair = interpreter.readValues(hooks.at(0));
+      if (failed(pair))
+        return nullptr;
+      if (pair->size() != 2) {
+        emitError(fileLoc) << "malformed trace header: a saved-tensor hook pair is not "
+                              "[pack, unpack]";
+        return nullptr;
+      }
+      interpreter.enterSavedTensorsHooks((*pair)[0], (*pair)[1], fileLoc);
+    }
     FailureOr<Var> result = interpreter.call(*callable, std::move(call), fileLoc);
     if (failed(result))
+      return nullptr;
+    if (!hooks.empty() && failed(interpreter.exitSavedTensorsHooks(fileLoc)))
       return nullptr;
     SmallVector<Value> outputs;
     if (failed(interpreter.flattenTensors(*result, outputs, fileLoc)))

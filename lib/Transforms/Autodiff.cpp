@@ -44,10 +44,129 @@ private:
   void propagateNeedsGrad();
   void accumulate(Value value, Value grad, OpBuilder &b, Location loc);
 
+  /// The pack/unpack templates of the module's scoped `tgc.saved_tensors_hooks`.
+  LogicalResult collectScopedHooks();
+  /// Makes the derivative ops of `op` (those after `before`, up to `end`) read `op`'s
+  /// operands and results through its scope's hooks, as PyTorch unpacks what an op
+  /// saved with the hooks active when it ran.
+  LogicalResult readSavedThroughHooks(Operation *op, int64_t scope, Operation *before,
+                                      Operation *end);
+  /// `unpack(pack(value))` of scope `scope`, built once before `insertBefore`; null
+  /// when the scope has no pair for `value`'s dtype.
+  FailureOr<Value> hookedValue(int64_t scope, Value value, Operation *insertBefore);
+  /// Removes the scope tags and the scoped hooks, which have done their work.
+  void eraseScopedHooks();
+
   func::FuncOp func;
   llvm::DenseSet<Value> needsGrad;
   llvm::DenseMap<Value, Value> grads;
+  struct HookPair {
+    func::FuncOp pack, unpack;
+  };
+  /// By scope and the dtype pack takes.
+  llvm::DenseMap<std::pair<int64_t, Type>, HookPair> scopedHooks;
+  llvm::DenseMap<std::pair<int64_t, Value>, Value> hooked;
 };
+
+LogicalResult JointBuilder::collectScopedHooks() {
+  auto module = func->getParentOfType<ModuleOp>();
+  for (SavedTensorsHooksOp hooks : module.getOps<SavedTensorsHooksOp>()) {
+    if (!hooks.getScope())
+      continue;
+    auto pack = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(hooks, hooks.getPackAttr());
+    auto unpack =
+        SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(hooks, hooks.getUnpackAttr());
+    if (!pack || !unpack || pack.getNumArguments() != 1 || unpack.getNumArguments() != 1)
+      return hooks.emitOpError("pack and unpack must be functions of one tensor");
+    auto input = llvm::dyn_cast<BaseTensorType>(pack.getArgumentTypes()[0]);
+    if (!input)
+      return hooks.emitOpError("pack must take a tensor");
+    if (!scopedHooks.try_emplace({*hooks.getScope(), input.getDtype()}, HookPair{pack, unpack})
+             .second)
+      return hooks.emitOpError("is a second pair for scope ")
+             << *hooks.getScope() << " and dtype " << input.getDtype();
+  }
+  return success();
+}
+
+FailureOr<Value> JointBuilder::hookedValue(int64_t scope, Value value, Operation *insertBefore) {
+  auto [it, inserted] = hooked.try_emplace({scope, value}, Value());
+  if (!inserted)
+    return it->second;
+  auto type = llvm::dyn_cast<BaseTensorType>(value.getType());
+  auto pair = type ? scopedHooks.find({scope, type.getDtype()}) : scopedHooks.end();
+  if (pair == scopedHooks.end())
+    return Value();
+  OpBuilder b(insertBefore);
+  Location loc = value.getLoc();
+  FailureOr<SmallVector<Value>> packed =
+      instantiateFunction(b, loc, pair->second.pack, {value});
+  if (failed(packed))
+    return failure();
+  if (packed->size() != 1 || !llvm::isa<BaseTensorType>(packed->front().getType()))
+    return pair->second.pack.emitOpError("must return one tensor");
+  FailureOr<SmallVector<Value>> unpacked =
+      instantiateFunction(b, loc, pair->second.unpack, *packed);
+  if (failed(unpacked))
+    return failure();
+  auto restored = unpacked->size() == 1
+                      ? llvm::dyn_cast<BaseTensorType>(unpacked->front().getType())
+                      : BaseTensorType();
+  if (!restored || restored.getSizes() != type.getSizes() ||
+      restored.getDtype() != type.getDtype())
+    return pair->second.unpack.emitOpError("must give back a tensor of the saved value's "
+                                           "sizes and dtype (")
+           << type << ")";
+  hooked[{scope, value}] = unpacked->front();
+  return unpacked->front();
+}
+
+LogicalResult JointBuilder::readSavedThroughHooks(Operation *op, int64_t scope,
+                                                  Operation *before, Operation *end) {
+  SmallVector<Operation *> derivative;
+  for (Operation *it = before->getNextNode(); it != end; it = it->getNextNode())
+    derivative.push_back(it);
+  if (derivative.empty())
+    return success();
+  llvm::SmallPtrSet<Value, 8> primal;
+  primal.insert(op->operand_begin(), op->operand_end());
+  primal.insert(op->result_begin(), op->result_end());
+  for (Operation *user : derivative) {
+    // Reading only the sizes keeps nothing alive: nothing is saved for it.
+    if (llvm::isa<SymSizeOp, FullLikeOp>(user))
+      continue;
+    for (OpOperand &use : user->getOpOperands()) {
+      if (!primal.contains(use.get()))
+        continue;
+      FailureOr<Value> value = hookedValue(scope, use.get(), derivative.front());
+      if (failed(value))
+        return failure();
+      if (*value)
+        use.set(*value);
+    }
+  }
+  return success();
+}
+
+void JointBuilder::eraseScopedHooks() {
+  StringRef tagName = SavedTensorsHooksOp::getScopeTagName();
+  func.walk([&](Operation *op) { op->removeAttr(tagName); });
+  auto module = func->getParentOfType<ModuleOp>();
+  SmallVector<func::FuncOp> templates;
+  for (SavedTensorsHooksOp hooks :
+       llvm::make_early_inc_range(module.getOps<SavedTensorsHooksOp>())) {
+    if (!hooks.getScope())
+      continue;
+    for (FlatSymbolRefAttr name : {hooks.getPackAttr(), hooks.getUnpackAttr()})
+      if (auto fn = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(hooks, name))
+        if (!llvm::is_contained(templates, fn))
+          templates.push_back(fn);
+    hooks.erase();
+  }
+  for (func::FuncOp fn : templates)
+    if (fn.isPrivate() && SymbolTable::symbolKnownUseEmpty(fn, module))
+      fn.erase();
+}
 
 void JointBuilder::propagateNeedsGrad() {
   for (BlockArgument arg : func.getArguments()) {
@@ -81,6 +200,8 @@ LogicalResult JointBuilder::run() {
       return func.emitError("tgc-autodiff: @forward must be functionalized first (argument ")
              << arg.getArgNumber() << " is a reference tensor)";
   propagateNeedsGrad();
+  if (failed(collectScopedHooks()))
+    return failure();
 
   // One tangent per differentiable user output, in output order.
   SmallVector<Operation *> forwardOps;
@@ -126,8 +247,12 @@ LogicalResult JointBuilder::run() {
     if (!differentiable)
       return op->emitOpError("has no derivative formula (needed by --train)");
     SmallVector<Value> operandGrads;
+    Operation *before = ret->getPrevNode();
     if (failed(differentiable.buildVjp(b, resultGrads, wants, operandGrads)))
       return failure();
+    if (auto scope = op->getAttrOfType<IntegerAttr>(SavedTensorsHooksOp::getScopeTagName()))
+      if (failed(readSavedThroughHooks(op, scope.getInt(), before, ret)))
+        return failure();
     for (auto [operand, grad] : llvm::zip(op->getOperands(), operandGrads))
       if (grad && needsGrad.contains(operand))
         accumulate(operand, grad, b, op->getLoc());
@@ -171,6 +296,7 @@ LogicalResult JointBuilder::run() {
   for (func::FuncOp hook : hooks)
     if (hook.isPrivate() && SymbolTable::symbolKnownUseEmpty(hook, func->getParentOp()))
       hook.erase();
+  eraseScopedHooks();
   return success();
 }
 

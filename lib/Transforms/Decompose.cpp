@@ -562,6 +562,21 @@ LogicalResult reportUndecomposed(Operation *root) {
   return failure(walk.wasInterrupted());
 }
 
+/// Gives the ops a decomposition creates the saved-tensor hooks scope of the op it
+/// decomposes (`tgc.saved_hooks_scope`), so that the hooks still apply to what they
+/// save (docs/training.md).
+struct PropagateSavedHooksScope : RewriterBase::Listener {
+  void notifyPatternBegin(const Pattern &, Operation *op) override {
+    scope = op->getAttr(SavedTensorsHooksOp::getScopeTagName());
+  }
+  void notifyPatternEnd(const Pattern &, LogicalResult) override { scope = {}; }
+  void notifyOperationInserted(Operation *op, OpBuilder::InsertPoint) override {
+    if (scope && !op->hasAttr(SavedTensorsHooksOp::getScopeTagName()))
+      op->setAttr(SavedTensorsHooksOp::getScopeTagName(), scope);
+  }
+  Attribute scope;
+};
+
 struct DecomposePass : public tgc::impl::DecomposePassBase<DecomposePass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
@@ -571,7 +586,10 @@ struct DecomposePass : public tgc::impl::DecomposePassBase<DecomposePass> {
                  DecomposeSplit, DecomposeStack, DecomposeDropout, DecomposeAttention,
                  DecomposeAdaptivePool, DecomposeConv1d, DecomposeCrossEntropy,
                  DecomposeNativeDropout>(&getContext());
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))) ||
+    PropagateSavedHooksScope propagateScope;
+    GreedyRewriteConfig config;
+    config.setListener(&propagateScope);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns), config)) ||
         failed(reportUndecomposed(getOperation())))
       return signalPassFailure();
     // Decompositions may refine result metadata (requires_grad of running statistics

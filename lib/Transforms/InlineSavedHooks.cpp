@@ -56,6 +56,11 @@ struct InlineSavedHooksPass
   /// The hooks to apply: the module's `tgc.saved_tensors_hooks`, or the built-in
   /// casting pair of `pack-dtype`. Null when there are none.
   FailureOr<SavedTensorsHooksOp> findHooks(ModuleOp module) {
+    // Scoped hooks are tgc-autodiff's: they apply to what ops of their scope save.
+    for (SavedTensorsHooksOp scoped : module.getOps<SavedTensorsHooksOp>())
+      if (scoped.getScope())
+        return scoped.emitOpError("applies to the ops of scope ")
+               << *scoped.getScope() << ", which tgc-autodiff applies (run it first)";
     auto all = llvm::to_vector(module.getOps<SavedTensorsHooksOp>());
     if (all.size() > 1)
       return all[1].emitOpError("only one saved-tensor hook pair per module is supported");
@@ -73,7 +78,7 @@ struct InlineSavedHooksPass
     func::FuncOp pack = buildCastHook(b, loc, "tgc.pack_" + packDtype, f32, storage);
     func::FuncOp unpack = buildCastHook(b, loc, "tgc.unpack_" + packDtype, storage, f32);
     return SavedTensorsHooksOp::create(b, loc, pack.getSymName(), unpack.getSymName(),
-                                       /*activations_only=*/true);
+                                       /*activations_only=*/true, /*scope=*/IntegerAttr());
   }
 
   LogicalResult run() {

@@ -137,3 +137,22 @@ func.func @mm_transposed_weight(%x: !tgc.vtensor<[4, 16], f32>, %w: !tgc.vtensor
   %0 = tgc.mm %x, %t : !tgc.vtensor<[4, 16], f32>, !tgc.vtensor<[16, 32], f32> -> !tgc.vtensor<[4, 32], f32>
   return %0 : !tgc.vtensor<[4, 32], f32>
 }
+
+// -----
+
+// Saved-tensor hooks left for lowering have no backward to apply to (an inference build):
+// the hook op and its templates are dropped.
+// CHECK-LABEL: module {
+//   CHECK-NOT:   tgc.saved_tensors_hooks
+//   CHECK-NOT:   @pack
+//       CHECK:   func.func @forward
+module {
+  tgc.saved_tensors_hooks pack = @pack, unpack = @pack scope 0
+  func.func private @pack(%x: !tgc.vtensor<[1], f32>) -> !tgc.vtensor<[1], f32> {
+    return %x : !tgc.vtensor<[1], f32>
+  }
+  func.func @forward(%x: !tgc.vtensor<[2], f32>) -> !tgc.vtensor<[2], f32> {
+    %e = tgc.exp %x {tgc.saved_hooks_scope = 0 : i64} : !tgc.vtensor<[2], f32> -> !tgc.vtensor<[2], f32>
+    return %e : !tgc.vtensor<[2], f32>
+  }
+}

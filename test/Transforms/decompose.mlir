@@ -94,3 +94,19 @@ func.func @conv1d(%x: !tgc.vtensor<[2, 4, 17], f32>, %w: !tgc.vtensor<[6, 4, 3],
   %0 = tgc.convolution %x, %w {stride = array<i64: 2>, padding = array<i64: 1>} : !tgc.vtensor<[2, 4, 17], f32>, !tgc.vtensor<[6, 4, 3], f32> -> !tgc.vtensor<[2, 6, 9], f32>
   return %0 : !tgc.vtensor<[2, 6, 9], f32>
 }
+
+// -----
+
+// The ops a decomposition makes keep the saved-tensor hooks scope of the op they replace.
+// CHECK-LABEL: func.func @linear_in_hooks_scope
+//       CHECK:   tgc.transpose {{.*}}tgc.saved_hooks_scope = 1 : i64
+//       CHECK:   tgc.mm {{.*}}tgc.saved_hooks_scope = 1 : i64
+//       CHECK:   tgc.add {{.*}}tgc.saved_hooks_scope = 1 : i64
+//       CHECK:   tgc.transpose
+//   CHECK-NOT:     tgc.saved_hooks_scope
+//       CHECK:   return
+func.func @linear_in_hooks_scope(%x: !tgc.vtensor<[2, 3], f32>, %w: !tgc.vtensor<[4, 3], f32>, %b: !tgc.vtensor<[4], f32>) -> (!tgc.vtensor<[2, 4], f32>, !tgc.vtensor<[3, 4], f32>) {
+  %0 = tgc.linear %x, %w, %b {tgc.saved_hooks_scope = 1 : i64} : !tgc.vtensor<[2, 3], f32>, !tgc.vtensor<[4, 3], f32>, !tgc.vtensor<[4], f32> -> !tgc.vtensor<[2, 4], f32>
+  %1 = tgc.t %w : !tgc.vtensor<[4, 3], f32> -> !tgc.vtensor<[3, 4], f32>
+  return %0, %1 : !tgc.vtensor<[2, 4], f32>, !tgc.vtensor<[3, 4], f32>
+}

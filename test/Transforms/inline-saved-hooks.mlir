@@ -83,3 +83,14 @@ module {
     return %g : !tgc.vtensor<[2], f32>
   }
 }
+
+// -----
+
+// Scoped hooks are applied by tgc-autodiff, before the partition.
+module {
+  // expected-error @+1 {{'tgc.saved_tensors_hooks' op applies to the ops of scope 2, which tgc-autodiff applies (run it first)}}
+  tgc.saved_tensors_hooks pack = @id, unpack = @id scope 2
+  func.func private @id(%x: !tgc.vtensor<[1], f32>) -> !tgc.vtensor<[1], f32> {
+    return %x : !tgc.vtensor<[1], f32>
+  }
+}
