@@ -1,6 +1,9 @@
 // What torch.export writes into a .pt2's JSON, independent of the IR built from it.
 #include "ExportFormat.h"
+#include "tgc/Transforms/Passes.h"
 
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
@@ -165,4 +168,15 @@ std::string tgc::getResourceName(llvm::StringRef fqn) {
   if (name.empty() || llvm::isDigit(name.front()) || name.front() == '.')
     name.insert(0, "_");
   return name;
+}
+
+DictionaryAttr tgc::getGraphInputAttrs(MLIRContext *ctx, llvm::StringRef kind,
+                                       llvm::StringRef name) {
+  Builder builder(ctx);
+  NamedAttrList attrs;
+  attrs.set(attr::kKind, builder.getStringAttr(kind));
+  attrs.set(attr::kName, builder.getStringAttr(name));
+  if (kind != "user_input")
+    attrs.set(attr::kGlobal, FlatSymbolRefAttr::get(ctx, name));
+  return attrs.getDictionary(ctx);
 }

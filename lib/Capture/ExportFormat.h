@@ -2,6 +2,7 @@
 #ifndef TGC_LIB_CAPTURE_EXPORTFORMAT_H
 #define TGC_LIB_CAPTURE_EXPORTFORMAT_H
 
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Types.h"
 #include "llvm/ADT/StringRef.h"
 #include <nlohmann/json.hpp>
@@ -35,6 +36,12 @@ std::optional<ExportDType> lookupDType(int64_t code, mlir::MLIRContext *ctx);
 /// The dtype torch calls `torch.<name>` (`float32`, `int64`, ...), as torch.save's
 /// pickles name dtypes, or nullopt for a name tgc does not know.
 std::optional<ExportDType> lookupDTypeByName(llvm::StringRef name, mlir::MLIRContext *ctx);
+
+/// The attributes of a graph input argument of @forward (`tgc.kind`, `tgc.name` and,
+/// for parameters, buffers and constants, `tgc.global` naming its global), as both
+/// readers write them.
+mlir::DictionaryAttr getGraphInputAttrs(mlir::MLIRContext *ctx, llvm::StringRef kind,
+                                        llvm::StringRef name);
 
 /// A resource name for `fqn` (a parameter's dotted name) that is a valid identifier in
 /// the IR's text form, for the dense_resource blobs of `tgc.global`s.

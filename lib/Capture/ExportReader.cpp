@@ -447,12 +447,7 @@ LogicalResult ExportReader::buildEntryFunction() {
     BlockArgument arg = entry->getArgument(i);
     arg.setLoc(NameLoc::get(builder.getStringAttr(input.name), archiveLoc));
     values[input.valueName] = arg;
-    NamedAttrList attrs;
-    attrs.set(attr::kKind, builder.getStringAttr(input.kind));
-    attrs.set(attr::kName, builder.getStringAttr(input.name));
-    if (input.kind != "user_input")
-      attrs.set(attr::kGlobal, FlatSymbolRefAttr::get(ctx, input.name));
-    func.setArgAttrs(i, attrs.getDictionary(ctx));
+    func.setArgAttrs(i, getGraphInputAttrs(ctx, input.kind, input.name));
   }
 
   builder.setInsertionPointToEnd(entry);

@@ -368,12 +368,7 @@ OwningOpRef<ModuleOp> TraceReader::read() {
   func.setFunctionType(builder.getFunctionType(entryBlock->getArgumentTypes(),
                                                func.front().getTerminator()->getOperandTypes()));
   for (auto [i, input] : llvm::enumerate(argumentInputs)) {
-    NamedAttrList attrs;
-    attrs.set(attr::kKind, builder.getStringAttr(input.kind));
-    attrs.set(attr::kName, builder.getStringAttr(input.name));
-    if (input.kind != "user_input")
-      attrs.set(attr::kGlobal, FlatSymbolRefAttr::get(ctx, input.name));
-    func.setArgAttrs(i, attrs.getDictionary(ctx));
+    func.setArgAttrs(i, getGraphInputAttrs(ctx, input.kind, input.name));
   }
   for (unsigned i = 0; i < numUserOutputs; ++i)
     func.setResultAttr(i, attr::kKind, builder.getStringAttr("user_output"));

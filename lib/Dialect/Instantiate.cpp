@@ -53,3 +53,20 @@ FailureOr<SmallVector<Value>> tgc::instantiateFunction(OpBuilder &builder, Locat
     results.push_back(mapping.lookupOrDefault(v));
   return results;
 }
+
+void tgc::eraseSavedTensorsHooks(ModuleOp module,
+                                 llvm::function_ref<bool(SavedTensorsHooksOp)> shouldErase) {
+  SmallVector<func::FuncOp> templates;
+  for (auto hooks : llvm::make_early_inc_range(module.getOps<SavedTensorsHooksOp>())) {
+    if (!shouldErase(hooks))
+      continue;
+    for (FlatSymbolRefAttr name : {hooks.getPackAttr(), hooks.getUnpackAttr()})
+      if (auto fn = module.lookupSymbol<func::FuncOp>(name.getAttr()))
+        if (!llvm::is_contained(templates, fn))
+          templates.push_back(fn);
+    hooks.erase();
+  }
+  for (func::FuncOp fn : templates)
+    if (fn.isPrivate() && SymbolTable::symbolKnownUseEmpty(fn, module))
+      fn.erase();
+}

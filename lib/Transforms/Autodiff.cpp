@@ -151,21 +151,8 @@ LogicalResult JointBuilder::readSavedThroughHooks(Operation *op, int64_t scope,
 void JointBuilder::eraseScopedHooks() {
   StringRef tagName = SavedTensorsHooksOp::getScopeTagName();
   func.walk([&](Operation *op) { op->removeAttr(tagName); });
-  auto module = func->getParentOfType<ModuleOp>();
-  SmallVector<func::FuncOp> templates;
-  for (SavedTensorsHooksOp hooks :
-       llvm::make_early_inc_range(module.getOps<SavedTensorsHooksOp>())) {
-    if (!hooks.getScope())
-      continue;
-    for (FlatSymbolRefAttr name : {hooks.getPackAttr(), hooks.getUnpackAttr()})
-      if (auto fn = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(hooks, name))
-        if (!llvm::is_contained(templates, fn))
-          templates.push_back(fn);
-    hooks.erase();
-  }
-  for (func::FuncOp fn : templates)
-    if (fn.isPrivate() && SymbolTable::symbolKnownUseEmpty(fn, module))
-      fn.erase();
+  eraseSavedTensorsHooks(func->getParentOfType<ModuleOp>(),
+                         [](SavedTensorsHooksOp hooks) { return hooks.getScope().has_value(); });
 }
 
 void JointBuilder::propagateNeedsGrad() {

@@ -90,6 +90,11 @@ mlir::FailureOr<llvm::SmallVector<mlir::Value>>
 instantiateFunction(mlir::OpBuilder &builder, mlir::Location loc, mlir::func::FuncOp fn,
                     mlir::ValueRange args);
 
+/// Erases the `tgc.saved_tensors_hooks` ops of `module` that `shouldErase` selects, and
+/// then the private hook templates nothing refers to any more.
+void eraseSavedTensorsHooks(mlir::ModuleOp module,
+                            llvm::function_ref<bool(SavedTensorsHooksOp)> shouldErase);
+
 } // namespace tgc
 
 #endif // TGC_DIALECT_TGCDIALECT_H

@@ -320,28 +320,14 @@ struct SymSizeLowering : TgcLoweringPattern<SymSizeOp> {
   }
 };
 
-/// Saved-tensor hooks still here have no backward to apply to (an inference build, or
-/// no value was saved): they and the templates only they use go.
-void eraseSavedTensorsHooks(ModuleOp module) {
-  SmallVector<func::FuncOp> templates;
-  for (auto hooks : llvm::make_early_inc_range(module.getOps<SavedTensorsHooksOp>())) {
-    for (FlatSymbolRefAttr name : {hooks.getPackAttr(), hooks.getUnpackAttr()})
-      if (auto fn = module.lookupSymbol<func::FuncOp>(name.getAttr()))
-        if (!llvm::is_contained(templates, fn))
-          templates.push_back(fn);
-    hooks.erase();
-  }
-  for (func::FuncOp fn : templates)
-    if (fn.isPrivate() && SymbolTable::symbolKnownUseEmpty(fn, module))
-      fn.erase();
-}
-
 struct ConvertTgcToLinalgPass
     : public tgc::impl::ConvertTgcToLinalgPassBase<ConvertTgcToLinalgPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
-    eraseSavedTensorsHooks(module);
+    // Saved-tensor hooks still here have no backward to apply to (an inference build,
+    // or no value was saved): they and the templates only they use go.
+    eraseSavedTensorsHooks(module, [](SavedTensorsHooksOp) { return true; });
     TypeConverter converter;
     converter.addConversion([](Type t) { return t; });
     converter.addConversion([](ValueTensorType t) -> Type {

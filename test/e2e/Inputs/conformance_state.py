@@ -74,16 +74,6 @@ def compile_(trace, name, train):
     return out
 
 
-def flatten(value, out):
-    """The generator's flattening of a result (make_fixtures.flatten)."""
-    if isinstance(value, (tuple, list)):
-        for item in value:
-            flatten(item, out)
-    else:
-        out.append(value)
-    return out
-
-
 def close(actual, expected, key):
     if not isinstance(actual, torch.Tensor):
         raise Mismatch(key, f"expected a tensor, got {type(actual).__name__} {actual!r}")
@@ -187,7 +177,7 @@ def check_conformance(gen, name, stem, config):
                           **{n: call[n] for n in names[npos:]})
     if structure(result) != eager_structure:
         raise Mismatch("result", f"structure {structure(result)}, eager's {eager_structure}")
-    outputs = flatten(result, [])
+    outputs = gen.flatten(result, [])
     num_expected = len([k for k in expected if k.startswith("output.")])
     if len(outputs) != num_expected:
         raise Mismatch("outputs", f"{len(outputs)} outputs, eager returns {num_expected}")
@@ -237,7 +227,7 @@ def check_conformance(gen, name, stem, config):
         same_json(live, eager, "observe", (eager_tensors, live_tensors))
 
 
-def check_replay_fixture(gen, name):
+def check_replay_fixture(gen, flatten, name):
     so = compile_(os.path.join(REPLAY, name + ".trace"), "replay_" + name, False)
     sys.modules.pop(name, None)
     torch.manual_seed(0)
@@ -300,7 +290,7 @@ def main():
     os.chdir(REPLAY)
     for name in replay_gen.FIXTURES:
         if not ONLY or "replay/" + name in ONLY:
-            ok &= run("replay/" + name, check_replay_fixture, replay_gen, name)
+            ok &= run("replay/" + name, check_replay_fixture, replay_gen, gen.flatten, name)
     os.chdir(cwd)
     if not ok:
         sys.exit(1)
