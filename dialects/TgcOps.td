@@ -1115,6 +1115,43 @@ def Tgc_SavedTensorsHooksOp : Op<Tgc_Dialect, "saved_tensors_hooks", []> {
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// Graph breaks (capture level, `tgc compile --allow-graph-breaks`; docs/graph-breaks.md)
+//===----------------------------------------------------------------------===//
+
+def Tgc_BreakBranchOp : Op<Tgc_Dialect, "break_branch", []> {
+  let summary = "A graph break: the program branches on `bool(condition)`";
+  let description = [{
+    Where a captured program's control flow depends on a tensor's value (`if
+    y.sum() > 0:`). The interpreter traces one path per combination of outcomes; this
+    op marks the point and the outcome `taken` the path it is on follows.
+    `tgc::splitGraphBreaks` ends a graph here: the graph returns `condition`, the
+    caller evaluates `bool(condition)` and runs the graph of the branch taken.
+    `condition` must have exactly one element.
+  }];
+  let arguments = (ins Tgc_AnyTensor:$condition, BoolAttr:$taken);
+  let assemblyFormat = "$condition `taken` `=` $taken attr-dict `:` type($condition)";
+  let hasVerifier = 1;
+}
+
+def Tgc_BreakCallOp : Op<Tgc_Dialect, "break_call", []> {
+  let summary = "A graph break: the caller runs a Python call between two graphs";
+  let description = [{
+    A call tgc does not compile but the caller can run with the values the program
+    passes (`print(...)`); its result is not used by the program. `args` are the
+    positional arguments and `kwargs` the keyword ones, each a constant (unit for None,
+    bool, i64, f64, string, an array for a tuple) or `{tensor = i : i64}`, the i-th
+    operand, whose value at this point of the program the graph before returns.
+  }];
+  let arguments = (ins StrAttr:$callee, Variadic<Tgc_AnyTensor>:$tensors, ArrayAttr:$args,
+                       DictionaryAttr:$kwargs);
+  let assemblyFormat = [{
+    $callee `(` $tensors `)` `args` `=` $args `kwargs` `=` $kwargs attr-dict
+    (`:` type($tensors)^)?
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // TGC_OPS_TD
 
 //===----------------------------------------------------------------------===//

@@ -1042,9 +1042,10 @@ LogicalResult Interpreter::step(Frame &frame, const py::Instruction &instruction
   case Opcode::POP_JUMP_IF_FALSE:
   case Opcode::POP_JUMP_IF_TRUE: {
     Var condition = frame.pop();
-    if (condition->is(Variable::Kind::Tensor))
+    if (condition->is(Variable::Kind::Tensor) && !canBreakGraph())
       return error(loc) << "graph break: the branch depends on a tensor's value (data-dependent "
-                           "control flow; use torch.cond or torch.where)";
+                           "control flow; use torch.cond or torch.where, or compile with "
+                           "--allow-graph-breaks)";
     FailureOr<bool> value = truth(condition, loc);
     if (failed(value))
       return failure();

@@ -39,6 +39,15 @@ struct CallArguments {
   std::vector<std::pair<std::string, Var>> keywords;
 };
 
+/// The outcomes of the data-dependent branches one run of the interpreter follows
+/// (`tgc compile --allow-graph-breaks`, docs/graph-breaks.md). A run takes
+/// `decisions[i]` at its i-th branch on a tensor's value; past the end it takes `true`
+/// and appends the outcome, so the caller can enumerate every path.
+struct GraphBreakPath {
+  std::vector<bool> decisions;
+  size_t next = 0;
+};
+
 /// The interpreter: one per captured program. Tensors of the trace become graph values
 /// through `TensorSource` (the reader decides which are inputs, parameters, constants).
 class Interpreter {
@@ -58,6 +67,15 @@ public:
   /// The ranges of the size symbols, by symbol index: comparisons of sizes are decided
   /// over them.
   void setSymbolRanges(std::vector<SymbolRange> ranges) { symbolRanges = std::move(ranges); }
+
+  /// Makes graph breaks (a branch on a tensor's value, `print`) markers in the graph
+  /// (`tgc.break_branch`, `tgc.break_call`) instead of errors, where they happen in
+  /// `mainBlock` (not inside a template or a speculated `torch.cond` branch); branches
+  /// follow `path`.
+  void enableGraphBreaks(GraphBreakPath *path, mlir::Block *mainBlock) {
+    breakPath = path;
+    breakBlock = mainBlock;
+  }
 
   /// The side effects recorded so far, in program order.
   llvm::ArrayRef<SideEffect> getSideEffects() const { return sideEffects; }
@@ -183,6 +201,22 @@ private:
 
   mlir::InFlightDiagnostic error(mlir::Location loc) { return mlir::emitError(loc); }
 
+  // Graph breaks (docs/graph-breaks.md).
+  /// Whether a graph break here can be a marker rather than an error.
+  bool canBreakGraph() const {
+    return breakPath && builder.getInsertionBlock() == breakBlock;
+  }
+  /// `bool(tensor)` at a graph break: emits `tgc.break_branch` and returns the outcome
+  /// this path follows.
+  mlir::FailureOr<bool> breakOnTensorTruth(Var tensor, mlir::Location loc);
+  /// `callee(*args, **kwargs)` run by the caller between graphs: emits `tgc.break_call`.
+  mlir::LogicalResult breakOnCall(llvm::StringRef callee, llvm::ArrayRef<Var> args,
+                                  llvm::ArrayRef<std::pair<std::string, Var>> kwargs,
+                                  mlir::Location loc);
+  mlir::FailureOr<mlir::Attribute> breakCallArgument(Var value,
+                                                     llvm::SmallVectorImpl<mlir::Value> &tensors,
+                                                     mlir::Location loc);
+
   TraceFile &trace;
   mlir::OpBuilder &builder;
   mlir::MLIRContext *ctx;
@@ -212,6 +246,8 @@ private:
   /// Active scopes, innermost last; the next scope's number.
   std::vector<SavedHooksScope> savedHooksScopes;
   int64_t nextSavedHooksScope = 0;
+  GraphBreakPath *breakPath = nullptr;
+  mlir::Block *breakBlock = nullptr;
 };
 
 } // namespace tgc::capture

@@ -235,6 +235,8 @@ FailureOr<bool> Interpreter::truth(Var value, Location loc) {
   case K::Tuple:
     return !value->items.empty();
   case K::Tensor:
+    if (canBreakGraph())
+      return breakOnTensorTruth(value, loc);
     return error(loc) << "graph break: the truth of a tensor depends on its values";
   case K::Object: {
     const HeapObject &h = heap.get(value->object);
@@ -965,8 +967,14 @@ FailureOr<Var> Interpreter::callBuiltin(llvm::StringRef name, CallArguments &arg
   }
   if (name == "builtins.object.__init__" || name == "builtins.AssertionError")
     return makeNone();
-  if (name == "builtins.print")
-    return error(loc) << "graph break: print() is a side effect tgc does not replay yet";
+  if (name == "builtins.print") {
+    if (!canBreakGraph())
+      return error(loc) << "graph break: print() is a side effect tgc does not replay "
+                           "(compile with --allow-graph-breaks to run it between graphs)";
+    if (failed(breakOnCall(name, args, arguments.keywords, loc)))
+      return failure();
+    return makeNone();
+  }
   if (name.starts_with("math.")) {
     llvm::StringRef fn = name.drop_front(5);
     std::vector<double> numbers;

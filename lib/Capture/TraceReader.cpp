@@ -2,6 +2,7 @@
 #include "tgc/Capture/TraceReader.h"
 
 #include "ExportFormat.h"
+#include "GraphBreaks.h"
 #include "Interpreter.h"
 #include "Replay.h"
 #include "TraceFile.h"
@@ -32,9 +33,10 @@ struct GraphInput {
 
 class TraceReader {
 public:
-  TraceReader(llvm::StringRef path, MLIRContext *ctx)
+  /// With `breakPath`, graph breaks are markers and branches follow it.
+  TraceReader(llvm::StringRef path, MLIRContext *ctx, GraphBreakPath *breakPath = nullptr)
       : path(path.str()), ctx(ctx), fileLoc(FileLineColLoc::get(ctx, path, 0, 0)),
-        builder(ctx) {}
+        builder(ctx), breakPath(breakPath) {}
 
   OwningOpRef<ModuleOp> read();
 
@@ -55,6 +57,7 @@ private:
   MLIRContext *ctx;
   Location fileLoc;
   OpBuilder builder;
+  GraphBreakPath *breakPath;
   std::unique_ptr<TraceFile> trace;
   OwningOpRef<ModuleOp> module;
   func::FuncOp func;
@@ -296,6 +299,8 @@ OwningOpRef<ModuleOp> TraceReader::read() {
     for (auto &[name, min, max, hint] : symbols)
       ranges.push_back({min, max});
     interpreter.setSymbolRanges(std::move(ranges));
+    if (breakPath)
+      interpreter.enableGraphBreaks(breakPath, entryBlock);
     // Hooks registered with register_hook before capture apply to the gradient of the
     // graph input from its first use on.
     for (const GraphInput &input : argumentInputs) {
@@ -388,4 +393,51 @@ OwningOpRef<ModuleOp> TraceReader::read() {
 
 OwningOpRef<ModuleOp> tgc::readTrace(llvm::StringRef path, MLIRContext *ctx) {
   return TraceReader(path, ctx).read();
+}
+
+FailureOr<GraphProgram> tgc::readTraceProgram(llvm::StringRef path, MLIRContext *ctx,
+                                              unsigned maxPaths) {
+  // Depth first over the branch outcomes: each run follows `next` and takes `true`
+  // at the branches past it; the next run flips the last `true` it took.
+  std::vector<PathTrace> paths;
+  std::vector<bool> next;
+  while (true) {
+    GraphBreakPath breaks{next, 0};
+    OwningOpRef<ModuleOp> module = TraceReader(path, ctx, &breaks).read();
+    if (!module)
+      return failure();
+    breaks.decisions.resize(breaks.next);
+    if (paths.size() == maxPaths)
+      return emitError(FileLineColLoc::get(ctx, path, 0, 0))
+             << "graph break: the program has more than " << maxPaths
+             << " paths through branches on tensor values";
+    paths.push_back({std::move(module), breaks.decisions});
+    next = breaks.decisions;
+    while (!next.empty() && !next.back())
+      next.pop_back();
+    if (next.empty())
+      break;
+    next.back() = false;
+  }
+  if (paths.size() == 1 && paths[0].decisions.empty() &&
+      paths[0].module->getBody()->walk([](Operation *op) {
+        return isa<BreakCallOp>(op) ? WalkResult::interrupt() : WalkResult::advance();
+      }).wasInterrupted() == false) {
+    // No graph break: the program is its one graph, as readTrace reads it.
+    GraphProgram program;
+    GraphNode node;
+    node.graph = std::move(paths[0].module);
+    auto func = node.graph->lookupSymbol<func::FuncOp>("forward");
+    for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
+      auto kind = func.getArgAttrOfType<StringAttr>(i, attr::kKind);
+      if (kind && kind.getValue() == "user_input") {
+        node.inputs.push_back(program.inputNames.size());
+        auto name = func.getArgAttrOfType<StringAttr>(i, attr::kName);
+        program.inputNames.push_back(name ? name.str() : "");
+      }
+    }
+    program.nodes.push_back(std::move(node));
+    return program;
+  }
+  return splitGraphBreaks(paths, ctx);
 }

@@ -27,6 +27,47 @@ LogicalResult DivOp::verify() {
   return success();
 }
 
+LogicalResult BreakBranchOp::verify() {
+  auto type = cast<BaseTensorType>(getCondition().getType());
+  for (AffineExpr size : type.getSizes()) {
+    auto constant = dyn_cast<AffineConstantExpr>(size);
+    if (!constant || constant.getValue() != 1)
+      return emitOpError("condition must have exactly one element, got ") << type;
+  }
+  return success();
+}
+
+/// Checks one argument of a `tgc.break_call`: a constant, a tuple of arguments, or
+/// `{tensor = i}` naming an operand.
+static LogicalResult verifyBreakCallArgument(BreakCallOp op, Attribute arg) {
+  if (isa<UnitAttr, BoolAttr, IntegerAttr, FloatAttr, StringAttr>(arg))
+    return success();
+  if (auto tuple = dyn_cast<ArrayAttr>(arg)) {
+    for (Attribute item : tuple)
+      if (failed(verifyBreakCallArgument(op, item)))
+        return failure();
+    return success();
+  }
+  auto dict = dyn_cast<DictionaryAttr>(arg);
+  auto index = dict ? dict.getAs<IntegerAttr>("tensor") : IntegerAttr();
+  if (!index || dict.size() != 1)
+    return op.emitOpError("argument must be a constant, an array or {tensor = i}, got ") << arg;
+  if (index.getInt() < 0 || index.getInt() >= int64_t(op.getTensors().size()))
+    return op.emitOpError("argument names tensor ") << index.getInt() << " of "
+                                                     << op.getTensors().size();
+  return success();
+}
+
+LogicalResult BreakCallOp::verify() {
+  for (Attribute arg : getArgs())
+    if (failed(verifyBreakCallArgument(*this, arg)))
+      return failure();
+  for (NamedAttribute kwarg : getKwargs())
+    if (failed(verifyBreakCallArgument(*this, kwarg.getValue())))
+      return failure();
+  return success();
+}
+
 LogicalResult ConvolutionOp::verify() {
   auto input = llvm::cast<BaseTensorType>(getInput().getType());
   auto weight = llvm::cast<BaseTensorType>(getWeight().getType());
