@@ -78,6 +78,15 @@ std::optional<ExportDType> tgc::lookupDTypeByName(llvm::StringRef name, MLIRCont
   return ExportDType{it->name, it->get ? it->get(ctx) : Type()};
 }
 
+std::optional<ExportDType> tgc::lookupDTypeByType(Type type) {
+  if (!type)
+    return std::nullopt;
+  for (const DTypeCode &d : kDTypes)
+    if (d.get && d.get(type.getContext()) == type)
+      return ExportDType{d.name, type};
+  return std::nullopt;
+}
+
 unsigned tgc::getElementBytes(Type dtype) {
   return std::max(1u, dtype.getIntOrFloatBitWidth() / 8);
 }

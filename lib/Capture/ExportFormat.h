@@ -37,6 +37,9 @@ std::optional<ExportDType> lookupDType(int64_t code, mlir::MLIRContext *ctx);
 /// pickles name dtypes, or nullopt for a name tgc does not know.
 std::optional<ExportDType> lookupDTypeByName(llvm::StringRef name, mlir::MLIRContext *ctx);
 
+/// The dtype whose MLIR element type is `type` (`float32` for f32), or nullopt.
+std::optional<ExportDType> lookupDTypeByType(mlir::Type type);
+
 /// The attributes of a graph input argument of @forward (`tgc.kind`, `tgc.name` and,
 /// for parameters, buffers and constants, `tgc.global` naming its global), as both
 /// readers write them.

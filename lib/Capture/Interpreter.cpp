@@ -149,7 +149,16 @@ FailureOr<Var> Interpreter::convertObject(int64_t id, const Json &object) {
     FailureOr<std::vector<Var>> items = readValues(object.at("items"));
     if (failed(items))
       return failure();
-    return makeTuple(std::move(*items));
+    if (!object.contains("class"))
+      return makeTuple(std::move(*items));
+    FailureOr<Var> cls = readValue(object.at("class"));
+    if (failed(cls))
+      return failure();
+    Variable v;
+    v.kind = Variable::Kind::Tuple;
+    v.items = std::move(*items);
+    v.tupleClass = *cls;
+    return makeVar(std::move(v));
   }
   if (kind == "list" || kind == "set" || kind == "frozenset" || kind == "dict") {
     auto heapKind = kind == "list" ? HeapObject::Kind::List

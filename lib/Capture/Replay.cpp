@@ -1,14 +1,18 @@
 // The Python state replay list (docs/replay.md): side effects -> `tgc.replay`.
 #include "Replay.h"
 
+#include "ExportFormat.h"
+
 #include "tgc/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include <deque>
+#include <functional>
 #include <map>
 #include <tuple>
 
@@ -154,6 +158,7 @@ std::vector<std::string> tgc::capture::computeSources(const TraceFile &trace) {
       named("kwdefaults", [](const std::string &n) { return ".__kwdefaults__[" + pyRepr(n) + "]"; });
       named("dict", attributeStep);
       visit(each(*o, "globals"), path + ".__globals__");
+      visit(each(*o, "code"), path + ".__code__");
     } else if (kind == "cell") {
       visit(each(*o, "contents"), path + ".cell_contents");
     } else if (kind == "globals") {
@@ -190,7 +195,7 @@ class ReplayBuilder {
 public:
   ReplayBuilder(const TraceFile &trace, const Interpreter &interpreter, unsigned firstOutput,
                 MLIRContext *ctx)
-      : heap(interpreter.getHeap()), sources(computeSources(trace)),
+      : trace(trace), heap(interpreter.getHeap()), sources(computeSources(trace)),
         firstOutput(firstOutput), ctx(ctx), b(ctx) {}
 
   FailureOr<Replay> build(llvm::ArrayRef<SideEffect> effects);
@@ -203,6 +208,12 @@ private:
                                       Location loc, std::optional<int64_t> id);
   /// The source of a trace object, or an error.
   FailureOr<std::string> sourceOf(const HeapObject &h, const std::string &what, Location loc);
+  /// A function the program created (`MAKE_FUNCTION`), with replay id `id`.
+  FailureOr<Attribute> encodeFunction(const HeapObject &h, const std::string &path,
+                                      Location loc, int64_t id);
+  /// The source of a code object: a trace `code` object's, or a constant of one
+  /// (`.co_consts[i]`, nested); "" if no sourced code object holds it.
+  std::string codeSource(const py::CodeObject *code);
   DictionaryAttr dict(llvm::ArrayRef<NamedAttribute> entries) {
     return b.getDictionaryAttr(entries);
   }
@@ -213,13 +224,20 @@ private:
     return emitError(loc) << "cannot replay the Python state '" << path << "' the program leaves: ";
   }
 
+  const TraceFile &trace;
   const Heap &heap;
   std::vector<std::string> sources;
+  /// Sources of the code objects reachable from the trace's sourced `code` objects,
+  /// filled on first use.
+  std::optional<llvm::DenseMap<const py::CodeObject *, std::string>> codeSources;
   unsigned firstOutput;
   MLIRContext *ctx;
   Builder b;
   /// Program-created objects already described, with their replay ids.
   llvm::DenseMap<ObjectId, int64_t> newIds;
+  /// New closure cells with an id but not yet described (encodeFunction numbers a
+  /// function's new cells before any of their values, as the loader creates them).
+  llvm::DenseSet<ObjectId> reserved;
   /// Program-created tensors, by heap object, with their index in `replay.tensors`.
   llvm::DenseMap<ObjectId, unsigned> tensorIndex;
   Replay replay;
@@ -313,8 +331,13 @@ FailureOr<Attribute> ReplayBuilder::encode(const Var &value, const std::string &
   case K::Str:
     return Attribute(b.getStringAttr(value->name));
   case K::Tuple: {
-    if (value->hasClass)
-      return fail(loc, path) << "a tuple subclass (named tuple, torch.Size) is not supported yet";
+    SmallVector<NamedAttribute> entries{named(rp::kTypeKey, b.getStringAttr(rp::kTuple))};
+    if (value->tupleClass) {
+      FailureOr<Attribute> cls = encode(value->tupleClass, path + ".__class__", loc);
+      if (failed(cls))
+        return failure();
+      entries.push_back(named(rp::kClassKey, *cls));
+    }
     SmallVector<Attribute> items;
     for (auto [i, item] : llvm::enumerate(value->items)) {
       FailureOr<Attribute> v = encode(item, path + "[" + std::to_string(i) + "]", loc);
@@ -322,8 +345,18 @@ FailureOr<Attribute> ReplayBuilder::encode(const Var &value, const std::string &
         return failure();
       items.push_back(*v);
     }
-    return Attribute(dict({named(rp::kTypeKey, b.getStringAttr(rp::kTuple)),
-                           named(rp::kItemsKey, b.getArrayAttr(items))}));
+    entries.push_back(named(rp::kItemsKey, b.getArrayAttr(items)));
+    return Attribute(dict(entries));
+  }
+  case K::DType: {
+    std::string name = value->name;
+    if (name.empty())
+      if (std::optional<ExportDType> dtype = lookupDTypeByType(value->type))
+        name = dtype->name.str();
+    if (name.empty())
+      return fail(loc, path) << "a dtype tgc has no torch name for";
+    return Attribute(dict({named(rp::kTypeKey, b.getStringAttr(rp::kDType)),
+                           named(rp::kNameKey, b.getStringAttr(name))}));
   }
   case K::External:
     return Attribute(dict({named(rp::kTypeKey, b.getStringAttr(rp::kExternal)),
@@ -353,11 +386,16 @@ FailureOr<Attribute> ReplayBuilder::encode(const Var &value, const std::string &
     return Attribute(dict({named(rp::kTypeKey, b.getStringAttr(rp::kTensor)),
                            named(rp::kOutputKey, b.getI64IntegerAttr(firstOutput + it->second))}));
   }
-  if (auto it = newIds.find(value->object); it != newIds.end())
-    return Attribute(dict({named(rp::kTypeKey, b.getStringAttr(rp::kSame)),
-                           named(rp::kIdKey, b.getI64IntegerAttr(it->second))}));
   int64_t id = newIds.size();
-  newIds[value->object] = id;
+  if (auto it = newIds.find(value->object); it != newIds.end()) {
+    // A closure cell whose id encodeFunction reserved is described here, once.
+    if (!reserved.erase(value->object))
+      return Attribute(dict({named(rp::kTypeKey, b.getStringAttr(rp::kSame)),
+                             named(rp::kIdKey, b.getI64IntegerAttr(it->second))}));
+    id = it->second;
+  } else {
+    newIds[value->object] = id;
+  }
   switch (h.kind) {
   case H::List:
   case H::Dict:
@@ -384,10 +422,128 @@ FailureOr<Attribute> ReplayBuilder::encode(const Var &value, const std::string &
                            named(rp::kClassKey, *cls),
                            named(rp::kAttributesKey, b.getArrayAttr(attributes))}));
   }
+  case H::Cell: {
+    SmallVector<NamedAttribute> entries{named(rp::kTypeKey, b.getStringAttr(rp::kCell)),
+                                        named(rp::kIdKey, b.getI64IntegerAttr(id))};
+    if (h.contents) {
+      FailureOr<Attribute> v = encode(h.contents, path + ".cell_contents", loc);
+      if (failed(v))
+        return failure();
+      entries.push_back(named(rp::kValueKey, *v));
+    }
+    return Attribute(dict(entries));
+  }
+  case H::Function:
+    return encodeFunction(h, path, loc, id);
   default:
     return fail(loc, path) << "a " << heapKindName(h.kind)
                            << " the program created is not supported yet";
   }
+}
+
+std::string ReplayBuilder::codeSource(const py::CodeObject *code) {
+  if (!codeSources) {
+    codeSources.emplace();
+    // Trace code objects by their source's length (shortest first), then id.
+    std::vector<std::pair<size_t, size_t>> roots;
+    for (size_t id = 0; id < sources.size(); ++id)
+      if (!sources[id].empty())
+        if (llvm::Expected<const Json *> json = trace.getObject(id); !json)
+          llvm::consumeError(json.takeError());
+        else if ((*json)->value("kind", "") == "code")
+          roots.push_back({sources[id].size(), id});
+    llvm::sort(roots);
+    std::function<void(const py::CodeObject *, const std::string &)> walk =
+        [&](const py::CodeObject *c, const std::string &source) {
+          if (!codeSources->try_emplace(c, source).second)
+            return;
+          for (auto [i, constant] : llvm::enumerate(c->consts))
+            if (constant && constant->kind == py::Constant::Kind::Code && constant->code)
+              walk(constant->code.get(), source + ".co_consts[" + std::to_string(i) + "]");
+        };
+    for (auto [length, id] : roots) {
+      llvm::Expected<py::CodeRef> c = trace.getCode(id);
+      if (!c) {
+        llvm::consumeError(c.takeError());
+        continue;
+      }
+      walk(c->get(), sources[id] + "");
+    }
+  }
+  auto it = codeSources->find(code);
+  return it == codeSources->end() ? "" : it->second;
+}
+
+FailureOr<Attribute> ReplayBuilder::encodeFunction(const HeapObject &h, const std::string &path,
+                                                   Location loc, int64_t id) {
+  std::string code = h.code ? codeSource(h.code.get()) : "";
+  if (code.empty())
+    return fail(loc, path) << "the code object of function '" << h.qualname
+                           << "' is not a constant of any code object reachable from the "
+                              "entry's callable, arguments, module globals or modules";
+  const HeapObject &globals = heap.get(h.globals);
+  FailureOr<std::string> globalsSource = sourceOf(globals, "'" + path + ".__globals__'", loc);
+  if (failed(globalsSource))
+    return failure();
+  SmallVector<NamedAttribute> entries{named(rp::kTypeKey, b.getStringAttr(rp::kFunction)),
+                                      named(rp::kIdKey, b.getI64IntegerAttr(id)),
+                                      named(rp::kCodeKey, b.getStringAttr(code)),
+                                      named(rp::kGlobalsKey, b.getStringAttr(*globalsSource)),
+                                      named(rp::kNameKey, b.getStringAttr(h.name)),
+                                      named(rp::kQualnameKey, b.getStringAttr(h.qualname))};
+  // Defaults and kwdefaults before the closure: the loader builds them before the
+  // function and fills the closure's new cells after it (so a cell may hold it).
+  auto values = [&](llvm::ArrayRef<Var> list, const std::string &prefix) -> FailureOr<Attribute> {
+    if (list.empty())
+      return Attribute(UnitAttr::get(ctx));
+    SmallVector<Attribute> items;
+    for (auto [i, item] : llvm::enumerate(list)) {
+      FailureOr<Attribute> v = encode(item, path + prefix + "[" + std::to_string(i) + "]", loc);
+      if (failed(v))
+        return failure();
+      items.push_back(*v);
+    }
+    return Attribute(b.getArrayAttr(items));
+  };
+  FailureOr<Attribute> defaults = values(h.defaults, ".__defaults__");
+  if (failed(defaults))
+    return failure();
+  entries.push_back(named(rp::kDefaultsKey, *defaults));
+  Attribute kwDefaults = UnitAttr::get(ctx);
+  if (!h.kwDefaults.empty()) {
+    SmallVector<Attribute> items;
+    for (const auto &[name, value] : h.kwDefaults) {
+      FailureOr<Attribute> v = encode(value, path + ".__kwdefaults__[" + pyRepr(name) + "]", loc);
+      if (failed(v))
+        return failure();
+      items.push_back(b.getArrayAttr({b.getStringAttr(name), *v}));
+    }
+    kwDefaults = b.getArrayAttr(items);
+  }
+  entries.push_back(named(rp::kKwDefaultsKey, kwDefaults));
+  for (const Var &cell : h.closure) {
+    if (heap.kindOf(cell) != H::Cell)
+      return fail(loc, path) << "a closure item of function '" << h.qualname
+                             << "' is not a cell";
+    if (heap.get(cell->object).traceId < 0 && !newIds.count(cell->object)) {
+      int64_t next = newIds.size();
+      newIds[cell->object] = next;
+      reserved.insert(cell->object);
+    }
+  }
+  FailureOr<Attribute> closure = values(h.closure, ".__closure__");
+  if (failed(closure))
+    return failure();
+  entries.push_back(named(rp::kClosureKey, *closure));
+  SmallVector<Attribute> attributes;
+  for (const auto &[name, attribute] : h.attributes) {
+    FailureOr<Attribute> v = encode(attribute, path + attributeStep(name), loc);
+    if (failed(v))
+      return failure();
+    attributes.push_back(b.getArrayAttr({b.getStringAttr(name), *v}));
+  }
+  entries.push_back(named(rp::kAttributesKey, b.getArrayAttr(attributes)));
+  return Attribute(dict(entries));
 }
 
 FailureOr<Replay> ReplayBuilder::build(llvm::ArrayRef<SideEffect> effects) {

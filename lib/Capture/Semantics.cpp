@@ -608,7 +608,59 @@ FailureOr<Var> Interpreter::callModule(Var module, CallArguments arguments, Loca
   return output;
 }
 
+/// The field names of a namedtuple class (a class whose external base is
+/// builtins.tuple and whose `_fields` is a tuple of str), or nullopt.
+static std::optional<std::vector<std::string>> namedTupleFields(const Heap &heap,
+                                                                const Var &cls) {
+  Var base = externalBase(heap, cls);
+  if (!base || base->name != "builtins.tuple")
+    return std::nullopt;
+  Var fields = heap.get(cls->object).getAttribute("_fields");
+  if (!fields || !fields->is(K::Tuple))
+    return std::nullopt;
+  std::vector<std::string> names;
+  for (const Var &field : fields->items) {
+    if (!field->is(K::Str))
+      return std::nullopt;
+    names.push_back(field->name);
+  }
+  return names;
+}
+
 FailureOr<Var> Interpreter::instantiate(Var cls, CallArguments arguments, Location loc) {
+  // A namedtuple: its generated __new__ binds the fields (with `_field_defaults`) and
+  // makes a tuple of the class.
+  if (std::optional<std::vector<std::string>> fields = namedTupleFields(heap, cls)) {
+    std::vector<Var> items(fields->size());
+    if (arguments.positional.size() > fields->size())
+      return error(loc) << describe(heap, cls) << " takes " << fields->size()
+                        << " fields, got " << arguments.positional.size();
+    for (auto [i, value] : llvm::enumerate(arguments.positional))
+      items[i] = value;
+    for (auto &[name, value] : arguments.keywords) {
+      auto it = llvm::find(*fields, name);
+      if (it == fields->end() || items[it - fields->begin()])
+        return error(loc) << describe(heap, cls) << " got an unexpected or repeated field '"
+                          << name << "'";
+      items[it - fields->begin()] = value;
+    }
+    Var defaults = heap.get(cls->object).getAttribute("_field_defaults");
+    for (auto [i, item] : llvm::enumerate(items)) {
+      if (item)
+        continue;
+      if (defaults && heapKind(heap, defaults) == H::Dict)
+        for (const auto &[key, value] : heap.get(defaults->object).entries)
+          if (key->is(K::Str) && key->name == (*fields)[i])
+            item = value;
+      if (!item)
+        return error(loc) << describe(heap, cls) << " is missing field '" << (*fields)[i] << "'";
+    }
+    Variable tuple;
+    tuple.kind = K::Tuple;
+    tuple.items = std::move(items);
+    tuple.tupleClass = cls;
+    return makeVar(std::move(tuple));
+  }
   HeapObject instance;
   instance.kind = H::Instance;
   instance.classObject = cls;

@@ -283,7 +283,7 @@ FailureOr<Var> Interpreter::tensorAttribute(Var tensor, llvm::StringRef name, Lo
     std::vector<Var> sizes;
     for (AffineExpr size : type.getSizes())
       sizes.push_back(makeInt(size));
-    return makeTuple(std::move(sizes));
+    return makeSize(std::move(sizes));
   };
   if (name == "shape")
     return sizesTuple();
@@ -341,7 +341,7 @@ FailureOr<Var> Interpreter::callTorch(llvm::StringRef name, CallArguments &argum
         std::vector<Var> sizes;
         for (AffineExpr size : type.getSizes())
           sizes.push_back(makeInt(size));
-        return makeTuple(std::move(sizes));
+        return makeSize(std::move(sizes));
       }
       Var dimVar = args.size() > 1 ? args[1] : arguments.keywords.at(0).second;
       FailureOr<int64_t> dim = dimArgument(dimVar, rank);

@@ -144,7 +144,7 @@ llvm::Expected<llvm::ArrayRef<uint8_t>> TraceFile::getBlob(size_t index) const {
   return llvm::ArrayRef<uint8_t>(start, size);
 }
 
-llvm::Expected<py::CodeRef> TraceFile::getCode(size_t id) {
+llvm::Expected<py::CodeRef> TraceFile::getCode(size_t id) const {
   if (auto it = codes.find(id); it != codes.end())
     return it->second;
   auto object = getObject(id);

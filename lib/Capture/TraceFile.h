@@ -31,7 +31,7 @@ public:
   /// The bytes of blob `index`.
   llvm::Expected<llvm::ArrayRef<uint8_t>> getBlob(size_t index) const;
   /// The code object of object `id` (a `code` object), unmarshalled and cached.
-  llvm::Expected<py::CodeRef> getCode(size_t id);
+  llvm::Expected<py::CodeRef> getCode(size_t id) const;
   llvm::StringRef getPath() const { return path; }
 
 private:
@@ -40,7 +40,7 @@ private:
   std::unique_ptr<llvm::MemoryBuffer> buffer;
   Json json;
   uint64_t dataOffset = 0;
-  llvm::DenseMap<size_t, py::CodeRef> codes;
+  mutable llvm::DenseMap<size_t, py::CodeRef> codes;
 };
 
 } // namespace tgc

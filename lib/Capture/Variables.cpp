@@ -74,6 +74,14 @@ Var tgc::capture::makeTuple(std::vector<Var> items) {
   return makeVar(std::move(v));
 }
 
+Var tgc::capture::makeSize(std::vector<Var> sizes) {
+  Variable v;
+  v.kind = Variable::Kind::Tuple;
+  v.items = std::move(sizes);
+  v.tupleClass = makeExternal("torch.Size");
+  return makeVar(std::move(v));
+}
+
 Var tgc::capture::makeObject(ObjectId id) {
   Variable v;
   v.kind = Variable::Kind::Object;

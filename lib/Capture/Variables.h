@@ -37,7 +37,7 @@ struct Variable {
     Ellipsis,
     Tensor,    ///< `object`: a HeapObject::Kind::Tensor (tensors have identity: `x.t_()`
                ///< changes what every alias of `x` sees)
-    Tuple,     ///< `items` (`object` set when it has a class: torch.Size, namedtuples)
+    Tuple,     ///< `items` (`tupleClass` set when it has a class: torch.Size, namedtuples)
     Slice,     ///< `items`: start, stop, step
     Range,     ///< `items`: start, stop, step (Ints)
     DType,     ///< `type`
@@ -56,8 +56,9 @@ struct Variable {
   mlir::Type type;
   std::vector<Var> items;
   ObjectId object = 0;
-  /// For Tuple: whether `object` names its class.
-  bool hasClass = false;
+  /// For Tuple: its class when it is an instance of a tuple subclass (external
+  /// `torch.Size`, a namedtuple's class object); null for a plain tuple.
+  Var tupleClass;
   py::CodeRef code;
 
   bool is(Kind k) const { return kind == k; }
@@ -76,6 +77,8 @@ Var makeFloat(double f);
 Var makeStr(llvm::StringRef s);
 Var makeEllipsis();
 Var makeTuple(std::vector<Var> items);
+/// A torch.Size of `sizes` (a tuple whose `tupleClass` is external `torch.Size`).
+Var makeSize(std::vector<Var> sizes);
 Var makeObject(ObjectId id);
 /// The tracker of the tensor object `id` (a HeapObject::Kind::Tensor).
 Var makeTensorObject(ObjectId id);

@@ -74,6 +74,16 @@ inline constexpr llvm::StringLiteral kIdKey = "id";
 inline constexpr llvm::StringLiteral kClassKey = "class";
 inline constexpr llvm::StringLiteral kAttributesKey = "attributes";
 inline constexpr llvm::StringLiteral kOutputKey = "output";
+/// Keys of a `function` value: `code` and `globals` (sources of the code object and
+/// of the module namespace), `name`, `qualname`, `defaults` ([V...] or null),
+/// `kwdefaults` ([[name, V]...] or null), `closure` ([cell V...] or null),
+/// `attributes`; a `cell` value's `value` (absent when empty) uses kValueKey.
+inline constexpr llvm::StringLiteral kCodeKey = "code";
+inline constexpr llvm::StringLiteral kGlobalsKey = "globals";
+inline constexpr llvm::StringLiteral kQualnameKey = "qualname";
+inline constexpr llvm::StringLiteral kDefaultsKey = "defaults";
+inline constexpr llvm::StringLiteral kKwDefaultsKey = "kwdefaults";
+inline constexpr llvm::StringLiteral kClosureKey = "closure";
 /// Value types.
 inline constexpr llvm::StringLiteral kTuple = "tuple";
 inline constexpr llvm::StringLiteral kList = "list";
@@ -85,6 +95,9 @@ inline constexpr llvm::StringLiteral kSame = "same";
 inline constexpr llvm::StringLiteral kTensor = "tensor";
 inline constexpr llvm::StringLiteral kExternal = "external";
 inline constexpr llvm::StringLiteral kDevice = "device";
+inline constexpr llvm::StringLiteral kDType = "dtype";
+inline constexpr llvm::StringLiteral kFunction = "function";
+inline constexpr llvm::StringLiteral kCell = "cell";
 } // namespace replay
 
 } // namespace tgc

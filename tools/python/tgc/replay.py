@@ -23,7 +23,13 @@ Values: JSON scalars; `{"type": "float", "value": "inf"|"-inf"|"nan"}`; `tuple`
 `object` (`id`, `class`, `attributes`: [[name, v]...]; made with `cls.__new__`, no
 `__init__`), `ref` (`source`: an object that existed before the call), `same` (`id`:
 an object made earlier in this list), `tensor` (`output`: model output N), `external`
-(`name`: a library callable or class by dotted name), `device` (`name`).
+(`name`: a library callable or class by dotted name), `device` (`name`), `dtype`
+(`name`: `torch.<name>`), a `tuple` with `class` (torch.Size, a namedtuple), `cell`
+(`id`, `value` absent when empty) and `function` (`id`, `code` and `globals`: sources of
+the code object and the module namespace, `name`, `qualname`, `defaults`,
+`kwdefaults`, `closure`, `attributes`): `types.FunctionType(code, globals, name,
+defaults, closure)`. A function's new closure cells are created (empty) before the
+function and filled after it, so a cell may hold the function itself.
 
 Every source and `ref` names an object as it was before the call: they are all
 resolved, and every value built, before the first action is applied.
@@ -33,6 +39,7 @@ import ast
 import importlib
 import re
 import sys
+import types
 
 from .runtime import TgcError
 
@@ -141,7 +148,31 @@ class _Context:
         if kind == "float":
             return float(v["value"])
         if kind == "tuple":
-            return tuple(self.value(item) for item in v["items"])
+            items = tuple(self.value(item) for item in v["items"])
+            if v.get("class") is None:
+                return items
+            cls = self.value(v["class"])
+            if not isinstance(cls, type) or not issubclass(cls, tuple):
+                raise TgcError(f"tgc replay: a tuple's class is {cls!r}, not a tuple "
+                               f"subclass")
+            try:
+                return tuple.__new__(cls, items)
+            except TypeError:  # C subclasses (torch.Size) refuse tuple.__new__
+                return cls(items)
+        if kind == "dtype":
+            import torch
+            dtype = getattr(torch, v["name"], None)
+            if not isinstance(dtype, torch.dtype):
+                raise TgcError(f"tgc replay: torch.{v['name']} is not a dtype")
+            return dtype
+        if kind == "cell":
+            cell = types.CellType()
+            self._register(v, cell)
+            if "value" in v:
+                cell.cell_contents = self.value(v["value"])
+            return cell
+        if kind == "function":
+            return self._function(v)
         if kind in ("list", "set", "dict"):
             obj = {"list": list, "set": set, "dict": dict}[kind]()
             self._register(v, obj)
@@ -186,6 +217,50 @@ class _Context:
             import torch
             return torch.device(v["name"])
         raise TgcError(f"tgc replay: unknown value type {kind!r}")
+
+    def _function(self, v):
+        code = self.resolve(v["code"])
+        if not isinstance(code, types.CodeType):
+            raise TgcError(f"tgc replay: function {v.get('qualname')!r}: {v['code']!r} is "
+                           f"a {type(code).__name__}, not a code object")
+        namespace = self.resolve(v["globals"])
+        if not isinstance(namespace, dict):
+            raise TgcError(f"tgc replay: function {v.get('qualname')!r}: {v['globals']!r} "
+                           f"is not a module namespace")
+        defaults = v.get("defaults")
+        defaults = None if defaults is None else tuple(self.value(d) for d in defaults)
+        kwdefaults = v.get("kwdefaults")
+        kwdefaults = None if kwdefaults is None else {
+            name: self.value(d) for name, d in kwdefaults}
+        # New cells first (empty), so that a cell's value may be the function itself or
+        # another function sharing a later cell; filled once the function exists.
+        items, fill = [], []
+        for item in v.get("closure") or ():
+            if isinstance(item, dict) and item.get("type") == "cell":
+                cell = types.CellType()
+                self._register(item, cell)
+                items.append(cell)
+                fill.append((cell, item))
+            else:
+                items.append(self.value(item))
+        closure = tuple(items) if v.get("closure") is not None else None
+        if closure is not None and any(type(c) is not types.CellType for c in closure):
+            raise TgcError(f"tgc replay: function {v.get('qualname')!r}: a closure item "
+                           f"is not a cell")
+        if len(closure or ()) != len(code.co_freevars):
+            raise TgcError(f"tgc replay: function {v.get('qualname')!r}: {len(closure or ())}"
+                           f" closure cells for {len(code.co_freevars)} free variables "
+                           f"of {v['code']!r}")
+        fn = types.FunctionType(code, namespace, v["name"], defaults, closure)
+        fn.__qualname__ = v["qualname"]
+        fn.__kwdefaults__ = kwdefaults
+        self._register(v, fn)
+        for cell, item in fill:
+            if "value" in item:
+                cell.cell_contents = self.value(item["value"])
+        for name, item in v.get("attributes") or ():
+            setattr(fn, name, self.value(item))
+        return fn
 
     def _register(self, v, obj):
         if "id" in v:
