@@ -473,6 +473,13 @@ FailureOr<ModelSignature> tgc::extractSignature(ModuleOp module, StringRef name,
     llvm::raw_string_ostream os(signature.replayJson);
     os << *json;
   }
+  if (auto guards = module->getAttrOfType<ArrayAttr>(attr::kGuards)) {
+    FailureOr<llvm::json::Value> json = replayValueJson(guards, {}, module.getLoc());
+    if (failed(json))
+      return failure();
+    llvm::raw_string_ostream os(signature.guardsJson);
+    os << *json;
+  }
   std::string problem = verifySignature(signature);
   if (!problem.empty())
     return func.emitError("the model signature is invalid: ") << problem;
