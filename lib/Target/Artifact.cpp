@@ -474,7 +474,8 @@ FailureOr<ModelSignature> tgc::extractSignature(ModuleOp module, StringRef name,
     os << *json;
   }
   if (auto guards = module->getAttrOfType<ArrayAttr>(attr::kGuards)) {
-    FailureOr<llvm::json::Value> json = replayValueJson(guards, {}, module.getLoc());
+    FailureOr<llvm::json::Value> json =
+        replayValueJson(guards, llvm::DenseMap<int64_t, int64_t>(), module.getLoc());
     if (failed(json))
       return failure();
     llvm::raw_string_ostream os(signature.guardsJson);

@@ -62,7 +62,11 @@ def check(guards, fn, call):
         kind, source = guard.get("kind"), guard.get("source")
         if kind not in KINDS:
             raise TgcError(f"tgc guards: unknown guard kind {kind!r}")
-        expected = ctx.value(guard.get("value"))
+        try:
+            expected = ctx.value(guard.get("value"))
+        except TgcError as e:  # e.g. a class or library callable that no longer exists
+            raise GuardError(f"tgc: guard failed: {source}: the expected value cannot be "
+                             f"resolved ({e})", source) from None
         try:
             actual = ctx.resolve(source)
         except TgcError:
