@@ -664,6 +664,7 @@ LogicalResult Interpreter::step(Frame &frame, const py::Instruction &instruction
     if (!contents)
       return error(loc) << "free variable '" << code.localsPlusNames.at(arg)
                         << "' is referenced before assignment";
+    noteRead(GuardRead::Step::Cell, *cell, "", nullptr, contents, loc);
     frame.push(contents);
     return success();
   }
@@ -680,7 +681,9 @@ LogicalResult Interpreter::step(Frame &frame, const py::Instruction &instruction
   case Opcode::LOAD_GLOBAL: {
     llvm::StringRef global = name(arg >> 1);
     Var value = heap.get(frame.globals).getAttribute(global);
-    if (!value)
+    if (value)
+      noteRead(GuardRead::Step::Global, frame.globals, global, nullptr, value, loc);
+    else
       value = makeExternal(("builtins." + global).str());
     if (arg & 1)
       frame.push(makeNull());

@@ -13,6 +13,8 @@
 #include "llvm/ADT/DenseMap.h"
 #include <functional>
 #include <map>
+#include <set>
+#include <tuple>
 
 namespace tgc::capture {
 
@@ -23,6 +25,26 @@ struct SideEffect {
   Kind kind;
   ObjectId object;
   std::string name;
+  Var value;
+  mlir::Location loc;
+};
+
+/// A Python value the program read from an object that existed before the call, which
+/// the compiled graph assumes (docs/guards.md): the guard list is made of these.
+struct GuardRead {
+  enum class Step {
+    Attribute,  ///< `name` of an instance, function or module (`.name`)
+    ClassEntry, ///< `name` of a class's dict (`.__dict__['name']`)
+    Global,     ///< `name` of a module namespace (`['name']`)
+    Cell,       ///< a cell's contents (`.cell_contents`)
+    Item,       ///< item `key` of a list or dict (`[key]`)
+    Length,     ///< the length of a list, set or dict: `value` is an Int
+    Keys,       ///< the keys of a dict, in order: `value` is a tuple
+  };
+  Step step;
+  ObjectId object;
+  std::string name;
+  Var key;
   Var value;
   mlir::Location loc;
 };
@@ -80,6 +102,9 @@ public:
   /// The side effects recorded so far, in program order.
   llvm::ArrayRef<SideEffect> getSideEffects() const { return sideEffects; }
   const Heap &getHeap() const { return heap; }
+  /// The reads of pre-existing Python state recorded so far, in program order
+  /// (Guards.cpp keeps only those of objects the program had not written before).
+  llvm::ArrayRef<GuardRead> getGuardReads() const { return guardReads; }
 
   /// Traces `function` (a Python callable) into a new module-level `func.func` named
   /// after `baseName` whose arguments are tensors of `argumentTypes`: a template for
@@ -198,6 +223,10 @@ private:
   HeapObject &mutateObject(ObjectId id, SideEffect::Kind kind, llvm::StringRef name, Var value,
                            mlir::Location loc);
   ObjectId newObject(HeapObject object) { return heap.allocate(std::move(object)); }
+  /// Records a read for the guard list (Guards.cpp) when `object` existed before the call
+  /// and the program has not written what is read.
+  void noteRead(GuardRead::Step step, ObjectId object, llvm::StringRef name, Var key, Var value,
+                mlir::Location loc);
 
   mlir::InFlightDiagnostic error(mlir::Location loc) { return mlir::emitError(loc); }
 
@@ -224,6 +253,10 @@ private:
   AtenCallBuilder atenBuilder;
   Heap heap;
   std::vector<SideEffect> sideEffects;
+  std::vector<GuardRead> guardReads;
+  /// What the program has written: (object, 0, attribute/global name, "" for a cell) and
+  /// (object, 1, "") for a container's contents.
+  std::set<std::tuple<ObjectId, int, std::string>> writtenTargets;
   /// Trackers of trace objects read so far, by object id.
   llvm::DenseMap<int64_t, Var> traceObjects;
   /// Decoded code objects, by identity.

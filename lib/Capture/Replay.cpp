@@ -631,3 +631,9 @@ FailureOr<Replay> tgc::capture::buildReplay(const TraceFile &trace,
                                             unsigned firstOutput, MLIRContext *ctx) {
   return ReplayBuilder(trace, interpreter, firstOutput, ctx).build(interpreter.getSideEffects());
 }
+
+std::string tgc::capture::sourceStringLiteral(llvm::StringRef s) { return pyRepr(s); }
+
+std::string tgc::capture::sourceAttributeStep(llvm::StringRef name) {
+  return attributeStep(name);
+}

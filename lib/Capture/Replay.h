@@ -41,6 +41,12 @@ mlir::FailureOr<Replay> buildReplay(const TraceFile &trace, const Interpreter &i
 /// walk, so each object gets its shortest, first-found path; "" for none. By object id.
 std::vector<std::string> computeSources(const TraceFile &trace);
 
+/// A Python string literal for `s` as repr() writes it (the `[STR]` of a source).
+std::string sourceStringLiteral(llvm::StringRef s);
+/// The source step of attribute `name`: `.name`, or `.__dict__['name']` when `name` is
+/// not an identifier.
+std::string sourceAttributeStep(llvm::StringRef name);
+
 } // namespace tgc::capture
 
 #endif // TGC_LIB_CAPTURE_REPLAY_H

@@ -79,6 +79,9 @@ HeapObject &Interpreter::mutateObject(ObjectId id, SideEffect::Kind kind, llvm::
                                       Var value, Location loc) {
   if (heap.get(id).traceId >= 0)
     sideEffects.push_back({kind, id, name.str(), value, loc});
+  bool contents = kind == SideEffect::Kind::SetContents;
+  writtenTargets.insert({id, contents ? 1 : 0,
+                         contents || kind == SideEffect::Kind::SetCell ? "" : name.str()});
   return heap.mutate(id);
 }
 
@@ -240,10 +243,11 @@ FailureOr<bool> Interpreter::truth(Var value, Location loc) {
     return error(loc) << "graph break: the truth of a tensor depends on its values";
   case K::Object: {
     const HeapObject &h = heap.get(value->object);
-    if (h.kind == H::List || h.kind == H::Set)
-      return !h.items.empty();
-    if (h.kind == H::Dict)
-      return !h.entries.empty();
+    if (h.kind == H::List || h.kind == H::Set || h.kind == H::Dict) {
+      size_t n = h.kind == H::Dict ? h.entries.size() : h.items.size();
+      noteRead(GuardRead::Step::Length, value->object, "", nullptr, makeInt(n, ctx), loc);
+      return n != 0;
+    }
     if (h.kind == H::Instance) {
       FailureOr<Var> len = lookupAttribute(value, "__len__", loc);
       if (succeeded(len) && *len) {
@@ -333,8 +337,11 @@ FailureOr<Var> Interpreter::lookupInClass(Var cls, llvm::StringRef name) {
   for (const Var &base : heap.get(cls->object).mro) {
     if (heapKind(heap, base) != H::Class)
       continue;
-    if (Var value = heap.get(base->object).getAttribute(name))
+    if (Var value = heap.get(base->object).getAttribute(name)) {
+      noteRead(GuardRead::Step::ClassEntry, base->object, name, nullptr, value,
+               UnknownLoc::get(ctx));
       return value;
+    }
   }
   return Var();
 }
@@ -417,7 +424,12 @@ FailureOr<Var> Interpreter::lookupAttribute(Var object, llvm::StringRef name, Lo
   case H::Function:
     if (name == "__name__" && h.kind == H::Function)
       return makeStr(h.name);
-    return h.getAttribute(name);
+    if (Var value = h.getAttribute(name)) {
+      noteRead(h.kind == H::Globals ? GuardRead::Step::Global : GuardRead::Step::Attribute,
+               object->object, name, nullptr, value, loc);
+      return value;
+    }
+    return Var();
   case H::Class: {
     FailureOr<Var> value = lookupInClass(object, name);
     if (failed(value))
@@ -441,8 +453,10 @@ FailureOr<Var> Interpreter::lookupAttribute(Var object, llvm::StringRef name, Lo
       return failure();
     if (*classValue && heapKind(heap, *classValue) == H::Property)
       return bindDescriptor(*classValue, object, cls, loc);
-    if (Var value = h.getAttribute(name))
+    if (Var value = h.getAttribute(name)) {
+      noteRead(GuardRead::Step::Attribute, object->object, name, nullptr, value, loc);
       return value;
+    }
     if (*classValue)
       return bindDescriptor(*classValue, object, cls, loc);
     if (name == "__class__")
@@ -451,8 +465,10 @@ FailureOr<Var> Interpreter::lookupAttribute(Var object, llvm::StringRef name, Lo
       for (const char *store : {"_parameters", "_buffers", "_modules"})
         if (Var dict = h.getAttribute(store); dict && heapKind(heap, dict) == H::Dict)
           for (const auto &[key, value] : heap.get(dict->object).entries)
-            if (key->is(K::Str) && key->name == name)
+            if (key->is(K::Str) && key->name == name) {
+              noteRead(GuardRead::Step::Item, dict->object, "", key, value, loc);
               return value;
+            }
     if (Var base = externalBase(heap, cls))
       if (base->name != "builtins.object")
         return makeMethod(makeExternal((base->name + "." + name).str()), object);
@@ -737,8 +753,11 @@ FailureOr<Var> Interpreter::callBuiltin(llvm::StringRef name, CallArguments &arg
         return error(loc) << "len() of a 0-d tensor";
       return makeInt(type.getSizes()[0]);
     }
-    if (heapKind(heap, args[0]) == H::Dict)
-      return makeInt(heap.get(args[0]->object).entries.size(), ctx);
+    if (heapKind(heap, args[0]) == H::Dict) {
+      Var n = makeInt(heap.get(args[0]->object).entries.size(), ctx);
+      noteRead(GuardRead::Step::Length, args[0]->object, "", nullptr, n, loc);
+      return n;
+    }
     if (heapKind(heap, args[0]) == H::Instance) {
       FailureOr<Var> len = getAttribute(args[0], "__len__", loc);
       if (failed(len))
@@ -1563,7 +1582,9 @@ FailureOr<Var> Interpreter::subscript(Var container, Var key, Location loc) {
       return failure();
     if (!*found)
       return error(loc) << "key not found in dict (KeyError)";
-    return heap.get(container->object).entries[**found].second;
+    const auto &[foundKey, value] = heap.get(container->object).entries[**found];
+    noteRead(GuardRead::Step::Item, container->object, "", foundKey, value, loc);
+    return value;
   }
   if (kind == H::Instance) {
     FailureOr<Var> getItem = getAttribute(container, "__getitem__", loc);
@@ -1610,6 +1631,8 @@ FailureOr<Var> Interpreter::subscript(Var container, Var key, Location loc) {
   int64_t i = *index < 0 ? *index + length : *index;
   if (i < 0 || i >= length)
     return error(loc) << "index " << *index << " out of range for a sequence of " << length;
+  if (kind == H::List)
+    noteRead(GuardRead::Step::Item, container->object, "", makeInt(i, ctx), items[i], loc);
   return items[i];
 }
 
@@ -1712,8 +1735,12 @@ FailureOr<std::vector<Var>> Interpreter::unpack(Var iterable, Location loc) {
   if (iterable->is(K::Tuple))
     return iterable->items;
   std::optional<H> kind = heapKind(heap, iterable);
-  if (kind == H::List || kind == H::Set)
-    return heap.get(iterable->object).items;
+  if (kind == H::List || kind == H::Set) {
+    const std::vector<Var> &items = heap.get(iterable->object).items;
+    noteRead(GuardRead::Step::Length, iterable->object, "", nullptr, makeInt(items.size(), ctx),
+             loc);
+    return items;
+  }
   if (kind == H::Iterator) {
     const HeapObject &it = heap.get(iterable->object);
     std::vector<Var> rest(it.items.begin() + it.position, it.items.end());
@@ -1740,6 +1767,8 @@ FailureOr<Var> Interpreter::iterate(Var iterable, Location loc) {
   } else if (kind == H::Dict) {
     for (const auto &entry : heap.get(iterable->object).entries)
       iterator.items.push_back(entry.first);
+    noteRead(GuardRead::Step::Keys, iterable->object, "", nullptr, makeTuple(iterator.items),
+             loc);
   } else if (iterable->is(K::Range)) {
     FailureOr<int64_t> start = constantIntArgument(iterable->items[0], "range()'s start", loc);
     FailureOr<int64_t> stop = constantIntArgument(iterable->items[1], "range()'s stop", loc);

@@ -3,6 +3,7 @@
 
 #include "ExportFormat.h"
 #include "GraphBreaks.h"
+#include "Guards.h"
 #include "Interpreter.h"
 #include "Replay.h"
 #include "TraceFile.h"
@@ -71,6 +72,8 @@ private:
   /// The results of @forward the entry call returns; the Python state's tensors follow.
   unsigned numUserOutputs = 0;
   Replay replay;
+  /// The guard list (docs/guards.md).
+  mlir::ArrayAttr guards;
 };
 
 } // namespace
@@ -350,6 +353,7 @@ OwningOpRef<ModuleOp> TraceReader::read() {
       }
       interpreter.enterSavedTensorsHooks((*pair)[0], (*pair)[1], fileLoc);
     }
+    CallArguments entryCall = call;
     FailureOr<Var> result = interpreter.call(*callable, std::move(call), fileLoc);
     if (failed(result))
       return nullptr;
@@ -363,6 +367,7 @@ OwningOpRef<ModuleOp> TraceReader::read() {
     if (failed(built))
       return nullptr;
     replay = std::move(*built);
+    guards = buildGuards(*trace, interpreter, entryCall, ctx);
     for (const StateTensor &state : replay.tensors)
       outputs.push_back(state.value);
     func::ReturnOp::create(builder, fileLoc, outputs);
@@ -385,6 +390,8 @@ OwningOpRef<ModuleOp> TraceReader::read() {
   }
   if (replay.actions && !replay.actions.empty())
     module->getOperation()->setAttr(attr::kReplay, replay.actions);
+  if (guards && !guards.empty())
+    module->getOperation()->setAttr(attr::kGuards, guards);
   module->getOperation()->setAttr(TgcDialect::kSymbolsAttrName, buildSymbolsAttr());
   if (failed(verify(*module)))
     return nullptr;

@@ -473,6 +473,14 @@ FailureOr<ModelSignature> tgc::extractSignature(ModuleOp module, StringRef name,
     llvm::raw_string_ostream os(signature.replayJson);
     os << *json;
   }
+  if (auto guards = module->getAttrOfType<ArrayAttr>(attr::kGuards)) {
+    FailureOr<llvm::json::Value> json =
+        replayValueJson(guards, llvm::DenseMap<int64_t, int64_t>(), module.getLoc());
+    if (failed(json))
+      return failure();
+    llvm::raw_string_ostream os(signature.guardsJson);
+    os << *json;
+  }
   std::string problem = verifySignature(signature);
   if (!problem.empty())
     return func.emitError("the model signature is invalid: ") << problem;

@@ -949,6 +949,8 @@ std::string tgc::writeSignatureJson(const ModelSignature &signature) {
     addTrainingJson(signature, root);
   if (!signature.replayJson.empty())
     root["replay"] = OrderedJson::parse(signature.replayJson);
+  if (!signature.guardsJson.empty())
+    root["guards"] = OrderedJson::parse(signature.guardsJson);
   return root.dump(2) + "\n";
 }
 

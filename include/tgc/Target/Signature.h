@@ -215,6 +215,9 @@ struct ModelSignature {
   /// The Python state replay list (docs/replay.md) as JSON text (an array), written as
   /// model.json's "replay"; empty when the program leaves no Python state.
   std::string replayJson;
+  /// The guard list (docs/guards.md) as JSON text (an array), written as model.json's
+  /// "guards"; empty when the program reads no Python state.
+  std::string guardsJson;
 };
 
 /// Checks what the runtime will check when it loads the blob (well-formed

@@ -43,6 +43,9 @@ inline constexpr llvm::StringLiteral kSavedBytes = "tgc.saved_bytes";
 /// Module attribute the .trace reader sets: the Python state replay list, an ArrayAttr
 /// of action DictionaryAttrs (keys in `replay`, docs/replay.md).
 inline constexpr llvm::StringLiteral kReplay = "tgc.replay";
+/// Module attribute the .trace reader sets: the guard list, an ArrayAttr of guard
+/// DictionaryAttrs (keys in `guard`, docs/guards.md).
+inline constexpr llvm::StringLiteral kGuards = "tgc.guards";
 /// `tgc.kind` of @forward results that hold a tensor of the Python state the program
 /// leaves (`tgc.name` is its slot, `tgc.output` the index replay values refer to).
 inline constexpr llvm::StringLiteral kPythonState = "python_state";
@@ -99,6 +102,24 @@ inline constexpr llvm::StringLiteral kDType = "dtype";
 inline constexpr llvm::StringLiteral kFunction = "function";
 inline constexpr llvm::StringLiteral kCell = "cell";
 } // namespace replay
+
+/// The guard list (docs/guards.md): each guard has `kind`, `source` (what the program
+/// read, in the replay source grammar) and `value` (in the replay value encoding).
+namespace guard {
+inline constexpr llvm::StringLiteral kKindKey = "kind";
+inline constexpr llvm::StringLiteral kSourceKey = "source";
+inline constexpr llvm::StringLiteral kValueKey = "value";
+/// `type(x) == value and x == value` (None, bool, int, float, str, tuples of those).
+inline constexpr llvm::StringLiteral kEquals = "equals";
+/// `type(x) is value` (a class: `ref` or `external`).
+inline constexpr llvm::StringLiteral kTypeIs = "type_is";
+/// `x is value` (an `external`).
+inline constexpr llvm::StringLiteral kIs = "is";
+/// `len(x) == value`.
+inline constexpr llvm::StringLiteral kLenEquals = "len_equals";
+/// `tuple(x.keys()) == value` (a tuple).
+inline constexpr llvm::StringLiteral kKeysEqual = "keys_equal";
+} // namespace guard
 
 } // namespace tgc
 

@@ -11,7 +11,8 @@ See README.md ("From Python") and docs/abi.md. `tgc.runtime.Model` is the lower-
 ctypes binding (numpy or torch in, copies out) that benchmarks use.
 """
 
+from .guards import GuardError
 from .loader import CompiledModule, load
 from .runtime import Model, TgcError
 
-__all__ = ["load", "CompiledModule", "Model", "TgcError"]
+__all__ = ["load", "CompiledModule", "Model", "TgcError", "GuardError"]

@@ -1,9 +1,11 @@
 """`tgc.load`: a compiled model.so bound to the live module or function it came from."""
 
 import ctypes
+import warnings
 
 import torch
 
+from . import guards as _guards
 from . import replay as _replay
 from .dlpack import TensorArgs, managed_array, take_outputs, tensor_arg
 from .runtime import Model, TgcError
@@ -82,10 +84,15 @@ class CompiledModule:
     tensors (zero-copy), keeps the live module's parameters and buffers and the
     instance's state in sync, writes mutations back and replays Python side effects."""
 
-    def __init__(self, path, fn=None, train=False):
+    def __init__(self, path, fn=None, train=False, on_guard_failure="raise"):
+        if on_guard_failure not in ("raise", "eager"):
+            raise ValueError(f"tgc.load: on_guard_failure must be 'raise' or 'eager', "
+                             f"not {on_guard_failure!r}")
         self.path = path
         self.fn = fn
         self.train = train
+        self.on_guard_failure = on_guard_failure
+        self._warned = False
         self._free = [_Instance(path)]
         first = self._free[0].model
         self.signature = first.signature or {}
@@ -125,6 +132,7 @@ class CompiledModule:
                 m["target"] for m in self.signature.get("backward_mutations", [])
                 if m["kind"] == "buffer"]
         self._replay = self.signature.get("replay", [])
+        self._guards = self.signature.get("guards", [])
         self._structure = self.signature.get("output_structure")
         # python_state outputs (model.json marks them; docs/replay.md) are the replay's
         # tensors, not returned to the caller.
@@ -232,6 +240,16 @@ class CompiledModule:
         return take_outputs(out, n)
 
     def __call__(self, *args, **kwargs):
+        if self._guards and self.fn is not None:
+            try:
+                _guards.check(self._guards, self.fn, (args, kwargs))
+            except _guards.GuardError as e:
+                if self.on_guard_failure != "eager":
+                    raise
+                if not self._warned:
+                    warnings.warn(f"{e}; calling {self.name} eagerly", stacklevel=2)
+                    self._warned = True
+                return self.fn(*args, **kwargs)
         inputs = self._inputs(args, kwargs)
         params = [self._live(name, "parameter") for name in self._grad_params]
         needs_grad = (self.train and torch.is_grad_enabled() and
@@ -296,9 +314,14 @@ class _TgcFunction(torch.autograd.Function):
         return (None, None, None, *result)
 
 
-def load(path, fn=None, train=False):
+def load(path, fn=None, train=False, on_guard_failure="raise"):
     """Loads a model.so compiled by `tgc compile` and binds it to `fn`, the live
     nn.Module (or function / bound method) it was captured or exported from:
     `tgc.load(path, fn)(*args)` behaves like `fn(*args)`. With `train=True` (a model
-    compiled with `--train`) the call is differentiable through torch.autograd."""
-    return CompiledModule(path, fn, train)
+    compiled with `--train`) the call is differentiable through torch.autograd.
+
+    Before each call the model's guards (model.json "guards", docs/guards.md) are checked
+    against `fn`, the arguments and the modules' globals: when the Python state the
+    program reads differs from the captured one, the call raises `tgc.GuardError`, or
+    with `on_guard_failure="eager"` calls `fn` eagerly instead (warning once)."""
+    return CompiledModule(path, fn, train, on_guard_failure)
