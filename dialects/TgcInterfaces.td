@@ -116,11 +116,15 @@ def Tgc_DifferentiableOpInterface : OpInterface<"DifferentiableOpInterface"> {
         `resultGrads` has one entry per result (null: no gradient reaches it);
         `operandGrads` is resized to one entry per operand and receives a gradient of
         the operand's sizes and dtype for each operand whose `needsGrad` entry is set
-        (null means zero). Fails with a diagnostic when the formula does not apply.
+        (null means zero). `operandWrites` receives (operand index, new value) for each
+        operand the op's backward writes into (a custom autograd.Function whose
+        backward mutates a buffer; empty for every formula op). Fails with a diagnostic
+        when the formula does not apply.
       }], "::llvm::LogicalResult", "buildVjp",
       (ins "::mlir::OpBuilder &":$builder, "::llvm::ArrayRef<::mlir::Value>":$resultGrads,
            "::llvm::ArrayRef<bool>":$needsGrad,
-           "::llvm::SmallVectorImpl<::mlir::Value> &":$operandGrads)>,
+           "::llvm::SmallVectorImpl<::mlir::Value> &":$operandGrads,
+           "::llvm::SmallVectorImpl<std::pair<unsigned, ::mlir::Value>> &":$operandWrites)>,
   ];
 }
 

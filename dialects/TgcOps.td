@@ -1048,7 +1048,8 @@ def Tgc_GradHookOp : Tgc_Op<"grad_hook", [], [Pure]> {
 }
 
 def Tgc_AutogradFunctionOp : Op<Tgc_Dialect, "autograd_function",
-    [DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+    [DeclareOpInterfaceMethods<SymbolUserOpInterface>,
+     DeclareOpInterfaceMethods<Tgc_InPlaceOpInterface>]> {
   let summary = "A custom autograd.Function: `@forward_fn` with `@backward_fn` as its VJP";
   let description = [{
     What `MyFunction.apply(...)` of a `torch.autograd.Function` subclass captures. The
@@ -1067,10 +1068,24 @@ def Tgc_AutogradFunctionOp : Op<Tgc_Dialect, "autograd_function",
     (right after autodiff when training, at the end of decompose otherwise) and erases
     the templates. Both functions are templates (`tgc::instantiateFunction`): their
     bodies are re-inferred on the values they are applied to.
+
+    Writes into operands (a buffer passed to `apply` that `forward` or `backward`
+    mutates in place): `forward_mutates` lists the operands `@forward_fn` writes
+    (increasing), `backward_mutates` those `@backward_fn` writes (distinct, in the
+    order of its written arguments). Over reference tensors (capture level) the
+    templates write into their arguments in place and the op writes its
+    `forward_mutates` operands; functionalization turns each write into results: the
+    value-level op has one more result per `forward_mutates` operand (its new value,
+    after the outputs and saved tensors), `@forward_fn` returns them last, and
+    `@backward_fn` returns the new value of each `backward_mutates` operand after the
+    gradients. `tgc-autodiff` makes the backward ones mutation results of `@joint`
+    with `tgc.pass = "backward"`.
   }];
   let arguments = (ins Variadic<Tgc_AnyTensor>:$inputs, FlatSymbolRefAttr:$forward_fn,
                        OptionalAttr<FlatSymbolRefAttr>:$backward_fn, I64Attr:$num_outputs,
-                       DenseI64ArrayAttr:$gradient_of);
+                       DenseI64ArrayAttr:$gradient_of,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$forward_mutates,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$backward_mutates);
   let results = (outs Variadic<Tgc_AnyTensor>:$results);
   let assemblyFormat = [{
     $forward_fn (`,` $backward_fn^)? `(` $inputs `)` attr-dict `:` functional-type($inputs, $results)
@@ -1079,8 +1094,17 @@ def Tgc_AutogradFunctionOp : Op<Tgc_Dialect, "autograd_function",
   let extraClassDeclaration = [{
     /// The outputs of `forward` (the first `num_outputs` results).
     ::mlir::ResultRange getOutputs() { return getResults().take_front(getNumOutputs()); }
-    /// The tensors saved for backward (the remaining results).
-    ::mlir::ResultRange getSaved() { return getResults().drop_front(getNumOutputs()); }
+    /// How many results are new values of `forward_mutates` operands (value level:
+    /// those operands that are value tensors; capture-level ones are written in place).
+    unsigned getNumForwardWrites();
+    /// The tensors saved for backward (after the outputs, before the forward writes).
+    ::mlir::ResultRange getSaved() {
+      return getResults().drop_front(getNumOutputs()).drop_back(getNumForwardWrites());
+    }
+    /// The new values of the `forward_mutates` operands (value level; the last results).
+    ::mlir::ResultRange getForwardWrites() {
+      return getResults().take_back(getNumForwardWrites());
+    }
   }];
 }
 

@@ -7,6 +7,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
 using namespace tgc;
@@ -81,6 +82,43 @@ static LogicalResult finishTemplate(OpBuilder &builder, func::FuncOp fn, ValueRa
   return success();
 }
 
+/// The argument of `fn` whose storage `value` is: the argument itself, an in-place op's
+/// result that returns the tensor it wrote and, with `throughViews`, a view of it. Null
+/// for other values.
+static BlockArgument storageArgument(func::FuncOp fn, Value value, bool throughViews) {
+  while (value) {
+    if (auto arg = llvm::dyn_cast<BlockArgument>(value))
+      return arg.getOwner() == &fn.getBody().front() ? arg : BlockArgument();
+    Operation *def = value.getDefiningOp();
+    if (throughViews && llvm::isa<ViewOpInterface, SplitOp>(def) &&
+        llvm::isa<RefTensorType>(def->getOperand(0).getType())) {
+      value = def->getOperand(0);
+      continue;
+    }
+    auto inPlace = llvm::dyn_cast<InPlaceOpInterface>(def);
+    SmallVector<unsigned> written =
+        inPlace ? inPlace.getMutatedOperandIndices() : SmallVector<unsigned>();
+    if (written.empty() || def->getOperand(written.front()).getType() != value.getType())
+      return BlockArgument();
+    value = def->getOperand(written.front());
+  }
+  return BlockArgument();
+}
+
+/// The arguments of `fn` its body writes into (directly or through views), increasing:
+/// the ones functionalization gives a write-back result, in that order.
+static SmallVector<int64_t> writtenArguments(func::FuncOp fn) {
+  llvm::SmallSetVector<int64_t, 4> written;
+  fn.walk([&](InPlaceOpInterface op) {
+    for (unsigned index : op.getMutatedOperandIndices())
+      if (BlockArgument arg = storageArgument(fn, op->getOperand(index), true))
+        written.insert(arg.getArgNumber());
+  });
+  SmallVector<int64_t> sorted(written.begin(), written.end());
+  llvm::sort(sorted);
+  return sorted;
+}
+
 FailureOr<Var> Interpreter::callAutogradFunction(llvm::StringRef name, CallArguments &arguments,
                                                  Location loc, bool &handled) {
   handled = true;
@@ -109,8 +147,9 @@ FailureOr<Var> Interpreter::callAutogradFunction(llvm::StringRef name, CallArgum
   if (name == "mark_non_differentiable" || name == "set_materialize_grads")
     return makeNone();
   if (name == "mark_dirty")
-    return error(loc) << "ctx.mark_dirty(): an autograd.Function that writes into its inputs "
-                         "is not supported";
+    return error(loc) << "ctx.mark_dirty(): an autograd.Function that returns an input it "
+                         "wrote is not supported (writing an input or buffer in forward or "
+                         "backward without returning it is)";
   return error(loc) << "graph break: ctx." << name << "() is not supported";
 }
 
@@ -229,11 +268,19 @@ FailureOr<Var> Interpreter::applyAutogradFunction(CallArguments &arguments, Loca
   }
   if (failed(finishTemplate(builder, forwardFn, results, loc, className + ".forward")))
     return failure();
+  SmallVector<int64_t> forwardMutates = writtenArguments(forwardFn);
+  // The operand each saved result is the storage of (the argument itself, possibly
+  // written in place), or -1: backward may write into those.
+  SmallVector<int64_t> savedOperand;
+  for (Value saved : ValueRange(results).drop_front(numOutputs)) {
+    BlockArgument arg = storageArgument(forwardFn, saved, /*throughViews=*/false);
+    savedOperand.push_back(arg ? static_cast<int64_t>(arg.getArgNumber()) : -1);
+  }
   SmallVector<Type> savedTypes(forwardFn.getResultTypes().drop_front(numOutputs));
 
   // backward(ctx, *grads) over (saved..., output grads...), when a gradient can flow.
   FlatSymbolRefAttr backwardAttr;
-  SmallVector<int64_t> gradientOf;
+  SmallVector<int64_t> gradientOf, backwardMutates;
   if (anyNeedsGrad) {
     SmallVector<Type> backwardTypes(savedTypes);
     for (Value result : ValueRange(results).take_front(numOutputs)) {
@@ -248,18 +295,24 @@ FailureOr<Var> Interpreter::applyAutogradFunction(CallArguments &arguments, Loca
     HeapObject backwardState;
     backwardState.kind = H::Instance;
     backwardState.classObject = makeExternal(kCtxClass);
+    // A saved operand is one tensor in backward however often it was saved (ctx.buf
+    // and save_for_backward(buf)): its first saved argument.
     unsigned argument = 0;
+    DenseMap<int64_t, Var> operandTensor;
+    auto savedTensor = [&]() {
+      int64_t operand = savedOperand[argument];
+      Var tensor = newTensor(heap, backwardFn.getArgument(argument++));
+      if (operand < 0)
+        return tensor;
+      return operandTensor.try_emplace(operand, tensor).first->second;
+    };
     std::vector<Var> savedTensors;
     for (const Var &saved : toSave)
-      savedTensors.push_back(saved->is(K::Tensor)
-                                 ? newTensor(heap, backwardFn.getArgument(argument++))
-                                 : saved);
+      savedTensors.push_back(saved->is(K::Tensor) ? savedTensor() : saved);
     for (const auto &[attribute, value] : attributes) {
       if (attribute == kToSave)
         continue;
-      backwardState.setAttribute(attribute, value->is(K::Tensor)
-                                                ? newTensor(heap, backwardFn.getArgument(argument++))
-                                                : value);
+      backwardState.setAttribute(attribute, value->is(K::Tensor) ? savedTensor() : value);
     }
     backwardState.setAttribute("saved_tensors", makeTuple(savedTensors));
     CallArguments backwardCall;
@@ -299,6 +352,16 @@ FailureOr<Var> Interpreter::applyAutogradFunction(CallArguments &arguments, Loca
     }
     if (failed(finishTemplate(builder, backwardFn, gradients, loc, className + ".backward")))
       return failure();
+    for (int64_t written : writtenArguments(backwardFn)) {
+      if (written >= static_cast<int64_t>(savedOperand.size()) || savedOperand[written] < 0)
+        return error(loc) << className << ".backward writes into "
+                          << (written >= static_cast<int64_t>(savedOperand.size())
+                                  ? "a gradient it was given"
+                                  : "a saved tensor that is not an argument of apply()")
+                          << "; only tensors passed to apply() (saved or stored on ctx as "
+                             "they are) can be written in backward";
+      backwardMutates.push_back(savedOperand[written]);
+    }
     backwardAttr = FlatSymbolRefAttr::get(ctx, backwardFn.getSymName());
   }
 
@@ -307,7 +370,8 @@ FailureOr<Var> Interpreter::applyAutogradFunction(CallArguments &arguments, Loca
   auto op = AutogradFunctionOp::create(
       builder, loc, forwardFn.getResultTypes(), operands,
       FlatSymbolRefAttr::get(ctx, forwardFn.getSymName()), backwardAttr,
-      builder.getI64IntegerAttr(numOutputs), builder.getDenseI64ArrayAttr(gradientOf));
+      builder.getI64IntegerAttr(numOutputs), builder.getDenseI64ArrayAttr(gradientOf),
+      builder.getDenseI64ArrayAttr(forwardMutates), builder.getDenseI64ArrayAttr(backwardMutates));
   std::vector<Var> replaced;
   unsigned next = 0;
   for (const Var &item : outputItems)

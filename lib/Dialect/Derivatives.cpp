@@ -29,6 +29,8 @@ struct Vjp {
   ArrayRef<Value> grads;
   ArrayRef<bool> needs;
   SmallVectorImpl<Value> &out;
+  /// Operands the backward writes into, with their new values.
+  SmallVectorImpl<std::pair<unsigned, Value>> &writes;
 
   Value g(unsigned i = 0) const { return grads[i]; }
   bool wants(unsigned i) const { return needs[i]; }
@@ -613,6 +615,21 @@ LogicalResult autogradFunctionVjp(Vjp &v, AutogradFunctionOp op) {
   FailureOr<SmallVector<Value>> grads = instantiateFunction(v.b, v.loc, backward, args);
   if (failed(grads))
     return failure();
+  size_t numGrads = op.getGradientOf().size();
+  if (grads->size() != numGrads + op.getBackwardMutates().size())
+    return op.emitOpError("backward ")
+           << op.getBackwardFnAttr() << " returns " << grads->size() << " values for "
+           << numGrads << " gradients and " << op.getBackwardMutates().size() << " writes";
+  for (auto [index, written] :
+       llvm::zip(op.getBackwardMutates(), ArrayRef(*grads).drop_front(numGrads))) {
+    Value operand = op->getOperand(index);
+    if (!isTensor(written) || typeOf(written).getSizes() != typeOf(operand).getSizes() ||
+        typeOf(written).getDtype() != typeOf(operand).getDtype())
+      return op.emitOpError("backward ") << op.getBackwardFnAttr() << " writes " << written.getType()
+                                         << " into operand " << index << " of type "
+                                         << operand.getType();
+    v.writes.push_back({static_cast<unsigned>(index), written});
+  }
   for (auto [index, grad] : llvm::zip(op.getGradientOf(), *grads)) {
     if (!isTensor(grad) || !isTensor(op->getOperand(index)))
       return op.emitOpError("backward ") << op.getBackwardFnAttr()
@@ -638,9 +655,10 @@ LogicalResult autogradFunctionVjp(Vjp &v, AutogradFunctionOp op) {
 template <typename OpT, LogicalResult (*Fn)(Vjp &, OpT)>
 struct Formula : DifferentiableOpInterface::ExternalModel<Formula<OpT, Fn>, OpT> {
   LogicalResult buildVjp(Operation *op, OpBuilder &builder, ArrayRef<Value> resultGrads,
-                         ArrayRef<bool> needsGrad, SmallVectorImpl<Value> &operandGrads) const {
+                         ArrayRef<bool> needsGrad, SmallVectorImpl<Value> &operandGrads,
+                         SmallVectorImpl<std::pair<unsigned, Value>> &operandWrites) const {
     operandGrads.assign(op->getNumOperands(), Value());
-    Vjp v{builder, op->getLoc(), resultGrads, needsGrad, operandGrads};
+    Vjp v{builder, op->getLoc(), resultGrads, needsGrad, operandGrads, operandWrites};
     return Fn(v, llvm::cast<OpT>(op));
   }
 };

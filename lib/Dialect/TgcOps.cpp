@@ -447,29 +447,54 @@ LogicalResult BatchNormOp::buildFunctional(OpBuilder &b, ValueRange operands,
 // autograd_function
 //===----------------------------------------------------------------------===//
 
-LogicalResult AutogradFunctionOp::verify() {
-  int64_t numOutputs = getNumOutputs();
-  if (numOutputs < 0 || numOutputs > static_cast<int64_t>(getNumResults()))
-    return emitOpError("num_outputs (") << numOutputs << ") must be between 0 and the number of "
-                                        << "results (" << getNumResults() << ")";
-  int64_t previous = -1;
-  for (int64_t index : getGradientOf()) {
-    if (index <= previous || index >= static_cast<int64_t>(getInputs().size()))
-      return emitOpError("gradient_of must list operand indices in increasing order, got ")
-             << index;
-    previous = index;
+unsigned AutogradFunctionOp::getNumForwardWrites() {
+  return llvm::count_if(getForwardMutates(), [&](int64_t index) {
+    return index >= 0 && index < static_cast<int64_t>(getInputs().size()) &&
+           !llvm::isa<RefTensorType>(getInputs()[index].getType());
+  });
+}
+
+/// `indices` are operand indices of `op` (below `numInputs`), each listed once, and
+/// increasing when `increasing`; an error naming `what` otherwise.
+static LogicalResult verifyOperandIndices(AutogradFunctionOp op, llvm::StringRef what,
+                                          ArrayRef<int64_t> indices, size_t numInputs,
+                                          bool increasing) {
+  for (auto [i, index] : llvm::enumerate(indices)) {
+    if (index < 0 || index >= static_cast<int64_t>(numInputs))
+      return op.emitOpError() << what << " lists " << index << ", which is not an operand index";
+    if (increasing && i > 0 && index <= indices[i - 1])
+      return op.emitOpError() << what << " must list operand indices in increasing order, got "
+                              << index << " after " << indices[i - 1];
+    if (llvm::is_contained(indices.take_front(i), index))
+      return op.emitOpError() << what << " lists operand " << index << " twice";
   }
+  return success();
+}
+
+LogicalResult AutogradFunctionOp::verify() {
+  size_t numInputs = getInputs().size();
+  if (failed(verifyOperandIndices(*this, "gradient_of", getGradientOf(), numInputs, true)) ||
+      failed(verifyOperandIndices(*this, "forward_mutates", getForwardMutates(), numInputs,
+                                  true)) ||
+      failed(verifyOperandIndices(*this, "backward_mutates", getBackwardMutates(), numInputs,
+                                  false)))
+    return failure();
+  int64_t numOutputs = getNumOutputs();
+  int64_t numFixed = numOutputs + getNumForwardWrites();
+  if (numOutputs < 0 || numFixed > static_cast<int64_t>(getNumResults()))
+    return emitOpError("num_outputs (")
+           << numOutputs << ") plus the forward writes (" << getNumForwardWrites()
+           << ") must be at most the number of results (" << getNumResults() << ")";
   if (!getBackwardFnAttr() && !getGradientOf().empty())
     return emitOpError("gradient_of must be empty without a backward function");
+  if (!getBackwardFnAttr() && !getBackwardMutates().empty())
+    return emitOpError("backward_mutates must be empty without a backward function");
   return success();
 }
 
 /// `fn`'s signature has `numArgs` arguments and `numResults` results, or an error.
-static LogicalResult verifyTemplate(AutogradFunctionOp op, SymbolTableCollection &symbols,
+static LogicalResult verifyTemplate(AutogradFunctionOp op, func::FuncOp fn,
                                     FlatSymbolRefAttr name, size_t numArgs, size_t numResults) {
-  auto fn = symbols.lookupNearestSymbolFrom<func::FuncOp>(op, name);
-  if (!fn)
-    return op.emitOpError() << name << " is not a function";
   if (fn.getNumArguments() != numArgs || fn.getNumResults() != numResults)
     return op.emitOpError() << name << " must take " << numArgs << " arguments and return "
                             << numResults << " results, has " << fn.getNumArguments()
@@ -479,11 +504,49 @@ static LogicalResult verifyTemplate(AutogradFunctionOp op, SymbolTableCollection
 
 LogicalResult AutogradFunctionOp::verifySymbolUses(SymbolTableCollection &symbols) {
   size_t numSaved = getSaved().size();
-  if (failed(verifyTemplate(*this, symbols, getForwardFnAttr(), getInputs().size(),
+  auto forward = symbols.lookupNearestSymbolFrom<func::FuncOp>(*this, getForwardFnAttr());
+  if (!forward)
+    return emitOpError() << getForwardFnAttr() << " is not a function";
+  if (failed(verifyTemplate(*this, forward, getForwardFnAttr(), getInputs().size(),
                             getNumResults())))
     return failure();
-  if (FlatSymbolRefAttr backward = getBackwardFnAttr())
-    return verifyTemplate(*this, symbols, backward, numSaved + getNumOutputs(),
-                          getGradientOf().size());
+  FlatSymbolRefAttr name = getBackwardFnAttr();
+  if (!name)
+    return success();
+  auto backward = symbols.lookupNearestSymbolFrom<func::FuncOp>(*this, name);
+  if (!backward)
+    return emitOpError() << name << " is not a function";
+  // A template over reference tensors writes into its arguments in place; its value-level
+  // version returns the written values after the gradients.
+  bool capture = llvm::any_of(backward.getArgumentTypes(),
+                              [](Type type) { return llvm::isa<RefTensorType>(type); });
+  return verifyTemplate(*this, backward, name, numSaved + getNumOutputs(),
+                        getGradientOf().size() + (capture ? 0 : getBackwardMutates().size()));
+}
+
+SmallVector<unsigned> AutogradFunctionOp::getMutatedOperandIndices() {
+  SmallVector<unsigned> indices;
+  for (int64_t index : getForwardMutates())
+    if (llvm::isa<RefTensorType>(getInputs()[index].getType()))
+      indices.push_back(index);
+  return indices;
+}
+
+/// The value-level op: the same templates, one more result per written operand.
+LogicalResult AutogradFunctionOp::buildFunctional(OpBuilder &b, ValueRange operands,
+                                                  SmallVectorImpl<Value> &newValues,
+                                                  SmallVectorImpl<Value> &results) {
+  SmallVector<Type> types;
+  for (Type type : getResultTypes())
+    types.push_back(llvm::cast<BaseTensorType>(type).toValue());
+  SmallVector<unsigned> written = getMutatedOperandIndices();
+  for (unsigned index : written)
+    types.push_back(llvm::cast<BaseTensorType>(getInputs()[index].getType()).toValue());
+  auto op = AutogradFunctionOp::create(b, getLoc(), types, operands, getForwardFnAttr(),
+                                       getBackwardFnAttr(), getNumOutputsAttr(),
+                                       getGradientOfAttr(), getForwardMutatesAttr(),
+                                       getBackwardMutatesAttr());
+  llvm::append_range(results, op.getResults().drop_back(written.size()));
+  llvm::append_range(newValues, op.getResults().take_back(written.size()));
   return success();
 }

@@ -2,6 +2,8 @@
 // reverse-mode differentiation over DifferentiableOpInterface formulas.
 #include "tgc/Transforms/Passes.h"
 
+#include "JointGraph.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 
@@ -43,6 +45,12 @@ private:
   /// Values that depend on an argument that requires grad.
   void propagateNeedsGrad();
   void accumulate(Value value, Value grad, OpBuilder &b, Location loc);
+  /// The mutation result attributes (kind, target, `tgc.pass = "backward"`) of a write
+  /// `op`'s backward makes into operand `index`: the storage that operand is the value
+  /// of must be a graph input, and its value just after `op` must be its final forward
+  /// value (eager's backward reads and writes the buffer as it is when backward runs).
+  FailureOr<DictionaryAttr> backwardWriteAttrs(Operation *op, unsigned index,
+                                               func::ReturnOp ret);
 
   /// The pack/unpack templates of the module's scoped `tgc.saved_tensors_hooks`.
   LogicalResult collectScopedHooks();
@@ -176,6 +184,57 @@ void JointBuilder::accumulate(Value value, Value grad, OpBuilder &b, Location lo
     it->second = AddOp::create(b, loc, it->second, grad, Attribute());
 }
 
+FailureOr<DictionaryAttr> JointBuilder::backwardWriteAttrs(Operation *op, unsigned index,
+                                                           func::ReturnOp ret) {
+  MLIRContext *ctx = func.getContext();
+  Value operand = op->getOperand(index);
+  // The operand's value once `op` ran: its forward write, if any.
+  Value after = operand;
+  if (auto function = llvm::dyn_cast<AutogradFunctionOp>(op)) {
+    unsigned write = 0;
+    for (int64_t written : function.getForwardMutates()) {
+      if (written == index)
+        after = function.getForwardWrites()[write];
+      ++write;
+    }
+  }
+  NamedAttrList attrs;
+  attrs.set(attr::kPass, StringAttr::get(ctx, joint::kBackward));
+  StringAttr target;
+  for (auto [i, value] : llvm::enumerate(ret.getOperands())) {
+    DictionaryAttr resultAttrs = func.getResultAttrDict(i);
+    StringAttr kind = stringAttrOf(resultAttrs, attr::kKind);
+    if (!kind || !joint::isMutationKind(kind.getValue()) || value != after)
+      continue;
+    attrs.set(attr::kKind, kind);
+    target = stringAttrOf(resultAttrs, attr::kTarget);
+  }
+  auto arg = llvm::dyn_cast<BlockArgument>(operand);
+  if (!target && arg && arg.getOwner()->getParentOp() == func) {
+    StringAttr name = stringAttrOf(func.getArgAttrDict(arg.getArgNumber()), attr::kName);
+    StringAttr kind = stringAttrOf(func.getArgAttrDict(arg.getArgNumber()), attr::kKind);
+    bool written = llvm::any_of(llvm::seq(func.getNumResults()), [&](unsigned i) {
+      return stringAttrOf(func.getResultAttrDict(i), attr::kTarget) == name;
+    });
+    if (name && kind && !written) {
+      if (kind.getValue() != "buffer" && kind.getValue() != "user_input")
+        return op->emitOpError("backward writes into ")
+               << kind.getValue() << " '" << name.getValue() << "'";
+      target = name;
+      attrs.set(attr::kKind, StringAttr::get(ctx, kind.getValue() == "buffer"
+                                                      ? "buffer_mutation"
+                                                      : "user_input_mutation"));
+    }
+  }
+  if (!target)
+    return op->emitOpError("backward writes into operand ")
+           << index << ", which is not a graph input whose final forward value is the one "
+           << "the op leaves (the program writes it again after the op, or it is a view or "
+              "a temporary): eager's backward would write the buffer as it is then";
+  attrs.set(attr::kTarget, target);
+  return attrs.getDictionary(ctx);
+}
+
 LogicalResult JointBuilder::run() {
   if (!func.getBody().hasOneBlock())
     return func.emitError("tgc-autodiff: @forward must have a single block");
@@ -217,7 +276,9 @@ LogicalResult JointBuilder::run() {
   for (auto [value, tangent] : seeds)
     accumulate(value, tangent, b, value.getLoc());
 
-  // Reverse sweep: each op turns its results' gradients into its operands'.
+  // Reverse sweep: each op turns its results' gradients into its operands'. Writes its
+  // backward makes come out in the order backward runs them.
+  SmallVector<std::pair<Value, DictionaryAttr>> backwardWrites;
   for (Operation *op : llvm::reverse(forwardOps)) {
     SmallVector<Value> resultGrads;
     bool anyGrad = false;
@@ -234,9 +295,16 @@ LogicalResult JointBuilder::run() {
     if (!differentiable)
       return op->emitOpError("has no derivative formula (needed by --train)");
     SmallVector<Value> operandGrads;
+    SmallVector<std::pair<unsigned, Value>> operandWrites;
     Operation *before = ret->getPrevNode();
-    if (failed(differentiable.buildVjp(b, resultGrads, wants, operandGrads)))
+    if (failed(differentiable.buildVjp(b, resultGrads, wants, operandGrads, operandWrites)))
       return failure();
+    for (auto [index, value] : operandWrites) {
+      FailureOr<DictionaryAttr> attrs = backwardWriteAttrs(op, index, ret);
+      if (failed(attrs))
+        return failure();
+      backwardWrites.push_back({value, *attrs});
+    }
     if (auto scope = op->getAttrOfType<IntegerAttr>(SavedTensorsHooksOp::getScopeTagName()))
       if (failed(readSavedThroughHooks(op, scope.getInt(), before, ret)))
         return failure();
@@ -263,6 +331,12 @@ LogicalResult JointBuilder::run() {
       attrs.set(attr::kTarget, name);
     results.push_back(grad);
     resultAttrs.push_back(attrs.getDictionary(ctx));
+  }
+  // Then the backward's writes, last (`tgc-place-mutations` versions them after the
+  // forward writes of their target).
+  for (auto [value, attrs] : backwardWrites) {
+    results.push_back(value);
+    resultAttrs.push_back(attrs);
   }
   func::ReturnOp::create(b, ret.getLoc(), results);
   ret.erase();

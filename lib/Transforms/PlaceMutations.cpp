@@ -87,7 +87,20 @@ LogicalResult PlaceMutationsPass::placeMutations(func::FuncOp joint) {
       return joint.emitError() << "mutation result " << i << " writes '" << target.getValue()
                                << "', which no argument of @joint is named";
     Value value = terminator->getOperand(i);
-    writesByTarget[target.getValue()].push_back({i, value, tangentDependent.contains(value)});
+    // A write its producer placed (a custom autograd.Function's backward writing a
+    // buffer it does not compute from a tangent) keeps its pass.
+    auto preset = joint.getResultAttrOfType<StringAttr>(i, attr::kPass);
+    if (preset && preset.getValue() != joint::kBackward &&
+        preset.getValue() != joint::kForward)
+      return joint.emitError() << "mutation result " << i << " has " << attr::kPass << " = '"
+                               << preset.getValue() << "', expected '" << joint::kForward
+                               << "' or '" << joint::kBackward << "'";
+    bool backward = tangentDependent.contains(value);
+    if (preset && preset.getValue() == joint::kForward && backward)
+      return joint.emitError() << "mutation result " << i << " is placed in "
+                               << joint::kForward << " but depends on a tangent";
+    backward |= preset && preset.getValue() == joint::kBackward;
+    writesByTarget[target.getValue()].push_back({i, value, backward});
   }
 
   // A forward write never depends on a backward one: it would depend on a tangent and so be a

@@ -181,3 +181,62 @@ module {
     return %0 : !tgc.vtensor<[4], f32, grad>
   }
 }
+
+// -----
+
+// A Function writing buffer %b in forward (its new value is the op's last result, the
+// @forward's buffer mutation) and in backward (@bwd returns the saved buffer times 2
+// after the gradient): the backward write is a mutation result of @joint placed in
+// backward, after the gradients.
+// CHECK-LABEL: func.func @joint
+//  CHECK-SAME:   {tgc.kind = "buffer_mutation", tgc.target = "b"}
+//  CHECK-SAME:   {tgc.kind = "gradient", tgc.target = "x"}
+//  CHECK-SAME:   {tgc.kind = "buffer_mutation", tgc.pass = "backward", tgc.target = "b"}
+//       CHECK:   %[[F:.*]]:3 = tgc.autograd_function @fwd, @bwd
+//       CHECK:   %[[G:.*]] = tgc.mul %{{.*}}, %[[F]]#1
+//       CHECK:   %[[W:.*]] = tgc.mul %[[F]]#1, %{{.*}} : !tgc.vtensor<[4], f32>, f64
+//       CHECK:   return %[[F]]#0, %[[F]]#2, %[[G]], %[[W]]
+module {
+  func.func private @fwd(%x: !tgc.vtensor<[4], f32, grad>, %b: !tgc.vtensor<[4], f32>) -> (!tgc.vtensor<[4], f32, grad>, !tgc.vtensor<[4], f32>, !tgc.vtensor<[4], f32>) {
+    %c = arith.constant 1.0 : f64
+    %nb = tgc.add %b, %c : !tgc.vtensor<[4], f32>, f64 -> !tgc.vtensor<[4], f32>
+    %y = tgc.mul %x, %nb : !tgc.vtensor<[4], f32, grad>, !tgc.vtensor<[4], f32> -> !tgc.vtensor<[4], f32, grad>
+    return %y, %nb, %nb : !tgc.vtensor<[4], f32, grad>, !tgc.vtensor<[4], f32>, !tgc.vtensor<[4], f32>
+  }
+  func.func private @bwd(%b: !tgc.vtensor<[4], f32>, %g: !tgc.vtensor<[4], f32>) -> (!tgc.vtensor<[4], f32>, !tgc.vtensor<[4], f32>) {
+    %c = arith.constant 2.0 : f64
+    %0 = tgc.mul %g, %b : !tgc.vtensor<[4], f32>, !tgc.vtensor<[4], f32> -> !tgc.vtensor<[4], f32>
+    %1 = tgc.mul %b, %c : !tgc.vtensor<[4], f32>, f64 -> !tgc.vtensor<[4], f32>
+    return %0, %1 : !tgc.vtensor<[4], f32>, !tgc.vtensor<[4], f32>
+  }
+  func.func @forward(%x: !tgc.vtensor<[4], f32, grad> {tgc.kind = "user_input", tgc.name = "x"},
+                     %b: !tgc.vtensor<[4], f32> {tgc.kind = "buffer", tgc.name = "b"})
+      -> (!tgc.vtensor<[4], f32, grad> {tgc.kind = "user_output"},
+          !tgc.vtensor<[4], f32> {tgc.kind = "buffer_mutation", tgc.target = "b"}) {
+    %0:3 = tgc.autograd_function @fwd, @bwd(%x, %b) {gradient_of = array<i64: 0>, num_outputs = 1 : i64, forward_mutates = array<i64: 1>, backward_mutates = array<i64: 1>} : (!tgc.vtensor<[4], f32, grad>, !tgc.vtensor<[4], f32>) -> (!tgc.vtensor<[4], f32, grad>, !tgc.vtensor<[4], f32>, !tgc.vtensor<[4], f32>)
+    return %0#0, %0#2 : !tgc.vtensor<[4], f32, grad>, !tgc.vtensor<[4], f32>
+  }
+}
+
+// -----
+
+// The buffer is written again after the Function's forward: eager's backward would see
+// that later value, the saved one is older, so it is an error.
+module {
+  func.func private @fwd(%x: !tgc.vtensor<[4], f32, grad>, %b: !tgc.vtensor<[4], f32>) -> (!tgc.vtensor<[4], f32, grad>, !tgc.vtensor<[4], f32>) {
+    return %x, %b : !tgc.vtensor<[4], f32, grad>, !tgc.vtensor<[4], f32>
+  }
+  func.func private @bwd(%b: !tgc.vtensor<[4], f32>, %g: !tgc.vtensor<[4], f32>) -> (!tgc.vtensor<[4], f32>, !tgc.vtensor<[4], f32>) {
+    return %g, %b : !tgc.vtensor<[4], f32>, !tgc.vtensor<[4], f32>
+  }
+  func.func @forward(%x: !tgc.vtensor<[4], f32, grad> {tgc.kind = "user_input", tgc.name = "x"},
+                     %b: !tgc.vtensor<[4], f32> {tgc.kind = "buffer", tgc.name = "b"})
+      -> (!tgc.vtensor<[4], f32, grad> {tgc.kind = "user_output"},
+          !tgc.vtensor<[4], f32> {tgc.kind = "buffer_mutation", tgc.target = "b"}) {
+    %c = arith.constant 1.0 : f64
+    // expected-error @below {{backward writes into operand 1, which is not a graph input whose final forward value is the one the op leaves}}
+    %0:2 = tgc.autograd_function @fwd, @bwd(%x, %b) {gradient_of = array<i64: 0>, num_outputs = 1 : i64, backward_mutates = array<i64: 1>} : (!tgc.vtensor<[4], f32, grad>, !tgc.vtensor<[4], f32>) -> (!tgc.vtensor<[4], f32, grad>, !tgc.vtensor<[4], f32>)
+    %1 = tgc.add %b, %c : !tgc.vtensor<[4], f32>, f64 -> !tgc.vtensor<[4], f32>
+    return %0#0, %1 : !tgc.vtensor<[4], f32, grad>, !tgc.vtensor<[4], f32>
+  }
+}

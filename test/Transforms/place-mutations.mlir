@@ -152,3 +152,28 @@ module {
     return
   }
 }
+
+// -----
+
+// A write placed in backward by its producer (a custom autograd.Function's backward
+// writing a buffer from forward values only) stays in backward, after the forward write.
+// CHECK-LABEL: func.func @joint
+//  CHECK-SAME:   {tgc.kind = "buffer_mutation", tgc.pass = "forward", tgc.target = "b", tgc.version = 1 : i64}
+//  CHECK-SAME:   {tgc.kind = "buffer_mutation", tgc.pass = "backward", tgc.target = "b", tgc.version = 2 : i64}
+func.func @joint(%b: !tgc.vtensor<[4], f32> {tgc.kind = "buffer", tgc.name = "b"})
+    -> (!tgc.vtensor<[4], f32> {tgc.kind = "buffer_mutation", tgc.target = "b"},
+        !tgc.vtensor<[4], f32> {tgc.kind = "buffer_mutation", tgc.pass = "backward", tgc.target = "b"}) {
+  %c = arith.constant 1 : i64
+  %0 = tgc.add %b, %c : !tgc.vtensor<[4], f32>, i64 -> !tgc.vtensor<[4], f32>
+  %1 = tgc.mul %0, %c : !tgc.vtensor<[4], f32>, i64 -> !tgc.vtensor<[4], f32>
+  return %0, %1 : !tgc.vtensor<[4], f32>, !tgc.vtensor<[4], f32>
+}
+
+// -----
+
+// A preset pass that is neither.
+// expected-error @below {{mutation result 0 has tgc.pass = 'sideways', expected 'forward' or 'backward'}}
+func.func @joint(%b: !tgc.vtensor<[4], f32> {tgc.kind = "buffer", tgc.name = "b"})
+    -> (!tgc.vtensor<[4], f32> {tgc.kind = "buffer_mutation", tgc.pass = "sideways", tgc.target = "b"}) {
+  return %b : !tgc.vtensor<[4], f32>
+}
