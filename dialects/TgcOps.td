@@ -1164,8 +1164,9 @@ def Tgc_BreakCallOp : Op<Tgc_Dialect, "break_call", []> {
     A call tgc does not compile but the caller can run with the values the program
     passes (`print(...)`); its result is not used by the program. `args` are the
     positional arguments and `kwargs` the keyword ones, each a constant (unit for None,
-    bool, i64, f64, string, an array for a tuple) or `{tensor = i : i64}`, the i-th
-    operand, whose value at this point of the program the graph before returns.
+    bool, i64, f64, string, an array for a tuple, `{class = "torch.Size", items = [...]}`
+    for a tuple of a library class) or `{tensor = i : i64}`, the i-th operand, whose
+    value at this point of the program the graph before returns.
   }];
   let arguments = (ins StrAttr:$callee, Variadic<Tgc_AnyTensor>:$tensors, ArrayAttr:$args,
                        DictionaryAttr:$kwargs);

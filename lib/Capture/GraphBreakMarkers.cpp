@@ -22,6 +22,10 @@ FailureOr<bool> Interpreter::breakOnTensorTruth(Var tensor, Location loc) {
     if (constant.getValue() != 1)
       return error(loc) << "Boolean value of Tensor with more than one value is ambiguous";
   }
+  if (breakPath->next == breakPath->maxBranches)
+    return error(loc) << "graph break: more than " << breakPath->maxBranches
+                      << " branches on tensor values on one path (a loop on a tensor's "
+                         "value?)";
   if (breakPath->next == breakPath->decisions.size())
     breakPath->decisions.push_back(true);
   bool taken = breakPath->decisions[breakPath->next++];
@@ -47,7 +51,8 @@ FailureOr<Attribute> Interpreter::breakCallArgument(Var value,
   case K::Str:
     return Attribute(builder.getStringAttr(value->name));
   case K::Tuple: {
-    if (value->hasClass)
+    // Plain tuples, and tuples of a library class (torch.Size) by the class's name.
+    if (value->tupleClass && !value->tupleClass->is(K::External))
       break;
     SmallVector<Attribute> items;
     for (const Var &item : value->items) {
@@ -56,7 +61,11 @@ FailureOr<Attribute> Interpreter::breakCallArgument(Var value,
         return failure();
       items.push_back(*attr);
     }
-    return Attribute(builder.getArrayAttr(items));
+    if (!value->tupleClass)
+      return Attribute(builder.getArrayAttr(items));
+    return Attribute(builder.getDictionaryAttr(
+        {builder.getNamedAttr("class", builder.getStringAttr(value->tupleClass->name)),
+         builder.getNamedAttr("items", builder.getArrayAttr(items))}));
   }
   case K::Tensor: {
     Value tensor = heap.get(value->object).tensor;

@@ -58,7 +58,7 @@ struct PathFunction {
   }
   Value valueAt(Position position) const {
     if (position.op < 0)
-      return func.getArgument(-1 - position.op);
+      return func::FuncOp(func).getArgument(-1 - position.op);
     return ops[position.op]->getResult(position.result);
   }
   /// The branch outcomes taken before segment `k`.
@@ -299,6 +299,18 @@ FailureOr<GraphProgram> Splitter::run() {
     for (int64_t &input : built->inputs)
       if (input < -1)
         input = glueOf(path, k, needs[node].imports[-2 - input]);
+    // Crossing inputs are named by their glue value.
+    auto graphFunc = built->graph->lookupSymbol<func::FuncOp>("forward");
+    for (unsigned i = 0, j = 0, e = graphFunc.getNumArguments(); i < e; ++i) {
+      auto kind = graphFunc.getArgAttrOfType<StringAttr>(i, attr::kKind);
+      if (!kind || kind.getValue() != "user_input")
+        continue;
+      auto name = graphFunc.getArgAttrOfType<StringAttr>(i, attr::kName);
+      if (name && name.getValue().starts_with("glue.") && j < built->inputs.size())
+        graphFunc.setArgAttr(i, attr::kName,
+                             StringAttr::get(ctx, "value." + std::to_string(built->inputs[j])));
+      ++j;
+    }
     GraphStep &step = built->step;
     if (k < path.markers.size()) {
       Operation *marker = path.markers[k];
@@ -509,7 +521,14 @@ static Json argumentJson(Attribute arg, const std::vector<int64_t> &tensors) {
       items.push_back(argumentJson(item, tensors));
     return Json{{"type", "tuple"}, {"items", items}};
   }
-  int64_t index = cast<DictionaryAttr>(arg).getAs<IntegerAttr>("tensor").getInt();
+  auto dict = cast<DictionaryAttr>(arg);
+  if (auto cls = dict.getAs<StringAttr>("class")) {
+    Json items = argumentJson(dict.get("items"), tensors).at("items");
+    return Json{{"type", "tuple"},
+                {"class", Json{{"type", "external"}, {"name", cls.str()}}},
+                {"items", items}};
+  }
+  int64_t index = dict.getAs<IntegerAttr>("tensor").getInt();
   return Json{{"type", "tensor"}, {"value", tensors[index]}};
 }
 

@@ -62,11 +62,28 @@ public:
   /// Adds the guards of `value`, read at `source`.
   void addValue(const std::string &source, const Var &value);
   void add(const std::string &source, llvm::StringRef kind, Attribute value) {
+    // nn.Module's hook dicts are keyed by handle ids, which differ in every process: a
+    // source through one of their items, or their key set, names nothing stable.
+    if (throughHookDict(source) ||
+        (kind == gd::kKeysEqual && llvm::StringRef(source).ends_with("hooks")))
+      return;
     if (!seen.insert((source + "\n" + kind).str()).second)
       return;
     guards.push_back(b.getDictionaryAttr({b.getNamedAttr(gd::kKindKey, b.getStringAttr(kind)),
                                           b.getNamedAttr(gd::kSourceKey, b.getStringAttr(source)),
                                           b.getNamedAttr(gd::kValueKey, value)}));
+  }
+  /// Whether `source` has an item step into an attribute whose name ends in `hooks`
+  /// (`fn._forward_hooks[3]`).
+  static bool throughHookDict(llvm::StringRef source) {
+    for (size_t at = source.find("hooks["); at != llvm::StringRef::npos;
+         at = source.find("hooks[", at + 1)) {
+      size_t dot = source.rfind('.', at);
+      if (dot != llvm::StringRef::npos &&
+          source.slice(dot + 1, at).find_first_of("[]'\"") == llvm::StringRef::npos)
+        return true;
+    }
+    return false;
   }
   /// The source of heap object `id`, "" when it has none.
   std::string sourceOf(ObjectId id) const {
@@ -103,7 +120,7 @@ Attribute GuardBuilder::encodeConstant(const Var &value) {
   case K::Str:
     return b.getStringAttr(value->name);
   case K::Tuple: {
-    if (value->hasClass)
+    if (value->tupleClass)
       return {};
     SmallVector<Attribute> items;
     for (const Var &item : value->items) {

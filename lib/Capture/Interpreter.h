@@ -68,6 +68,9 @@ struct CallArguments {
 struct GraphBreakPath {
   std::vector<bool> decisions;
   size_t next = 0;
+  /// The most branches on tensor values one path may take (a `while` on a tensor
+  /// would otherwise never end).
+  size_t maxBranches = 16;
 };
 
 /// The interpreter: one per captured program. Tensors of the trace become graph values

@@ -49,9 +49,14 @@ static LogicalResult verifyBreakCallArgument(BreakCallOp op, Attribute arg) {
     return success();
   }
   auto dict = dyn_cast<DictionaryAttr>(arg);
+  if (dict && dict.size() == 2 && dict.getAs<StringAttr>("class") &&
+      dict.getAs<ArrayAttr>("items"))
+    return verifyBreakCallArgument(op, dict.get("items"));
   auto index = dict ? dict.getAs<IntegerAttr>("tensor") : IntegerAttr();
   if (!index || dict.size() != 1)
-    return op.emitOpError("argument must be a constant, an array or {tensor = i}, got ") << arg;
+    return op.emitOpError("argument must be a constant, an array, {class = \"name\", items = "
+                          "[...]} or {tensor = i}, got ")
+           << arg;
   if (index.getInt() < 0 || index.getInt() >= int64_t(op.getTensors().size()))
     return op.emitOpError("argument names tensor ") << index.getInt() << " of "
                                                      << op.getTensors().size();

@@ -670,10 +670,11 @@ static LogicalResult emitObject(llvm::Module &m, llvm::TargetMachine &tm, String
   return success();
 }
 
-static LogicalResult linkLibrary(const ArtifactOptions &options, StringRef object,
+static LogicalResult linkLibrary(const ArtifactOptions &options, ArrayRef<std::string> objects,
                                  Location loc) {
-  std::vector<std::string> argv = {options.linker, "-shared", "-o", options.libraryPath,
-                                   object.str(), options.runtimeLibrary};
+  std::vector<std::string> argv = {options.linker, "-shared", "-o", options.libraryPath};
+  argv.insert(argv.end(), objects.begin(), objects.end());
+  argv.push_back(options.runtimeLibrary);
   argv.insert(argv.end(), options.linkLibraries.begin(), options.linkLibraries.end());
   SmallVector<StringRef> args(argv.begin(), argv.end());
   std::string error;
@@ -695,22 +696,25 @@ static LogicalResult writeText(StringRef path, StringRef text, Location loc) {
   return success();
 }
 
-LogicalResult tgc::emitArtifact(ModuleOp module, const ArtifactOptions &options) {
+/// Lowers `module` and writes the object of model `name` (its packed entries, blobs
+/// and `<name>_create`) to `object`; returns the model's signature.
+static FailureOr<ModelSignature> emitModelObject(ModuleOp module, const ArtifactOptions &options,
+                                                 StringRef name, StringRef object) {
   Location loc = module.getLoc();
   std::string weights;
-  FailureOr<ModelSignature> signature = extractSignature(module, options.name, weights);
+  FailureOr<ModelSignature> signature = extractSignature(module, name, weights);
   if (failed(signature))
     return failure();
   if (options.report)
     *options.report << writeTrainingReport(*signature);
   FailureOr<Entries> entries = entryFunctions(module);
-  if (failed(entries) || failed(lowerToLLVMDialect(module, *entries, *signature, options.name)))
+  if (failed(entries) || failed(lowerToLLVMDialect(module, *entries, *signature, name)))
     return failure();
 
   registerBuiltinDialectTranslation(*module->getContext());
   registerLLVMDialectTranslation(*module->getContext());
   llvm::LLVMContext llvmContext;
-  std::unique_ptr<llvm::Module> llvmModule = translateModuleToLLVMIR(module, llvmContext, options.name);
+  std::unique_ptr<llvm::Module> llvmModule = translateModuleToLLVMIR(module, llvmContext, name);
   if (!llvmModule)
     return emitError(loc) << "translation to LLVM IR failed";
   std::string error;
@@ -719,25 +723,60 @@ LogicalResult tgc::emitArtifact(ModuleOp module, const ArtifactOptions &options)
     return emitError(loc) << "no target for this host: " << error;
   llvmModule->setDataLayout(tm->createDataLayout());
   llvmModule->setTargetTriple(tm->getTargetTriple());
-  if (failed(addModelInterface(*llvmModule, options.name, encodeSignatureBlob(*signature),
-                               weights, signature->backward.has_value(), loc)))
+  if (failed(addModelInterface(*llvmModule, name, encodeSignatureBlob(*signature), weights,
+                               signature->backward.has_value(), loc)))
     return failure();
   if (llvm::Error err = makeOptimizingTransformer(3, 0, tm.get())(llvmModule.get()))
     return emitError(loc) << "LLVM optimization failed: " << llvm::toString(std::move(err));
+  if (failed(emitObject(*llvmModule, *tm, object, loc)))
+    return failure();
+  return signature;
+}
 
-  SmallString<128> object(options.libraryPath);
-  llvm::sys::path::replace_extension(object, ".o");
-  if (failed(emitObject(*llvmModule, *tm, object, loc)) ||
-      failed(linkLibrary(options, object, loc)))
+/// Links `objects` into model.so, removes them unless kept, and writes model.h and
+/// model.json.
+static LogicalResult finishArtifact(const ArtifactOptions &options,
+                                    ArrayRef<std::string> objects, StringRef headerText,
+                                    StringRef jsonText, Location loc) {
+  if (failed(linkLibrary(options, objects, loc)))
     return failure();
   if (!options.keepObject)
-    llvm::sys::fs::remove(object);
-
+    for (const std::string &object : objects)
+      llvm::sys::fs::remove(object);
   SmallString<128> header(options.libraryPath), json(options.libraryPath);
   llvm::sys::path::replace_extension(header, ".h");
   llvm::sys::path::replace_extension(json, ".json");
-  if (failed(writeText(header, writeModelHeader(*signature), loc)) ||
-      failed(writeText(json, writeSignatureJson(*signature), loc)))
+  if (failed(writeText(header, headerText, loc)) || failed(writeText(json, jsonText, loc)))
     return failure();
   return success();
+}
+
+LogicalResult tgc::emitArtifact(ModuleOp module, const ArtifactOptions &options) {
+  SmallString<128> object(options.libraryPath);
+  llvm::sys::path::replace_extension(object, ".o");
+  FailureOr<ModelSignature> signature =
+      emitModelObject(module, options, options.name, object);
+  if (failed(signature))
+    return failure();
+  return finishArtifact(options, {object.str().str()}, writeModelHeader(*signature),
+                        writeSignatureJson(*signature), module.getLoc());
+}
+
+LogicalResult tgc::emitProgramArtifact(ArrayRef<ModuleOp> graphs, StringRef programJson,
+                                       const ArtifactOptions &options) {
+  std::vector<std::string> objects;
+  std::vector<ModelSignature> signatures;
+  for (auto [i, graph] : llvm::enumerate(graphs)) {
+    std::string name = graphModelName(options.name, i);
+    SmallString<128> object(options.libraryPath);
+    llvm::sys::path::replace_extension(object, "." + std::to_string(i) + ".o");
+    FailureOr<ModelSignature> signature = emitModelObject(graph, options, name, object);
+    if (failed(signature))
+      return failure();
+    objects.push_back(object.str().str());
+    signatures.push_back(std::move(*signature));
+  }
+  return finishArtifact(options, objects, writeProgramHeader(options.name, signatures),
+                        writeProgramSignatureJson(options.name, programJson.str(), signatures),
+                        ModuleOp(graphs.front()).getLoc());
 }

@@ -16,6 +16,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <deque>
+#include <map>
+#include <set>
 #include <dlfcn.h>
 #include <memory>
 #include <optional>
@@ -92,6 +95,7 @@ struct ModelApi {
   decltype(&tgc_model_state_dtype) stateDType = nullptr;
   decltype(&tgc_model_state_shape) stateShape = nullptr;
   decltype(&tgc_model_get_state) getState = nullptr;
+  decltype(&tgc_model_set_state) setState = nullptr;
   // Training (absent from models of ABI version 1).
   decltype(&tgc_model_is_trainable) isTrainable = nullptr;
   decltype(&tgc_model_run_train) runTrain = nullptr;
@@ -114,7 +118,9 @@ public:
       dlclose(handle);
   }
 
-  llvm::Error load(llvm::StringRef soPath);
+  /// Loads `soPath` and creates an instance of model `modelName` (by default the
+  /// name in X.json beside it, else the file stem).
+  llvm::Error load(llvm::StringRef soPath, std::optional<std::string> modelName = std::nullopt);
 
   ModelApi api;
   tgc_model *model = nullptr;
@@ -214,15 +220,19 @@ llvm::Error LoadedModel::lookup(const char *symbol, F &function) {
   return llvm::Error::success();
 }
 
-llvm::Error LoadedModel::load(llvm::StringRef soPath) {
+llvm::Error LoadedModel::load(llvm::StringRef soPath, std::optional<std::string> modelName) {
   llvm::SmallString<256> absolute(soPath);
   if (std::error_code ec = llvm::sys::fs::make_absolute(absolute))
     return makeError(soPath + ": " + ec.message());
   path = soPath.str();
-  llvm::Expected<std::string> modelName = readModelName(soPath);
-  if (!modelName)
-    return modelName.takeError();
-  name = *modelName;
+  if (modelName) {
+    name = *modelName;
+  } else {
+    llvm::Expected<std::string> jsonName = readModelName(soPath);
+    if (!jsonName)
+      return jsonName.takeError();
+    name = *jsonName;
+  }
   // An absolute path keeps dlopen from searching the library path.
   handle = dlopen(absolute.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle)
@@ -249,6 +259,7 @@ llvm::Error LoadedModel::load(llvm::StringRef soPath) {
   find("tgc_model_state_dtype", api.stateDType);
   find("tgc_model_state_shape", api.stateShape);
   find("tgc_model_get_state", api.getState);
+  find("tgc_model_set_state", api.setState);
   if (missing)
     return makeError(path + ": no function '" + missing +
                      "' (is it a model compiled by tgc?)");
@@ -570,9 +581,366 @@ llvm::Error Runner::run() {
   return writeReplay();
 }
 
+
+//===----------------------------------------------------------------------===//
+// Programs with graph breaks (docs/graph-breaks.md)
+//===----------------------------------------------------------------------===//
+
+/// X.json beside X.so, or null when there is none.
+llvm::Expected<nlohmann::json> readModelJson(llvm::StringRef soPath) {
+  llvm::SmallString<256> jsonPath(soPath);
+  llvm::sys::path::replace_extension(jsonPath, "json");
+  if (!llvm::sys::fs::exists(jsonPath))
+    return nlohmann::json();
+  auto buffer = llvm::MemoryBuffer::getFile(jsonPath, /*IsText=*/true);
+  if (!buffer)
+    return makeError(jsonPath + ": cannot read: " + buffer.getError().message());
+  try {
+    return nlohmann::json::parse((*buffer)->getBuffer().str());
+  } catch (const nlohmann::json::exception &error) {
+    return makeError(jsonPath + ": invalid JSON: " + error.what());
+  }
+}
+
+/// `tgc run` of a program with graph breaks: runs its graphs as model.json's
+/// "program" says. The calls between graphs (print) are not performed: they are
+/// written to `<output stem>.replay.json` under "calls", their tensors to the outputs
+/// file as `call.<i>.<k>`.
+class ProgramRunner {
+public:
+  ProgramRunner(const RunOptions &options, nlohmann::json json)
+      : options(options), json(std::move(json)) {}
+  llvm::Error run();
+
+private:
+  llvm::Error runGraph(size_t node, std::vector<ManagedTensor> &outputs);
+  llvm::Error syncBuffers(size_t graph);
+  llvm::Expected<nlohmann::json> callArgument(const nlohmann::json &arg, size_t call,
+                                              size_t &tensors);
+  llvm::Expected<SafetensorsTensor *> glue(const nlohmann::json &index);
+  llvm::Error fail(size_t graph, const llvm::Twine &what) {
+    return makeError(what + ": " + models[graph]->api.lastError(models[graph]->model));
+  }
+
+  const RunOptions &options;
+  nlohmann::json json;
+  std::vector<std::unique_ptr<LoadedModel>> models;
+  std::map<std::string, size_t> graphIndex;
+  SafetensorsFile inputs;
+  /// Glue values: the program's inputs (in `inputs`), then graph outputs.
+  std::vector<SafetensorsTensor *> values;
+  std::deque<SafetensorsTensor> owned;
+  std::set<size_t> mutatedInputs;
+  SafetensorsFile results;
+  nlohmann::json calls = nlohmann::json::array();
+};
+
+llvm::Expected<SafetensorsTensor *> ProgramRunner::glue(const nlohmann::json &index) {
+  if (!index.is_number_integer() || index.get<int64_t>() < 0 ||
+      size_t(index.get<int64_t>()) >= values.size() || !values[index.get<size_t>()])
+    return makeError("model.json: program value " + index.dump() +
+                     " is not defined where it is used");
+  return values[index.get<size_t>()];
+}
+
+/// Copies each buffer graph `graph` mutated into every other graph that has it.
+llvm::Error ProgramRunner::syncBuffers(size_t graph) {
+  const nlohmann::json &mutations = json["graphs"][graph].value("mutations", nlohmann::json());
+  if (!mutations.is_array())
+    return llvm::Error::success();
+  LoadedModel &from = *models[graph];
+  for (const nlohmann::json &mutation : mutations) {
+    if (mutation.value("kind", "") != "buffer")
+      continue;
+    std::string name = mutation.value("target", "");
+    DLDataType dtype;
+    int64_t rank = 0;
+    std::vector<int64_t> shape(16);
+    if (from.api.stateDType(from.model, name.c_str(), &dtype) != 0 ||
+        from.api.stateShape(from.model, name.c_str(), &rank, shape.data(), 16) != 0)
+      return fail(graph, "state '" + name + "'");
+    shape.resize(size_t(rank));
+    int64_t count = 1;
+    for (int64_t size : shape)
+      count *= size;
+    std::vector<char> bytes(size_t(count) * ((dtype.bits + 7) / 8));
+    DLTensor view{};
+    view.data = bytes.empty() ? nullptr : bytes.data();
+    view.device = {kDLCPU, 0};
+    view.ndim = int32_t(rank);
+    view.dtype = dtype;
+    view.shape = shape.data();
+    if (from.api.getState(from.model, name.c_str(), &view) != 0)
+      return fail(graph, "state '" + name + "'");
+    for (size_t other = 0; other < models.size(); ++other) {
+      if (other == graph)
+        continue;
+      LoadedModel &to = *models[other];
+      DLDataType otherDType;
+      if (to.api.stateDType(to.model, name.c_str(), &otherDType) != 0)
+        continue; // not one of its buffers
+      if (to.api.setState(to.model, name.c_str(), &view) != 0)
+        return fail(other, "state '" + name + "'");
+    }
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error ProgramRunner::runGraph(size_t node, std::vector<ManagedTensor> &outputs) {
+  const nlohmann::json &entry = json["program"]["nodes"][node];
+  auto it = graphIndex.find(entry.value("graph", ""));
+  if (it == graphIndex.end())
+    return makeError("model.json: program node " + llvm::Twine(node) + " names no graph");
+  size_t graph = it->second;
+  LoadedModel &model = *models[graph];
+  std::vector<DLTensor> views;
+  for (const nlohmann::json &index : entry["inputs"]) {
+    llvm::Expected<SafetensorsTensor *> value = glue(index);
+    if (!value)
+      return value.takeError();
+    views.push_back(viewTensor(**value));
+  }
+  std::vector<DLTensor *> pointers;
+  for (DLTensor &view : views)
+    pointers.push_back(&view);
+  int64_t numOutputs = model.api.numOutputs(model.model);
+  std::vector<DLManagedTensor *> raw(size_t(numOutputs), nullptr);
+  if (model.api.run(model.model, pointers.data(), int64_t(pointers.size()), raw.data(),
+                    numOutputs) != 0)
+    return fail(graph, "running graph '" + model.name + "'");
+  outputs.clear();
+  for (DLManagedTensor *output : raw)
+    outputs.emplace_back(output);
+  for (size_t i = 0; i < entry["inputs"].size(); ++i)
+    if (model.api.inputIsMutated(model.model, int64_t(i)) == 1 &&
+        entry["inputs"][i].get<size_t>() < inputs.tensors.size())
+      mutatedInputs.insert(entry["inputs"][i].get<size_t>());
+  return syncBuffers(graph);
+}
+
+llvm::Expected<nlohmann::json> ProgramRunner::callArgument(const nlohmann::json &arg,
+                                                           size_t call, size_t &tensors) {
+  if (!arg.is_object())
+    return arg;
+  if (arg.value("type", "") == "tuple") {
+    nlohmann::json items = nlohmann::json::array();
+    for (const nlohmann::json &item : arg["items"]) {
+      llvm::Expected<nlohmann::json> converted = callArgument(item, call, tensors);
+      if (!converted)
+        return converted.takeError();
+      items.push_back(*converted);
+    }
+    nlohmann::json tuple = arg;
+    tuple["items"] = items;
+    return tuple;
+  }
+  if (arg.value("type", "") != "tensor")
+    return arg;
+  llvm::Expected<SafetensorsTensor *> value = glue(arg["value"]);
+  if (!value)
+    return value.takeError();
+  std::string key = "call." + std::to_string(call) + "." + std::to_string(tensors++);
+  DLTensor view = viewTensor(**value);
+  llvm::Expected<SafetensorsTensor> copy = saveTensor(key, view);
+  if (!copy)
+    return copy.takeError();
+  results.tensors.push_back(std::move(*copy));
+  return nlohmann::json{{"type", "tensor"}, {"tensor", key}};
+}
+
+llvm::Error ProgramRunner::run() {
+  if (options.train)
+    return makeError("--train: a program with graph breaks cannot be trained yet");
+  llvm::Expected<SafetensorsFile> file = readSafetensors(options.inputsPath);
+  if (!file)
+    return file.takeError();
+  inputs = std::move(*file);
+  const nlohmann::json &program = json["program"];
+  if (!json["graphs"].is_array() || !program["nodes"].is_array() || program["nodes"].empty())
+    return makeError(options.soPath + ": model.json has a malformed \"program\"");
+  for (const nlohmann::json &graph : json["graphs"]) {
+    auto model = std::make_unique<LoadedModel>();
+    if (llvm::Error error = model->load(options.soPath, graph.value("name", "")))
+      return error;
+    graphIndex[model->name] = models.size();
+    models.push_back(std::move(model));
+  }
+  // The program's inputs by name (or input.N), as glue values 0..n-1.
+  for (size_t i = 0; i < program["inputs"].size(); ++i) {
+    const nlohmann::json &name = program["inputs"][i];
+    std::string positional = "input." + std::to_string(i);
+    auto found = std::find_if(inputs.tensors.begin(), inputs.tensors.end(),
+                              [&](const SafetensorsTensor &t) {
+                                return t.name == name.get<std::string>() ||
+                                       t.name == positional;
+                              });
+    if (found == inputs.tensors.end())
+      return makeError(options.inputsPath + ": no tensor '" + name.get<std::string>() +
+                       "' or '" + positional + "' for input #" + llvm::Twine(i));
+    values.push_back(&*found);
+  }
+
+  std::vector<ManagedTensor> outputs;
+  size_t node = 0, steps = 0;
+  while (true) {
+    if (++steps > program["nodes"].size())
+      return makeError("model.json: the program does not end");
+    if (llvm::Error error = runGraph(node, outputs))
+      return error;
+    const nlohmann::json &entry = program["nodes"][node];
+    const nlohmann::json &then = entry["then"];
+    std::string kind = then.value("kind", "");
+    if (kind == "return")
+      break;
+    const nlohmann::json &defined = entry["outputs"];
+    if (!defined.is_array() || defined.size() != outputs.size())
+      return makeError("model.json: program node " + llvm::Twine(node) + " lists " +
+                       llvm::Twine(defined.size()) + " outputs, its graph has " +
+                       llvm::Twine(outputs.size()));
+    for (size_t k = 0; k < outputs.size(); ++k) {
+      size_t index = defined[k].get<size_t>();
+      llvm::Expected<SafetensorsTensor> copy =
+          saveTensor("value." + std::to_string(index), outputs[k]->dl_tensor);
+      if (!copy)
+        return copy.takeError();
+      owned.push_back(std::move(*copy));
+      if (values.size() <= index)
+        values.resize(index + 1, nullptr);
+      values[index] = &owned.back();
+    }
+    if (kind == "call") {
+      nlohmann::json call{{"callee", then["callee"]}};
+      size_t tensors = 0;
+      nlohmann::json args = nlohmann::json::array(), kwargs = nlohmann::json::array();
+      for (const nlohmann::json &arg : then["args"]) {
+        llvm::Expected<nlohmann::json> value = callArgument(arg, calls.size(), tensors);
+        if (!value)
+          return value.takeError();
+        args.push_back(*value);
+      }
+      for (const nlohmann::json &kwarg : then["kwargs"]) {
+        llvm::Expected<nlohmann::json> value = callArgument(kwarg[1], calls.size(), tensors);
+        if (!value)
+          return value.takeError();
+        kwargs.push_back(nlohmann::json::array({kwarg[0], *value}));
+      }
+      call["args"] = args;
+      call["kwargs"] = kwargs;
+      calls.push_back(call);
+      node = then["next"].get<size_t>();
+    } else if (kind == "branch") {
+      llvm::Expected<SafetensorsTensor *> condition = glue(then["condition"]);
+      if (!condition)
+        return condition.takeError();
+      bool truth = llvm::any_of((*condition)->data, [](char byte) { return byte != 0; });
+      if ((*condition)->numElements() != 1)
+        return makeError("a branch condition has " +
+                         llvm::Twine((*condition)->numElements()) + " elements");
+      if ((*condition)->dtype == SafetensorsDType::F32) {
+        float f;
+        std::memcpy(&f, (*condition)->data.data(), sizeof f);
+        truth = f != 0;
+      } else if ((*condition)->dtype == SafetensorsDType::F64) {
+        double d;
+        std::memcpy(&d, (*condition)->data.data(), sizeof d);
+        truth = d != 0;
+      }
+      node = (truth ? then["true"] : then["false"]).get<size_t>();
+    } else {
+      return makeError("model.json: unknown program step '" + kind + "'");
+    }
+    if (node >= program["nodes"].size())
+      return makeError("model.json: program step to node " + llvm::Twine(node) +
+                       ", which does not exist");
+  }
+
+  // The last graph's results are the program's (docs/replay.md for its Python state).
+  size_t last = graphIndex.at(program["nodes"][node]["graph"].get<std::string>());
+  const nlohmann::json &signature = json["graphs"][last];
+  nlohmann::json replay = signature.value("replay", nlohmann::json());
+  const nlohmann::json &outputEntries = signature.value("outputs", nlohmann::json::array());
+  results.metadata["model"] = json.value("name", "");
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    bool state = k < outputEntries.size() && outputEntries[k].is_object() &&
+                 outputEntries[k].value("kind", "") == "python_state";
+    auto tensor = saveTensor((state ? "replay." : "output.") + std::to_string(k),
+                             outputs[k]->dl_tensor);
+    if (!tensor)
+      return tensor.takeError();
+    results.tensors.push_back(std::move(*tensor));
+  }
+  for (size_t i : mutatedInputs) {
+    DLTensor view = viewTensor(*values[i]);
+    auto tensor = saveTensor("mutated." + program["inputs"][i].get<std::string>(), view);
+    if (!tensor)
+      return tensor.takeError();
+    results.tensors.push_back(std::move(*tensor));
+  }
+  // Buffers, each once (the graphs hold the same values after syncBuffers).
+  std::set<std::string> saved;
+  for (auto &model : models) {
+    int64_t count = model->api.numState(model->model);
+    for (int64_t i = 0; i < count; ++i) {
+      if (model->api.stateKind(model->model, i) != TGC_STATE_BUFFER)
+        continue;
+      std::string name = model->api.stateName(model->model, i);
+      if (!saved.insert(name).second)
+        continue;
+      DLDataType dtype;
+      int64_t rank = 0;
+      std::vector<int64_t> shape(16);
+      if (model->api.stateDType(model->model, name.c_str(), &dtype) != 0 ||
+          model->api.stateShape(model->model, name.c_str(), &rank, shape.data(), 16) != 0)
+        return makeError("state '" + name + "'");
+      std::optional<SafetensorsDType> stDType = fromDLDataType(dtype);
+      if (!stDType)
+        return makeError("buffer '" + name + "' has a dtype safetensors cannot store");
+      SafetensorsTensor tensor;
+      tensor.name = "state." + name;
+      tensor.dtype = *stDType;
+      tensor.shape.assign(shape.begin(), shape.begin() + rank);
+      tensor.data.resize(size_t(tensor.numElements()) * safetensorsDTypeSize(*stDType));
+      DLTensor view = viewTensor(tensor);
+      if (model->api.getState(model->model, name.c_str(), &view) != 0)
+        return makeError("state '" + name + "'");
+      results.tensors.push_back(std::move(tensor));
+    }
+  }
+  if (llvm::Error error = writeSafetensors(options.outputPath, results))
+    return error;
+
+  nlohmann::json written;
+  if (!replay.is_null()) {
+    nameReplayTensors(replay);
+    written["replay"] = replay;
+  }
+  written["calls"] = calls;
+  llvm::SmallString<256> path(options.outputPath);
+  llvm::sys::path::replace_extension(path, "replay.json");
+  std::error_code ec;
+  llvm::raw_fd_ostream out(path, ec, llvm::sys::fs::OF_Text);
+  if (ec)
+    return makeError(path + ": cannot write: " + ec.message());
+  out << written.dump(2) << "\n";
+  return llvm::Error::success();
+}
+
 } // namespace
 
 int tgc::runModelCommand(const RunOptions &options) {
+  llvm::Expected<nlohmann::json> json = readModelJson(options.soPath);
+  if (!json) {
+    llvm::errs() << "error: " << llvm::toString(json.takeError()) << "\n";
+    return 1;
+  }
+  if (json->is_object() && json->contains("program")) {
+    ProgramRunner runner(options, std::move(*json));
+    if (llvm::Error error = runner.run()) {
+      llvm::errs() << "error: " << llvm::toString(std::move(error)) << "\n";
+      return 1;
+    }
+    return 0;
+  }
   Runner runner(options);
   if (llvm::Error error = runner.run()) {
     llvm::errs() << "error: " << llvm::toString(std::move(error)) << "\n";

@@ -2,6 +2,7 @@
 // `tgc run` runs one on safetensors inputs.
 #include "RunCommand.h"
 #include "tgc/Capture/ExportReader.h"
+#include "tgc/Capture/GraphProgram.h"
 #include "tgc/Capture/TraceReader.h"
 #include "tgc/Pipeline/Pipeline.h"
 #include "tgc/Target/Artifact.h"
@@ -34,6 +35,7 @@ struct CompileOptions {
   std::string name;
   bool train = false;
   bool report = false;
+  bool allowGraphBreaks = false;
   int64_t activationBudget = 0;
   std::string packSaved;
 };
@@ -84,6 +86,65 @@ static int writeModule(ModuleOp module, const std::string &path) {
   return 0;
 }
 
+/// `tgc compile --allow-graph-breaks`: a .trace whose graph breaks cut it into several
+/// graphs (docs/graph-breaks.md), each compiled like a whole program, in one model.so.
+static int compileProgram(const CompileOptions &options, MLIRContext &ctx, tgc::Phase phase,
+                          tgc::Phase startAfter) {
+  if (llvm::sys::path::extension(options.input) != ".trace") {
+    llvm::errs() << "error: --allow-graph-breaks needs a .trace input\n";
+    return 1;
+  }
+  if (options.train || startAfter != tgc::Phase::Capture) {
+    llvm::errs() << "error: --allow-graph-breaks does not support --train or --start-after "
+                    "yet\n";
+    return 1;
+  }
+  FailureOr<tgc::GraphProgram> program = tgc::readTraceProgram(options.input, &ctx);
+  if (failed(program))
+    return 1;
+  bool emitIR = phase != tgc::Phase::LLVM ||
+                llvm::StringRef(options.output).ends_with(".mlir") || options.output == "-";
+  std::string name = options.name.empty() ? defaultModelName(options.output) : options.name;
+  std::vector<std::string> graphNames;
+  SmallVector<ModuleOp> graphs;
+  for (size_t i = 0; i < program->nodes.size(); ++i) {
+    graphNames.push_back(tgc::graphModelName(name, i));
+    graphs.push_back(*program->nodes[i].graph);
+  }
+  std::string programJson = tgc::writeProgramJson(*program, graphNames);
+  for (ModuleOp graph : graphs) {
+    PassManager pm(&ctx);
+    tgc::PipelineOptions pipelineOptions;
+    pipelineOptions.startAfter = startAfter;
+    pipelineOptions.compileTo = emitIR ? phase : tgc::Phase::Decompose;
+    tgc::buildPipeline(pm, pipelineOptions);
+    if (failed(pm.run(graph)))
+      return 1;
+  }
+  if (emitIR) {
+    std::string error;
+    auto file = openOutputFile(options.output, &error);
+    if (!file) {
+      llvm::errs() << "error: " << error << "\n";
+      return 1;
+    }
+    file->os() << "// program: " << programJson << "\n";
+    for (auto [i, graph] : llvm::enumerate(graphs)) {
+      file->os() << (i ? "// -----\n" : "") << "// graph " << graphNames[i] << "\n";
+      graph.print(file->os());
+      file->os() << "\n";
+    }
+    file->keep();
+    return 0;
+  }
+  tgc::ArtifactOptions artifact;
+  artifact.runtimeLibrary = envOr("TGC_RUNTIME_LIBRARY", TGC_RUNTIME_LIBRARY);
+  artifact.linker = envOr("TGC_LINKER", TGC_LINKER_PATH);
+  artifact.libraryPath = options.output;
+  artifact.name = name;
+  return failed(tgc::emitProgramArtifact(graphs, programJson, artifact)) ? 1 : 0;
+}
+
 static int compile(const CompileOptions &options) {
   DialectRegistry registry;
   registerAllDialects(registry);
@@ -106,6 +167,8 @@ static int compile(const CompileOptions &options) {
                  << "' for --start-after\n";
     return 1;
   }
+  if (options.allowGraphBreaks)
+    return compileProgram(options, ctx, *phase, *startAfter);
   OwningOpRef<ModuleOp> module = readProgram(options.input, ctx);
   if (!module)
     return 1;
@@ -160,6 +223,9 @@ int main(int argc, char **argv) {
                          "decompose, lower, bufferize, llvm");
   compileCmd->add_option("--name", compileOptions.name,
                          "C identifier prefix of the model's API (default: output stem)");
+  compileCmd->add_flag("--allow-graph-breaks", compileOptions.allowGraphBreaks,
+                       "a .trace's graph breaks (a branch on a tensor's value, print) cut it "
+                       "into several graphs instead of being errors");
   compileCmd->add_flag("--train", compileOptions.train,
                        "build a trainable model: run autodiff and partition, and emit "
                        "the backward entry (docs/training.md)");

@@ -43,6 +43,19 @@ mlir::FailureOr<ModelSignature> extractSignature(mlir::ModuleOp module, llvm::St
 /// signature and weights embedded, links model.so, and writes model.h and model.json.
 mlir::LogicalResult emitArtifact(mlir::ModuleOp module, const ArtifactOptions &options);
 
+/// The C name of graph `index` of a program with graph breaks named `name`.
+inline std::string graphModelName(llvm::StringRef name, size_t index) {
+  return (name + "_g" + llvm::Twine(index)).str();
+}
+
+/// The artifact of a program with graph breaks (docs/graph-breaks.md): one model per
+/// graph (`<name>_g<i>_create`, each compiled like `emitArtifact`'s) in one model.so;
+/// model.json holds `programJson` (how the caller runs them) and each graph's
+/// signature, model.h each graph's constructor.
+mlir::LogicalResult emitProgramArtifact(llvm::ArrayRef<mlir::ModuleOp> graphs,
+                                        llvm::StringRef programJson,
+                                        const ArtifactOptions &options);
+
 } // namespace tgc
 
 #endif // TGC_TARGET_ARTIFACT_H

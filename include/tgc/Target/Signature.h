@@ -254,6 +254,15 @@ std::string writeSignatureJson(const ModelSignature &signature);
 /// listing the inputs and outputs.
 std::string writeModelHeader(const ModelSignature &signature);
 
+/// model.json of a program with graph breaks: `{"name", "program": programJson,
+/// "graphs": [each graph's writeSignatureJson]}` (docs/graph-breaks.md).
+std::string writeProgramSignatureJson(const std::string &name, const std::string &programJson,
+                                      const std::vector<ModelSignature> &graphs);
+
+/// model.h of a program with graph breaks: the C API and each graph's constructor.
+std::string writeProgramHeader(const std::string &name,
+                               const std::vector<ModelSignature> &graphs);
+
 } // namespace tgc
 
 #endif // TGC_TARGET_SIGNATURE_H

@@ -1,6 +1,8 @@
 """`tgc.load`: a compiled model.so bound to the live module or function it came from."""
 
 import ctypes
+import json as _json
+import os as _os
 import warnings
 
 import torch
@@ -52,8 +54,8 @@ def _build_structure(spec, outputs):
 class _Instance:
     """One `tgc_model` instance and what it last received from the live module."""
 
-    def __init__(self, path):
-        self.model = Model(path)
+    def __init__(self, path, name=None, signature=None):
+        self.model = Model(path, name, signature)
         self.pushed = {}  # state name -> key of the live tensor's last pushed value
         self.owner = None  # the _Pending of the forward whose saved values it holds
 
@@ -84,7 +86,8 @@ class CompiledModule:
     tensors (zero-copy), keeps the live module's parameters and buffers and the
     instance's state in sync, writes mutations back and replays Python side effects."""
 
-    def __init__(self, path, fn=None, train=False, on_guard_failure="raise"):
+    def __init__(self, path, fn=None, train=False, on_guard_failure="raise", graph=None):
+        """`graph`: (name, signature) of one graph of a program with graph breaks."""
         if on_guard_failure not in ("raise", "eager"):
             raise ValueError(f"tgc.load: on_guard_failure must be 'raise' or 'eager', "
                              f"not {on_guard_failure!r}")
@@ -93,7 +96,8 @@ class CompiledModule:
         self.train = train
         self.on_guard_failure = on_guard_failure
         self._warned = False
-        self._free = [_Instance(path)]
+        self._graph = graph or (None, None)
+        self._free = [_Instance(path, *self._graph)]
         first = self._free[0].model
         self.signature = first.signature or {}
         self.name = first.name
@@ -194,7 +198,7 @@ class CompiledModule:
         for i, inst in enumerate(self._free):
             if not inst.pending:
                 return inst
-        inst = _Instance(self.path)  # every instance is busy with a pending backward
+        inst = _Instance(self.path, *self._graph)  # every instance awaits a backward
         self._free.append(inst)
         return inst
 
@@ -239,18 +243,24 @@ class CompiledModule:
             raise TgcError(f"tgc: {self.name} backward: {m.last_error()}")
         return take_outputs(out, n)
 
-    def __call__(self, *args, **kwargs):
-        if self._guards and self.fn is not None:
-            try:
-                _guards.check(self._guards, self.fn, (args, kwargs))
-            except _guards.GuardError as e:
-                if self.on_guard_failure != "eager":
-                    raise
-                if not self._warned:
-                    warnings.warn(f"{e}; calling {self.name} eagerly", stacklevel=2)
-                    self._warned = True
-                return self.fn(*args, **kwargs)
-        inputs = self._inputs(args, kwargs)
+    def _guard(self, guards, args, kwargs):
+        """Checks `guards`; None when they hold, else the eager result (or raises)."""
+        if not guards or self.fn is None:
+            return None
+        try:
+            _guards.check(guards, self.fn, (args, kwargs))
+        except _guards.GuardError as e:
+            if self.on_guard_failure != "eager":
+                raise
+            if not self._warned:
+                warnings.warn(f"{e}; calling {self.name} eagerly", stacklevel=3)
+                self._warned = True
+            return (self.fn(*args, **kwargs),)
+        return None
+
+    def _run_tensors(self, inputs):
+        """Runs the model on `inputs` with the live state: all its outputs (Python state
+        ones included); mutated inputs and buffers are written back."""
         params = [self._live(name, "parameter") for name in self._grad_params]
         needs_grad = (self.train and torch.is_grad_enabled() and
                       any(t.requires_grad for t in inputs + params
@@ -265,12 +275,23 @@ class CompiledModule:
             if i < len(inputs):
                 _increment_version(inputs[i])
         self._pull_buffers(inst, self._buffer_mutations)
+        return outputs
+
+    def _finish(self, outputs, args, kwargs):
+        """Replays the Python state and builds the returned value."""
         if self._replay:
             _replay.apply(self._replay, self.fn, outputs, (args, kwargs))
         if self._structure is not None:
             return _build_structure(self._structure, outputs)
         returned = [outputs[i] for i in self._returned]
         return returned[0] if len(returned) == 1 else tuple(returned)
+
+    def __call__(self, *args, **kwargs):
+        eager = self._guard(self._guards, args, kwargs)
+        if eager is not None:
+            return eager[0]
+        outputs = self._run_tensors(self._inputs(args, kwargs))
+        return self._finish(outputs, args, kwargs)
 
     def __repr__(self):
         return (f"<tgc.CompiledModule {self.name!r} from {self.path!r} "
@@ -314,6 +335,81 @@ class _TgcFunction(torch.autograd.Function):
         return (None, None, None, *result)
 
 
+class CompiledProgram:
+    """What `tgc.load` returns for a program compiled with `--allow-graph-breaks`
+    (docs/graph-breaks.md): its graphs, each a CompiledModule over one model of the
+    model.so, run as model.json's "program" says; the calls between graphs (print) run
+    here, in Python, with the values the program passed."""
+
+    def __init__(self, path, json_value, fn=None, train=False, on_guard_failure="raise"):
+        if train:
+            raise TgcError(f"tgc.load: '{path}' has graph breaks; training such a program "
+                           f"is not supported yet")
+        self.path = path
+        self.fn = fn
+        self.name = json_value.get("name", "")
+        self.program = json_value["program"]
+        self.graphs = {g["name"]: CompiledModule(path, fn, False, on_guard_failure,
+                                                 graph=(g["name"], g))
+                       for g in json_value["graphs"]}
+        self.input_names = self.program["inputs"]
+        # A path's guards are about the state before the call, so all of them are
+        # checked up front (conservative: a read only another path makes may refuse).
+        self._guards, seen = [], set()
+        for g in json_value["graphs"]:
+            for guard in g.get("guards", []):
+                key = _json.dumps(guard, sort_keys=True)
+                if key not in seen:
+                    seen.add(key)
+                    self._guards.append(guard)
+        self._first = self.graphs[self.program["nodes"][0]["graph"]]
+
+    def _argument(self, value, env):
+        if isinstance(value, list):
+            return [self._argument(v, env) for v in value]
+        if not isinstance(value, dict):
+            return value
+        kind = value.get("type")
+        if kind == "tensor":
+            return env[value["value"]]
+        if kind == "tuple":
+            items = tuple(self._argument(v, env) for v in value["items"])
+            cls = value.get("class")
+            return _replay.external(cls["name"])(items) if cls else items
+        if kind == "float":
+            return float(value["value"])
+        raise TgcError(f"tgc: {self.path}: unknown program value {value!r}")
+
+    def __call__(self, *args, **kwargs):
+        eager = self._first._guard(self._guards, args, kwargs)
+        if eager is not None:
+            return eager[0]
+        env = dict(enumerate(self._first._inputs(args, kwargs)))
+        nodes = self.program["nodes"]
+        node = nodes[0]
+        for _ in range(len(nodes)):
+            graph = self.graphs[node["graph"]]
+            outputs = graph._run_tensors([env[i] for i in node["inputs"]])
+            then = node["then"]
+            if then["kind"] == "return":
+                return graph._finish(outputs, args, kwargs)
+            env.update(zip(node["outputs"], outputs))
+            if then["kind"] == "call":
+                callee = _replay.external(then["callee"])
+                callee(*self._argument(then["args"], env),
+                       **{k: self._argument(v, env) for k, v in then["kwargs"]})
+                node = nodes[then["next"]]
+            elif then["kind"] == "branch":
+                node = nodes[then["true"] if bool(env[then["condition"]]) else then["false"]]
+            else:
+                raise TgcError(f"tgc: {self.path}: unknown program step {then['kind']!r}")
+        raise TgcError(f"tgc: {self.path}: the program does not end")
+
+    def __repr__(self):
+        return (f"<tgc.CompiledProgram {self.name!r} from {self.path!r} "
+                f"graphs={list(self.graphs)}>")
+
+
 def load(path, fn=None, train=False, on_guard_failure="raise"):
     """Loads a model.so compiled by `tgc compile` and binds it to `fn`, the live
     nn.Module (or function / bound method) it was captured or exported from:
@@ -323,5 +419,14 @@ def load(path, fn=None, train=False, on_guard_failure="raise"):
     Before each call the model's guards (model.json "guards", docs/guards.md) are checked
     against `fn`, the arguments and the modules' globals: when the Python state the
     program reads differs from the captured one, the call raises `tgc.GuardError`, or
-    with `on_guard_failure="eager"` calls `fn` eagerly instead (warning once)."""
+    with `on_guard_failure="eager"` calls `fn` eagerly instead (warning once).
+
+    A program compiled with `--allow-graph-breaks` (model.json has a "program") runs as
+    several graphs with the Python steps between them (docs/graph-breaks.md)."""
+    stem = _os.path.splitext(_os.path.abspath(path))[0]
+    if _os.path.exists(stem + ".json"):
+        with open(stem + ".json") as f:
+            value = _json.load(f)
+        if isinstance(value, dict) and "program" in value:
+            return CompiledProgram(path, value, fn, train, on_guard_failure)
     return CompiledModule(path, fn, train, on_guard_failure)

@@ -37,6 +37,7 @@ resolved, and every value built, before the first action is applied.
 
 import ast
 import importlib
+import os
 import re
 import sys
 import types
@@ -102,9 +103,13 @@ def module_namespace(name, fn):
     if own is not None and own.get("__name__") == name:
         return own
     module = sys.modules.get(name)
-    if module is None:
-        raise TgcError(f"tgc replay: module {name!r} is not loaded")
-    return module.__dict__
+    if module is not None:
+        return module.__dict__
+    # fn's module imported under another name (importlib from a path): the same file.
+    own_file = (own or {}).get("__file__") or ""
+    if own_file and os.path.splitext(os.path.basename(own_file))[0] == name.rsplit(".", 1)[-1]:
+        return own
+    raise TgcError(f"tgc replay: module {name!r} is not loaded")
 
 
 class _Context:

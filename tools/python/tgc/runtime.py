@@ -299,12 +299,14 @@ class PreparedTrainStep:
 class Model:
     """One instance of a compiled model (`<name>_create`), destroyed by close()/GC."""
 
-    def __init__(self, so_path, name=None):
+    def __init__(self, so_path, name=None, signature=None):
+        """`name`/`signature`: one graph of a program with graph breaks (its entry in
+        model.json's "graphs"); by default the model X.json describes."""
         so_path = os.path.abspath(so_path)
         self.path = so_path
         stem = os.path.splitext(so_path)[0]
-        self.signature = None
-        if os.path.exists(stem + ".json"):
+        self.signature = signature
+        if signature is None and os.path.exists(stem + ".json"):
             with open(stem + ".json") as f:
                 self.signature = json.load(f)
         if name is None:
