@@ -614,7 +614,10 @@ public:
 
 private:
   llvm::Error runGraph(size_t node, std::vector<ManagedTensor> &outputs);
-  llvm::Error syncBuffers(size_t graph);
+  llvm::Error syncBuffers(size_t graph, const char *mutationsKey);
+  llvm::Error runBackward();
+  llvm::Error accumulate(std::map<std::string, SafetensorsTensor> &into, const std::string &key,
+                         const DLTensor &gradient);
   llvm::Expected<nlohmann::json> callArgument(const nlohmann::json &arg, size_t call,
                                               size_t &tensors);
   llvm::Expected<SafetensorsTensor *> glue(const nlohmann::json &index);
@@ -633,6 +636,8 @@ private:
   std::set<size_t> mutatedInputs;
   SafetensorsFile results;
   nlohmann::json calls = nlohmann::json::array();
+  /// The nodes run, in order (for the backward).
+  std::vector<size_t> trail;
 };
 
 llvm::Expected<SafetensorsTensor *> ProgramRunner::glue(const nlohmann::json &index) {
@@ -644,8 +649,9 @@ llvm::Expected<SafetensorsTensor *> ProgramRunner::glue(const nlohmann::json &in
 }
 
 /// Copies each buffer graph `graph` mutated into every other graph that has it.
-llvm::Error ProgramRunner::syncBuffers(size_t graph) {
-  const nlohmann::json &mutations = json["graphs"][graph].value("mutations", nlohmann::json());
+llvm::Error ProgramRunner::syncBuffers(size_t graph, const char *mutationsKey) {
+  const nlohmann::json &mutations =
+      json["graphs"][graph].value(mutationsKey, nlohmann::json());
   if (!mutations.is_array())
     return llvm::Error::success();
   LoadedModel &from = *models[graph];
@@ -705,9 +711,13 @@ llvm::Error ProgramRunner::runGraph(size_t node, std::vector<ManagedTensor> &out
     pointers.push_back(&view);
   int64_t numOutputs = model.api.numOutputs(model.model);
   std::vector<DLManagedTensor *> raw(size_t(numOutputs), nullptr);
-  if (model.api.run(model.model, pointers.data(), int64_t(pointers.size()), raw.data(),
-                    numOutputs) != 0)
+  auto run = options.train ? model.api.runTrain : model.api.run;
+  if (options.train && (!run || !model.api.isTrainable || !model.api.isTrainable(model.model)))
+    return makeError("--train: graph '" + model.name + "' is not trainable (compile the " +
+                     "program with `tgc compile --train --allow-graph-breaks`)");
+  if (run(model.model, pointers.data(), int64_t(pointers.size()), raw.data(), numOutputs) != 0)
     return fail(graph, "running graph '" + model.name + "'");
+  trail.push_back(node);
   outputs.clear();
   for (DLManagedTensor *output : raw)
     outputs.emplace_back(output);
@@ -715,7 +725,123 @@ llvm::Error ProgramRunner::runGraph(size_t node, std::vector<ManagedTensor> &out
     if (model.api.inputIsMutated(model.model, int64_t(i)) == 1 &&
         entry["inputs"][i].get<size_t>() < inputs.tensors.size())
       mutatedInputs.insert(entry["inputs"][i].get<size_t>());
-  return syncBuffers(graph);
+  return syncBuffers(graph, "mutations");
+}
+
+/// Adds `gradient` into `into[key]` (f32 or f64, contiguous result).
+llvm::Error ProgramRunner::accumulate(std::map<std::string, SafetensorsTensor> &into,
+                                      const std::string &key, const DLTensor &gradient) {
+  llvm::Expected<SafetensorsTensor> copy = saveTensor(key, gradient);
+  if (!copy)
+    return copy.takeError();
+  auto [it, inserted] = into.try_emplace(key, std::move(*copy));
+  if (inserted)
+    return llvm::Error::success();
+  SafetensorsTensor &sum = it->second;
+  if (sum.dtype != copy->dtype || sum.shape != copy->shape)
+    return makeError("the gradients of '" + key + "' have different dtypes or sizes");
+  int64_t n = sum.numElements();
+  if (sum.dtype == SafetensorsDType::F32) {
+    auto *a = reinterpret_cast<float *>(sum.data.data());
+    auto *b = reinterpret_cast<const float *>(copy->data.data());
+    for (int64_t i = 0; i < n; ++i)
+      a[i] += b[i];
+  } else if (sum.dtype == SafetensorsDType::F64) {
+    auto *a = reinterpret_cast<double *>(sum.data.data());
+    auto *b = reinterpret_cast<const double *>(copy->data.data());
+    for (int64_t i = 0; i < n; ++i)
+      a[i] += b[i];
+  } else {
+    return makeError("summing the gradients of '" + key + "': only f32 and f64 are supported");
+  }
+  return llvm::Error::success();
+}
+
+/// The backward of each graph run, last first: the program's output gradients (output.N
+/// of --grad-outputs) into the last graph, each graph's input gradients into the graphs
+/// that returned those values; parameter gradients are summed over the graphs.
+llvm::Error ProgramRunner::runBackward() {
+  llvm::Expected<SafetensorsFile> file = readSafetensors(options.gradOutputsPath);
+  if (!file)
+    return file.takeError();
+  std::map<std::string, SafetensorsTensor> valueGrads, paramGrads;
+  const nlohmann::json &nodes = json["program"]["nodes"];
+  for (size_t step = trail.size(); step-- > 0;) {
+    size_t node = trail[step];
+    const nlohmann::json &entry = nodes[node];
+    size_t graph = graphIndex.at(entry["graph"].get<std::string>());
+    LoadedModel &model = *models[graph];
+    bool last = step + 1 == trail.size();
+    int64_t numOutputs = model.api.numOutputs(model.model);
+    std::vector<DLTensor> views(static_cast<size_t>(numOutputs));
+    std::vector<DLTensor *> pointers(size_t(numOutputs), nullptr);
+    std::vector<SafetensorsTensor> zeros;
+    zeros.reserve(size_t(numOutputs));
+    for (int64_t k = 0; k < numOutputs; ++k) {
+      if (model.api.outputHasGradient(model.model, k) != 1)
+        continue;
+      SafetensorsTensor *grad = nullptr;
+      std::string key;
+      if (last) {
+        key = "output." + std::to_string(k);
+        auto found = std::find_if(file->tensors.begin(), file->tensors.end(),
+                                  [&](const SafetensorsTensor &t) { return t.name == key; });
+        if (found == file->tensors.end())
+          return makeError(options.gradOutputsPath + ": no tensor '" + key +
+                           "' for the gradient of output #" + llvm::Twine(k));
+        grad = &*found;
+      } else {
+        key = "value." + entry["outputs"][size_t(k)].dump();
+        auto it = valueGrads.find(key);
+        if (it != valueGrads.end()) {
+          grad = &it->second;
+        } else { // nothing after used it differentiably: zeros of its sizes
+          SafetensorsTensor &value = *values[entry["outputs"][size_t(k)].get<size_t>()];
+          SafetensorsTensor zero = value;
+          std::fill(zero.data.begin(), zero.data.end(), 0);
+          zeros.push_back(std::move(zero));
+          grad = &zeros.back();
+        }
+      }
+      views[size_t(k)] = viewTensor(*grad);
+      pointers[size_t(k)] = &views[size_t(k)];
+    }
+    int64_t numGradients = model.api.numGradients(model.model);
+    std::vector<DLManagedTensor *> raw(size_t(numGradients), nullptr);
+    if (model.api.backward(model.model, pointers.data(), numOutputs, raw.data(),
+                           numGradients) != 0)
+      return fail(graph, "running the backward of graph '" + model.name + "'");
+    std::vector<ManagedTensor> grads;
+    for (DLManagedTensor *g : raw)
+      grads.emplace_back(g);
+    for (int64_t g = 0; g < numGradients; ++g) {
+      std::string name = model.api.gradientName(model.model, g);
+      llvm::Error error = llvm::Error::success();
+      if (llvm::StringRef(name).starts_with("input.")) {
+        size_t input = std::stoul(name.substr(6));
+        error = accumulate(valueGrads, "value." + entry["inputs"][input].dump(),
+                           grads[size_t(g)]->dl_tensor);
+      } else {
+        error = accumulate(paramGrads, name, grads[size_t(g)]->dl_tensor);
+      }
+      if (error)
+        return error;
+    }
+    if (llvm::Error error = syncBuffers(graph, "backward_mutations"))
+      return error;
+  }
+  for (auto &[name, grad] : paramGrads) {
+    grad.name = "grad." + name;
+    results.tensors.push_back(std::move(grad));
+  }
+  for (size_t i = 0; i < inputs.tensors.size() && i < json["program"]["inputs"].size(); ++i) {
+    auto it = valueGrads.find("value." + std::to_string(i));
+    if (it == valueGrads.end())
+      continue;
+    it->second.name = "grad.input." + std::to_string(i);
+    results.tensors.push_back(std::move(it->second));
+  }
+  return llvm::Error::success();
 }
 
 llvm::Expected<nlohmann::json> ProgramRunner::callArgument(const nlohmann::json &arg,
@@ -749,8 +875,9 @@ llvm::Expected<nlohmann::json> ProgramRunner::callArgument(const nlohmann::json 
 }
 
 llvm::Error ProgramRunner::run() {
-  if (options.train)
-    return makeError("--train: a program with graph breaks cannot be trained yet");
+  if (options.train && options.gradOutputsPath.empty())
+    return makeError("--train needs --grad-outputs (the gradient of each output, named "
+                     "output.N)");
   llvm::Expected<SafetensorsFile> file = readSafetensors(options.inputsPath);
   if (!file)
     return file.takeError();
@@ -869,6 +996,9 @@ llvm::Error ProgramRunner::run() {
       return tensor.takeError();
     results.tensors.push_back(std::move(*tensor));
   }
+  if (options.train)
+    if (llvm::Error error = runBackward())
+      return error;
   for (size_t i : mutatedInputs) {
     DLTensor view = viewTensor(*values[i]);
     auto tensor = saveTensor("mutated." + program["inputs"][i].get<std::string>(), view);

@@ -94,9 +94,8 @@ static int compileProgram(const CompileOptions &options, MLIRContext &ctx, tgc::
     llvm::errs() << "error: --allow-graph-breaks needs a .trace input\n";
     return 1;
   }
-  if (options.train || startAfter != tgc::Phase::Capture) {
-    llvm::errs() << "error: --allow-graph-breaks does not support --train or --start-after "
-                    "yet\n";
+  if (startAfter != tgc::Phase::Capture) {
+    llvm::errs() << "error: --allow-graph-breaks does not support --start-after\n";
     return 1;
   }
   FailureOr<tgc::GraphProgram> program = tgc::readTraceProgram(options.input, &ctx);
@@ -115,8 +114,13 @@ static int compileProgram(const CompileOptions &options, MLIRContext &ctx, tgc::
   for (ModuleOp graph : graphs) {
     PassManager pm(&ctx);
     tgc::PipelineOptions pipelineOptions;
+    pipelineOptions.train = options.train;
+    pipelineOptions.activationBudget = options.activationBudget;
+    pipelineOptions.packSaved = options.packSaved;
     pipelineOptions.startAfter = startAfter;
-    pipelineOptions.compileTo = emitIR ? phase : tgc::Phase::Decompose;
+    pipelineOptions.compileTo = emitIR          ? phase
+                                : options.train ? tgc::Phase::Partition
+                                                : tgc::Phase::Decompose;
     tgc::buildPipeline(pm, pipelineOptions);
     if (failed(pm.run(graph)))
       return 1;
@@ -167,6 +171,10 @@ static int compile(const CompileOptions &options) {
                  << "' for --start-after\n";
     return 1;
   }
+  if ((options.activationBudget != 0 || !options.packSaved.empty()) && !options.train) {
+    llvm::errs() << "error: --activation-budget and --pack-saved need --train\n";
+    return 1;
+  }
   if (options.allowGraphBreaks)
     return compileProgram(options, ctx, *phase, *startAfter);
   OwningOpRef<ModuleOp> module = readProgram(options.input, ctx);
@@ -182,10 +190,6 @@ static int compile(const CompileOptions &options) {
   pipelineOptions.train = options.train;
   pipelineOptions.activationBudget = options.activationBudget;
   pipelineOptions.packSaved = options.packSaved;
-  if ((options.activationBudget != 0 || !options.packSaved.empty()) && !options.train) {
-    llvm::errs() << "error: --activation-budget and --pack-saved need --train\n";
-    return 1;
-  }
   pipelineOptions.startAfter = *startAfter;
   pipelineOptions.compileTo = emitIR            ? *phase
                               : options.train ? tgc::Phase::Partition

@@ -170,12 +170,25 @@ def check_conformance(gen, name, stem, config):
         other = os.path.join(CONFORMANCE, "%s.%s.inputs.safetensors" % (name, key))
         expected = load_file(os.path.join(CONFORMANCE, "%s.%s.expected.safetensors" %
                                           (name, key)))
-        fn, _, names, npos, call = fresh(stem, config, False, other)
+        fn, _, names, npos, call = fresh(stem, config, train, other)
         arrived = {n: t.detach() for n, t in call.items()}
-        result = tgc.load(so, fn)(*[call[n] for n in names[:npos]],
-                                  **{n: call[n] for n in names[npos:]})
-        for i, o in enumerate(gen.flatten(result, [])):
+        with torch.set_grad_enabled(train):
+            result = tgc.load(so, fn, train=train)(*[call[n] for n in names[:npos]],
+                                                   **{n: call[n] for n in names[npos:]})
+        outputs = gen.flatten(result, [])
+        for i, o in enumerate(outputs):
             close(o, expected["output.%d" % i], "%s: output.%d" % (key, i))
+        if train:
+            grads = load_file(os.path.join(CONFORMANCE, name + ".grad_outputs.safetensors"))
+            torch.autograd.backward([outputs[int(k.split(".")[1])] for k in grads],
+                                    list(grads.values()))
+            for fqn, p in fn.named_parameters():
+                if "grad." + fqn in expected:
+                    close(p.grad, expected["grad." + fqn], "%s: grad.%s" % (key, fqn))
+            for i, n in enumerate(names):
+                if "grad.input.%d" % i in expected:
+                    close(call[n].grad, expected["grad.input.%d" % i],
+                          "%s: grad.input.%d" % (key, i))
         for k, value in expected.items():
             if k.startswith("mutated."):
                 close(arrived[k[len("mutated."):]], value, "%s: %s" % (key, k))

@@ -339,17 +339,17 @@ class CompiledProgram:
     """What `tgc.load` returns for a program compiled with `--allow-graph-breaks`
     (docs/graph-breaks.md): its graphs, each a CompiledModule over one model of the
     model.so, run as model.json's "program" says; the calls between graphs (print) run
-    here, in Python, with the values the program passed."""
+    here, in Python, with the values the program passed. With `train=True` (compiled
+    with `--train`) the call is differentiable: each graph is an autograd.Function."""
 
     def __init__(self, path, json_value, fn=None, train=False, on_guard_failure="raise"):
-        if train:
-            raise TgcError(f"tgc.load: '{path}' has graph breaks; training such a program "
-                           f"is not supported yet")
         self.path = path
         self.fn = fn
         self.name = json_value.get("name", "")
         self.program = json_value["program"]
-        self.graphs = {g["name"]: CompiledModule(path, fn, False, on_guard_failure,
+        # With train=True each graph is a torch.autograd.Function of its own; autograd
+        # chains their backwards through the tensors that cross the breaks.
+        self.graphs = {g["name"]: CompiledModule(path, fn, train, on_guard_failure,
                                                  graph=(g["name"], g))
                        for g in json_value["graphs"]}
         self.input_names = self.program["inputs"]
