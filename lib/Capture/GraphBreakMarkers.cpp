@@ -73,8 +73,12 @@ FailureOr<Attribute> Interpreter::breakCallArgument(Var value,
     int64_t index = it - tensors.begin();
     if (it == tensors.end())
       tensors.push_back(tensor);
-    return Attribute(builder.getDictionaryAttr(
-        builder.getNamedAttr("tensor", builder.getI64IntegerAttr(index))));
+    SmallVector<NamedAttribute> entries = {
+        builder.getNamedAttr("tensor", builder.getI64IntegerAttr(index))};
+    if (value->number != Variable::Number::None) // a Python number: the caller calls item()
+      entries.push_back(
+          builder.getNamedAttr("number", builder.getStringAttr(numberName(value->number))));
+    return Attribute(builder.getDictionaryAttr(entries));
   }
   default:
     break;

@@ -529,7 +529,10 @@ static Json argumentJson(Attribute arg, const std::vector<int64_t> &tensors) {
                 {"items", items}};
   }
   int64_t index = dict.getAs<IntegerAttr>("tensor").getInt();
-  return Json{{"type", "tensor"}, {"value", tensors[index]}};
+  Json tensor{{"type", "tensor"}, {"value", tensors[index]}};
+  if (auto number = dict.getAs<StringAttr>("number"))
+    tensor["number"] = number.str();
+  return tensor;
 }
 
 std::string tgc::writeProgramJson(const GraphProgram &program, ArrayRef<std::string> graphNames) {

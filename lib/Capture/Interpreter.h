@@ -233,6 +233,17 @@ private:
 
   mlir::InFlightDiagnostic error(mlir::Location loc) { return mlir::emitError(loc); }
 
+  // Python numbers computed from tensor values (TensorNumbers.cpp).
+  /// `tensor.item()`: a 0-d number tensor (f64/i64/i1) marked with the Python number.
+  mlir::FailureOr<Var> tensorItem(Var tensor, mlir::Location loc);
+  /// `tensor` cast to `kind`'s dtype and marked as that Python number.
+  mlir::FailureOr<Var> asNumber(Var tensor, Variable::Number kind, mlir::Location loc);
+  /// The tensor `result` of `lhs <op> rhs` (rhs null for unary ops; op "compare" for
+  /// comparisons), marked as a Python number when both operands are numbers and one
+  /// stands for a tensor's value; else `result` itself.
+  mlir::FailureOr<Var> numberResult(Var result, Var lhs, Var rhs, llvm::StringRef op,
+                                    mlir::Location loc);
+
   // Graph breaks (docs/graph-breaks.md).
   /// Whether a graph break here can be a marker rather than an error.
   bool canBreakGraph() const {

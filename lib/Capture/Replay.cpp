@@ -383,8 +383,12 @@ FailureOr<Attribute> ReplayBuilder::encode(const Var &value, const std::string &
     auto [it, inserted] = tensorIndex.try_emplace(value->object, replay.tensors.size());
     if (inserted)
       replay.tensors.push_back({h.tensor, path});
-    return Attribute(dict({named(rp::kTypeKey, b.getStringAttr(rp::kTensor)),
-                           named(rp::kOutputKey, b.getI64IntegerAttr(firstOutput + it->second))}));
+    SmallVector<NamedAttribute> entries = {
+        named(rp::kTypeKey, b.getStringAttr(rp::kTensor)),
+        named(rp::kOutputKey, b.getI64IntegerAttr(firstOutput + it->second))};
+    if (value->number != Variable::Number::None)
+      entries.push_back(named(rp::kNumberKey, b.getStringAttr(numberName(value->number))));
+    return Attribute(dict(entries));
   }
   int64_t id = newIds.size();
   if (auto it = newIds.find(value->object); it != newIds.end()) {
@@ -446,12 +450,14 @@ std::string ReplayBuilder::codeSource(const py::CodeObject *code) {
     codeSources.emplace();
     // Trace code objects by their source's length (shortest first), then id.
     std::vector<std::pair<size_t, size_t>> roots;
-    for (size_t id = 0; id < sources.size(); ++id)
-      if (!sources[id].empty())
-        if (llvm::Expected<const Json *> json = trace.getObject(id); !json)
-          llvm::consumeError(json.takeError());
-        else if ((*json)->value("kind", "") == "code")
-          roots.push_back({sources[id].size(), id});
+    for (size_t id = 0; id < sources.size(); ++id) {
+      if (sources[id].empty())
+        continue;
+      if (llvm::Expected<const Json *> json = trace.getObject(id); !json)
+        llvm::consumeError(json.takeError());
+      else if ((*json)->value("kind", "") == "code")
+        roots.push_back({sources[id].size(), id});
+    }
     llvm::sort(roots);
     std::function<void(const py::CodeObject *, const std::string &)> walk =
         [&](const py::CodeObject *c, const std::string &source) {

@@ -900,6 +900,11 @@ FailureOr<Var> Interpreter::callBuiltin(llvm::StringRef name, CallArguments &arg
     }
     if (args[0]->is(K::Int) && name != "builtins.float")
       return args[0];
+    // int()/float() of a number from a tensor's value: a cast (int() truncates).
+    if (args[0]->is(K::Tensor) && args[0]->number != Variable::Number::None)
+      return asNumber(args[0],
+                      name == "builtins.float" ? Variable::Number::Float : Variable::Number::Int,
+                      loc);
     if (args[0]->is(K::Str) && name == "builtins.float") {
       std::string text = llvm::StringRef(args[0]->name).trim().lower();
       if (text == "inf" || text == "+inf" || text == "infinity")
@@ -958,8 +963,18 @@ FailureOr<Var> Interpreter::callBuiltin(llvm::StringRef name, CallArguments &arg
     if (failed(arity(1, 1)))
       return failure();
     if (args[0]->is(K::Tensor)) {
-      handled = false;
-      return failure();
+      if (args[0]->number == Variable::Number::None) {
+        handled = false;
+        return failure();
+      }
+      CallArguments absArguments{{args[0]}, {}};
+      FailureOr<Var> result = callTorchFunction("torch.abs", absArguments, loc, handled);
+      if (failed(result))
+        return failure();
+      return asNumber(*result,
+                      args[0]->number == Variable::Number::Float ? Variable::Number::Float
+                                                                 : Variable::Number::Int,
+                      loc);
     }
     if (std::optional<int64_t> i = args[0]->getConstantInt(); i && !args[0]->is(K::Float))
       return makeInt(std::abs(*i), ctx);
@@ -1272,6 +1287,9 @@ FailureOr<Var> Interpreter::binaryOp(unsigned op, Var lhs, Var rhs, Location loc
   if (op >= 26)
     return error(loc) << "unknown binary operator " << op;
   if (lhs->is(K::Tensor) || rhs->is(K::Tensor)) {
+    // Python numbers are immutable: `s += 1` on a number tensor rebinds.
+    if (lhs->number != Variable::Number::None && op >= 13)
+      op -= 13;
     std::string name = std::string("operator.") + kOperatorNames[op];
     CallArguments arguments{{lhs, rhs}, {}};
     if (!lhs->is(K::Tensor)) {
@@ -1283,7 +1301,9 @@ FailureOr<Var> Interpreter::binaryOp(unsigned op, Var lhs, Var rhs, Location loc
     FailureOr<Var> result = callTorchFunction(name, arguments, loc, handled);
     if (!handled)
       return error(loc) << "the tensor operator " << name << " is not supported";
-    return result;
+    if (failed(result))
+      return failure();
+    return numberResult(*result, lhs, rhs, kOperatorNames[op % 13], loc);
   }
   // User classes define operators with dunder methods: x.__iadd__(y), then
   // x.__add__(y), then y.__radd__(x).
@@ -1461,7 +1481,9 @@ FailureOr<Var> Interpreter::compareOp(llvm::StringRef op, Var lhs, Var rhs, Loca
             callTorchFunction(("operator." + fn).str(), arguments, loc, handled);
         if (!handled)
           return error(loc) << "tensor comparison " << op << " is not supported";
-        return result;
+        if (failed(result))
+          return failure();
+        return numberResult(*result, lhs, rhs, "compare", loc);
       }
   }
   if (op == "==" || op == "!=") {
@@ -1505,7 +1527,9 @@ FailureOr<Var> Interpreter::unaryOp(llvm::StringRef op, Var operand, Location lo
     FailureOr<Var> result = callTorchFunction(fn, arguments, loc, handled);
     if (!handled)
       return error(loc) << "the tensor operator " << fn << " is not supported";
-    return result;
+    if (failed(result))
+      return failure();
+    return numberResult(*result, operand, nullptr, fn, loc);
   }
   if (op == "+")
     return operand;

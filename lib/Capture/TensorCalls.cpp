@@ -375,7 +375,12 @@ FailureOr<Var> Interpreter::callTorch(llvm::StringRef name, CallArguments &argum
       handle.name = "torch.utils.hooks.RemovableHandle";
       return makeObject(newObject(std::move(handle)));
     }
-    if (name == "item" || name == "tolist" || name == "numpy" || name == "__bool__")
+    if (name == "item") {
+      if (args.size() != 1)
+        return error(loc) << "Tensor.item() takes no arguments";
+      return tensorItem(args[0], loc);
+    }
+    if (name == "tolist" || name == "numpy" || name == "__bool__")
       return error(loc) << "graph break: Tensor." << name
                         << "() reads a tensor's values, which are not known at capture time";
     handled = false;
@@ -724,6 +729,9 @@ LogicalResult Interpreter::flattenTensors(Var value, SmallVectorImpl<Value> &ten
   if (value->is(K::None))
     return success();
   if (value->is(K::Tensor)) {
+    if (value->number != Variable::Number::None)
+      return error(loc) << "the program returns a Python number computed from a tensor's "
+                           "value (Tensor.item()); tgc returns tensors only";
     tensors.push_back(heap.get(value->object).tensor);
     return success();
   }

@@ -67,6 +67,20 @@ Var tgc::capture::makeStr(llvm::StringRef s) {
   return makeVar(std::move(v));
 }
 
+llvm::StringRef tgc::capture::numberName(Variable::Number number) {
+  switch (number) {
+  case Variable::Number::Float:
+    return "float";
+  case Variable::Number::Int:
+    return "int";
+  case Variable::Number::Bool:
+    return "bool";
+  case Variable::Number::None:
+    break;
+  }
+  return "";
+}
+
 Var tgc::capture::makeTuple(std::vector<Var> items) {
   Variable v;
   v.kind = Variable::Kind::Tuple;

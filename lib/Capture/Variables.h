@@ -59,6 +59,11 @@ struct Variable {
   /// For Tuple: its class when it is an instance of a tuple subclass (external
   /// `torch.Size`, a namedtuple's class object); null for a plain tuple.
   Var tupleClass;
+  /// For Tensor: the Python number it stands for, when it is one computed from tensor
+  /// values (`t.item()` and arithmetic on it, Dynamo's unbacked SymFloat/SymInt): a 0-d
+  /// tensor of f64 (Float), i64 (Int) or i1 (Bool). None for real tensors.
+  enum class Number { None, Float, Int, Bool };
+  Number number = Number::None;
   py::CodeRef code;
 
   bool is(Kind k) const { return kind == k; }
@@ -67,6 +72,9 @@ struct Variable {
   /// The numeric value of a Bool/Int/Float constant.
   std::optional<double> getNumber() const;
 };
+
+/// "float", "int" or "bool" (the Python type a number tensor stands for); "" for None.
+llvm::StringRef numberName(Variable::Number number);
 
 Var makeNull();
 Var makeNone();

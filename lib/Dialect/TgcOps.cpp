@@ -53,7 +53,11 @@ static LogicalResult verifyBreakCallArgument(BreakCallOp op, Attribute arg) {
       dict.getAs<ArrayAttr>("items"))
     return verifyBreakCallArgument(op, dict.get("items"));
   auto index = dict ? dict.getAs<IntegerAttr>("tensor") : IntegerAttr();
-  if (!index || dict.size() != 1)
+  auto number = dict ? dict.getAs<StringAttr>("number") : StringAttr();
+  if (number && number.getValue() != "float" && number.getValue() != "int" &&
+      number.getValue() != "bool")
+    return op.emitOpError("argument's number must be float, int or bool, got ") << number;
+  if (!index || dict.size() != 1 + (number ? 1 : 0))
     return op.emitOpError("argument must be a constant, an array, {class = \"name\", items = "
                           "[...]} or {tensor = i}, got ")
            << arg;

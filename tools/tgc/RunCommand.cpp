@@ -871,7 +871,10 @@ llvm::Expected<nlohmann::json> ProgramRunner::callArgument(const nlohmann::json 
   if (!copy)
     return copy.takeError();
   results.tensors.push_back(std::move(*copy));
-  return nlohmann::json{{"type", "tensor"}, {"tensor", key}};
+  nlohmann::json tensor{{"type", "tensor"}, {"tensor", key}};
+  if (arg.contains("number"))
+    tensor["number"] = arg["number"];
+  return tensor;
 }
 
 llvm::Error ProgramRunner::run() {

@@ -77,6 +77,9 @@ inline constexpr llvm::StringLiteral kIdKey = "id";
 inline constexpr llvm::StringLiteral kClassKey = "class";
 inline constexpr llvm::StringLiteral kAttributesKey = "attributes";
 inline constexpr llvm::StringLiteral kOutputKey = "output";
+/// On a tensor value that stands for a Python number (`t.item()`): "float", "int" or
+/// "bool", what the loader turns the 0-d tensor into.
+inline constexpr llvm::StringLiteral kNumberKey = "number";
 /// Keys of a `function` value: `code` and `globals` (sources of the code object and
 /// of the module namespace), `name`, `qualname`, `defaults` ([V...] or null),
 /// `kwdefaults` ([[name, V]...] or null), `closure` ([cell V...] or null),

@@ -371,7 +371,9 @@ class CompiledProgram:
             return value
         kind = value.get("type")
         if kind == "tensor":
-            return env[value["value"]]
+            number = value.get("number")  # a Python number computed from a tensor
+            t = env[value["value"]]
+            return {"float": float, "int": int, "bool": bool}[number](t.item()) if number else t
         if kind == "tuple":
             items = tuple(self._argument(v, env) for v in value["items"])
             cls = value.get("class")

@@ -215,6 +215,10 @@ class _Context:
             if not isinstance(n, int) or not 0 <= n < len(self.outputs):
                 raise TgcError(f"tgc replay: tensor output {n!r} out of range "
                                f"({len(self.outputs)} outputs)")
+            number = v.get("number")  # a Python number computed from a tensor's value
+            if number is not None:
+                return {"float": float, "int": int, "bool": bool}[number](
+                    self.outputs[n].item())
             return self.outputs[n]
         if kind == "external":
             return external(v["name"])

@@ -1,0 +1,96 @@
+// Python numbers computed from tensor values (`t.item()`, and arithmetic on the result):
+// what Dynamo calls unbacked SymFloat/SymInt with capture_scalar_outputs. They stay in the
+// graph as 0-d tensors (f64 for float, i64 for int, i1 for bool, so that arithmetic on
+// them rounds like Python's) whose Var is marked with the number it stands for
+// (`Variable::number`). Arithmetic with tensors broadcasts like a Python scalar would; a
+// branch on one is a graph break (docs/graph-breaks.md); using one as a size is an error.
+#include "Interpreter.h"
+
+#include "tgc/Dialect/TgcDialect.h"
+
+using namespace mlir;
+using namespace tgc;
+using namespace tgc::capture;
+
+using K = Variable::Kind;
+using N = Variable::Number;
+
+/// The Python number kind of `value`: Float/Int/Bool constants and number tensors.
+static N numberOf(const Var &value) {
+  switch (value->kind) {
+  case K::Float:
+    return N::Float;
+  case K::Int:
+    return N::Int;
+  case K::Bool:
+    return N::Bool;
+  case K::Tensor:
+    return value->number;
+  default:
+    return N::None;
+  }
+}
+
+FailureOr<Var> Interpreter::asNumber(Var tensor, Variable::Number kind, Location loc) {
+  auto type = cast<BaseTensorType>(heap.get(tensor->object).tensor.getType());
+  Type dtype = kind == N::Float ? Type(Float64Type::get(ctx))
+               : kind == N::Int ? Type(IntegerType::get(ctx, 64))
+                                : Type(IntegerType::get(ctx, 1));
+  Var result = tensor;
+  if (type.getDtype() != dtype) {
+    Variable dtypeVar;
+    dtypeVar.kind = K::DType;
+    dtypeVar.type = dtype;
+    bool handled = false;
+    CallArguments arguments{{tensor, makeVar(std::move(dtypeVar))}, {}};
+    FailureOr<Var> cast = callTorchFunction("torch.Tensor.to", arguments, loc, handled);
+    if (failed(cast) || !handled)
+      return failure();
+    result = *cast;
+  }
+  Variable marked = *result;
+  marked.number = kind;
+  return makeVar(std::move(marked));
+}
+
+FailureOr<Var> Interpreter::tensorItem(Var tensor, Location loc) {
+  auto type = cast<BaseTensorType>(heap.get(tensor->object).tensor.getType());
+  for (AffineExpr size : type.getSizes()) {
+    auto constant = dyn_cast<AffineConstantExpr>(size);
+    if (!constant || constant.getValue() != 1)
+      return error(loc) << "Tensor.item() of a tensor of sizes " << type
+                        << ": only one-element tensors can be converted to Python scalars";
+  }
+  bool handled = false;
+  CallArguments detach{{tensor}, {}};
+  FailureOr<Var> value = callTorchFunction("torch.Tensor.detach", detach, loc, handled);
+  if (failed(value))
+    return failure();
+  if (!type.getSizes().empty()) { // sizes all 1: squeeze them away
+    CallArguments squeeze{{*value}, {}};
+    value = callTorchFunction("torch.Tensor.squeeze", squeeze, loc, handled);
+    if (failed(value))
+      return failure();
+  }
+  Type dtype = type.getDtype();
+  N kind = isa<FloatType>(dtype) ? N::Float : dtype.isInteger(1) ? N::Bool : N::Int;
+  return asNumber(*value, kind, loc);
+}
+
+FailureOr<Var> Interpreter::numberResult(Var result, Var lhs, Var rhs, llvm::StringRef op,
+                                         Location loc) {
+  N a = numberOf(lhs), b = rhs ? numberOf(rhs) : a;
+  if (!result->is(K::Tensor) || a == N::None || b == N::None ||
+      (lhs->number == N::None && (!rhs || rhs->number == N::None)))
+    return result; // not arithmetic on Python numbers
+  N kind;
+  if (op == "compare")
+    kind = N::Bool;
+  else if (op == "truediv" || a == N::Float || b == N::Float)
+    kind = N::Float;
+  else if (a == N::Bool && b == N::Bool && (op == "and_" || op == "or_" || op == "xor"))
+    kind = N::Bool;
+  else
+    kind = N::Int;
+  return asNumber(result, kind, loc);
+}
