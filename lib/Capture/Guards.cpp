@@ -61,29 +61,19 @@ public:
 
   /// Adds the guards of `value`, read at `source`.
   void addValue(const std::string &source, const Var &value);
-  void add(const std::string &source, llvm::StringRef kind, Attribute value) {
+  /// `distinct` tells apart guards of one kind on one source (hasattr of two names).
+  void add(const std::string &source, llvm::StringRef kind, Attribute value,
+           llvm::StringRef distinct = "") {
     // nn.Module's hook dicts are keyed by handle ids, which differ in every process: a
     // source through one of their items, or their key set, names nothing stable.
     if (throughHookDict(source) ||
         (kind == gd::kKeysEqual && llvm::StringRef(source).ends_with("hooks")))
       return;
-    if (!seen.insert((source + "\n" + kind).str()).second)
+    if (!seen.insert((source + "\n" + kind + "\n" + distinct).str()).second)
       return;
     guards.push_back(b.getDictionaryAttr({b.getNamedAttr(gd::kKindKey, b.getStringAttr(kind)),
                                           b.getNamedAttr(gd::kSourceKey, b.getStringAttr(source)),
                                           b.getNamedAttr(gd::kValueKey, value)}));
-  }
-  /// Whether `source` has an item step into an attribute whose name ends in `hooks`
-  /// (`fn._forward_hooks[3]`).
-  static bool throughHookDict(llvm::StringRef source) {
-    for (size_t at = source.find("hooks["); at != llvm::StringRef::npos;
-         at = source.find("hooks[", at + 1)) {
-      size_t dot = source.rfind('.', at);
-      if (dot != llvm::StringRef::npos &&
-          source.slice(dot + 1, at).find_first_of("[]'\"") == llvm::StringRef::npos)
-        return true;
-    }
-    return false;
   }
   /// The source of heap object `id`, "" when it has none.
   std::string sourceOf(ObjectId id) const {
@@ -184,6 +174,24 @@ ArrayAttr tgc::capture::buildGuards(const TraceFile &trace, const Interpreter &i
   for (const auto &[name, arg] : call.keywords)
     if (Attribute constant = g.encodeConstant(arg))
       g.add("kwargs[" + sourceStringLiteral(name) + "]", gd::kEquals, constant);
+  // A container the program mutates is replayed as its final contents, which include
+  // what it held before the call: those must still be its contents (their values are
+  // guarded where the program read them; their number here).
+  for (const SideEffect &effect : interpreter.getSideEffects()) {
+    if (effect.kind != SideEffect::Kind::SetContents)
+      continue;
+    int64_t traceId = interpreter.getHeap().get(effect.object).traceId;
+    std::string owner = g.sourceOf(effect.object);
+    if (traceId < 0 || owner.empty())
+      continue;
+    llvm::Expected<const Json *> object = trace.getObject(traceId);
+    if (!object) {
+      llvm::consumeError(object.takeError());
+      continue;
+    }
+    if ((*object)->contains("items") && (*object)->at("items").is_array())
+      g.add(owner, gd::kLenEquals, g.b.getI64IntegerAttr((*object)->at("items").size()));
+  }
   for (const GuardRead &read : interpreter.getGuardReads()) {
     std::string owner = g.sourceOf(read.object);
     if (owner.empty())
@@ -207,6 +215,13 @@ ArrayAttr tgc::capture::buildGuards(const TraceFile &trace, const Interpreter &i
                                            : std::to_string(*read.key->getConstantInt())) +
                      "]",
                  read.value);
+      break;
+    case Step::HasAttribute:
+      g.add(owner, gd::kHasAttr,
+            g.b.getDictionaryAttr({g.b.getNamedAttr("name", g.b.getStringAttr(read.name)),
+                                   g.b.getNamedAttr("present",
+                                                    g.b.getBoolAttr(read.value->boolValue))}),
+            read.name);
       break;
     case Step::Length:
       if (Attribute n = g.encodeConstant(read.value))

@@ -40,6 +40,8 @@ struct GuardRead {
     Item,       ///< item `key` of a list or dict (`[key]`)
     Length,     ///< the length of a list, set or dict: `value` is an Int
     Keys,       ///< the keys of a dict, in order: `value` is a tuple
+    HasAttribute, ///< whether `name` is an attribute (hasattr, getattr with a default):
+                  ///< `value` is a Bool
   };
   Step step;
   ObjectId object;
@@ -114,9 +116,12 @@ public:
   /// hooks (`tgc.grad_hook`, saved-tensor hooks, autograd.Function backward), which
   /// passes instantiate on values of any sizes. A None result returns the first
   /// argument unchanged (as a hook returning None leaves the gradient alone).
+  /// Unless `allowSideEffects`, a Python side effect on an object that existed before
+  /// the template (a hook appending to a global list) is an error.
   mlir::FailureOr<mlir::func::FuncOp> traceTemplate(Var function, llvm::StringRef baseName,
                                                     mlir::TypeRange argumentTypes,
-                                                    mlir::Location loc);
+                                                    mlir::Location loc,
+                                                    bool allowSideEffects = true);
 
   /// Applies the gradient hooks `hooks` to tensor object `tensor` (`register_hook`): each
   /// becomes a `tgc.grad_hook` whose result the tensor object refers to from now on.
@@ -135,6 +140,13 @@ public:
   /// anything else that is not None.
   mlir::LogicalResult flattenTensors(Var value, llvm::SmallVectorImpl<mlir::Value> &tensors,
                                      mlir::Location loc);
+
+  /// The structure of the returned `value` for model.json's `output_structure`
+  /// (`tgc.output_structure`): tensor i of flattenTensors' order is `i`; tuples, lists
+  /// and dicts are `{tuple|list = [...]}`, `{dict = [[key, S]...]}`; None, bools,
+  /// numbers and strings `{const = V}` (None: unit).
+  mlir::FailureOr<mlir::Attribute> outputStructure(Var value, int64_t &nextTensor,
+                                                   mlir::Location loc);
 
 private:
   struct Frame;

@@ -643,3 +643,14 @@ std::string tgc::capture::sourceStringLiteral(llvm::StringRef s) { return pyRepr
 std::string tgc::capture::sourceAttributeStep(llvm::StringRef name) {
   return attributeStep(name);
 }
+
+bool tgc::capture::throughHookDict(llvm::StringRef source) {
+  for (size_t at = source.find("hooks["); at != llvm::StringRef::npos;
+       at = source.find("hooks[", at + 1)) {
+    size_t dot = source.rfind('.', at);
+    if (dot != llvm::StringRef::npos &&
+        source.slice(dot + 1, at).find_first_of("[]'\"") == llvm::StringRef::npos)
+      return true;
+  }
+  return false;
+}

@@ -41,6 +41,11 @@ mlir::FailureOr<Replay> buildReplay(const TraceFile &trace, const Interpreter &i
 /// walk, so each object gets its shortest, first-found path; "" for none. By object id.
 std::vector<std::string> computeSources(const TraceFile &trace);
 
+/// Whether `source` has an item step into an attribute whose name ends in `hooks`
+/// (`fn._forward_hooks[3]`): nn.Module's hook dicts are keyed by handle ids, which differ
+/// in every process, so such a source names nothing stable.
+bool throughHookDict(llvm::StringRef source);
+
 /// A Python string literal for `s` as repr() writes it (the `[STR]` of a source).
 std::string sourceStringLiteral(llvm::StringRef s);
 /// The source step of attribute `name`: `.name`, or `.__dict__['name']` when `name` is

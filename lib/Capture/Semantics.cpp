@@ -15,6 +15,29 @@ using namespace tgc::capture;
 
 /// The external classes whose subclasses get torch's behaviour.
 static constexpr llvm::StringLiteral kModuleClass = "torch.nn.Module";
+
+/// The attributes of torch.nn.Module itself (`dir(torch.nn.Module)` without dunders, torch
+/// 2.11): what hasattr/getattr find on a module that its instance and class do not have.
+static bool isModuleAttribute(llvm::StringRef name) {
+  static const llvm::StringRef kNames[] = {
+      "T_destination", "_apply", "_call_impl", "_compiled_call_impl", "_get_backward_hooks",
+      "_get_backward_pre_hooks", "_get_name", "_load_from_state_dict",
+      "_maybe_warn_non_full_backward_hook", "_named_members",
+      "_register_load_state_dict_pre_hook", "_register_state_dict_hook",
+      "_replicate_for_data_parallel", "_save_to_state_dict", "_slow_forward", "_version",
+      "_wrapped_call_impl", "add_module", "apply", "bfloat16", "buffers", "call_super_init",
+      "children", "compile", "cpu", "cuda", "double", "dump_patches", "eval", "extra_repr",
+      "float", "forward", "get_buffer", "get_extra_state", "get_parameter", "get_submodule",
+      "half", "ipu", "load_state_dict", "modules", "mtia", "named_buffers", "named_children",
+      "named_modules", "named_parameters", "parameters", "register_backward_hook",
+      "register_buffer", "register_forward_hook", "register_forward_pre_hook",
+      "register_full_backward_hook", "register_full_backward_pre_hook",
+      "register_load_state_dict_post_hook", "register_load_state_dict_pre_hook",
+      "register_module", "register_parameter", "register_state_dict_post_hook",
+      "register_state_dict_pre_hook", "requires_grad_", "set_extra_state", "set_submodule",
+      "share_memory", "state_dict", "to", "to_empty", "train", "type", "xpu", "zero_grad"};
+  return llvm::is_contained(kNames, name);
+}
 static constexpr llvm::StringLiteral kTensorClass = "torch.Tensor";
 
 using K = Variable::Kind;
@@ -988,6 +1011,26 @@ FailureOr<Var> Interpreter::callBuiltin(llvm::StringRef name, CallArguments &arg
     FailureOr<Var> value = lookupAttribute(args[0], args[1]->name, loc);
     if (failed(value))
       return failure();
+    // An attribute found only as a method of a library base class (lookupAttribute's
+    // fallback): whether the class has it decides hasattr and getattr's default.
+    if (*value && (*value)->is(K::Method) && (*value)->items[0]->is(K::External) &&
+        (name == "builtins.hasattr" || args.size() == 3)) {
+      llvm::StringRef method = (*value)->items[0]->name;
+      auto [base, attribute] = method.rsplit('.');
+      if (attribute == args[1]->name) {
+        if (base != kModuleClass)
+          return error(loc) << name << "(): whether " << describe(heap, args[0])
+                            << " (a " << base << ") has attribute '" << attribute
+                            << "' is not known at capture time";
+        if (!isModuleAttribute(attribute))
+          *value = Var();
+      }
+    }
+    // Whether it has the attribute decides the program: a guard (unless the program
+    // itself set or deleted it).
+    if ((name == "builtins.hasattr" || args.size() == 3) && args[0]->is(K::Object))
+      noteRead(GuardRead::Step::HasAttribute, args[0]->object, args[1]->name, nullptr,
+               makeBool(*value != nullptr), loc);
     if (name == "builtins.hasattr")
       return makeBool(*value != nullptr);
     if (*value)

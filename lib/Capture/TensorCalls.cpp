@@ -677,7 +677,8 @@ FailureOr<Var> Interpreter::callCond(CallArguments &arguments, Location loc) {
 }
 
 FailureOr<func::FuncOp> Interpreter::traceTemplate(Var function, llvm::StringRef baseName,
-                                                   TypeRange argumentTypes, Location loc) {
+                                                   TypeRange argumentTypes, Location loc,
+                                                   bool allowSideEffects) {
   auto enclosing = builder.getInsertionBlock()->getParent()->getParentOfType<func::FuncOp>();
   auto module = enclosing->getParentOfType<ModuleOp>();
   unsigned &count = templateNames[baseName];
@@ -696,9 +697,19 @@ FailureOr<func::FuncOp> Interpreter::traceTemplate(Var function, llvm::StringRef
     tensor.tensor = arg;
     call.positional.push_back(makeTensorObject(newObject(std::move(tensor))));
   }
+  size_t firstEffect = sideEffects.size(), firstObject = heap.size();
   FailureOr<Var> result = this->call(function, std::move(call), loc);
   if (failed(result))
     return failure();
+  // A hook runs in backward, after the call: a Python side effect there (on an object
+  // that outlives the hook) is not something the forward's replay list can hold.
+  if (!allowSideEffects)
+    for (size_t i = firstEffect; i < sideEffects.size(); ++i)
+      if (sideEffects[i].object < firstObject)
+        return error(sideEffects[i].loc)
+               << "a " << baseName
+               << " that changes Python state (it runs in backward, whose Python side "
+                  "effects tgc does not replay) is not supported";
   SmallVector<Value> results;
   if ((*result)->is(K::None) && body->getNumArguments() > 0)
     results.push_back(body->getArgument(0));
@@ -712,7 +723,8 @@ FailureOr<func::FuncOp> Interpreter::traceTemplate(Var function, llvm::StringRef
 LogicalResult Interpreter::applyGradHooks(Var tensor, ArrayRef<Var> hooks, Location loc) {
   for (const Var &hook : hooks) {
     Value self = heap.get(tensor->object).tensor;
-    FailureOr<func::FuncOp> fn = traceTemplate(hook, "grad_hook", self.getType(), loc);
+    FailureOr<func::FuncOp> fn =
+        traceTemplate(hook, "grad_hook", self.getType(), loc, /*allowSideEffects=*/false);
     if (failed(fn))
       return failure();
     if ((*fn).getNumResults() != 1)
@@ -724,9 +736,69 @@ LogicalResult Interpreter::applyGradHooks(Var tensor, ArrayRef<Var> hooks, Locat
   return success();
 }
 
+FailureOr<Attribute> Interpreter::outputStructure(Var value, int64_t &nextTensor,
+                                                  Location loc) {
+  OpBuilder b(ctx);
+  auto tagged = [&](llvm::StringRef tag, Attribute payload) -> Attribute {
+    return b.getDictionaryAttr(b.getNamedAttr(tag, payload));
+  };
+  switch (value->kind) {
+  case K::Tensor:
+    return Attribute(b.getI64IntegerAttr(nextTensor++));
+  case K::None:
+    return tagged("const", b.getUnitAttr());
+  case K::Bool:
+    return tagged("const", b.getBoolAttr(value->boolValue));
+  case K::Str:
+    return tagged("const", b.getStringAttr(value->name));
+  case K::Float:
+    return tagged("const", b.getF64FloatAttr(value->floatValue));
+  case K::Int:
+    if (std::optional<int64_t> i = value->getConstantInt())
+      return tagged("const", b.getI64IntegerAttr(*i));
+    break;
+  default:
+    break;
+  }
+  std::optional<H> kind = value->is(K::Object) ? std::optional(heap.get(value->object).kind)
+                                                : std::nullopt;
+  if (kind == H::Dict) {
+    SmallVector<Attribute> entries;
+    for (const auto &[key, item] : heap.get(value->object).entries) {
+      FailureOr<Attribute> keyAttr = outputStructure(key, nextTensor, loc);
+      FailureOr<Attribute> itemAttr = outputStructure(item, nextTensor, loc);
+      if (failed(keyAttr) || failed(itemAttr))
+        return failure();
+      auto constKey = dyn_cast<DictionaryAttr>(*keyAttr);
+      if (!constKey || !constKey.get("const"))
+        return error(loc) << "the program returns a dict whose keys are not constants";
+      entries.push_back(b.getArrayAttr({constKey.get("const"), *itemAttr}));
+    }
+    return tagged("dict", b.getArrayAttr(entries));
+  }
+  // (A tuple subclass, torch.Size or a namedtuple, comes back as a plain tuple.)
+  if (value->is(K::Tuple) || kind == H::List) {
+    FailureOr<std::vector<Var>> items = unpack(value, loc);
+    if (failed(items))
+      return failure();
+    SmallVector<Attribute> structures;
+    for (const Var &item : *items) {
+      FailureOr<Attribute> structure = outputStructure(item, nextTensor, loc);
+      if (failed(structure))
+        return failure();
+      structures.push_back(*structure);
+    }
+    return tagged(kind == H::List ? "list" : "tuple", b.getArrayAttr(structures));
+  }
+  return error(loc) << "the program returns a value tgc cannot return (tensors, None, "
+                       "numbers, strings and tuples, lists and dicts of them can be)";
+}
+
 LogicalResult Interpreter::flattenTensors(Var value, SmallVectorImpl<Value> &tensors,
                                           Location loc) {
-  if (value->is(K::None))
+  // Constants are not tensors; outputStructure returns them.
+  if (value->is(K::None) || value->is(K::Bool) || value->is(K::Str) || value->is(K::Float) ||
+      (value->is(K::Int) && value->getConstantInt()))
     return success();
   if (value->is(K::Tensor)) {
     if (value->number != Variable::Number::None)

@@ -691,11 +691,19 @@ static const std::vector<TorchFunction> &torchFunctions() {
        {{SCHEMA("maximum(Tensor self, Tensor other)"), "aten.maximum.default"}}},
       {{"torch.minimum", "torch.Tensor.minimum"},
        {{SCHEMA("minimum(Tensor self, Tensor other)"), "aten.minimum.default"}}},
+      // max.dim / min.dim come before .other, as in torch's parser: `x.max(0)` is a
+      // reduction over dim 0 (values and indices), never maximum(x, 0).
       {{"torch.max", "torch.Tensor.max"},
        {{SCHEMA("max(Tensor self)"), "aten.amax.default"},
+        {"max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor "
+         "indices)",
+         "aten.max.dim"},
         {SCHEMA("max.other(Tensor self, Tensor other)"), "aten.maximum.default"}}},
       {{"torch.min", "torch.Tensor.min"},
        {{SCHEMA("min(Tensor self)"), "aten.amin.default"},
+        {"min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor "
+         "indices)",
+         "aten.min.dim"},
         {SCHEMA("min.other(Tensor self, Tensor other)"), "aten.minimum.default"}}},
       {{"torch.eq", "torch.Tensor.eq", "operator.eq", "torch.Tensor.__eq__"},
        binary(SCHEMA("eq.Tensor(Tensor self, Tensor other)"), "aten.eq.Tensor",

@@ -69,6 +69,10 @@ private:
   std::vector<GraphInput> argumentInputs;
   std::vector<std::tuple<std::string, int64_t, std::optional<int64_t>, int64_t>> symbols;
   unsigned constants = 0;
+  /// The trace objects' sources (computeSources), computed on first need.
+  std::optional<std::vector<std::string>> sources;
+  /// `tgc.state_sources`: state name -> source of the live tensor.
+  SmallVector<NamedAttribute> stateSources;
   /// The results of @forward the entry call returns; the Python state's tensors follow.
   unsigned numUserOutputs = 0;
   Replay replay;
@@ -233,11 +237,20 @@ FailureOr<Value> TraceReader::addArgument(const GraphInput &input, const Json &t
 FailureOr<Value> TraceReader::tensorSource(int64_t id, const Json &tensor) {
   if (auto it = arguments.find(id); it != arguments.end())
     return it->second;
-  // A tensor outside the entry module's tree (a global, a closure's): a constant, or a
-  // parameter when it is an nn.Parameter.
+  // A tensor outside the entry module's tree (a global, a closure's, an attribute): state
+  // the caller refreshes from its source before each call (`tgc.state_sources`; a
+  // buffer, so the program may write it), a parameter when it is an nn.Parameter; a
+  // constant when no stable source reaches it.
+  if (!sources)
+    sources = computeSources(*trace);
+  std::string source = size_t(id) < sources->size() ? (*sources)[id] : "";
   bool parameter = tensor.value("parameter", false);
   std::string name = "_tensor_constant" + std::to_string(constants++);
-  return addArgument({name, parameter ? "parameter" : "constant", id}, tensor);
+  bool sourced = !source.empty() && !throughHookDict(source);
+  if (sourced)
+    stateSources.push_back(builder.getNamedAttr(name, builder.getStringAttr(source)));
+  return addArgument({name, parameter ? "parameter" : sourced ? "buffer" : "constant", id},
+                     tensor);
 }
 
 LogicalResult TraceReader::collectInputs() {
@@ -362,7 +375,59 @@ OwningOpRef<ModuleOp> TraceReader::read() {
     SmallVector<Value> outputs;
     if (failed(interpreter.flattenTensors(*result, outputs, fileLoc)))
       return nullptr;
+    int64_t nextTensor = 0;
+    FailureOr<Attribute> structure = interpreter.outputStructure(*result, nextTensor, fileLoc);
+    if (failed(structure))
+      return nullptr;
+    module->getOperation()->setAttr(attr::kOutputStructure, *structure);
     numUserOutputs = outputs.size();
+    // Inputs whose metadata the program changed in place (`x.t_()`): the caller's tensor
+    // gets the new sizes/strides/offset after the call, as in eager.
+    SmallVector<Attribute> metadata;
+    for (auto [i, input] : llvm::enumerate(argumentInputs)) {
+      if (input.kind != "user_input")
+        continue;
+      FailureOr<Var> tensor = interpreter.readValue(Json{{"ref", input.traceId}});
+      if (failed(tensor) || !(*tensor)->is(Variable::Kind::Tensor))
+        continue;
+      TensorMeta arrived = cast<BaseTensorType>(func.getArgument(i).getType()).getMeta();
+      TensorMeta now =
+          cast<BaseTensorType>(interpreter.getHeap().get((*tensor)->object).tensor.getType())
+              .getMeta();
+      auto offsetOf = [](const TensorMeta &m) {
+        return m.storageOffset ? getConstantSize(m.storageOffset) : std::optional<int64_t>(0);
+      };
+      auto stridesOf = [&](const TensorMeta &m) {
+        return m.strides.empty() ? TensorMeta::contiguousStrides(m.sizes, ctx) : m.strides;
+      };
+      if (now.sizes == arrived.sizes && stridesOf(now) == stridesOf(arrived) &&
+          offsetOf(now) == offsetOf(arrived))
+        continue;
+      SmallVector<int64_t> sizes, strides;
+      bool constant = offsetOf(now).has_value();
+      for (AffineExpr e : now.sizes)
+        if (std::optional<int64_t> c = getConstantSize(e))
+          sizes.push_back(*c);
+        else
+          constant = false;
+      for (AffineExpr e : stridesOf(now))
+        if (std::optional<int64_t> c = getConstantSize(e))
+          strides.push_back(*c);
+        else
+          constant = false;
+      if (!constant) {
+        emitError(fileLoc) << "the program changes the sizes or strides of input '"
+                           << input.name << "' in place, and they depend on dynamic sizes";
+        return nullptr;
+      }
+      metadata.push_back(builder.getDictionaryAttr(
+          {builder.getNamedAttr("input", builder.getStringAttr(input.name)),
+           builder.getNamedAttr("sizes", builder.getI64ArrayAttr(sizes)),
+           builder.getNamedAttr("strides", builder.getI64ArrayAttr(strides)),
+           builder.getNamedAttr("offset", builder.getI64IntegerAttr(*offsetOf(now)))}));
+    }
+    if (!metadata.empty())
+      module->getOperation()->setAttr(attr::kInputMetadata, builder.getArrayAttr(metadata));
     FailureOr<Replay> built = buildReplay(*trace, interpreter, numUserOutputs, ctx);
     if (failed(built))
       return nullptr;
@@ -390,6 +455,9 @@ OwningOpRef<ModuleOp> TraceReader::read() {
   }
   if (replay.actions && !replay.actions.empty())
     module->getOperation()->setAttr(attr::kReplay, replay.actions);
+  if (!stateSources.empty())
+    module->getOperation()->setAttr(attr::kStateSources,
+                                    DictionaryAttr::get(ctx, stateSources));
   if (guards && !guards.empty())
     module->getOperation()->setAttr(attr::kGuards, guards);
   module->getOperation()->setAttr(TgcDialect::kSymbolsAttrName, buildSymbolsAttr());

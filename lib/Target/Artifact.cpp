@@ -473,6 +473,41 @@ FailureOr<ModelSignature> tgc::extractSignature(ModuleOp module, StringRef name,
     llvm::raw_string_ostream os(signature.replayJson);
     os << *json;
   }
+  if (auto sources = module->getAttrOfType<DictionaryAttr>(attr::kStateSources))
+    for (NamedAttribute entry : sources)
+      if (auto source = dyn_cast<StringAttr>(entry.getValue()))
+        signature.stateSources[entry.getName().str()] = source.str();
+  // Captured programs' output structure and input metadata changes: attributes as JSON.
+  std::function<llvm::json::Value(Attribute)> toJson = [&](Attribute a) -> llvm::json::Value {
+    if (auto i = dyn_cast<IntegerAttr>(a))
+      return i.getType().isInteger(1) ? llvm::json::Value(i.getValue().getBoolValue())
+                                      : llvm::json::Value(i.getInt());
+    if (auto f = dyn_cast<FloatAttr>(a))
+      return f.getValueAsDouble();
+    if (auto s = dyn_cast<StringAttr>(a))
+      return s.str();
+    if (auto array = dyn_cast<ArrayAttr>(a)) {
+      llvm::json::Array items;
+      for (Attribute item : array)
+        items.push_back(toJson(item));
+      return items;
+    }
+    if (auto dict = dyn_cast<DictionaryAttr>(a)) {
+      llvm::json::Object object;
+      for (NamedAttribute entry : dict)
+        object[entry.getName().str()] = toJson(entry.getValue());
+      return object;
+    }
+    return nullptr; // unit: None
+  };
+  if (Attribute structure = module->getAttr(attr::kOutputStructure)) {
+    llvm::raw_string_ostream os(signature.outputStructureJson);
+    os << toJson(structure);
+  }
+  if (Attribute metadata = module->getAttr(attr::kInputMetadata)) {
+    llvm::raw_string_ostream os(signature.inputMetadataJson);
+    os << toJson(metadata);
+  }
   if (auto guards = module->getAttrOfType<ArrayAttr>(attr::kGuards)) {
     FailureOr<llvm::json::Value> json =
         replayValueJson(guards, llvm::DenseMap<int64_t, int64_t>(), module.getLoc());

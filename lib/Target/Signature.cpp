@@ -910,6 +910,8 @@ std::string tgc::writeSignatureJson(const ModelSignature &signature) {
       continue;
     }
     tensor["kind"] = argKindName(arg.kind);
+    if (auto it = signature.stateSources.find(arg.name); it != signature.stateSources.end())
+      tensor["source"] = it->second;
     state.push_back(std::move(tensor));
   }
   for (size_t r = 0; r < signature.results.size(); ++r) {
@@ -947,6 +949,10 @@ std::string tgc::writeSignatureJson(const ModelSignature &signature) {
   root["mutations"] = std::move(mutations);
   if (signature.backward)
     addTrainingJson(signature, root);
+  if (!signature.inputMetadataJson.empty())
+    root["input_metadata"] = OrderedJson::parse(signature.inputMetadataJson);
+  if (!signature.outputStructureJson.empty())
+    root["output_structure"] = OrderedJson::parse(signature.outputStructureJson);
   if (!signature.replayJson.empty())
     root["replay"] = OrderedJson::parse(signature.replayJson);
   if (!signature.guardsJson.empty())

@@ -161,7 +161,20 @@ llvm::Expected<std::string> readModelName(llvm::StringRef soPath) {
 struct ModelReplay {
   std::vector<bool> isState;
   nlohmann::json actions;
+  /// State read from Python objects (model.json state entries with a `source`): not a
+  /// module's buffer, so not written as `state.<name>`.
+  std::set<std::string> sourced;
 };
+
+/// The state entries of a model.json object that have a `source`.
+std::set<std::string> sourcedState(const nlohmann::json &json) {
+  std::set<std::string> names;
+  if (json.is_object() && json.contains("state") && json["state"].is_array())
+    for (const nlohmann::json &entry : json["state"])
+      if (entry.is_object() && entry.contains("source") && entry.contains("name"))
+        names.insert(entry["name"].get<std::string>());
+  return names;
+}
 
 llvm::Expected<ModelReplay> readModelReplay(llvm::StringRef soPath) {
   llvm::SmallString<256> jsonPath(soPath);
@@ -181,6 +194,7 @@ llvm::Expected<ModelReplay> readModelReplay(llvm::StringRef soPath) {
                                  output.value("kind", "") == "python_state");
     if (json.contains("replay"))
       replay.actions = json["replay"];
+    replay.sourced = sourcedState(json);
     return replay;
   } catch (const nlohmann::json::exception &error) {
     return makeError(jsonPath + ": invalid JSON: " + error.what());
@@ -499,7 +513,8 @@ llvm::Error Runner::saveBuffer(const char *name) {
 llvm::Error Runner::saveBuffers() {
   int64_t count = model.api.numState(model.model);
   for (int64_t i = 0; i < count; ++i) {
-    if (model.api.stateKind(model.model, i) != TGC_STATE_BUFFER)
+    if (model.api.stateKind(model.model, i) != TGC_STATE_BUFFER ||
+        replay.sourced.count(model.api.stateName(model.model, i)))
       continue;
     if (llvm::Error error = saveBuffer(model.api.stateName(model.model, i)))
       return error;
@@ -1011,6 +1026,9 @@ llvm::Error ProgramRunner::run() {
   }
   // Buffers, each once (the graphs hold the same values after syncBuffers).
   std::set<std::string> saved;
+  for (const nlohmann::json &graph : json["graphs"])
+    for (const std::string &name : sourcedState(graph))
+      saved.insert(name); // Python objects' tensors, not module buffers
   for (auto &model : models) {
     int64_t count = model->api.numState(model->model);
     for (int64_t i = 0; i < count; ++i) {

@@ -215,6 +215,14 @@ struct ModelSignature {
   /// The Python state replay list (docs/replay.md) as JSON text (an array), written as
   /// model.json's "replay"; empty when the program leaves no Python state.
   std::string replayJson;
+  /// State name -> the Python source its live value comes from (model.json state
+  /// entries' `source`; docs/replay.md sources).
+  std::map<std::string, std::string> stateSources;
+  /// model.json's "input_metadata" (JSON): inputs whose sizes/strides the program
+  /// changes in place; empty when none.
+  std::string inputMetadataJson;
+  /// model.json's "output_structure" (JSON), empty when the module has none.
+  std::string outputStructureJson;
   /// The guard list (docs/guards.md) as JSON text (an array), written as model.json's
   /// "guards"; empty when the program reads no Python state.
   std::string guardsJson;

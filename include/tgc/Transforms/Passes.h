@@ -43,6 +43,18 @@ inline constexpr llvm::StringLiteral kSavedBytes = "tgc.saved_bytes";
 /// Module attribute the .trace reader sets: the Python state replay list, an ArrayAttr
 /// of action DictionaryAttrs (keys in `replay`, docs/replay.md).
 inline constexpr llvm::StringLiteral kReplay = "tgc.replay";
+/// Module attribute of a captured program: how the returned value is built from the
+/// user outputs (model.json's `output_structure`, Interpreter::outputStructure).
+inline constexpr llvm::StringLiteral kOutputStructure = "tgc.output_structure";
+/// Module attribute of a captured program: {state name = source} for the state a
+/// program reads from Python objects outside the module tree (a global tensor,
+/// `self.prev`): `tgc.load` refreshes it from the live object before each call
+/// (model.json state entries' `source`).
+inline constexpr llvm::StringLiteral kStateSources = "tgc.state_sources";
+/// Module attribute of a captured program: the user inputs whose metadata it changes in
+/// place (`x.t_()`), each `{input, sizes, strides, offset}` after the call, in
+/// elements of the input as it arrived (model.json's `input_metadata`).
+inline constexpr llvm::StringLiteral kInputMetadata = "tgc.input_metadata";
 /// Module attribute the .trace reader sets: the guard list, an ArrayAttr of guard
 /// DictionaryAttrs (keys in `guard`, docs/guards.md).
 inline constexpr llvm::StringLiteral kGuards = "tgc.guards";
@@ -122,6 +134,9 @@ inline constexpr llvm::StringLiteral kIs = "is";
 inline constexpr llvm::StringLiteral kLenEquals = "len_equals";
 /// `tuple(x.keys()) == value` (a tuple).
 inline constexpr llvm::StringLiteral kKeysEqual = "keys_equal";
+/// `hasattr(source, value's name) == value's present` (hasattr, getattr with a
+/// default): value `{"name": N, "present": bool}`.
+inline constexpr llvm::StringLiteral kHasAttr = "hasattr";
 } // namespace guard
 
 } // namespace tgc

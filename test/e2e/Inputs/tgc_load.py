@@ -289,10 +289,60 @@ def _empty(cell):
 DOOMED = 1
 STATE = {"k": {}}
 
+def test_python_state():
+    """Tensors of Python state (an attribute the call rebinds, a global scaled in place)
+    are read live on every call; the returned dict keeps its structure; hasattr of a
+    missing attribute takes the default (and setting it later fails a guard)."""
+    so = compile_("capture/stateful.trace", "stateful")
+    eager_mod = import_file("capture/stateful.py", "stateful_eager")
+    live_mod = import_file("capture/stateful.py", "stateful_live")
+    torch.manual_seed(0)
+    eager = eager_mod.make_model()
+    torch.manual_seed(0)
+    live = live_mod.make_model()
+    compiled = tgc.load(so, live)
+    for step in range(3):
+        x = torch.randn(4, 8)
+        with torch.no_grad():
+            e = eager(x.clone())
+            c = compiled(x.clone())
+        assert isinstance(c, dict) and list(c) == ["h", "parts", "n"], c
+        assert isinstance(c["parts"], list) and c["parts"][1] == "tag" and c["n"] == 2, c
+        close(c["h"], e["h"], f"h #{step}")
+        close(c["parts"][0], e["parts"][0], f"sum #{step}")
+        close(live.prev, eager.prev, f"prev #{step}")
+        close(live_mod.SCALE, eager_mod.SCALE, f"SCALE #{step}")
+    live.gain = 3.0
+    try:
+        compiled(torch.randn(4, 8))
+    except tgc.GuardError as e:
+        print(f"guard ok: {e}")
+    else:
+        raise AssertionError("hasattr(self, 'gain') changed but no guard failed")
+    print("python state ok")
+
+
+def test_restride():
+    """`x.t_()` / `x.unsqueeze_(0)` on an input: the caller's tensor sees the new metadata."""
+    so = compile_("capture/restride.trace", "restride")
+    mod = import_file("capture/restride.py", "restride_live")
+    x = torch.randn(3, 5)
+    a, b = x.clone(), x.clone()
+    e = mod.f(a)
+    c = tgc.load(so, mod.f)(b)
+    close(c, e, "restride output")
+    assert b.shape == a.shape and b.stride() == a.stride(), (b.shape, b.stride(), a.shape,
+                                                           a.stride())
+    close(b, a, "restride input")
+    print("restride ok")
+
+
 if __name__ == "__main__":
     test_mlp_trace()
     test_methods_trace()
     test_training()
     test_mutation()
     test_replay()
+    test_python_state()
+    test_restride()
     print("all ok")

@@ -19,7 +19,7 @@ import math
 from . import replay as _replay
 from .runtime import TgcError
 
-KINDS = ("equals", "type_is", "is", "len_equals", "keys_equal")
+KINDS = ("equals", "type_is", "is", "len_equals", "keys_equal", "hasattr")
 
 
 class GuardError(TgcError):
@@ -62,6 +62,18 @@ def check(guards, fn, call):
         kind, source = guard.get("kind"), guard.get("source")
         if kind not in KINDS:
             raise TgcError(f"tgc guards: unknown guard kind {kind!r}")
+        if kind == "hasattr":
+            name, present = guard["value"]["name"], guard["value"]["present"]
+            try:
+                shown = hasattr(ctx.resolve(source), name)
+            except TgcError:
+                shown = _MISSING
+            if shown is not present:
+                raise GuardError(
+                    f"tgc: guard failed: hasattr({source}, {name!r}) == {present} (got "
+                    f"{_show(shown)}): the Python state differs from the one the model was "
+                    f"captured in", source, present, None if shown is _MISSING else shown)
+            continue
         try:
             expected = ctx.value(guard.get("value"))
         except TgcError as e:  # e.g. a class or library callable that no longer exists

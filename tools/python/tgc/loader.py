@@ -116,9 +116,17 @@ class CompiledModule:
         module = fn if isinstance(fn, torch.nn.Module) else getattr(fn, "__self__", None)
         self.module = module if isinstance(module, torch.nn.Module) else None
         self._state = []  # (name, "parameter"|"buffer")
+        # State the program read from Python objects outside the module (a global
+        # tensor, `self.prev`): refreshed from its source before each call.
+        self._sources = {e["name"]: e["source"] for e in self.signature.get("state", [])
+                         if isinstance(e, dict) and "source" in e} if fn is not None else {}
+        self._call = ((), {})
+        for name, kind in first.state.items():
+            if name in self._sources:
+                self._state.append((name, kind))
         if self.module is not None:
             for name, kind in first.state.items():
-                if kind not in ("parameter", "buffer"):
+                if kind not in ("parameter", "buffer") or name in self._sources:
                     continue
                 if self._live(name, kind) is None:
                     raise TgcError(f"tgc.load: the model's {kind} '{name}' is not a "
@@ -136,6 +144,15 @@ class CompiledModule:
                 m["target"] for m in self.signature.get("backward_mutations", [])
                 if m["kind"] == "buffer"]
         self._replay = self.signature.get("replay", [])
+        # Contiguous strides of each input as captured (what input_metadata is relative to).
+        self._arrival_strides = {}
+        for entry in self.signature.get("inputs", []):
+            if isinstance(entry, dict) and all(isinstance(s, int) for s in entry.get("shape", [])):
+                strides, n = [], 1
+                for size in reversed(entry["shape"]):
+                    strides.insert(0, n)
+                    n *= max(size, 1)
+                self._arrival_strides[entry["name"]] = strides
         self._guards = self.signature.get("guards", [])
         self._structure = self.signature.get("output_structure")
         # python_state outputs (model.json marks them; docs/replay.md) are the replay's
@@ -153,6 +170,14 @@ class CompiledModule:
 
     # ------------------------------------------------------------------ state sync
     def _live(self, name, kind):
+        if name in self._sources:
+            try:
+                live = _replay._Context(self.fn, [], self._call).resolve(self._sources[name])
+            except TgcError:
+                return None
+            return live if isinstance(live, torch.Tensor) else None
+        if self.module is None:
+            return None
         try:
             if kind == "parameter":
                 return self.module.get_parameter(name)
@@ -168,6 +193,9 @@ class CompiledModule:
         """Copies every live parameter/buffer the instance has not seen into it."""
         for name, kind in self._state:
             t = self._live(name, kind)
+            if t is None and name in self._sources:
+                raise TgcError(f"tgc: {self._sources[name]} (state '{name}') is not a tensor "
+                               f"any more")
             if t is None:
                 raise TgcError(f"tgc: the bound module no longer has {kind} '{name}'")
             key = self._key(t)
@@ -181,8 +209,6 @@ class CompiledModule:
 
     def _pull_buffers(self, inst, names):
         """Writes the instance's value of each mutated buffer into the live buffer."""
-        if self.module is None:
-            return
         for name in names:
             t = self._live(name, "buffer")
             if t is None:
@@ -258,9 +284,11 @@ class CompiledModule:
             return (self.fn(*args, **kwargs),)
         return None
 
-    def _run_tensors(self, inputs):
+    def _run_tensors(self, inputs, call=((), {})):
         """Runs the model on `inputs` with the live state: all its outputs (Python state
-        ones included); mutated inputs and buffers are written back."""
+        ones included); mutated inputs and buffers are written back. `call`: the
+        (args, kwargs) the state's sources may name."""
+        self._call = call
         params = [self._live(name, "parameter") for name in self._grad_params]
         needs_grad = (self.train and torch.is_grad_enabled() and
                       any(t.requires_grad for t in inputs + params
@@ -277,8 +305,12 @@ class CompiledModule:
         self._pull_buffers(inst, self._buffer_mutations)
         return outputs
 
-    def _finish(self, outputs, args, kwargs):
-        """Replays the Python state and builds the returned value."""
+    def _finish(self, outputs, args, kwargs, inputs=None):
+        """Applies in-place metadata changes of inputs, replays the Python state and
+        builds the returned value."""
+        for change in self.signature.get("input_metadata", []) if inputs else []:
+            i = self.input_names.index(change["input"])
+            self._restride(inputs[i], change)
         if self._replay:
             _replay.apply(self._replay, self.fn, outputs, (args, kwargs))
         if self._structure is not None:
@@ -290,8 +322,21 @@ class CompiledModule:
         eager = self._guard(self._guards, args, kwargs)
         if eager is not None:
             return eager[0]
-        outputs = self._run_tensors(self._inputs(args, kwargs))
-        return self._finish(outputs, args, kwargs)
+        inputs = self._inputs(args, kwargs)
+        outputs = self._run_tensors(inputs, (args, kwargs))
+        return self._finish(outputs, args, kwargs, inputs)
+
+    def _restride(self, t, change):
+        """`x.t_()` in the program: the caller's tensor gets the sizes/strides the
+        program left it with (relative to the layout it was captured with)."""
+        arrived = self._arrival_strides.get(change["input"])
+        if arrived is not None and tuple(t.stride()) != tuple(arrived):
+            raise TgcError(f"tgc: input '{change['input']}' changes its metadata in place, "
+                           f"but arrived with strides {tuple(t.stride())}, not the captured "
+                           f"{tuple(arrived)}")
+        with torch.no_grad():
+            t.as_strided_(change["sizes"], change["strides"],
+                          t.storage_offset() + change["offset"])
 
     def __repr__(self):
         return (f"<tgc.CompiledModule {self.name!r} from {self.path!r} "
@@ -391,10 +436,10 @@ class CompiledProgram:
         node = nodes[0]
         for _ in range(len(nodes)):
             graph = self.graphs[node["graph"]]
-            outputs = graph._run_tensors([env[i] for i in node["inputs"]])
+            outputs = graph._run_tensors([env[i] for i in node["inputs"]], (args, kwargs))
             then = node["then"]
             if then["kind"] == "return":
-                return graph._finish(outputs, args, kwargs)
+                return graph._finish(outputs, args, kwargs)  # (metadata: not across breaks)
             env.update(zip(node["outputs"], outputs))
             if then["kind"] == "call":
                 callee = _replay.external(then["callee"])
