@@ -203,6 +203,9 @@ public:
 private:
   /// The value `value`, which lives at `path` after the call; errors at `loc`.
   FailureOr<Attribute> encode(const Var &value, const std::string &path, Location loc);
+  /// `[[name, value]...]` of an object's or function's attributes at `path`.
+  FailureOr<Attribute> encodeAttributes(llvm::ArrayRef<std::pair<std::string, Var>> attributes,
+                                        const std::string &path, Location loc);
   /// The contents of container `h` (a list, dict or set) as a value without identity.
   FailureOr<Attribute> encodeContents(const HeapObject &h, const std::string &path,
                                       Location loc, std::optional<int64_t> id);
@@ -414,17 +417,13 @@ FailureOr<Attribute> ReplayBuilder::encode(const Var &value, const std::string &
     FailureOr<Attribute> cls = encode(h.classObject, path + ".__class__", loc);
     if (failed(cls))
       return failure();
-    SmallVector<Attribute> attributes;
-    for (const auto &[name, attribute] : h.attributes) {
-      FailureOr<Attribute> v = encode(attribute, path + attributeStep(name), loc);
-      if (failed(v))
-        return failure();
-      attributes.push_back(b.getArrayAttr({b.getStringAttr(name), *v}));
-    }
+    FailureOr<Attribute> attributes = encodeAttributes(h.attributes, path, loc);
+    if (failed(attributes))
+      return failure();
     return Attribute(dict({named(rp::kTypeKey, b.getStringAttr(rp::kObject)),
                            named(rp::kIdKey, b.getI64IntegerAttr(id)),
                            named(rp::kClassKey, *cls),
-                           named(rp::kAttributesKey, b.getArrayAttr(attributes))}));
+                           named(rp::kAttributesKey, *attributes)}));
   }
   case H::Cell: {
     SmallVector<NamedAttribute> entries{named(rp::kTypeKey, b.getStringAttr(rp::kCell)),
@@ -541,15 +540,24 @@ FailureOr<Attribute> ReplayBuilder::encodeFunction(const HeapObject &h, const st
   if (failed(closure))
     return failure();
   entries.push_back(named(rp::kClosureKey, *closure));
-  SmallVector<Attribute> attributes;
-  for (const auto &[name, attribute] : h.attributes) {
+  FailureOr<Attribute> attributes = encodeAttributes(h.attributes, path, loc);
+  if (failed(attributes))
+    return failure();
+  entries.push_back(named(rp::kAttributesKey, *attributes));
+  return Attribute(dict(entries));
+}
+
+FailureOr<Attribute>
+ReplayBuilder::encodeAttributes(llvm::ArrayRef<std::pair<std::string, Var>> attributes,
+                                const std::string &path, Location loc) {
+  SmallVector<Attribute> pairs;
+  for (const auto &[name, attribute] : attributes) {
     FailureOr<Attribute> v = encode(attribute, path + attributeStep(name), loc);
     if (failed(v))
       return failure();
-    attributes.push_back(b.getArrayAttr({b.getStringAttr(name), *v}));
+    pairs.push_back(b.getArrayAttr({b.getStringAttr(name), *v}));
   }
-  entries.push_back(named(rp::kAttributesKey, b.getArrayAttr(attributes)));
-  return Attribute(dict(entries));
+  return Attribute(b.getArrayAttr(pairs));
 }
 
 FailureOr<Replay> ReplayBuilder::build(llvm::ArrayRef<SideEffect> effects) {

@@ -522,6 +522,18 @@ llvm::Error Runner::saveBuffers() {
   return llvm::Error::success();
 }
 
+/// Writes `value` to `<output stem>.replay.json` beside the outputs file.
+llvm::Error writeReplayJson(llvm::StringRef outputPath, const nlohmann::json &value) {
+  llvm::SmallString<256> path(outputPath);
+  llvm::sys::path::replace_extension(path, "replay.json");
+  std::error_code ec;
+  llvm::raw_fd_ostream out(path, ec, llvm::sys::fs::OF_Text);
+  if (ec)
+    return makeError(path + ": cannot write: " + ec.message());
+  out << value.dump(2) << "\n";
+  return llvm::Error::success();
+}
+
 /// `<output stem>.replay.json` beside the outputs: the replay list, each tensor
 /// value naming its safetensors key (nothing when the model has no replay list).
 llvm::Error Runner::writeReplay() {
@@ -529,14 +541,7 @@ llvm::Error Runner::writeReplay() {
     return llvm::Error::success();
   nlohmann::json actions = replay.actions;
   nameReplayTensors(actions);
-  llvm::SmallString<256> path(options.outputPath);
-  llvm::sys::path::replace_extension(path, "replay.json");
-  std::error_code ec;
-  llvm::raw_fd_ostream out(path, ec, llvm::sys::fs::OF_Text);
-  if (ec)
-    return makeError(path + ": cannot write: " + ec.message());
-  out << actions.dump(2) << "\n";
-  return llvm::Error::success();
+  return writeReplayJson(options.outputPath, actions);
 }
 
 llvm::Error Runner::run() {
@@ -1066,14 +1071,7 @@ llvm::Error ProgramRunner::run() {
     written["replay"] = replay;
   }
   written["calls"] = calls;
-  llvm::SmallString<256> path(options.outputPath);
-  llvm::sys::path::replace_extension(path, "replay.json");
-  std::error_code ec;
-  llvm::raw_fd_ostream out(path, ec, llvm::sys::fs::OF_Text);
-  if (ec)
-    return makeError(path + ": cannot write: " + ec.message());
-  out << written.dump(2) << "\n";
-  return llvm::Error::success();
+  return writeReplayJson(options.outputPath, written);
 }
 
 } // namespace
