@@ -305,6 +305,9 @@ private:
   /// Active scopes, innermost last; the next scope's number.
   std::vector<SavedHooksScope> savedHooksScopes;
   int64_t nextSavedHooksScope = 0;
+  /// Grad modes of the active `torch.no_grad()` / `enable_grad()` blocks, innermost
+  /// last (none: enabled).
+  std::vector<bool> gradModes;
   GraphBreakPath *breakPath = nullptr;
   mlir::Block *breakBlock = nullptr;
 };

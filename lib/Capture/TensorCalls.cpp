@@ -274,6 +274,14 @@ FailureOr<Var> Interpreter::callTorchFunction(llvm::StringRef qualifiedName,
     heap.mutate(self->object).tensor = heap.get((*result)->object).tensor;
     return self;
   }
+  // Under torch.no_grad() a new tensor does not require grad (in-place results keep
+  // their tensor's).
+  if (!gradModes.empty() && !gradModes.back() && (*result)->is(K::Tensor) &&
+      cast<BaseTensorType>(heap.get((*result)->object).tensor.getType()).getMeta().requiresGrad &&
+      qualifiedName != "torch.Tensor.detach") {
+    CallArguments detach{{*result}, {}};
+    return callTorchFunction("torch.Tensor.detach", detach, loc, handled);
+  }
   return result;
 }
 
@@ -326,6 +334,40 @@ FailureOr<Var> Interpreter::callTorch(llvm::StringRef name, CallArguments &argum
   std::vector<Var> &args = arguments.positional;
   if (name.starts_with("torch.autograd.graph.saved_tensors_hooks"))
     return callSavedTensorsHooks(name, arguments, loc);
+  // Grad-mode context managers: `with torch.no_grad():`, `torch.enable_grad()`,
+  // `torch.set_grad_enabled(b)`, `torch.inference_mode()`.
+  for (llvm::StringRef manager : {"torch.no_grad", "torch.enable_grad", "torch.set_grad_enabled",
+                                  "torch.inference_mode", "torch.autograd.grad_mode.no_grad",
+                                  "torch.autograd.grad_mode.enable_grad",
+                                  "torch.autograd.grad_mode.set_grad_enabled",
+                                  "torch.autograd.grad_mode.inference_mode"}) {
+    if (name == manager) {
+      bool enabled = manager.ends_with("enable_grad");
+      if (manager.ends_with("set_grad_enabled") || manager.ends_with("inference_mode")) {
+        Var mode = args.empty() ? makeBool(manager.ends_with("inference_mode")) : args[0];
+        if (!mode->is(K::Bool))
+          return error(loc) << name << "() needs a constant bool";
+        enabled = manager.ends_with("inference_mode") ? !mode->boolValue : mode->boolValue;
+      }
+      HeapObject instance;
+      instance.kind = H::Instance;
+      instance.classObject = makeExternal(manager);
+      instance.setAttribute("enabled", makeBool(enabled));
+      return makeObject(newObject(std::move(instance)));
+    }
+    if (name == (manager + ".__enter__").str() || name == (manager + ".__exit__").str()) {
+      if (args.empty() || heapKind(heap, args[0]) != H::Instance)
+        return error(loc) << name << " needs the context manager";
+      if (name.ends_with("__enter__")) {
+        gradModes.push_back(heap.get(args[0]->object).getAttribute("enabled")->boolValue);
+        return makeNone();
+      }
+      if (gradModes.empty())
+        return error(loc) << name << " without __enter__";
+      gradModes.pop_back();
+      return makeBool(false);
+    }
+  }
   auto dimArgument = [&](const Var &dim, int64_t rank) -> FailureOr<int64_t> {
     std::optional<int64_t> d = dim->getConstantInt();
     std::optional<int64_t> normalized = d ? normalizeDim(*d, rank) : std::nullopt;
@@ -391,7 +433,7 @@ FailureOr<Var> Interpreter::callTorch(llvm::StringRef name, CallArguments &argum
   if (name == "torch.is_tensor" && args.size() == 1)
     return makeBool(args[0]->is(K::Tensor));
   if (name == "torch.is_grad_enabled")
-    return makeBool(true);
+    return makeBool(gradModes.empty() || gradModes.back());
   if (name == "torch.jit.is_scripting" || name == "torch.jit.is_tracing" ||
       name == "torch._C._get_tracing_state" || name == "torch.compiler.is_compiling" ||
       name == "torch._dynamo.is_compiling")
