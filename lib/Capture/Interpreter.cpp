@@ -925,18 +925,15 @@ LogicalResult Interpreter::step(Frame &frame, const py::Instruction &instruction
     return success();
   }
   case Opcode::FORMAT_VALUE: {
-    if ((arg & 0x04) != 0)
-      frame.pop(); // format spec
+    Var spec = (arg & 0x04) != 0 ? frame.pop() : makeStr("");
     Var value = frame.pop();
-    if (value->is(Variable::Kind::Str)) {
-      frame.push(value);
-      return success();
-    }
-    if (std::optional<int64_t> i = value->getConstantInt()) {
-      frame.push(makeStr(std::to_string(*i)));
-      return success();
-    }
-    return error(loc) << "formatting this value in an f-string is not supported";
+    if (!spec->is(Variable::Kind::Str))
+      return error(loc) << "an f-string format spec that is not a constant string";
+    FailureOr<std::string> text = formatValue(value, spec->name, arg & 0x03, loc);
+    if (failed(text))
+      return failure();
+    frame.push(makeStr(*text));
+    return success();
   }
   case Opcode::LIST_APPEND:
   case Opcode::SET_ADD: {

@@ -245,6 +245,11 @@ private:
 
   mlir::InFlightDiagnostic error(mlir::Location loc) { return mlir::emitError(loc); }
 
+  /// `format(value, spec)` after conversion `conversion` (FORMAT_VALUE's: 0 none, 1 str,
+  /// 2 repr, 3 ascii) for constant strings, ints, floats, bools and None.
+  mlir::FailureOr<std::string> formatValue(Var value, llvm::StringRef spec, int conversion,
+                                           mlir::Location loc);
+
   // Python numbers computed from tensor values (TensorNumbers.cpp).
   /// `tensor.item()`: a 0-d number tensor (f64/i64/i1) marked with the Python number.
   mlir::FailureOr<Var> tensorItem(Var tensor, mlir::Location loc);

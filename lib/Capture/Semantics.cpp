@@ -7,6 +7,7 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
+#include <charconv>
 #include <cmath>
 
 using namespace mlir;
@@ -407,6 +408,10 @@ FailureOr<Var> Interpreter::lookupAttribute(Var object, llvm::StringRef name, Lo
       return makeStr(llvm::StringRef(object->name).rsplit('.').second);
     return makeExternal((object->name + "." + name).str());
   }
+  if (object->is(K::Str) && (name == "join" || name == "upper" || name == "lower" ||
+                             name == "startswith" || name == "endswith" || name == "strip" ||
+                             name == "replace"))
+    return makeMethod(makeExternal(("builtins.str." + name).str()), object);
   if (object->is(K::Method)) {
     if (name == "__self__")
       return object->items[1];
@@ -767,6 +772,99 @@ FailureOr<Var> Interpreter::callBuiltin(llvm::StringRef name, CallArguments &arg
     list.items = std::move(items);
     return makeObject(newObject(std::move(list)));
   };
+  // str methods on constants (lookupAttribute binds them).
+  if (name.starts_with("builtins.str.") && !args.empty() && args[0]->is(K::Str)) {
+    llvm::StringRef method = name.drop_front(llvm::StringRef("builtins.str.").size());
+    llvm::StringRef self = args[0]->name;
+    auto strArg = [&](size_t i) -> FailureOr<llvm::StringRef> {
+      if (i >= args.size() || !args[i]->is(K::Str))
+        return error(loc) << "str." << method << "() needs string arguments here";
+      return llvm::StringRef(args[i]->name);
+    };
+    if (method == "upper")
+      return makeStr(self.upper());
+    if (method == "lower")
+      return makeStr(self.lower());
+    if (method == "strip" && args.size() == 1)
+      return makeStr(self.trim());
+    if (method == "startswith" || method == "endswith") {
+      FailureOr<llvm::StringRef> affix = strArg(1);
+      if (failed(affix))
+        return failure();
+      return makeBool(method == "startswith" ? self.starts_with(*affix) : self.ends_with(*affix));
+    }
+    if (method == "replace") {
+      FailureOr<llvm::StringRef> from = strArg(1), to = strArg(2);
+      if (failed(from) || failed(to) || from->empty())
+        return error(loc) << "str.replace() needs two strings, the first non-empty";
+      std::string result;
+      for (llvm::StringRef rest = self;;) {
+        auto [head, tail] = rest.split(*from);
+        result += head.str();
+        if (head.size() == rest.size())
+          break;
+        result += to->str();
+        rest = tail;
+      }
+      return makeStr(result);
+    }
+    if (method == "join" && args.size() == 2) {
+      FailureOr<std::vector<Var>> items = unpack(args[1], loc);
+      if (failed(items))
+        return failure();
+      std::string result;
+      for (auto [i, item] : llvm::enumerate(*items)) {
+        if (!item->is(K::Str))
+          return error(loc) << "str.join() of a non-string item";
+        result += (i ? self.str() : "") + item->name;
+      }
+      return makeStr(result);
+    }
+    return error(loc) << "str." << method << "() with these arguments is not supported";
+  }
+  if (name == "builtins.sum") {
+    // sum(iterable, start=0): `start + item0 + item1 ...` with Python's operators.
+    if (failed(arity(1, 2)))
+      return failure();
+    FailureOr<std::vector<Var>> items = unpack(args[0], loc);
+    if (failed(items))
+      return failure();
+    Var total = args.size() == 2 ? args[1] : makeInt(0, ctx);
+    for (const Var &item : *items) {
+      FailureOr<Var> next = binaryOp(0, total, item, loc); // operator.add
+      if (failed(next))
+        return failure();
+      total = *next;
+    }
+    return total;
+  }
+  if (name == "builtins.sorted") {
+    // sorted() of constants (numbers or strings), with reverse=; no key function.
+    if (failed(arity(1, 1)))
+      return failure();
+    bool reverse = false;
+    for (auto &[keyword, value] : arguments.keywords) {
+      if (keyword == "reverse" && value->is(K::Bool))
+        reverse = value->boolValue;
+      else if (!(keyword == "key" && value->is(K::None)))
+        return error(loc) << "sorted() with " << keyword << "= is not supported";
+    }
+    FailureOr<std::vector<Var>> items = unpack(args[0], loc);
+    if (failed(items))
+      return failure();
+    bool strings = llvm::all_of(*items, [](const Var &v) { return v->is(K::Str); });
+    bool numbers = llvm::all_of(*items, [](const Var &v) { return v->getNumber().has_value(); });
+    if (!strings && !numbers)
+      return error(loc) << "sorted() of values other than constant numbers or strings is "
+                           "not supported";
+    std::vector<Var> sortedItems = *items;
+    std::stable_sort(sortedItems.begin(), sortedItems.end(), [&](const Var &a, const Var &b) {
+      bool less = strings ? a->name < b->name : *a->getNumber() < *b->getNumber();
+      bool greater = strings ? b->name < a->name : *b->getNumber() < *a->getNumber();
+      return reverse ? greater : less;
+    });
+    return newList(std::move(sortedItems));
+  }
   if (name == "builtins.len") {
     if (failed(arity(1, 1)))
       return failure();
@@ -1875,3 +1973,154 @@ FailureOr<Var> Interpreter::iterate(Var iterable, Location loc) {
   }
   return makeObject(newObject(std::move(iterator)));
 }
+
+/// Python's repr() of a float: the shortest digits that round-trip, with ".0" on
+/// integral values.
+static std::string floatRepr(double value) {
+  if (std::isnan(value))
+    return "nan";
+  if (std::isinf(value))
+    return value < 0 ? "-inf" : "inf";
+  char buffer[64];
+  auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value);
+  std::string text(buffer, ec == std::errc() ? end : buffer);
+  // Python switches to exponent notation from 1e16 and below 1e-4.
+  double magnitude = std::fabs(value);
+  if (magnitude != 0 && (magnitude >= 1e16 || magnitude < 1e-4)) {
+    auto [expEnd, expEc] =
+        std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::scientific);
+    text.assign(buffer, expEc == std::errc() ? expEnd : buffer);
+    size_t e = text.find('e');
+    if (e != std::string::npos) { // "1e-05", "1.5e+16": two exponent digits at least
+      std::string mantissa = text.substr(0, e), exponent = text.substr(e + 1);
+      char sign = exponent[0] == '-' ? '-' : '+';
+      if (exponent[0] == '-' || exponent[0] == '+')
+        exponent = exponent.substr(1);
+      if (exponent.size() < 2)
+        exponent = "0" + exponent;
+      text = mantissa + "e" + sign + exponent;
+    }
+    return text;
+  }
+  if (text.find_first_of(".e") == std::string::npos)
+    text += ".0";
+  return text;
+}
+
+FailureOr<std::string> Interpreter::formatValue(Var value, llvm::StringRef spec, int conversion,
+                                                Location loc) {
+  // The value as str() / repr() gives it (what a spec-less field shows).
+  std::optional<double> number = value->getNumber();
+  std::string plain;
+  if (value->is(K::Str))
+    plain = conversion == 2 || conversion == 3 ? "'" + value->name + "'" : value->name;
+  else if (value->is(K::Bool))
+    plain = value->boolValue ? "True" : "False";
+  else if (value->is(K::None))
+    plain = "None";
+  else if (value->is(K::Int) && value->getConstantInt())
+    plain = std::to_string(*value->getConstantInt());
+  else if (value->is(K::Float))
+    plain = floatRepr(value->floatValue);
+  else
+    return error(loc) << "formatting this value in an f-string is not supported (a "
+                         "constant string, number, bool or None is)";
+  if (value->is(K::Str) && (conversion == 2 || conversion == 3) &&
+      llvm::StringRef(value->name).find_first_of("'\\\n\r\t") != llvm::StringRef::npos)
+    return error(loc) << "repr() of a string with quotes or escapes in an f-string is not "
+                         "supported";
+  if (spec.empty())
+    return plain;
+  // [[fill]align][sign][#][0][width][,|_][.precision][type]
+  llvm::StringRef rest = spec;
+  char fill = ' ', align = 0;
+  if (rest.size() >= 2 && llvm::StringRef("<>^=").contains(rest[1])) {
+    fill = rest[0];
+    align = rest[1];
+    rest = rest.drop_front(2);
+  } else if (!rest.empty() && llvm::StringRef("<>^=").contains(rest[0])) {
+    align = rest[0];
+    rest = rest.drop_front();
+  }
+  char sign = '-';
+  if (!rest.empty() && llvm::StringRef("+- ").contains(rest[0])) {
+    sign = rest[0];
+    rest = rest.drop_front();
+  }
+  if (!rest.empty() && rest[0] == '0' && !align) {
+    fill = '0';
+    align = '=';
+  }
+  size_t width = 0;
+  while (!rest.empty() && llvm::isDigit(rest[0])) {
+    width = width * 10 + (rest[0] - '0');
+    rest = rest.drop_front();
+  }
+  std::optional<int> precision;
+  if (rest.starts_with(".")) {
+    rest = rest.drop_front();
+    int p = 0;
+    while (!rest.empty() && llvm::isDigit(rest[0])) {
+      p = p * 10 + (rest[0] - '0');
+      rest = rest.drop_front();
+    }
+    precision = p;
+  }
+  char type = rest.empty() ? 0 : rest[0];
+  if (rest.size() > 1 || (type && !llvm::StringRef("dfFeEgGs%").contains(type)))
+    return error(loc) << "the f-string format spec '" << spec << "' is not supported";
+  std::string body;
+  bool negative = false;
+  if (value->is(K::Str)) {
+    if (type && type != 's')
+      return error(loc) << "format spec '" << spec << "' for a string";
+    body = precision ? plain.substr(0, *precision) : plain;
+    if (!align)
+      align = '<';
+  } else if (number && !value->is(K::None)) {
+    double x = *number;
+    negative = std::signbit(x) && !std::isnan(x);
+    double magnitude = std::fabs(x);
+    char buffer[512];
+    bool integral = value->is(K::Int) || value->is(K::Bool);
+    if (type == 'd' || (!type && integral && !precision)) {
+      if (!integral)
+        return error(loc) << "format spec '" << spec << "' for a float";
+      body = std::to_string(static_cast<int64_t>(magnitude));
+    } else if (!type && !precision) {
+      body = integral ? std::to_string(static_cast<int64_t>(magnitude)) : floatRepr(magnitude);
+    } else {
+      char t = type ? type : 'g';
+      double shown = t == '%' ? magnitude * 100 : magnitude;
+      std::string format = "%." + std::to_string(precision.value_or(6)) + (t == '%' ? 'f' : t);
+      snprintf(buffer, sizeof buffer, format.c_str(), shown);
+      body = buffer;
+      if (t == '%')
+        body += "%";
+    }
+    if (negative)
+      body = "-" + body;
+    else if (sign == '+' || sign == ' ')
+      body = std::string(1, sign) + body;
+    if (!align)
+      align = '>';
+  } else {
+    return error(loc) << "format spec '" << spec << "' for this value is not supported";
+  }
+  if (body.size() >= width)
+    return body;
+  size_t pad = width - body.size();
+  switch (align) {
+  case '<':
+    return body + std::string(pad, fill);
+  case '^':
+    return std::string(pad / 2, fill) + body + std::string(pad - pad / 2, fill);
+  case '=': {
+    size_t signSize = !body.empty() && llvm::StringRef("+- ").contains(body[0]) ? 1 : 0;
+    return body.substr(0, signSize) + std::string(pad, fill) + body.substr(signSize);
+  }
+  default:
+    return std::string(pad, fill) + body;
+  }
+}
+
