@@ -1,6 +1,8 @@
 // The CPython 3.12 bytecode interpreter: frames, instructions and trace objects.
 #include "Interpreter.h"
 
+#include <optional>
+
 #include "ExportFormat.h"
 #include "tgc/Dialect/TgcDialect.h"
 
@@ -28,6 +30,8 @@ struct Interpreter::Frame {
   /// Names of the keyword arguments of the next CALL (KW_NAMES).
   std::vector<std::string> kwNames;
   size_t position = 0;
+  /// A generator function's frame, run to completion when called: what it yields.
+  std::optional<std::vector<Var>> yielded;
 
   Var pop() {
     Var v = stack.back();
@@ -474,8 +478,8 @@ FailureOr<Var> Interpreter::callFunction(ObjectId functionId, CallArguments argu
                                          Location loc) {
   const HeapObject &function = heap.get(functionId);
   py::CodeRef code = function.code;
-  if (code->flags & (py::kGenerator | py::kCoroutine | py::kAsyncGenerator))
-    return error(loc) << "calling generator or coroutine function '" << function.qualname
+  if (code->flags & (py::kCoroutine | py::kAsyncGenerator))
+    return error(loc) << "calling coroutine or async generator function '" << function.qualname
                       << "' is not supported";
   if (depth >= kMaxDepth)
     return error(loc) << "calls nest deeper than " << kMaxDepth << " frames";
@@ -519,10 +523,22 @@ FailureOr<Var> Interpreter::callFunction(ObjectId functionId, CallArguments argu
       dict.entries.emplace_back(makeStr(name), value);
     frame.locals[slot] = makeObject(newObject(std::move(dict)));
   }
+  // A generator (a generator expression, a function with `yield`) runs to completion at
+  // the call: its values are all yielded before the consumer sees the first. That is
+  // Python's result for a consumer that reads it to the end (sum, list, join, a for
+  // loop); a generator whose values depend on what the consumer does in between
+  // would differ, which programs rarely do.
+  if (code->flags & py::kGenerator)
+    frame.yielded.emplace();
   ++depth;
   FailureOr<Var> result = run(frame);
   --depth;
-  return result;
+  if (failed(result) || !frame.yielded)
+    return result;
+  HeapObject iterator;
+  iterator.kind = HeapObject::Kind::Iterator;
+  iterator.items = std::move(*frame.yielded);
+  return makeObject(newObject(std::move(iterator)));
 }
 
 FailureOr<Var> Interpreter::run(Frame &frame) {
@@ -583,6 +599,19 @@ LogicalResult Interpreter::step(Frame &frame, const py::Instruction &instruction
     return error(loc) << "stack overflow in " << code.qualname;
 
   switch (instruction.opcode) {
+  case Opcode::RETURN_GENERATOR:
+    // The generator object is returned to the caller and resumed at once: the value
+    // sent in (None) is what the next instruction pops.
+    if (!frame.yielded)
+      return error(loc) << "RETURN_GENERATOR outside a generator";
+    frame.push(makeNone());
+    return success();
+  case Opcode::YIELD_VALUE:
+    if (!frame.yielded)
+      return error(loc) << "yield outside a generator";
+    frame.yielded->push_back(frame.pop());
+    frame.push(makeNone()); // the value sent back in
+    return success();
   case Opcode::NOP:
   case Opcode::RESUME:
   case Opcode::CACHE:

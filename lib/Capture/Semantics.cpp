@@ -852,17 +852,35 @@ FailureOr<Var> Interpreter::callBuiltin(llvm::StringRef name, CallArguments &arg
     FailureOr<std::vector<Var>> items = unpack(args[0], loc);
     if (failed(items))
       return failure();
-    bool strings = llvm::all_of(*items, [](const Var &v) { return v->is(K::Str); });
-    bool numbers = llvm::all_of(*items, [](const Var &v) { return v->getNumber().has_value(); });
-    if (!strings && !numbers)
-      return error(loc) << "sorted() of values other than constant numbers or strings is "
-                           "not supported";
+    // Python's ordering of constants: numbers, strings, tuples item by item (a tie on
+    // the items compared so far that reaches a non-constant is undecided).
+    std::function<std::optional<int>(const Var &, const Var &)> order =
+        [&](const Var &a, const Var &b) -> std::optional<int> {
+      if (a->is(K::Str) && b->is(K::Str))
+        return a->name < b->name ? -1 : b->name < a->name ? 1 : 0;
+      std::optional<double> x = a->getNumber(), y = b->getNumber();
+      if (x && y && !a->is(K::Str) && !b->is(K::Str))
+        return *x < *y ? -1 : *y < *x ? 1 : 0;
+      if (a->is(K::Tuple) && b->is(K::Tuple)) {
+        for (size_t i = 0; i < a->items.size() && i < b->items.size(); ++i) {
+          std::optional<int> c = order(a->items[i], b->items[i]);
+          if (!c || *c != 0)
+            return c;
+        }
+        return a->items.size() < b->items.size() ? -1 : a->items.size() > b->items.size();
+      }
+      return std::nullopt;
+    };
+    bool decided = true;
     std::vector<Var> sortedItems = *items;
     std::stable_sort(sortedItems.begin(), sortedItems.end(), [&](const Var &a, const Var &b) {
-      bool less = strings ? a->name < b->name : *a->getNumber() < *b->getNumber();
-      bool greater = strings ? b->name < a->name : *b->getNumber() < *a->getNumber();
-      return reverse ? greater : less;
+      std::optional<int> c = order(a, b);
+      decided &= c.has_value();
+      return c && (reverse ? *c > 0 : *c < 0);
     });
+    if (!decided)
+      return error(loc) << "sorted() of values whose order is not known at capture time "
+                           "(constant numbers, strings and tuples of them sort)";
     return newList(std::move(sortedItems));
   }
   if (name == "builtins.len") {
