@@ -2,6 +2,7 @@
 // containers, and the side effects they record.
 #include "Interpreter.h"
 
+#include "ExportFormat.h"
 #include "TorchFunctions.h"
 #include "tgc/Dialect/TgcDialect.h"
 
@@ -16,6 +17,36 @@ using namespace tgc::capture;
 
 /// The external classes whose subclasses get torch's behaviour.
 static constexpr llvm::StringLiteral kModuleClass = "torch.nn.Module";
+
+/// Python's ordering of two constants: numbers, strings, tuples item by item; nullopt
+/// when it is not known at capture time (a tie reaching a non-constant).
+static std::optional<int> compareConstants(const Var &a, const Var &b) {
+  if (a->is(Variable::Kind::Str) && b->is(Variable::Kind::Str))
+    return a->name < b->name ? -1 : b->name < a->name ? 1 : 0;
+  std::optional<double> x = a->getNumber(), y = b->getNumber();
+  if (x && y)
+    return *x < *y ? -1 : *y < *x ? 1 : 0;
+  if (a->is(Variable::Kind::Tuple) && b->is(Variable::Kind::Tuple)) {
+    for (size_t i = 0; i < a->items.size() && i < b->items.size(); ++i) {
+      std::optional<int> c = compareConstants(a->items[i], b->items[i]);
+      if (!c || *c != 0)
+        return c;
+    }
+    return a->items.size() < b->items.size() ? -1 : int(a->items.size() > b->items.size());
+  }
+  return std::nullopt;
+}
+
+/// Sorts `items` stably as Python would; false when their order is not known.
+static bool sortConstants(std::vector<Var> &items, bool reverse) {
+  bool decided = true;
+  std::stable_sort(items.begin(), items.end(), [&](const Var &a, const Var &b) {
+    std::optional<int> c = compareConstants(a, b);
+    decided &= c.has_value();
+    return c && (reverse ? *c > 0 : *c < 0);
+  });
+  return decided;
+}
 
 /// The attributes of torch.nn.Module itself (`dir(torch.nn.Module)` without dunders, torch
 /// 2.11): what hasattr/getattr find on a module that its instance and class do not have.
@@ -852,33 +883,8 @@ FailureOr<Var> Interpreter::callBuiltin(llvm::StringRef name, CallArguments &arg
     FailureOr<std::vector<Var>> items = unpack(args[0], loc);
     if (failed(items))
       return failure();
-    // Python's ordering of constants: numbers, strings, tuples item by item (a tie on
-    // the items compared so far that reaches a non-constant is undecided).
-    std::function<std::optional<int>(const Var &, const Var &)> order =
-        [&](const Var &a, const Var &b) -> std::optional<int> {
-      if (a->is(K::Str) && b->is(K::Str))
-        return a->name < b->name ? -1 : b->name < a->name ? 1 : 0;
-      std::optional<double> x = a->getNumber(), y = b->getNumber();
-      if (x && y && !a->is(K::Str) && !b->is(K::Str))
-        return *x < *y ? -1 : *y < *x ? 1 : 0;
-      if (a->is(K::Tuple) && b->is(K::Tuple)) {
-        for (size_t i = 0; i < a->items.size() && i < b->items.size(); ++i) {
-          std::optional<int> c = order(a->items[i], b->items[i]);
-          if (!c || *c != 0)
-            return c;
-        }
-        return a->items.size() < b->items.size() ? -1 : a->items.size() > b->items.size();
-      }
-      return std::nullopt;
-    };
-    bool decided = true;
     std::vector<Var> sortedItems = *items;
-    std::stable_sort(sortedItems.begin(), sortedItems.end(), [&](const Var &a, const Var &b) {
-      std::optional<int> c = order(a, b);
-      decided &= c.has_value();
-      return c && (reverse ? *c > 0 : *c < 0);
-    });
-    if (!decided)
+    if (!sortConstants(sortedItems, reverse))
       return error(loc) << "sorted() of values whose order is not known at capture time "
                            "(constant numbers, strings and tuples of them sort)";
     return newList(std::move(sortedItems));
@@ -1315,6 +1321,20 @@ FailureOr<Var> Interpreter::callContainerMethod(llvm::StringRef name, CallArgume
     return makeTuple(std::move(items));
   };
   if (h.kind == H::List) {
+    if (name == "list.sort" && args.size() == 1) {
+      bool reverse = false;
+      for (auto &[keyword, value] : arguments.keywords) {
+        if (keyword == "reverse" && value->is(K::Bool))
+          reverse = value->boolValue;
+        else if (!(keyword == "key" && value->is(K::None)))
+          return error(loc) << "list.sort() with " << keyword << "= is not supported";
+      }
+      std::vector<Var> items = h.items;
+      if (!sortConstants(items, reverse))
+        return error(loc) << "list.sort() of values whose order is not known at capture time";
+      contentsChanged().items = std::move(items);
+      return makeNone();
+    }
     if (name == "list.append" && args.size() == 2) {
       contentsChanged().items.push_back(args[1]);
       return makeNone();
@@ -2040,9 +2060,28 @@ FailureOr<std::string> Interpreter::formatValue(Var value, llvm::StringRef spec,
     plain = std::to_string(*value->getConstantInt());
   else if (value->is(K::Float))
     plain = floatRepr(value->floatValue);
-  else
+  else if (value->is(K::DType)) {
+    std::optional<ExportDType> dtype = lookupDTypeByType(value->type);
+    if (!dtype)
+      return error(loc) << "formatting this dtype in an f-string is not supported";
+    plain = ("torch." + dtype->name).str();
+  } else if (value->is(K::Tuple) &&
+             (!value->tupleClass ||
+              (value->tupleClass->is(K::External) && value->tupleClass->name == "torch.Size"))) {
+    // repr() of the items: "(1, 'a')", "(4,)", "torch.Size([4, 8])".
+    std::vector<std::string> items;
+    for (const Var &item : value->items) {
+      FailureOr<std::string> text = formatValue(item, "", 2, loc);
+      if (failed(text))
+        return failure();
+      items.push_back(*text);
+    }
+    std::string joined = llvm::join(items, ", ");
+    plain = value->tupleClass ? "torch.Size([" + joined + "])"
+                              : "(" + joined + (items.size() == 1 ? ",)" : ")");
+  } else
     return error(loc) << "formatting this value in an f-string is not supported (a "
-                         "constant string, number, bool or None is)";
+                         "constant string, number, bool, None, dtype or tuple is)";
   if (value->is(K::Str) && (conversion == 2 || conversion == 3) &&
       llvm::StringRef(value->name).find_first_of("'\\\n\r\t") != llvm::StringRef::npos)
     return error(loc) << "repr() of a string with quotes or escapes in an f-string is not "
