@@ -261,6 +261,13 @@ private:
   mlir::FailureOr<Var> numberResult(Var result, Var lhs, Var rhs, llvm::StringRef op,
                                     mlir::Location loc);
 
+  /// `x.max(dim)` / `x.min(dim)` (a (values, indices) tuple of class `className`,
+  /// torch.return_types.max) or, without `wantValues`, `argmax`/`argmin`: indices of the
+  /// first extremum, values gathered there (TensorNumbers.cpp).
+  mlir::FailureOr<Var> reduceWithIndices(Var x, int64_t dim, bool keepdim, bool isMax,
+                                         bool wantValues, llvm::StringRef className,
+                                         mlir::Location loc);
+
   // Graph breaks (docs/graph-breaks.md).
   /// Whether a graph break here can be a marker rather than an error.
   bool canBreakGraph() const {

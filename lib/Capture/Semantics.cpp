@@ -439,6 +439,11 @@ FailureOr<Var> Interpreter::lookupAttribute(Var object, llvm::StringRef name, Lo
       return makeStr(llvm::StringRef(object->name).rsplit('.').second);
     return makeExternal((object->name + "." + name).str());
   }
+  // torch.return_types.max / min: named fields of (values, indices).
+  if (object->is(K::Tuple) && object->tupleClass && object->tupleClass->is(K::External) &&
+      llvm::StringRef(object->tupleClass->name).starts_with("torch.return_types.") &&
+      object->items.size() == 2 && (name == "values" || name == "indices"))
+    return object->items[name == "values" ? 0 : 1];
   if (object->is(K::Str) && (name == "join" || name == "upper" || name == "lower" ||
                              name == "startswith" || name == "endswith" || name == "strip" ||
                              name == "replace"))

@@ -334,6 +334,47 @@ FailureOr<Var> Interpreter::callTorch(llvm::StringRef name, CallArguments &argum
   std::vector<Var> &args = arguments.positional;
   if (name.starts_with("torch.autograd.graph.saved_tensors_hooks"))
     return callSavedTensorsHooks(name, arguments, loc);
+  // max/min over a dim (values and indices), argmax/argmin.
+  {
+    llvm::StringRef op = name;
+    bool method = op.consume_front("torch.Tensor.") || op.consume_front("torch.");
+    bool withValues = op == "max" || op == "min";
+    if (method && (withValues || op == "argmax" || op == "argmin") && !args.empty() &&
+        args[0]->is(K::Tensor)) {
+      Var dim = args.size() > 1 ? args[1] : Var(), keepdim = args.size() > 2 ? args[2] : Var();
+      for (auto &[keyword, value] : arguments.keywords) {
+        if (keyword == "dim" && !dim)
+          dim = value;
+        else if (keyword == "keepdim" && !keepdim)
+          keepdim = value;
+        else
+          dim = makeNone(), keepdim = makeStr(keyword); // not ours: an unknown keyword
+      }
+      bool isOurs = args.size() <= 3 && (!keepdim || keepdim->is(K::Bool)) &&
+                    (withValues ? dim && dim->is(K::Int) : !dim || dim->is(K::Int) ||
+                                                               dim->is(K::None));
+      if (isOurs) {
+        Var x = args[0];
+        int64_t d = 0;
+        if (dim && dim->is(K::Int)) {
+          std::optional<int64_t> constant = dim->getConstantInt();
+          if (!constant)
+            return error(loc) << name << "(): the dim must be a constant";
+          d = *constant;
+        } else { // argmax over all elements: of the flattened tensor
+          CallArguments flatten{{x, makeTuple({makeInt(-1, ctx)})}, {}};
+          bool flattened = false;
+          FailureOr<Var> flat = callTorchFunction("torch.Tensor.reshape", flatten, loc, flattened);
+          if (failed(flat))
+            return failure();
+          x = *flat;
+        }
+        return reduceWithIndices(x, d, keepdim && keepdim->boolValue,
+                                 op == "max" || op == "argmax", withValues,
+                                 ("torch.return_types." + op).str(), loc);
+      }
+    }
+  }
   // Grad-mode context managers: `with torch.no_grad():`, `torch.enable_grad()`,
   // `torch.set_grad_enabled(b)`, `torch.inference_mode()`.
   for (llvm::StringRef manager : {"torch.no_grad", "torch.enable_grad", "torch.set_grad_enabled",

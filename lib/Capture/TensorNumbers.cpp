@@ -94,3 +94,91 @@ FailureOr<Var> Interpreter::numberResult(Var result, Var lhs, Var rhs, llvm::Str
     kind = N::Int;
   return asNumber(result, kind, loc);
 }
+
+//===----------------------------------------------------------------------===//
+// Reductions with indices: max/min over a dim, argmax/argmin
+//===----------------------------------------------------------------------===//
+
+FailureOr<Var> Interpreter::reduceWithIndices(Var x, int64_t dim, bool keepdim, bool isMax,
+                                              bool wantValues, llvm::StringRef className,
+                                              Location loc) {
+  bool handled = false;
+  auto torchCall = [&](llvm::StringRef fn, std::vector<Var> positional,
+                       std::vector<std::pair<std::string, Var>> keywords = {}) {
+    CallArguments arguments{std::move(positional), std::move(keywords)};
+    return callTorchFunction(fn, arguments, loc, handled);
+  };
+  auto type = cast<BaseTensorType>(heap.get(x->object).tensor.getType());
+  int64_t rank = type.getRank();
+  std::optional<int64_t> normalized = normalizeDim(dim, std::max<int64_t>(rank, 1));
+  if (!normalized)
+    return error(loc) << "dim " << dim << " is out of range for a tensor of rank " << rank;
+  dim = *normalized;
+  if (rank == 0)
+    return error(loc) << "max/min/argmax over a dim of a 0-d tensor is not supported";
+  AffineExpr size = type.getSizes()[dim];
+  Var dims = makeTuple({makeInt(dim, ctx)});
+  // The first index of the extremum along dim (NaN counts as the extremum, as in torch):
+  // min over dim of where(x == extremum or both NaN, index, size).
+  FailureOr<Var> detached = torchCall("torch.Tensor.detach", {x});
+  if (failed(detached))
+    return failure();
+  FailureOr<Var> extremum =
+      torchCall(isMax ? "torch.amax" : "torch.amin", {*detached, dims, makeBool(true)});
+  if (failed(extremum))
+    return failure();
+  FailureOr<Var> equal = torchCall("operator.eq", {*detached, *extremum});
+  FailureOr<Var> nanX = torchCall("operator.ne", {*detached, *detached});
+  FailureOr<Var> nanE = torchCall("operator.ne", {*extremum, *extremum});
+  if (failed(equal) || failed(nanX) || failed(nanE))
+    return failure();
+  FailureOr<Var> bothNan = torchCall("torch.logical_and", {*nanX, *nanE});
+  if (failed(bothNan))
+    return failure();
+  FailureOr<Var> hit = torchCall("torch.logical_or", {*equal, *bothNan});
+  Variable int64;
+  int64.kind = K::DType;
+  int64.type = IntegerType::get(ctx, 64);
+  Var int64Var = makeVar(std::move(int64));
+  FailureOr<Var> positions = torchCall("torch.arange", {makeInt(size)}, {{"dtype", int64Var}});
+  if (failed(hit) || failed(positions))
+    return failure();
+  std::vector<Var> shape(rank, makeInt(1, ctx));
+  shape[dim] = makeInt(size);
+  FailureOr<Var> index = torchCall("torch.Tensor.view", {*positions, makeTuple(shape)});
+  if (failed(index))
+    return failure();
+  FailureOr<Var> candidates = torchCall("torch.where", {*hit, *index, makeInt(size)});
+  if (failed(candidates))
+    return failure();
+  FailureOr<Var> indices = torchCall("torch.amin", {*candidates, dims, makeBool(true)});
+  if (failed(indices))
+    return failure();
+  // The values are gathered at the indices, so the gradient reaches that element only.
+  Var values;
+  if (wantValues) {
+    FailureOr<Var> gathered = torchCall("torch.gather", {x, makeInt(dim, ctx), *indices});
+    if (failed(gathered))
+      return failure();
+    values = *gathered;
+  }
+  if (!keepdim) {
+    indices = torchCall("torch.Tensor.squeeze", {*indices, makeInt(dim, ctx)});
+    if (failed(indices))
+      return failure();
+    if (values) {
+      FailureOr<Var> squeezed = torchCall("torch.Tensor.squeeze", {values, makeInt(dim, ctx)});
+      if (failed(squeezed))
+        return failure();
+      values = *squeezed;
+    }
+  }
+  if (!wantValues)
+    return *indices;
+  // torch.return_types.max: a named tuple (values, indices).
+  Variable result;
+  result.kind = K::Tuple;
+  result.items = {values, *indices};
+  result.tupleClass = makeExternal(className);
+  return makeVar(std::move(result));
+}
