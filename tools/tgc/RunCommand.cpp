@@ -349,6 +349,23 @@ struct ManagedDeleter {
 };
 using ManagedTensor = std::unique_ptr<DLManagedTensor, ManagedDeleter>;
 
+/// Runs `model` (tgc_model_run, or _run_train when `train`) on `inputs`: its outputs, or
+/// null entries and false when it fails (the model's last error says why).
+bool runModel(LoadedModel &model, std::vector<DLTensor> &inputs, bool train,
+              std::vector<ManagedTensor> &outputs) {
+  std::vector<DLTensor *> pointers;
+  for (DLTensor &view : inputs)
+    pointers.push_back(&view);
+  int64_t numOutputs = model.api.numOutputs(model.model);
+  std::vector<DLManagedTensor *> raw(size_t(numOutputs), nullptr);
+  auto run = train ? model.api.runTrain : model.api.run;
+  int rc = run(model.model, pointers.data(), int64_t(pointers.size()), raw.data(), numOutputs);
+  outputs.clear();
+  for (DLManagedTensor *output : raw)
+    outputs.emplace_back(output);
+  return rc == 0;
+}
+
 /// One `tgc run`: the inputs file, the loaded model and the results file.
 class Runner {
 public:
@@ -573,18 +590,9 @@ llvm::Error Runner::run() {
   if (llvm::Error error = bindInputs())
     return error;
 
-  std::vector<DLTensor *> inputPointers;
-  for (DLTensor &view : inputViews)
-    inputPointers.push_back(&view);
-  int64_t numOutputs = model.api.numOutputs(model.model);
-  std::vector<DLManagedTensor *> rawOutputs(size_t(numOutputs), nullptr);
-  auto run = options.train ? model.api.runTrain : model.api.run;
-  if (run(model.model, inputPointers.data(), int64_t(inputPointers.size()),
-          rawOutputs.data(), numOutputs) != 0)
-    return modelError("running model '" + model.name + "'");
   std::vector<ManagedTensor> outputs;
-  for (DLManagedTensor *output : rawOutputs)
-    outputs.emplace_back(output);
+  if (!runModel(model, inputViews, options.train, outputs))
+    return modelError("running model '" + model.name + "'");
 
   results.metadata["model"] = model.name;
   if (llvm::Error error = saveOutputs(outputs))
@@ -726,21 +734,13 @@ llvm::Error ProgramRunner::runGraph(size_t node, std::vector<ManagedTensor> &out
       return value.takeError();
     views.push_back(viewTensor(**value));
   }
-  std::vector<DLTensor *> pointers;
-  for (DLTensor &view : views)
-    pointers.push_back(&view);
-  int64_t numOutputs = model.api.numOutputs(model.model);
-  std::vector<DLManagedTensor *> raw(size_t(numOutputs), nullptr);
-  auto run = options.train ? model.api.runTrain : model.api.run;
-  if (options.train && (!run || !model.api.isTrainable || !model.api.isTrainable(model.model)))
+  if (options.train && (!model.api.runTrain || !model.api.isTrainable ||
+                        !model.api.isTrainable(model.model)))
     return makeError("--train: graph '" + model.name + "' is not trainable (compile the " +
                      "program with `tgc compile --train --allow-graph-breaks`)");
-  if (run(model.model, pointers.data(), int64_t(pointers.size()), raw.data(), numOutputs) != 0)
+  if (!runModel(model, views, options.train, outputs))
     return fail(graph, "running graph '" + model.name + "'");
   trail.push_back(node);
-  outputs.clear();
-  for (DLManagedTensor *output : raw)
-    outputs.emplace_back(output);
   for (size_t i = 0; i < entry["inputs"].size(); ++i)
     if (model.api.inputIsMutated(model.model, int64_t(i)) == 1 &&
         entry["inputs"][i].get<size_t>() < inputs.tensors.size())
