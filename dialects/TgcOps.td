@@ -1140,6 +1140,55 @@ def Tgc_SavedTensorsHooksOp : Op<Tgc_Dialect, "saved_tensors_hooks", []> {
 }
 
 //===----------------------------------------------------------------------===//
+// Control flow (docs/bytecode.md, "torch.cond")
+//===----------------------------------------------------------------------===//
+
+def Tgc_CondOp : Op<Tgc_Dialect, "cond", [IsolatedFromAbove, RecursiveMemoryEffects,
+                                          AttrSizedOperandSegments]> {
+  let summary = "torch.cond: runs one of two subgraphs on a one-element predicate";
+  let description = [{
+    `torch.cond(pred, true_fn, false_fn, operands)` on a tensor predicate. The regions
+    are the two branches' subgraphs; only the one `bool(pred)` selects runs. They are
+    isolated from above: every value a branch uses from outside (its `operands`, tensors
+    it closes over, Python numbers from `.item()`) is lifted into `inputs`, and every
+    free size symbol its types mention is lifted into `sizes` exactly once, as the i64
+    value of the symbol `symbols[i]` (`s<symbols[i]>`). Each region's block takes
+    `inputs` then `sizes`; `tgc.yield` gives the branch's results, which have the
+    op's result sizes and dtypes in both branches. Branches do not write into their
+    inputs (PyTorch's torch.cond rejects input mutation too).
+
+    ```mlir
+    %r = tgc.cond %p inputs(%x, %b : !tgc.vtensor<[s0, 8], f32>, !tgc.vtensor<[8], f32>)
+           sizes(%n) {symbols = array<i64: 0>} : !tgc.vtensor<[], i1> -> !tgc.vtensor<[s0, 8], f32>
+    then {
+    ^bb0(%a: !tgc.vtensor<[s0, 8], f32>, %c: !tgc.vtensor<[8], f32>, %s0: i64):
+      ...
+      tgc.yield %t : !tgc.vtensor<[s0, 8], f32>
+    } else { ... }
+    ```
+
+    Training builds if-convert the op before functionalization (`tgc-if-convert-cond`);
+    inference builds lower it to `scf.if`.
+  }];
+  let arguments = (ins Tgc_AnyTensor:$pred, Variadic<AnyType>:$inputs, Variadic<I64>:$sizes,
+                       DenseI64ArrayAttr:$symbols);
+  let results = (outs Variadic<Tgc_AnyTensor>:$results);
+  let regions = (region SizedRegion<1>:$thenRegion, SizedRegion<1>:$elseRegion);
+  let assemblyFormat = [{
+    $pred (`inputs` `(` $inputs^ `:` type($inputs) `)`)? (`sizes` `(` $sizes^ `)`)? attr-dict
+    `:` type($pred) (`->` type($results)^)? `then` $thenRegion `else` $elseRegion
+  }];
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+}
+
+def Tgc_YieldOp : Op<Tgc_Dialect, "yield", [Pure, Terminator, HasParent<"CondOp">]> {
+  let summary = "The results of a tgc.cond branch";
+  let arguments = (ins Variadic<AnyType>:$values);
+  let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
+}
+
+//===----------------------------------------------------------------------===//
 // Graph breaks (capture level, `tgc compile --allow-graph-breaks`; docs/graph-breaks.md)
 //===----------------------------------------------------------------------===//
 

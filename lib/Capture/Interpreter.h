@@ -7,6 +7,8 @@
 #include "TraceFile.h"
 #include "Variables.h"
 
+#include "tgc/Dialect/TgcDialect.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Location.h"
@@ -177,8 +179,17 @@ private:
   bool isSubclass(Var cls, llvm::StringRef externalName);
   mlir::FailureOr<Var> callModule(Var module, CallArguments arguments, mlir::Location loc);
   mlir::FailureOr<Var> callCond(CallArguments &arguments, mlir::Location loc);
-  mlir::FailureOr<Var> selectBranchResults(mlir::Value predicate, Var onTrue, Var onFalse,
-                                           mlir::Location loc);
+  /// Walks two branch results of the same structure (tuples, lists), checking that
+  /// non-tensor values are equal, and rebuilds it with `mergeTensors` of each tensor pair.
+  mlir::FailureOr<Var>
+  mergeBranchResults(Var onTrue, Var onFalse, mlir::Location loc,
+                     llvm::function_ref<mlir::FailureOr<Var>(Var, Var)> mergeTensors);
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>> branchResultTensors(Var result,
+                                                                      mlir::Location loc);
+  mlir::LogicalResult checkBranchWrites(CondOp cond, mlir::Region &region,
+                                        size_t objectsBefore, mlir::Location loc);
+  mlir::FailureOr<CondOp> liftCond(CondOp holder, mlir::TypeRange resultTypes,
+                                   mlir::Location loc);
   mlir::FailureOr<Var> instantiate(Var cls, CallArguments arguments, mlir::Location loc);
   mlir::FailureOr<Var> callExternal(const Variable &external, CallArguments arguments,
                                     mlir::Location loc);

@@ -106,6 +106,10 @@ FailureOr<Value> Interpreter::materializeSize(AffineExpr size, Location loc) {
     auto func = builder.getInsertionBlock()->getParent()->getParentOfType<func::FuncOp>();
     if (!func)
       return error(loc) << "symbolic size outside a function";
+    // At the function's entry, so that inside a torch.cond branch the size is a value
+    // from outside, which the branch lifts as the symbol (Cond.cpp).
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(&func.getBody().front());
     for (BlockArgument arg : func.getArguments()) {
       auto type = llvm::dyn_cast<BaseTensorType>(arg.getType());
       if (!type)
@@ -621,142 +625,6 @@ FailureOr<Var> Interpreter::tensorIndex(Var tensor, Var key, Location loc) {
     current = *next;
   }
   return current;
-}
-
-/// Both branches' results merged into one: tensors become `where(pred, t, f)`, other
-/// values must agree.
-FailureOr<Var> Interpreter::selectBranchResults(Value predicate, Var onTrue, Var onFalse,
-                                                Location loc) {
-  if (onTrue->is(K::Tensor) && onFalse->is(K::Tensor)) {
-    Value t = heap.get(onTrue->object).tensor, f = heap.get(onFalse->object).tensor;
-    auto tType = llvm::cast<BaseTensorType>(t.getType());
-    auto fType = llvm::cast<BaseTensorType>(f.getType());
-    if (tType.getSizes() != fType.getSizes() || tType.getDtype() != fType.getDtype())
-      return error(loc) << "torch.cond branches return tensors of different sizes or dtypes";
-    return buildAten("aten.where.self",
-                     {{"condition", AtenValue::tensor(predicate)},
-                      {"self", AtenValue::tensor(t)},
-                      {"other", AtenValue::tensor(f)}},
-                     loc);
-  }
-  bool sequences = (onTrue->is(K::Tuple) && onFalse->is(K::Tuple)) ||
-                   (heapKind(heap, onTrue) == H::List && heapKind(heap, onFalse) == H::List);
-  if (sequences) {
-    FailureOr<std::vector<Var>> a = unpack(onTrue, loc), b = unpack(onFalse, loc);
-    if (failed(a) || failed(b))
-      return failure();
-    if (a->size() != b->size())
-      return error(loc) << "torch.cond branches return sequences of different lengths";
-    std::vector<Var> merged;
-    for (auto [x, y] : llvm::zip(*a, *b)) {
-      FailureOr<Var> item = selectBranchResults(predicate, x, y, loc);
-      if (failed(item))
-        return failure();
-      merged.push_back(*item);
-    }
-    if (onTrue->is(K::Tuple))
-      return makeTuple(std::move(merged));
-    HeapObject list;
-    list.kind = H::List;
-    list.items = std::move(merged);
-    return makeObject(newObject(std::move(list)));
-  }
-  FailureOr<bool> same = equals(onTrue, onFalse, loc);
-  if (failed(same))
-    return failure();
-  if (!*same)
-    return error(loc) << "torch.cond branches return different non-tensor values";
-  return onTrue;
-}
-
-/// torch.cond(pred, true_fn, false_fn, operands). A Python predicate picks its branch.
-/// A tensor predicate speculates both branches from the same interpreter state (the
-/// heap and the side-effect log are checkpointed and restored between them), requires
-/// them to have the same side effects, and if-converts: both branches are computed and
-/// their tensor results selected with `where`, so autodiff and the free size symbols
-/// need nothing special.
-FailureOr<Var> Interpreter::callCond(CallArguments &arguments, Location loc) {
-  std::vector<Var> args = arguments.positional;
-  static const char *const kNames[] = {"pred", "true_fn", "false_fn", "operands"};
-  args.resize(4);
-  for (auto &[keyword, value] : arguments.keywords) {
-    auto it = llvm::find(kNames, keyword);
-    if (it == std::end(kNames))
-      return error(loc) << "torch.cond() got an unexpected keyword argument '" << keyword << "'";
-    args[it - std::begin(kNames)] = value;
-  }
-  if (!args[0] || !args[1] || !args[2])
-    return error(loc) << "torch.cond(pred, true_fn, false_fn, operands) needs its first three "
-                         "arguments";
-  std::vector<Var> operands;
-  if (args[3]) {
-    FailureOr<std::vector<Var>> unpacked = unpack(args[3], loc);
-    if (failed(unpacked))
-      return failure();
-    operands = std::move(*unpacked);
-  }
-  if (!args[0]->is(K::Tensor)) {
-    FailureOr<bool> pred = truth(args[0], loc);
-    if (failed(pred))
-      return failure();
-    return call(*pred ? args[1] : args[2], CallArguments{operands, {}}, loc);
-  }
-  Value predicate = heap.get(args[0]->object).tensor;
-  auto predType = llvm::cast<BaseTensorType>(predicate.getType());
-  if (!llvm::all_of(predType.getSizes(),
-                    [](AffineExpr size) { return getConstantSize(size) == 1; }))
-    return error(loc) << "torch.cond's predicate must be a tensor with one element";
-
-  Heap checkpoint = heap;
-  size_t effectsMark = sideEffects.size();
-  llvm::DenseMap<int64_t, Var> traceCheckpoint = traceObjects;
-  FailureOr<Var> onTrue = call(args[1], CallArguments{operands, {}}, loc);
-  if (failed(onTrue))
-    return failure();
-  std::vector<SideEffect> trueEffects(sideEffects.begin() + effectsMark, sideEffects.end());
-  // The state each branch leaves in the objects it writes must be the same.
-  std::vector<std::pair<ObjectId, HeapObject>> trueStates;
-  for (const SideEffect &effect : trueEffects)
-    if (llvm::none_of(trueStates, [&](auto &s) { return s.first == effect.object; }))
-      trueStates.emplace_back(effect.object, heap.get(effect.object));
-  heap.restore(checkpoint);
-  sideEffects.erase(sideEffects.begin() + effectsMark, sideEffects.end());
-  traceObjects = traceCheckpoint;
-  FailureOr<Var> onFalse = call(args[2], CallArguments{operands, {}}, loc);
-  if (failed(onFalse))
-    return failure();
-  llvm::ArrayRef<SideEffect> falseEffects =
-      llvm::ArrayRef<SideEffect>(sideEffects).drop_front(effectsMark);
-  bool sameEffects =
-      trueEffects.size() == falseEffects.size() &&
-      llvm::all_of(llvm::zip(trueEffects, falseEffects), [&](auto pair) {
-        const SideEffect &a = std::get<0>(pair), &b = std::get<1>(pair);
-        return a.kind == b.kind && a.object == b.object && a.name == b.name &&
-               ((!a.value && !b.value) || (a.value && b.value && identical(a.value, b.value)));
-      });
-  auto sameVars = [&](const std::vector<Var> &a, const std::vector<Var> &b) {
-    return a.size() == b.size() && llvm::all_of(llvm::zip(a, b), [&](auto pair) {
-             return identical(std::get<0>(pair), std::get<1>(pair));
-           });
-  };
-  for (const auto &[id, state] : trueStates) {
-    const HeapObject &now = heap.get(id);
-    std::vector<Var> a = state.items, b = now.items;
-    for (const auto &[key, value] : state.entries)
-      a.insert(a.end(), {key, value});
-    for (const auto &[key, value] : now.entries)
-      b.insert(b.end(), {key, value});
-    for (const auto &[name, value] : state.attributes)
-      a.insert(a.end(), {makeStr(name), value});
-    for (const auto &[name, value] : now.attributes)
-      b.insert(b.end(), {makeStr(name), value});
-    a.push_back(state.contents ? state.contents : makeNull());
-    b.push_back(now.contents ? now.contents : makeNull());
-    sameEffects &= sameVars(a, b);
-  }
-  if (!sameEffects)
-    return error(loc) << "torch.cond branches must have the same Python side effects";
-  return selectBranchResults(predicate, *onTrue, *onFalse, loc);
 }
 
 FailureOr<func::FuncOp> Interpreter::traceTemplate(Var function, llvm::StringRef baseName,

@@ -355,3 +355,24 @@ unsigned tgc::getNumSymbols(Operation *anyOpInModule) {
   auto symbols = module->getAttrOfType<ArrayAttr>(TgcDialect::kSymbolsAttrName);
   return symbols ? symbols.size() : 0;
 }
+
+void tgc::collectSymbols(Type type, SmallVectorImpl<unsigned> &symbols) {
+  auto tensor = llvm::dyn_cast<BaseTensorType>(type);
+  if (!tensor)
+    return;
+  TensorMeta meta = tensor.getMeta();
+  auto visit = [&](AffineExpr expr) {
+    if (!expr)
+      return;
+    expr.walk([&](AffineExpr e) {
+      if (auto s = llvm::dyn_cast<AffineSymbolExpr>(e))
+        if (!llvm::is_contained(symbols, s.getPosition()))
+          symbols.push_back(s.getPosition());
+    });
+  };
+  for (AffineExpr e : meta.sizes)
+    visit(e);
+  for (AffineExpr e : meta.strides)
+    visit(e);
+  visit(meta.storageOffset);
+}

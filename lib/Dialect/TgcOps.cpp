@@ -37,6 +37,73 @@ LogicalResult BreakBranchOp::verify() {
   return success();
 }
 
+LogicalResult CondOp::verify() {
+  auto predType = cast<BaseTensorType>(getPred().getType());
+  for (AffineExpr size : predType.getSizes())
+    if (getConstantSize(size) != 1)
+      return emitOpError("predicate must have exactly one element, got ") << predType;
+  ArrayRef<int64_t> symbols = getSymbols();
+  if (symbols.size() != getSizes().size())
+    return emitOpError("has ") << getSizes().size() << " sizes but " << symbols.size()
+                               << " symbols";
+  for (auto [i, symbol] : llvm::enumerate(symbols)) {
+    if (symbol < 0)
+      return emitOpError("symbol #") << i << " is negative";
+    if (llvm::is_contained(symbols.take_front(i), symbol))
+      return emitOpError("lifts symbol s") << symbol << " more than once";
+  }
+  return success();
+}
+
+LogicalResult CondOp::verifyRegions() {
+  SmallVector<Type> argTypes(getInputs().getTypes());
+  argTypes.append(getSizes().size(), IntegerType::get(getContext(), 64));
+  ArrayRef<int64_t> lifted = getSymbols();
+  for (auto [index, region] : llvm::enumerate(getRegions())) {
+    StringRef name = index == 0 ? "then" : "else";
+    Block &block = region->front();
+    if (TypeRange(block.getArgumentTypes()) != TypeRange(argTypes))
+      return emitOpError("the ") << name << " region's arguments must be the inputs' "
+                                 << "types, then one i64 per size";
+    auto yield = dyn_cast<YieldOp>(block.getTerminator());
+    if (!yield)
+      return emitOpError("the ") << name << " region must end in tgc.yield";
+    if (yield.getValues().size() != getNumResults())
+      return yield.emitOpError("yields ") << yield.getValues().size() << " values, the cond has "
+                                          << getNumResults() << " results";
+    for (auto [i, value, result] : llvm::enumerate(yield.getValues(), getResults())) {
+      auto type = dyn_cast<BaseTensorType>(value.getType());
+      auto resultType = cast<BaseTensorType>(result.getType());
+      if (!type || type.isRef() != resultType.isRef() ||
+          type.getSizes() != resultType.getSizes() ||
+          type.getDtype() != resultType.getDtype())
+        return yield.emitOpError("value #")
+               << i << " has type " << value.getType()
+               << ", which differs from the result's sizes, dtype or form " << resultType;
+    }
+    // Every size symbol the branch's types mention must be lifted: the branch is a
+    // subgraph that binds them itself.
+    SmallVector<unsigned> used;
+    for (Type type : block.getArgumentTypes())
+      collectSymbols(type, used);
+    region->walk([&](Operation *op) {
+      if (op->getParentOfType<CondOp>() != *this)
+        return;
+      for (Type type : op->getResultTypes())
+        collectSymbols(type, used);
+      for (Region &nested : op->getRegions())
+        for (Block &b : nested)
+          for (Type type : b.getArgumentTypes())
+            collectSymbols(type, used);
+    });
+    for (unsigned symbol : used)
+      if (!llvm::is_contained(lifted, static_cast<int64_t>(symbol)))
+        return emitOpError("the ") << name << " region uses size symbol s" << symbol
+                                   << ", which is not lifted into `sizes`";
+  }
+  return success();
+}
+
 /// Checks one argument of a `tgc.break_call`: a constant, a tuple of arguments, or
 /// `{tensor = i}` naming an operand.
 static LogicalResult verifyBreakCallArgument(BreakCallOp op, Attribute arg) {

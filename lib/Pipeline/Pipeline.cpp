@@ -37,7 +37,10 @@ llvm::StringRef tgc::stringifyPhase(Phase phase) {
 }
 
 /// Views and in-place ops become pure value-level ops.
-static void populateFunctionalize(OpPassManager &pm) {
+static void populateFunctionalize(OpPassManager &pm, bool train) {
+  // Training differentiates both branches of a torch.cond as ordinary ops.
+  if (train)
+    pm.addPass(createIfConvertCondPass());
   pm.addPass(createFunctionalizePass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -132,7 +135,7 @@ void tgc::buildPipeline(OpPassManager &pm, const PipelineOptions &options) {
     return options.startAfter < phase && phase <= options.compileTo;
   };
   if (runs(Phase::Functionalize))
-    populateFunctionalize(pm);
+    populateFunctionalize(pm, options.train);
   if (runs(Phase::Decompose))
     populateDecompose(pm, options.train);
   if (options.train && runs(Phase::Autodiff))

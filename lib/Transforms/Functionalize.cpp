@@ -27,7 +27,13 @@ public:
   FailureOr<func::FuncOp> run();
 
 private:
+  /// Rebuilds a branch of a tgc.cond into `newBlock` (a block of the new op).
+  explicit FunctionRebuilder(Block *newBlock) : builder(newBlock, newBlock->end()) {}
+
+  void bindArguments(Block &oldBlock, Block &newBlock);
   LogicalResult visit(Operation *op);
+  LogicalResult visitCond(CondOp op);
+  FailureOr<Value> valueOf(Value old);
   LogicalResult visitInPlace(InPlaceOpInterface op);
   LogicalResult visitReturn(func::ReturnOp op);
   Operation *clonePure(Operation *op);
@@ -70,14 +76,7 @@ FailureOr<func::FuncOp> FunctionRebuilder::run() {
   newFunc.setFunctionType(FunctionType::get(ctx, argTypes, {}));
   Block *body = newFunc.addEntryBlock();
   builder.setInsertionPointToStart(body);
-  for (auto [oldArg, newArg] : llvm::zip(oldBody.getArguments(), body->getArguments())) {
-    if (!llvm::isa<RefTensorType>(oldArg.getType())) {
-      mapping.map(oldArg, newArg);
-      continue;
-    }
-    bases[oldArg] = oldArg;
-    current[oldArg] = newArg;
-  }
+  bindArguments(oldBody, *body);
   for (Operation &op : oldBody.without_terminator())
     if (failed(visit(&op))) {
       newFunc.erase();
@@ -90,7 +89,86 @@ FailureOr<func::FuncOp> FunctionRebuilder::run() {
   return newFunc;
 }
 
+/// Arguments of the old block: reference ones are bases whose current value is the
+/// new block's argument, others map to it.
+void FunctionRebuilder::bindArguments(Block &oldBlock, Block &newBlock) {
+  for (auto [oldArg, newArg] : llvm::zip(oldBlock.getArguments(), newBlock.getArguments())) {
+    if (!llvm::isa<RefTensorType>(oldArg.getType())) {
+      mapping.map(oldArg, newArg);
+      continue;
+    }
+    bases[oldArg] = oldArg;
+    current[oldArg] = newArg;
+  }
+}
+
+/// The value-level version of an old operand.
+FailureOr<Value> FunctionRebuilder::valueOf(Value old) {
+  if (Value mapped = mapOperand(old))
+    return mapped;
+  return materialize(old);
+}
+
+/// A tgc.cond: each branch is rebuilt on its own (the regions are isolated, so a branch
+/// sees only its arguments), and must not write into its inputs.
+LogicalResult FunctionRebuilder::visitCond(CondOp op) {
+  SmallVector<Value> operands;
+  for (Value operand : op->getOperands()) {
+    FailureOr<Value> value = valueOf(operand);
+    if (failed(value))
+      return failure();
+    operands.push_back(*value);
+  }
+  auto toValueType = [](Type type) -> Type {
+    if (auto ref = llvm::dyn_cast<RefTensorType>(type))
+      return llvm::cast<BaseTensorType>(ref).toValue();
+    return type;
+  };
+  SmallVector<Type> resultTypes = llvm::map_to_vector(op->getResultTypes(), toValueType);
+  size_t numInputs = op.getInputs().size();
+  auto cond = CondOp::create(builder, op.getLoc(), resultTypes, operands[0],
+                             ArrayRef(operands).slice(1, numInputs),
+                             ArrayRef(operands).drop_front(1 + numInputs), op.getSymbolsAttr());
+  for (unsigned index = 0; index < 2; ++index) {
+    Block &oldBlock = op->getRegion(index).front();
+    SmallVector<Type> argTypes = llvm::map_to_vector(oldBlock.getArgumentTypes(), toValueType);
+    SmallVector<Location> argLocs(argTypes.size(), op.getLoc());
+    Block *newBlock = new Block();
+    cond->getRegion(index).push_back(newBlock);
+    newBlock->addArguments(argTypes, argLocs);
+    FunctionRebuilder branch(newBlock);
+    branch.bindArguments(oldBlock, *newBlock);
+    for (Operation &inner : oldBlock.without_terminator())
+      if (failed(branch.visit(&inner)))
+        return failure();
+    SmallVector<Value> yielded;
+    for (Value value : oldBlock.getTerminator()->getOperands()) {
+      FailureOr<Value> newValue = branch.valueOf(value);
+      if (failed(newValue))
+        return failure();
+      yielded.push_back(*newValue);
+    }
+    YieldOp::create(branch.builder, oldBlock.getTerminator()->getLoc(), yielded);
+    for (BlockArgument arg : oldBlock.getArguments())
+      if (llvm::isa<RefTensorType>(arg.getType()) && branch.version.lookup(arg) != 0)
+        return op.emitOpError("functionalize: the ")
+               << (index == 0 ? "then" : "else") << " branch writes into its input #"
+               << arg.getArgNumber() << "; branches must not mutate their inputs";
+  }
+  for (auto [oldResult, newResult] : llvm::zip(op->getResults(), cond->getResults())) {
+    if (!llvm::isa<RefTensorType>(oldResult.getType())) {
+      mapping.map(oldResult, newResult);
+      continue;
+    }
+    bases[oldResult] = oldResult;
+    current[oldResult] = newResult;
+  }
+  return success();
+}
+
 LogicalResult FunctionRebuilder::visit(Operation *op) {
+  if (auto cond = llvm::dyn_cast<CondOp>(op))
+    return visitCond(cond);
   if (auto inPlace = llvm::dyn_cast<InPlaceOpInterface>(op))
     if (!inPlace.getMutatedOperandIndices().empty())
       return visitInPlace(inPlace);

@@ -115,6 +115,8 @@ void populateIndexingPatterns(const LoweringContext &lowering,
 void populateRandomPatterns(const LoweringContext &lowering, mlir::RewritePatternSet &patterns);
 void populateCreationPatterns(const LoweringContext &lowering,
                               mlir::RewritePatternSet &patterns);
+void populateControlFlowPatterns(const LoweringContext &lowering,
+                                 mlir::RewritePatternSet &patterns);
 
 /// A conversion pattern for a tgc op with access to the shared lowering context.
 template <typename OpTy>

@@ -58,6 +58,10 @@ bool areMetaCompatible(mlir::TypeRange l, mlir::TypeRange r);
 /// The number of size symbols a module declares (0 without a `tgc.symbols` attribute).
 unsigned getNumSymbols(mlir::Operation *anyOpInModule);
 
+/// Adds to `symbols` the position of every size symbol `type` mentions (sizes, strides
+/// and storage offset of a tgc tensor type; nothing for other types).
+void collectSymbols(mlir::Type type, llvm::SmallVectorImpl<unsigned> &symbols);
+
 /// Parses one size: an integer or an affine expression of `sN` symbols with
 /// `+ - *`, `floordiv`, `ceildiv`, `mod` and parentheses.
 mlir::ParseResult parseSizeExpr(mlir::AsmParser &parser, mlir::AffineExpr &expr);

@@ -373,6 +373,7 @@ struct ConvertTgcToLinalgPass
     populateLossPatterns(lowering, patterns);
     populateIndexingPatterns(lowering, patterns);
     populateRandomPatterns(lowering, patterns);
+    populateControlFlowPatterns(lowering, patterns);
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();
   }
