@@ -914,6 +914,23 @@ def Tgc_SymSizeOp : Op<Tgc_Dialect, "sym_size", [Pure]> {
   let assemblyFormat = "$self attr-dict `:` type($self)";
 }
 
+def Tgc_BindSymbolOp : Op<Tgc_Dialect, "bind_symbol", []> {
+  let summary = "An unbacked size symbol: its value is a tensor's one integer element";
+  let description = [{
+    `%n = tgc.bind_symbol %t {symbol = 1 : i64}`: from here on, size symbol `s1` is the
+    value of `%t`'s one element (an integer tensor), which `%n` also is. What a Python
+    int from `Tensor.item()` used as a size becomes (Dynamo's unbacked SymInt); the
+    capture clamps the value into the range its use allows first (docs/bytecode.md,
+    "Numbers from tensors"). No function argument binds such a symbol, so lowering
+    reads it from this op; it must come before every op whose types use the symbol.
+    The op has no declared memory effects, so it is never erased or merged.
+  }];
+  let arguments = (ins Tgc_AnyTensor:$value, I64Attr:$symbol);
+  let results = (outs I64:$result);
+  let assemblyFormat = "$value attr-dict `:` type($value)";
+  let hasVerifier = 1;
+}
+
 def Tgc_ConstantOp : Tgc_Op<"constant", [], [Pure, ConstantLike]> {
   let summary = "A tensor constant";
   let arguments = (ins ElementsAttr:$value);

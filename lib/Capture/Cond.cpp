@@ -49,8 +49,11 @@ static Operation *findOutsideWrite(Region &region) {
   return found;
 }
 
-/// The symbol a `tgc.sym_size` reads when its dimension is exactly one symbol.
+/// The symbol a `tgc.sym_size` reads when its dimension is exactly one symbol, or the
+/// one a `tgc.bind_symbol` binds.
 static std::optional<unsigned> plainSymbolOf(Value value) {
+  if (auto bind = value.getDefiningOp<BindSymbolOp>())
+    return bind.getSymbol();
   auto size = value.getDefiningOp<SymSizeOp>();
   if (!size)
     return std::nullopt;
@@ -135,7 +138,7 @@ LogicalResult Interpreter::checkBranchWrites(CondOp cond, Region &region, size_t
 
 /// Makes `holder` (whose regions use values from above) into an isolated `tgc.cond`:
 /// every value the branches use from outside becomes an input, except the sizes of
-/// symbols (`tgc.sym_size` of a dimension that is exactly a symbol), which with every
+/// symbols (`tgc.sym_size` of a dimension that is exactly a symbol, `tgc.bind_symbol`), which with every
 /// other symbol the branches' types mention become `sizes`, one per symbol.
 FailureOr<CondOp> Interpreter::liftCond(CondOp holder, TypeRange resultTypes, Location loc) {
   llvm::SetVector<Value> free;

@@ -266,6 +266,24 @@ private:
   mlir::FailureOr<Var> tensorItem(Var tensor, mlir::Location loc);
   /// `tensor` cast to `kind`'s dtype and marked as that Python number.
   mlir::FailureOr<Var> asNumber(Var tensor, Variable::Number kind, mlir::Location loc);
+  /// A Python int number used as a size: an unbacked size symbol bound (tgc.bind_symbol)
+  /// to the number clamped into [lower (0 if null), upper (unbounded if null)], returned
+  /// as a symbolic Int. With `wrapBase` (a slice bound), a negative number first counts
+  /// from it, as Python's slices do. The bounds are ints or int numbers.
+  mlir::FailureOr<Var> numberAsSize(Var number, Var lower, Var upper, Var wrapBase,
+                                    mlir::Location loc);
+  /// `a` clamped to at least `lo` and at most `hi` (ints or int numbers; null: no bound).
+  mlir::FailureOr<Var> clampNumber(Var a, Var lo, Var hi, mlir::Location loc);
+  /// The sizes bound by numberAsSize: symbol index -> its i64 value.
+  llvm::DenseMap<unsigned, mlir::Value> unbackedValues;
+  /// Names of the symbols numberAsSize added after the trace's own (`u0`, `u1`, ...).
+  std::vector<std::string> unbackedNames;
+
+public:
+  const std::vector<std::string> &getUnbackedSymbols() const { return unbackedNames; }
+  const std::vector<SymbolRange> &getSymbolRanges() const { return symbolRanges; }
+
+private:
   /// The tensor `result` of `lhs <op> rhs` (rhs null for unary ops; op "compare" for
   /// comparisons), marked as a Python number when both operands are numbers and one
   /// stands for a tensor's value; else `result` itself.

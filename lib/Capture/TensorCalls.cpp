@@ -74,10 +74,24 @@ FailureOr<AtenValue> Interpreter::toAtenValue(Var value, Location loc) {
         tensors.push_back(heap.get(item->object).tensor);
       return AtenValue::tensors(tensors);
     }
-    if (all(K::Int) || items->empty()) {
+    // Ints, and int numbers from Tensor.item() (as unbacked sizes, at least 0).
+    auto isIntNumber = [](const Var &item) {
+      return item->is(K::Tensor) && item->number == Variable::Number::Int;
+    };
+    if (llvm::all_of(*items, [&](const Var &item) {
+          return item->is(K::Int) || isIntNumber(item);
+        })) {
       SmallVector<AffineExpr> sizes;
-      for (const Var &item : *items)
-        sizes.push_back(item->size);
+      for (const Var &item : *items) {
+        Var size = item;
+        if (isIntNumber(item)) {
+          FailureOr<Var> unbacked = numberAsSize(item, Var(), Var(), Var(), loc);
+          if (failed(unbacked))
+            return failure();
+          size = *unbacked;
+        }
+        sizes.push_back(size->size);
+      }
       return AtenValue::ints(sizes);
     }
     if (all(K::Bool)) {
@@ -103,6 +117,8 @@ FailureOr<Value> Interpreter::materializeSize(AffineExpr size, Location loc) {
     return arith::ConstantOp::create(builder, loc, builder.getI64IntegerAttr(constant.getValue()))
         .getResult();
   if (auto symbol = llvm::dyn_cast<AffineSymbolExpr>(size)) {
+    if (Value unbacked = unbackedValues.lookup(symbol.getPosition()))
+      return unbacked;
     auto func = builder.getInsertionBlock()->getParent()->getParentOfType<func::FuncOp>();
     if (!func)
       return error(loc) << "symbolic size outside a function";
@@ -241,8 +257,40 @@ FailureOr<Var> Interpreter::callTorchFunction(llvm::StringRef qualifiedName,
       bindTorchCall(qualifiedName, positional, keywords);
   if (!bound)
     return error(loc) << "graph break: " << qualifiedName << " is not supported";
-  if (!*bound)
-    return error(loc) << qualifiedName << ": " << llvm::toString(bound->takeError());
+  if (!*bound) {
+    // Int numbers from Tensor.item() where no overload takes a tensor: sizes (`SymInt`),
+    // bound as unbacked symbols (`torch.zeros(n, 4)`).
+    std::string why = llvm::toString(bound->takeError());
+    auto isIntNumber = [](const Var &v) {
+      return v->is(K::Tensor) && v->number == Variable::Number::Int;
+    };
+    bool retry = llvm::any_of(arguments.positional, isIntNumber) ||
+                 llvm::any_of(arguments.keywords, [&](auto &k) { return isIntNumber(k.second); });
+    if (!retry)
+      return error(loc) << qualifiedName << ": " << why;
+    auto asSize = [&](const Var &arg, AtenValue &value) -> LogicalResult {
+      if (!isIntNumber(arg))
+        return success();
+      FailureOr<Var> size = numberAsSize(arg, Var(), Var(), Var(), loc);
+      FailureOr<AtenValue> converted =
+          failed(size) ? FailureOr<AtenValue>(failure()) : toAtenValue(*size, loc);
+      if (failed(converted))
+        return failure();
+      value = std::move(*converted);
+      return success();
+    };
+    for (auto [arg, value] : llvm::zip(arguments.positional, positional))
+      if (failed(asSize(arg, value)))
+        return failure();
+    for (auto [arg, value] : llvm::zip(arguments.keywords, keywords))
+      if (failed(asSize(arg.second, value.value)))
+        return failure();
+    bound = bindTorchCall(qualifiedName, positional, keywords);
+    if (!*bound) {
+      llvm::consumeError(bound->takeError());
+      return error(loc) << qualifiedName << ": " << why;
+    }
+  }
   llvm::StringRef target = (*bound)->target;
   FailureOr<Var> result = buildAten(target, std::move((*bound)->arguments), loc);
   if (failed(result))
@@ -607,7 +655,31 @@ FailureOr<Var> Interpreter::tensorIndex(Var tensor, Var key, Location loc) {
       std::vector<AtenArgument> sliceArguments = {{"self", AtenValue::tensor(self)},
                                                   {"dim", atenInt(dim)}};
       const char *names[] = {"start", "end", "step"};
-      for (auto [part, partName] : llvm::zip(index->items, names)) {
+      std::vector<Var> parts = index->items;
+      // Numbers from Tensor.item() become unbacked sizes, clamped as Python clamps
+      // slice bounds (and the end to at least the start, so the length is not negative).
+      auto isNumber = [](const Var &v) {
+        return v->is(K::Tensor) && v->number != Variable::Number::None;
+      };
+      if (isNumber(parts[0]) || isNumber(parts[1])) {
+        Var length = makeInt(tensorType(heap, current).getSizes()[dim]);
+        Var end = parts[1]->is(K::None) ? length : parts[1];
+        if (isNumber(parts[0])) {
+          FailureOr<Var> start = numberAsSize(parts[0], Var(), isNumber(end) ? length : end,
+                                              length, loc);
+          if (failed(start))
+            return failure();
+          parts[0] = *start;
+        }
+        if (isNumber(parts[1])) {
+          FailureOr<Var> bound = numberAsSize(
+              parts[1], parts[0]->is(K::None) ? Var() : parts[0], length, length, loc);
+          if (failed(bound))
+            return failure();
+          parts[1] = *bound;
+        }
+      }
+      for (auto [part, partName] : llvm::zip(parts, names)) {
         if (part->is(K::None))
           continue;
         if (!part->is(K::Int))

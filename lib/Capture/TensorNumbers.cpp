@@ -3,7 +3,8 @@
 // graph as 0-d tensors (f64 for float, i64 for int, i1 for bool, so that arithmetic on
 // them rounds like Python's) whose Var is marked with the number it stands for
 // (`Variable::number`). Arithmetic with tensors broadcasts like a Python scalar would; a
-// branch on one is a graph break (docs/graph-breaks.md); using one as a size is an error.
+// branch on one is a graph break (docs/graph-breaks.md); used as a size (a slice bound, a
+// factory's size) it becomes an unbacked size symbol (numberAsSize).
 #include "Interpreter.h"
 
 #include "tgc/Dialect/TgcDialect.h"
@@ -93,6 +94,85 @@ FailureOr<Var> Interpreter::numberResult(Var result, Var lhs, Var rhs, llvm::Str
   else
     kind = N::Int;
   return asNumber(result, kind, loc);
+}
+
+//===----------------------------------------------------------------------===//
+// Numbers as sizes (unbacked symbols)
+//===----------------------------------------------------------------------===//
+
+FailureOr<Var> Interpreter::clampNumber(Var a, Var lo, Var hi, Location loc) {
+  bool handled = false;
+  auto op = [&](llvm::StringRef fn, Var x, Var y) {
+    CallArguments arguments{{std::move(x), std::move(y)}, {}};
+    return callTorchFunction(fn, arguments, loc, handled);
+  };
+  // max(a, lo) = a - (a < lo) * (a - lo); min(a, hi) = a - (a > hi) * (a - hi).
+  for (auto [bound, compare] : {std::pair(lo, "operator.lt"), std::pair(hi, "operator.gt")}) {
+    if (!bound)
+      continue;
+    FailureOr<Var> outside = op(compare, a, bound);
+    FailureOr<Var> excess = failed(outside) ? FailureOr<Var>(failure()) : op("operator.sub", a, bound);
+    FailureOr<Var> fix = failed(excess) ? FailureOr<Var>(failure()) : op("operator.mul", *outside, *excess);
+    FailureOr<Var> next = failed(fix) ? FailureOr<Var>(failure()) : op("operator.sub", a, *fix);
+    if (failed(next))
+      return failure();
+    a = *next;
+  }
+  return a;
+}
+
+FailureOr<Var> Interpreter::numberAsSize(Var number, Var lower, Var upper, Var wrapBase,
+                                         Location loc) {
+  if (number->number != N::Int)
+    return error(loc) << "a " << numberName(number->number)
+                      << " from Tensor.item() cannot be used as a size; sizes are ints";
+  // The symbol is bound in the program's function, before the torch.cond being traced
+  // if the use is in a branch: the branch then lifts it like any other symbol.
+  Operation *anchor = nullptr;
+  Block *block = builder.getInsertionBlock();
+  while (block && !isa<func::FuncOp>(block->getParentOp())) {
+    anchor = block->getParentOp();
+    block = anchor->getBlock();
+  }
+  auto func = block ? cast<func::FuncOp>(block->getParentOp()) : func::FuncOp();
+  if (!func || func.getSymName() != "forward")
+    return error(loc) << "a number from Tensor.item() used as a size inside a hook or an "
+                         "autograd.Function is not supported";
+  Value numberTensor = heap.get(number->object).tensor;
+  if (anchor && numberTensor.getParentRegion() != &func.getBody())
+    return error(loc) << "a number from Tensor.item() computed inside a torch.cond branch "
+                         "cannot be used as a size";
+  OpBuilder::InsertionGuard guard(builder);
+  if (anchor)
+    builder.setInsertionPoint(anchor);
+  Var value = number;
+  bool handled = false;
+  auto op = [&](llvm::StringRef fn, Var x, Var y) {
+    CallArguments arguments{{std::move(x), std::move(y)}, {}};
+    return callTorchFunction(fn, arguments, loc, handled);
+  };
+  if (wrapBase) {
+    // Python's slice bounds: a negative one counts from the end.
+    FailureOr<Var> negative = op("operator.lt", value, makeInt(0, ctx));
+    FailureOr<Var> shift = failed(negative) ? FailureOr<Var>(failure()) : op("operator.mul", *negative, wrapBase);
+    FailureOr<Var> wrapped = failed(shift) ? FailureOr<Var>(failure()) : op("operator.add", value, *shift);
+    if (failed(wrapped))
+      return failure();
+    value = *wrapped;
+  }
+  FailureOr<Var> clamped = clampNumber(value, lower ? lower : makeInt(0, ctx), upper, loc);
+  if (failed(clamped))
+    return failure();
+  unsigned symbol = symbolRanges.size();
+  SymbolRange range;
+  if (upper && upper->is(K::Int))
+    range.max = upper->getConstantInt();
+  symbolRanges.push_back(range);
+  unbackedNames.push_back("u" + std::to_string(unbackedNames.size()));
+  auto bind = BindSymbolOp::create(builder, loc, heap.get((*clamped)->object).tensor,
+                                   builder.getI64IntegerAttr(symbol));
+  unbackedValues[symbol] = bind.getResult();
+  return makeInt(getAffineSymbolExpr(symbol, ctx));
 }
 
 //===----------------------------------------------------------------------===//

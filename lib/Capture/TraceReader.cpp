@@ -52,6 +52,7 @@ private:
                                const Json *dynamic = nullptr);
   FailureOr<Value> tensorSource(int64_t id, const Json &tensor);
   ArrayAttr buildSymbolsAttr();
+  LogicalResult checkUnbackedResults();
   const Json *objectAt(int64_t id);
 
   std::string path;
@@ -68,6 +69,8 @@ private:
   std::map<int64_t, Value> arguments;
   std::vector<GraphInput> argumentInputs;
   std::vector<std::tuple<std::string, int64_t, std::optional<int64_t>, int64_t>> symbols;
+  /// The symbols before the unbacked ones (sizes from Tensor.item()).
+  size_t numBackedSymbols = 0;
   unsigned constants = 0;
   /// The trace objects' sources (computeSources), computed on first need.
   std::optional<std::vector<std::string>> sources;
@@ -288,8 +291,35 @@ LogicalResult TraceReader::collectInputs() {
 ArrayAttr TraceReader::buildSymbolsAttr() {
   SmallVector<Attribute> attrs;
   for (auto &[name, min, max, hint] : symbols)
-    attrs.push_back(SymbolAttr::get(ctx, name, min, max, hint));
+    attrs.push_back(SymbolAttr::get(ctx, name, min, max,
+                                    hint < 0 ? std::nullopt : std::optional<int64_t>(hint)));
   return ArrayAttr::get(ctx, attrs);
+}
+
+/// The runtime sizes every result before the graph runs, from the inputs' sizes: a
+/// result whose size comes from a tensor's value (an unbacked symbol) cannot be one.
+LogicalResult TraceReader::checkUnbackedResults() {
+  for (auto [i, type] : llvm::enumerate(func.getResultTypes())) {
+    SmallVector<unsigned> used;
+    collectSymbols(type, used);
+    for (unsigned symbol : used) {
+      if (symbol < numBackedSymbols)
+        continue;
+      Location where = fileLoc;
+      func.walk([&](BindSymbolOp bind) {
+        if (bind.getSymbol() == static_cast<int64_t>(symbol))
+          where = bind.getLoc();
+      });
+      auto kind = func.getResultAttrOfType<StringAttr>(i, attr::kKind);
+      return emitError(where)
+             << "a number from Tensor.item() is used as a size of "
+             << (kind && kind.getValue() == "user_output" ? "a tensor the program returns"
+                                                          : "a tensor the program keeps")
+             << " (" << type << "); tgc sizes results from the inputs' sizes before the "
+             << "graph runs, so data-dependent result sizes are not supported";
+    }
+  }
+  return success();
 }
 
 OwningOpRef<ModuleOp> TraceReader::read() {
@@ -375,6 +405,12 @@ OwningOpRef<ModuleOp> TraceReader::read() {
     SmallVector<Value> outputs;
     if (failed(interpreter.flattenTensors(*result, outputs, fileLoc)))
       return nullptr;
+    // Sizes from Tensor.item() (unbacked symbols) follow the trace's own symbols.
+    numBackedSymbols = symbols.size();
+    for (auto [i, name] : llvm::enumerate(interpreter.getUnbackedSymbols())) {
+      const SymbolRange &range = interpreter.getSymbolRanges()[numBackedSymbols + i];
+      symbols.emplace_back(name, range.min, range.max, /*no hint=*/-1);
+    }
     int64_t nextTensor = 0;
     FailureOr<Attribute> structure = interpreter.outputStructure(*result, nextTensor, fileLoc);
     if (failed(structure))
@@ -461,6 +497,8 @@ OwningOpRef<ModuleOp> TraceReader::read() {
   if (guards && !guards.empty())
     module->getOperation()->setAttr(attr::kGuards, guards);
   module->getOperation()->setAttr(TgcDialect::kSymbolsAttrName, buildSymbolsAttr());
+  if (failed(checkUnbackedResults()))
+    return nullptr;
   if (failed(verify(*module)))
     return nullptr;
   return std::move(module);

@@ -37,6 +37,19 @@ LogicalResult BreakBranchOp::verify() {
   return success();
 }
 
+LogicalResult BindSymbolOp::verify() {
+  auto type = cast<BaseTensorType>(getValue().getType());
+  for (AffineExpr size : type.getSizes())
+    if (getConstantSize(size) != 1)
+      return emitOpError("value must have exactly one element, got ") << type;
+  auto integer = dyn_cast<IntegerType>(type.getDtype());
+  if (!integer || integer.getWidth() == 1)
+    return emitOpError("value must be an integer tensor, got ") << type;
+  if (getSymbol() < 0)
+    return emitOpError("symbol must not be negative");
+  return success();
+}
+
 LogicalResult CondOp::verify() {
   auto predType = cast<BaseTensorType>(getPred().getType());
   for (AffineExpr size : predType.getSizes())

@@ -373,6 +373,14 @@ struct AutodiffPass : public tgc::impl::AutodiffPassBase<AutodiffPass> {
       module.emitError("tgc-autodiff: the module already has a @joint function");
       return signalPassFailure();
     }
+    // The backward would need the symbol's value, which only the forward computes.
+    WalkResult unbacked = forward.walk([](BindSymbolOp bind) {
+      bind.emitError("tgc-autodiff: training a program with a size from a tensor's value "
+                     "(Tensor.item() used as a size) is not supported");
+      return WalkResult::interrupt();
+    });
+    if (unbacked.wasInterrupted())
+      return signalPassFailure();
     if (failed(JointBuilder(forward).run()))
       signalPassFailure();
   }

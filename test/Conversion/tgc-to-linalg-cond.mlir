@@ -47,3 +47,20 @@ func.func @float_pred(%p: !tgc.vtensor<[], f32>, %x: !tgc.vtensor<[4], f32>) -> 
   }
   return %r : !tgc.vtensor<[4], f32>
 }
+
+// -----
+
+// An unbacked symbol (tgc.bind_symbol) is read from its tensor where a size needs it.
+// CHECK-LABEL: func.func @unbacked
+//  CHECK-SAME:   (%[[N:.*]]: tensor<i64>, %[[X:.*]]: tensor<8xf32>)
+//       CHECK:   %[[V:.*]] = tensor.extract %[[N]][] : tensor<i64>
+//       CHECK:   %[[I:.*]] = arith.index_cast %{{.*}} : i64 to index
+//       CHECK:   tensor.extract_slice %[[X]][0] [%[[I]]] [1] : tensor<8xf32> to tensor<?xf32>
+module attributes {tgc.symbols = [#tgc.symbol<"u0", min = 0, max = 8>]} {
+func.func @unbacked(%n: !tgc.vtensor<[], i64>, %x: !tgc.vtensor<[8], f32>) -> !tgc.vtensor<[], f32> {
+  %s = tgc.bind_symbol %n {symbol = 0 : i64} : !tgc.vtensor<[], i64>
+  %y = tgc.slice %x {end = #tgc.shape<[s0]>} : !tgc.vtensor<[8], f32> -> !tgc.vtensor<[s0], f32>
+  %r = tgc.sum %y : !tgc.vtensor<[s0], f32> -> !tgc.vtensor<[], f32>
+  return %r : !tgc.vtensor<[], f32>
+}
+}

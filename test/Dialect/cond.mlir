@@ -1,4 +1,4 @@
-// tgc.cond (docs/bytecode.md, "torch.cond"): two isolated branch subgraphs whose free
+// tgc.cond (docs/bytecode.md, "torch.cond"), and tgc.bind_symbol: two isolated branch subgraphs whose free
 // tensors are lifted into `inputs` and whose free size symbols are lifted into `sizes`
 // exactly once. It round-trips; malformed ones are rejected.
 // RUN: tgc-opt %s --split-input-file --verify-diagnostics | FileCheck %s
@@ -120,4 +120,33 @@ func.func @isolated(%p: !tgc.vtensor<[], i1>, %x: !tgc.vtensor<[4], f32>) -> !tg
     tgc.yield %x : !tgc.vtensor<[4], f32>
   }
   return %r : !tgc.vtensor<[4], f32>
+}
+
+// -----
+
+// tgc.bind_symbol: an unbacked size symbol bound to a one-element integer tensor.
+// CHECK-LABEL: func.func @bind
+// CHECK: %{{.*}} = tgc.bind_symbol %{{.*}} {symbol = 0 : i64} : !tgc.vtensor<[], i64>
+module attributes {tgc.symbols = [#tgc.symbol<"u0", min = 0, max = 8>]} {
+func.func @bind(%n: !tgc.vtensor<[], i64>, %x: !tgc.vtensor<[8], f32>) -> !tgc.vtensor<[s0], f32> {
+  %s = tgc.bind_symbol %n {symbol = 0 : i64} : !tgc.vtensor<[], i64>
+  %y = tgc.slice %x {end = #tgc.shape<[s0]>} : !tgc.vtensor<[8], f32> -> !tgc.vtensor<[s0], f32>
+  return %y : !tgc.vtensor<[s0], f32>
+}
+}
+
+// -----
+
+func.func @bind_float(%n: !tgc.vtensor<[], f64>) {
+  // expected-error @below {{value must be an integer tensor}}
+  %s = tgc.bind_symbol %n {symbol = 0 : i64} : !tgc.vtensor<[], f64>
+  return
+}
+
+// -----
+
+func.func @bind_elements(%n: !tgc.vtensor<[2], i64>) {
+  // expected-error @below {{value must have exactly one element}}
+  %s = tgc.bind_symbol %n {symbol = 0 : i64} : !tgc.vtensor<[2], i64>
+  return
 }

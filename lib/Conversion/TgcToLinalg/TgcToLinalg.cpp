@@ -45,7 +45,29 @@ FailureOr<Value> LoweringContext::materializeSize(ConversionPatternRewriter &rew
   });
   SmallVector<Value> symbols(numSymbols);
   for (unsigned i = 0; i < numSymbols; ++i) {
-    if (i >= it->second.size() || it->second[i].argIndex == ~0u) {
+    bool bound = i < it->second.size() && it->second[i].argIndex != ~0u;
+    if (!bound) {
+      // An unbacked symbol: the value of a tgc.bind_symbol's operand, read where the
+      // size is needed (the bind comes before every use of the symbol).
+      BindSymbolOp bind;
+      func.walk([&](BindSymbolOp op) {
+        if (op.getSymbol() == static_cast<int64_t>(i))
+          bind = op;
+      });
+      if (bind) {
+        Value tensor = rewriter.getRemappedValue(bind.getValue());
+        auto tensorType = tensor ? llvm::dyn_cast<RankedTensorType>(tensor.getType()) : nullptr;
+        if (!tensorType)
+          return rewriter.notifyMatchFailure(op, "bound symbol's tensor not converted yet");
+        SmallVector<Value> zeros(tensorType.getRank(),
+                                 arith::ConstantIndexOp::create(rewriter, loc, 0));
+        Value element = tensor::ExtractOp::create(rewriter, loc, tensor, zeros);
+        symbols[i] =
+            arith::IndexCastOp::create(rewriter, loc, rewriter.getIndexType(), element);
+        continue;
+      }
+    }
+    if (!bound) {
       // Unused symbols still need an operand; only used ones must be bound.
       bool used = false;
       size.walk([&](AffineExpr e) {
@@ -320,6 +342,24 @@ struct SymSizeLowering : TgcLoweringPattern<SymSizeOp> {
   }
 };
 
+/// The bound symbol's value is its tensor's one element.
+struct BindSymbolLowering : TgcLoweringPattern<BindSymbolOp> {
+  using TgcLoweringPattern::TgcLoweringPattern;
+  LogicalResult matchAndRewrite(BindSymbolOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto type = llvm::dyn_cast<RankedTensorType>(adaptor.getValue().getType());
+    if (!type)
+      return rewriter.notifyMatchFailure(op, "operand not converted yet");
+    SmallVector<Value> zeros(type.getRank(),
+                             arith::ConstantIndexOp::create(rewriter, op.getLoc(), 0));
+    Value element = tensor::ExtractOp::create(rewriter, op.getLoc(), adaptor.getValue(), zeros);
+    if (element.getType() != rewriter.getI64Type())
+      element = arith::ExtSIOp::create(rewriter, op.getLoc(), rewriter.getI64Type(), element);
+    rewriter.replaceOp(op, element);
+    return success();
+  }
+};
+
 struct ConvertTgcToLinalgPass
     : public tgc::impl::ConvertTgcToLinalgPassBase<ConvertTgcToLinalgPass> {
   void runOnOperation() override {
@@ -363,7 +403,7 @@ struct ConvertTgcToLinalgPass
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, converter);
     populateReturnOpTypeConversionPattern(patterns, converter);
     populateCallOpTypeConversionPattern(patterns, converter);
-    patterns.add<SymSizeLowering>(lowering, ctx);
+    patterns.add<SymSizeLowering, BindSymbolLowering>(lowering, ctx);
     populateElementwisePatterns(lowering, patterns);
     populateLinearAlgebraPatterns(lowering, patterns);
     populateReductionPatterns(lowering, patterns);
