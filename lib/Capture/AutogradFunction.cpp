@@ -89,18 +89,7 @@ static BlockArgument storageArgument(func::FuncOp fn, Value value, bool throughV
   while (value) {
     if (auto arg = llvm::dyn_cast<BlockArgument>(value))
       return arg.getOwner() == &fn.getBody().front() ? arg : BlockArgument();
-    Operation *def = value.getDefiningOp();
-    if (throughViews && llvm::isa<ViewOpInterface, SplitOp>(def) &&
-        llvm::isa<RefTensorType>(def->getOperand(0).getType())) {
-      value = def->getOperand(0);
-      continue;
-    }
-    auto inPlace = llvm::dyn_cast<InPlaceOpInterface>(def);
-    SmallVector<unsigned> written =
-        inPlace ? inPlace.getMutatedOperandIndices() : SmallVector<unsigned>();
-    if (written.empty() || def->getOperand(written.front()).getType() != value.getType())
-      return BlockArgument();
-    value = def->getOperand(written.front());
+    value = aliasedSource(value, throughViews);
   }
   return BlockArgument();
 }

@@ -24,20 +24,11 @@ static Operation *findOutsideWrite(Region &region) {
   region.walk([&](InPlaceOpInterface op) {
     for (unsigned index : op.getMutatedOperandIndices()) {
       Value value = op->getOperand(index);
-      while (Operation *def = value.getDefiningOp()) {
-        if (!region.isAncestor(def->getParentRegion()))
+      while (region.isAncestor(value.getParentRegion())) {
+        Value source = aliasedSource(value, /*throughViews=*/true);
+        if (!source)
           break;
-        if (llvm::isa<ViewOpInterface, SplitOp>(def) &&
-            llvm::isa<RefTensorType>(def->getOperand(0).getType())) {
-          value = def->getOperand(0);
-          continue;
-        }
-        auto inPlace = llvm::dyn_cast<InPlaceOpInterface>(def);
-        SmallVector<unsigned> written =
-            inPlace ? inPlace.getMutatedOperandIndices() : SmallVector<unsigned>();
-        if (written.empty() || def->getOperand(written.front()).getType() != value.getType())
-          break;
-        value = def->getOperand(written.front());
+        value = source;
       }
       if (!region.isAncestor(value.getParentRegion())) {
         found = op;

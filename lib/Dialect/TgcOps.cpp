@@ -639,3 +639,18 @@ LogicalResult AutogradFunctionOp::buildFunctional(OpBuilder &b, ValueRange opera
   llvm::append_range(newValues, op.getResults().take_back(written.size()));
   return success();
 }
+
+Value tgc::aliasedSource(Value ref, bool throughViews) {
+  Operation *def = ref.getDefiningOp();
+  if (!def)
+    return Value();
+  if (throughViews && isa<ViewOpInterface, SplitOp>(def) &&
+      isa<RefTensorType>(def->getOperand(0).getType()))
+    return def->getOperand(0);
+  auto inPlace = dyn_cast<InPlaceOpInterface>(def);
+  SmallVector<unsigned> written =
+      inPlace ? inPlace.getMutatedOperandIndices() : SmallVector<unsigned>();
+  if (written.empty() || def->getOperand(written.front()).getType() != ref.getType())
+    return Value();
+  return def->getOperand(written.front());
+}

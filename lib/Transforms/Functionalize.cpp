@@ -31,6 +31,7 @@ private:
   explicit FunctionRebuilder(Block *newBlock) : builder(newBlock, newBlock->end()) {}
 
   void bindArguments(Block &oldBlock, Block &newBlock);
+  void bindResults(ValueRange oldResults, ValueRange newResults);
   LogicalResult visit(Operation *op);
   LogicalResult visitCond(CondOp op);
   FailureOr<Value> valueOf(Value old);
@@ -102,6 +103,18 @@ void FunctionRebuilder::bindArguments(Block &oldBlock, Block &newBlock) {
   }
 }
 
+/// Results of an op that creates storage: reference ones are new bases.
+void FunctionRebuilder::bindResults(ValueRange oldResults, ValueRange newResults) {
+  for (auto [oldResult, newResult] : llvm::zip(oldResults, newResults)) {
+    if (!llvm::isa<RefTensorType>(oldResult.getType())) {
+      mapping.map(oldResult, newResult);
+      continue;
+    }
+    bases[oldResult] = oldResult;
+    current[oldResult] = newResult;
+  }
+}
+
 /// The value-level version of an old operand.
 FailureOr<Value> FunctionRebuilder::valueOf(Value old) {
   if (Value mapped = mapOperand(old))
@@ -155,14 +168,7 @@ LogicalResult FunctionRebuilder::visitCond(CondOp op) {
                << (index == 0 ? "then" : "else") << " branch writes into its input #"
                << arg.getArgNumber() << "; branches must not mutate their inputs";
   }
-  for (auto [oldResult, newResult] : llvm::zip(op->getResults(), cond->getResults())) {
-    if (!llvm::isa<RefTensorType>(oldResult.getType())) {
-      mapping.map(oldResult, newResult);
-      continue;
-    }
-    bases[oldResult] = oldResult;
-    current[oldResult] = newResult;
-  }
+  bindResults(op->getResults(), cond->getResults());
   return success();
 }
 
@@ -182,14 +188,7 @@ LogicalResult FunctionRebuilder::visit(Operation *op) {
   Operation *clone = clonePure(op);
   if (!clone)
     return failure();
-  for (auto [oldResult, newResult] : llvm::zip(op->getResults(), clone->getResults())) {
-    if (!llvm::isa<RefTensorType>(oldResult.getType())) {
-      mapping.map(oldResult, newResult);
-      continue;
-    }
-    bases[oldResult] = oldResult;
-    current[oldResult] = newResult;
-  }
+  bindResults(op->getResults(), clone->getResults());
   return success();
 }
 

@@ -94,6 +94,11 @@ mlir::FailureOr<llvm::SmallVector<mlir::Value>>
 instantiateFunction(mlir::OpBuilder &builder, mlir::Location loc, mlir::func::FuncOp fn,
                     mlir::ValueRange args);
 
+/// What capture-level tensor `ref` aliases one step up: the source of the view that
+/// made it (with `throughViews`), or the operand an in-place op wrote and returned. Null
+/// when `ref` is storage of its own (an argument, a fresh result).
+mlir::Value aliasedSource(mlir::Value ref, bool throughViews);
+
 /// Erases the `tgc.saved_tensors_hooks` ops of `module` that `shouldErase` selects, and
 /// then the private hook templates nothing refers to any more.
 void eraseSavedTensorsHooks(mlir::ModuleOp module,
