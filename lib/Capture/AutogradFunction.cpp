@@ -368,10 +368,7 @@ FailureOr<Var> Interpreter::applyAutogradFunction(CallArguments &arguments, Loca
   if (singleOutput)
     return replaced.front();
   if (heapKind(heap, *output) == H::List) {
-    HeapObject list;
-    list.kind = H::List;
-    list.items = std::move(replaced);
-    return makeObject(newObject(std::move(list)));
+    return makeList(std::move(replaced));
   }
   return makeTuple(std::move(replaced));
 }

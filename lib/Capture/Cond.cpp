@@ -79,10 +79,7 @@ FailureOr<Var> Interpreter::mergeBranchResults(
     }
     if (onTrue->is(K::Tuple))
       return makeTuple(std::move(merged));
-    HeapObject list;
-    list.kind = H::List;
-    list.items = std::move(merged);
-    return makeObject(newObject(std::move(list)));
+    return makeList(std::move(merged));
   }
   FailureOr<bool> same = equals(onTrue, onFalse, loc);
   if (failed(same))

@@ -249,6 +249,13 @@ private:
   HeapObject &mutateObject(ObjectId id, SideEffect::Kind kind, llvm::StringRef name, Var value,
                            mlir::Location loc);
   ObjectId newObject(HeapObject object) { return heap.allocate(std::move(object)); }
+  /// A new Python list of `items`.
+  Var makeList(std::vector<Var> items) {
+    HeapObject list;
+    list.kind = HeapObject::Kind::List;
+    list.items = std::move(items);
+    return makeObject(newObject(std::move(list)));
+  }
   /// Records a read for the guard list (Guards.cpp) when `object` existed before the call
   /// and the program has not written what is read.
   void noteRead(GuardRead::Step step, ObjectId object, llvm::StringRef name, Var key, Var value,

@@ -37,6 +37,22 @@ static std::optional<int> compareConstants(const Var &a, const Var &b) {
   return std::nullopt;
 }
 
+/// The `reverse=` of sorted() / list.sort(), which support no key function: nullopt,
+/// with the keyword in `unsupported`, for any other keyword.
+static std::optional<bool>
+sortReverse(const std::vector<std::pair<std::string, Var>> &keywords, std::string &unsupported) {
+  bool reverse = false;
+  for (const auto &[keyword, value] : keywords) {
+    if (keyword == "reverse" && value->is(Variable::Kind::Bool)) {
+      reverse = value->boolValue;
+    } else if (!(keyword == "key" && value->is(Variable::Kind::None))) {
+      unsupported = keyword;
+      return std::nullopt;
+    }
+  }
+  return reverse;
+}
+
 /// Sorts `items` stably as Python would; false when their order is not known.
 static bool sortConstants(std::vector<Var> &items, bool reverse) {
   bool decided = true;
@@ -878,21 +894,18 @@ FailureOr<Var> Interpreter::callBuiltin(llvm::StringRef name, CallArguments &arg
     // sorted() of constants (numbers or strings), with reverse=; no key function.
     if (failed(arity(1, 1)))
       return failure();
-    bool reverse = false;
-    for (auto &[keyword, value] : arguments.keywords) {
-      if (keyword == "reverse" && value->is(K::Bool))
-        reverse = value->boolValue;
-      else if (!(keyword == "key" && value->is(K::None)))
-        return error(loc) << "sorted() with " << keyword << "= is not supported";
-    }
+    std::string unsupported;
+    std::optional<bool> reverse = sortReverse(arguments.keywords, unsupported);
+    if (!reverse)
+      return error(loc) << "sorted() with " << unsupported << "= is not supported";
     FailureOr<std::vector<Var>> items = unpack(args[0], loc);
     if (failed(items))
       return failure();
     std::vector<Var> sortedItems = *items;
-    if (!sortConstants(sortedItems, reverse))
+    if (!sortConstants(sortedItems, *reverse))
       return error(loc) << "sorted() of values whose order is not known at capture time "
                            "(constant numbers, strings and tuples of them sort)";
-    return newList(std::move(sortedItems));
+    return makeList(std::move(sortedItems));
   }
   if (name == "builtins.len") {
     if (failed(arity(1, 1)))
@@ -1327,15 +1340,12 @@ FailureOr<Var> Interpreter::callContainerMethod(llvm::StringRef name, CallArgume
   };
   if (h.kind == H::List) {
     if (name == "list.sort" && args.size() == 1) {
-      bool reverse = false;
-      for (auto &[keyword, value] : arguments.keywords) {
-        if (keyword == "reverse" && value->is(K::Bool))
-          reverse = value->boolValue;
-        else if (!(keyword == "key" && value->is(K::None)))
-          return error(loc) << "list.sort() with " << keyword << "= is not supported";
-      }
+      std::string unsupported;
+      std::optional<bool> reverse = sortReverse(arguments.keywords, unsupported);
+      if (!reverse)
+        return error(loc) << "list.sort() with " << unsupported << "= is not supported";
       std::vector<Var> items = h.items;
-      if (!sortConstants(items, reverse))
+      if (!sortConstants(items, *reverse))
         return error(loc) << "list.sort() of values whose order is not known at capture time";
       contentsChanged().items = std::move(items);
       return makeNone();
@@ -1543,10 +1553,7 @@ FailureOr<Var> Interpreter::binaryOp(unsigned op, Var lhs, Var rhs, Location loc
     llvm::append_range(*a, *b);
     if (lhs->is(K::Tuple))
       return makeTuple(std::move(*a));
-    HeapObject list;
-    list.kind = H::List;
-    list.items = std::move(*a);
-    return makeObject(newObject(std::move(list)));
+    return makeList(std::move(*a));
   }
   if (base == 5 && (lhs->is(K::Tuple) || heapKind(heap, lhs) == H::List) && rhs->is(K::Int)) {
     FailureOr<std::vector<Var>> a = unpack(lhs, loc);
@@ -1558,10 +1565,7 @@ FailureOr<Var> Interpreter::binaryOp(unsigned op, Var lhs, Var rhs, Location loc
       llvm::append_range(items, *a);
     if (lhs->is(K::Tuple))
       return makeTuple(std::move(items));
-    HeapObject list;
-    list.kind = H::List;
-    list.items = std::move(items);
-    return makeObject(newObject(std::move(list)));
+    return makeList(std::move(items));
   }
   // Ints (possibly symbolic sizes) stay ints as affine expressions.
   bool ints = (lhs->is(K::Int) || lhs->is(K::Bool)) && (rhs->is(K::Int) || rhs->is(K::Bool));
@@ -1828,10 +1832,7 @@ FailureOr<Var> Interpreter::subscript(Var container, Var key, Location loc) {
     }
     if (container->is(K::Tuple))
       return makeTuple(std::move(result));
-    HeapObject list;
-    list.kind = H::List;
-    list.items = std::move(result);
-    return makeObject(newObject(std::move(list)));
+    return makeList(std::move(result));
   }
   FailureOr<int64_t> index = constantIntArgument(key, "a sequence index", loc);
   if (failed(index))

@@ -300,10 +300,7 @@ FailureOr<Var> Interpreter::callTorchFunction(llvm::StringRef qualifiedName,
   if ((*result)->is(K::Tuple)) {
     std::vector<Var> items = (*result)->items;
     if ((*bound)->returnsList) {
-      HeapObject list;
-      list.kind = H::List;
-      list.items = std::move(items);
-      result = makeObject(newObject(std::move(list)));
+      result = makeList(std::move(items));
     } else if ((*bound)->numReturns == 1) {
       result = items.front();
     } else if (items.size() > (*bound)->numReturns) {
@@ -311,10 +308,7 @@ FailureOr<Var> Interpreter::callTorchFunction(llvm::StringRef qualifiedName,
       result = makeTuple(std::move(items));
     }
   } else if ((*bound)->returnsList && (*result)->is(K::Tensor)) {
-    HeapObject list;
-    list.kind = H::List;
-    list.items = {*result};
-    result = makeObject(newObject(std::move(list)));
+    result = makeList({*result});
   }
   // In-place ops (`add_`, `t_`) return their input: the same tensor object, now seen
   // through the op's result (which carries the new metadata when it changed).

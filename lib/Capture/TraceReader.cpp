@@ -307,7 +307,7 @@ LogicalResult TraceReader::checkUnbackedResults() {
         continue;
       Location where = fileLoc;
       func.walk([&](BindSymbolOp bind) {
-        if (bind.getSymbol() == static_cast<int64_t>(symbol))
+        if (bind.getSymbol() == symbol)
           where = bind.getLoc();
       });
       auto kind = func.getResultAttrOfType<StringAttr>(i, attr::kKind);

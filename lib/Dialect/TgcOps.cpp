@@ -27,34 +27,35 @@ LogicalResult DivOp::verify() {
   return success();
 }
 
+/// Whether every size of `type` is the constant 1 (a one-element tensor).
+static bool hasOneElement(BaseTensorType type) {
+  return llvm::all_of(type.getSizes(),
+                      [](AffineExpr size) { return getConstantSize(size) == 1; });
+}
+
 LogicalResult BreakBranchOp::verify() {
   auto type = cast<BaseTensorType>(getCondition().getType());
-  for (AffineExpr size : type.getSizes()) {
-    auto constant = dyn_cast<AffineConstantExpr>(size);
-    if (!constant || constant.getValue() != 1)
-      return emitOpError("condition must have exactly one element, got ") << type;
-  }
+  if (!hasOneElement(type))
+    return emitOpError("condition must have exactly one element, got ") << type;
   return success();
 }
 
 LogicalResult BindSymbolOp::verify() {
   auto type = cast<BaseTensorType>(getValue().getType());
-  for (AffineExpr size : type.getSizes())
-    if (getConstantSize(size) != 1)
-      return emitOpError("value must have exactly one element, got ") << type;
+  if (!hasOneElement(type))
+    return emitOpError("value must have exactly one element, got ") << type;
   auto integer = dyn_cast<IntegerType>(type.getDtype());
   if (!integer || integer.getWidth() == 1)
     return emitOpError("value must be an integer tensor, got ") << type;
-  if (getSymbol() < 0)
+  if (static_cast<int64_t>(getSymbol()) < 0)
     return emitOpError("symbol must not be negative");
   return success();
 }
 
 LogicalResult CondOp::verify() {
   auto predType = cast<BaseTensorType>(getPred().getType());
-  for (AffineExpr size : predType.getSizes())
-    if (getConstantSize(size) != 1)
-      return emitOpError("predicate must have exactly one element, got ") << predType;
+  if (!hasOneElement(predType))
+    return emitOpError("predicate must have exactly one element, got ") << predType;
   ArrayRef<int64_t> symbols = getSymbols();
   if (symbols.size() != getSizes().size())
     return emitOpError("has ") << getSizes().size() << " sizes but " << symbols.size()

@@ -150,3 +150,11 @@ func.func @bind_elements(%n: !tgc.vtensor<[2], i64>) {
   %s = tgc.bind_symbol %n {symbol = 0 : i64} : !tgc.vtensor<[2], i64>
   return
 }
+
+// -----
+
+func.func @bind_negative(%n: !tgc.vtensor<[], i64>) {
+  // expected-error @below {{symbol must not be negative}}
+  %s = tgc.bind_symbol %n {symbol = -1 : i64} : !tgc.vtensor<[], i64>
+  return
+}

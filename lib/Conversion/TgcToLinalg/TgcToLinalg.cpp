@@ -51,7 +51,7 @@ FailureOr<Value> LoweringContext::materializeSize(ConversionPatternRewriter &rew
       // size is needed (the bind comes before every use of the symbol).
       BindSymbolOp bind;
       func.walk([&](BindSymbolOp op) {
-        if (op.getSymbol() == static_cast<int64_t>(i))
+        if (op.getSymbol() == i)
           bind = op;
       });
       if (bind) {
