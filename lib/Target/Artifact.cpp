@@ -1,5 +1,6 @@
 // The model artifact: signature extraction, lowering to LLVM, in-process object
 // emission with the embedded blobs, and linking model.so with the runtime.
+#include "tgc/Dialect/Attributes.h"
 #include "tgc/Target/Artifact.h"
 #include "tgc/Pipeline/Pipeline.h"
 #include "tgc/Transforms/Passes.h"

@@ -1,5 +1,6 @@
 // tgc-autodiff: the joint forward+backward function from a value-level @forward, by
 // reverse-mode differentiation over DifferentiableOpInterface formulas.
+#include "tgc/Dialect/Attributes.h"
 #include "tgc/Transforms/Passes.h"
 
 #include "JointGraph.h"

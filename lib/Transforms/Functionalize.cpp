@@ -1,5 +1,6 @@
 // Functionalization: capture-level tensors with views and in-place ops become pure
 // value-level ops, with one write-back result per mutated graph input.
+#include "tgc/Dialect/Attributes.h"
 #include "tgc/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"

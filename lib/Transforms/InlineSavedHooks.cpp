@@ -1,5 +1,6 @@
 // tgc-inline-saved-hooks: saved-tensor pack/unpack hooks instantiated at the ends of the
 // partitioned @forward and @backward, so the saved bytes are the packed ones.
+#include "tgc/Dialect/Attributes.h"
 #include "JointGraph.h"
 #include "tgc/Transforms/Passes.h"
 

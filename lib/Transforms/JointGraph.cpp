@@ -1,4 +1,5 @@
 // Reading the signature of the training graphs (`@joint`, docs/training.md).
+#include "tgc/Dialect/Attributes.h"
 #include "JointGraph.h"
 
 #include "llvm/ADT/SmallPtrSet.h"

@@ -1,5 +1,6 @@
 // tgc-materialize-rng: random ops draw from the instance's RNG state, a buffer the
 // function takes and advances.
+#include "tgc/Dialect/Attributes.h"
 #include "tgc/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"

@@ -1,5 +1,6 @@
 // Mutation placement: which pass (forward or backward) writes each mutation result of @joint, and
 // in which order the writes of one target happen.
+#include "tgc/Dialect/Attributes.h"
 #include "JointGraph.h"
 
 #include "mlir/IR/Builders.h"

@@ -1,6 +1,6 @@
 // Unit tests for the marshal reader and the CPython 3.12 bytecode decoder, against what
 // CPython itself said about the same bytes (test/unit/Inputs/bytecode/make_inputs.py).
-#include "tgc/Capture/Bytecode.h"
+#include "Frontend/Python/Bytecode.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MemoryBuffer.h"

@@ -1,10 +1,10 @@
 // The interpreter's heap: copy-on-write checkpoints and exact rollback.
-#include "Variables.h"
+#include "Frontend/Python/Variables.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include <catch2/catch.hpp>
 
-using namespace tgc::capture;
+using namespace tgc::py;
 
 static HeapObject listOf(std::vector<Var> items) {
   HeapObject list;

@@ -1,5 +1,5 @@
 // Unit tests for the torch.save pickle reader (weights of archives from torch 2.6 - 2.8).
-#include "tgc/Capture/TorchPickle.h"
+#include "Frontend/Export/TorchPickle.h"
 
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -7,8 +7,8 @@
 
 #include <string>
 
-using tgc::PickledTensor;
-using tgc::PickledTensorDict;
+using tgc::pt2::PickledTensor;
+using tgc::pt2::PickledTensorDict;
 
 namespace {
 
@@ -22,7 +22,7 @@ std::string readInput(llvm::StringRef name) {
 
 /// Reads `pickle`, which must succeed.
 PickledTensorDict read(llvm::StringRef pickle) {
-  llvm::Expected<PickledTensorDict> tensors = tgc::readTorchSavePickle(pickle);
+  llvm::Expected<PickledTensorDict> tensors = tgc::pt2::readTorchSavePickle(pickle);
   if (!tensors)
     FAIL(llvm::toString(tensors.takeError()));
   return std::move(*tensors);
@@ -30,7 +30,7 @@ PickledTensorDict read(llvm::StringRef pickle) {
 
 /// Reads `pickle`, which must fail, and returns the message.
 std::string errorOf(llvm::StringRef pickle) {
-  llvm::Expected<PickledTensorDict> tensors = tgc::readTorchSavePickle(pickle);
+  llvm::Expected<PickledTensorDict> tensors = tgc::pt2::readTorchSavePickle(pickle);
   if (tensors)
     FAIL("the pickle was accepted");
   return llvm::toString(tensors.takeError());
@@ -257,13 +257,13 @@ TEST_CASE("Corrupted pickles never crash the reader", "[pickle][fuzz]") {
     std::string pickle = readInput(name);
     for (size_t length = 0; length < pickle.size(); ++length)
       llvm::consumeError(
-          tgc::readTorchSavePickle(llvm::StringRef(pickle).take_front(length)).takeError());
+          tgc::pt2::readTorchSavePickle(llvm::StringRef(pickle).take_front(length)).takeError());
     for (size_t at = 0; at < pickle.size(); ++at)
       for (int replacement :
            {0x00, 0x01, 0x7f, 0x80, 0xff, int('('), int('t'), int('R'), int('h'), int('q')}) {
         std::string mutated = pickle;
         mutated[at] = static_cast<char>(replacement);
-        llvm::Expected<PickledTensorDict> tensors = tgc::readTorchSavePickle(mutated);
+        llvm::Expected<PickledTensorDict> tensors = tgc::pt2::readTorchSavePickle(mutated);
         if (tensors)
           continue;
         CHECK_FALSE(llvm::toString(tensors.takeError()).empty());

@@ -1,7 +1,7 @@
 // The torch function table: schema parsing, overload resolution and argument binding,
 // and building ops from bound calls through AtenCallBuilder.
-#include "TorchFunctions.h"
-#include "AtenCall.h"
+#include "Frontend/Python/TorchFunctions.h"
+#include "Frontend/Common/AtenCall.h"
 
 #include "tgc/Dialect/TgcDialect.h"
 
@@ -18,6 +18,8 @@
 
 using namespace mlir;
 using namespace tgc;
+using namespace tgc::frontend;
+using namespace tgc::py;
 
 namespace {
 

@@ -1,6 +1,6 @@
 // Unit tests for opening .trace files (docs/trace-format.md): the checks of the fixed
 // header, the JSON header and the blobs, and the code objects the blobs marshal.
-#include "TraceFile.h"
+#include "Frontend/Trace/TraceFile.h"
 
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/FileSystem.h"
@@ -13,6 +13,7 @@
 #include <vector>
 
 using namespace tgc;
+using namespace tgc::trace;
 
 namespace {
 

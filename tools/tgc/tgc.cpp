@@ -1,9 +1,9 @@
 // tgc: the compiler driver. `tgc compile` turns a program into a model library;
 // `tgc run` runs one on safetensors inputs.
 #include "RunCommand.h"
-#include "tgc/Capture/ExportReader.h"
-#include "tgc/Capture/GraphProgram.h"
-#include "tgc/Capture/TraceReader.h"
+#include "tgc/Frontend/Export/ExportReader.h"
+#include "tgc/Frontend/Trace/GraphProgram.h"
+#include "tgc/Frontend/Trace/TraceReader.h"
 #include "tgc/Pipeline/Pipeline.h"
 #include "tgc/Target/Artifact.h"
 #include "tgc/Transforms/Passes.h"
@@ -63,9 +63,9 @@ static std::string defaultModelName(llvm::StringRef libraryPath) {
 static OwningOpRef<ModuleOp> readProgram(const std::string &path, MLIRContext &ctx) {
   llvm::StringRef ext = llvm::sys::path::extension(path);
   if (ext == ".pt2")
-    return tgc::readExportArchive(path, &ctx);
+    return tgc::pt2::readExportArchive(path, &ctx);
   if (ext == ".trace")
-    return tgc::readTrace(path, &ctx);
+    return tgc::trace::readTrace(path, &ctx);
   if (ext == ".mlir")
     return parseSourceFile<ModuleOp>(path, &ctx);
   emitError(FileLineColLoc::get(&ctx, path, 0, 0))
@@ -98,7 +98,7 @@ static int compileProgram(const CompileOptions &options, MLIRContext &ctx, tgc::
     llvm::errs() << "error: --allow-graph-breaks does not support --start-after\n";
     return 1;
   }
-  FailureOr<tgc::GraphProgram> program = tgc::readTraceProgram(options.input, &ctx);
+  FailureOr<tgc::trace::GraphProgram> program = tgc::trace::readTraceProgram(options.input, &ctx);
   if (failed(program))
     return 1;
   bool emitIR = phase != tgc::Phase::LLVM ||
@@ -110,7 +110,7 @@ static int compileProgram(const CompileOptions &options, MLIRContext &ctx, tgc::
     graphNames.push_back(tgc::graphModelName(name, i));
     graphs.push_back(*program->nodes[i].graph);
   }
-  std::string programJson = tgc::writeProgramJson(*program, graphNames);
+  std::string programJson = tgc::trace::writeProgramJson(*program, graphNames);
   for (ModuleOp graph : graphs) {
     PassManager pm(&ctx);
     tgc::PipelineOptions pipelineOptions;

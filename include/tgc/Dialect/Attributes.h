@@ -1,0 +1,134 @@
+// The attribute vocabulary of tgc modules: the discardable attributes readers write and
+// passes and the artifact read (graph signature, replay list, guards). Plain constants,
+// so that every layer can name them without pulling in passes or lowering.
+#ifndef TGC_DIALECT_ATTRIBUTES_H
+#define TGC_DIALECT_ATTRIBUTES_H
+
+#include "llvm/ADT/StringRef.h"
+
+namespace tgc {
+
+/// Function argument / result attribute names describing the graph signature.
+namespace attr {
+/// "parameter" | "buffer" | "constant" | "user_input" on arguments;
+/// "user_output" | "buffer_mutation" | "user_input_mutation" on results; training adds
+/// "tangent" / "saved" arguments and "gradient" / "saved" results (docs/training.md).
+inline constexpr llvm::StringLiteral kKind = "tgc.kind";
+/// The argument's name: the fqn of a parameter/buffer/constant or the input's name.
+inline constexpr llvm::StringLiteral kName = "tgc.name";
+/// On mutation results: the name of the argument they overwrite.
+inline constexpr llvm::StringLiteral kTarget = "tgc.target";
+/// On parameter/buffer/constant arguments: the `tgc.global` holding the initial value.
+inline constexpr llvm::StringLiteral kGlobal = "tgc.global";
+/// On tangent arguments (training): the index of the user output they are the gradient of.
+inline constexpr llvm::StringLiteral kOutput = "tgc.output";
+/// On mutation results of `@joint`: "forward" | "backward", the pass that writes.
+inline constexpr llvm::StringLiteral kPass = "tgc.pass";
+/// On mutation results of `@joint`: the version of the target the write produces.
+inline constexpr llvm::StringLiteral kVersion = "tgc.version";
+/// Module attributes tgc-partition sets (i64): how many values @forward saves for
+/// @backward, and the bytes they add at the size symbols' hints (docs/training.md).
+inline constexpr llvm::StringLiteral kSavedCount = "tgc.saved_count";
+inline constexpr llvm::StringLiteral kSavedBytes = "tgc.saved_bytes";
+/// Module attribute the .trace reader sets: the Python state replay list, an ArrayAttr
+/// of action DictionaryAttrs (keys in `replay`, docs/replay.md).
+inline constexpr llvm::StringLiteral kReplay = "tgc.replay";
+/// Module attribute of a captured program: how the returned value is built from the
+/// user outputs (model.json's `output_structure`, Interpreter::outputStructure).
+inline constexpr llvm::StringLiteral kOutputStructure = "tgc.output_structure";
+/// Module attribute of a captured program: {state name = source} for the state a
+/// program reads from Python objects outside the module tree (a global tensor,
+/// `self.prev`): `tgc.load` refreshes it from the live object before each call
+/// (model.json state entries' `source`).
+inline constexpr llvm::StringLiteral kStateSources = "tgc.state_sources";
+/// Module attribute of a captured program: the user inputs whose metadata it changes in
+/// place (`x.t_()`), each `{input, sizes, strides, offset}` after the call, in
+/// elements of the input as it arrived (model.json's `input_metadata`).
+inline constexpr llvm::StringLiteral kInputMetadata = "tgc.input_metadata";
+/// Module attribute the .trace reader sets: the guard list, an ArrayAttr of guard
+/// DictionaryAttrs (keys in `guard`, docs/guards.md).
+inline constexpr llvm::StringLiteral kGuards = "tgc.guards";
+/// `tgc.kind` of @forward results that hold a tensor of the Python state the program
+/// leaves (`tgc.name` is its slot, `tgc.output` the index replay values refer to).
+inline constexpr llvm::StringLiteral kPythonState = "python_state";
+} // namespace attr
+
+/// The vocabulary of `tgc.replay` (docs/replay.md): action keys and kinds, value types.
+namespace replay {
+/// Keys of an action: `kind`, `source` (the target object's path), `name` (attribute
+/// or global name, where the kind has one), `path` (what is written, for messages and
+/// slot names), `value` (absent for deletions).
+inline constexpr llvm::StringLiteral kKindKey = "kind";
+inline constexpr llvm::StringLiteral kSourceKey = "source";
+inline constexpr llvm::StringLiteral kNameKey = "name";
+inline constexpr llvm::StringLiteral kPathKey = "path";
+inline constexpr llvm::StringLiteral kValueKey = "value";
+/// Action kinds.
+inline constexpr llvm::StringLiteral kSetAttr = "setattr";
+inline constexpr llvm::StringLiteral kDelAttr = "delattr";
+inline constexpr llvm::StringLiteral kSetGlobal = "set_global";
+inline constexpr llvm::StringLiteral kDelGlobal = "del_global";
+inline constexpr llvm::StringLiteral kSetCell = "set_cell";
+inline constexpr llvm::StringLiteral kDelCell = "del_cell";
+inline constexpr llvm::StringLiteral kSetContents = "set_contents";
+/// Keys of a structured value (a DictionaryAttr): `type` and, by type, `items`, `id`,
+/// `class`, `attributes`, `source`, `output`, `name`.
+inline constexpr llvm::StringLiteral kTypeKey = "type";
+inline constexpr llvm::StringLiteral kItemsKey = "items";
+inline constexpr llvm::StringLiteral kIdKey = "id";
+inline constexpr llvm::StringLiteral kClassKey = "class";
+inline constexpr llvm::StringLiteral kAttributesKey = "attributes";
+inline constexpr llvm::StringLiteral kOutputKey = "output";
+/// On a tensor value that stands for a Python number (`t.item()`): "float", "int" or
+/// "bool", what the loader turns the 0-d tensor into.
+inline constexpr llvm::StringLiteral kNumberKey = "number";
+/// Keys of a `function` value: `code` and `globals` (sources of the code object and
+/// of the module namespace), `name`, `qualname`, `defaults` ([V...] or null),
+/// `kwdefaults` ([[name, V]...] or null), `closure` ([cell V...] or null),
+/// `attributes`; a `cell` value's `value` (absent when empty) uses kValueKey.
+inline constexpr llvm::StringLiteral kCodeKey = "code";
+inline constexpr llvm::StringLiteral kGlobalsKey = "globals";
+inline constexpr llvm::StringLiteral kQualnameKey = "qualname";
+inline constexpr llvm::StringLiteral kDefaultsKey = "defaults";
+inline constexpr llvm::StringLiteral kKwDefaultsKey = "kwdefaults";
+inline constexpr llvm::StringLiteral kClosureKey = "closure";
+/// Value types.
+inline constexpr llvm::StringLiteral kTuple = "tuple";
+inline constexpr llvm::StringLiteral kList = "list";
+inline constexpr llvm::StringLiteral kDict = "dict";
+inline constexpr llvm::StringLiteral kSet = "set";
+inline constexpr llvm::StringLiteral kObject = "object";
+inline constexpr llvm::StringLiteral kRef = "ref";
+inline constexpr llvm::StringLiteral kSame = "same";
+inline constexpr llvm::StringLiteral kTensor = "tensor";
+inline constexpr llvm::StringLiteral kExternal = "external";
+inline constexpr llvm::StringLiteral kDevice = "device";
+inline constexpr llvm::StringLiteral kDType = "dtype";
+inline constexpr llvm::StringLiteral kFunction = "function";
+inline constexpr llvm::StringLiteral kCell = "cell";
+} // namespace replay
+
+/// The guard list (docs/guards.md): each guard has `kind`, `source` (what the program
+/// read, in the replay source grammar) and `value` (in the replay value encoding).
+namespace guard {
+inline constexpr llvm::StringLiteral kKindKey = "kind";
+inline constexpr llvm::StringLiteral kSourceKey = "source";
+inline constexpr llvm::StringLiteral kValueKey = "value";
+/// `type(x) == value and x == value` (None, bool, int, float, str, tuples of those).
+inline constexpr llvm::StringLiteral kEquals = "equals";
+/// `type(x) is value` (a class: `ref` or `external`).
+inline constexpr llvm::StringLiteral kTypeIs = "type_is";
+/// `x is value` (an `external`).
+inline constexpr llvm::StringLiteral kIs = "is";
+/// `len(x) == value`.
+inline constexpr llvm::StringLiteral kLenEquals = "len_equals";
+/// `tuple(x.keys()) == value` (a tuple).
+inline constexpr llvm::StringLiteral kKeysEqual = "keys_equal";
+/// `hasattr(source, value's name) == value's present` (hasattr, getattr with a
+/// default): value `{"name": N, "present": bool}`.
+inline constexpr llvm::StringLiteral kHasAttr = "hasattr";
+} // namespace guard
+
+} // namespace tgc
+
+#endif // TGC_DIALECT_ATTRIBUTES_H

@@ -1,0 +1,440 @@
+// Building tgc ops from ATen calls: what the .pt2 reader and the bytecode interpreter share.
+//
+// A call maps onto a tgc op generically through AtenOpInterface: operands and attributes
+// are named after the ATen schema's arguments, and the op's own property conversion and
+// type inference decide which attribute form fits and what the results are.
+// NodeAdapters.cpp holds the few targets that need their arguments reshaped.
+#include "AtenCall.h"
+
+#include "NodeAdapters.h"
+#include "tgc/Dialect/TgcDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+
+using namespace mlir;
+using namespace tgc;
+using namespace tgc::frontend;
+
+//===----------------------------------------------------------------------===//
+// AtenValue
+//===----------------------------------------------------------------------===//
+
+AtenValue AtenValue::tensor(Value v) {
+  AtenValue value;
+  value.kind = Kind::Tensor;
+  value.values = {v};
+  return value;
+}
+
+AtenValue AtenValue::tensors(ArrayRef<Value> vs) {
+  AtenValue value;
+  value.kind = Kind::Tensors;
+  value.values.assign(vs.begin(), vs.end());
+  return value;
+}
+
+AtenValue AtenValue::integer(AffineExpr size) {
+  AtenValue value;
+  value.kind = Kind::Int;
+  value.size = size;
+  return value;
+}
+
+AtenValue AtenValue::floating(double f) {
+  AtenValue value;
+  value.kind = Kind::Float;
+  value.floatValue = f;
+  return value;
+}
+
+AtenValue AtenValue::boolean(bool b) {
+  AtenValue value;
+  value.kind = Kind::Bool;
+  value.boolValue = b;
+  return value;
+}
+
+AtenValue AtenValue::str(llvm::StringRef s) {
+  AtenValue value;
+  value.kind = Kind::String;
+  value.string = s.str();
+  return value;
+}
+
+AtenValue AtenValue::ints(ArrayRef<AffineExpr> sizes) {
+  AtenValue value;
+  value.kind = Kind::Ints;
+  value.sizes.assign(sizes.begin(), sizes.end());
+  return value;
+}
+
+AtenValue AtenValue::floatList(ArrayRef<double> fs) {
+  AtenValue value;
+  value.kind = Kind::Floats;
+  value.floats.assign(fs.begin(), fs.end());
+  return value;
+}
+
+AtenValue AtenValue::boolList(ArrayRef<bool> bs) {
+  AtenValue value;
+  value.kind = Kind::Bools;
+  value.bools.assign(bs.begin(), bs.end());
+  return value;
+}
+
+AtenValue AtenValue::dtype(Type t) {
+  AtenValue value;
+  value.kind = Kind::DType;
+  value.type = t;
+  return value;
+}
+
+AtenValue AtenValue::device(Attribute d) {
+  AtenValue value;
+  value.kind = Kind::Device;
+  value.attribute = d;
+  return value;
+}
+
+/// How diagnostics name a value's kind.
+static llvm::StringRef kindName(AtenValue::Kind kind) {
+  switch (kind) {
+  case AtenValue::Kind::None:
+    return "None";
+  case AtenValue::Kind::Tensor:
+    return "Tensor";
+  case AtenValue::Kind::Tensors:
+    return "Tensor[]";
+  case AtenValue::Kind::Int:
+    return "int";
+  case AtenValue::Kind::Float:
+    return "float";
+  case AtenValue::Kind::Bool:
+    return "bool";
+  case AtenValue::Kind::String:
+    return "str";
+  case AtenValue::Kind::Ints:
+    return "int[]";
+  case AtenValue::Kind::Floats:
+    return "float[]";
+  case AtenValue::Kind::Bools:
+    return "bool[]";
+  case AtenValue::Kind::DType:
+    return "ScalarType";
+  case AtenValue::Kind::Device:
+    return "Device";
+  }
+  return "?";
+}
+
+//===----------------------------------------------------------------------===//
+// AtenCallBuilder
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// A call ready to become an op: its arguments resolved into MLIR values and attribute
+/// candidates. Nothing is created before all of it is known to fit, so no half-built
+/// op is left behind.
+struct OpSpec {
+  OperationName name;
+  SmallVector<Value> operands;
+  SmallVector<int32_t> segmentSizes;
+  /// Per attribute, the forms a value may take (an int may be an I64Attr or a
+  /// one-element #tgc.shape); the first one the op's properties accept wins.
+  SmallVector<std::pair<std::string, SmallVector<Attribute>>> attributes;
+  NamedAttrList fixedAttributes;
+};
+
+/// Turns one call into an op: the generic mapping through AtenOpInterface.
+class OpSpecBuilder {
+public:
+  OpSpecBuilder(OpBuilder &builder, Location loc, const AtenCallBuilder::ErrorFn &emitError)
+      : builder(builder), ctx(builder.getContext()), loc(loc), emitError(emitError) {}
+
+  FailureOr<OpSpec> prepare(OperationName opName, llvm::StringRef target,
+                            std::vector<AtenArgument> arguments, NamedAttrList fixed);
+  FailureOr<Operation *> create(OpSpec &spec, size_t minResults);
+  /// Erases the scalar constants made for a call that failed.
+  void eraseConstants() {
+    for (Operation *op : llvm::reverse(pendingConstants))
+      op->erase();
+    pendingConstants.clear();
+  }
+
+private:
+  FailureOr<SmallVector<Value>> operandValues(const AtenValue &value, llvm::StringRef name);
+  FailureOr<SmallVector<Attribute>> attributeCandidates(const AtenValue &value,
+                                                        llvm::StringRef name);
+
+  OpBuilder &builder;
+  MLIRContext *ctx;
+  Location loc;
+  const AtenCallBuilder::ErrorFn &emitError;
+  /// Scalars made operands, created only once the op is known to fit.
+  SmallVector<Operation *> pendingConstants;
+};
+
+} // namespace
+
+/// The operand(s) a value stands for: tensors, none (an absent optional tensor), or a
+/// Python scalar given to a Tensor parameter (an arith.constant).
+FailureOr<SmallVector<Value>> OpSpecBuilder::operandValues(const AtenValue &value,
+                                                           llvm::StringRef name) {
+  auto constant = [&](TypedAttr attr) -> SmallVector<Value> {
+    Operation *op = arith::ConstantOp::create(builder, loc, attr);
+    pendingConstants.push_back(op);
+    return {op->getResult(0)};
+  };
+  switch (value.kind) {
+  case AtenValue::Kind::Tensor:
+  case AtenValue::Kind::Tensors:
+    return SmallVector<Value>(value.values);
+  case AtenValue::Kind::None:
+    return SmallVector<Value>{};
+  case AtenValue::Kind::Int:
+    if (std::optional<int64_t> c = getConstantSize(value.size))
+      return constant(builder.getI64IntegerAttr(*c));
+    if (!value.values.empty())
+      return SmallVector<Value>(value.values);
+    break;
+  case AtenValue::Kind::Bool:
+    return constant(builder.getBoolAttr(value.boolValue));
+  case AtenValue::Kind::Float:
+    return constant(builder.getF64FloatAttr(value.floatValue));
+  default:
+    break;
+  }
+  return emitError() << "argument '" << name << "' of kind '" << kindName(value.kind)
+                     << "' cannot be a tensor operand";
+}
+
+/// The attribute forms a value may take, most natural first.
+FailureOr<SmallVector<Attribute>> OpSpecBuilder::attributeCandidates(const AtenValue &value,
+                                                                     llvm::StringRef name) {
+  // A size list is a #tgc.shape, or a plain array where every size is a constant.
+  auto listForms = [&](ArrayRef<AffineExpr> sizes) {
+    SmallVector<Attribute> forms = {ShapeAttr::get(ctx, sizes)};
+    SmallVector<int64_t> constants;
+    for (AffineExpr size : sizes)
+      if (std::optional<int64_t> c = getConstantSize(size))
+        constants.push_back(*c);
+    if (constants.size() == sizes.size())
+      forms.push_back(builder.getDenseI64ArrayAttr(constants));
+    return forms;
+  };
+  switch (value.kind) {
+  case AtenValue::Kind::Int: {
+    SmallVector<Attribute> forms;
+    if (std::optional<int64_t> c = getConstantSize(value.size))
+      forms = {builder.getI64IntegerAttr(*c), builder.getF64FloatAttr(static_cast<double>(*c))};
+    llvm::append_range(forms, listForms({value.size}));
+    return forms;
+  }
+  case AtenValue::Kind::Float:
+    return SmallVector<Attribute>{builder.getF64FloatAttr(value.floatValue)};
+  case AtenValue::Kind::Bool:
+    return SmallVector<Attribute>{builder.getBoolAttr(value.boolValue)};
+  case AtenValue::Kind::String:
+    return SmallVector<Attribute>{builder.getStringAttr(value.string)};
+  case AtenValue::Kind::Ints:
+    return listForms(value.sizes);
+  case AtenValue::Kind::Floats:
+    return SmallVector<Attribute>{builder.getDenseF64ArrayAttr(value.floats)};
+  case AtenValue::Kind::Bools:
+    return SmallVector<Attribute>{builder.getDenseBoolArrayAttr(value.bools)};
+  case AtenValue::Kind::DType:
+    return SmallVector<Attribute>{TypeAttr::get(value.type)};
+  case AtenValue::Kind::Device:
+    // The CPU is what an absent device means, as in tensor types.
+    return value.attribute ? SmallVector<Attribute>{value.attribute} : SmallVector<Attribute>{};
+  case AtenValue::Kind::None:
+    return SmallVector<Attribute>{};
+  default:
+    break;
+  }
+  return emitError() << "argument '" << name << "' of kind '" << kindName(value.kind)
+                     << "' is not supported";
+}
+
+FailureOr<OpSpec> OpSpecBuilder::prepare(OperationName opName, llvm::StringRef target,
+                                         std::vector<AtenArgument> arguments, NamedAttrList fixed) {
+  auto *aten = opName.getInterface<AtenOpInterface>();
+  if (!aten)
+    return emitError() << opName << " does not describe its ATen arguments";
+  OpSpec spec{opName, {}, {}, {}, std::move(fixed)};
+  auto take = [&](llvm::StringRef name) -> std::optional<AtenValue> {
+    auto it = llvm::find_if(arguments, [&](const AtenArgument &a) { return a.name == name; });
+    if (it == arguments.end())
+      return std::nullopt;
+    AtenValue value = std::move(it->value);
+    arguments.erase(it);
+    return value;
+  };
+  // Operands, in the op's order (= schema order); omitted ones are absent optionals.
+  for (llvm::StringRef operand : aten->getAtenOperands()) {
+    bool optional = operand.consume_back("?");
+    bool variadic = operand.consume_back("[]");
+    std::optional<AtenValue> argument = take(operand);
+    FailureOr<SmallVector<Value>> operands =
+        argument ? operandValues(*argument, operand) : SmallVector<Value>{};
+    if (failed(operands))
+      return failure();
+    if (operands->empty() && !optional && !variadic)
+      return emitError() << target << " without argument '" << operand << "' is not supported ("
+                         << opName << " needs it)";
+    if (operands->size() > 1 && !variadic)
+      return emitError() << "argument '" << operand << "' of " << target
+                         << " must be one tensor, got " << operands->size();
+    llvm::append_range(spec.operands, *operands);
+    spec.segmentSizes.push_back(operands->size());
+  }
+  ArrayRef<StringAttr> attrNames = opName.getAttributeNames();
+  for (const AtenArgument &argument : arguments) {
+    bool declared = llvm::any_of(attrNames, [&](StringAttr n) { return n == argument.name; });
+    if (!declared && isIgnorableArgument(argument))
+      continue;
+    if (!declared)
+      return emitError() << "argument '" << argument.name << "' of " << target
+                         << " has no counterpart on " << opName;
+    FailureOr<SmallVector<Attribute>> forms = attributeCandidates(argument.value, argument.name);
+    if (failed(forms))
+      return failure();
+    if (!forms->empty())
+      spec.attributes.push_back({argument.name, std::move(*forms)});
+  }
+  for (llvm::StringRef required : aten->getAtenRequiredAttrNames()) {
+    bool given = spec.fixedAttributes.get(required) ||
+                 llvm::any_of(spec.attributes, [&](auto &a) { return a.first == required; });
+    if (!given)
+      return emitError() << target << " without argument '" << required << "' is not supported ("
+                         << opName << " needs it)";
+  }
+  return spec;
+}
+
+/// Runs `fn`, keeping the first diagnostic it emits in `message` instead of reporting
+/// it, so that the caller can report it once, naming the call.
+template <typename Fn>
+static LogicalResult captureDiagnostic(MLIRContext *ctx, std::string &message, Fn fn) {
+  ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &diag) {
+    if (message.empty())
+      message = diag.str();
+    return success();
+  });
+  return fn();
+}
+
+/// Result types at the capture level: creation ops infer value tensors, but every
+/// tensor of a captured program is a reference with a layout.
+static Type toCaptureLevel(Type type) {
+  auto tensor = llvm::dyn_cast<BaseTensorType>(type);
+  if (!tensor || tensor.isRef())
+    return type;
+  TensorMeta meta = tensor.getMeta();
+  if (meta.strides.empty())
+    meta.strides = TensorMeta::contiguousStrides(meta.sizes, type.getContext());
+  return BaseTensorType::get(type.getContext(), /*isRef=*/true, meta);
+}
+
+FailureOr<Operation *> OpSpecBuilder::create(OpSpec &spec, size_t minResults) {
+  // A detached probe holds the operands and properties so that the op's own property
+  // conversion decides which attribute form fits, and inference sees exactly what the
+  // op will hold. It never has results, so nothing can use it.
+  Operation *probe = Operation::create(loc, spec.name, {}, spec.operands, NamedAttrList(),
+                                       OpaqueProperties(nullptr), {}, 0);
+  auto discardProbe = [&]() {
+    probe->destroy();
+    return emitError();
+  };
+  if (spec.name.hasTrait<mlir::OpTrait::AttrSizedOperandSegments>())
+    probe->setAttr("operandSegmentSizes", builder.getDenseI32ArrayAttr(spec.segmentSizes));
+  for (NamedAttribute attr : spec.fixedAttributes)
+    probe->setAttr(attr.getName(), attr.getValue());
+  for (auto &[name, forms] : spec.attributes) {
+    bool accepted = llvm::any_of(forms, [&, &name = name](Attribute form) {
+      probe->setAttr(name, form);
+      std::optional<Attribute> held = probe->getInherentAttr(name);
+      return held && *held == form;
+    });
+    if (!accepted)
+      return discardProbe() << "argument '" << name << "' has a form " << spec.name
+                            << " does not accept";
+  }
+  NamedAttrList attrs(probe->getAttrDictionary());
+  std::string message;
+  SmallVector<Type> types;
+  LogicalResult inferred = captureDiagnostic(ctx, message, [&]() -> LogicalResult {
+    if (failed(spec.name.verifyInherentAttrs(attrs, [&]() { return mlir::emitError(loc); })))
+      return failure();
+    auto infer = llvm::dyn_cast<InferTypeOpInterface>(probe);
+    if (!infer)
+      return mlir::emitError(loc) << spec.name << " does not infer its result types";
+    return infer.inferReturnTypes(ctx, loc, probe->getOperands(), probe->getRawDictionaryAttrs(),
+                                  probe->getPropertiesStorage(), probe->getRegions(), types);
+  });
+  if (failed(inferred))
+    return discardProbe() << message;
+  if (types.size() < minResults)
+    return discardProbe() << "the call uses " << minResults << " results but " << spec.name
+                          << " has " << types.size();
+  SmallVector<Type> resultTypes = llvm::map_to_vector(types, toCaptureLevel);
+  Operation *op = Operation::create(loc, spec.name, resultTypes, spec.operands,
+                                    probe->getDiscardableAttrDictionary(),
+                                    probe->getPropertiesStorage(), {}, 0);
+  probe->destroy();
+  builder.insert(op);
+  if (succeeded(captureDiagnostic(ctx, message, [&] { return verify(op); })))
+    return op;
+  op->erase();
+  return emitError() << message;
+}
+
+std::optional<OperationName> AtenCallBuilder::lookupAtenOp(llvm::StringRef target) {
+  MLIRContext *ctx = builder.getContext();
+  if (atenOps.empty())
+    for (RegisteredOperationName name : ctx->getRegisteredOperations())
+      if (auto *aten = name.getInterface<AtenOpInterface>())
+        for (llvm::StringRef atenTarget : aten->getAtenTargets())
+          atenOps.try_emplace(atenTarget, name);
+  auto it = atenOps.find(target);
+  if (it == atenOps.end())
+    return std::nullopt;
+  return it->second;
+}
+
+bool AtenCallBuilder::supports(llvm::StringRef target) {
+  const NodeAdapter *adapter = findNodeAdapter(target);
+  return (adapter && !adapter->opName.empty()) || lookupAtenOp(target);
+}
+
+FailureOr<Operation *> AtenCallBuilder::build(Location loc, llvm::StringRef target,
+                                              std::vector<AtenArgument> arguments,
+                                              size_t minResults, const ErrorFn &emitError,
+                                              ArrayRef<RecordedResult> recorded) {
+  MLIRContext *ctx = builder.getContext();
+  const NodeAdapter *adapter = findNodeAdapter(target);
+  std::optional<OperationName> opName =
+      adapter && !adapter->opName.empty()
+          ? std::optional<OperationName>(OperationName(adapter->opName, ctx))
+          : lookupAtenOp(target);
+  if (!opName)
+    return emitError() << "unsupported operator " << target;
+  NamedAttrList fixed;
+  if (adapter) {
+    AdapterCall call{ctx, arguments, recorded, fixed, emitError};
+    if (failed(adapter->adapt(call)))
+      return failure();
+  }
+  OpSpecBuilder specBuilder(builder, loc, emitError);
+  FailureOr<OpSpec> spec = specBuilder.prepare(*opName, target, std::move(arguments), fixed);
+  FailureOr<Operation *> op =
+      succeeded(spec) ? specBuilder.create(*spec, minResults) : FailureOr<Operation *>(failure());
+  if (failed(op))
+    specBuilder.eraseConstants();
+  return op;
+}

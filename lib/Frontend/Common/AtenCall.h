@@ -1,0 +1,110 @@
+// Building tgc ops from ATen calls: what the .pt2 reader and the bytecode interpreter share.
+#ifndef TGC_LIB_FRONTEND_COMMON_ATENCALL_H
+#define TGC_LIB_FRONTEND_COMMON_ATENCALL_H
+
+#include "tgc/Dialect/TensorMeta.h"
+
+#include "mlir/IR/AffineExpr.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Operation.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tgc::frontend {
+
+/// One argument of an ATen call, as a frontend resolved it (from a .pt2 node's JSON, or
+/// from the interpreter's variable trackers). Whether it becomes an operand or an
+/// attribute is the op's choice (AtenOpInterface), so a value can be read both ways.
+struct AtenValue {
+  enum class Kind {
+    None,    ///< an absent optional
+    Tensor,  ///< one SSA tensor
+    Tensors, ///< Tensor[] (may hold scalar SSA values for Tensor?[] holes: see values)
+    Int,     ///< an int or SymInt: `size` (a constant expression for a plain int);
+             ///< `values` may hold an i64 SSA value computing a symbolic size, for ops
+             ///< that take the int as an operand
+    Float,
+    Bool,
+    String,
+    Ints,   ///< int[] / SymInt[]: `sizes`
+    Floats,
+    Bools,
+    DType,  ///< `type` is the element type
+    Device, ///< `attribute` is the #tgc.device, null for the CPU
+  };
+  Kind kind = Kind::None;
+  llvm::SmallVector<mlir::Value> values;
+  mlir::AffineExpr size;
+  llvm::SmallVector<mlir::AffineExpr> sizes;
+  double floatValue = 0;
+  bool boolValue = false;
+  std::string string;
+  llvm::SmallVector<double> floats;
+  llvm::SmallVector<bool> bools;
+  mlir::Type type;
+  mlir::Attribute attribute;
+
+  static AtenValue none() { return {}; }
+  static AtenValue tensor(mlir::Value v);
+  static AtenValue tensors(llvm::ArrayRef<mlir::Value> vs);
+  static AtenValue integer(mlir::AffineExpr size);
+  static AtenValue floating(double f);
+  static AtenValue boolean(bool b);
+  static AtenValue str(llvm::StringRef s);
+  static AtenValue ints(llvm::ArrayRef<mlir::AffineExpr> sizes);
+  static AtenValue floatList(llvm::ArrayRef<double> fs);
+  static AtenValue boolList(llvm::ArrayRef<bool> bs);
+  static AtenValue dtype(mlir::Type t);
+  static AtenValue device(mlir::Attribute d);
+};
+
+/// A named argument of a call.
+struct AtenArgument {
+  std::string name;
+  AtenValue value;
+};
+
+/// A result as the capture recorded it (a .pt2 node's output): its name ("" for an
+/// absent one) and metadata. Some adapters take what the generic mapping cannot
+/// compute alone from it (the chunk sizes of a split); without records they compute it
+/// from the operands.
+struct RecordedResult {
+  std::string name;
+  std::optional<TensorMeta> meta;
+};
+
+/// Builds the tgc op a call of an ATen target stands for, the one way both frontends
+/// do: the op registered for the target through AtenOpInterface (or a NodeAdapter's),
+/// operands and attributes named after the schema's arguments, result types from the
+/// op's own inference (capture level: references with a layout). Errors go through
+/// `emitError` and leave no op behind.
+class AtenCallBuilder {
+public:
+  using ErrorFn = std::function<mlir::InFlightDiagnostic()>;
+
+  explicit AtenCallBuilder(mlir::OpBuilder &builder) : builder(builder) {}
+
+  /// Whether tgc has an op (or adapter) for `target` (`aten.add.Tensor`).
+  bool supports(llvm::StringRef target);
+
+  /// Builds `target(arguments)` at `loc`; `minResults` is how many results the caller
+  /// will use (an error if the op has fewer). `recorded` are the results the capture
+  /// recorded, when it did (the .pt2 reader); the interpreter passes none.
+  mlir::FailureOr<mlir::Operation *> build(mlir::Location loc, llvm::StringRef target,
+                                           std::vector<AtenArgument> arguments, size_t minResults,
+                                           const ErrorFn &emitError,
+                                           llvm::ArrayRef<RecordedResult> recorded = {});
+
+private:
+  std::optional<mlir::OperationName> lookupAtenOp(llvm::StringRef target);
+  mlir::OpBuilder &builder;
+  llvm::StringMap<mlir::OperationName> atenOps;
+};
+
+} // namespace tgc::frontend
+
+#endif // TGC_LIB_FRONTEND_COMMON_ATENCALL_H

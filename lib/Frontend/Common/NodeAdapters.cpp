@@ -1,0 +1,349 @@
+// The few ATen targets whose arguments need reshaping before they map onto a tgc op.
+#include "NodeAdapters.h"
+
+#include "tgc/Dialect/TgcDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+using namespace tgc;
+using namespace tgc::frontend;
+
+//===----------------------------------------------------------------------===//
+// Argument helpers
+//===----------------------------------------------------------------------===//
+
+static const AtenValue *findArgument(const std::vector<AtenArgument> &arguments,
+                                     llvm::StringRef name) {
+  auto it = llvm::find_if(arguments, [&](const AtenArgument &a) { return a.name == name; });
+  return it == arguments.end() ? nullptr : &it->value;
+}
+
+/// Removes argument `name` (if present) and returns its value.
+static std::optional<AtenValue> takeArgument(std::vector<AtenArgument> &arguments,
+                                             llvm::StringRef name) {
+  const AtenValue *found = findArgument(arguments, name);
+  std::optional<AtenValue> value = found ? std::optional<AtenValue>(*found) : std::nullopt;
+  llvm::erase_if(arguments, [&](const AtenArgument &a) { return a.name == name; });
+  return value;
+}
+
+/// A constant int argument, `fallback` when absent or None.
+static FailureOr<int64_t> constantInt(AdapterCall &call, llvm::StringRef name, int64_t fallback) {
+  const AtenValue *value = findArgument(call.arguments, name);
+  if (!value || value->kind == AtenValue::Kind::None)
+    return fallback;
+  std::optional<int64_t> constant =
+      value->kind == AtenValue::Kind::Int ? getConstantSize(value->size) : std::nullopt;
+  if (!constant)
+    return call.emitError() << "argument '" << name << "' must be a constant int";
+  return *constant;
+}
+
+/// The type of tensor argument `name`.
+static FailureOr<BaseTensorType> tensorType(AdapterCall &call, llvm::StringRef name) {
+  const AtenValue *value = findArgument(call.arguments, name);
+  auto type = value && value->kind == AtenValue::Kind::Tensor && value->values.size() == 1
+                  ? llvm::dyn_cast<BaseTensorType>(value->values.front().getType())
+                  : BaseTensorType();
+  if (!type)
+    return call.emitError() << "argument '" << name << "' must be a tensor";
+  return type;
+}
+
+static FailureOr<TensorMeta> firstOutputMeta(AdapterCall &call) {
+  if (call.recorded.empty() || !call.recorded.front().meta)
+    return call.emitError() << "expected a tensor result";
+  return *call.recorded.front().meta;
+}
+
+//===----------------------------------------------------------------------===//
+// Adapters
+//===----------------------------------------------------------------------===//
+
+/// The chunk sizes of a split as the recorded results have them.
+static LogicalResult splitSizesFromRecords(AdapterCall &call, int64_t dim,
+                                           SmallVectorImpl<int64_t> &sizes) {
+  for (const RecordedResult &output : call.recorded) {
+    if (!output.meta)
+      return call.emitError() << "split result '" << output.name << "' has no metadata";
+    std::optional<int64_t> d = normalizeDim(dim, output.meta->rank());
+    std::optional<int64_t> size = d ? getConstantSize(output.meta->sizes[*d]) : std::nullopt;
+    if (!size)
+      return call.emitError() << "split along a symbolic or invalid dimension " << dim
+                              << " is not supported";
+    sizes.push_back(*size);
+  }
+  return success();
+}
+
+/// The chunk sizes of split(self, split_size, dim) or chunk(self, chunks, dim),
+/// computed as torch does: chunks of `split_size` (chunk: ceil(size / chunks)), the
+/// last one smaller.
+static LogicalResult splitSizesFromOperands(AdapterCall &call, int64_t dim,
+                                            std::optional<AtenValue> splitSize,
+                                            std::optional<AtenValue> chunks,
+                                            SmallVectorImpl<int64_t> &sizes) {
+  FailureOr<BaseTensorType> self = tensorType(call, "self");
+  if (failed(self))
+    return failure();
+  std::optional<int64_t> d = normalizeDim(dim, self->getRank());
+  std::optional<int64_t> total = d ? getConstantSize(self->getSizes()[*d]) : std::nullopt;
+  if (!total)
+    return call.emitError() << "split along a symbolic or invalid dimension " << dim
+                            << " is not supported";
+  const std::optional<AtenValue> &given = splitSize ? splitSize : chunks;
+  std::optional<int64_t> count =
+      given && given->kind == AtenValue::Kind::Int ? getConstantSize(given->size) : std::nullopt;
+  if (!count || *count <= 0)
+    return call.emitError() << "split needs a positive constant "
+                            << (splitSize ? "split_size" : "number of chunks");
+  int64_t chunkSize = splitSize ? *count : std::max<int64_t>(1, (*total + *count - 1) / *count);
+  for (int64_t start = 0; start < *total || (start == 0 && *total == 0); start += chunkSize)
+    sizes.push_back(std::min(chunkSize, *total - start));
+  return success();
+}
+
+/// split.Tensor(self, split_size, dim) and chunk(self, chunks, dim): the chunk sizes,
+/// which the last chunk makes uneven, are those of the recorded results (else computed).
+static LogicalResult splitSizes(AdapterCall &call) {
+  std::optional<AtenValue> splitSize = takeArgument(call.arguments, "split_size");
+  std::optional<AtenValue> chunks = takeArgument(call.arguments, "chunks");
+  FailureOr<int64_t> dim = constantInt(call, "dim", 0);
+  if (failed(dim))
+    return failure();
+  SmallVector<int64_t> sizes;
+  if (failed(call.recorded.empty() ? splitSizesFromOperands(call, *dim, splitSize, chunks, sizes)
+                                   : splitSizesFromRecords(call, *dim, sizes)))
+    return failure();
+  call.attributes.set("split_sizes", DenseI64ArrayAttr::get(call.ctx, sizes));
+  return success();
+}
+
+/// max_pool2d_with_indices: max pooling that also returns the argmax.
+static LogicalResult setWithIndices(AdapterCall &call) {
+  call.attributes.set("with_indices", UnitAttr::get(call.ctx));
+  return success();
+}
+
+/// any.dim / all.dim(self, int dim, keepdim): one reduced dimension, as a list.
+static LogicalResult dimAsList(AdapterCall &call) {
+  if (!findArgument(call.arguments, "dim"))
+    return success();
+  FailureOr<int64_t> dim = constantInt(call, "dim", 0);
+  if (failed(dim))
+    return failure();
+  takeArgument(call.arguments, "dim");
+  call.attributes.set("dim", DenseI64ArrayAttr::get(call.ctx, {*dim}));
+  return success();
+}
+
+/// The sizes flatten(self, start_dim, end_dim) or unflatten(self, dim, sizes) give.
+static FailureOr<SmallVector<AffineExpr>> viewSizesFromOperands(AdapterCall &call) {
+  FailureOr<BaseTensorType> self = tensorType(call, "self");
+  if (failed(self))
+    return failure();
+  SmallVector<AffineExpr> sizes(self->getSizes());
+  int64_t rank = sizes.size();
+  if (const AtenValue *shape = findArgument(call.arguments, "shape"))
+    return SmallVector<AffineExpr>(shape->sizes); // reshape: view resolves a -1
+  if (const AtenValue *unflattened = findArgument(call.arguments, "sizes")) {
+    FailureOr<int64_t> dim = constantInt(call, "dim", 0);
+    if (failed(dim))
+      return failure();
+    std::optional<int64_t> d = normalizeDim(*dim, rank);
+    if (!d || *d >= rank)
+      return call.emitError() << "unflatten of invalid dimension " << *dim;
+    sizes.erase(sizes.begin() + *d);
+    sizes.insert(sizes.begin() + *d, unflattened->sizes.begin(), unflattened->sizes.end());
+    return sizes;
+  }
+  FailureOr<int64_t> start = constantInt(call, "start_dim", 0);
+  FailureOr<int64_t> end = constantInt(call, "end_dim", -1);
+  if (failed(start) || failed(end))
+    return failure();
+  if (rank == 0)
+    return SmallVector<AffineExpr>{getAffineConstantExpr(1, call.ctx)};
+  std::optional<int64_t> first = normalizeDim(*start, rank), last = normalizeDim(*end, rank);
+  if (!first || !last || *first >= rank || *last >= rank || *first > *last)
+    return call.emitError() << "flatten of invalid dimensions " << *start << " to " << *end;
+  AffineExpr product = getAffineConstantExpr(1, call.ctx);
+  for (int64_t i = *first; i <= *last; ++i)
+    product = product * sizes[i];
+  sizes.erase(sizes.begin() + *first, sizes.begin() + *last + 1);
+  sizes.insert(sizes.begin() + *first, product);
+  return sizes;
+}
+
+/// flatten/unflatten/reshape: a view to the sizes the export computed for the result
+/// (else to those the arguments give).
+static LogicalResult viewToResultSizes(AdapterCall &call) {
+  FailureOr<SmallVector<AffineExpr>> sizes =
+      call.recorded.empty() ? viewSizesFromOperands(call) : FailureOr<SmallVector<AffineExpr>>();
+  if (!call.recorded.empty()) {
+    FailureOr<TensorMeta> meta = firstOutputMeta(call);
+    if (failed(meta))
+      return failure();
+    sizes = meta->sizes;
+  }
+  if (failed(sizes))
+    return failure();
+  llvm::erase_if(call.arguments, [](const AtenArgument &a) { return a.name != "self"; });
+  call.attributes.set("size", ShapeAttr::get(call.ctx, *sizes));
+  return success();
+}
+
+/// _native_batch_norm_legit_functional: also returns the new running statistics.
+static LogicalResult setFunctional(AdapterCall &call) {
+  call.attributes.set("functional", UnitAttr::get(call.ctx));
+  return success();
+}
+
+/// native_layer_norm: returns (output, mean, rstd).
+static LogicalResult setNative(AdapterCall &call) {
+  call.attributes.set("native", UnitAttr::get(call.ctx));
+  return success();
+}
+
+/// _native_batch_norm_legit_no_training: batch norm with `training` fixed to false.
+static LogicalResult setEvalMode(AdapterCall &call) {
+  call.attributes.set("training", BoolAttr::get(call.ctx, false));
+  return success();
+}
+
+/// _softmax / _log_softmax(self, dim, half_to_float): a true `half_to_float` asks for
+/// an f32 result.
+static LogicalResult halfToFloatAsDtype(AdapterCall &call) {
+  std::optional<AtenValue> halfToFloat = takeArgument(call.arguments, "half_to_float");
+  if (halfToFloat && halfToFloat->kind == AtenValue::Kind::Bool && halfToFloat->boolValue)
+    call.attributes.set("dtype", TypeAttr::get(Float32Type::get(call.ctx)));
+  return success();
+}
+
+/// pow's second argument is called `exponent` in the schema, `other` on tgc.pow.
+static LogicalResult exponentAsOther(AdapterCall &call) {
+  for (AtenArgument &argument : call.arguments)
+    if (argument.name == "exponent")
+      argument.name = "other";
+  return success();
+}
+
+/// var.dim(self, dim, unbiased=True, keepdim): `unbiased` is correction 1 (else 0).
+static LogicalResult unbiasedAsCorrection(AdapterCall &call) {
+  std::optional<AtenValue> unbiased = takeArgument(call.arguments, "unbiased");
+  bool isUnbiased = !unbiased || unbiased->kind != AtenValue::Kind::Bool || unbiased->boolValue;
+  call.attributes.set("correction",
+                      IntegerAttr::get(IntegerType::get(call.ctx, 64), isUnbiased ? 1 : 0));
+  return success();
+}
+
+/// The dtype of the result: as the export recorded it (defaults included), else the
+/// `dtype` argument, else that of tensor argument `like` (none: the op's default).
+static LogicalResult setResultDtype(AdapterCall &call, llvm::StringRef like = "") {
+  Type dtype;
+  if (!call.recorded.empty()) {
+    FailureOr<TensorMeta> meta = firstOutputMeta(call);
+    if (failed(meta))
+      return failure();
+    dtype = meta->dtype;
+  } else if (const AtenValue *given = findArgument(call.arguments, "dtype");
+             given && given->kind == AtenValue::Kind::DType) {
+    dtype = given->type;
+  } else if (!like.empty()) {
+    FailureOr<BaseTensorType> type = tensorType(call, like);
+    if (failed(type))
+      return failure();
+    dtype = type->getDtype();
+  }
+  takeArgument(call.arguments, "dtype");
+  if (dtype)
+    call.attributes.set("dtype", TypeAttr::get(dtype));
+  return success();
+}
+
+/// ones/zeros/empty and their `_like` forms: tgc.full(_like) with a fill value. Unlike
+/// full (whose dtype follows the fill value), ones/zeros/empty without a dtype make
+/// torch's default dtype, float32.
+template <int64_t fill> static LogicalResult filledWith(AdapterCall &call) {
+  call.attributes.set("fill_value", IntegerAttr::get(IntegerType::get(call.ctx, 64), fill));
+  if (failed(setResultDtype(call)))
+    return failure();
+  if (!call.attributes.get("dtype") && !findArgument(call.arguments, "self"))
+    call.attributes.set("dtype", TypeAttr::get(Float32Type::get(call.ctx)));
+  return success();
+}
+
+/// new_ones/new_zeros(self, size): `self` only gives the default dtype.
+template <int64_t fill> static LogicalResult newFilledWith(AdapterCall &call) {
+  call.attributes.set("fill_value", IntegerAttr::get(IntegerType::get(call.ctx, 64), fill));
+  if (failed(setResultDtype(call, "self")))
+    return failure();
+  takeArgument(call.arguments, "self");
+  return success();
+}
+
+/// type_as(self, other): a conversion to `other`'s dtype.
+static LogicalResult typeAsOther(AdapterCall &call) {
+  if (failed(setResultDtype(call, "other")))
+    return failure();
+  takeArgument(call.arguments, "other");
+  return success();
+}
+
+static const NodeAdapter kNodeAdapters[] = {
+    {"aten.split.Tensor", "", splitSizes},
+    {"aten.chunk.default", "tgc.split", splitSizes},
+    {"aten.max_pool2d_with_indices.default", "", setWithIndices},
+    {"aten.any.dim", "", dimAsList},
+    {"aten.all.dim", "", dimAsList},
+    {"aten.flatten.using_ints", "tgc.view", viewToResultSizes},
+    {"aten.unflatten.int", "tgc.view", viewToResultSizes},
+    {"aten.reshape.default", "tgc.view", viewToResultSizes},
+    {"aten._native_batch_norm_legit_functional.default", "", setFunctional},
+    {"aten._native_batch_norm_legit_no_training.default", "", setEvalMode},
+    {"aten.native_layer_norm.default", "", setNative},
+    {"aten._softmax.default", "", halfToFloatAsDtype},
+    {"aten._log_softmax.default", "", halfToFloatAsDtype},
+    {"aten.pow.Tensor_Scalar", "", exponentAsOther},
+    {"aten.pow.Tensor_Tensor", "", exponentAsOther},
+    {"aten.pow.Scalar", "", exponentAsOther},
+    {"aten.var.dim", "", unbiasedAsCorrection},
+    {"aten.ones.default", "", filledWith<1>},
+    {"aten.zeros.default", "", filledWith<0>},
+    {"aten.empty.memory_format", "", filledWith<0>},
+    {"aten.ones_like.default", "", filledWith<1>},
+    {"aten.zeros_like.default", "", filledWith<0>},
+    {"aten.empty_like.default", "", filledWith<0>},
+    {"aten.new_ones.default", "", newFilledWith<1>},
+    {"aten.new_zeros.default", "", newFilledWith<0>},
+    {"aten.type_as.default", "", typeAsOther},
+};
+
+const NodeAdapter *tgc::frontend::findNodeAdapter(llvm::StringRef target) {
+  const auto *it =
+      llvm::find_if(kNodeAdapters, [&](const NodeAdapter &a) { return a.target == target; });
+  return it == std::end(kNodeAdapters) ? nullptr : it;
+}
+
+bool tgc::frontend::isSymbolicIntTarget(llvm::StringRef target) {
+  static constexpr llvm::StringLiteral kTargets[] = {
+      "aten.sym_size.int",      "aten.sym_stride.int",
+      "aten.sym_numel.default", "aten.sym_storage_offset.default",
+      "_operator.add",          "_operator.sub",
+      "_operator.mul",          "_operator.floordiv",
+      "_operator.mod",          "_operator.neg",
+      "_operator.pos"};
+  return llvm::is_contained(kTargets, target);
+}
+
+bool tgc::frontend::isIgnorableArgument(const AtenArgument &argument) {
+  static constexpr llvm::StringLiteral kIgnorable[] = {
+      "layout",        "pin_memory", "memory_format", "non_blocking", "cudnn_enable",
+      "cudnn_enabled", "implicit",   "device",        "copy"};
+  if (llvm::is_contained(kIgnorable, argument.name))
+    return true;
+  // half_to_float=False is the default behaviour; True changes the result dtype.
+  return argument.name == "half_to_float" && argument.value.kind == AtenValue::Kind::Bool &&
+         !argument.value.boolValue;
+}

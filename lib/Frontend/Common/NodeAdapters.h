@@ -1,0 +1,54 @@
+// The few ATen targets whose arguments need reshaping before they map onto a tgc op.
+#ifndef TGC_LIB_FRONTEND_COMMON_NODEADAPTERS_H
+#define TGC_LIB_FRONTEND_COMMON_NODEADAPTERS_H
+
+#include "AtenCall.h"
+
+#include "mlir/IR/OperationSupport.h"
+#include "llvm/ADT/StringRef.h"
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace tgc::frontend {
+
+/// A call as an adapter sees it: adapters may rename, drop or reinterpret arguments
+/// and add attributes (`attributes`) that the op needs but the schema does not pass.
+/// Both frontends build calls this way (AtenCallBuilder), so adapters see resolved
+/// AtenValues, never a file format.
+struct AdapterCall {
+  mlir::MLIRContext *ctx;
+  std::vector<AtenArgument> &arguments;
+  /// The results the capture recorded; empty when it recorded none (the interpreter),
+  /// in which case adapters compute from the operands what they would read here.
+  llvm::ArrayRef<RecordedResult> recorded;
+  mlir::NamedAttrList &attributes;
+  /// Reports an error about this call (at its location, naming it).
+  std::function<mlir::InFlightDiagnostic()> emitError;
+};
+
+/// How to turn the calls of one target into a tgc op when the generic mapping (operands
+/// and attributes named after the schema's arguments) does not fit.
+struct NodeAdapter {
+  llvm::StringLiteral target;
+  /// The tgc op to build; empty for the one AtenOpInterface lists for `target`.
+  llvm::StringLiteral opName;
+  mlir::LogicalResult (*adapt)(AdapterCall &call);
+};
+
+/// The adapter for `target` (`aten.split.Tensor`), if it has one.
+const NodeAdapter *findNodeAdapter(llvm::StringRef target);
+
+/// Whether `target` computes a Python int from sizes (`aten.sym_size.int`,
+/// `_operator.mul`, ...). Such nodes become no op: their results are symbolic sizes,
+/// which the graph's `sym_int_values` state as expressions of the size symbols.
+bool isSymbolicIntTarget(llvm::StringRef target);
+
+/// Whether an argument the op does not declare only configures something that does not
+/// change values (layout, pin_memory, memory_format, device placement, ...), so that
+/// dropping it is safe.
+bool isIgnorableArgument(const AtenArgument &argument);
+
+} // namespace tgc::frontend
+
+#endif // TGC_LIB_FRONTEND_COMMON_NODEADAPTERS_H

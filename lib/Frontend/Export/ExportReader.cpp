@@ -1,0 +1,770 @@
+// Reader for torch.export archives (.pt2): the serialized ExportedProgram to tgc IR.
+//
+// The archive layout and JSON schema are described in docs/pt2-format.md. Each node's
+// JSON arguments are resolved into AtenValues (SymInts into size expressions, names into
+// SSA values) and AtenCallBuilder turns the call into a tgc op, as it does for the
+// bytecode interpreter; the reader then checks the op's results against the metadata
+// the export recorded.
+#include "tgc/Frontend/Export/ExportReader.h"
+
+#include "Frontend/Common/AtenCall.h"
+#include "ExportFormat.h"
+#include "Frontend/Common/DTypes.h"
+#include "Frontend/Common/GraphInputs.h"
+#include "Frontend/Common/NodeAdapters.h"
+#include "Pt2Archive.h"
+#include "WeightsSource.h"
+#include "Frontend/Common/StridedCopy.h"
+#include "SympyExpr.h"
+#include "tgc/Dialect/TgcDialect.h"
+#include "tgc/Dialect/Attributes.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/StringMap.h"
+
+using namespace mlir;
+using namespace tgc;
+using namespace tgc::frontend;
+using namespace tgc::pt2;
+
+/// The serialization schema major version tgc reads (torch 2.6 - 2.15 write 8.x).
+static constexpr int64_t kSchemaMajor = 8;
+
+/// The program torch.export.save writes (models/model.json and its weights); an
+/// archive made with package_pt2 may hold others beside it.
+static constexpr llvm::StringLiteral kProgramName = "model";
+
+/// The program's JSON in the archives torch 2.6 and 2.7 wrote, which have no folders
+/// and keep the weights in torch.save zips (docs/pt2-format.md §10).
+static constexpr llvm::StringLiteral kLegacyProgramMember = "serialized_exported_program.json";
+
+//===----------------------------------------------------------------------===//
+// ExportReader
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// A graph input as the signature describes it.
+struct GraphInput {
+  std::string valueName; ///< placeholder name, keys tensor_values
+  std::string kind;      ///< parameter | buffer | constant | user_input
+  std::string name;      ///< fqn, or the user input's name
+};
+
+/// A graph output as the signature describes it.
+struct GraphOutput {
+  std::string valueName;
+  std::string kind;   ///< user_output | buffer_mutation | user_input_mutation
+  std::string target; ///< for mutations: the buffer fqn / user input name
+};
+
+class ExportReader {
+public:
+  ExportReader(llvm::StringRef path, MLIRContext *ctx)
+      : path(path.str()), ctx(ctx), archiveLoc(FileLineColLoc::get(ctx, path, 0, 0)),
+        currentLoc(archiveLoc), builder(ctx), atenCalls(builder) {}
+
+  OwningOpRef<ModuleOp> read();
+
+private:
+  // The archive and the program's JSON.
+  LogicalResult loadProgram();
+  FailureOr<Json> readJson(llvm::StringRef member);
+  LogicalResult checkSchemaVersion();
+  FailureOr<std::unique_ptr<WeightsSource>> openWeights(bool legacyLayout);
+
+  // Symbols and tensor metadata.
+  AffineExpr symbolFor(llvm::StringRef name);
+  FailureOr<AffineExpr> parseSymInt(const Json &symInt, llvm::StringRef valueName);
+  FailureOr<AffineExpr> resolveSymInt(const Json &symInt);
+  FailureOr<TensorMeta> parseTensorMeta(const Json &meta, llvm::StringRef valueName);
+  FailureOr<TensorMeta> valueMeta(llvm::StringRef valueName);
+  FailureOr<Type> parseDType(const Json &code, llvm::StringRef valueName);
+  Attribute parseDevice(const Json &device);
+  void addRangeConstraintSymbols();
+  ArrayAttr buildSymbolsAttr();
+
+  // Signature, globals and weights.
+  FailureOr<GraphInput> parseInputSpec(const Json &spec);
+  FailureOr<GraphOutput> parseOutputSpec(const Json &spec);
+  LogicalResult buildEntryFunction();
+  FailureOr<ElementsAttr> readInitialValue(llvm::StringRef fqn, const TensorMeta &meta);
+  LogicalResult createGlobal(const GraphInput &input, const TensorMeta &meta);
+  LogicalResult buildReturn(func::FuncOp func);
+
+  // Nodes.
+  LogicalResult convertNode(const Json &node);
+  Location nodeLocation(const Json &node, llvm::StringRef name);
+  LogicalResult parseNodeOutputs(const Json &node, SmallVectorImpl<RecordedResult> &outputs);
+  FailureOr<Value> lookupValue(llvm::StringRef valueName);
+  FailureOr<std::optional<AtenValue>> convertArgument(const Json &argument, llvm::StringRef name);
+  LogicalResult bindOutputs(Operation *op, llvm::ArrayRef<RecordedResult> outputs);
+
+  /// An error about the node being converted (or the archive), at its location.
+  InFlightDiagnostic emitNodeError() {
+    InFlightDiagnostic diag = emitError(currentLoc);
+    if (!currentNode.empty())
+      diag << "node '" << currentNode << "': ";
+    return diag;
+  }
+
+  std::string path;
+  MLIRContext *ctx;
+  Location archiveLoc;
+  /// Where errors about what is being read now go: the node's source line, or the
+  /// archive.
+  Location currentLoc;
+  std::string currentNode;
+  /// What is being read, for reports of malformed JSON.
+  std::string currentMember = "the archive";
+  OpBuilder builder;
+  AtenCallBuilder atenCalls;
+
+  std::unique_ptr<Pt2Archive> archive;
+  std::unique_ptr<WeightsSource> weights;
+  Json program;
+  const Json *graph = nullptr;
+  OwningOpRef<ModuleOp> module;
+
+  llvm::StringMap<unsigned> symbolIndex;
+  SmallVector<std::string> symbolNames;
+  /// The value each symbol had at capture (a SymInt's `hint` when the SymInt is just
+  /// that symbol), by symbol index.
+  DenseMap<unsigned, int64_t> symbolHints;
+  llvm::StringMap<Value> values;
+};
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// The archive and the program's JSON
+//===----------------------------------------------------------------------===//
+
+OwningOpRef<ModuleOp> ExportReader::read() {
+  ctx->getOrLoadDialect<TgcDialect>();
+  try {
+    if (failed(loadProgram()) || failed(buildEntryFunction()))
+      return nullptr;
+    module->getOperation()->setAttr(TgcDialect::kSymbolsAttrName, buildSymbolsAttr());
+  } catch (const Json::exception &e) {
+    emitNodeError() << "malformed " << currentMember << ": " << e.what();
+    return nullptr;
+  }
+  if (failed(verify(*module)))
+    return nullptr;
+  return std::move(module);
+}
+
+LogicalResult ExportReader::loadProgram() {
+  archive = Pt2Archive::open(path, archiveLoc);
+  if (!archive)
+    return failure();
+  if (archive->contains("byteorder")) {
+    FailureOr<std::string> order = archive->read("byteorder", archiveLoc);
+    if (failed(order))
+      return failure();
+    if (llvm::StringRef(*order).trim() != "little")
+      return emitError(archiveLoc)
+             << "the archive's tensor data is '" << llvm::StringRef(*order).trim()
+             << "' endian; tgc reads little-endian data only";
+  }
+  bool legacyLayout = archive->contains(kLegacyProgramMember);
+  std::string programMember =
+      legacyLayout ? kLegacyProgramMember.str() : ("models/" + kProgramName + ".json").str();
+  FailureOr<Json> json = readJson(programMember);
+  if (failed(json))
+    return failure();
+  program = std::move(*json);
+  if (failed(checkSchemaVersion()))
+    return failure();
+  FailureOr<std::unique_ptr<WeightsSource>> source = openWeights(legacyLayout);
+  if (failed(source))
+    return failure();
+  weights = std::move(*source);
+  graph = &program.at("graph_module").at("graph");
+  return success();
+}
+
+/// The three ways torch has stored a program's tensors (docs/pt2-format.md §8, §10).
+FailureOr<std::unique_ptr<WeightsSource>> ExportReader::openWeights(bool legacyLayout) {
+  // torch 2.6 - 2.7: torch.save zips beside serialized_exported_program.json.
+  if (legacyLayout)
+    return createPickledSource(*archive, {"serialized_state_dict.pt", "serialized_constants.pt"},
+                               ctx);
+  // torch 2.8: the same zips, as data/weights/model.pt and data/constants/model.pt.
+  std::string weightsConfig = ("data/weights/" + kProgramName + "_weights_config.json").str();
+  std::string weightsPickle = ("data/weights/" + kProgramName + ".pt").str();
+  if (!archive->contains(weightsConfig) && archive->contains(weightsPickle))
+    return createPickledSource(
+        *archive, {weightsPickle, ("data/constants/" + kProgramName + ".pt").str()}, ctx);
+  // torch >= 2.9: a raw file per storage, described by JSON configs.
+  return createPayloadConfigSource(*archive, kProgramName, archiveLoc);
+}
+
+FailureOr<Json> ExportReader::readJson(llvm::StringRef member) {
+  FailureOr<std::string> text = archive->read(member, archiveLoc);
+  if (failed(text))
+    return failure();
+  currentMember = member.str();
+  try {
+    return Json::parse(quoteNonFiniteLiterals(*text));
+  } catch (const Json::exception &e) {
+    return emitError(archiveLoc) << "member '" << member << "' is not valid JSON: " << e.what();
+  }
+}
+
+LogicalResult ExportReader::checkSchemaVersion() {
+  const Json &version = program.at("schema_version");
+  // torch 2.1 and 2.2 wrote a plain integer (1, 2); later releases {major, minor}.
+  if (version.is_number_integer())
+    return emitError(archiveLoc) << "torch.export schema version " << version.get<int64_t>()
+                                 << " is not supported (tgc reads " << kSchemaMajor << ".x)";
+  int64_t major = version.at("major").get<int64_t>();
+  int64_t minor = version.at("minor").get<int64_t>();
+  if (major == kSchemaMajor)
+    return success();
+  return emitError(archiveLoc) << "torch.export schema version " << major << "." << minor
+                               << " is not supported (tgc reads " << kSchemaMajor << ".x)";
+}
+
+//===----------------------------------------------------------------------===//
+// Symbols and tensor metadata
+//===----------------------------------------------------------------------===//
+
+AffineExpr ExportReader::symbolFor(llvm::StringRef name) {
+  auto [it, inserted] = symbolIndex.try_emplace(name, symbolNames.size());
+  if (inserted)
+    symbolNames.push_back(name.str());
+  return getAffineSymbolExpr(it->second, ctx);
+}
+
+FailureOr<AffineExpr> ExportReader::parseSymInt(const Json &symInt, llvm::StringRef valueName) {
+  std::string kind = unionKind(symInt);
+  if (kind == "as_int")
+    return getAffineConstantExpr(unionValue(symInt).get<int64_t>(), ctx);
+  if (kind != "as_expr")
+    return emitNodeError() << "value '" << valueName << "': expected a SymInt, got '"
+                           << symInt.dump() << "'";
+  std::string text = unionValue(symInt).at("expr_str").get<std::string>();
+  llvm::Expected<AffineExpr> expr =
+      parseSympyExpr(text, ctx, [&](llvm::StringRef name) { return symbolFor(name); });
+  if (!expr)
+    return emitNodeError() << "value '" << valueName << "': cannot use the size expression '"
+                           << text << "': " << llvm::toString(expr.takeError());
+  const Json &body = unionValue(symInt);
+  auto symbol = llvm::dyn_cast<AffineSymbolExpr>(*expr);
+  const Json *hint = body.contains("hint") ? &body.at("hint") : nullptr;
+  if (symbol && hint && unionKind(*hint) == "as_int" && unionValue(*hint).is_number_integer())
+    symbolHints.try_emplace(symbol.getPosition(), unionValue(*hint).get<int64_t>());
+  return *expr;
+}
+
+/// A SymInt argument: a literal, or a name of graph.sym_int_values.
+FailureOr<AffineExpr> ExportReader::resolveSymInt(const Json &symInt) {
+  std::string kind = unionKind(symInt);
+  if (kind == "as_int")
+    return getAffineConstantExpr(unionValue(symInt).get<int64_t>(), ctx);
+  if (kind != "as_name")
+    return emitNodeError() << "expected a SymInt argument, got '" << symInt.dump() << "'";
+  std::string name = unionValue(symInt).get<std::string>();
+  const Json &symIntValues = graph->at("sym_int_values");
+  if (!symIntValues.contains(name))
+    return emitNodeError() << "unknown symbolic int '" << name << "'";
+  return parseSymInt(symIntValues.at(name), name);
+}
+
+FailureOr<Type> ExportReader::parseDType(const Json &code, llvm::StringRef valueName) {
+  std::optional<TorchDType> dtype = lookupDTypeByCode(code.get<int64_t>(), ctx);
+  if (!dtype)
+    return emitNodeError() << "value '" << valueName << "' has unknown dtype code "
+                           << code.get<int64_t>();
+  if (!dtype->type)
+    return emitNodeError() << "value '" << valueName << "' has dtype " << dtype->name
+                           << ", which tgc does not support";
+  return dtype->type;
+}
+
+/// Null for the CPU (what types leave implicit), a #tgc.device otherwise.
+Attribute ExportReader::parseDevice(const Json &device) {
+  std::string kind = device.at("type").get<std::string>();
+  const Json *index = device.contains("index") ? &device.at("index") : nullptr;
+  if (kind == "cpu")
+    return {};
+  return DeviceAttr::get(ctx, kind, index && !index->is_null() ? index->get<int64_t>() : -1);
+}
+
+FailureOr<TensorMeta> ExportReader::parseTensorMeta(const Json &json, llvm::StringRef valueName) {
+  TensorMeta meta;
+  FailureOr<Type> dtype = parseDType(json.at("dtype"), valueName);
+  if (failed(dtype))
+    return failure();
+  meta.dtype = *dtype;
+  if (json.contains("layout") && json.at("layout").get<int64_t>() != 7)
+    return emitNodeError() << "value '" << valueName
+                           << "' is not a strided (dense) tensor; tgc reads dense tensors only";
+  for (const Json &size : json.at("sizes")) {
+    FailureOr<AffineExpr> expr = parseSymInt(size, valueName);
+    if (failed(expr))
+      return failure();
+    if (getConstantSize(*expr).value_or(0) < 0)
+      return emitNodeError() << "value '" << valueName << "' has a negative size";
+    meta.sizes.push_back(*expr);
+  }
+  for (const Json &stride : json.at("strides")) {
+    FailureOr<AffineExpr> expr = parseSymInt(stride, valueName);
+    if (failed(expr))
+      return failure();
+    meta.strides.push_back(*expr);
+  }
+  if (meta.strides.size() != meta.sizes.size())
+    return emitNodeError() << "value '" << valueName << "' has " << meta.sizes.size()
+                           << " sizes but " << meta.strides.size() << " strides";
+  FailureOr<AffineExpr> offset = parseSymInt(json.at("storage_offset"), valueName);
+  if (failed(offset))
+    return failure();
+  if (getConstantSize(*offset) != 0)
+    meta.storageOffset = *offset;
+  meta.device = parseDevice(json.at("device"));
+  meta.requiresGrad = json.contains("requires_grad") && json.at("requires_grad").get<bool>();
+  return meta;
+}
+
+FailureOr<TensorMeta> ExportReader::valueMeta(llvm::StringRef valueName) {
+  const Json &tensorValues = graph->at("tensor_values");
+  if (!tensorValues.contains(valueName))
+    return emitNodeError() << "tensor '" << valueName << "' has no metadata in tensor_values";
+  return parseTensorMeta(tensorValues.at(valueName), valueName);
+}
+
+/// Symbols bounded by range_constraints but not seen in the inputs come after those.
+void ExportReader::addRangeConstraintSymbols() {
+  if (!program.contains("range_constraints"))
+    return;
+  for (const auto &[name, range] : program.at("range_constraints").items())
+    if (!name.empty() && llvm::all_of(name, [](char c) { return llvm::isAlnum(c) || c == '_'; }))
+      symbolFor(name);
+}
+
+ArrayAttr ExportReader::buildSymbolsAttr() {
+  SmallVector<Attribute> symbols;
+  const Json *ranges =
+      program.contains("range_constraints") ? &program.at("range_constraints") : nullptr;
+  for (const std::string &name : symbolNames) {
+    int64_t min = 0;
+    std::optional<int64_t> max;
+    const Json *range = ranges && ranges->contains(name) ? &ranges->at(name) : nullptr;
+    if (range && range->is_object()) {
+      if (range->contains("min_val") && range->at("min_val").is_number_integer())
+        min = range->at("min_val").get<int64_t>();
+      if (range->contains("max_val") && range->at("max_val").is_number_integer())
+        max = range->at("max_val").get<int64_t>();
+    }
+    std::optional<int64_t> hint;
+    if (auto it = symbolHints.find(symbols.size()); it != symbolHints.end())
+      hint = it->second;
+    symbols.push_back(SymbolAttr::get(ctx, name, min, max, hint));
+  }
+  return ArrayAttr::get(ctx, symbols);
+}
+
+//===----------------------------------------------------------------------===//
+// Signature, globals and weights
+//===----------------------------------------------------------------------===//
+
+FailureOr<GraphInput> ExportReader::parseInputSpec(const Json &spec) {
+  std::string kind = unionKind(spec);
+  if (kind.empty())
+    return emitNodeError() << "malformed input spec '" << spec.dump() << "'";
+  const Json &body = unionValue(spec);
+  auto placeholder = [&](llvm::StringRef kindName, const char *nameKey) -> GraphInput {
+    return {body.at("arg").at("name").get<std::string>(), kindName.str(),
+            body.at(nameKey).get<std::string>()};
+  };
+  if (kind == "parameter")
+    return placeholder("parameter", "parameter_name");
+  if (kind == "buffer")
+    return placeholder("buffer", "buffer_name");
+  if (kind == "tensor_constant")
+    return placeholder("constant", "tensor_constant_name");
+  if (kind == "user_input") {
+    const Json &argument = body.at("arg");
+    if (unionKind(argument) != "as_tensor")
+      return emitNodeError() << "user input '" << argument.dump()
+                             << "' is not a tensor; tgc supports tensor inputs only for now";
+    std::string name = unionValue(argument).at("name").get<std::string>();
+    return GraphInput{name, "user_input", name};
+  }
+  return emitNodeError() << "input of kind '" << kind
+                         << "' is not supported yet (tgc supports parameters, buffers, tensor "
+                            "constants and tensor user inputs)";
+}
+
+FailureOr<GraphOutput> ExportReader::parseOutputSpec(const Json &spec) {
+  std::string kind = unionKind(spec);
+  if (kind.empty())
+    return emitNodeError() << "malformed output spec '" << spec.dump() << "'";
+  const Json &body = unionValue(spec);
+  if (kind == "user_output") {
+    const Json &argument = body.at("arg");
+    if (unionKind(argument) != "as_tensor")
+      return emitNodeError() << "user output '" << argument.dump()
+                             << "' is not a tensor; tgc supports tensor outputs only for now";
+    return GraphOutput{unionValue(argument).at("name").get<std::string>(), kind, ""};
+  }
+  if (kind == "buffer_mutation")
+    return GraphOutput{body.at("arg").at("name").get<std::string>(), kind,
+                       body.at("buffer_name").get<std::string>()};
+  if (kind == "user_input_mutation")
+    return GraphOutput{body.at("arg").at("name").get<std::string>(), kind,
+                       body.at("user_input_name").get<std::string>()};
+  return emitNodeError() << "output of kind '" << kind << "' is not supported yet";
+}
+
+LogicalResult ExportReader::buildEntryFunction() {
+  module = ModuleOp::create(archiveLoc);
+  builder.setInsertionPointToEnd(module->getBody());
+  const Json &signature = program.at("graph_module").at("signature");
+  SmallVector<GraphInput> inputs;
+  SmallVector<Type> argTypes;
+  for (const Json &spec : signature.at("input_specs")) {
+    FailureOr<GraphInput> input = parseInputSpec(spec);
+    if (failed(input))
+      return failure();
+    FailureOr<TensorMeta> meta = valueMeta(input->valueName);
+    if (failed(meta))
+      return failure();
+    if (input->kind != "user_input" && failed(createGlobal(*input, *meta)))
+      return failure();
+    argTypes.push_back(BaseTensorType::get(ctx, /*isRef=*/true, *meta));
+    inputs.push_back(std::move(*input));
+  }
+  addRangeConstraintSymbols();
+
+  auto func =
+      func::FuncOp::create(builder, archiveLoc, "forward", builder.getFunctionType(argTypes, {}));
+  Block *entry = func.addEntryBlock();
+  for (auto [i, input] : llvm::enumerate(inputs)) {
+    BlockArgument arg = entry->getArgument(i);
+    arg.setLoc(NameLoc::get(builder.getStringAttr(input.name), archiveLoc));
+    values[input.valueName] = arg;
+    func.setArgAttrs(i, getGraphInputAttrs(ctx, input.kind, input.name));
+  }
+
+  builder.setInsertionPointToEnd(entry);
+  for (const Json &node : graph->at("nodes"))
+    if (failed(convertNode(node)))
+      return failure();
+  currentNode.clear();
+  currentLoc = archiveLoc;
+  return buildReturn(func);
+}
+
+LogicalResult ExportReader::buildReturn(func::FuncOp func) {
+  const Json &signature = program.at("graph_module").at("signature");
+  SmallVector<Value> results;
+  SmallVector<DictionaryAttr> resultAttrs;
+  for (const Json &spec : signature.at("output_specs")) {
+    FailureOr<GraphOutput> output = parseOutputSpec(spec);
+    if (failed(output))
+      return failure();
+    FailureOr<Value> value = lookupValue(output->valueName);
+    if (failed(value))
+      return failure();
+    results.push_back(*value);
+    NamedAttrList attrs;
+    attrs.set(attr::kKind, builder.getStringAttr(output->kind));
+    if (!output->target.empty())
+      attrs.set(attr::kTarget, builder.getStringAttr(output->target));
+    resultAttrs.push_back(attrs.getDictionary(ctx));
+  }
+  func::ReturnOp::create(builder, archiveLoc, results);
+  func.setFunctionType(
+      builder.getFunctionType(func.getArgumentTypes(), ValueRange(results).getTypes()));
+  func.setAllResultAttrs(resultAttrs);
+  return success();
+}
+
+LogicalResult ExportReader::createGlobal(const GraphInput &input, const TensorMeta &meta) {
+  FailureOr<ElementsAttr> initialValue = readInitialValue(input.name, meta);
+  if (failed(initialValue))
+    return failure();
+  TensorMeta valueMeta;
+  valueMeta.sizes = meta.sizes;
+  valueMeta.dtype = meta.dtype;
+  Type type = BaseTensorType::get(ctx, /*isRef=*/false, valueMeta);
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToEnd(module->getBody());
+  GlobalOp::create(builder, NameLoc::get(builder.getStringAttr(input.name), archiveLoc),
+                   builder.getStringAttr(input.name), builder.getStringAttr(input.kind),
+                   TypeAttr::get(type), *initialValue);
+  return success();
+}
+
+/// The stored view of `fqn`'s storage, copied into a contiguous blob.
+FailureOr<ElementsAttr> ExportReader::readInitialValue(llvm::StringRef fqn,
+                                                       const TensorMeta &meta) {
+  FailureOr<StoredTensor> stored = weights->lookup(fqn, archiveLoc);
+  if (failed(stored))
+    return failure();
+  auto constantSizes = llvm::map_range(
+      stored->sizes, [&](int64_t size) { return getAffineConstantExpr(size, ctx); });
+  if (stored->dtype != meta.dtype || !llvm::equal(constantSizes, meta.sizes))
+    return emitError(archiveLoc) << "the stored data of '" << fqn
+                                 << "' does not match its metadata in the graph";
+  ArrayRef<int64_t> sizes = stored->sizes;
+  llvm::Expected<std::vector<char>> data = copyStridedToContiguous(
+      stored->storage, sizes, stored->strides, stored->storageOffset, getElementBytes(meta.dtype));
+  if (!data)
+    return emitError(archiveLoc) << "cannot read the data of '" << fqn
+                                 << "': " << llvm::toString(data.takeError());
+  auto type = RankedTensorType::get(sizes, meta.dtype);
+  // 64-byte alignment, as the archive stores it, lets consumers map the data directly.
+  AsmResourceBlob blob =
+      HeapAsmResourceBlob::allocateAndCopyWithAlign(llvm::ArrayRef<char>(*data), /*align=*/64);
+  return llvm::cast<ElementsAttr>(
+      DenseResourceElementsAttr::get(type, getResourceName(fqn), std::move(blob)));
+}
+
+//===----------------------------------------------------------------------===//
+// Nodes
+//===----------------------------------------------------------------------===//
+
+/// The node's name at the user's line of its stack trace (the archive without one).
+Location ExportReader::nodeLocation(const Json &node, llvm::StringRef name) {
+  Location source = archiveLoc;
+  const Json *metadata = node.contains("metadata") ? &node.at("metadata") : nullptr;
+  if (metadata && metadata->contains("stack_trace") && metadata->at("stack_trace").is_string())
+    if (auto frame = findUserFrame(metadata->at("stack_trace").get_ref<const std::string &>()))
+      source = FileLineColLoc::get(ctx, frame->first, frame->second, 0);
+  return NameLoc::get(builder.getStringAttr(name), source);
+}
+
+/// Nodes written before torch 2.8 have no name; their first output names them.
+static std::string nodeName(const Json &node, llvm::StringRef target) {
+  if (node.contains("name") && node.at("name").is_string())
+    return node.at("name").get<std::string>();
+  for (const Json &output : node.at("outputs")) {
+    std::string kind = unionKind(output);
+    if (kind == "as_tensor")
+      return unionValue(output).at("name").get<std::string>();
+    if (kind == "as_tensors" && !unionValue(output).empty())
+      return unionValue(output).at(0).at("name").get<std::string>();
+    if (kind == "as_sym_int" && unionKind(unionValue(output)) == "as_name")
+      return unionValue(unionValue(output)).get<std::string>();
+  }
+  return target.str();
+}
+
+LogicalResult ExportReader::convertNode(const Json &node) {
+  llvm::StringRef target = node.at("target").get_ref<const std::string &>();
+  target.consume_front("torch.ops.");
+  currentNode = nodeName(node, target);
+  currentLoc = nodeLocation(node, currentNode);
+  if (isSymbolicIntTarget(target))
+    return success();
+  if (!atenCalls.supports(target))
+    return emitNodeError() << "unsupported operator " << target;
+
+  SmallVector<RecordedResult> outputs;
+  if (failed(parseNodeOutputs(node, outputs)))
+    return failure();
+  std::vector<AtenArgument> arguments;
+  for (const Json &input : node.at("inputs")) {
+    std::string name = input.at("name").get<std::string>();
+    FailureOr<std::optional<AtenValue>> value = convertArgument(input.at("arg"), name);
+    if (failed(value))
+      return failure();
+    if (*value)
+      arguments.push_back({std::move(name), std::move(**value)});
+  }
+  FailureOr<Operation *> op = atenCalls.build(
+      currentLoc, target, std::move(arguments), outputs.size(),
+      [this]() { return emitNodeError(); }, outputs);
+  if (failed(op))
+    return failure();
+  return bindOutputs(*op, outputs);
+}
+
+LogicalResult ExportReader::parseNodeOutputs(const Json &node,
+                                             SmallVectorImpl<RecordedResult> &outputs) {
+  auto addTensor = [&](const Json &tensor) -> LogicalResult {
+    std::string name = tensor.at("name").get<std::string>();
+    FailureOr<TensorMeta> meta = valueMeta(name);
+    if (failed(meta))
+      return failure();
+    outputs.push_back({name, *meta});
+    return success();
+  };
+  for (const Json &output : node.at("outputs")) {
+    std::string kind = unionKind(output);
+    if (kind == "as_tensor" && failed(addTensor(unionValue(output))))
+      return failure();
+    if (kind == "as_tensors")
+      for (const Json &tensor : unionValue(output))
+        if (failed(addTensor(tensor)))
+          return failure();
+    if (kind == "as_none")
+      outputs.push_back({"", std::nullopt});
+    if (kind != "as_tensor" && kind != "as_tensors" && kind != "as_none")
+      return emitNodeError() << "results of kind '" << kind << "' are not supported";
+  }
+  return success();
+}
+
+FailureOr<Value> ExportReader::lookupValue(llvm::StringRef valueName) {
+  auto it = values.find(valueName);
+  if (it == values.end())
+    return emitNodeError() << "unknown tensor '" << valueName << "'";
+  return it->second;
+}
+
+/// The value a serialized argument stands for: names resolved into SSA values,
+/// SymInts into size expressions. Nullopt drops an argument of a kind tgc does not read
+/// that only configures what does not change values (isIgnorableArgument).
+FailureOr<std::optional<AtenValue>> ExportReader::convertArgument(const Json &argument,
+                                                                  llvm::StringRef name) {
+  std::string kind = unionKind(argument);
+  const Json &value = unionValue(argument);
+  auto tensorValue = [&](const Json &tensor) {
+    return lookupValue(tensor.at("name").get<std::string>());
+  };
+  auto sizeOf = [&](const Json &element, bool symbolic) -> FailureOr<AffineExpr> {
+    if (symbolic)
+      return resolveSymInt(element);
+    return getAffineConstantExpr(element.get<int64_t>(), ctx);
+  };
+  auto floatOf = [&](const Json &element) -> FailureOr<double> {
+    std::optional<double> f = parseFloat(element);
+    if (!f)
+      return emitNodeError() << "argument '" << name << "' is not a float: " << element.dump();
+    return *f;
+  };
+  if (kind == "as_none")
+    return std::optional<AtenValue>(AtenValue::none());
+  if (kind == "as_tensor") {
+    FailureOr<Value> v = tensorValue(value);
+    if (failed(v))
+      return failure();
+    return std::optional<AtenValue>(AtenValue::tensor(*v));
+  }
+  if (kind == "as_optional_tensor")
+    return convertArgument(value, name);
+  if (kind == "as_tensors") {
+    SmallVector<Value> tensors;
+    for (const Json &tensor : value) {
+      FailureOr<Value> v = tensorValue(tensor);
+      if (failed(v))
+        return failure();
+      tensors.push_back(*v);
+    }
+    return std::optional<AtenValue>(AtenValue::tensors(tensors));
+  }
+  // Layouts and memory formats are enum codes; no op reads them (they are ignorable).
+  if (kind == "as_int" || kind == "as_sym_int" || kind == "as_layout" ||
+      kind == "as_memory_format") {
+    FailureOr<AffineExpr> size = sizeOf(value, kind == "as_sym_int");
+    if (failed(size))
+      return failure();
+    return std::optional<AtenValue>(AtenValue::integer(*size));
+  }
+  if (kind == "as_float") {
+    FailureOr<double> f = floatOf(value);
+    if (failed(f))
+      return failure();
+    return std::optional<AtenValue>(AtenValue::floating(*f));
+  }
+  if (kind == "as_bool")
+    return std::optional<AtenValue>(AtenValue::boolean(value.get<bool>()));
+  if (kind == "as_string")
+    return std::optional<AtenValue>(AtenValue::str(value.get<std::string>()));
+  if (kind == "as_ints" || kind == "as_sym_ints") {
+    SmallVector<AffineExpr> sizes;
+    for (const Json &element : value) {
+      FailureOr<AffineExpr> size = sizeOf(element, kind == "as_sym_ints");
+      if (failed(size))
+        return failure();
+      sizes.push_back(*size);
+    }
+    return std::optional<AtenValue>(AtenValue::ints(sizes));
+  }
+  if (kind == "as_floats") {
+    SmallVector<double> floats;
+    for (const Json &element : value) {
+      std::optional<double> f = parseFloat(element);
+      if (!f)
+        return emitNodeError() << "argument '" << name << "' holds a non-float";
+      floats.push_back(*f);
+    }
+    return std::optional<AtenValue>(AtenValue::floatList(floats));
+  }
+  if (kind == "as_bools") {
+    SmallVector<bool> bools;
+    for (const Json &element : value)
+      bools.push_back(element.get<bool>());
+    return std::optional<AtenValue>(AtenValue::boolList(bools));
+  }
+  if (kind == "as_scalar_type") {
+    FailureOr<Type> dtype = parseDType(value, name);
+    if (failed(dtype))
+      return failure();
+    return std::optional<AtenValue>(AtenValue::dtype(*dtype));
+  }
+  if (kind == "as_device")
+    return std::optional<AtenValue>(AtenValue::device(parseDevice(value)));
+  if (isIgnorableArgument({name.str(), AtenValue::none()}))
+    return std::optional<AtenValue>();
+  return emitNodeError() << "argument '" << name << "' of kind '" << kind << "' is not supported";
+}
+
+/// What bindOutputs compares, as a value type (`!tgc.vtensor<[4, s0], f32>`).
+static Type sizesAndDType(const TensorMeta &meta) {
+  return ValueTensorType::get(meta.sizes, meta.dtype);
+}
+
+/// Whether two sizes are the same function of the symbols. Equal expressions are;
+/// otherwise (sympy and MLIR may simplify floordiv/mod differently) both are evaluated
+/// at a few points, with distinct values for distinct symbols.
+static bool isSameSize(AffineExpr a, AffineExpr b, unsigned numSymbols) {
+  if (a == b)
+    return true;
+  for (int64_t base : {2, 3, 5, 16, 61}) {
+    SmallVector<AffineExpr> point;
+    for (unsigned i = 0; i < numSymbols; ++i)
+      point.push_back(getAffineConstantExpr(base + 7 * i, a.getContext()));
+    if (a.replaceSymbols(point) != b.replaceSymbols(point))
+      return false;
+  }
+  return true;
+}
+
+/// Binds the node's output names to the op's results after checking that tgc's
+/// inference agrees with the metadata the export recorded.
+LogicalResult ExportReader::bindOutputs(Operation *op, llvm::ArrayRef<RecordedResult> outputs) {
+  for (auto [output, result] : llvm::zip_first(outputs, op->getResults())) {
+    if (!output.meta)
+      continue;
+    auto type = llvm::dyn_cast<BaseTensorType>(result.getType());
+    if (!type)
+      return emitNodeError() << "result '" << output.name << "' is not a tensor in tgc";
+    ArrayRef<AffineExpr> inferred = type.getSizes(), recorded = output.meta->sizes;
+    bool sameSizes =
+        inferred.size() == recorded.size() &&
+        llvm::all_of(llvm::zip(inferred, recorded), [&](auto sizes) {
+          return isSameSize(std::get<0>(sizes), std::get<1>(sizes), symbolNames.size());
+        });
+    if (!sameSizes || type.getDtype() != output.meta->dtype)
+      return emitNodeError() << "tgc infers " << sizesAndDType(type.getMeta()) << " for '"
+                             << output.name << "' but the archive records "
+                             << sizesAndDType(*output.meta);
+    values[output.name] = result;
+  }
+  return success();
+}
+
+OwningOpRef<ModuleOp> tgc::pt2::readExportArchive(llvm::StringRef path, MLIRContext *ctx) {
+  return ExportReader(path, ctx).read();
+}

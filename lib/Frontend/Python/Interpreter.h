@@ -1,0 +1,369 @@
+// The symbolic interpreter of CPython 3.12 bytecode: runs a captured program over
+// variable trackers, emitting tgc ops for tensor work and recording Python side effects.
+#ifndef TGC_LIB_FRONTEND_PYTHON_INTERPRETER_H
+#define TGC_LIB_FRONTEND_PYTHON_INTERPRETER_H
+
+#include "Frontend/Common/AtenCall.h"
+#include "ObjectTable.h"
+#include "Variables.h"
+
+#include "tgc/Dialect/TgcDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Location.h"
+#include "llvm/ADT/DenseMap.h"
+#include <functional>
+#include <map>
+#include <set>
+#include <tuple>
+
+namespace tgc::py {
+
+using frontend::AtenArgument;
+using frontend::AtenCallBuilder;
+using frontend::AtenValue;
+
+/// A Python side effect the program performed on an object that outlives it, in
+/// program order. The replay list is made of these (docs/bytecode.md).
+struct SideEffect {
+  enum class Kind { SetAttribute, DeleteAttribute, SetContents, SetCell, SetGlobal };
+  Kind kind;
+  ObjectId object;
+  std::string name;
+  Var value;
+  mlir::Location loc;
+};
+
+/// A Python value the program read from an object that existed before the call, which
+/// the compiled graph assumes (docs/guards.md): the guard list is made of these.
+struct GuardRead {
+  enum class Step {
+    Attribute,  ///< `name` of an instance, function or module (`.name`)
+    ClassEntry, ///< `name` of a class's dict (`.__dict__['name']`)
+    Global,     ///< `name` of a module namespace (`['name']`)
+    Cell,       ///< a cell's contents (`.cell_contents`)
+    Item,       ///< item `key` of a list or dict (`[key]`)
+    Length,     ///< the length of a list, set or dict: `value` is an Int
+    Keys,       ///< the keys of a dict, in order: `value` is a tuple
+    HasAttribute, ///< whether `name` is an attribute (hasattr, getattr with a default):
+                  ///< `value` is a Bool
+  };
+  Step step;
+  ObjectId object;
+  std::string name;
+  Var key;
+  Var value;
+  mlir::Location loc;
+};
+
+/// The range of a size symbol (a `--dynamic` dimension): min and max (none: unbounded).
+struct SymbolRange {
+  int64_t min = 0;
+  std::optional<int64_t> max;
+};
+
+/// Positional and keyword arguments of a call.
+struct CallArguments {
+  std::vector<Var> positional;
+  std::vector<std::pair<std::string, Var>> keywords;
+};
+
+/// The outcomes of the data-dependent branches one run of the interpreter follows
+/// (`tgc compile --allow-graph-breaks`, docs/graph-breaks.md). A run takes
+/// `decisions[i]` at its i-th branch on a tensor's value; past the end it takes `true`
+/// and appends the outcome, so the caller can enumerate every path.
+struct GraphBreakPath {
+  std::vector<bool> decisions;
+  size_t next = 0;
+  /// The most branches on tensor values one path may take (a `while` on a tensor
+  /// would otherwise never end).
+  size_t maxBranches = 16;
+};
+
+/// The interpreter: one per captured program. Tensors of the trace become graph values
+/// through `TensorSource` (the reader decides which are inputs, parameters, constants).
+class Interpreter {
+public:
+  /// Supplies the SSA value of trace tensor `id` (an entry argument or a global).
+  using TensorSource = std::function<mlir::FailureOr<mlir::Value>(int64_t id, const Json &object)>;
+
+  Interpreter(const ObjectTable &objects, mlir::OpBuilder &builder, TensorSource tensorSource);
+
+  /// The tracker of a trace value (an immediate or `{"ref": N}`), and of a list of them.
+  mlir::FailureOr<Var> readValue(const Json &value);
+  mlir::FailureOr<std::vector<Var>> readValues(const Json &values);
+
+  /// Calls `callable` symbolically; `loc` is where the call is (errors point there).
+  mlir::FailureOr<Var> call(Var callable, CallArguments arguments, mlir::Location loc);
+
+  /// The ranges of the size symbols, by symbol index: comparisons of sizes are decided
+  /// over them.
+  void setSymbolRanges(std::vector<SymbolRange> ranges) { symbolRanges = std::move(ranges); }
+
+  /// Makes graph breaks (a branch on a tensor's value, `print`) markers in the graph
+  /// (`tgc.break_branch`, `tgc.break_call`) instead of errors, where they happen in
+  /// `mainBlock` (not inside a template or a speculated `torch.cond` branch); branches
+  /// follow `path`.
+  void enableGraphBreaks(GraphBreakPath *path, mlir::Block *mainBlock) {
+    breakPath = path;
+    breakBlock = mainBlock;
+  }
+
+  /// The side effects recorded so far, in program order.
+  llvm::ArrayRef<SideEffect> getSideEffects() const { return sideEffects; }
+  const Heap &getHeap() const { return heap; }
+  /// The reads of pre-existing Python state recorded so far, in program order
+  /// (Guards.cpp keeps only those of objects the program had not written before).
+  llvm::ArrayRef<GuardRead> getGuardReads() const { return guardReads; }
+
+  /// Traces `function` (a Python callable) into a new module-level `func.func` named
+  /// after `baseName` whose arguments are tensors of `argumentTypes`: a template for
+  /// hooks (`tgc.grad_hook`, saved-tensor hooks, autograd.Function backward), which
+  /// passes instantiate on values of any sizes. A None result returns the first
+  /// argument unchanged (as a hook returning None leaves the gradient alone).
+  /// Unless `allowSideEffects`, a Python side effect on an object that existed before
+  /// the template (a hook appending to a global list) is an error.
+  mlir::FailureOr<mlir::func::FuncOp> traceTemplate(Var function, llvm::StringRef baseName,
+                                                    mlir::TypeRange argumentTypes,
+                                                    mlir::Location loc,
+                                                    bool allowSideEffects = true);
+
+  /// Applies the gradient hooks `hooks` to tensor object `tensor` (`register_hook`): each
+  /// becomes a `tgc.grad_hook` whose result the tensor object refers to from now on.
+  mlir::LogicalResult applyGradHooks(Var tensor, llvm::ArrayRef<Var> hooks, mlir::Location loc);
+
+  /// Enters a `torch.autograd.graph.saved_tensors_hooks(pack, unpack)` scope (the
+  /// `with` block's `__enter__`, or the hooks active when `capture` was called, around
+  /// the whole call): the ops created until the matching exit belong to it.
+  void enterSavedTensorsHooks(Var pack, Var unpack, mlir::Location loc);
+  /// Leaves the innermost scope: tags its ops `tgc.saved_hooks_scope = N`, traces pack
+  /// and unpack into templates (one pair per floating dtype its ops use) and emits
+  /// `tgc.saved_tensors_hooks ... scope N` (docs/training.md).
+  mlir::LogicalResult exitSavedTensorsHooks(mlir::Location loc);
+
+  /// Tensors flattened out of `value` (tuples, lists, dicts), in order; an error for
+  /// anything else that is not None.
+  mlir::LogicalResult flattenTensors(Var value, llvm::SmallVectorImpl<mlir::Value> &tensors,
+                                     mlir::Location loc);
+
+  /// The structure of the returned `value` for model.json's `output_structure`
+  /// (`tgc.output_structure`): tensor i of flattenTensors' order is `i`; tuples, lists
+  /// and dicts are `{tuple|list = [...]}`, `{dict = [[key, S]...]}`; None, bools,
+  /// numbers and strings `{const = V}` (None: unit).
+  mlir::FailureOr<mlir::Attribute> outputStructure(Var value, int64_t &nextTensor,
+                                                   mlir::Location loc);
+
+private:
+  struct Frame;
+  friend struct Frame;
+
+  // Frames and instructions.
+  mlir::FailureOr<Var> callFunction(ObjectId function, CallArguments arguments,
+                                    mlir::Location loc);
+  mlir::FailureOr<Var> run(Frame &frame);
+  mlir::LogicalResult step(Frame &frame, const py::Instruction &instruction, bool &returned,
+                           Var &result);
+  mlir::Location locationOf(const Frame &frame, const py::Instruction &instruction) const;
+
+  // Objects from the trace.
+  mlir::FailureOr<Var> readObject(int64_t id);
+  mlir::FailureOr<Var> convertObject(int64_t id, const Json &object);
+  mlir::FailureOr<std::vector<std::pair<std::string, Var>>> readNamedValues(const Json &values);
+  Var constantOf(const py::ConstantRef &constant);
+
+  // Python semantics.
+  mlir::FailureOr<Var> getAttribute(Var object, llvm::StringRef name, mlir::Location loc);
+  mlir::FailureOr<Var> lookupAttribute(Var object, llvm::StringRef name, mlir::Location loc);
+  mlir::LogicalResult setAttribute(Var object, llvm::StringRef name, Var value,
+                                   mlir::Location loc);
+  mlir::FailureOr<Var> lookupInClass(Var cls, llvm::StringRef name);
+  mlir::FailureOr<Var> bindDescriptor(Var attribute, Var self, Var cls, mlir::Location loc);
+  mlir::FailureOr<Var> getClassOf(Var value);
+  bool isSubclass(Var cls, llvm::StringRef externalName);
+  mlir::FailureOr<Var> callModule(Var module, CallArguments arguments, mlir::Location loc);
+  mlir::FailureOr<Var> callCond(CallArguments &arguments, mlir::Location loc);
+  /// Walks two branch results of the same structure (tuples, lists), checking that
+  /// non-tensor values are equal, and rebuilds it with `mergeTensors` of each tensor pair.
+  mlir::FailureOr<Var>
+  mergeBranchResults(Var onTrue, Var onFalse, mlir::Location loc,
+                     llvm::function_ref<mlir::FailureOr<Var>(Var, Var)> mergeTensors);
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>> branchResultTensors(Var result,
+                                                                      mlir::Location loc);
+  mlir::LogicalResult checkBranchWrites(CondOp cond, mlir::Region &region,
+                                        size_t objectsBefore, mlir::Location loc);
+  mlir::FailureOr<CondOp> liftCond(CondOp holder, mlir::TypeRange resultTypes,
+                                   mlir::Location loc);
+  mlir::FailureOr<Var> instantiate(Var cls, CallArguments arguments, mlir::Location loc);
+  mlir::FailureOr<Var> callExternal(const Variable &external, CallArguments arguments,
+                                    mlir::Location loc);
+  mlir::FailureOr<Var> callBuiltin(llvm::StringRef name, CallArguments &arguments,
+                                   mlir::Location loc, bool &handled);
+  mlir::FailureOr<Var> callTorch(llvm::StringRef name, CallArguments &arguments,
+                                 mlir::Location loc, bool &handled);
+  /// `torch.autograd.Function.apply` and the methods of its `ctx` (AutogradFunction.cpp).
+  mlir::FailureOr<Var> callAutogradFunction(llvm::StringRef name, CallArguments &arguments,
+                                            mlir::Location loc, bool &handled);
+  /// `cls.apply(*args)`: traces forward and backward into templates of one
+  /// `tgc.autograd_function` (`arguments` starts with the class).
+  mlir::FailureOr<Var> applyAutogradFunction(CallArguments &arguments, mlir::Location loc);
+  bool containsTensor(const Var &value) const;
+  mlir::FailureOr<Var> callContainerMethod(llvm::StringRef name, CallArguments &arguments,
+                                           mlir::Location loc, bool &handled);
+  mlir::FailureOr<Var> binaryOp(unsigned op, Var lhs, Var rhs, mlir::Location loc);
+  mlir::FailureOr<Var> compareOp(llvm::StringRef op, Var lhs, Var rhs, mlir::Location loc);
+  mlir::FailureOr<Var> unaryOp(llvm::StringRef op, Var operand, mlir::Location loc);
+  mlir::FailureOr<bool> truth(Var value, mlir::Location loc);
+  mlir::FailureOr<bool> compareSizes(llvm::StringRef op, mlir::AffineExpr lhs,
+                                     mlir::AffineExpr rhs, mlir::Location loc);
+  mlir::FailureOr<bool> equals(Var lhs, Var rhs, mlir::Location loc);
+  bool identical(const Var &lhs, const Var &rhs) const;
+  /// The index of `key`'s entry in dict `dict`, if it has one.
+  mlir::FailureOr<std::optional<size_t>> findDictEntry(ObjectId dict, Var key,
+                                                       mlir::Location loc);
+  mlir::FailureOr<Var> subscript(Var container, Var key, mlir::Location loc);
+  mlir::LogicalResult storeSubscript(Var container, Var key, Var value, mlir::Location loc);
+  mlir::LogicalResult deleteSubscript(Var container, Var key, mlir::Location loc);
+  mlir::FailureOr<Var> iterate(Var iterable, mlir::Location loc);
+  mlir::FailureOr<std::vector<Var>> unpack(Var iterable, mlir::Location loc);
+  mlir::FailureOr<Var> tensorIndex(Var tensor, Var key, mlir::Location loc);
+  mlir::FailureOr<Var> tensorAttribute(Var tensor, llvm::StringRef name, mlir::Location loc);
+
+  // Tensor calls.
+  mlir::FailureOr<AtenValue> toAtenValue(Var value, mlir::Location loc);
+  mlir::FailureOr<mlir::Value> materializeSize(mlir::AffineExpr size, mlir::Location loc);
+  mlir::FailureOr<Var> buildAten(llvm::StringRef target, std::vector<AtenArgument> arguments,
+                                 mlir::Location loc);
+  mlir::FailureOr<Var> callTorchFunction(llvm::StringRef qualifiedName, CallArguments &arguments,
+                                         mlir::Location loc, bool &handled);
+  mlir::FailureOr<Var> callWithOut(llvm::StringRef qualifiedName, CallArguments arguments,
+                                   Var out, mlir::Location loc);
+  Var resultsToVar(mlir::Operation *op);
+
+  // Saved-tensor hooks (SavedTensorsHooks.cpp).
+  /// `torch.autograd.graph.saved_tensors_hooks(...)` and its `__enter__`/`__exit__`.
+  mlir::FailureOr<Var> callSavedTensorsHooks(llvm::StringRef name, CallArguments &arguments,
+                                             mlir::Location loc);
+  /// Traces the pack/unpack pair of scope `id` for values of `type` into templates and
+  /// emits their `tgc.saved_tensors_hooks` op.
+  mlir::LogicalResult traceSavedTensorsHooks(int64_t id, Var pack, Var unpack,
+                                             mlir::Type type, mlir::Location loc);
+
+  // Side effects.
+  HeapObject &mutateObject(ObjectId id, SideEffect::Kind kind, llvm::StringRef name, Var value,
+                           mlir::Location loc);
+  ObjectId newObject(HeapObject object) { return heap.allocate(std::move(object)); }
+  /// A new Python list of `items`.
+  Var makeList(std::vector<Var> items) {
+    HeapObject list;
+    list.kind = HeapObject::Kind::List;
+    list.items = std::move(items);
+    return makeObject(newObject(std::move(list)));
+  }
+  /// Records a read for the guard list (Guards.cpp) when `object` existed before the call
+  /// and the program has not written what is read.
+  void noteRead(GuardRead::Step step, ObjectId object, llvm::StringRef name, Var key, Var value,
+                mlir::Location loc);
+
+  mlir::InFlightDiagnostic error(mlir::Location loc) { return mlir::emitError(loc); }
+
+  /// `format(value, spec)` after conversion `conversion` (FORMAT_VALUE's: 0 none, 1 str,
+  /// 2 repr, 3 ascii) for constant strings, ints, floats, bools and None.
+  mlir::FailureOr<std::string> formatValue(Var value, llvm::StringRef spec, int conversion,
+                                           mlir::Location loc);
+
+  // Python numbers computed from tensor values (TensorNumbers.cpp).
+  /// `tensor.item()`: a 0-d number tensor (f64/i64/i1) marked with the Python number.
+  mlir::FailureOr<Var> tensorItem(Var tensor, mlir::Location loc);
+  /// `tensor` cast to `kind`'s dtype and marked as that Python number.
+  mlir::FailureOr<Var> asNumber(Var tensor, Variable::Number kind, mlir::Location loc);
+  /// A Python int number used as a size: an unbacked size symbol bound (tgc.bind_symbol)
+  /// to the number clamped into [lower (0 if null), upper (unbounded if null)], returned
+  /// as a symbolic Int. With `wrapBase` (a slice bound), a negative number first counts
+  /// from it, as Python's slices do. The bounds are ints or int numbers.
+  mlir::FailureOr<Var> numberAsSize(Var number, Var lower, Var upper, Var wrapBase,
+                                    mlir::Location loc);
+  /// `a` clamped to at least `lo` and at most `hi` (ints or int numbers; null: no bound).
+  mlir::FailureOr<Var> clampNumber(Var a, Var lo, Var hi, mlir::Location loc);
+  /// The sizes bound by numberAsSize: symbol index -> its i64 value.
+  llvm::DenseMap<unsigned, mlir::Value> unbackedValues;
+  /// Names of the symbols numberAsSize added after the trace's own (`u0`, `u1`, ...).
+  std::vector<std::string> unbackedNames;
+
+public:
+  const std::vector<std::string> &getUnbackedSymbols() const { return unbackedNames; }
+  const std::vector<SymbolRange> &getSymbolRanges() const { return symbolRanges; }
+
+private:
+  /// The tensor `result` of `lhs <op> rhs` (rhs null for unary ops; op "compare" for
+  /// comparisons), marked as a Python number when both operands are numbers and one
+  /// stands for a tensor's value; else `result` itself.
+  mlir::FailureOr<Var> numberResult(Var result, Var lhs, Var rhs, llvm::StringRef op,
+                                    mlir::Location loc);
+
+  /// `x.max(dim)` / `x.min(dim)` (a (values, indices) tuple of class `className`,
+  /// torch.return_types.max) or, without `wantValues`, `argmax`/`argmin`: indices of the
+  /// first extremum, values gathered there (TensorNumbers.cpp).
+  mlir::FailureOr<Var> reduceWithIndices(Var x, int64_t dim, bool keepdim, bool isMax,
+                                         bool wantValues, llvm::StringRef className,
+                                         mlir::Location loc);
+
+  // Graph breaks (docs/graph-breaks.md).
+  /// Whether a graph break here can be a marker rather than an error.
+  bool canBreakGraph() const {
+    return breakPath && builder.getInsertionBlock() == breakBlock;
+  }
+  /// `bool(tensor)` at a graph break: emits `tgc.break_branch` and returns the outcome
+  /// this path follows.
+  mlir::FailureOr<bool> breakOnTensorTruth(Var tensor, mlir::Location loc);
+  /// `callee(*args, **kwargs)` run by the caller between graphs: emits `tgc.break_call`.
+  mlir::LogicalResult breakOnCall(llvm::StringRef callee, llvm::ArrayRef<Var> args,
+                                  llvm::ArrayRef<std::pair<std::string, Var>> kwargs,
+                                  mlir::Location loc);
+  mlir::FailureOr<mlir::Attribute> breakCallArgument(Var value,
+                                                     llvm::SmallVectorImpl<mlir::Value> &tensors,
+                                                     mlir::Location loc);
+
+  const ObjectTable &objects;
+  mlir::OpBuilder &builder;
+  mlir::MLIRContext *ctx;
+  TensorSource tensorSource;
+  AtenCallBuilder atenBuilder;
+  Heap heap;
+  std::vector<SideEffect> sideEffects;
+  std::vector<GuardRead> guardReads;
+  /// What the program has written: (object, 0, attribute/global name, "" for a cell) and
+  /// (object, 1, "") for a container's contents.
+  std::set<std::tuple<ObjectId, int, std::string>> writtenTargets;
+  /// Trackers of trace objects read so far, by object id.
+  llvm::DenseMap<int64_t, Var> traceObjects;
+  /// Decoded code objects, by identity.
+  std::map<const py::CodeObject *, std::shared_ptr<py::DecodedCode>> decoded;
+  /// The globals object of each module, by module name.
+  std::map<std::string, ObjectId> globalsByModule;
+  std::vector<SymbolRange> symbolRanges;
+  unsigned depth = 0;
+  /// Names of the template functions traced so far, for unique symbols.
+  llvm::StringMap<unsigned> templateNames;
+  uint64_t steps = 0;
+  /// An active saved-tensor hooks scope: its ops are those after `last` (null: from
+  /// the block's start) in `block` when it is left.
+  struct SavedHooksScope {
+    int64_t id;
+    Var pack, unpack;
+    mlir::Block *block;
+    mlir::Operation *last;
+  };
+  /// Active scopes, innermost last; the next scope's number.
+  std::vector<SavedHooksScope> savedHooksScopes;
+  int64_t nextSavedHooksScope = 0;
+  /// Grad modes of the active `torch.no_grad()` / `enable_grad()` blocks, innermost
+  /// last (none: enabled).
+  std::vector<bool> gradModes;
+  GraphBreakPath *breakPath = nullptr;
+  mlir::Block *breakBlock = nullptr;
+};
+
+} // namespace tgc::py
+
+#endif // TGC_LIB_FRONTEND_PYTHON_INTERPRETER_H
