@@ -129,6 +129,43 @@ inline constexpr llvm::StringLiteral kKeysEqual = "keys_equal";
 inline constexpr llvm::StringLiteral kHasAttr = "hasattr";
 } // namespace guard
 
+/// A program with graph breaks (docs/graph-breaks.md): several graphs, one module each,
+/// and the step the caller takes after each. The reader records on each graph's module
+/// the program values of its user inputs and results and its step; Target writes them
+/// into model.json's "program", whose keys are the same; the runner reads them there.
+namespace program {
+/// Module attributes of a graph (DenseI64ArrayAttr): the program value ("glue value")
+/// of each user input of @forward, and the value each of its results defines.
+inline constexpr llvm::StringLiteral kGraphInputs = "tgc.graph_inputs";
+inline constexpr llvm::StringLiteral kGraphOutputs = "tgc.graph_outputs";
+/// Module attribute of a graph (DictionaryAttr): what the caller does after it, with a
+/// `kind` and the keys of that kind.
+inline constexpr llvm::StringLiteral kStep = "tgc.step";
+/// Keys of model.json's "program" and of its nodes.
+inline constexpr llvm::StringLiteral kInputsKey = "inputs";
+inline constexpr llvm::StringLiteral kNodesKey = "nodes";
+inline constexpr llvm::StringLiteral kGraphKey = "graph";
+inline constexpr llvm::StringLiteral kOutputsKey = "outputs";
+inline constexpr llvm::StringLiteral kThenKey = "then";
+/// Keys of a step: `kind`, then by kind `callee`, `args`, `kwargs`, `next` (call),
+/// `condition`, `true`, `false` (branch); `where` (file:line) on any.
+inline constexpr llvm::StringLiteral kKindKey = "kind";
+inline constexpr llvm::StringLiteral kCalleeKey = "callee";
+inline constexpr llvm::StringLiteral kArgsKey = "args";
+inline constexpr llvm::StringLiteral kKwargsKey = "kwargs";
+inline constexpr llvm::StringLiteral kNextKey = "next";
+inline constexpr llvm::StringLiteral kConditionKey = "condition";
+inline constexpr llvm::StringLiteral kTrueKey = "true";
+inline constexpr llvm::StringLiteral kFalseKey = "false";
+inline constexpr llvm::StringLiteral kWhereKey = "where";
+/// Step kinds: the program returns this graph's results; the caller calls `callee`
+/// with the arguments, then runs node `next`; or it runs node `true` or `false` by
+/// `bool()` of program value `condition`.
+inline constexpr llvm::StringLiteral kReturn = "return";
+inline constexpr llvm::StringLiteral kCall = "call";
+inline constexpr llvm::StringLiteral kBranch = "branch";
+} // namespace program
+
 } // namespace tgc
 
 #endif // TGC_DIALECT_ATTRIBUTES_H
