@@ -55,9 +55,9 @@ static std::vector<Overload> binary(llvm::StringLiteral tensorSig, llvm::StringL
   return {{tensorSig, tensorTarget}, {scalarSig, scalarTarget}};
 }
 
-void tgc::py::addElementwiseTorchFunctions(std::vector<TorchFunction> &table) {
+/// Elementwise unary.
+static void addUnary(std::vector<TorchFunction> &table) {
   std::vector<TorchFunction> functions = {
-      // Elementwise unary.
       {{"torch.relu", "torch.Tensor.relu"},
        {{TGC_SCHEMA("relu(Tensor self)"), "aten.relu.default"}}},
       {{"torch.relu_", "torch.Tensor.relu_", "torch.nn.functional.relu_"},
@@ -103,8 +103,13 @@ void tgc::py::addElementwiseTorchFunctions(std::vector<TorchFunction> &table) {
        {{TGC_SCHEMA("clamp_min_(Tensor(a!) self, Scalar min)"), "aten.clamp_min_.default"}}},
       {{"torch.Tensor.clamp_max_"},
        {{TGC_SCHEMA("clamp_max_(Tensor(a!) self, Scalar max)"), "aten.clamp_max_.default"}}},
+  };
+  llvm::append_range(table, functions);
+}
 
-      // Elementwise binary.
+/// Elementwise binary.
+static void addBinary(std::vector<TorchFunction> &table) {
+  std::vector<TorchFunction> functions = {
       {{"torch.add", "torch.Tensor.add", "operator.add", "operator.radd", "torch.Tensor.__add__",
         "torch.Tensor.__radd__"},
        binary(TGC_SCHEMA("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1)"),
@@ -229,6 +234,13 @@ void tgc::py::addElementwiseTorchFunctions(std::vector<TorchFunction> &table) {
               "aten.masked_fill_.Tensor")},
       {{"torch.type_as", "torch.Tensor.type_as"},
        {{TGC_SCHEMA("type_as(Tensor self, Tensor other)"), "aten.type_as.default"}}},
+  };
+  llvm::append_range(table, functions);
+}
+
+/// Conversions to a dtype or device.
+static void addConversions(std::vector<TorchFunction> &table) {
+  std::vector<TorchFunction> functions = {
       {{"torch.Tensor.to"},
        {{TGC_SCHEMA("to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool "
                     "copy=False, MemoryFormat? memory_format=None)"),
@@ -256,4 +268,10 @@ void tgc::py::addElementwiseTorchFunctions(std::vector<TorchFunction> &table) {
          convertTo<1, false>}}},
   };
   llvm::append_range(table, functions);
+}
+
+void tgc::py::addElementwiseTorchFunctions(std::vector<TorchFunction> &table) {
+  addUnary(table);
+  addBinary(table);
+  addConversions(table);
 }

@@ -114,9 +114,9 @@ static llvm::Error maxPoolArguments(BoundCall &call) {
   return llvm::Error::success();
 }
 
-void tgc::py::addNNTorchFunctions(std::vector<TorchFunction> &table) {
+/// Linear algebra.
+static void addLinearAlgebra(std::vector<TorchFunction> &table) {
   std::vector<TorchFunction> functions = {
-      // Linear algebra.
       {{"torch.matmul", "torch.Tensor.matmul", "operator.matmul", "torch.Tensor.__matmul__"},
        {{TGC_SCHEMA("matmul(Tensor self, Tensor other)"), "aten.matmul.default"}}},
       {{"torch.mm", "torch.Tensor.mm"},
@@ -142,8 +142,13 @@ void tgc::py::addNNTorchFunctions(std::vector<TorchFunction> &table) {
        {{TGC_SCHEMA("conv3d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=1, "
                     "SymInt[3] padding=0, SymInt[3] dilation=1, SymInt groups=1)"),
          "aten.conv3d.default"}}},
+  };
+  llvm::append_range(table, functions);
+}
 
-      // Reductions.
+/// Reductions.
+static void addReductions(std::vector<TorchFunction> &table) {
+  std::vector<TorchFunction> functions = {
       {{"torch.sum", "torch.Tensor.sum"},
        {{TGC_SCHEMA("sum(Tensor self, *, ScalarType? dtype=None)"), "aten.sum.default"},
         {TGC_SCHEMA("sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? "
@@ -176,8 +181,13 @@ void tgc::py::addNNTorchFunctions(std::vector<TorchFunction> &table) {
              "var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool "
              "keepdim=False)"),
          "aten.var.correction"}}},
+  };
+  llvm::append_range(table, functions);
+}
 
-      // Normalization, softmax, losses.
+/// Normalization, softmax, losses.
+static void addNormalizationAndLosses(std::vector<TorchFunction> &table) {
+  std::vector<TorchFunction> functions = {
       {{"torch.softmax", "torch.Tensor.softmax", "torch._softmax"},
        {{TGC_SCHEMA("softmax.int(Tensor self, int dim, ScalarType? dtype=None)"),
          "aten.softmax.int"}}},
@@ -242,8 +252,13 @@ void tgc::py::addNNTorchFunctions(std::vector<TorchFunction> &table) {
       {{"torch.gather", "torch.Tensor.gather"},
        {{TGC_SCHEMA("gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False)"),
          "aten.gather.default"}}},
+  };
+  llvm::append_range(table, functions);
+}
 
-      // Activations of torch.nn.functional.
+/// Activations of torch.nn.functional, and pooling.
+static void addActivationsAndPooling(std::vector<TorchFunction> &table) {
+  std::vector<TorchFunction> functions = {
       {{"torch.nn.functional.relu"},
        {{TGC_SCHEMA("relu(Tensor self, bool inplace=False)"), "aten.relu.default", inplaceFlag}}},
       {{"torch.nn.functional.silu"},
@@ -283,4 +298,11 @@ void tgc::py::addNNTorchFunctions(std::vector<TorchFunction> &table) {
          "aten.adaptive_avg_pool2d.default"}}},
   };
   llvm::append_range(table, functions);
+}
+
+void tgc::py::addNNTorchFunctions(std::vector<TorchFunction> &table) {
+  addLinearAlgebra(table);
+  addReductions(table);
+  addNormalizationAndLosses(table);
+  addActivationsAndPooling(table);
 }

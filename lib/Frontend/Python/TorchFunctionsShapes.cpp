@@ -30,9 +30,9 @@ static llvm::Error narrowAsSlice(BoundCall &call) {
   return llvm::Error::success();
 }
 
-void tgc::py::addShapeTorchFunctions(std::vector<TorchFunction> &table) {
+/// Views and shapes.
+static void addViews(std::vector<TorchFunction> &table) {
   std::vector<TorchFunction> functions = {
-      // Views and shapes.
       {{"torch.Tensor.view"},
        {{TGC_SCHEMA("view(Tensor(a) self, SymInt[] size)"), "aten.view.default"}}},
       {{"torch.reshape", "torch.Tensor.reshape"},
@@ -104,8 +104,13 @@ void tgc::py::addShapeTorchFunctions(std::vector<TorchFunction> &table) {
        {{TGC_SCHEMA("tril(Tensor self, SymInt diagonal=0)"), "aten.tril.default"}}},
       {{"torch.triu", "torch.Tensor.triu"},
        {{TGC_SCHEMA("triu(Tensor self, SymInt diagonal=0)"), "aten.triu.default"}}},
+  };
+  llvm::append_range(table, functions);
+}
 
-      // In-place writes.
+/// In-place writes, and creation.
+static void addWritesAndCreation(std::vector<TorchFunction> &table) {
+  std::vector<TorchFunction> functions = {
       {{"torch.Tensor.copy_"},
        {{TGC_SCHEMA("copy_(Tensor(a!) self, Tensor src, bool non_blocking=False)"),
          "aten.copy_.default"}}},
@@ -187,4 +192,9 @@ void tgc::py::addShapeTorchFunctions(std::vector<TorchFunction> &table) {
          "aten.scalar_tensor.default"}}},
   };
   llvm::append_range(table, functions);
+}
+
+void tgc::py::addShapeTorchFunctions(std::vector<TorchFunction> &table) {
+  addViews(table);
+  addWritesAndCreation(table);
 }
