@@ -121,7 +121,8 @@ TEST_CASE("A call result is a value, a failure or declined", "[interp]") {
   CHECK(CallResult::declined().isDeclined());
 }
 
-TEST_CASE("A builtin runs its handler; a declined call goes on to the torch function", "[interp]") {
+TEST_CASE("A builtin runs its handler, and a declined call goes on to the torch function",
+          "[interp]") {
   InterpreterFixture fixture;
   Interpreter &interpreter = fixture.interpreter;
   // len((1, 2, 3)) by its handler.
@@ -142,7 +143,7 @@ TEST_CASE("A builtin runs its handler; a declined call goes on to the torch func
   CHECK(fixture.diagnostics.empty());
 }
 
-TEST_CASE("A call nothing handles is a graph break naming it; a handler's errors are its own",
+TEST_CASE("A call nothing handles is a graph break naming it, and a handler reports its own errors",
           "[interp]") {
   InterpreterFixture fixture;
   Interpreter &interpreter = fixture.interpreter;
