@@ -3,7 +3,6 @@
 // under its qualified name (`builtins.len`).
 #include "Interpreter.h"
 #include "Sorting.h"
-#include "TorchFunctions.h"
 
 #include "llvm/ADT/STLExtras.h"
 
