@@ -356,3 +356,9 @@ FailureOr<Var> Interpreter::callCond(CallArguments &arguments, Location loc) {
     return result;
   });
 }
+
+static CallResult cond(Interpreter &in, ExternalCall &call) {
+  return in.callCond(call.arguments, call.loc);
+}
+
+void tgc::py::registerCond(CallRegistry &registry) { registry.add("torch.cond", cond); }

@@ -3,6 +3,7 @@
 #ifndef TGC_LIB_FRONTEND_PYTHON_INTERPRETER_H
 #define TGC_LIB_FRONTEND_PYTHON_INTERPRETER_H
 
+#include "CallRegistry.h"
 #include "Frontend/Common/AtenCall.h"
 #include "ObjectTable.h"
 #include "Variables.h"
@@ -23,6 +24,10 @@ namespace tgc::py {
 using frontend::AtenArgument;
 using frontend::AtenCallBuilder;
 using frontend::AtenValue;
+
+struct Frame;
+struct ExecutionStep;
+struct AutogradTrace;
 
 /// A Python side effect the program performed on an object that outlives it, in
 /// program order. The replay list is made of these (docs/bytecode.md).
@@ -63,12 +68,6 @@ struct SymbolRange {
   std::optional<int64_t> max;
 };
 
-/// Positional and keyword arguments of a call.
-struct CallArguments {
-  std::vector<Var> positional;
-  std::vector<std::pair<std::string, Var>> keywords;
-};
-
 /// The outcomes of the data-dependent branches one run of the interpreter follows
 /// (`tgc compile --allow-graph-breaks`, docs/graph-breaks.md). A run takes
 /// `decisions[i]` at its i-th branch on a tensor's value; past the end it takes `true`
@@ -83,12 +82,21 @@ struct GraphBreakPath {
 
 /// The interpreter: one per captured program. Tensors of the trace become graph values
 /// through `TensorSource` (the reader decides which are inputs, parameters, constants).
+///
+/// Its public API has two parts: what the readers use (Frontend/Trace), and the Python
+/// object model that the registered call handlers (CallRegistry.h) and opcode handlers
+/// (Frame.h) are written against (docs/bytecode.md, "Handlers"). Frames, trace objects
+/// and the bookkeeping behind side effects, guards and scopes stay private.
 class Interpreter {
 public:
   /// Supplies the SSA value of trace tensor `id` (an entry argument or a global).
   using TensorSource = std::function<mlir::FailureOr<mlir::Value>(int64_t id, const Json &object)>;
 
   Interpreter(const ObjectTable &objects, mlir::OpBuilder &builder, TensorSource tensorSource);
+
+  //===--------------------------------------------------------------------===//
+  // What the readers use
+  //===--------------------------------------------------------------------===//
 
   /// The tracker of a trace value (an immediate or `{"ref": N}`), and of a list of them.
   mlir::FailureOr<Var> readValue(const Json &value);
@@ -154,35 +162,171 @@ public:
   mlir::FailureOr<mlir::Attribute> outputStructure(Var value, int64_t &nextTensor,
                                                    mlir::Location loc);
 
-private:
-  struct Frame;
-  friend struct Frame;
+  const std::vector<std::string> &getUnbackedSymbols() const { return unbackedNames; }
+  const std::vector<SymbolRange> &getSymbolRanges() const { return symbolRanges; }
 
-  // Frames and instructions.
+  //===--------------------------------------------------------------------===//
+  // The Python object model: what call and opcode handlers use
+  //===--------------------------------------------------------------------===//
+
+  mlir::MLIRContext *getContext() const { return ctx; }
+  /// The objects, for handlers that read them or change state the program cannot
+  /// observe from outside (an iterator's position, a list being built).
+  Heap &getHeap() { return heap; }
+  /// A new object the program created (no side effect: nothing outside has seen it).
+  ObjectId newObject(HeapObject object) { return heap.allocate(std::move(object)); }
+  /// A new Python list of `items`, and a new object of `kind` over `items` (a set, an
+  /// iterator).
+  Var makeList(std::vector<Var> items) {
+    return makeSequence(HeapObject::Kind::List, std::move(items));
+  }
+  Var makeSequence(HeapObject::Kind kind, std::vector<Var> items) {
+    HeapObject object;
+    object.kind = kind;
+    object.items = std::move(items);
+    return makeObject(newObject(std::move(object)));
+  }
+  /// Object `id`, ready to change: a change a pre-existing object's owner sees, which is
+  /// recorded as a side effect `kind` of `name` to `value`.
+  HeapObject &mutateObject(ObjectId id, SideEffect::Kind kind, llvm::StringRef name, Var value,
+                           mlir::Location loc);
+  /// Records a read for the guard list (Guards.cpp) when `object` existed before the call
+  /// and the program has not written what is read.
+  void noteRead(GuardRead::Step step, ObjectId object, llvm::StringRef name, Var key, Var value,
+                mlir::Location loc);
+  /// The tracker of a code object's constant.
+  Var constantOf(const ConstantRef &constant);
+
+  // Attributes and classes (Attributes.cpp).
+  /// `object.name`, or an error naming what has no such attribute.
+  mlir::FailureOr<Var> getAttribute(Var object, llvm::StringRef name, mlir::Location loc);
+  /// `object.name`, null when it has none.
+  mlir::FailureOr<Var> lookupAttribute(Var object, llvm::StringRef name, mlir::Location loc);
+  /// `object.name = value` (a null `value` deletes it), through properties and
+  /// nn.Module's `__setattr__`, as a side effect where one is seen.
+  mlir::LogicalResult setAttribute(Var object, llvm::StringRef name, Var value,
+                                   mlir::Location loc);
+  /// `name` in the MRO of class `cls`, null when no class there has it.
+  mlir::FailureOr<Var> lookupInClass(Var cls, llvm::StringRef name);
+  /// A class attribute bound as Python's descriptors bind it (methods, static and class
+  /// methods, properties) for instance `self` (null on the class) of class `cls`.
+  mlir::FailureOr<Var> bindDescriptor(Var attribute, Var self, Var cls, mlir::Location loc);
+  /// `type(value)`.
+  mlir::FailureOr<Var> getClassOf(Var value);
+  /// Whether class `cls` is (a subclass of) the class named `externalName`.
+  bool isSubclass(Var cls, llvm::StringRef externalName);
+
+  // Operators (Operators.cpp).
+  /// BINARY_OP's operator `op` (NB_* numbering: 0 `+` ... 12 `^`, +13 in place).
+  mlir::FailureOr<Var> binaryOp(unsigned op, Var lhs, Var rhs, mlir::Location loc);
+  /// `lhs op rhs` for op `<`, `<=`, `==`, `!=`, `>`, `>=`.
+  mlir::FailureOr<Var> compareOp(llvm::StringRef op, Var lhs, Var rhs, mlir::Location loc);
+  /// `op operand` for op `-`, `+`, `~`.
+  mlir::FailureOr<Var> unaryOp(llvm::StringRef op, Var operand, mlir::Location loc);
+  /// `bool(value)`; a branch on a tensor's value is a graph break.
+  mlir::FailureOr<bool> truth(Var value, mlir::Location loc);
+  /// `lhs == rhs` for values known at capture time (sizes decided over their ranges).
+  mlir::FailureOr<bool> equals(Var lhs, Var rhs, mlir::Location loc);
+  /// `lhs is rhs`.
+  bool identical(const Var &lhs, const Var &rhs) const;
+
+  // Subscripts and iteration (Subscripts.cpp, Iteration.cpp).
+  /// The index of `key`'s entry in dict `dict`, if it has one.
+  mlir::FailureOr<std::optional<size_t>> findDictEntry(ObjectId dict, Var key,
+                                                       mlir::Location loc);
+  mlir::FailureOr<Var> subscript(Var container, Var key, mlir::Location loc);
+  mlir::LogicalResult storeSubscript(Var container, Var key, Var value, mlir::Location loc);
+  mlir::LogicalResult deleteSubscript(Var container, Var key, mlir::Location loc);
+  /// `iter(iterable)`: an iterator object over the items it yields.
+  mlir::FailureOr<Var> iterate(Var iterable, mlir::Location loc);
+  /// The items `iterable` yields (what is left of an iterator).
+  mlir::FailureOr<std::vector<Var>> unpack(Var iterable, mlir::Location loc);
+
+  // Tensors (TensorCalls.cpp, TensorNumbers.cpp).
+  /// Calls the torch callable `qualifiedName` that TorchFunctions' table knows (check
+  /// with isKnownTorchFunction: others are an error) as an ATen op.
+  mlir::FailureOr<Var> callTorchFunction(llvm::StringRef qualifiedName, CallArguments &arguments,
+                                         mlir::Location loc);
+  /// `tensor.item()`: a 0-d number tensor (f64/i64/i1) marked with the Python number.
+  mlir::FailureOr<Var> tensorItem(Var tensor, mlir::Location loc);
+  /// `tensor` cast to `kind`'s dtype and marked as that Python number.
+  mlir::FailureOr<Var> asNumber(Var tensor, Variable::Number kind, mlir::Location loc);
+  /// `x.max(dim)` / `x.min(dim)` (a (values, indices) tuple of class `className`,
+  /// torch.return_types.max) or, without `wantValues`, `argmax`/`argmin`: indices of the
+  /// first extremum, values gathered there (TensorNumbers.cpp).
+  mlir::FailureOr<Var> reduceWithIndices(Var x, int64_t dim, bool keepdim, bool isMax,
+                                         bool wantValues, llvm::StringRef className,
+                                         mlir::Location loc);
+
+  // Grad modes (`torch.no_grad()` blocks): a torch call inside a no-grad block detaches
+  // its new tensors.
+  bool isGradEnabled() const { return gradModes.empty() || gradModes.back(); }
+  void pushGradMode(bool enabled) { gradModes.push_back(enabled); }
+  /// Leaves the innermost block; false when there is none.
+  bool popGradMode() {
+    if (gradModes.empty())
+      return false;
+    gradModes.pop_back();
+    return true;
+  }
+
+  // Graph breaks (GraphBreakMarkers.cpp, docs/graph-breaks.md).
+  /// Whether a graph break here can be a marker rather than an error.
+  bool canBreakGraph() const {
+    return breakPath && builder.getInsertionBlock() == breakBlock;
+  }
+  /// `callee(*args, **kwargs)` run by the caller between graphs: emits `tgc.break_call`.
+  mlir::LogicalResult breakOnCall(llvm::StringRef callee, llvm::ArrayRef<Var> args,
+                                  llvm::ArrayRef<std::pair<std::string, Var>> kwargs,
+                                  mlir::Location loc);
+
+  // Higher-order calls, which trace Python functions into regions and templates.
+  /// `torch.cond(pred, true_fn, false_fn, operands)` (Cond.cpp).
+  mlir::FailureOr<Var> callCond(CallArguments &arguments, mlir::Location loc);
+  /// `cls.apply(*args)`: traces forward and backward into templates of one
+  /// `tgc.autograd_function` (`arguments` starts with the class; AutogradFunction.cpp).
+  mlir::FailureOr<Var> applyAutogradFunction(CallArguments &arguments, mlir::Location loc);
+
+private:
+  // Frames and instructions (Interpreter.cpp).
   mlir::FailureOr<Var> callFunction(ObjectId function, CallArguments arguments,
                                     mlir::Location loc);
   mlir::FailureOr<Var> run(Frame &frame);
-  mlir::LogicalResult step(Frame &frame, const py::Instruction &instruction, bool &returned,
-                           Var &result);
+  /// Executes one instruction through the opcode table (Frame.h).
+  mlir::LogicalResult execute(ExecutionStep &step);
   mlir::Location locationOf(const Frame &frame, const py::Instruction &instruction) const;
 
-  // Objects from the trace.
+  // Objects from the trace (TraceObjects.cpp).
   mlir::FailureOr<Var> readObject(int64_t id);
   mlir::FailureOr<Var> convertObject(int64_t id, const Json &object);
+  mlir::FailureOr<Var> convertContainer(int64_t id, llvm::StringRef kind, const Json &object);
+  mlir::FailureOr<Var> convertFunction(int64_t id, const Json &object);
+  mlir::FailureOr<Var> convertClass(int64_t id, llvm::StringRef kind, const Json &object);
+  mlir::FailureOr<Var> convertTorchValue(int64_t id, llvm::StringRef kind, const Json &object);
+  /// A heap object of `kind` for trace object `id`, registered before its contents are
+  /// read so that cycles resolve to it.
+  std::pair<ObjectId, Var> allocateTraceObject(int64_t id, HeapObject::Kind kind);
   mlir::FailureOr<std::vector<std::pair<std::string, Var>>> readNamedValues(const Json &values);
-  Var constantOf(const py::ConstantRef &constant);
 
-  // Python semantics.
-  mlir::FailureOr<Var> getAttribute(Var object, llvm::StringRef name, mlir::Location loc);
-  mlir::FailureOr<Var> lookupAttribute(Var object, llvm::StringRef name, mlir::Location loc);
-  mlir::LogicalResult setAttribute(Var object, llvm::StringRef name, Var value,
-                                   mlir::Location loc);
-  mlir::FailureOr<Var> lookupInClass(Var cls, llvm::StringRef name);
-  mlir::FailureOr<Var> bindDescriptor(Var attribute, Var self, Var cls, mlir::Location loc);
-  mlir::FailureOr<Var> getClassOf(Var value);
-  bool isSubclass(Var cls, llvm::StringRef externalName);
+  // Calls (Calls.cpp).
   mlir::FailureOr<Var> callModule(Var module, CallArguments arguments, mlir::Location loc);
-  mlir::FailureOr<Var> callCond(CallArguments &arguments, mlir::Location loc);
+  mlir::FailureOr<Var> instantiate(Var cls, CallArguments arguments, mlir::Location loc);
+  /// A registered handler (CallRegistry.h), else the schema-bound torch function, else
+  /// a graph break.
+  mlir::FailureOr<Var> callExternal(const Variable &external, CallArguments arguments,
+                                    mlir::Location loc);
+
+  // Operators (Operators.cpp).
+  mlir::FailureOr<bool> compareSizes(llvm::StringRef op, mlir::AffineExpr lhs,
+                                     mlir::AffineExpr rhs, mlir::Location loc);
+  mlir::FailureOr<Var> tensorBinaryOp(unsigned op, Var lhs, Var rhs, mlir::Location loc);
+  /// A user class's dunder method for `op` (`__iadd__`, `__add__`, `__radd__`); null
+  /// when neither operand defines one.
+  mlir::FailureOr<Var> dunderBinaryOp(unsigned op, Var lhs, Var rhs, mlir::Location loc);
+  mlir::FailureOr<Var> sequenceBinaryOp(unsigned op, Var lhs, Var rhs, mlir::Location loc);
+  mlir::FailureOr<Var> intBinaryOp(unsigned op, Var lhs, Var rhs, mlir::Location loc);
+
+  // torch.cond (Cond.cpp).
   /// Walks two branch results of the same structure (tuples, lists), checking that
   /// non-tensor values are equal, and rebuilds it with `mergeTensors` of each tensor pair.
   mlir::FailureOr<Var>
@@ -194,89 +338,34 @@ private:
                                         size_t objectsBefore, mlir::Location loc);
   mlir::FailureOr<CondOp> liftCond(CondOp holder, mlir::TypeRange resultTypes,
                                    mlir::Location loc);
-  mlir::FailureOr<Var> instantiate(Var cls, CallArguments arguments, mlir::Location loc);
-  mlir::FailureOr<Var> callExternal(const Variable &external, CallArguments arguments,
-                                    mlir::Location loc);
-  mlir::FailureOr<Var> callBuiltin(llvm::StringRef name, CallArguments &arguments,
-                                   mlir::Location loc, bool &handled);
-  mlir::FailureOr<Var> callTorch(llvm::StringRef name, CallArguments &arguments,
-                                 mlir::Location loc, bool &handled);
-  /// `torch.autograd.Function.apply` and the methods of its `ctx` (AutogradFunction.cpp).
-  mlir::FailureOr<Var> callAutogradFunction(llvm::StringRef name, CallArguments &arguments,
-                                            mlir::Location loc, bool &handled);
-  /// `cls.apply(*args)`: traces forward and backward into templates of one
-  /// `tgc.autograd_function` (`arguments` starts with the class).
-  mlir::FailureOr<Var> applyAutogradFunction(CallArguments &arguments, mlir::Location loc);
-  bool containsTensor(const Var &value) const;
-  mlir::FailureOr<Var> callContainerMethod(llvm::StringRef name, CallArguments &arguments,
-                                           mlir::Location loc, bool &handled);
-  mlir::FailureOr<Var> binaryOp(unsigned op, Var lhs, Var rhs, mlir::Location loc);
-  mlir::FailureOr<Var> compareOp(llvm::StringRef op, Var lhs, Var rhs, mlir::Location loc);
-  mlir::FailureOr<Var> unaryOp(llvm::StringRef op, Var operand, mlir::Location loc);
-  mlir::FailureOr<bool> truth(Var value, mlir::Location loc);
-  mlir::FailureOr<bool> compareSizes(llvm::StringRef op, mlir::AffineExpr lhs,
-                                     mlir::AffineExpr rhs, mlir::Location loc);
-  mlir::FailureOr<bool> equals(Var lhs, Var rhs, mlir::Location loc);
-  bool identical(const Var &lhs, const Var &rhs) const;
-  /// The index of `key`'s entry in dict `dict`, if it has one.
-  mlir::FailureOr<std::optional<size_t>> findDictEntry(ObjectId dict, Var key,
-                                                       mlir::Location loc);
-  mlir::FailureOr<Var> subscript(Var container, Var key, mlir::Location loc);
-  mlir::LogicalResult storeSubscript(Var container, Var key, Var value, mlir::Location loc);
-  mlir::LogicalResult deleteSubscript(Var container, Var key, mlir::Location loc);
-  mlir::FailureOr<Var> iterate(Var iterable, mlir::Location loc);
-  mlir::FailureOr<std::vector<Var>> unpack(Var iterable, mlir::Location loc);
-  mlir::FailureOr<Var> tensorIndex(Var tensor, Var key, mlir::Location loc);
-  mlir::FailureOr<Var> tensorAttribute(Var tensor, llvm::StringRef name, mlir::Location loc);
 
-  // Tensor calls.
+  // autograd.Function (AutogradFunction.cpp).
+  bool containsTensor(const Var &value) const;
+  mlir::LogicalResult traceAutogradForward(AutogradTrace &trace, Var ctxObject, Var forward,
+                                           Var setupContext, mlir::Location loc);
+  mlir::LogicalResult traceAutogradBackward(AutogradTrace &trace, Var backward,
+                                            mlir::Location loc);
+
+  // Tensor calls (TensorCalls.cpp).
   mlir::FailureOr<AtenValue> toAtenValue(Var value, mlir::Location loc);
   mlir::FailureOr<mlir::Value> materializeSize(mlir::AffineExpr size, mlir::Location loc);
   mlir::FailureOr<Var> buildAten(llvm::StringRef target, std::vector<AtenArgument> arguments,
                                  mlir::Location loc);
-  mlir::FailureOr<Var> callTorchFunction(llvm::StringRef qualifiedName, CallArguments &arguments,
-                                         mlir::Location loc, bool &handled);
   mlir::FailureOr<Var> callWithOut(llvm::StringRef qualifiedName, CallArguments arguments,
                                    Var out, mlir::Location loc);
   Var resultsToVar(mlir::Operation *op);
+  mlir::FailureOr<Var> tensorIndex(Var tensor, Var key, mlir::Location loc);
+  mlir::FailureOr<Var> tensorAttribute(Var tensor, llvm::StringRef name, mlir::Location loc);
 
   // Saved-tensor hooks (SavedTensorsHooks.cpp).
-  /// `torch.autograd.graph.saved_tensors_hooks(...)` and its `__enter__`/`__exit__`.
-  mlir::FailureOr<Var> callSavedTensorsHooks(llvm::StringRef name, CallArguments &arguments,
-                                             mlir::Location loc);
   /// Traces the pack/unpack pair of scope `id` for values of `type` into templates and
   /// emits their `tgc.saved_tensors_hooks` op.
   mlir::LogicalResult traceSavedTensorsHooks(int64_t id, Var pack, Var unpack,
                                              mlir::Type type, mlir::Location loc);
 
-  // Side effects.
-  HeapObject &mutateObject(ObjectId id, SideEffect::Kind kind, llvm::StringRef name, Var value,
-                           mlir::Location loc);
-  ObjectId newObject(HeapObject object) { return heap.allocate(std::move(object)); }
-  /// A new Python list of `items`.
-  Var makeList(std::vector<Var> items) {
-    HeapObject list;
-    list.kind = HeapObject::Kind::List;
-    list.items = std::move(items);
-    return makeObject(newObject(std::move(list)));
-  }
-  /// Records a read for the guard list (Guards.cpp) when `object` existed before the call
-  /// and the program has not written what is read.
-  void noteRead(GuardRead::Step step, ObjectId object, llvm::StringRef name, Var key, Var value,
-                mlir::Location loc);
-
   mlir::InFlightDiagnostic error(mlir::Location loc) { return mlir::emitError(loc); }
 
-  /// `format(value, spec)` after conversion `conversion` (FORMAT_VALUE's: 0 none, 1 str,
-  /// 2 repr, 3 ascii) for constant strings, ints, floats, bools and None.
-  mlir::FailureOr<std::string> formatValue(Var value, llvm::StringRef spec, int conversion,
-                                           mlir::Location loc);
-
   // Python numbers computed from tensor values (TensorNumbers.cpp).
-  /// `tensor.item()`: a 0-d number tensor (f64/i64/i1) marked with the Python number.
-  mlir::FailureOr<Var> tensorItem(Var tensor, mlir::Location loc);
-  /// `tensor` cast to `kind`'s dtype and marked as that Python number.
-  mlir::FailureOr<Var> asNumber(Var tensor, Variable::Number kind, mlir::Location loc);
   /// A Python int number used as a size: an unbacked size symbol bound (tgc.bind_symbol)
   /// to the number clamped into [lower (0 if null), upper (unbounded if null)], returned
   /// as a symbolic Int. With `wrapBase` (a slice bound), a negative number first counts
@@ -285,41 +374,20 @@ private:
                                     mlir::Location loc);
   /// `a` clamped to at least `lo` and at most `hi` (ints or int numbers; null: no bound).
   mlir::FailureOr<Var> clampNumber(Var a, Var lo, Var hi, mlir::Location loc);
-  /// The sizes bound by numberAsSize: symbol index -> its i64 value.
-  llvm::DenseMap<unsigned, mlir::Value> unbackedValues;
-  /// Names of the symbols numberAsSize added after the trace's own (`u0`, `u1`, ...).
-  std::vector<std::string> unbackedNames;
-
-public:
-  const std::vector<std::string> &getUnbackedSymbols() const { return unbackedNames; }
-  const std::vector<SymbolRange> &getSymbolRanges() const { return symbolRanges; }
-
-private:
   /// The tensor `result` of `lhs <op> rhs` (rhs null for unary ops; op "compare" for
   /// comparisons), marked as a Python number when both operands are numbers and one
   /// stands for a tensor's value; else `result` itself.
   mlir::FailureOr<Var> numberResult(Var result, Var lhs, Var rhs, llvm::StringRef op,
                                     mlir::Location loc);
+  /// The sizes bound by numberAsSize: symbol index -> its i64 value.
+  llvm::DenseMap<unsigned, mlir::Value> unbackedValues;
+  /// Names of the symbols numberAsSize added after the trace's own (`u0`, `u1`, ...).
+  std::vector<std::string> unbackedNames;
 
-  /// `x.max(dim)` / `x.min(dim)` (a (values, indices) tuple of class `className`,
-  /// torch.return_types.max) or, without `wantValues`, `argmax`/`argmin`: indices of the
-  /// first extremum, values gathered there (TensorNumbers.cpp).
-  mlir::FailureOr<Var> reduceWithIndices(Var x, int64_t dim, bool keepdim, bool isMax,
-                                         bool wantValues, llvm::StringRef className,
-                                         mlir::Location loc);
-
-  // Graph breaks (docs/graph-breaks.md).
-  /// Whether a graph break here can be a marker rather than an error.
-  bool canBreakGraph() const {
-    return breakPath && builder.getInsertionBlock() == breakBlock;
-  }
+  // Graph breaks (GraphBreakMarkers.cpp).
   /// `bool(tensor)` at a graph break: emits `tgc.break_branch` and returns the outcome
   /// this path follows.
   mlir::FailureOr<bool> breakOnTensorTruth(Var tensor, mlir::Location loc);
-  /// `callee(*args, **kwargs)` run by the caller between graphs: emits `tgc.break_call`.
-  mlir::LogicalResult breakOnCall(llvm::StringRef callee, llvm::ArrayRef<Var> args,
-                                  llvm::ArrayRef<std::pair<std::string, Var>> kwargs,
-                                  mlir::Location loc);
   mlir::FailureOr<mlir::Attribute> breakCallArgument(Var value,
                                                      llvm::SmallVectorImpl<mlir::Value> &tensors,
                                                      mlir::Location loc);
@@ -363,6 +431,14 @@ private:
   GraphBreakPath *breakPath = nullptr;
   mlir::Block *breakBlock = nullptr;
 };
+
+/// The library classes whose subclasses get torch's behaviour.
+inline constexpr llvm::StringLiteral kModuleClass = "torch.nn.Module";
+inline constexpr llvm::StringLiteral kTensorClass = "torch.Tensor";
+
+/// The external base class of `cls` whose methods an attribute falls back to (the
+/// nearest external entry of its MRO other than `object`); null when it has none.
+Var externalBase(const Heap &heap, const Var &cls);
 
 } // namespace tgc::py
 

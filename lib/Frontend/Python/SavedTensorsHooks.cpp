@@ -18,47 +18,6 @@ using H = HeapObject::Kind;
 /// The context manager's class, as the trace names it.
 static constexpr llvm::StringLiteral kHooksClass = "torch.autograd.graph.saved_tensors_hooks";
 
-FailureOr<Var> Interpreter::callSavedTensorsHooks(llvm::StringRef name,
-                                                  CallArguments &arguments, Location loc) {
-  std::vector<Var> &args = arguments.positional;
-  if (name == kHooksClass) {
-    Var pack = args.size() > 0 ? args[0] : Var();
-    Var unpack = args.size() > 1 ? args[1] : Var();
-    for (auto &[keyword, value] : arguments.keywords) {
-      Var &slot = keyword == "pack_hook" ? pack : unpack;
-      if ((keyword != "pack_hook" && keyword != "unpack_hook") || slot)
-        return error(loc) << kHooksClass << "() got an unexpected keyword argument '" << keyword
-                          << "'";
-      slot = value;
-    }
-    if (args.size() > 2 || !pack || !unpack)
-      return error(loc) << kHooksClass << "(pack_hook, unpack_hook) takes two hooks";
-    HeapObject manager;
-    manager.kind = H::Instance;
-    manager.classObject = makeExternal(kHooksClass);
-    manager.setAttribute("pack_hook", pack);
-    manager.setAttribute("unpack_hook", unpack);
-    return makeObject(newObject(std::move(manager)));
-  }
-  llvm::StringRef method = name.drop_front(kHooksClass.size());
-  if (args.empty() || !args[0]->is(K::Object) || heap.get(args[0]->object).kind != H::Instance)
-    return error(loc) << "graph break: calling " << name << " is not supported";
-  const HeapObject &self = heap.get(args[0]->object);
-  if (method == ".__enter__") {
-    Var pack = self.getAttribute("pack_hook"), unpack = self.getAttribute("unpack_hook");
-    if (!pack || !unpack)
-      return error(loc) << kHooksClass << " has no pack_hook/unpack_hook";
-    enterSavedTensorsHooks(pack, unpack, loc);
-    return makeNone();
-  }
-  if (method == ".__exit__") {
-    if (failed(exitSavedTensorsHooks(loc)))
-      return failure();
-    return makeNone();
-  }
-  return error(loc) << "graph break: calling " << name << " is not supported";
-}
-
 void Interpreter::enterSavedTensorsHooks(Var pack, Var unpack, Location loc) {
   Block *block = builder.getInsertionBlock();
   savedHooksScopes.push_back({nextSavedHooksScope++, std::move(pack), std::move(unpack), block,
@@ -144,4 +103,60 @@ LogicalResult Interpreter::traceSavedTensorsHooks(int64_t id, Var pack, Var unpa
   SavedTensorsHooksOp::create(builder, loc, packFn->getSymName(), unpackFn->getSymName(),
                               /*activations_only=*/false, builder.getI64IntegerAttr(id));
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Registration: the context manager and its methods
+//===----------------------------------------------------------------------===//
+
+/// `saved_tensors_hooks(pack_hook, unpack_hook)`: a manager object holding the hooks.
+static CallResult makeManager(Interpreter &in, ExternalCall &call) {
+  std::vector<Var> &args = call.args;
+  Var pack = args.size() > 0 ? args[0] : Var();
+  Var unpack = args.size() > 1 ? args[1] : Var();
+  for (auto &[keyword, value] : call.arguments.keywords) {
+    Var &slot = keyword == "pack_hook" ? pack : unpack;
+    if ((keyword != "pack_hook" && keyword != "unpack_hook") || slot)
+      return call.error() << kHooksClass << "() got an unexpected keyword argument '" << keyword
+                          << "'";
+    slot = value;
+  }
+  if (args.size() > 2 || !pack || !unpack)
+    return call.error() << kHooksClass << "(pack_hook, unpack_hook) takes two hooks";
+  HeapObject manager;
+  manager.kind = H::Instance;
+  manager.classObject = makeExternal(kHooksClass);
+  manager.setAttribute("pack_hook", pack);
+  manager.setAttribute("unpack_hook", unpack);
+  return makeObject(in.newObject(std::move(manager)));
+}
+
+/// The manager a method is called on, or the error a call of anything else is.
+static FailureOr<const HeapObject *> managerOf(Interpreter &in, ExternalCall &call) {
+  if (call.args.empty() || in.getHeap().kindOf(call.args[0]) != H::Instance)
+    return call.error() << "graph break: calling " << call.name << " is not supported";
+  return &in.getHeap().get(call.args[0]->object);
+}
+
+static CallResult enterScope(Interpreter &in, ExternalCall &call) {
+  FailureOr<const HeapObject *> self = managerOf(in, call);
+  if (failed(self))
+    return failure();
+  Var pack = (*self)->getAttribute("pack_hook"), unpack = (*self)->getAttribute("unpack_hook");
+  if (!pack || !unpack)
+    return call.error() << kHooksClass << " has no pack_hook/unpack_hook";
+  in.enterSavedTensorsHooks(pack, unpack, call.loc);
+  return makeNone();
+}
+
+static CallResult exitScope(Interpreter &in, ExternalCall &call) {
+  if (failed(managerOf(in, call)) || failed(in.exitSavedTensorsHooks(call.loc)))
+    return failure();
+  return makeNone();
+}
+
+void tgc::py::registerSavedTensorsHooks(CallRegistry &registry) {
+  registry.add(kHooksClass, makeManager);
+  registry.add((kHooksClass + ".__enter__").str(), enterScope);
+  registry.add((kHooksClass + ".__exit__").str(), exitScope);
 }

@@ -1,5 +1,6 @@
 // Tensors in the bytecode interpreter: torch calls become tgc ops through the shared
-// ATen call builder; metadata queries (shape, dtype, size()) read the fake-tensor types.
+// ATen call builder; attributes (shape, dtype, device) read the fake-tensor types; indexing
+// becomes views.
 #include "Interpreter.h"
 
 #include "Frontend/Common/DTypes.h"
@@ -8,7 +9,6 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "llvm/ADT/StringSwitch.h"
 
 using namespace mlir;
 using namespace tgc;
@@ -17,8 +17,6 @@ using namespace tgc::py;
 
 using K = Variable::Kind;
 using H = HeapObject::Kind;
-
-static std::optional<H> heapKind(const Heap &heap, const Var &v) { return heap.kindOf(v); }
 
 static BaseTensorType tensorType(const Heap &heap, const Var &tensor) {
   return llvm::cast<BaseTensorType>(heap.get(tensor->object).tensor.getType());
@@ -195,8 +193,7 @@ FailureOr<Var> Interpreter::buildAten(llvm::StringRef target, std::vector<AtenAr
 /// caller's tensor cannot change its sizes.
 FailureOr<Var> Interpreter::callWithOut(llvm::StringRef qualifiedName, CallArguments arguments,
                                         Var out, Location loc) {
-  bool handled = false;
-  FailureOr<Var> result = callTorchFunction(qualifiedName, arguments, loc, handled);
+  FailureOr<Var> result = callTorchFunction(qualifiedName, arguments, loc);
   if (failed(result))
     return failure();
   if (!(*result)->is(K::Tensor) || !out->is(K::Tensor))
@@ -204,7 +201,7 @@ FailureOr<Var> Interpreter::callWithOut(llvm::StringRef qualifiedName, CallArgum
   auto outType = tensorType(heap, out), resultType = tensorType(heap, *result);
   if (outType.getSizes() == resultType.getSizes()) {
     CallArguments copy{{out, *result}, {}};
-    FailureOr<Var> written = callTorchFunction("torch.Tensor.copy_", copy, loc, handled);
+    FailureOr<Var> written = callTorchFunction("torch.Tensor.copy_", copy, loc);
     if (failed(written))
       return failure();
     return out;
@@ -219,7 +216,7 @@ FailureOr<Var> Interpreter::callWithOut(llvm::StringRef qualifiedName, CallArgum
                                        dtype.type = outType.getDtype();
                                        return dtype;
                                      }())}}};
-    result = callTorchFunction("torch.Tensor.to", cast, loc, handled);
+    result = callTorchFunction("torch.Tensor.to", cast, loc);
     if (failed(result))
       return failure();
   }
@@ -228,11 +225,7 @@ FailureOr<Var> Interpreter::callWithOut(llvm::StringRef qualifiedName, CallArgum
 }
 
 FailureOr<Var> Interpreter::callTorchFunction(llvm::StringRef qualifiedName,
-                                              CallArguments &arguments, Location loc,
-                                              bool &handled) {
-  handled = isKnownTorchFunction(qualifiedName);
-  if (!handled)
-    return failure();
+                                              CallArguments &arguments, Location loc) {
   auto outKeyword = llvm::find_if(arguments.keywords, [](auto &k) { return k.first == "out"; });
   if (outKeyword != arguments.keywords.end() && !outKeyword->second->is(K::None)) {
     Var out = outKeyword->second;
@@ -328,7 +321,7 @@ FailureOr<Var> Interpreter::callTorchFunction(llvm::StringRef qualifiedName,
       cast<BaseTensorType>(heap.get((*result)->object).tensor.getType()).getMeta().requiresGrad &&
       qualifiedName != "torch.Tensor.detach") {
     CallArguments detach{{*result}, {}};
-    return callTorchFunction("torch.Tensor.detach", detach, loc, handled);
+    return callTorchFunction("torch.Tensor.detach", detach, loc);
   }
   return result;
 }
@@ -365,259 +358,11 @@ FailureOr<Var> Interpreter::tensorAttribute(Var tensor, llvm::StringRef name, Lo
     return makeBool(type.getMeta().device != nullptr);
   if (name == "T" || name == "mT") {
     CallArguments arguments{{tensor}, {}};
-    bool handled = false;
-    return callTorchFunction(name == "T" ? "torch.Tensor.t" : "torch.Tensor.mT", arguments, loc,
-                             handled);
+    return callTorchFunction(name == "T" ? "torch.Tensor.t" : "torch.Tensor.mT", arguments, loc);
   }
   if (Var attribute = heap.get(tensor->object).getAttribute(name))
     return attribute;
   return makeMethod(makeExternal(("torch.Tensor." + name).str()), tensor);
-}
-
-FailureOr<Var> Interpreter::callTorch(llvm::StringRef name, CallArguments &arguments,
-                                      Location loc, bool &handled) {
-  if (FailureOr<Var> r = callAutogradFunction(name, arguments, loc, handled); handled)
-    return r;
-  handled = true;
-  std::vector<Var> &args = arguments.positional;
-  if (name.starts_with("torch.autograd.graph.saved_tensors_hooks"))
-    return callSavedTensorsHooks(name, arguments, loc);
-  // max/min over a dim (values and indices), argmax/argmin.
-  {
-    llvm::StringRef op = name;
-    bool method = op.consume_front("torch.Tensor.") || op.consume_front("torch.");
-    bool withValues = op == "max" || op == "min";
-    if (method && (withValues || op == "argmax" || op == "argmin") && !args.empty() &&
-        args[0]->is(K::Tensor)) {
-      Var dim = args.size() > 1 ? args[1] : Var(), keepdim = args.size() > 2 ? args[2] : Var();
-      for (auto &[keyword, value] : arguments.keywords) {
-        if (keyword == "dim" && !dim)
-          dim = value;
-        else if (keyword == "keepdim" && !keepdim)
-          keepdim = value;
-        else
-          dim = makeNone(), keepdim = makeStr(keyword); // not ours: an unknown keyword
-      }
-      bool isOurs = args.size() <= 3 && (!keepdim || keepdim->is(K::Bool)) &&
-                    (withValues ? dim && dim->is(K::Int) : !dim || dim->is(K::Int) ||
-                                                               dim->is(K::None));
-      if (isOurs) {
-        Var x = args[0];
-        int64_t d = 0;
-        if (dim && dim->is(K::Int)) {
-          std::optional<int64_t> constant = dim->getConstantInt();
-          if (!constant)
-            return error(loc) << name << "(): the dim must be a constant";
-          d = *constant;
-        } else { // argmax over all elements: of the flattened tensor
-          CallArguments flatten{{x, makeTuple({makeInt(-1, ctx)})}, {}};
-          bool flattened = false;
-          FailureOr<Var> flat = callTorchFunction("torch.Tensor.reshape", flatten, loc, flattened);
-          if (failed(flat))
-            return failure();
-          x = *flat;
-        }
-        return reduceWithIndices(x, d, keepdim && keepdim->boolValue,
-                                 op == "max" || op == "argmax", withValues,
-                                 ("torch.return_types." + op).str(), loc);
-      }
-    }
-  }
-  // Grad-mode context managers: `with torch.no_grad():`, `torch.enable_grad()`,
-  // `torch.set_grad_enabled(b)`, `torch.inference_mode()`.
-  for (llvm::StringRef manager : {"torch.no_grad", "torch.enable_grad", "torch.set_grad_enabled",
-                                  "torch.inference_mode", "torch.autograd.grad_mode.no_grad",
-                                  "torch.autograd.grad_mode.enable_grad",
-                                  "torch.autograd.grad_mode.set_grad_enabled",
-                                  "torch.autograd.grad_mode.inference_mode"}) {
-    if (name == manager) {
-      bool enabled = manager.ends_with("enable_grad");
-      if (manager.ends_with("set_grad_enabled") || manager.ends_with("inference_mode")) {
-        Var mode = args.empty() ? makeBool(manager.ends_with("inference_mode")) : args[0];
-        if (!mode->is(K::Bool))
-          return error(loc) << name << "() needs a constant bool";
-        enabled = manager.ends_with("inference_mode") ? !mode->boolValue : mode->boolValue;
-      }
-      HeapObject instance;
-      instance.kind = H::Instance;
-      instance.classObject = makeExternal(manager);
-      instance.setAttribute("enabled", makeBool(enabled));
-      return makeObject(newObject(std::move(instance)));
-    }
-    if (name == (manager + ".__enter__").str() || name == (manager + ".__exit__").str()) {
-      if (args.empty() || heapKind(heap, args[0]) != H::Instance)
-        return error(loc) << name << " needs the context manager";
-      if (name.ends_with("__enter__")) {
-        gradModes.push_back(heap.get(args[0]->object).getAttribute("enabled")->boolValue);
-        return makeNone();
-      }
-      if (gradModes.empty())
-        return error(loc) << name << " without __enter__";
-      gradModes.pop_back();
-      return makeBool(false);
-    }
-  }
-  auto dimArgument = [&](const Var &dim, int64_t rank) -> FailureOr<int64_t> {
-    std::optional<int64_t> d = dim->getConstantInt();
-    std::optional<int64_t> normalized = d ? normalizeDim(*d, rank) : std::nullopt;
-    if (!normalized)
-      return error(loc) << "dimension out of range";
-    return *normalized;
-  };
-  if (name.consume_front("torch.Tensor.") && !args.empty() && args[0]->is(K::Tensor)) {
-    BaseTensorType type = tensorType(heap, args[0]);
-    int64_t rank = type.getSizes().size();
-    if (name == "size") {
-      if (args.size() == 1 && arguments.keywords.empty()) {
-        std::vector<Var> sizes;
-        for (AffineExpr size : type.getSizes())
-          sizes.push_back(makeInt(size));
-        return makeSize(std::move(sizes));
-      }
-      Var dimVar = args.size() > 1 ? args[1] : arguments.keywords.at(0).second;
-      FailureOr<int64_t> dim = dimArgument(dimVar, rank);
-      if (failed(dim))
-        return failure();
-      return makeInt(type.getSizes()[*dim]);
-    }
-    if (name == "dim" || name == "ndimension")
-      return makeInt(rank, ctx);
-    if (name == "numel" || name == "nelement")
-      return makeInt(type.getMeta().numel(ctx));
-    if (name == "element_size")
-      return makeInt(getElementBytes(type.getDtype()), ctx);
-    if (name == "is_contiguous") {
-      TensorMeta meta = type.getMeta();
-      return makeBool(meta.strides.empty() ||
-                      llvm::equal(meta.strides, TensorMeta::contiguousStrides(meta.sizes, ctx)));
-    }
-    if (name == "__len__") {
-      if (rank == 0)
-        return error(loc) << "len() of a 0-d tensor";
-      return makeInt(type.getSizes()[0]);
-    }
-    if (name == "register_hook") {
-      if (args.size() != 2)
-        return error(loc) << "register_hook(hook) takes one hook";
-      if (failed(applyGradHooks(args[0], {args[1]}, loc)))
-        return failure();
-      HeapObject handle;
-      handle.kind = H::Opaque;
-      handle.name = "torch.utils.hooks.RemovableHandle";
-      return makeObject(newObject(std::move(handle)));
-    }
-    if (name == "item") {
-      if (args.size() != 1)
-        return error(loc) << "Tensor.item() takes no arguments";
-      return tensorItem(args[0], loc);
-    }
-    if (name == "tolist" || name == "numpy" || name == "__bool__")
-      return error(loc) << "graph break: Tensor." << name
-                        << "() reads a tensor's values, which are not known at capture time";
-    handled = false;
-    return failure();
-  }
-  if (name == "torch.cond")
-    return callCond(arguments, loc);
-  if (name == "torch.is_tensor" && args.size() == 1)
-    return makeBool(args[0]->is(K::Tensor));
-  if (name == "torch.is_grad_enabled")
-    return makeBool(gradModes.empty() || gradModes.back());
-  if (name == "torch.jit.is_scripting" || name == "torch.jit.is_tracing" ||
-      name == "torch._C._get_tracing_state" || name == "torch.compiler.is_compiling" ||
-      name == "torch._dynamo.is_compiling")
-    return name == "torch.compiler.is_compiling" || name == "torch._dynamo.is_compiling"
-               ? makeBool(true)
-               : (name == "torch._C._get_tracing_state" ? makeNone() : makeBool(false));
-  if (name == "torch._C._has_torch_function" || name == "torch._C._has_torch_function_unary" ||
-      name == "torch._C._has_torch_function_variadic" || name == "torch.overrides.has_torch_function" ||
-      name == "torch.overrides.has_torch_function_unary" ||
-      name == "torch.overrides.has_torch_function_variadic")
-    return makeBool(false);
-  if (name == "torch.nn.Module.__init__") {
-    if (args.empty() || !args[0]->is(K::Object))
-      return error(loc) << "nn.Module.__init__ without a module";
-    for (const char *store : {"_parameters", "_buffers", "_modules", "_forward_hooks",
-                              "_forward_pre_hooks", "_backward_hooks"}) {
-      HeapObject dict;
-      dict.kind = H::Dict;
-      Var value = makeObject(newObject(std::move(dict)));
-      if (failed(setAttribute(args[0], store, value, loc)))
-        return failure();
-    }
-    if (failed(setAttribute(args[0], "training", makeBool(true), loc)))
-      return failure();
-    return makeNone();
-  }
-  if (name == "torch.nn.Module.add_module" || name == "torch.nn.Module.register_module") {
-    if (args.size() != 3 || !args[1]->is(K::Str))
-      return error(loc) << "add_module(name, module) needs a constant name";
-    FailureOr<Var> modules = getAttribute(args[0], "_modules", loc);
-    if (failed(modules) || failed(storeSubscript(*modules, args[1], args[2], loc)))
-      return failure();
-    return makeNone();
-  }
-  if (name == "torch.nn.Module.named_children" || name == "torch.nn.Module.children") {
-    if (args.size() != 1)
-      return error(loc) << name << "() takes no arguments";
-    FailureOr<Var> modules = getAttribute(args[0], "_modules", loc);
-    if (failed(modules))
-      return failure();
-    HeapObject iterator;
-    iterator.kind = H::Iterator;
-    for (const auto &[key, module] : heap.get((*modules)->object).entries) {
-      if (module->is(K::None))
-        continue;
-      iterator.items.push_back(name == "torch.nn.Module.children" ? module
-                                                                   : makeTuple({key, module}));
-    }
-    return makeObject(newObject(std::move(iterator)));
-  }
-  if (name == "torch.nn.Module.parameters" || name == "torch.nn.Module.named_parameters" ||
-      name == "torch.nn.Module.buffers" || name == "torch.nn.Module.named_buffers" ||
-      name == "torch.nn.Module.modules" || name == "torch.nn.Module.named_modules") {
-    if (args.size() != 1)
-      return error(loc) << name << "() with arguments is not supported";
-    llvm::StringRef what = llvm::StringRef(name).rsplit('.').second;
-    bool named = what.consume_front("named_");
-    const char *store = what == "parameters" ? "_parameters" : what == "buffers" ? "_buffers" : "";
-    HeapObject iterator;
-    iterator.kind = H::Iterator;
-    std::vector<Var> seen;
-    // Depth-first over the module tree, as torch's named_* iterate (duplicates once).
-    std::function<LogicalResult(Var, std::string)> walk = [&](Var module,
-                                                              std::string prefix) -> LogicalResult {
-      auto addOnce = [&](Var value, const std::string &itemName) {
-        if (llvm::any_of(seen, [&](const Var &s) { return identical(s, value); }))
-          return;
-        seen.push_back(value);
-        iterator.items.push_back(named ? makeTuple({makeStr(itemName), value}) : value);
-      };
-      if (!*store)
-        addOnce(module, prefix.empty() ? prefix : prefix.substr(0, prefix.size() - 1));
-      if (*store) {
-        FailureOr<Var> entries = getAttribute(module, store, loc);
-        if (failed(entries))
-          return failure();
-        for (const auto &[key, value] : heap.get((*entries)->object).entries)
-          if (!value->is(K::None) && key->is(K::Str))
-            addOnce(value, prefix + key->name);
-      }
-      FailureOr<Var> children = getAttribute(module, "_modules", loc);
-      if (failed(children))
-        return failure();
-      for (const auto &[key, child] : heap.get((*children)->object).entries)
-        if (!child->is(K::None) && key->is(K::Str) &&
-            failed(walk(child, prefix + key->name + ".")))
-          return failure();
-      return success();
-    };
-    if (failed(walk(args[0], "")))
-      return failure();
-    return makeObject(newObject(std::move(iterator)));
-  }
-  handled = false;
-  return failure();
 }
 
 FailureOr<Var> Interpreter::tensorIndex(Var tensor, Var key, Location loc) {
@@ -695,154 +440,3 @@ FailureOr<Var> Interpreter::tensorIndex(Var tensor, Var key, Location loc) {
   return current;
 }
 
-FailureOr<func::FuncOp> Interpreter::traceTemplate(Var function, llvm::StringRef baseName,
-                                                   TypeRange argumentTypes, Location loc,
-                                                   bool allowSideEffects) {
-  auto enclosing = builder.getInsertionBlock()->getParent()->getParentOfType<func::FuncOp>();
-  auto module = enclosing->getParentOfType<ModuleOp>();
-  unsigned &count = templateNames[baseName];
-  std::string name = (baseName + "_" + llvm::Twine(count++)).str();
-  OpBuilder::InsertionGuard guard(builder);
-  builder.setInsertionPoint(enclosing);
-  auto fn = func::FuncOp::create(builder, loc, name, builder.getFunctionType(argumentTypes, {}));
-  fn.setPrivate();
-  (void)module;
-  Block *body = fn.addEntryBlock();
-  builder.setInsertionPointToEnd(body);
-  CallArguments call;
-  for (BlockArgument arg : body->getArguments()) {
-    HeapObject tensor;
-    tensor.kind = H::Tensor;
-    tensor.tensor = arg;
-    call.positional.push_back(makeTensorObject(newObject(std::move(tensor))));
-  }
-  size_t firstEffect = sideEffects.size(), firstObject = heap.size();
-  FailureOr<Var> result = this->call(function, std::move(call), loc);
-  if (failed(result))
-    return failure();
-  // A hook runs in backward, after the call: a Python side effect there (on an object
-  // that outlives the hook) is not something the forward's replay list can hold.
-  if (!allowSideEffects)
-    for (size_t i = firstEffect; i < sideEffects.size(); ++i)
-      if (sideEffects[i].object < firstObject)
-        return error(sideEffects[i].loc)
-               << "a " << baseName
-               << " that changes Python state (it runs in backward, whose Python side "
-                  "effects tgc does not replay) is not supported";
-  SmallVector<Value> results;
-  if ((*result)->is(K::None) && body->getNumArguments() > 0)
-    results.push_back(body->getArgument(0));
-  else if (failed(flattenTensors(*result, results, loc)))
-    return failure();
-  func::ReturnOp::create(builder, loc, results);
-  fn.setFunctionType(builder.getFunctionType(argumentTypes, ValueRange(results).getTypes()));
-  return fn;
-}
-
-LogicalResult Interpreter::applyGradHooks(Var tensor, ArrayRef<Var> hooks, Location loc) {
-  for (const Var &hook : hooks) {
-    Value self = heap.get(tensor->object).tensor;
-    FailureOr<func::FuncOp> fn =
-        traceTemplate(hook, "grad_hook", self.getType(), loc, /*allowSideEffects=*/false);
-    if (failed(fn))
-      return failure();
-    if ((*fn).getNumResults() != 1)
-      return error(loc) << "a gradient hook must return one tensor or None";
-    Value hooked =
-        GradHookOp::create(builder, loc, self, FlatSymbolRefAttr::get(ctx, (*fn).getSymName()));
-    heap.mutate(tensor->object).tensor = hooked;
-  }
-  return success();
-}
-
-FailureOr<Attribute> Interpreter::outputStructure(Var value, int64_t &nextTensor,
-                                                  Location loc) {
-  OpBuilder b(ctx);
-  auto tagged = [&](llvm::StringRef tag, Attribute payload) -> Attribute {
-    return b.getDictionaryAttr(b.getNamedAttr(tag, payload));
-  };
-  switch (value->kind) {
-  case K::Tensor:
-    return Attribute(b.getI64IntegerAttr(nextTensor++));
-  case K::None:
-    return tagged("const", b.getUnitAttr());
-  case K::Bool:
-    return tagged("const", b.getBoolAttr(value->boolValue));
-  case K::Str:
-    return tagged("const", b.getStringAttr(value->name));
-  case K::Float:
-    return tagged("const", b.getF64FloatAttr(value->floatValue));
-  case K::Int:
-    if (std::optional<int64_t> i = value->getConstantInt())
-      return tagged("const", b.getI64IntegerAttr(*i));
-    break;
-  default:
-    break;
-  }
-  std::optional<H> kind = value->is(K::Object) ? std::optional(heap.get(value->object).kind)
-                                                : std::nullopt;
-  if (kind == H::Dict) {
-    SmallVector<Attribute> entries;
-    for (const auto &[key, item] : heap.get(value->object).entries) {
-      FailureOr<Attribute> keyAttr = outputStructure(key, nextTensor, loc);
-      FailureOr<Attribute> itemAttr = outputStructure(item, nextTensor, loc);
-      if (failed(keyAttr) || failed(itemAttr))
-        return failure();
-      auto constKey = dyn_cast<DictionaryAttr>(*keyAttr);
-      if (!constKey || !constKey.get("const"))
-        return error(loc) << "the program returns a dict whose keys are not constants";
-      entries.push_back(b.getArrayAttr({constKey.get("const"), *itemAttr}));
-    }
-    return tagged("dict", b.getArrayAttr(entries));
-  }
-  // (A tuple subclass, torch.Size or a namedtuple, comes back as a plain tuple.)
-  if (value->is(K::Tuple) || kind == H::List) {
-    FailureOr<std::vector<Var>> items = unpack(value, loc);
-    if (failed(items))
-      return failure();
-    SmallVector<Attribute> structures;
-    for (const Var &item : *items) {
-      FailureOr<Attribute> structure = outputStructure(item, nextTensor, loc);
-      if (failed(structure))
-        return failure();
-      structures.push_back(*structure);
-    }
-    return tagged(kind == H::List ? "list" : "tuple", b.getArrayAttr(structures));
-  }
-  return error(loc) << "the program returns a value tgc cannot return (tensors, None, "
-                       "numbers, strings and tuples, lists and dicts of them can be)";
-}
-
-LogicalResult Interpreter::flattenTensors(Var value, SmallVectorImpl<Value> &tensors,
-                                          Location loc) {
-  // Constants are not tensors; outputStructure returns them.
-  if (value->is(K::None) || value->is(K::Bool) || value->is(K::Str) || value->is(K::Float) ||
-      (value->is(K::Int) && value->getConstantInt()))
-    return success();
-  if (value->is(K::Tensor)) {
-    if (value->number != Variable::Number::None)
-      return error(loc) << "the program returns a Python number computed from a tensor's "
-                           "value (Tensor.item()); tgc returns tensors only";
-    tensors.push_back(heap.get(value->object).tensor);
-    return success();
-  }
-  std::optional<H> kind = value->is(K::Object) ? std::optional(heap.get(value->object).kind)
-                                                : std::nullopt;
-  if (kind == H::Dict) {
-    for (const auto &entry : heap.get(value->object).entries)
-      if (failed(flattenTensors(entry.second, tensors, loc)))
-        return failure();
-    return success();
-  }
-  if (value->is(K::Tuple) || kind == H::List) {
-    FailureOr<std::vector<Var>> items = unpack(value, loc);
-    if (failed(items))
-      return failure();
-    for (const Var &item : *items)
-      if (failed(flattenTensors(item, tensors, loc)))
-        return failure();
-    return success();
-  }
-  return error(loc) << "the program returns a value that is not a tensor (or a tuple, list or "
-                       "dict of them); tgc returns tensors only for now";
-}

@@ -43,10 +43,9 @@ FailureOr<Var> Interpreter::asNumber(Var tensor, Variable::Number kind, Location
     Variable dtypeVar;
     dtypeVar.kind = K::DType;
     dtypeVar.type = dtype;
-    bool handled = false;
     CallArguments arguments{{tensor, makeVar(std::move(dtypeVar))}, {}};
-    FailureOr<Var> cast = callTorchFunction("torch.Tensor.to", arguments, loc, handled);
-    if (failed(cast) || !handled)
+    FailureOr<Var> cast = callTorchFunction("torch.Tensor.to", arguments, loc);
+    if (failed(cast))
       return failure();
     result = *cast;
   }
@@ -63,14 +62,13 @@ FailureOr<Var> Interpreter::tensorItem(Var tensor, Location loc) {
       return error(loc) << "Tensor.item() of a tensor of sizes " << type
                         << ": only one-element tensors can be converted to Python scalars";
   }
-  bool handled = false;
   CallArguments detach{{tensor}, {}};
-  FailureOr<Var> value = callTorchFunction("torch.Tensor.detach", detach, loc, handled);
+  FailureOr<Var> value = callTorchFunction("torch.Tensor.detach", detach, loc);
   if (failed(value))
     return failure();
   if (!type.getSizes().empty()) { // sizes all 1: squeeze them away
     CallArguments squeeze{{*value}, {}};
-    value = callTorchFunction("torch.Tensor.squeeze", squeeze, loc, handled);
+    value = callTorchFunction("torch.Tensor.squeeze", squeeze, loc);
     if (failed(value))
       return failure();
   }
@@ -102,10 +100,9 @@ FailureOr<Var> Interpreter::numberResult(Var result, Var lhs, Var rhs, llvm::Str
 //===----------------------------------------------------------------------===//
 
 FailureOr<Var> Interpreter::clampNumber(Var a, Var lo, Var hi, Location loc) {
-  bool handled = false;
   auto op = [&](llvm::StringRef fn, Var x, Var y) {
     CallArguments arguments{{std::move(x), std::move(y)}, {}};
-    return callTorchFunction(fn, arguments, loc, handled);
+    return callTorchFunction(fn, arguments, loc);
   };
   // max(a, lo) = a - (a < lo) * (a - lo); min(a, hi) = a - (a > hi) * (a - hi).
   for (auto [bound, compare] : {std::pair(lo, "operator.lt"), std::pair(hi, "operator.gt")}) {
@@ -147,10 +144,9 @@ FailureOr<Var> Interpreter::numberAsSize(Var number, Var lower, Var upper, Var w
   if (anchor)
     builder.setInsertionPoint(anchor);
   Var value = number;
-  bool handled = false;
   auto op = [&](llvm::StringRef fn, Var x, Var y) {
     CallArguments arguments{{std::move(x), std::move(y)}, {}};
-    return callTorchFunction(fn, arguments, loc, handled);
+    return callTorchFunction(fn, arguments, loc);
   };
   if (wrapBase) {
     // Python's slice bounds: a negative one counts from the end.
@@ -183,11 +179,10 @@ FailureOr<Var> Interpreter::numberAsSize(Var number, Var lower, Var upper, Var w
 FailureOr<Var> Interpreter::reduceWithIndices(Var x, int64_t dim, bool keepdim, bool isMax,
                                               bool wantValues, llvm::StringRef className,
                                               Location loc) {
-  bool handled = false;
   auto torchCall = [&](llvm::StringRef fn, std::vector<Var> positional,
                        std::vector<std::pair<std::string, Var>> keywords = {}) {
     CallArguments arguments{std::move(positional), std::move(keywords)};
-    return callTorchFunction(fn, arguments, loc, handled);
+    return callTorchFunction(fn, arguments, loc);
   };
   auto type = cast<BaseTensorType>(heap.get(x->object).tensor.getType());
   int64_t rank = type.getRank();

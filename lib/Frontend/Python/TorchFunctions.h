@@ -77,6 +77,11 @@ struct TorchOverloadInfo {
 /// Every overload of every callable the table knows, in resolution order.
 std::vector<TorchOverloadInfo> listTorchOverloads();
 
+/// The Python names that more than one entry of the table lists: the table is filled by
+/// op family (TorchFunctions<Family>.cpp), and a later entry would hide an earlier one.
+/// None, unless tgc has a bug.
+std::vector<std::string> listDuplicateTorchNames();
+
 } // namespace tgc::py
 
 #endif // TGC_LIB_FRONTEND_PYTHON_TORCHFUNCTIONS_H

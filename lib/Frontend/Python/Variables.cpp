@@ -2,6 +2,7 @@
 #include "Variables.h"
 
 #include "mlir/IR/AffineExpr.h"
+#include "llvm/Support/raw_ostream.h"
 
 using namespace tgc;
 using namespace tgc::py;
@@ -164,4 +165,69 @@ HeapObject &Heap::mutate(ObjectId id) {
   if (objects[id].use_count() > 1)
     objects[id] = std::make_shared<HeapObject>(*objects[id]);
   return *objects[id];
+}
+
+//===----------------------------------------------------------------------===//
+// Values in error messages
+//===----------------------------------------------------------------------===//
+
+std::string tgc::py::printSize(mlir::AffineExpr size) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  size.print(os);
+  return text;
+}
+
+std::string tgc::py::describe(const Heap &heap, const Var &v) {
+  using K = Variable::Kind;
+  using H = HeapObject::Kind;
+  switch (v->kind) {
+  case K::None:
+    return "None";
+  case K::Bool:
+    return "bool";
+  case K::Int:
+    return "int";
+  case K::Float:
+    return "float";
+  case K::Str:
+    return "str '" + v->name + "'";
+  case K::Tuple:
+    return "tuple";
+  case K::External:
+    return v->name;
+  case K::Tensor:
+    return "Tensor";
+  case K::Object: {
+    const HeapObject &h = heap.get(v->object);
+    switch (h.kind) {
+    case H::List:
+      return "list";
+    case H::Dict:
+      return "dict";
+    case H::Function:
+      return "function " + h.qualname;
+    case H::Class:
+      return "class " + h.qualname;
+    case H::Instance:
+      return h.classObject && h.classObject->is(K::Object)
+                 ? heap.get(h.classObject->object).qualname + " object"
+                 : "object";
+    case H::Opaque:
+      return h.name + " (" + h.repr + ")";
+    default:
+      return "object";
+    }
+  }
+  default:
+    return "value";
+  }
+}
+
+
+mlir::FailureOr<int64_t> tgc::py::constantIntArgument(const Var &value, llvm::StringRef what,
+                                                      mlir::Location loc) {
+  if (std::optional<int64_t> i = value->getConstantInt())
+    return *i;
+  return mlir::emitError(loc) << what << " must be an int known at capture time";
 }

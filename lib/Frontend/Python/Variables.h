@@ -6,6 +6,7 @@
 #include "Bytecode.h"
 
 #include "mlir/IR/AffineExpr.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
@@ -165,6 +166,14 @@ public:
 private:
   std::vector<std::shared_ptr<HeapObject>> objects;
 };
+
+/// How error messages name a value's type ("list", "function f", "str 'a'").
+std::string describe(const Heap &heap, const Var &value);
+/// The constant int `value`, or an error at `loc` saying `what` must be one.
+mlir::FailureOr<int64_t> constantIntArgument(const Var &value, llvm::StringRef what,
+                                             mlir::Location loc);
+/// An int expression as Python would print it.
+std::string printSize(mlir::AffineExpr size);
 
 } // namespace tgc::py
 

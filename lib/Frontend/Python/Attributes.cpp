@@ -1,0 +1,281 @@
+// Attributes and classes in the bytecode interpreter: Python's lookup through the MRO,
+// descriptors and properties, super(), and nn.Module's __getattr__ and __setattr__.
+#include "Interpreter.h"
+
+using namespace mlir;
+using namespace tgc;
+using namespace tgc::frontend;
+using namespace tgc::py;
+
+using K = Variable::Kind;
+using H = HeapObject::Kind;
+
+//===----------------------------------------------------------------------===//
+// Classes and attributes
+//===----------------------------------------------------------------------===//
+
+FailureOr<Var> Interpreter::getClassOf(Var value) {
+  switch (value->kind) {
+  case K::Tensor:
+    return makeExternal(kTensorClass);
+  case K::Int:
+    return makeExternal("builtins.int");
+  case K::Float:
+    return makeExternal("builtins.float");
+  case K::Bool:
+    return makeExternal("builtins.bool");
+  case K::Str:
+    return makeExternal("builtins.str");
+  case K::None:
+    return makeExternal("builtins.NoneType");
+  case K::Tuple:
+    return makeExternal("builtins.tuple");
+  case K::Slice:
+    return makeExternal("builtins.slice");
+  case K::Range:
+    return makeExternal("builtins.range");
+  case K::DType:
+    return makeExternal("torch.dtype");
+  case K::Device:
+    return makeExternal("torch.device");
+  case K::Object: {
+    const HeapObject &h = heap.get(value->object);
+    if (h.classObject)
+      return h.classObject;
+    switch (h.kind) {
+    case H::List:
+      return makeExternal("builtins.list");
+    case H::Dict:
+      return makeExternal("builtins.dict");
+    case H::Set:
+      return makeExternal("builtins.set");
+    case H::Function:
+      return makeExternal("builtins.function");
+    case H::Class:
+      return makeExternal("builtins.type");
+    default:
+      return makeExternal("builtins.object");
+    }
+  }
+  default:
+    return makeExternal("builtins.object");
+  }
+}
+
+bool Interpreter::isSubclass(Var cls, llvm::StringRef externalName) {
+  if (cls->is(K::External))
+    return cls->name == externalName || (externalName == "builtins.object") ||
+           (externalName == "builtins.int" && cls->name == "builtins.bool") ||
+           (externalName == kTensorClass && cls->name == "torch.nn.Parameter");
+  if (heap.kindOf(cls) != H::Class)
+    return false;
+  for (const Var &base : heap.get(cls->object).mro)
+    if (base->is(K::External) ? isSubclass(base, externalName)
+                              : heap.get(base->object).qualname == externalName)
+      return true;
+  return false;
+}
+
+FailureOr<Var> Interpreter::lookupInClass(Var cls, llvm::StringRef name) {
+  if (heap.kindOf(cls) != H::Class)
+    return Var();
+  for (const Var &base : heap.get(cls->object).mro) {
+    if (heap.kindOf(base) != H::Class)
+      continue;
+    if (Var value = heap.get(base->object).getAttribute(name)) {
+      noteRead(GuardRead::Step::ClassEntry, base->object, name, nullptr, value,
+               UnknownLoc::get(ctx));
+      return value;
+    }
+  }
+  return Var();
+}
+
+FailureOr<Var> Interpreter::bindDescriptor(Var attribute, Var self, Var cls, Location loc) {
+  std::optional<H> kind = heap.kindOf(attribute);
+  if (kind == H::Function)
+    return self ? makeMethod(attribute, self) : attribute;
+  if (kind == H::StaticMethod)
+    return heap.get(attribute->object).items[0];
+  if (kind == H::ClassMethod)
+    return makeMethod(heap.get(attribute->object).items[0], cls);
+  if (kind == H::Property) {
+    if (!self)
+      return attribute;
+    Var getter = heap.get(attribute->object).items[0];
+    return call(getter, CallArguments{{self}, {}}, loc);
+  }
+  return attribute;
+}
+
+Var tgc::py::externalBase(const Heap &heap, const Var &cls) {
+  if (cls->is(K::External))
+    return cls;
+  if (!cls->is(K::Object) || heap.get(cls->object).kind != H::Class)
+    return nullptr;
+  for (const Var &base : heap.get(cls->object).mro)
+    if (base->is(K::External) && base->name != "builtins.object")
+      return base;
+  return nullptr;
+}
+
+FailureOr<Var> Interpreter::lookupAttribute(Var object, llvm::StringRef name, Location loc) {
+  if (object->is(K::Tensor))
+    return tensorAttribute(object, name, loc);
+  if (object->is(K::External)) {
+    if (name == "__name__")
+      return makeStr(llvm::StringRef(object->name).rsplit('.').second);
+    return makeExternal((object->name + "." + name).str());
+  }
+  // torch.return_types.max / min: named fields of (values, indices).
+  if (object->is(K::Tuple) && object->tupleClass && object->tupleClass->is(K::External) &&
+      llvm::StringRef(object->tupleClass->name).starts_with("torch.return_types.") &&
+      object->items.size() == 2 && (name == "values" || name == "indices"))
+    return object->items[name == "values" ? 0 : 1];
+  if (object->is(K::Str) &&
+      (name == "join" || name == "upper" || name == "lower" || name == "startswith" ||
+       name == "endswith" || name == "strip" || name == "replace"))
+    return makeMethod(makeExternal(("builtins.str." + name).str()), object);
+  if (object->is(K::Method)) {
+    if (name == "__self__")
+      return object->items[1];
+    if (name == "__func__")
+      return object->items[0];
+    return lookupAttribute(object->items[0], name, loc);
+  }
+  if (object->is(K::Super)) {
+    Var cls = object->items[0], self = object->items[1];
+    FailureOr<Var> selfClass = self->is(K::Object) && heap.kindOf(self) == H::Class
+                                   ? FailureOr<Var>(self)
+                                   : getClassOf(self);
+    if (failed(selfClass))
+      return failure();
+    if (heap.kindOf(*selfClass) != H::Class)
+      return error(loc) << "super() outside a user class";
+    const std::vector<Var> &mro = heap.get((*selfClass)->object).mro;
+    auto it = llvm::find_if(mro, [&](const Var &c) { return identical(c, cls); });
+    if (it == mro.end())
+      return error(loc) << "super(): the class is not in the MRO of its argument";
+    for (++it; it != mro.end(); ++it) {
+      if ((*it)->is(K::External)) {
+        Var function = makeExternal(((*it)->name + "." + name).str());
+        return makeMethod(function, self);
+      }
+      if (Var value = heap.get((*it)->object).getAttribute(name))
+        return bindDescriptor(value, heap.kindOf(self) == H::Class ? Var() : self, *selfClass, loc);
+    }
+    return Var();
+  }
+  if (!object->is(K::Object))
+    return Var();
+  const HeapObject &h = heap.get(object->object);
+  switch (h.kind) {
+  case H::Module:
+  case H::Globals:
+  case H::Function:
+    if (name == "__name__" && h.kind == H::Function)
+      return makeStr(h.name);
+    if (Var value = h.getAttribute(name)) {
+      noteRead(h.kind == H::Globals ? GuardRead::Step::Global : GuardRead::Step::Attribute,
+               object->object, name, nullptr, value, loc);
+      return value;
+    }
+    return Var();
+  case H::Class: {
+    FailureOr<Var> value = lookupInClass(object, name);
+    if (failed(value))
+      return failure();
+    if (*value) {
+      std::optional<H> kind = heap.kindOf(*value);
+      if (kind == H::ClassMethod || kind == H::StaticMethod)
+        return bindDescriptor(*value, Var(), object, loc);
+      return *value;
+    }
+    if (name == "__name__")
+      return makeStr(h.name);
+    if (Var base = externalBase(heap, object))
+      return makeMethod(makeExternal((base->name + "." + name).str()), object);
+    return Var();
+  }
+  case H::Instance: {
+    Var cls = h.classObject;
+    FailureOr<Var> classValue = lookupInClass(cls, name);
+    if (failed(classValue))
+      return failure();
+    if (*classValue && heap.kindOf(*classValue) == H::Property)
+      return bindDescriptor(*classValue, object, cls, loc);
+    if (Var value = h.getAttribute(name)) {
+      noteRead(GuardRead::Step::Attribute, object->object, name, nullptr, value, loc);
+      return value;
+    }
+    if (*classValue)
+      return bindDescriptor(*classValue, object, cls, loc);
+    if (name == "__class__")
+      return cls;
+    if (isSubclass(cls, kModuleClass))
+      for (const char *store : {"_parameters", "_buffers", "_modules"})
+        if (Var dict = h.getAttribute(store); dict && heap.kindOf(dict) == H::Dict)
+          for (const auto &[key, value] : heap.get(dict->object).entries)
+            if (key->is(K::Str) && key->name == name) {
+              noteRead(GuardRead::Step::Item, dict->object, "", key, value, loc);
+              return value;
+            }
+    if (Var base = externalBase(heap, cls))
+      if (base->name != "builtins.object")
+        return makeMethod(makeExternal((base->name + "." + name).str()), object);
+    return Var();
+  }
+  case H::List:
+  case H::Dict:
+  case H::Set: {
+    llvm::StringRef type = h.kind == H::List ? "list" : h.kind == H::Dict ? "dict" : "set";
+    return makeMethod(makeExternal(("builtins." + type + "." + name).str()), object);
+  }
+  default:
+    return Var();
+  }
+}
+
+FailureOr<Var> Interpreter::getAttribute(Var object, llvm::StringRef name, Location loc) {
+  FailureOr<Var> value = lookupAttribute(object, name, loc);
+  if (failed(value))
+    return failure();
+  if (!*value)
+    return error(loc) << describe(heap, object) << " has no attribute '" << name << "'";
+  return *value;
+}
+
+LogicalResult Interpreter::setAttribute(Var object, llvm::StringRef name, Var value, Location loc) {
+  std::optional<H> kind = heap.kindOf(object);
+  if (object->is(K::Tensor) || kind == H::Instance || kind == H::Class || kind == H::Function ||
+      kind == H::Module) {
+    if (kind == H::Instance) {
+      FailureOr<Var> classValue = lookupInClass(heap.get(object->object).classObject, name);
+      if (failed(classValue))
+        return failure();
+      if (*classValue && heap.kindOf(*classValue) == H::Property) {
+        Var setter = heap.get((*classValue)->object).items[1];
+        if (setter->is(K::None))
+          return error(loc) << "property '" << name << "' has no setter";
+        return call(setter, CallArguments{{object, value}, {}}, loc);
+      }
+      // nn.Module.__setattr__: a module attribute that names a parameter, buffer or
+      // submodule replaces that entry.
+      const HeapObject &h = heap.get(object->object);
+      if (isSubclass(h.classObject, kModuleClass) && !h.getAttribute(name))
+        for (const char *store : {"_parameters", "_buffers", "_modules"})
+          if (Var dict = h.getAttribute(store); dict && heap.kindOf(dict) == H::Dict)
+            for (const auto &[key, entry] : heap.get(dict->object).entries)
+              if (key->is(K::Str) && key->name == name)
+                return storeSubscript(dict, key, value, loc);
+    }
+    auto effect = value ? SideEffect::Kind::SetAttribute : SideEffect::Kind::DeleteAttribute;
+    HeapObject &h = mutateObject(object->object, effect, name, value, loc);
+    if (value)
+      h.setAttribute(name, value);
+    else if (!h.eraseAttribute(name))
+      return error(loc) << describe(heap, object) << " has no attribute '" << name << "'";
+    return success();
+  }
+  return error(loc) << "cannot set attribute '" << name << "' of " << describe(heap, object);
+}

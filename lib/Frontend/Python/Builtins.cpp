@@ -1,0 +1,397 @@
+// Python's builtin functions in the bytecode interpreter: len, isinstance, min and max,
+// sum, sorted, getattr and friends, iter and next, print. Each is a handler registered
+// under its qualified name (`builtins.len`).
+#include "Interpreter.h"
+#include "Sorting.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+using namespace tgc;
+using namespace tgc::py;
+
+using K = Variable::Kind;
+using H = HeapObject::Kind;
+
+/// The attributes of torch.nn.Module itself (`dir(torch.nn.Module)` without dunders, torch
+/// 2.11): what hasattr/getattr find on a module that its instance and class do not have.
+static bool isModuleAttribute(llvm::StringRef name) {
+  static const llvm::StringRef kNames[] = {"T_destination",
+                                           "_apply",
+                                           "_call_impl",
+                                           "_compiled_call_impl",
+                                           "_get_backward_hooks",
+                                           "_get_backward_pre_hooks",
+                                           "_get_name",
+                                           "_load_from_state_dict",
+                                           "_maybe_warn_non_full_backward_hook",
+                                           "_named_members",
+                                           "_register_load_state_dict_pre_hook",
+                                           "_register_state_dict_hook",
+                                           "_replicate_for_data_parallel",
+                                           "_save_to_state_dict",
+                                           "_slow_forward",
+                                           "_version",
+                                           "_wrapped_call_impl",
+                                           "add_module",
+                                           "apply",
+                                           "bfloat16",
+                                           "buffers",
+                                           "call_super_init",
+                                           "children",
+                                           "compile",
+                                           "cpu",
+                                           "cuda",
+                                           "double",
+                                           "dump_patches",
+                                           "eval",
+                                           "extra_repr",
+                                           "float",
+                                           "forward",
+                                           "get_buffer",
+                                           "get_extra_state",
+                                           "get_parameter",
+                                           "get_submodule",
+                                           "half",
+                                           "ipu",
+                                           "load_state_dict",
+                                           "modules",
+                                           "mtia",
+                                           "named_buffers",
+                                           "named_children",
+                                           "named_modules",
+                                           "named_parameters",
+                                           "parameters",
+                                           "register_backward_hook",
+                                           "register_buffer",
+                                           "register_forward_hook",
+                                           "register_forward_pre_hook",
+                                           "register_full_backward_hook",
+                                           "register_full_backward_pre_hook",
+                                           "register_load_state_dict_post_hook",
+                                           "register_load_state_dict_pre_hook",
+                                           "register_module",
+                                           "register_parameter",
+                                           "register_state_dict_post_hook",
+                                           "register_state_dict_pre_hook",
+                                           "requires_grad_",
+                                           "set_extra_state",
+                                           "set_submodule",
+                                           "share_memory",
+                                           "state_dict",
+                                           "to",
+                                           "to_empty",
+                                           "train",
+                                           "type",
+                                           "xpu",
+                                           "zero_grad"};
+  return llvm::is_contained(kNames, name);
+}
+
+//===----------------------------------------------------------------------===//
+// Sizes and types
+//===----------------------------------------------------------------------===//
+
+static CallResult len(Interpreter &in, ExternalCall &call) {
+  std::vector<Var> &args = call.args;
+  if (failed(call.checkArity(1, 1)))
+    return failure();
+  Heap &heap = in.getHeap();
+  if (args[0]->is(K::Tensor)) {
+    auto type = llvm::cast<BaseTensorType>(heap.get(args[0]->object).tensor.getType());
+    if (type.getSizes().empty())
+      return call.error() << "len() of a 0-d tensor";
+    return makeInt(type.getSizes()[0]);
+  }
+  if (heap.kindOf(args[0]) == H::Dict) {
+    Var n = makeInt(heap.get(args[0]->object).entries.size(), in.getContext());
+    in.noteRead(GuardRead::Step::Length, args[0]->object, "", nullptr, n, call.loc);
+    return n;
+  }
+  if (heap.kindOf(args[0]) == H::Instance) {
+    FailureOr<Var> len = in.getAttribute(args[0], "__len__", call.loc);
+    if (failed(len))
+      return failure();
+    return in.call(*len, {}, call.loc);
+  }
+  FailureOr<std::vector<Var>> items = in.unpack(args[0], call.loc);
+  if (failed(items))
+    return failure();
+  return makeInt(items->size(), in.getContext());
+}
+
+/// Whether `value` is an instance of the collections.abc protocol `abc` (for the values
+/// the interpreter models).
+static bool isAbstractInstance(const Heap &heap, const Var &value, llvm::StringRef abc) {
+  std::optional<H> kind = heap.kindOf(value);
+  bool isMapping = kind == H::Dict;
+  bool isSequence =
+      value->is(K::Tuple) || value->is(K::Str) || value->is(K::Range) || kind == H::List;
+  bool isIterable =
+      isMapping || isSequence || kind == H::Set || kind == H::Iterator || value->is(K::Tensor);
+  return (abc == "collections.abc.Iterable" && isIterable) ||
+         (abc == "collections.abc.Sequence" && isSequence) ||
+         (abc == "collections.abc.Mapping" && isMapping) ||
+         (abc == "collections.abc.Iterator" && kind == H::Iterator);
+}
+
+/// isinstance() and issubclass(), with a class or a tuple of them.
+static CallResult isInstance(Interpreter &in, ExternalCall &call) {
+  std::vector<Var> &args = call.args;
+  if (failed(call.checkArity(2, 2)))
+    return failure();
+  bool instance = call.name == "builtins.isinstance";
+  FailureOr<Var> cls = instance ? in.getClassOf(args[0]) : args[0];
+  if (failed(cls))
+    return failure();
+  const Heap &heap = in.getHeap();
+  std::vector<Var> candidates = args[1]->is(K::Tuple) ? args[1]->items : std::vector{args[1]};
+  for (const Var &candidate : candidates) {
+    if (in.identical(*cls, candidate))
+      return makeBool(true);
+    if (candidate->is(K::External) && instance &&
+        isAbstractInstance(heap, args[0], candidate->name))
+      return makeBool(true);
+    std::string qualname = candidate->is(K::External) ? candidate->name
+                           : heap.kindOf(candidate) == H::Class
+                               ? heap.get(candidate->object).qualname
+                               : "";
+    if (!qualname.empty() && in.isSubclass(*cls, qualname))
+      return makeBool(true);
+  }
+  return makeBool(false);
+}
+
+static CallResult type(Interpreter &in, ExternalCall &call) {
+  if (failed(call.checkArity(1, 1)))
+    return failure();
+  return in.getClassOf(call.args[0]);
+}
+
+//===----------------------------------------------------------------------===//
+// Numbers
+//===----------------------------------------------------------------------===//
+
+/// min() and max() of constants; of tensors they are torch calls.
+static CallResult minMax(Interpreter &in, ExternalCall &call) {
+  std::vector<Var> &args = call.args;
+  std::vector<Var> items = args;
+  if (args.size() == 1) {
+    FailureOr<std::vector<Var>> unpacked = in.unpack(args[0], call.loc);
+    if (failed(unpacked))
+      return failure();
+    items = std::move(*unpacked);
+  }
+  if (items.empty())
+    return call.error() << call.name << "() of an empty sequence";
+  if (llvm::any_of(items, [](const Var &v) { return v->is(K::Tensor); }))
+    return CallResult::declined();
+  Var best = items[0];
+  for (const Var &item : llvm::drop_begin(items)) {
+    FailureOr<Var> less =
+        in.compareOp(call.name == "builtins.min" ? "<" : ">", item, best, call.loc);
+    if (failed(less))
+      return failure();
+    if ((*less)->boolValue)
+      best = item;
+  }
+  return best;
+}
+
+/// abs() of a constant, or of a number from a tensor's value; of a tensor, a torch call.
+static CallResult absoluteValue(Interpreter &in, ExternalCall &call) {
+  std::vector<Var> &args = call.args;
+  if (failed(call.checkArity(1, 1)))
+    return failure();
+  if (args[0]->is(K::Tensor)) {
+    if (args[0]->number == Variable::Number::None)
+      return CallResult::declined();
+    CallArguments absArguments{{args[0]}, {}};
+    FailureOr<Var> result = in.callTorchFunction("torch.abs", absArguments, call.loc);
+    if (failed(result))
+      return failure();
+    return in.asNumber(*result,
+                       args[0]->number == Variable::Number::Float ? Variable::Number::Float
+                                                                  : Variable::Number::Int,
+                       call.loc);
+  }
+  if (std::optional<int64_t> i = args[0]->getConstantInt(); i && !args[0]->is(K::Float))
+    return makeInt(std::abs(*i), in.getContext());
+  if (args[0]->is(K::Float))
+    return makeFloat(std::fabs(args[0]->floatValue));
+  return call.error() << "abs() of " << describe(in.getHeap(), args[0]);
+}
+
+/// sum(iterable, start=0): `start + item0 + item1 ...` with Python's operators.
+static CallResult sum(Interpreter &in, ExternalCall &call) {
+  std::vector<Var> &args = call.args;
+  if (failed(call.checkArity(1, 2)))
+    return failure();
+  FailureOr<std::vector<Var>> items = in.unpack(args[0], call.loc);
+  if (failed(items))
+    return failure();
+  Var total = args.size() == 2 ? args[1] : makeInt(0, in.getContext());
+  for (const Var &item : *items) {
+    FailureOr<Var> next = in.binaryOp(0, total, item, call.loc); // operator.add
+    if (failed(next))
+      return failure();
+    total = *next;
+  }
+  return total;
+}
+
+//===----------------------------------------------------------------------===//
+// Iterables
+//===----------------------------------------------------------------------===//
+
+/// sorted() of constants (numbers or strings), with reverse=; no key function.
+static CallResult sorted(Interpreter &in, ExternalCall &call) {
+  if (failed(call.checkArity(1, 1)))
+    return failure();
+  std::string unsupported;
+  std::optional<bool> reverse = sortReverse(call.arguments.keywords, unsupported);
+  if (!reverse)
+    return call.error() << "sorted() with " << unsupported << "= is not supported";
+  FailureOr<std::vector<Var>> items = in.unpack(call.args[0], call.loc);
+  if (failed(items))
+    return failure();
+  std::vector<Var> sortedItems = *items;
+  if (!sortConstants(sortedItems, *reverse))
+    return call.error() << "sorted() of values whose order is not known at capture time "
+                           "(constant numbers, strings and tuples of them sort)";
+  return in.makeList(std::move(sortedItems));
+}
+
+/// any() and all().
+static CallResult anyAll(Interpreter &in, ExternalCall &call) {
+  FailureOr<std::vector<Var>> items = in.unpack(call.args.at(0), call.loc);
+  if (failed(items))
+    return failure();
+  bool isAny = call.name == "builtins.any";
+  for (const Var &item : *items) {
+    FailureOr<bool> b = in.truth(item, call.loc);
+    if (failed(b))
+      return failure();
+    if (*b == isAny)
+      return makeBool(isAny);
+  }
+  return makeBool(!isAny);
+}
+
+static CallResult iter(Interpreter &in, ExternalCall &call) {
+  if (failed(call.checkArity(1, 1)))
+    return failure();
+  return in.iterate(call.args[0], call.loc);
+}
+
+static CallResult next(Interpreter &in, ExternalCall &call) {
+  std::vector<Var> &args = call.args;
+  if (failed(call.checkArity(1, 2)))
+    return failure();
+  Heap &heap = in.getHeap();
+  if (heap.kindOf(args[0]) != H::Iterator)
+    return call.error() << "next() of a non-iterator";
+  const HeapObject &it = heap.get(args[0]->object);
+  if (it.position >= it.items.size()) {
+    if (args.size() == 2)
+      return args[1];
+    return call.error() << "next() of an exhausted iterator raises StopIteration";
+  }
+  Var item = it.items[it.position];
+  heap.mutate(args[0]->object).position++;
+  return item;
+}
+
+//===----------------------------------------------------------------------===//
+// Attributes
+//===----------------------------------------------------------------------===//
+
+/// getattr() and hasattr() with a constant name. Whether the object has the attribute
+/// decides the program, so it is a guard (unless the program itself set or deleted it).
+static CallResult getAttr(Interpreter &in, ExternalCall &call) {
+  std::vector<Var> &args = call.args;
+  llvm::StringRef name = call.name;
+  if (failed(call.checkArity(2, 3)) || !args[1]->is(K::Str))
+    return call.error() << name << "() needs a constant attribute name";
+  FailureOr<Var> value = in.lookupAttribute(args[0], args[1]->name, call.loc);
+  if (failed(value))
+    return failure();
+  bool isHasattr = name == "builtins.hasattr";
+  // An attribute found only as a method of a library base class (lookupAttribute's
+  // fallback): whether the class has it decides hasattr and getattr's default.
+  if (*value && (*value)->is(K::Method) && (*value)->items[0]->is(K::External) &&
+      (isHasattr || args.size() == 3)) {
+    llvm::StringRef method = (*value)->items[0]->name;
+    auto [base, attribute] = method.rsplit('.');
+    if (attribute == args[1]->name) {
+      if (base != kModuleClass)
+        return call.error() << name << "(): whether " << describe(in.getHeap(), args[0]) << " (a "
+                            << base << ") has attribute '" << attribute
+                            << "' is not known at capture time";
+      if (!isModuleAttribute(attribute))
+        *value = Var();
+    }
+  }
+  if ((isHasattr || args.size() == 3) && args[0]->is(K::Object))
+    in.noteRead(GuardRead::Step::HasAttribute, args[0]->object, args[1]->name, nullptr,
+                makeBool(*value != nullptr), call.loc);
+  if (isHasattr)
+    return makeBool(*value != nullptr);
+  if (*value)
+    return *value;
+  if (args.size() == 3)
+    return args[2];
+  return call.error() << describe(in.getHeap(), args[0]) << " has no attribute '" << args[1]->name
+                      << "'";
+}
+
+/// setattr() and delattr() with a constant name.
+static CallResult setAttr(Interpreter &in, ExternalCall &call) {
+  std::vector<Var> &args = call.args;
+  if (failed(call.checkArity(2, 3)) || !args[1]->is(K::Str))
+    return call.error() << call.name << "() needs a constant attribute name";
+  if (failed(in.setAttribute(args[0], args[1]->name,
+                             call.name == "builtins.setattr" ? args.at(2) : Var(), call.loc)))
+    return failure();
+  return makeNone();
+}
+
+//===----------------------------------------------------------------------===//
+// Side effects
+//===----------------------------------------------------------------------===//
+
+/// `object.__init__` and `AssertionError(...)` (of an `assert` that holds) do nothing.
+static CallResult returnNone(Interpreter &, ExternalCall &) { return makeNone(); }
+
+/// print() runs between graphs with --allow-graph-breaks; else it is a graph break.
+static CallResult print(Interpreter &in, ExternalCall &call) {
+  if (!in.canBreakGraph())
+    return call.error() << "graph break: print() is a side effect tgc does not replay "
+                           "(compile with --allow-graph-breaks to run it between graphs)";
+  if (failed(in.breakOnCall(call.name, call.args, call.arguments.keywords, call.loc)))
+    return failure();
+  return makeNone();
+}
+
+void tgc::py::registerBuiltins(CallRegistry &registry) {
+  registry.add("builtins.len", len);
+  registry.add("builtins.isinstance", isInstance);
+  registry.add("builtins.issubclass", isInstance);
+  registry.add("builtins.type", type);
+  registry.add("builtins.min", minMax);
+  registry.add("builtins.max", minMax);
+  registry.add("builtins.abs", absoluteValue);
+  registry.add("builtins.sum", sum);
+  registry.add("builtins.sorted", sorted);
+  registry.add("builtins.any", anyAll);
+  registry.add("builtins.all", anyAll);
+  registry.add("builtins.iter", iter);
+  registry.add("builtins.next", next);
+  registry.add("builtins.getattr", getAttr);
+  registry.add("builtins.hasattr", getAttr);
+  registry.add("builtins.setattr", setAttr);
+  registry.add("builtins.delattr", setAttr);
+  registry.add("builtins.object.__init__", returnNone);
+  registry.add("builtins.AssertionError", returnNone);
+  registry.add("builtins.print", print);
+}

@@ -1,0 +1,241 @@
+// f-strings: FORMAT_VALUE formats constants with Python's format-spec mini-language
+// (`[[fill]align][sign][0][width][.precision][type]`), BUILD_STRING joins the parts.
+#include "Frame.h"
+#include "Frontend/Common/DTypes.h"
+#include "Interpreter.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include <charconv>
+#include <cmath>
+
+using namespace mlir;
+using namespace tgc;
+using namespace tgc::frontend;
+using namespace tgc::py;
+
+using K = Variable::Kind;
+
+/// Python's repr() of a float: the shortest digits that round-trip, with ".0" on
+/// integral values.
+static std::string floatRepr(double value) {
+  if (std::isnan(value))
+    return "nan";
+  if (std::isinf(value))
+    return value < 0 ? "-inf" : "inf";
+  char buffer[64];
+  auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value);
+  std::string text(buffer, ec == std::errc() ? end : buffer);
+  // Python switches to exponent notation from 1e16 and below 1e-4.
+  double magnitude = std::fabs(value);
+  if (magnitude != 0 && (magnitude >= 1e16 || magnitude < 1e-4)) {
+    auto [expEnd, expEc] =
+        std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::scientific);
+    text.assign(buffer, expEc == std::errc() ? expEnd : buffer);
+    size_t e = text.find('e');
+    if (e != std::string::npos) { // "1e-05", "1.5e+16": two exponent digits at least
+      std::string mantissa = text.substr(0, e), exponent = text.substr(e + 1);
+      char sign = exponent[0] == '-' ? '-' : '+';
+      if (exponent[0] == '-' || exponent[0] == '+')
+        exponent = exponent.substr(1);
+      if (exponent.size() < 2)
+        exponent = "0" + exponent;
+      text = mantissa + "e" + sign + exponent;
+    }
+    return text;
+  }
+  if (text.find_first_of(".e") == std::string::npos)
+    text += ".0";
+  return text;
+}
+
+/// `value` as str() (`conversion` 0 or 1) or repr() (2, 3) gives it: what a spec-less
+/// field shows.
+static FailureOr<std::string> plainText(const Var &value, int conversion, Location loc) {
+  if (value->is(K::Str)) {
+    if (conversion != 2 && conversion != 3)
+      return value->name;
+    if (llvm::StringRef(value->name).find_first_of("'\\\n\r\t") != llvm::StringRef::npos)
+      return emitError(loc) << "repr() of a string with quotes or escapes in an f-string is "
+                               "not supported";
+    return "'" + value->name + "'";
+  }
+  if (value->is(K::Bool))
+    return std::string(value->boolValue ? "True" : "False");
+  if (value->is(K::None))
+    return std::string("None");
+  if (value->is(K::Int) && value->getConstantInt())
+    return std::to_string(*value->getConstantInt());
+  if (value->is(K::Float))
+    return floatRepr(value->floatValue);
+  if (value->is(K::DType)) {
+    std::optional<TorchDType> dtype = lookupDTypeByType(value->type);
+    if (!dtype)
+      return emitError(loc) << "formatting this dtype in an f-string is not supported";
+    return ("torch." + dtype->name).str();
+  }
+  if (value->is(K::Tuple) && (!value->tupleClass || (value->tupleClass->is(K::External) &&
+                                                     value->tupleClass->name == "torch.Size"))) {
+    // repr() of the items: "(1, 'a')", "(4,)", "torch.Size([4, 8])".
+    std::vector<std::string> items;
+    for (const Var &item : value->items) {
+      FailureOr<std::string> text = plainText(item, 2, loc);
+      if (failed(text))
+        return failure();
+      items.push_back(*text);
+    }
+    std::string joined = llvm::join(items, ", ");
+    return value->tupleClass ? "torch.Size([" + joined + "])"
+                             : "(" + joined + (items.size() == 1 ? ",)" : ")");
+  }
+  return emitError(loc) << "formatting this value in an f-string is not supported (a "
+                           "constant string, number, bool, None, dtype or tuple is)";
+}
+
+namespace {
+/// A format spec taken apart: `[[fill]align][sign][0][width][.precision][type]`.
+struct FormatSpec {
+  char fill = ' ', align = 0, sign = '-', type = 0;
+  size_t width = 0;
+  std::optional<int> precision;
+};
+} // namespace
+
+static FailureOr<FormatSpec> parseSpec(llvm::StringRef spec, Location loc) {
+  FormatSpec parsed;
+  llvm::StringRef rest = spec;
+  if (rest.size() >= 2 && llvm::StringRef("<>^=").contains(rest[1])) {
+    parsed.fill = rest[0];
+    parsed.align = rest[1];
+    rest = rest.drop_front(2);
+  } else if (!rest.empty() && llvm::StringRef("<>^=").contains(rest[0])) {
+    parsed.align = rest[0];
+    rest = rest.drop_front();
+  }
+  if (!rest.empty() && llvm::StringRef("+- ").contains(rest[0])) {
+    parsed.sign = rest[0];
+    rest = rest.drop_front();
+  }
+  if (!rest.empty() && rest[0] == '0' && !parsed.align) {
+    parsed.fill = '0';
+    parsed.align = '=';
+  }
+  while (!rest.empty() && llvm::isDigit(rest[0])) {
+    parsed.width = parsed.width * 10 + (rest[0] - '0');
+    rest = rest.drop_front();
+  }
+  if (rest.starts_with(".")) {
+    rest = rest.drop_front();
+    int p = 0;
+    while (!rest.empty() && llvm::isDigit(rest[0])) {
+      p = p * 10 + (rest[0] - '0');
+      rest = rest.drop_front();
+    }
+    parsed.precision = p;
+  }
+  parsed.type = rest.empty() ? 0 : rest[0];
+  if (rest.size() > 1 || (parsed.type && !llvm::StringRef("dfFeEgGs%").contains(parsed.type)))
+    return emitError(loc) << "the f-string format spec '" << spec << "' is not supported";
+  return parsed;
+}
+
+/// A number as `spec` shows it, with its sign, before padding.
+static FailureOr<std::string> formatNumber(const Var &value, double x, const FormatSpec &spec,
+                                           llvm::StringRef specText, Location loc) {
+  bool negative = std::signbit(x) && !std::isnan(x);
+  double magnitude = std::fabs(x);
+  bool integral = value->is(K::Int) || value->is(K::Bool);
+  std::string body;
+  if (spec.type == 'd' || (!spec.type && integral && !spec.precision)) {
+    if (!integral)
+      return emitError(loc) << "format spec '" << specText << "' for a float";
+    body = std::to_string(static_cast<int64_t>(magnitude));
+  } else if (!spec.type && !spec.precision) {
+    body = integral ? std::to_string(static_cast<int64_t>(magnitude)) : floatRepr(magnitude);
+  } else {
+    char t = spec.type ? spec.type : 'g';
+    double shown = t == '%' ? magnitude * 100 : magnitude;
+    std::string format = "%." + std::to_string(spec.precision.value_or(6)) + (t == '%' ? 'f' : t);
+    char buffer[512];
+    snprintf(buffer, sizeof buffer, format.c_str(), shown);
+    body = buffer;
+    if (t == '%')
+      body += "%";
+  }
+  if (negative)
+    return "-" + body;
+  if (spec.sign == '+' || spec.sign == ' ')
+    return std::string(1, spec.sign) + body;
+  return body;
+}
+
+/// `format(value, spec)` after conversion `conversion` (FORMAT_VALUE's: 0 none, 1 str,
+/// 2 repr, 3 ascii) for constant strings, ints, floats, bools, None, dtypes and tuples.
+static FailureOr<std::string> formatValue(const Var &value, llvm::StringRef specText,
+                                          int conversion, Location loc) {
+  FailureOr<std::string> plain = plainText(value, conversion, loc);
+  if (failed(plain) || specText.empty())
+    return plain;
+  FailureOr<FormatSpec> spec = parseSpec(specText, loc);
+  if (failed(spec))
+    return failure();
+  std::optional<double> number = value->getNumber();
+  FailureOr<std::string> body = failure();
+  if (value->is(K::Str)) {
+    if (spec->type && spec->type != 's')
+      return emitError(loc) << "format spec '" << specText << "' for a string";
+    body = spec->precision ? plain->substr(0, *spec->precision) : *plain;
+    if (!spec->align)
+      spec->align = '<';
+  } else if (number && !value->is(K::None)) {
+    body = formatNumber(value, *number, *spec, specText, loc);
+    if (!spec->align)
+      spec->align = '>';
+  } else {
+    return emitError(loc) << "format spec '" << specText << "' for this value is not supported";
+  }
+  if (failed(body) || body->size() >= spec->width)
+    return body;
+  size_t pad = spec->width - body->size();
+  char fill = spec->fill;
+  switch (spec->align) {
+  case '<':
+    return *body + std::string(pad, fill);
+  case '^':
+    return std::string(pad / 2, fill) + *body + std::string(pad - pad / 2, fill);
+  case '=': {
+    size_t signSize = !body->empty() && llvm::StringRef("+- ").contains((*body)[0]) ? 1 : 0;
+    return body->substr(0, signSize) + std::string(pad, fill) + body->substr(signSize);
+  }
+  default:
+    return std::string(pad, fill) + *body;
+  }
+}
+
+static LogicalResult formatValueOpcode(ExecutionStep &step) {
+  uint32_t arg = step.arg();
+  Var spec = (arg & 0x04) != 0 ? step.frame.pop() : makeStr("");
+  Var value = step.frame.pop();
+  if (!spec->is(K::Str))
+    return step.error() << "an f-string format spec that is not a constant string";
+  FailureOr<std::string> text = formatValue(value, spec->name, arg & 0x03, step.loc);
+  if (failed(text))
+    return failure();
+  step.frame.push(makeStr(*text));
+  return success();
+}
+
+static LogicalResult buildString(ExecutionStep &step) {
+  std::string text;
+  for (const Var &part : step.frame.popN(step.arg())) {
+    if (!part->is(K::Str))
+      return step.error() << "f-string part is not a string";
+    text += part->name;
+  }
+  step.frame.push(makeStr(text));
+  return success();
+}
+
+void tgc::py::registerFormatOpcodes(OpcodeTable &table) {
+  table.add({Opcode::FORMAT_VALUE}, formatValueOpcode);
+  table.add({Opcode::BUILD_STRING}, buildString);
+}

@@ -1,0 +1,193 @@
+// Opcodes that load, store and delete names: locals, cells, globals and attributes.
+#include "Frame.h"
+#include "Interpreter.h"
+
+using namespace mlir;
+using namespace tgc;
+using namespace tgc::py;
+
+//===----------------------------------------------------------------------===//
+// Locals and cells
+//===----------------------------------------------------------------------===//
+
+static LogicalResult loadFast(ExecutionStep &step) {
+  Frame &frame = step.frame;
+  uint32_t arg = step.arg();
+  if (!frame.locals.at(arg))
+    return step.error() << "local variable '" << step.code().localsPlusNames.at(arg)
+                        << "' is referenced before assignment";
+  frame.push(frame.locals[arg]);
+  return success();
+}
+
+static LogicalResult loadFastAndClear(ExecutionStep &step) {
+  Frame &frame = step.frame;
+  uint32_t arg = step.arg();
+  frame.push(frame.locals.at(arg) ? frame.locals[arg] : makeNull());
+  frame.locals[arg] = nullptr;
+  return success();
+}
+
+static LogicalResult storeFast(ExecutionStep &step) {
+  Var value = step.frame.pop();
+  step.frame.locals.at(step.arg()) = value->is(Variable::Kind::Null) ? nullptr : value;
+  return success();
+}
+
+static LogicalResult deleteFast(ExecutionStep &step) {
+  step.frame.locals.at(step.arg()) = nullptr;
+  return success();
+}
+
+static LogicalResult makeCell(ExecutionStep &step) {
+  Frame &frame = step.frame;
+  HeapObject cell;
+  cell.kind = HeapObject::Kind::Cell;
+  cell.contents = frame.locals.at(step.arg());
+  frame.locals[step.arg()] = makeObject(step.interpreter.newObject(std::move(cell)));
+  return success();
+}
+
+static LogicalResult copyFreeVars(ExecutionStep &step) {
+  Frame &frame = step.frame;
+  uint32_t arg = step.arg();
+  size_t first = frame.locals.size() - arg;
+  if (frame.closure.size() != arg)
+    return step.error() << step.code().qualname << " expects " << arg << " closure cells, has "
+                        << frame.closure.size();
+  for (uint32_t i = 0; i < arg; ++i)
+    frame.locals[first + i] = frame.closure[i];
+  return success();
+}
+
+static LogicalResult loadClosure(ExecutionStep &step) {
+  FailureOr<ObjectId> cell = step.cellAt(step.arg());
+  if (failed(cell))
+    return failure();
+  step.frame.push(step.frame.locals[step.arg()]);
+  return success();
+}
+
+static LogicalResult loadDeref(ExecutionStep &step) {
+  FailureOr<ObjectId> cell = step.cellAt(step.arg());
+  if (failed(cell))
+    return failure();
+  Var contents = step.interpreter.getHeap().get(*cell).contents;
+  if (!contents)
+    return step.error() << "free variable '" << step.code().localsPlusNames.at(step.arg())
+                        << "' is referenced before assignment";
+  step.interpreter.noteRead(GuardRead::Step::Cell, *cell, "", nullptr, contents, step.loc);
+  step.frame.push(contents);
+  return success();
+}
+
+/// STORE_DEREF and DELETE_DEREF: a cell write, recorded as a side effect.
+static LogicalResult storeDeref(ExecutionStep &step) {
+  FailureOr<ObjectId> cell = step.cellAt(step.arg());
+  if (failed(cell))
+    return failure();
+  Var value = step.instruction.opcode == Opcode::STORE_DEREF ? step.frame.pop() : nullptr;
+  step.interpreter
+      .mutateObject(*cell, SideEffect::Kind::SetCell, step.code().localsPlusNames.at(step.arg()),
+                    value, step.loc)
+      .contents = value;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Globals
+//===----------------------------------------------------------------------===//
+
+/// A global the module does not define is a builtin.
+static LogicalResult loadGlobal(ExecutionStep &step) {
+  Frame &frame = step.frame;
+  llvm::StringRef global = step.name(step.arg() >> 1);
+  Var value = step.interpreter.getHeap().get(frame.globals).getAttribute(global);
+  if (value)
+    step.interpreter.noteRead(GuardRead::Step::Global, frame.globals, global, nullptr, value,
+                              step.loc);
+  else
+    value = makeExternal(("builtins." + global).str());
+  if (step.arg() & 1)
+    frame.push(makeNull());
+  frame.push(value);
+  return success();
+}
+
+/// STORE_GLOBAL and DELETE_GLOBAL, recorded as side effects.
+static LogicalResult storeGlobal(ExecutionStep &step) {
+  Frame &frame = step.frame;
+  llvm::StringRef name = step.name(step.arg());
+  Var value = step.instruction.opcode == Opcode::STORE_GLOBAL ? frame.pop() : nullptr;
+  HeapObject &globals = step.interpreter.mutateObject(frame.globals, SideEffect::Kind::SetGlobal,
+                                                      name, value, step.loc);
+  if (value)
+    globals.setAttribute(name, value);
+  else
+    globals.eraseAttribute(name);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Attributes
+//===----------------------------------------------------------------------===//
+
+static LogicalResult loadAttr(ExecutionStep &step) {
+  Var owner = step.frame.pop();
+  FailureOr<Var> value = step.interpreter.getAttribute(owner, step.name(step.arg() >> 1), step.loc);
+  if (failed(value))
+    return failure();
+  // A method load pushes (function, self) for bound methods, else (NULL, value).
+  if (step.arg() & 1)
+    step.frame.push(makeNull());
+  step.frame.push(*value);
+  return success();
+}
+
+static LogicalResult storeAttr(ExecutionStep &step) {
+  Var owner = step.frame.pop();
+  Var value = step.frame.pop();
+  return step.interpreter.setAttribute(owner, step.name(step.arg()), value, step.loc);
+}
+
+static LogicalResult deleteAttr(ExecutionStep &step) {
+  Var owner = step.frame.pop();
+  return step.interpreter.setAttribute(owner, step.name(step.arg()), nullptr, step.loc);
+}
+
+/// `super().name`: the class and self the compiler loaded, over the global `super`.
+static LogicalResult loadSuperAttr(ExecutionStep &step) {
+  Frame &frame = step.frame;
+  Var self = frame.pop();
+  Var cls = frame.pop();
+  frame.pop(); // the global `super`
+  Variable super;
+  super.kind = Variable::Kind::Super;
+  super.items = {cls, self};
+  FailureOr<Var> value = step.interpreter.getAttribute(makeVar(std::move(super)),
+                                                       step.name(step.arg() >> 2), step.loc);
+  if (failed(value))
+    return failure();
+  if (step.arg() & 1)
+    frame.push(makeNull());
+  frame.push(*value);
+  return success();
+}
+
+void tgc::py::registerNameOpcodes(OpcodeTable &table) {
+  table.add({Opcode::LOAD_FAST, Opcode::LOAD_FAST_CHECK}, loadFast);
+  table.add({Opcode::LOAD_FAST_AND_CLEAR}, loadFastAndClear);
+  table.add({Opcode::STORE_FAST}, storeFast);
+  table.add({Opcode::DELETE_FAST}, deleteFast);
+  table.add({Opcode::MAKE_CELL}, makeCell);
+  table.add({Opcode::COPY_FREE_VARS}, copyFreeVars);
+  table.add({Opcode::LOAD_CLOSURE}, loadClosure);
+  table.add({Opcode::LOAD_DEREF}, loadDeref);
+  table.add({Opcode::STORE_DEREF, Opcode::DELETE_DEREF}, storeDeref);
+  table.add({Opcode::LOAD_GLOBAL}, loadGlobal);
+  table.add({Opcode::STORE_GLOBAL, Opcode::DELETE_GLOBAL}, storeGlobal);
+  table.add({Opcode::LOAD_ATTR}, loadAttr);
+  table.add({Opcode::STORE_ATTR}, storeAttr);
+  table.add({Opcode::DELETE_ATTR}, deleteAttr);
+  table.add({Opcode::LOAD_SUPER_ATTR}, loadSuperAttr);
+}

@@ -1,0 +1,101 @@
+// What a captured program returns: its tensors, flattened in order, and the structure
+// around them (tuples, lists, dicts, constants) for model.json's `output_structure`.
+#include "Interpreter.h"
+
+using namespace mlir;
+using namespace tgc;
+using namespace tgc::py;
+
+using H = HeapObject::Kind;
+using K = Variable::Kind;
+
+FailureOr<Attribute> Interpreter::outputStructure(Var value, int64_t &nextTensor, Location loc) {
+  OpBuilder b(ctx);
+  auto tagged = [&](llvm::StringRef tag, Attribute payload) -> Attribute {
+    return b.getDictionaryAttr(b.getNamedAttr(tag, payload));
+  };
+  switch (value->kind) {
+  case K::Tensor:
+    return Attribute(b.getI64IntegerAttr(nextTensor++));
+  case K::None:
+    return tagged("const", b.getUnitAttr());
+  case K::Bool:
+    return tagged("const", b.getBoolAttr(value->boolValue));
+  case K::Str:
+    return tagged("const", b.getStringAttr(value->name));
+  case K::Float:
+    return tagged("const", b.getF64FloatAttr(value->floatValue));
+  case K::Int:
+    if (std::optional<int64_t> i = value->getConstantInt())
+      return tagged("const", b.getI64IntegerAttr(*i));
+    break;
+  default:
+    break;
+  }
+  std::optional<H> kind =
+      value->is(K::Object) ? std::optional(heap.get(value->object).kind) : std::nullopt;
+  if (kind == H::Dict) {
+    SmallVector<Attribute> entries;
+    for (const auto &[key, item] : heap.get(value->object).entries) {
+      FailureOr<Attribute> keyAttr = outputStructure(key, nextTensor, loc);
+      FailureOr<Attribute> itemAttr = outputStructure(item, nextTensor, loc);
+      if (failed(keyAttr) || failed(itemAttr))
+        return failure();
+      auto constKey = dyn_cast<DictionaryAttr>(*keyAttr);
+      if (!constKey || !constKey.get("const"))
+        return error(loc) << "the program returns a dict whose keys are not constants";
+      entries.push_back(b.getArrayAttr({constKey.get("const"), *itemAttr}));
+    }
+    return tagged("dict", b.getArrayAttr(entries));
+  }
+  // (A tuple subclass, torch.Size or a namedtuple, comes back as a plain tuple.)
+  if (value->is(K::Tuple) || kind == H::List) {
+    FailureOr<std::vector<Var>> items = unpack(value, loc);
+    if (failed(items))
+      return failure();
+    SmallVector<Attribute> structures;
+    for (const Var &item : *items) {
+      FailureOr<Attribute> structure = outputStructure(item, nextTensor, loc);
+      if (failed(structure))
+        return failure();
+      structures.push_back(*structure);
+    }
+    return tagged(kind == H::List ? "list" : "tuple", b.getArrayAttr(structures));
+  }
+  return error(loc) << "the program returns a value tgc cannot return (tensors, None, "
+                       "numbers, strings and tuples, lists and dicts of them can be)";
+}
+
+LogicalResult Interpreter::flattenTensors(Var value, SmallVectorImpl<Value> &tensors,
+                                          Location loc) {
+  // Constants are not tensors; outputStructure returns them.
+  if (value->is(K::None) || value->is(K::Bool) || value->is(K::Str) || value->is(K::Float) ||
+      (value->is(K::Int) && value->getConstantInt()))
+    return success();
+  if (value->is(K::Tensor)) {
+    if (value->number != Variable::Number::None)
+      return error(loc) << "the program returns a Python number computed from a tensor's "
+                           "value (Tensor.item()); tgc returns tensors only";
+    tensors.push_back(heap.get(value->object).tensor);
+    return success();
+  }
+  std::optional<H> kind =
+      value->is(K::Object) ? std::optional(heap.get(value->object).kind) : std::nullopt;
+  if (kind == H::Dict) {
+    for (const auto &entry : heap.get(value->object).entries)
+      if (failed(flattenTensors(entry.second, tensors, loc)))
+        return failure();
+    return success();
+  }
+  if (value->is(K::Tuple) || kind == H::List) {
+    FailureOr<std::vector<Var>> items = unpack(value, loc);
+    if (failed(items))
+      return failure();
+    for (const Var &item : *items)
+      if (failed(flattenTensors(item, tensors, loc)))
+        return failure();
+    return success();
+  }
+  return error(loc) << "the program returns a value that is not a tensor (or a tuple, list or "
+                       "dict of them); tgc returns tensors only for now";
+}

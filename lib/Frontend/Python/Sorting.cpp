@@ -1,0 +1,50 @@
+// Sorting constants as Python does, for sorted() and list.sort().
+#include "Sorting.h"
+
+#include <algorithm>
+
+using namespace tgc;
+using namespace tgc::py;
+
+/// Python's ordering of two constants: numbers, strings, tuples item by item; nullopt
+/// when it is not known at capture time (a tie reaching a non-constant).
+static std::optional<int> compareConstants(const Var &a, const Var &b) {
+  if (a->is(Variable::Kind::Str) && b->is(Variable::Kind::Str))
+    return a->name < b->name ? -1 : b->name < a->name ? 1 : 0;
+  std::optional<double> x = a->getNumber(), y = b->getNumber();
+  if (x && y)
+    return *x < *y ? -1 : *y < *x ? 1 : 0;
+  if (a->is(Variable::Kind::Tuple) && b->is(Variable::Kind::Tuple)) {
+    for (size_t i = 0; i < a->items.size() && i < b->items.size(); ++i) {
+      std::optional<int> c = compareConstants(a->items[i], b->items[i]);
+      if (!c || *c != 0)
+        return c;
+    }
+    return a->items.size() < b->items.size() ? -1 : int(a->items.size() > b->items.size());
+  }
+  return std::nullopt;
+}
+
+std::optional<bool> tgc::py::sortReverse(const std::vector<std::pair<std::string, Var>> &keywords,
+                                         std::string &unsupported) {
+  bool reverse = false;
+  for (const auto &[keyword, value] : keywords) {
+    if (keyword == "reverse" && value->is(Variable::Kind::Bool)) {
+      reverse = value->boolValue;
+    } else if (!(keyword == "key" && value->is(Variable::Kind::None))) {
+      unsupported = keyword;
+      return std::nullopt;
+    }
+  }
+  return reverse;
+}
+
+bool tgc::py::sortConstants(std::vector<Var> &items, bool reverse) {
+  bool decided = true;
+  std::stable_sort(items.begin(), items.end(), [&](const Var &a, const Var &b) {
+    std::optional<int> c = compareConstants(a, b);
+    decided &= c.has_value();
+    return c && (reverse ? *c > 0 : *c < 0);
+  });
+  return decided;
+}

@@ -1,0 +1,189 @@
+// Tensor methods the bytecode interpreter answers itself rather than as ATen calls:
+// metadata queries (`size()`, `dim()`, `numel()`), `register_hook`, `item()`, the methods
+// that read values (graph breaks), and max/min/argmax/argmin with indices.
+#include "Frontend/Common/DTypes.h"
+#include "Interpreter.h"
+
+#include "tgc/Dialect/TensorMeta.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+using namespace tgc;
+using namespace tgc::frontend;
+using namespace tgc::py;
+
+using K = Variable::Kind;
+using H = HeapObject::Kind;
+
+/// The type of the tensor the method is called on, when the first argument is a tensor;
+/// else the call is not the handler's.
+static BaseTensorType selfType(Interpreter &in, const ExternalCall &call) {
+  if (call.args.empty() || !call.args[0]->is(K::Tensor))
+    return BaseTensorType();
+  return llvm::cast<BaseTensorType>(in.getHeap().get(call.args[0]->object).tensor.getType());
+}
+
+/// The method's name (`size` of `torch.Tensor.size`).
+static llvm::StringRef methodOf(const ExternalCall &call) { return call.name.rsplit('.').second; }
+
+//===----------------------------------------------------------------------===//
+// Metadata
+//===----------------------------------------------------------------------===//
+
+/// size() (a torch.Size) and size(dim).
+static CallResult size(Interpreter &in, ExternalCall &call) {
+  BaseTensorType type = selfType(in, call);
+  if (!type)
+    return CallResult::declined();
+  if (call.args.size() == 1 && call.arguments.keywords.empty()) {
+    std::vector<Var> sizes;
+    for (AffineExpr size : type.getSizes())
+      sizes.push_back(makeInt(size));
+    return makeSize(std::move(sizes));
+  }
+  Var dim = call.args.size() > 1 ? call.args[1] : call.arguments.keywords.at(0).second;
+  std::optional<int64_t> d = dim->getConstantInt();
+  std::optional<int64_t> normalized = d ? normalizeDim(*d, type.getSizes().size()) : std::nullopt;
+  if (!normalized)
+    return call.error() << "dimension out of range";
+  return makeInt(type.getSizes()[*normalized]);
+}
+
+/// dim() and ndimension().
+static CallResult rank(Interpreter &in, ExternalCall &call) {
+  BaseTensorType type = selfType(in, call);
+  if (!type)
+    return CallResult::declined();
+  return makeInt(type.getSizes().size(), in.getContext());
+}
+
+/// numel() and nelement().
+static CallResult numel(Interpreter &in, ExternalCall &call) {
+  BaseTensorType type = selfType(in, call);
+  if (!type)
+    return CallResult::declined();
+  return makeInt(type.getMeta().numel(in.getContext()));
+}
+
+static CallResult elementSize(Interpreter &in, ExternalCall &call) {
+  BaseTensorType type = selfType(in, call);
+  if (!type)
+    return CallResult::declined();
+  return makeInt(getElementBytes(type.getDtype()), in.getContext());
+}
+
+static CallResult isContiguous(Interpreter &in, ExternalCall &call) {
+  BaseTensorType type = selfType(in, call);
+  if (!type)
+    return CallResult::declined();
+  TensorMeta meta = type.getMeta();
+  return makeBool(
+      meta.strides.empty() ||
+      llvm::equal(meta.strides, TensorMeta::contiguousStrides(meta.sizes, in.getContext())));
+}
+
+static CallResult length(Interpreter &in, ExternalCall &call) {
+  BaseTensorType type = selfType(in, call);
+  if (!type)
+    return CallResult::declined();
+  if (type.getSizes().empty())
+    return call.error() << "len() of a 0-d tensor";
+  return makeInt(type.getSizes()[0]);
+}
+
+//===----------------------------------------------------------------------===//
+// Hooks and values
+//===----------------------------------------------------------------------===//
+
+static CallResult registerHook(Interpreter &in, ExternalCall &call) {
+  if (!selfType(in, call))
+    return CallResult::declined();
+  if (call.args.size() != 2)
+    return call.error() << "register_hook(hook) takes one hook";
+  if (failed(in.applyGradHooks(call.args[0], {call.args[1]}, call.loc)))
+    return failure();
+  HeapObject handle;
+  handle.kind = H::Opaque;
+  handle.name = "torch.utils.hooks.RemovableHandle";
+  return makeObject(in.newObject(std::move(handle)));
+}
+
+static CallResult item(Interpreter &in, ExternalCall &call) {
+  if (!selfType(in, call))
+    return CallResult::declined();
+  if (call.args.size() != 1)
+    return call.error() << "Tensor.item() takes no arguments";
+  return in.tensorItem(call.args[0], call.loc);
+}
+
+/// tolist(), numpy() and __bool__ need a tensor's values.
+static CallResult readsValues(Interpreter &in, ExternalCall &call) {
+  if (!selfType(in, call))
+    return CallResult::declined();
+  return call.error() << "graph break: Tensor." << methodOf(call)
+                      << "() reads a tensor's values, which are not known at capture time";
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions with indices
+//===----------------------------------------------------------------------===//
+
+/// `torch.max(x, dim)` / `x.min(dim, keepdim)` (values and indices) and argmax/argmin
+/// (over a dim or all elements), built from ops tgc has (reduceWithIndices). Other
+/// overloads (`torch.max(x)`, `torch.max(x, y)`) are torch calls.
+static CallResult reduceWithIndices(Interpreter &in, ExternalCall &call) {
+  std::vector<Var> &args = call.args;
+  if (args.empty() || !args[0]->is(K::Tensor))
+    return CallResult::declined();
+  llvm::StringRef op = methodOf(call);
+  bool withValues = op == "max" || op == "min";
+  Var dim = args.size() > 1 ? args[1] : Var(), keepdim = args.size() > 2 ? args[2] : Var();
+  for (auto &[keyword, value] : call.arguments.keywords) {
+    if (keyword == "dim" && !dim)
+      dim = value;
+    else if (keyword == "keepdim" && !keepdim)
+      keepdim = value;
+    else
+      dim = makeNone(), keepdim = makeStr(keyword); // not ours: an unknown keyword
+  }
+  bool isOurs = args.size() <= 3 && (!keepdim || keepdim->is(K::Bool)) &&
+                (withValues ? dim && dim->is(K::Int) : !dim || dim->is(K::Int) || dim->is(K::None));
+  if (!isOurs)
+    return CallResult::declined();
+  Var x = args[0];
+  int64_t d = 0;
+  if (dim && dim->is(K::Int)) {
+    std::optional<int64_t> constant = dim->getConstantInt();
+    if (!constant)
+      return call.error() << call.name << "(): the dim must be a constant";
+    d = *constant;
+  } else { // argmax over all elements: of the flattened tensor
+    CallArguments flatten{{x, makeTuple({makeInt(-1, in.getContext())})}, {}};
+    FailureOr<Var> flat = in.callTorchFunction("torch.Tensor.reshape", flatten, call.loc);
+    if (failed(flat))
+      return failure();
+    x = *flat;
+  }
+  return in.reduceWithIndices(x, d, keepdim && keepdim->boolValue, op == "max" || op == "argmax",
+                              withValues, ("torch.return_types." + op).str(), call.loc);
+}
+
+void tgc::py::registerTensorMethods(CallRegistry &registry) {
+  registry.add("torch.Tensor.size", size);
+  registry.add("torch.Tensor.dim", rank);
+  registry.add("torch.Tensor.ndimension", rank);
+  registry.add("torch.Tensor.numel", numel);
+  registry.add("torch.Tensor.nelement", numel);
+  registry.add("torch.Tensor.element_size", elementSize);
+  registry.add("torch.Tensor.is_contiguous", isContiguous);
+  registry.add("torch.Tensor.__len__", length);
+  registry.add("torch.Tensor.register_hook", registerHook);
+  registry.add("torch.Tensor.item", item);
+  for (llvm::StringRef method : {"tolist", "numpy", "__bool__"})
+    registry.add(("torch.Tensor." + method).str(), readsValues);
+  for (llvm::StringRef op : {"max", "min", "argmax", "argmin"}) {
+    registry.add(("torch." + op).str(), reduceWithIndices);
+    registry.add(("torch.Tensor." + op).str(), reduceWithIndices);
+  }
+}
