@@ -163,3 +163,29 @@ TEST_CASE("A call nothing handles is a graph break naming it, and a handler repo
                                  "str.format() with these arguments is not supported",
                                  "builtins.len() takes 1 to 1 arguments, got 2"});
 }
+
+TEST_CASE("Every registered callable called with too few or too many arguments fails cleanly",
+          "[interp]") {
+  // Programs call builtins and methods with any number of arguments; a handler must check
+  // what it reads and report an error (or decline), never read past the arguments.
+  std::vector<std::string> names = getCallRegistry().getNames();
+  REQUIRE(names.size() > 100);
+  for (const std::string &name : names) {
+    for (size_t count : {0, 1, 2, 3, 6}) {
+      for (llvm::StringRef kind : {"None", "tensor", "str"}) {
+        INFO(name << " with " << count << " arguments, each a " << kind.str());
+        InterpreterFixture fixture;
+        CallArguments arguments;
+        for (size_t i = 0; i < count; ++i)
+          arguments.positional.push_back(kind == "tensor" ? fixture.tensor()
+                                         : kind == "str"  ? makeStr("x")
+                                                          : makeNone());
+        FailureOr<Var> result =
+            fixture.interpreter.call(makeExternal(name), std::move(arguments), fixture.loc());
+        // A failure names its reason.
+        if (failed(result))
+          CHECK_FALSE(fixture.diagnostics.empty());
+      }
+    }
+  }
+}

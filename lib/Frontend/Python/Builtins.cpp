@@ -264,7 +264,9 @@ static CallResult sorted(Interpreter &in, ExternalCall &call) {
 
 /// any() and all().
 static CallResult anyAll(Interpreter &in, ExternalCall &call) {
-  FailureOr<std::vector<Var>> items = in.unpack(call.args.at(0), call.loc);
+  if (failed(call.checkArity(1, 1)))
+    return failure();
+  FailureOr<std::vector<Var>> items = in.unpack(call.args[0], call.loc);
   if (failed(items))
     return failure();
   bool isAny = call.name == "builtins.any";
@@ -311,12 +313,14 @@ static CallResult next(Interpreter &in, ExternalCall &call) {
 static CallResult getAttr(Interpreter &in, ExternalCall &call) {
   std::vector<Var> &args = call.args;
   llvm::StringRef name = call.name;
-  if (failed(call.checkArity(2, 3)) || !args[1]->is(K::Str))
+  bool isHasattr = name == "builtins.hasattr";
+  if (failed(call.checkArity(2, isHasattr ? 2 : 3)))
+    return failure();
+  if (!args[1]->is(K::Str))
     return call.error() << name << "() needs a constant attribute name";
   FailureOr<Var> value = in.lookupAttribute(args[0], args[1]->name, call.loc);
   if (failed(value))
     return failure();
-  bool isHasattr = name == "builtins.hasattr";
   // An attribute found only as a method of a library base class (lookupAttribute's
   // fallback): whether the class has it decides hasattr and getattr's default.
   if (*value && (*value)->is(K::Method) && (*value)->items[0]->is(K::External) &&
@@ -345,13 +349,15 @@ static CallResult getAttr(Interpreter &in, ExternalCall &call) {
                       << "'";
 }
 
-/// setattr() and delattr() with a constant name.
+/// setattr(object, name, value) and delattr(object, name) with a constant name.
 static CallResult setAttr(Interpreter &in, ExternalCall &call) {
   std::vector<Var> &args = call.args;
-  if (failed(call.checkArity(2, 3)) || !args[1]->is(K::Str))
+  bool isSet = call.name == "builtins.setattr";
+  if (failed(call.checkArity(isSet ? 3 : 2, isSet ? 3 : 2)))
+    return failure();
+  if (!args[1]->is(K::Str))
     return call.error() << call.name << "() needs a constant attribute name";
-  if (failed(in.setAttribute(args[0], args[1]->name,
-                             call.name == "builtins.setattr" ? args.at(2) : Var(), call.loc)))
+  if (failed(in.setAttribute(args[0], args[1]->name, isSet ? args[2] : Var(), call.loc)))
     return failure();
   return makeNone();
 }

@@ -2,6 +2,8 @@
 // by the registerX functions of the files that hold the handlers.
 #include "CallRegistry.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <cassert>
 
 using namespace mlir;
@@ -39,6 +41,14 @@ const CallHandler *CallRegistry::lookup(llvm::StringRef name) const {
     }
   }
   return found;
+}
+
+std::vector<std::string> CallRegistry::getNames() const {
+  std::vector<std::string> names;
+  for (const auto &entry : handlers)
+    names.push_back(entry.getKey().str());
+  llvm::sort(names);
+  return names;
 }
 
 const CallRegistry &tgc::py::getCallRegistry() {

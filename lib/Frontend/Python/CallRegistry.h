@@ -90,6 +90,8 @@ public:
   const CallHandler *lookup(llvm::StringRef name) const;
   /// The names (and prefixes) that were registered more than once.
   llvm::ArrayRef<std::string> getDuplicates() const { return duplicates; }
+  /// The names with a handler of their own, sorted (prefixes are not listed).
+  std::vector<std::string> getNames() const;
   /// How many names and prefixes have handlers.
   size_t size() const { return handlers.size() + prefixes.size(); }
 

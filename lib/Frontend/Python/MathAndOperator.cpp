@@ -68,7 +68,9 @@ static CallResult power(Interpreter &, ExternalCall &call) {
 static CallResult product(Interpreter &in, ExternalCall &call) {
   if (!numberArguments(call))
     return CallResult::declined();
-  FailureOr<std::vector<Var>> items = in.unpack(call.args.at(0), call.loc);
+  if (failed(call.checkArity(1, 1)))
+    return failure();
+  FailureOr<std::vector<Var>> items = in.unpack(call.args[0], call.loc);
   if (failed(items))
     return failure();
   Var product = makeInt(1, in.getContext());
