@@ -195,8 +195,9 @@ static int compile(const CompileOptions &options) {
     llvm::errs() << "error: unknown phase '" << options.compileTo << "'\n";
     return 1;
   }
+  // --start-after=llvm: the input is --compile-to=llvm's output, built as it is.
   std::optional<tgc::Phase> startAfter = tgc::parsePhase(options.startAfter);
-  if (!startAfter || *startAfter == tgc::Phase::LLVM) {
+  if (!startAfter) {
     llvm::errs() << "error: unknown phase '" << options.startAfter
                  << "' for --start-after\n";
     return 1;
@@ -243,7 +244,8 @@ int main(int argc, char **argv) {
                        "the backward entry (docs/training.md)");
   compileCmd->add_option("--start-after", compileOptions.startAfter,
                          "the input is already past this phase (e.g. partition for a "
-                         "hand-written @forward + @backward)");
+                         "hand-written @forward + @backward, llvm for --compile-to=llvm's "
+                         "output)");
   compileCmd->add_flag("--report", compileOptions.report,
                        "print the saved values of the training partition to stdout");
   compileCmd->add_option("--activation-budget", compileOptions.activationBudget,
