@@ -12,6 +12,9 @@ config.test_exec_root = os.path.join(config.tgc_obj_root, "test")
 config.excludes = ["Inputs", "fixtures", "unit", "tools", "CMakeLists.txt", "lit.site.cfg.py.in"]
 config.substitutions.append(("%fixtures", os.path.join(config.tgc_src_root, "test", "fixtures")))
 
+# FileCheck variables are local to their CHECK-LABEL block unless named `$X`.
+config.environment["FILECHECK_OPTS"] = "--enable-var-scope"
+
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(["tgc-opt", "tgc", "safetensors-compare"], [config.tgc_tools_dir])
