@@ -19,6 +19,12 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(["tgc-opt", "tgc", "safetensors-compare"], [config.tgc_tools_dir])
 
+# libtgc_runner.so, the executor of programs with graph breaks: tgc.load finds it through
+# $TGC_RUNNER_LIBRARY; tests of its C ABI name it %tgc_runner_library.
+_runner_library = os.path.join(config.tgc_obj_root, "lib", "libtgc_runner.so")
+config.environment["TGC_RUNNER_LIBRARY"] = _runner_library
+config.substitutions.append(("%tgc_runner_library", _runner_library))
+
 # Tests that need PyTorch (`REQUIRES: torch`) run with %torch-python: $TGC_TORCH_PYTHON,
 # else the project's venv when it exists, if `import torch` works there.
 import subprocess
