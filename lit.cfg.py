@@ -12,9 +12,18 @@ config.test_exec_root = os.path.join(config.tgc_obj_root, "test")
 config.excludes = ["Inputs", "fixtures", "unit", "tools", "CMakeLists.txt", "lit.site.cfg.py.in"]
 config.substitutions.append(("%fixtures", os.path.join(config.tgc_src_root, "test", "fixtures")))
 
+# FileCheck variables are local to their CHECK-LABEL block unless named `$X`.
+config.environment["FILECHECK_OPTS"] = "--enable-var-scope"
+
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(["tgc-opt", "tgc", "safetensors-compare"], [config.tgc_tools_dir])
+
+# libtgc_runner.so, the executor of programs with graph breaks: tgc.load finds it through
+# $TGC_RUNNER_LIBRARY; tests of its C ABI name it %tgc_runner_library.
+_runner_library = os.path.join(config.tgc_obj_root, "lib", "libtgc_runner.so")
+config.environment["TGC_RUNNER_LIBRARY"] = _runner_library
+config.substitutions.append(("%tgc_runner_library", _runner_library))
 
 # Tests that need PyTorch (`REQUIRES: torch`) run with %torch-python: $TGC_TORCH_PYTHON,
 # else the project's venv when it exists, if `import torch` works there.

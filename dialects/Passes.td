@@ -99,7 +99,7 @@ def InlineSavedHooksPass : Pass<"tgc-inline-saved-hooks", "::mlir::ModuleOp"> {
   let dependentDialects = ["::tgc::TgcDialect"];
 }
 
-def ExpandFloat8Pass : Pass<"tgc-expand-fp8"> {
+def ExpandFloat8Pass : Pass<"tgc-expand-float8"> {
   let summary = "Expand conversions to and from float8_e4m3fn into integer arithmetic";
   let description = [{
     `arith.truncf` to `f8E4M3FN` and `arith.extf` from it, on scalars (after linalg has

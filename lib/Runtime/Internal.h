@@ -1,4 +1,17 @@
-/* Internal.h - declarations shared by the runtime's C files (not installed). */
+/* Internal.h - declarations shared by the runtime's C files (not installed).
+ *
+ * The files depend one way. Layers, highest first: a file uses functions of
+ * its own and of files in lower layers only, never of a file in its own layer
+ * or a higher one (test/Runtime/layering.py reads these lines and checks it).
+ *
+ *   layer 1: Model.c             instances: creation, queries, state access
+ *   layer 2: Run.c Train.c       the forward and backward entry calls
+ *   layer 3: Saved.c Buffer.c    saved values; a call's buffers, descriptors
+ *   layer 4: Signature.c Gemm.c MemrefCopy.c
+ *   layer 5: Expr.c              size expressions
+ *   layer 6: Tensor.c            dtypes, sizes, storage, strided copies
+ *   layer 7: Message.c           bounded messages, tgc_fail
+ */
 #ifndef TGC_LIB_RUNTIME_INTERNAL_H
 #define TGC_LIB_RUNTIME_INTERNAL_H
 
@@ -207,7 +220,7 @@ void tgc_copy_strided(char *dst, const int64_t *dst_strides, const char *src,
 DLManagedTensor *tgc_managed_tensor_new(DLDataType dtype, const int64_t *sizes,
                                         uint32_t rank, size_t nbytes);
 
-/*===--- Messages ---------------------------------------------------------===*/
+/*===--- Messages (Message.c) ---------------------------------------------===*/
 
 /* A bounded string being appended to; output past the capacity is dropped. */
 typedef struct tgc_message {
@@ -224,7 +237,13 @@ void tgc_message_append(tgc_message *msg, const char *format, ...);
 void tgc_message_append_shape(tgc_message *msg, const int64_t *sizes,
                               uint32_t rank);
 
-/*===--- Instances (Model.c, Run.c) ---------------------------------------===*/
+/* Records a failure of a call on `m`; returns 1 for `return tgc_fail(...)`. */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((format(printf, 2, 3)))
+#endif
+int tgc_fail(tgc_model *m, const char *format, ...);
+
+/*===--- Instances --------------------------------------------------------===*/
 
 /* One parameter, buffer or constant of an instance. */
 typedef struct tgc_state_slot {
@@ -315,15 +334,7 @@ struct tgc_model {
   char error[TGC_ERROR_CAPACITY];
 };
 
-/* Records a failure of a call on `m`; returns 1 for `return tgc_fail(...)`. */
-#if defined(__GNUC__) || defined(__clang__)
-__attribute__((format(printf, 2, 3)))
-#endif
-int tgc_fail(tgc_model *m, const char *format, ...);
-
-/* Allocates m->run for the instance's signature (Run.c). */
-int tgc_run_scratch_init(tgc_model *m);
-void tgc_run_scratch_free(tgc_model *m);
+/*===--- Buffers and descriptors of a call (Buffer.c) ---------------------===*/
 
 /* Words of a rank-r memref descriptor: allocated, aligned, offset, sizes,
  * strides. */
@@ -357,23 +368,31 @@ void tgc_apply_mutation(tgc_model *m, const tgc_result_sig *res, void *data,
  * *packed (the caller frees it). Returns 1 if out of memory. */
 int tgc_contiguous_data(const DLTensor *t, void **data, void **packed);
 
-/* Allocates m->train's tables and scratch (Train.c); 0 on success. */
-int tgc_train_init(tgc_model *m);
-void tgc_train_free(tgc_model *m);
+/*===--- Saved values (Saved.c) -------------------------------------------===*/
 
 /* Drops the values pending for a backward. */
-void tgc_train_drop_pending(tgc_model *m);
+void tgc_saved_drop_pending(tgc_model *m);
 
 /* Evaluates the saved values' shapes for the current forward call and
- * allocates buffers for those the forward writes (Train.c). */
-int tgc_train_prepare_call(tgc_model *m);
+ * allocates buffers for those the forward writes. */
+int tgc_saved_prepare_call(tgc_model *m);
 
 /* Frees the buffers of the current forward call that were not kept. */
-void tgc_train_release_call(tgc_model *m);
+void tgc_saved_release_call(tgc_model *m);
 
 /* After a successful forward call: keeps its saved values pending for the
  * backward (and remembers the inputs the backward mutates). */
-void tgc_train_keep_call(tgc_model *m, DLTensor *const *inputs);
+void tgc_saved_keep_call(tgc_model *m, DLTensor *const *inputs);
+
+/*===--- Entry calls (Run.c, Train.c) -------------------------------------===*/
+
+/* Allocates m->run for the instance's signature. */
+int tgc_run_scratch_init(tgc_model *m);
+void tgc_run_scratch_free(tgc_model *m);
+
+/* Allocates m->train's tables and scratch; 0 on success. */
+int tgc_train_init(tgc_model *m);
+void tgc_train_free(tgc_model *m);
 
 /*===--- BLAS fallback (Gemm.c) -------------------------------------------===*/
 

@@ -11,14 +11,6 @@ _Static_assert(sizeof(void *) == 8, "the tgc ABI assumes 64-bit pointers");
 /* Messages of failed creations, which have no instance to hold them. */
 static _Thread_local char create_error[TGC_ERROR_CAPACITY];
 
-int tgc_fail(tgc_model *m, const char *format, ...) {
-  va_list args;
-  va_start(args, format);
-  vsnprintf(m->error, sizeof m->error, format, args);
-  va_end(args);
-  return 1;
-}
-
 static void free_model(tgc_model *m);
 
 /*===--- Checking a decoded signature -------------------------------------===*/
@@ -693,6 +685,6 @@ TGC_EXPORT int tgc_model_set_state(tgc_model *m, const char *name,
    * saved by reference to this state are no longer valid. */
   for (uint32_t i = 0; i < m->sig.num_saved; ++i)
     if (m->sig.saved[i].arg == slot->arg)
-      tgc_train_drop_pending(m);
+      tgc_saved_drop_pending(m);
   return 0;
 }

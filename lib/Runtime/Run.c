@@ -8,8 +8,6 @@
 
 /*===--- Scratch ----------------------------------------------------------===*/
 
-size_t tgc_descriptor_words(uint32_t rank) { return 3 + 2 * (size_t)rank; }
-
 int tgc_run_scratch_init(tgc_model *m) {
   tgc_run_scratch *run = &m->run;
   const tgc_signature *sig = &m->sig;
@@ -354,63 +352,6 @@ static void release_run(tgc_model *m) {
                            &run->result_managed[r]);
 }
 
-int tgc_result_buffer(tgc_model *m, const tgc_result_sig *res,
-                      const int64_t *sizes, size_t nbytes, void **data,
-                      DLManagedTensor **managed) {
-  if (res->kind == TGC_RESULT_BUFFER_MUTATION) {
-    *data = m->state[m->arg_state[res->target]].spare;
-    return 0;
-  }
-  if (res->kind == TGC_RESULT_USER_INPUT_MUTATION) {
-    *data = tgc_aligned_alloc(nbytes);
-    return *data == NULL;
-  }
-  *managed = tgc_managed_tensor_new(res->dtype, sizes, res->rank, nbytes);
-  if (!*managed)
-    return 1;
-  *data = (*managed)->dl_tensor.data;
-  return 0;
-}
-
-void tgc_result_buffer_free(const tgc_result_sig *res, void **data,
-                            DLManagedTensor **managed) {
-  if (*managed)
-    (*managed)->deleter(*managed);
-  else if (res->kind == TGC_RESULT_USER_INPUT_MUTATION)
-    free(*data);
-  *managed = NULL;
-  *data = NULL;
-}
-
-void tgc_apply_mutation(tgc_model *m, const tgc_result_sig *res, void *data,
-                        const DLTensor *input) {
-  if (res->kind == TGC_RESULT_BUFFER_MUTATION) {
-    tgc_state_slot *state = &m->state[m->arg_state[res->target]];
-    state->spare = state->data;
-    state->data = data;
-  } else if (res->kind == TGC_RESULT_USER_INPUT_MUTATION) {
-    tgc_copy_strided(tgc_dltensor_base(input), input->strides, data, NULL,
-                     input->shape, res->rank, tgc_dtype_size(res->dtype));
-  }
-}
-
-int tgc_contiguous_data(const DLTensor *t, void **data, void **packed) {
-  size_t elem_size = tgc_dtype_size(t->dtype);
-  char *base = tgc_dltensor_base(t);
-  *data = base;
-  if (tgc_dltensor_is_contiguous(t) && (uintptr_t)base % elem_size == 0)
-    return 0;
-  size_t nbytes;
-  tgc_nbytes(t->shape, (uint32_t)t->ndim, elem_size, &nbytes);
-  *packed = tgc_aligned_alloc(nbytes);
-  if (!*packed)
-    return 1;
-  tgc_copy_strided(*packed, NULL, base, t->strides, t->shape, (uint32_t)t->ndim,
-                   elem_size);
-  *data = *packed;
-  return 0;
-}
-
 static int allocate_run(tgc_model *m, DLTensor *const *inputs) {
   tgc_run_scratch *run = &m->run;
   for (uint32_t r = 0; r < m->sig.num_results; ++r)
@@ -425,17 +366,6 @@ static int allocate_run(tgc_model *m, DLTensor *const *inputs) {
       return tgc_fail(m, "out of memory packing input '%s'",
                       input_sig(m, i)->name);
   return 0;
-}
-
-int64_t *tgc_write_descriptor(int64_t *words, void *data, const int64_t *sizes,
-                              uint32_t rank) {
-  memcpy(&words[0], &data, sizeof data);
-  memcpy(&words[1], &data, sizeof data);
-  words[2] = 0;
-  if (rank > 0)
-    memcpy(words + 3, sizes, rank * sizeof *sizes);
-  tgc_contiguous_strides(sizes, rank, words + 3 + rank);
-  return words + tgc_descriptor_words(rank);
 }
 
 static void build_descriptors(tgc_model *m, DLTensor *const *inputs) {
@@ -504,9 +434,9 @@ static int run_forward(tgc_model *m, DLTensor *const *inputs,
   for (uint32_t r = 0; r < m->sig.num_results; ++r)
     if (compute_result_shape(m, r, inputs))
       return 1;
-  if (allocate_run(m, inputs) || tgc_train_prepare_call(m)) {
+  if (allocate_run(m, inputs) || tgc_saved_prepare_call(m)) {
     release_run(m);
-    tgc_train_release_call(m);
+    tgc_saved_release_call(m);
     return 1;
   }
   build_descriptors(m, inputs);
@@ -514,8 +444,8 @@ static int run_forward(tgc_model *m, DLTensor *const *inputs,
   commit_run(m, inputs, outputs);
   release_run(m);
   if (keep)
-    tgc_train_keep_call(m, inputs);
-  tgc_train_release_call(m);
+    tgc_saved_keep_call(m, inputs);
+  tgc_saved_release_call(m);
   return 0;
 }
 

@@ -1,7 +1,6 @@
-/* Tensor.c - dtypes, sizes, aligned storage, strided copies and messages. */
+/* Tensor.c - dtypes, sizes, aligned storage and strided copies. */
 #include "Internal.h"
 
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -247,37 +246,4 @@ DLManagedTensor *tgc_managed_tensor_new(DLDataType dtype, const int64_t *sizes,
   block->managed.manager_ctx = NULL;
   block->managed.deleter = managed_tensor_delete;
   return &block->managed;
-}
-
-/*===--- Messages ---------------------------------------------------------===*/
-
-void tgc_message_init(tgc_message *msg, char *buf, size_t capacity) {
-  msg->buf = buf;
-  msg->capacity = capacity;
-  msg->length = 0;
-  if (capacity > 0)
-    buf[0] = '\0';
-}
-
-void tgc_message_append(tgc_message *msg, const char *format, ...) {
-  if (msg->length + 1 >= msg->capacity)
-    return;
-  va_list args;
-  va_start(args, format);
-  int n = vsnprintf(msg->buf + msg->length, msg->capacity - msg->length, format,
-                    args);
-  va_end(args);
-  if (n < 0)
-    return;
-  msg->length += (size_t)n;
-  if (msg->length >= msg->capacity)
-    msg->length = msg->capacity - 1;
-}
-
-void tgc_message_append_shape(tgc_message *msg, const int64_t *sizes,
-                              uint32_t rank) {
-  tgc_message_append(msg, "[");
-  for (uint32_t d = 0; d < rank; ++d)
-    tgc_message_append(msg, d ? ", %" PRId64 : "%" PRId64, sizes[d]);
-  tgc_message_append(msg, "]");
 }

@@ -589,8 +589,11 @@ struct DecomposePass : public tgc::impl::DecomposePassBase<DecomposePass> {
     PropagateSavedHooksScope propagateScope;
     GreedyRewriteConfig config;
     config.setListener(&propagateScope);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns), config)) ||
-        failed(reportUndecomposed(getOperation())))
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns), config))) {
+      getOperation()->emitError() << getArgument() << ": the rewriting did not converge";
+      return signalPassFailure();
+    }
+    if (failed(reportUndecomposed(getOperation())))
       return signalPassFailure();
     // Decompositions may refine result metadata (requires_grad of running statistics
     // computed from batch statistics); function results follow what is returned.

@@ -1,4 +1,4 @@
-// tgc-expand-fp8: conversions to and from float8_e4m3fn as integer arithmetic, which
+// tgc-expand-float8: conversions to and from float8_e4m3fn as integer arithmetic, which
 // LLVM has no instructions or libcalls for (the arith-expand patterns cover bf16 only).
 #include "tgc/Transforms/Passes.h"
 
@@ -128,8 +128,10 @@ struct ExpandFloat8Pass : public tgc::impl::ExpandFloat8PassBase<ExpandFloat8Pas
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<TruncToE4M3FN, ExtFromE4M3FN>(&getContext());
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns)))) {
+      getOperation()->emitError() << getArgument() << ": the rewriting did not converge";
       signalPassFailure();
+    }
   }
 };
 

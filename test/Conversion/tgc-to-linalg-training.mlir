@@ -3,10 +3,10 @@
 // grad_weight: im2col in the GEMM's layout [G, N, OH, OW, C/G, KH, KW], grad_output
 // rearranged to [G, F/G, N*OH*OW], one batch_matmul over the groups (BLAS), reshaped to
 // the weight's sizes.
-// CHECK-DAG: #[[COLS:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d0 * 2 + d4, d2 * 2 + d5, d3 * 2 + d6)>
+// CHECK-DAG: #[[$COLS:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d0 * 2 + d4, d2 * 2 + d5, d3 * 2 + d6)>
 // CHECK-LABEL: func.func @convolution_backward_weight
 //       CHECK:   %[[PAD:.*]] = tensor.pad
-//       CHECK:   %[[UNFOLD:.*]] = linalg.generic {indexing_maps = [#[[COLS]], {{.*}}]{{.*}} ins(%[[PAD]] : tensor<?x4x11x11xf32>) outs(%{{.*}} : tensor<2x?x5x5x2x3x3xf32>)
+//       CHECK:   %[[UNFOLD:.*]] = linalg.generic {indexing_maps = [#[[$COLS]], {{.*}}]{{.*}} ins(%[[PAD]] : tensor<?x4x11x11xf32>) outs(%{{.*}} : tensor<2x?x5x5x2x3x3xf32>)
 //       CHECK:   %[[COLS2:.*]] = tensor.collapse_shape %[[UNFOLD]] {{\[\[}}0], [1, 2, 3], [4, 5, 6]] : tensor<2x?x5x5x2x3x3xf32> into tensor<2x?x18xf32>
 //       CHECK:   tensor.expand_shape %{{.*}} {{\[\[}}0], [1, 2], [3], [4]]{{.*}} into tensor<?x2x3x5x5xf32>
 //       CHECK:   %[[T:.*]] = linalg.transpose {{.*}} permutation = [1, 2, 0, 3, 4]
@@ -25,14 +25,14 @@ func.func @convolution_backward_weight(%g: !tgc.vtensor<[s0, 6, 5, 5], f32>, %x:
 // grad_input: weight^T @ grad_output per (batch, group) as a batch_matmul reading the
 // weight transposed (BLAS), then col2im as a gather over the window: input (h, w)
 // reads column (oh, ow) when h + padding - kh * dilation = oh * stride.
-// CHECK-DAG: #[[WT:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d1)>
-// CHECK-DAG: #[[G:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
-// CHECK-DAG: #[[C:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+// CHECK-DAG: #[[$WT:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d1)>
+// CHECK-DAG: #[[$G:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
+// CHECK-DAG: #[[$C:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
 // CHECK-LABEL: func.func @convolution_backward_input
 //       CHECK:   %[[B:.*]] = linalg.broadcast ins(%{{.*}} : tensor<2x3x18xf32>) outs(%{{.*}} : tensor<?x2x3x18xf32>) dimensions = [0]
 //       CHECK:   %[[WB:.*]] = tensor.collapse_shape %[[B]] {{\[\[}}0, 1], [2], [3]] : tensor<?x2x3x18xf32> into tensor<?x3x18xf32>
 //       CHECK:   %[[GB:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0, 1], [2], [3, 4]] : tensor<?x2x3x5x5xf32> into tensor<?x3x25xf32>
-//       CHECK:   %[[CG:.*]] = linalg.batch_matmul indexing_maps = [#[[WT]], #[[G]], #[[C]]] ins(%[[WB]], %[[GB]] : {{.*}}) outs(%{{.*}} : tensor<?x18x25xf32>)
+//       CHECK:   %[[CG:.*]] = linalg.batch_matmul indexing_maps = [#[[$WT]], #[[$G]], #[[$C]]] ins(%[[WB]], %[[GB]] : {{.*}}) outs(%{{.*}} : tensor<?x18x25xf32>)
 //       CHECK:   %[[COLS:.*]] = tensor.expand_shape %[[CG]] {{\[\[}}0], [1, 2, 3], [4, 5]]{{.*}} into tensor<?x2x3x3x5x5xf32>
 //       CHECK:   linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]{{.*}} outs(%{{.*}} : tensor<?x4x9x9xf32>)
 //       CHECK:     arith.remsi
@@ -86,10 +86,10 @@ func.func @nll_loss_mean(%x: !tgc.vtensor<[s0, 5], f32>, %t: !tgc.vtensor<[s0], 
 // nll_loss_backward: a parallel generic over self; the target is read without the class
 // dimension, grad_output (mean: a scalar) divided by the total weight, and the value is
 // written where the class index equals the (not ignored) target.
-// CHECK-DAG: #[[ELEM:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
-// CHECK-DAG: #[[SCALAR:.*]] = affine_map<(d0, d1, d2) -> ()>
+// CHECK-DAG: #[[$ELEM:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-DAG: #[[$SCALAR:.*]] = affine_map<(d0, d1, d2) -> ()>
 // CHECK-LABEL: func.func @nll_loss_backward
-//       CHECK:   linalg.generic {indexing_maps = [#[[ELEM]], #[[SCALAR]], #[[SCALAR]], {{.*}}], iterator_types = ["parallel", "parallel", "parallel"]}
+//       CHECK:   linalg.generic {indexing_maps = [#[[$ELEM]], #[[$SCALAR]], #[[$SCALAR]], {{.*}}], iterator_types = ["parallel", "parallel", "parallel"]}
 //       CHECK:     %[[C:.*]] = linalg.index 1
 //       CHECK:     arith.cmpi eq, %[[C]], %{{.*}}
 //       CHECK:     arith.divf
@@ -103,10 +103,10 @@ func.func @nll_loss_backward(%g: !tgc.vtensor<[], f32>, %x: !tgc.vtensor<[2, 5, 
 
 // embedding: a generic over the result reading the indices through its map and the
 // weight row with tensor.extract (row clamped into range).
-// CHECK-DAG: #[[IDX:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-DAG: #[[$IDX:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
 // CHECK-LABEL: func.func @embedding
 //  CHECK-SAME:   (%[[W:.*]]: tensor<10x4xf32>, %[[I:.*]]: tensor<?x7xi64>)
-//       CHECK:   linalg.generic {indexing_maps = [#[[IDX]], {{.*}}]{{.*}} ins(%[[I]] : tensor<?x7xi64>) outs(%{{.*}} : tensor<?x7x4xf32>)
+//       CHECK:   linalg.generic {indexing_maps = [#[[$IDX]], {{.*}}]{{.*}} ins(%[[I]] : tensor<?x7xi64>) outs(%{{.*}} : tensor<?x7x4xf32>)
 //       CHECK:     %[[ROW:.*]] = arith.maxsi
 //       CHECK:     %[[COL:.*]] = linalg.index 2
 //       CHECK:     tensor.extract %[[W]][%[[ROW]], %[[COL]]]

@@ -3,14 +3,14 @@
 // Elementwise ops become one linalg.generic; a size-1 dimension broadcasts (map reads
 // index 0), a Python scalar is used in the body, and sizes of symbols come from the
 // argument dimension that binds them.
-// CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
-// CHECK-DAG: #[[ROW:.*]] = affine_map<(d0, d1) -> (0, d1)>
+// CHECK-DAG: #[[$ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[$ROW:.*]] = affine_map<(d0, d1) -> (0, d1)>
 // CHECK-LABEL: func.func @add_broadcast
 //  CHECK-SAME:   (%[[A:.*]]: tensor<?x4xf32>, %[[B:.*]]: tensor<1x4xf32>) -> tensor<?x4xf32>
 //       CHECK:   %[[C0:.*]] = arith.constant 0 : index
 //       CHECK:   %[[DIM:.*]] = tensor.dim %[[A]], %[[C0]]
 //       CHECK:   %[[E:.*]] = tensor.empty(%[[DIM]]) : tensor<?x4xf32>
-//       CHECK:   linalg.generic {indexing_maps = [#[[ID]], #[[ROW]], #[[ID]]]
+//       CHECK:   linalg.generic {indexing_maps = [#[[$ID]], #[[$ROW]], #[[$ID]]]
 //  CHECK-SAME:     ins(%[[A]], %[[B]] : tensor<?x4xf32>, tensor<1x4xf32>) outs(%[[E]] : tensor<?x4xf32>)
 //       CHECK:     %[[S:.*]] = arith.addf
 //       CHECK:     linalg.yield %[[S]]
@@ -126,12 +126,12 @@ func.func @unbound_symbol(%x: !tgc.vtensor<[4], f32>) -> !tgc.vtensor<[s0], f32>
 
 // A transposed operand (linear's t(weight), core IR's permute) is read through the
 // product's indexing map (the transpose left behind is dead code for the canonicalizer).
-// CHECK-DAG: #[[A:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
-// CHECK-DAG: #[[BT:.*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
-// CHECK-DAG: #[[C:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-DAG: #[[$A:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-DAG: #[[$BT:.*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
+// CHECK-DAG: #[[$C:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
 // CHECK-LABEL: func.func @mm_transposed_weight
 //  CHECK-SAME:   (%[[X:.*]]: tensor<4x16xf32>, %[[W:.*]]: tensor<32x16xf32>)
-//       CHECK:   linalg.matmul indexing_maps = [#[[A]], #[[BT]], #[[C]]] ins(%[[X]], %[[W]] : tensor<4x16xf32>, tensor<32x16xf32>)
+//       CHECK:   linalg.matmul indexing_maps = [#[[$A]], #[[$BT]], #[[$C]]] ins(%[[X]], %[[W]] : tensor<4x16xf32>, tensor<32x16xf32>)
 func.func @mm_transposed_weight(%x: !tgc.vtensor<[4, 16], f32>, %w: !tgc.vtensor<[32, 16], f32>) -> !tgc.vtensor<[4, 32], f32> {
   %t = tgc.permute %w {dims = array<i64: 1, 0>} : !tgc.vtensor<[32, 16], f32> -> !tgc.vtensor<[16, 32], f32>
   %0 = tgc.mm %x, %t : !tgc.vtensor<[4, 16], f32>, !tgc.vtensor<[16, 32], f32> -> !tgc.vtensor<[4, 32], f32>

@@ -119,14 +119,14 @@ func.func @joint(%x: !tgc.vtensor<[4, 2], f32> {tgc.kind = "user_input", tgc.nam
 // saved_bytes because rm is overwritten. The parameter g is passed by reference (0 bytes).
 // CHECK-LABEL: module attributes {tgc.saved_bytes = 32 : i64, tgc.saved_count = 2 : i64}
 // CHECK-LABEL: func.func @forward
-//  CHECK-SAME:   (%[[X:.*]]: {{.*}}, %[[G:.*]]: {{.*}}, %[[RM:.*]]: !tgc.vtensor<[8], f32> {tgc.kind = "buffer", tgc.name = "bn.running_mean"})
+//  CHECK-SAME:   (%[[X:.*]]: {{.*}}, %[[G:.*]]: {{.*}}, %[[$RM:.*]]: !tgc.vtensor<[8], f32> {tgc.kind = "buffer", tgc.name = "bn.running_mean"})
 //  CHECK-SAME:   -> (!tgc.vtensor<[4, 8], f32, grad> {tgc.kind = "user_output"}, !tgc.vtensor<[8], f32> {tgc.kind = "buffer_mutation", tgc.pass = "forward", tgc.target = "bn.running_mean", tgc.version = 1 : i64}, !tgc.vtensor<[8], f32, grad> {tgc.kind = "saved"}, !tgc.vtensor<[8], f32> {tgc.kind = "saved"})
-//       CHECK:   %[[NEW:.*]] = tgc.mul %[[RM]]
+//       CHECK:   %[[NEW:.*]] = tgc.mul %[[$RM]]
 //       CHECK:   return %{{.*}}, %[[NEW]], %[[G]], %[[NEW]] :
 // CHECK-LABEL: func.func @backward
 //  CHECK-SAME:   (%[[SG:.*]]: !tgc.vtensor<[8], f32, grad> {tgc.kind = "saved"}, %[[SNEW:.*]]: !tgc.vtensor<[8], f32> {tgc.kind = "saved"}, %[[T:.*]]: !tgc.vtensor<[4, 8], f32> {tgc.kind = "tangent", tgc.output = 0 : i64})
 //  CHECK-SAME:   -> (!tgc.vtensor<[4, 8], f32> {tgc.kind = "gradient", tgc.target = "x"})
-//   CHECK-NOT:   %[[RM]]
+//   CHECK-NOT:   %[[$RM]]
 //       CHECK:   %[[A:.*]] = tgc.mul %[[T]], %[[SG]]
 //       CHECK:   tgc.mul %[[A]], %[[SNEW]]
 func.func @joint(%x: !tgc.vtensor<[4, 8], f32, grad> {tgc.kind = "user_input", tgc.name = "x"},

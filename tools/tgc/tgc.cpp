@@ -1,10 +1,10 @@
 // tgc: the compiler driver. `tgc compile` turns a program into a model library;
 // `tgc run` runs one on safetensors inputs.
-#include "RunCommand.h"
 #include "tgc/Frontend/Export/ExportReader.h"
 #include "tgc/Frontend/Trace/GraphProgram.h"
 #include "tgc/Frontend/Trace/TraceReader.h"
 #include "tgc/Pipeline/Pipeline.h"
+#include "tgc/Runner/Run.h"
 #include "tgc/Target/Artifact.h"
 #include "tgc/Target/ProgramJson.h"
 #include "tgc/Dialect/TgcDialect.h"
@@ -257,7 +257,7 @@ int main(int argc, char **argv) {
                          "(saved-tensor hooks)")
       ->check(CLI::IsMember({"bf16", "fp8"}));
 
-  tgc::RunOptions runOptions;
+  tgc::runner::RunOptions runOptions;
   CLI::App *runCmd = app.add_subcommand("run", "Run a compiled model on safetensors inputs");
   runCmd->add_option("model", runOptions.soPath, "the model.so")->required();
   runCmd->add_option("--inputs", runOptions.inputsPath, "inputs (.safetensors)")->required();
@@ -272,5 +272,9 @@ int main(int argc, char **argv) {
   CLI11_PARSE(app, argc, argv);
   if (compileCmd->parsed())
     return compile(compileOptions);
-  return tgc::runModelCommand(runOptions);
+  if (tgc::runner::Status status = tgc::runner::runModel(runOptions)) {
+    llvm::errs() << "error: " << status.message() << "\n";
+    return 1;
+  }
+  return 0;
 }

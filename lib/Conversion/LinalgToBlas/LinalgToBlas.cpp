@@ -141,8 +141,10 @@ struct ConvertLinalgToBlasPass
     RewritePatternSet patterns(&getContext());
     patterns.add<MatmulToBlas<linalg::MatmulOp, false>,
                  MatmulToBlas<linalg::BatchMatmulOp, true>>(&getContext());
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns)))) {
+      getOperation()->emitError() << getArgument() << ": the rewriting did not converge";
       return signalPassFailure();
+    }
   }
 };
 

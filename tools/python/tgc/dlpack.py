@@ -68,11 +68,15 @@ def managed_array(n):
 
 
 def take_outputs(array, n):
-    """Torch tensors owning the runtime's n DLManagedTensors in `array` (zero-copy)."""
+    """Torch tensors owning the runtime's n DLManagedTensors in `array` (zero-copy);
+    None for NULL entries."""
     results = []
     try:
         for i in range(n):
             p = array[i]
+            if not p:
+                results.append(None)
+                continue
             capsule = _PyCapsule_New(ctypes.cast(p, ctypes.c_void_p), b"dltensor", None)
             array[i] = None  # owned by the capsule, then by the torch tensor
             try:
@@ -87,3 +91,15 @@ def take_outputs(array, n):
                 p.contents.deleter(p)
                 array[i] = None
     return results
+
+
+_NO_DELETER = DLManagedTensor._fields_[2][1](lambda managed: None)
+
+
+def borrow_tensor(pointer):
+    """A torch copy of the tensor a `DLTensor *` (valid only during the call) views."""
+    managed = DLManagedTensor()
+    managed.dl_tensor = pointer.contents
+    managed.deleter = _NO_DELETER
+    capsule = _PyCapsule_New(ctypes.addressof(managed), b"dltensor", None)
+    return torch.utils.dlpack.from_dlpack(capsule).clone()

@@ -9,7 +9,8 @@ import torch
 
 from . import guards as _guards
 from . import replay as _replay
-from .dlpack import TensorArgs, managed_array, take_outputs, tensor_arg
+from . import runner as _runner
+from .dlpack import TensorArgs, borrow_tensor, managed_array, take_outputs, tensor_arg
 from .runtime import Model, TgcError
 
 try:
@@ -63,6 +64,31 @@ class _Instance:
     def pending(self):
         return self.owner is not None
 
+    def set_state(self, name, ptr):
+        self.model._check(self.model._lib.tgc_model_set_state(
+            self.model._handle, name.encode(), ptr), f"set_state('{name}')")
+
+    def get_state(self, name, ptr):
+        self.model._check(self.model._lib.tgc_model_get_state(
+            self.model._handle, name.encode(), ptr), f"get_state('{name}')")
+
+
+class _Results:
+    """How the outputs of one graph become the call's result: which are Python state
+    (model.json marks them; docs/replay.md) for the replay list, and the returned value's
+    structure."""
+
+    def __init__(self, signature, num_outputs):
+        self.replay = signature.get("replay", [])
+        self.structure = signature.get("output_structure")
+        entries = signature.get("outputs")
+        if isinstance(entries, list) and len(entries) == num_outputs:
+            state_outputs = {i for i, e in enumerate(entries)
+                             if isinstance(e, dict) and e.get("kind") == "python_state"}
+        else:
+            state_outputs = _replay.replay_outputs(self.replay)
+        self.returned = [i for i in range(num_outputs) if i not in state_outputs]
+
 
 class _Pending:
     """Marks an instance busy until its backward runs or the autograd graph holding
@@ -86,8 +112,7 @@ class CompiledModule:
     tensors (zero-copy), keeps the live module's parameters and buffers and the
     instance's state in sync, writes mutations back and replays Python side effects."""
 
-    def __init__(self, path, fn=None, train=False, on_guard_failure="raise", graph=None):
-        """`graph`: (name, signature) of one graph of a program with graph breaks."""
+    def __init__(self, path, fn=None, train=False, on_guard_failure="raise"):
         if on_guard_failure not in ("raise", "eager"):
             raise ValueError(f"tgc.load: on_guard_failure must be 'raise' or 'eager', "
                              f"not {on_guard_failure!r}")
@@ -96,8 +121,7 @@ class CompiledModule:
         self.train = train
         self.on_guard_failure = on_guard_failure
         self._warned = False
-        self._graph = graph or (None, None)
-        self._free = [_Instance(path, *self._graph)]
+        self._free = [_Instance(path)]
         first = self._free[0].model
         self.signature = first.signature or {}
         self.name = first.name
@@ -112,38 +136,8 @@ class CompiledModule:
             first.output_has_gradient(i) != 0 if first.trainable else False
             for i in range(self.num_outputs)]
 
-        # The live nn.Module whose parameters and buffers are the model's state.
-        module = fn if isinstance(fn, torch.nn.Module) else getattr(fn, "__self__", None)
-        self.module = module if isinstance(module, torch.nn.Module) else None
-        self._state = []  # (name, "parameter"|"buffer")
-        # State the program read from Python objects outside the module (a global
-        # tensor, `self.prev`): refreshed from its source before each call.
-        self._sources = {e["name"]: e["source"] for e in self.signature.get("state", [])
-                         if isinstance(e, dict) and "source" in e} if fn is not None else {}
-        self._call = ((), {})
-        for name, kind in first.state.items():
-            if name in self._sources:
-                self._state.append((name, kind))
-        if self.module is not None:
-            for name, kind in first.state.items():
-                if kind not in ("parameter", "buffer") or name in self._sources:
-                    continue
-                if self._live(name, kind) is None:
-                    raise TgcError(f"tgc.load: the model's {kind} '{name}' is not a "
-                                   f"{kind} of the {type(self.module).__name__} it is "
-                                   f"bound to")
-                self._state.append((name, kind))
-        json_mutations = self.signature.get("mutations")
-        if json_mutations is None:  # no model.json: every buffer may have changed
-            self._buffer_mutations = [n for n, k in self._state if k == "buffer"]
-            self._backward_buffer_mutations = list(self._buffer_mutations)
-        else:
-            self._buffer_mutations = [m["target"] for m in json_mutations
-                                      if m["kind"] == "buffer"]
-            self._backward_buffer_mutations = [
-                m["target"] for m in self.signature.get("backward_mutations", [])
-                if m["kind"] == "buffer"]
-        self._replay = self.signature.get("replay", [])
+        self._bind_state(fn, first.state, [self.signature])
+        self._results = _Results(self.signature, self.num_outputs)
         # Contiguous strides of each input as captured (what input_metadata is relative to).
         self._arrival_strides = {}
         for entry in self.signature.get("inputs", []):
@@ -154,19 +148,48 @@ class CompiledModule:
                     n *= max(size, 1)
                 self._arrival_strides[entry["name"]] = strides
         self._guards = self.signature.get("guards", [])
-        self._structure = self.signature.get("output_structure")
-        # python_state outputs (model.json marks them; docs/replay.md) are the replay's
-        # tensors, not returned to the caller.
-        entries = self.signature.get("outputs")
-        if isinstance(entries, list) and len(entries) == self.num_outputs:
-            state_outputs = {i for i, e in enumerate(entries)
-                             if isinstance(e, dict) and e.get("kind") == "python_state"}
-        else:
-            state_outputs = _replay.replay_outputs(self._replay)
-        self._returned = [i for i in range(self.num_outputs) if i not in state_outputs]
         # Gradient i -> index among the autograd.Function's tensor arguments
         # (user inputs first, then the parameters named by the gradients).
         self._grad_params = [g for g in self.gradient_names if not g.startswith("input.")]
+
+    def _bind_state(self, fn, state, signatures):
+        """The live state the model's `state` ({name: kind}) follows: the nn.Module's
+        parameters and buffers, and tensors read from Python objects (the `source` of
+        state entries in `signatures`, each graph's model.json object); the buffers the
+        forward and the backward write."""
+        # The live nn.Module whose parameters and buffers are the model's state.
+        module = fn if isinstance(fn, torch.nn.Module) else getattr(fn, "__self__", None)
+        self.module = module if isinstance(module, torch.nn.Module) else None
+        self._state = []  # (name, "parameter"|"buffer")
+        # State the program read from Python objects outside the module (a global
+        # tensor, `self.prev`): refreshed from its source before each call.
+        self._sources = {e["name"]: e["source"] for sig in signatures
+                         for e in sig.get("state", [])
+                         if isinstance(e, dict) and "source" in e} if fn is not None else {}
+        self._call = ((), {})
+        for name, kind in state.items():
+            if name in self._sources:
+                self._state.append((name, kind))
+        if self.module is not None:
+            for name, kind in state.items():
+                if kind not in ("parameter", "buffer") or name in self._sources:
+                    continue
+                if self._live(name, kind) is None:
+                    raise TgcError(f"tgc.load: the model's {kind} '{name}' is not a "
+                                   f"{kind} of the {type(self.module).__name__} it is "
+                                   f"bound to")
+                self._state.append((name, kind))
+        if any(sig.get("mutations") is None for sig in signatures):
+            # no model.json: every buffer may have changed
+            self._buffer_mutations = [n for n, k in self._state if k == "buffer"]
+            self._backward_buffer_mutations = list(self._buffer_mutations)
+            return
+        self._buffer_mutations = list(dict.fromkeys(
+            m["target"] for sig in signatures for m in sig["mutations"]
+            if m["kind"] == "buffer"))
+        self._backward_buffer_mutations = list(dict.fromkeys(
+            m["target"] for sig in signatures for m in sig.get("backward_mutations", [])
+            if m["kind"] == "buffer"))
 
     # ------------------------------------------------------------------ state sync
     def _live(self, name, kind):
@@ -202,8 +225,7 @@ class CompiledModule:
             if inst.pushed.get(name) == key:
                 continue
             ptr, keep = tensor_arg(t, f"{kind} '{name}'")
-            inst.model._check(inst.model._lib.tgc_model_set_state(
-                inst.model._handle, name.encode(), ptr), f"set_state('{name}')")
+            inst.set_state(name, ptr)
             del keep
             inst.pushed[name] = key
 
@@ -214,8 +236,7 @@ class CompiledModule:
             if t is None:
                 continue
             ptr, keep = tensor_arg(t, f"buffer '{name}'")
-            inst.model._check(inst.model._lib.tgc_model_get_state(
-                inst.model._handle, name.encode(), ptr), f"get_state('{name}')")
+            inst.get_state(name, ptr)
             del keep
             _increment_version(t)
             inst.pushed[name] = self._key(t)
@@ -224,9 +245,12 @@ class CompiledModule:
         for i, inst in enumerate(self._free):
             if not inst.pending:
                 return inst
-        inst = _Instance(self.path, *self._graph)  # every instance awaits a backward
+        inst = self._new_instance()  # every instance awaits a backward
         self._free.append(inst)
         return inst
+
+    def _new_instance(self):
+        return _Instance(self.path)
 
     # ------------------------------------------------------------------ calls
     def _inputs(self, args, kwargs):
@@ -305,17 +329,18 @@ class CompiledModule:
         self._pull_buffers(inst, self._buffer_mutations)
         return outputs
 
-    def _finish(self, outputs, args, kwargs, inputs=None):
+    def _finish(self, outputs, args, kwargs, inputs=None, results=None):
         """Applies in-place metadata changes of inputs, replays the Python state and
-        builds the returned value."""
+        builds the returned value (as `results` says, by default the model's)."""
+        results = results or self._results
         for change in self.signature.get("input_metadata", []) if inputs else []:
             i = self.input_names.index(change["input"])
             self._restride(inputs[i], change)
-        if self._replay:
-            _replay.apply(self._replay, self.fn, outputs, (args, kwargs))
-        if self._structure is not None:
-            return _build_structure(self._structure, outputs)
-        returned = [outputs[i] for i in self._returned]
+        if results.replay:
+            _replay.apply(results.replay, self.fn, outputs, (args, kwargs))
+        if results.structure is not None:
+            return _build_structure(results.structure, outputs)
+        returned = [outputs[i] for i in results.returned]
         return returned[0] if len(returned) == 1 else tuple(returned)
 
     def __call__(self, *args, **kwargs):
@@ -380,24 +405,35 @@ class _TgcFunction(torch.autograd.Function):
         return (None, None, None, *result)
 
 
-class CompiledProgram:
+class CompiledProgram(CompiledModule):
     """What `tgc.load` returns for a program compiled with `--allow-graph-breaks`
-    (docs/graph-breaks.md): its graphs, each a CompiledModule over one model of the
-    model.so, run as model.json's "program" says; the calls between graphs (print) run
-    here, in Python, with the values the program passed. With `train=True` (compiled
-    with `--train`) the call is differentiable: each graph is an autograd.Function."""
+    (docs/graph-breaks.md): libtgc_runner.so runs its graphs as model.json's "program"
+    says (the executor `tgc run` uses too); the calls between graphs (print) run here, in
+    Python, with the values the program passed. State, guards, the replay list and
+    autograd work as for one model: with `train=True` (compiled with `--train`) the call
+    is one autograd.Function whose backward runs the graphs' backwards."""
 
     def __init__(self, path, json_value, fn=None, train=False, on_guard_failure="raise"):
+        if on_guard_failure not in ("raise", "eager"):
+            raise ValueError(f"tgc.load: on_guard_failure must be 'raise' or 'eager', "
+                             f"not {on_guard_failure!r}")
         self.path = path
         self.fn = fn
+        self.train = train
+        self.on_guard_failure = on_guard_failure
+        self._warned = False
+        self._free = [self._new_instance()]
+        first = self._free[0]
+        self.signature = json_value
         self.name = json_value.get("name", "")
-        self.program = json_value["program"]
-        # With train=True each graph is a torch.autograd.Function of its own; autograd
-        # chains their backwards through the tensors that cross the breaks.
-        self.graphs = {g["name"]: CompiledModule(path, fn, train, on_guard_failure,
-                                                 graph=(g["name"], g))
-                       for g in json_value["graphs"]}
-        self.input_names = self.program["inputs"]
+        self._graphs = {g["name"]: g for g in json_value["graphs"]}
+        self.input_names = first.input_names
+        if train and not first.trainable:
+            raise TgcError(f"tgc.load: '{path}' is not trainable (compile it with "
+                           f"`tgc compile --train`)")
+        self.gradient_names = first.gradient_names if first.trainable else []
+        self._grad_params = [g for g in self.gradient_names if not g.startswith("input.")]
+        self._bind_state(fn, first.state, list(self._graphs.values()))
         # A path's guards are about the state before the call, so all of them are
         # checked up front (conservative: a read only another path makes may refuse).
         self._guards, seen = [], set()
@@ -407,54 +443,100 @@ class CompiledProgram:
                 if key not in seen:
                     seen.add(key)
                     self._guards.append(guard)
-        self._first = self.graphs[self.program["nodes"][0]["graph"]]
+        # What the last run returned (set by run()).
+        self.num_outputs = 0
+        self.has_gradient = []
+        self.mutated_inputs = []
+        self._result = None
 
-    def _argument(self, value, env):
+    def _new_instance(self):
+        return _runner.ProgramInstance(self.path)
+
+    def _argument(self, value, tensors):
+        """A call step's argument as Python passes it (`tensors`: the call's tensors)."""
         if isinstance(value, list):
-            return [self._argument(v, env) for v in value]
+            return [self._argument(v, tensors) for v in value]
         if not isinstance(value, dict):
             return value
         kind = value.get("type")
         if kind == "tensor":
             number = value.get("number")  # a Python number computed from a tensor
-            t = env[value["value"]]
+            t = tensors[value["index"]]
             return {"float": float, "int": int, "bool": bool}[number](t.item()) if number else t
         if kind == "tuple":
-            items = tuple(self._argument(v, env) for v in value["items"])
+            items = tuple(self._argument(v, tensors) for v in value["items"])
             cls = value.get("class")
             return _replay.external(cls["name"])(items) if cls else items
         if kind == "float":
             return float(value["value"])
         raise TgcError(f"tgc: {self.path}: unknown program value {value!r}")
 
+    def _perform(self, call_json, tensors, count):
+        """A call step of the program (the runner's callback)."""
+        call = _json.loads(call_json)
+        values = [borrow_tensor(tensors[i]) for i in range(count)]
+        callee = _replay.external(call["callee"])
+        callee(*self._argument(call["args"], values),
+               **{k: self._argument(v, values) for k, v in call["kwargs"]})
+
+    def run(self, inst, inputs, train):
+        """tgc_program_run on `inputs`: the result graph's outputs (torch tensors owning
+        the runtime's buffers) and the TensorArgs (keep it while a backward may write the
+        inputs)."""
+        lib, handle = inst.lib, inst.handle
+        args = TensorArgs(inputs)
+        raised = []
+
+        def call(user, call_json, tensors, count):
+            try:
+                self._perform(call_json, tensors, count)
+                return 0
+            except BaseException as e:  # noqa: BLE001 - re-raised after the run
+                raised.append(e)
+                return 1
+
+        rc = lib.tgc_program_run(handle, args.array, args.count, int(train),
+                                 _runner.CALL_FN(call), None)
+        if raised:
+            raise raised[0]
+        if rc != 0:
+            raise TgcError(f"tgc: {self.name}: {inst.last_error()}")
+        n = lib.tgc_program_num_outputs(handle)
+        out = managed_array(n)
+        inst.check(lib.tgc_program_take_outputs(handle, out, n), f"tgc: {self.name}")
+        outputs = take_outputs(out, n)
+        inst.result = lib.tgc_program_result_graph(handle).decode()
+        inst.has_gradient = [lib.tgc_program_output_has_gradient(handle, i) == 1
+                             for i in range(n)]
+        self.num_outputs, self.has_gradient = n, inst.has_gradient
+        self.mutated_inputs = [i for i in range(len(inputs))
+                               if lib.tgc_program_input_is_mutated(handle, i) == 1]
+        self._result = _Results(self._graphs[inst.result], n)
+        return outputs, args
+
+    def backward(self, inst, grad_outputs):
+        args = TensorArgs([g if has else None
+                           for g, has in zip(grad_outputs, inst.has_gradient)],
+                          "grad output")
+        n = len(self.gradient_names)
+        out = managed_array(n)
+        rc = inst.lib.tgc_program_backward(inst.handle, args.array, args.count, out, n)
+        if rc != 0:
+            raise TgcError(f"tgc: {self.name} backward: {inst.last_error()}")
+        return take_outputs(out, n)
+
     def __call__(self, *args, **kwargs):
-        eager = self._first._guard(self._guards, args, kwargs)
+        eager = self._guard(self._guards, args, kwargs)
         if eager is not None:
             return eager[0]
-        env = dict(enumerate(self._first._inputs(args, kwargs)))
-        nodes = self.program["nodes"]
-        node = nodes[0]
-        for _ in range(len(nodes)):
-            graph = self.graphs[node["graph"]]
-            outputs = graph._run_tensors([env[i] for i in node["inputs"]], (args, kwargs))
-            then = node["then"]
-            if then["kind"] == "return":
-                return graph._finish(outputs, args, kwargs)  # (metadata: not across breaks)
-            env.update(zip(node["outputs"], outputs))
-            if then["kind"] == "call":
-                callee = _replay.external(then["callee"])
-                callee(*self._argument(then["args"], env),
-                       **{k: self._argument(v, env) for k, v in then["kwargs"]})
-                node = nodes[then["next"]]
-            elif then["kind"] == "branch":
-                node = nodes[then["true"] if bool(env[then["condition"]]) else then["false"]]
-            else:
-                raise TgcError(f"tgc: {self.path}: unknown program step {then['kind']!r}")
-        raise TgcError(f"tgc: {self.path}: the program does not end")
+        inputs = self._inputs(args, kwargs)
+        outputs = self._run_tensors(inputs, (args, kwargs))
+        # (input metadata changes do not cross graph breaks)
+        return self._finish(outputs, args, kwargs, results=self._result)
 
     def __repr__(self):
         return (f"<tgc.CompiledProgram {self.name!r} from {self.path!r} "
-                f"graphs={list(self.graphs)}>")
+                f"graphs={list(self._graphs)}>")
 
 
 def load(path, fn=None, train=False, on_guard_failure="raise"):

@@ -1,7 +1,8 @@
-//===- RunCommandTest.cpp - Tests of `tgc run` on a real model.so ---------===//
+//===- RunTest.cpp - Tests of `tgc run` (tgc::runner) on a real model.so --===//
 
-#include "RunCommand.h"
 #include "TinyModelSignature.h"
+
+#include "tgc/Runner/Run.h"
 
 #include "tgc/Support/Safetensors.h"
 
@@ -19,6 +20,7 @@
 #include <unistd.h>
 
 using namespace tgc;
+using namespace tgc::runner;
 using namespace tgc::test;
 
 namespace {
@@ -72,30 +74,16 @@ SafetensorsFile tinyInputs(const std::string &xName, const std::string &yName) {
   return file;
 }
 
-/// Runs `tgc run` with stderr captured.
+/// What `tgc run` would exit with and print to stderr.
 struct RunResult {
   int status;
   std::string stderrText;
 };
 
 RunResult runCaptured(const RunOptions &options) {
-  std::fflush(stderr);
-  FILE *capture = std::tmpfile();
-  REQUIRE(capture);
-  int saved = dup(STDERR_FILENO);
-  dup2(fileno(capture), STDERR_FILENO);
-  int status = runModelCommand(options);
-  std::fflush(stderr);
-  dup2(saved, STDERR_FILENO);
-  close(saved);
-  std::rewind(capture);
-  std::string text;
-  char buffer[512];
-  size_t n;
-  while ((n = std::fread(buffer, 1, sizeof buffer, capture)) > 0)
-    text.append(buffer, n);
-  std::fclose(capture);
-  return {status, text};
+  if (Status status = runModel(options))
+    return {1, "error: " + status.message() + "\n"};
+  return {0, ""};
 }
 
 /// Writes `inputs`, runs the tiny model on them and returns the result.

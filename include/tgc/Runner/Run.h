@@ -1,19 +1,22 @@
-//===- RunCommand.h - `tgc run`: run a model.so on files --------*- C++ -*-===//
+//===- Run.h - `tgc run`: run a model.so on safetensors files ---*- C++ -*-===//
 //
 // `tgc run model.so --inputs in.safetensors -o out.safetensors` loads a
 // compiled model, feeds it the named tensors of a safetensors file and saves
 // its outputs, mutated inputs and buffers, so models can be checked against
 // PyTorch without writing C. With --train it also runs the backward on the
-// gradients of --grad-outputs and saves the gradients.
+// gradients of --grad-outputs and saves the gradients. A program with graph
+// breaks runs through the program executor (Program.h).
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TGC_TOOLS_TGC_RUNCOMMAND_H
-#define TGC_TOOLS_TGC_RUNCOMMAND_H
+#ifndef TGC_RUNNER_RUN_H
+#define TGC_RUNNER_RUN_H
+
+#include "tgc/Runner/Status.h"
 
 #include <string>
 
-namespace tgc {
+namespace tgc::runner {
 
 /// What `tgc run` was asked to do.
 struct RunOptions {
@@ -32,10 +35,10 @@ struct RunOptions {
   std::string gradOutputsPath;
 };
 
-/// Runs the model once. Returns the process exit code: 0, or 1 after
-/// printing `error: <message>` to stderr.
-int runModelCommand(const RunOptions &options);
+/// Runs the model (or the program with graph breaks) once and writes the
+/// results; the caller reports a failure as `error: <message>`.
+Status runModel(const RunOptions &options);
 
-} // namespace tgc
+} // namespace tgc::runner
 
-#endif // TGC_TOOLS_TGC_RUNCOMMAND_H
+#endif // TGC_RUNNER_RUN_H

@@ -1,0 +1,133 @@
+// Metadata inference of ops that create tensors: full, full_like, arange, constant,
+// cat/stack, rand_bernoulli.
+#include "Helpers.h"
+
+using namespace mlir;
+using namespace tgc;
+using namespace tgc::inference;
+
+static Type dtypeOfScalarAttr(Attribute value, MLIRContext *ctx) {
+  if (llvm::isa_and_nonnull<FloatAttr>(value))
+    return defaultFloat(ctx);
+  if (llvm::isa_and_nonnull<BoolAttr>(value))
+    return IntegerType::get(ctx, 1);
+  return IntegerType::get(ctx, 64);
+}
+
+LogicalResult tgc::inferFull(MLIRContext *ctx, InferLoc loc, ShapeAttr size, Attribute fillValue,
+                             TypeAttr dtype, DeviceAttr device, TypeList &types) {
+  TensorMeta meta;
+  meta.sizes.assign(size.getSizes().begin(), size.getSizes().end());
+  for (AffineExpr s : meta.sizes)
+    if (auto c = getConstantSize(s); c && *c < 0)
+      return emitOptionalError(loc, "negative size ", *c);
+  meta.dtype = dtype ? dtype.getValue() : dtypeOfScalarAttr(fillValue, ctx);
+  meta.device = device;
+  addResult(ctx, /*isRef=*/false, meta, types);
+  return success();
+}
+
+LogicalResult tgc::inferFullLike(MLIRContext *ctx, InferLoc loc, Value self, TypeAttr dtype,
+                                 TypeList &types) {
+  BaseTensorType x = tensorOf(self);
+  if (failed(requireTensor(loc, x, "self")))
+    return failure();
+  TensorMeta meta = freshLike(x, x.getSizes());
+  meta.requiresGrad = false;
+  if (dtype)
+    meta.dtype = dtype.getValue();
+  addResult(ctx, x.isRef(), meta, types);
+  return success();
+}
+
+static std::optional<double> scalarValue(Attribute a) {
+  if (auto f = llvm::dyn_cast_or_null<FloatAttr>(a))
+    return f.getValueAsDouble();
+  if (auto i = llvm::dyn_cast_or_null<IntegerAttr>(a))
+    return static_cast<double>(i.getInt());
+  return std::nullopt;
+}
+
+LogicalResult tgc::inferArange(MLIRContext *ctx, InferLoc loc, Attribute start, Attribute end,
+                               Attribute step, TypeAttr dtype, DeviceAttr device,
+                               TypeList &types) {
+  double lo = scalarValue(start).value_or(0), hi = scalarValue(end).value_or(0);
+  double st = scalarValue(step).value_or(1);
+  if (st == 0 || (hi - lo) / st < 0)
+    return emitOptionalError(loc, "arange: the range [", lo, ", ", hi, ") with step ", st,
+                             " is invalid");
+  TensorMeta meta;
+  meta.sizes.push_back(cst(static_cast<int64_t>(std::ceil((hi - lo) / st)), ctx));
+  bool anyFloat = llvm::isa_and_nonnull<FloatAttr>(start) || llvm::isa<FloatAttr>(end) ||
+                  llvm::isa_and_nonnull<FloatAttr>(step);
+  meta.dtype = dtype ? dtype.getValue()
+                     : (anyFloat ? defaultFloat(ctx) : IntegerType::get(ctx, 64));
+  meta.device = device;
+  addResult(ctx, /*isRef=*/false, meta, types);
+  return success();
+}
+
+LogicalResult tgc::inferConstant(MLIRContext *ctx, InferLoc loc, ElementsAttr value,
+                                 TypeList &types) {
+  auto shaped = llvm::cast<ShapedType>(value.getType());
+  TensorMeta meta;
+  for (int64_t s : shaped.getShape())
+    meta.sizes.push_back(cst(s, ctx));
+  meta.dtype = shaped.getElementType();
+  addResult(ctx, /*isRef=*/false, meta, types);
+  return success();
+}
+
+LogicalResult tgc::inferCat(MLIRContext *ctx, InferLoc loc, ValueRange tensors, int64_t dim,
+                            bool stack, TypeList &types) {
+  if (tensors.empty())
+    return emitOptionalError(loc, "cat/stack of no tensors");
+  BaseTensorType first = tensorOf(tensors[0]);
+  if (failed(requireTensor(loc, first, "tensors")))
+    return failure();
+  int64_t rank = first.getRank();
+  FailureOr<int64_t> d = dimIn(loc, dim, stack ? rank + 1 : rank);
+  if (failed(d))
+    return failure();
+  SmallVector<PromotionOperand> promotion;
+  SmallVector<AffineExpr> sizes(first.getSizes());
+  AffineExpr total = cst(0, ctx);
+  bool requiresGrad = false;
+  for (Value v : tensors) {
+    BaseTensorType t = tensorOf(v);
+    if (!t || t.getRank() != rank)
+      return emitOptionalError(loc, "cat/stack operands must have equal ranks");
+    for (int64_t i = 0; i < rank; ++i)
+      if ((stack || i != *d) && t.getSizes()[i] != sizes[i])
+        return emitOptionalError(loc, "cat/stack operands differ in dimension ", i);
+    if (!stack)
+      total = total + t.getSizes()[*d];
+    promotion.push_back({t.getDtype(), PromotionOperand::Dimensioned});
+    requiresGrad |= t.getMeta().requiresGrad;
+  }
+  if (stack)
+    sizes.insert(sizes.begin() + *d, cst(tensors.size(), ctx));
+  else
+    sizes[*d] = total;
+  TensorMeta meta = freshLike(first, sizes);
+  meta.dtype = promoteTypes(promotion, defaultFloat(ctx));
+  meta.requiresGrad = requiresGrad;
+  addResult(ctx, first.isRef(), meta, types);
+  return success();
+}
+
+LogicalResult tgc::inferRandBernoulli(MLIRContext *ctx, InferLoc loc, Value state,
+                                      ShapeAttr size, double p, TypeList &types) {
+  BaseTensorType s = tensorOf(state);
+  if (failed(requireTensor(loc, s, "state")))
+    return failure();
+  if (s.getRank() != 1 || getConstantSize(s.getSizes()[0]) != 2 || !s.getDtype().isInteger(64))
+    return emitOptionalError(loc, "rand_bernoulli: the RNG state must be i64[2] (seed, offset)");
+  if (!(p >= 0 && p <= 1))
+    return emitOptionalError(loc, "rand_bernoulli: p must be in [0, 1], got ", p);
+  TensorMeta meta = freshLike(s, size.getSizes());
+  meta.dtype = IntegerType::get(ctx, 1);
+  meta.requiresGrad = false;
+  addResult(ctx, s.isRef(), meta, types);
+  return success();
+}

@@ -1,0 +1,55 @@
+// Metadata inference of indexing: gather, embedding and its backward.
+#include "Helpers.h"
+
+using namespace mlir;
+using namespace tgc;
+using namespace tgc::inference;
+
+LogicalResult tgc::inferGather(MLIRContext *ctx, InferLoc loc, Value self, int64_t dim,
+                               Value index, TypeList &types) {
+  BaseTensorType x = tensorOf(self), i = tensorOf(index);
+  if (failed(requireTensor(loc, x, "self")) || failed(requireTensor(loc, i, "index")) ||
+      failed(dimIn(loc, dim, x.getRank())))
+    return failure();
+  if (!i.getDtype().isInteger(64))
+    return emitOptionalError(loc, "gather: index must be i64, got ", i.getDtype());
+  if (i.getRank() != x.getRank())
+    return emitOptionalError(loc, "gather: index rank ", i.getRank(), " differs from self's ",
+                             x.getRank());
+  addResult(ctx, x.isRef(), freshLike(x, i.getSizes()), types);
+  return success();
+}
+
+LogicalResult tgc::inferEmbedding(MLIRContext *ctx, InferLoc loc, Value weight, Value indices,
+                                  TypeList &types) {
+  BaseTensorType w = tensorOf(weight), i = tensorOf(indices);
+  if (failed(requireTensor(loc, w, "weight")) || failed(requireTensor(loc, i, "indices")))
+    return failure();
+  if (w.getRank() != 2)
+    return emitOptionalError(loc, "embedding: weight must be 2-d, got rank ", w.getRank());
+  if (getCategory(i.getDtype()) != DTypeCategory::Integer)
+    return emitOptionalError(loc, "embedding: indices must be an integer tensor, got ",
+                             i.getDtype());
+  SmallVector<AffineExpr> sizes(i.getSizes());
+  sizes.push_back(w.getSizes()[1]);
+  TensorMeta meta = freshLike(w, sizes);
+  addResult(ctx, w.isRef(), meta, types);
+  return success();
+}
+
+LogicalResult tgc::inferEmbeddingBackward(MLIRContext *ctx, InferLoc loc, Value gradOutput,
+                                          Value indices, int64_t numWeights, TypeList &types) {
+  BaseTensorType g = tensorOf(gradOutput), i = tensorOf(indices);
+  if (failed(requireTensor(loc, g, "grad_output")) || failed(requireTensor(loc, i, "indices")))
+    return failure();
+  if (getCategory(i.getDtype()) != DTypeCategory::Integer)
+    return emitOptionalError(loc, "embedding_backward: indices must be an integer tensor");
+  if (g.getRank() != i.getRank() + 1 || !sameSizes(g.getSizes().drop_back(), i.getSizes()))
+    return emitOptionalError(loc, "embedding_backward: grad_output has sizes ",
+                             sizesStr(g.getSizes()), ", not the indices' sizes plus one");
+  if (numWeights < 0)
+    return emitOptionalError(loc, "embedding_backward: num_weights must not be negative");
+  TensorMeta meta = freshLike(g, {cst(numWeights, ctx), g.getSizes().back()});
+  addResult(ctx, g.isRef(), meta, types);
+  return success();
+}

@@ -1,0 +1,298 @@
+//===- Program.cpp - Running a program with graph breaks ------------------===//
+//
+// Opening a program and its forward: the graphs in the order the steps say
+// (docs/graph-breaks.md, "model.json, model.h, model.so").
+//
+//===----------------------------------------------------------------------===//
+
+#include "tgc/Runner/Program.h"
+
+#include "tgc/Dialect/Attributes.h"
+
+using namespace tgc;
+using namespace tgc::runner;
+
+namespace {
+
+/// model.json's key `name` as a string (the vocabulary is StringLiterals).
+std::string key(llvm::StringRef name) { return name.str(); }
+
+/// The kind of step a node ends with.
+std::string stepKind(const nlohmann::json &then) {
+  return then.is_object() ? then.value(key(program::kKindKey), "") : "";
+}
+
+} // namespace
+
+Status Program::open(const std::string &soPath, std::unique_ptr<Program> &program) {
+  auto opened = std::unique_ptr<Program>(new Program());
+  if (Status status = opened->load(soPath))
+    return status;
+  program = std::move(opened);
+  return Status::success();
+}
+
+Status Program::load(const std::string &soPath) {
+  if (Status status = readModelJson(soPath, document))
+    return status;
+  if (document.is_null())
+    return Status::error(soPath + ": no model.json beside it (a program's graphs and steps)");
+  if (!document.is_object() || !document.contains("program"))
+    return Status::error(soPath + ": model.json has no \"program\" (not compiled with "
+                                  "--allow-graph-breaks)");
+  const nlohmann::json &program = document["program"];
+  const nlohmann::json &nodes = program.value(key(program::kNodesKey), nlohmann::json());
+  if (!document["graphs"].is_array() || !nodes.is_array() || nodes.empty() ||
+      !program.value(key(program::kInputsKey), nlohmann::json()).is_array())
+    return Status::error(soPath + ": model.json has a malformed \"program\"");
+  for (const nlohmann::json &name : program[key(program::kInputsKey)])
+    inputs.push_back(name.is_string() ? name.get<std::string>() : name.dump());
+  std::set<std::string> seenState, seenGradients;
+  std::vector<std::string> parameters;
+  for (const nlohmann::json &graph : document["graphs"]) {
+    auto model = std::make_unique<Model>();
+    if (Status status = model->load(soPath, graph.value("name", "")))
+      return status;
+    for (int64_t i = 0, n = model->api.numState(model->model); i < n; ++i) {
+      std::string name = model->api.stateName(model->model, i);
+      if (seenState.insert(name).second)
+        stateEntries.push_back({name, model->api.stateKind(model->model, i)});
+    }
+    if (model->isTrainable())
+      for (int64_t g = 0, n = model->api.numGradients(model->model); g < n; ++g) {
+        std::string name = model->api.gradientName(model->model, g);
+        if (name.rfind("input.", 0) != 0 && seenGradients.insert(name).second)
+          parameters.push_back(name);
+      }
+    graphIndex[model->name] = models.size();
+    models.push_back(std::move(model));
+  }
+  for (size_t i = 0; i < inputs.size(); ++i)
+    gradients.push_back("input." + std::to_string(i));
+  gradients.insert(gradients.end(), parameters.begin(), parameters.end());
+  return Status::success();
+}
+
+bool Program::isTrainable() const {
+  for (const auto &model : models)
+    if (!model->isTrainable())
+      return false;
+  return true;
+}
+
+bool Program::outputHasGradient(size_t k) const {
+  const Model &model = *models[result];
+  return model.isTrainable() && model.api.outputHasGradient(model.model, int64_t(k)) == 1;
+}
+
+Status Program::setState(const std::string &name, const DLTensor &value) {
+  bool found = false;
+  for (size_t graph = 0; graph < models.size(); ++graph) {
+    Model &model = *models[graph];
+    if (!model.hasState(name))
+      continue;
+    found = true;
+    if (model.api.setState(model.model, name.c_str(), const_cast<DLTensor *>(&value)) != 0)
+      return fail(graph, "state '" + name + "'");
+  }
+  return found ? Status::success() : Status::error("no graph has state '" + name + "'");
+}
+
+Status Program::getState(const std::string &name, DLTensor &value) {
+  for (size_t graph = 0; graph < models.size(); ++graph) {
+    Model &model = *models[graph];
+    if (!model.hasState(name))
+      continue;
+    if (model.api.getState(model.model, name.c_str(), &value) != 0)
+      return fail(graph, "state '" + name + "'");
+    return Status::success();
+  }
+  return Status::error("no graph has state '" + name + "'");
+}
+
+Status Program::readState(const std::string &name, HostTensor &value) {
+  for (const auto &model : models)
+    if (model->hasState(name))
+      return model->readState(name, value);
+  return Status::error("no graph has state '" + name + "'");
+}
+
+/// Copies each buffer graph `graph` mutated into every other graph that has it.
+Status Program::syncBuffers(size_t graph, const char *mutationsKey) {
+  const nlohmann::json &mutations =
+      document["graphs"][graph].value(mutationsKey, nlohmann::json());
+  if (!mutations.is_array())
+    return Status::success();
+  for (const nlohmann::json &mutation : mutations) {
+    if (mutation.value("kind", "") != "buffer")
+      continue;
+    std::string name = mutation.value("target", "");
+    HostTensor value;
+    if (Status status = models[graph]->readState(name, value))
+      return status;
+    if (Status status = setState(name, value.view()))
+      return status;
+  }
+  return Status::success();
+}
+
+const nlohmann::json &Program::node(size_t index) const {
+  return document["program"][key(program::kNodesKey)][index];
+}
+
+Status Program::glue(const nlohmann::json &index, DLTensor *&tensor) {
+  if (!index.is_number_integer() || index.get<int64_t>() < 0 ||
+      size_t(index.get<int64_t>()) >= values.size() || !values[index.get<size_t>()].defined)
+    return Status::error("model.json: program value " + index.dump() +
+                         " is not defined where it is used");
+  tensor = &values[index.get<size_t>()].tensor;
+  return Status::success();
+}
+
+Status Program::runNode(size_t index, bool train) {
+  const nlohmann::json &entry = node(index);
+  auto it = graphIndex.find(entry.value(key(program::kGraphKey), ""));
+  if (it == graphIndex.end())
+    return Status::error("model.json: program node " + std::to_string(index) +
+                         " names no graph");
+  size_t graph = it->second;
+  Model &model = *models[graph];
+  const nlohmann::json &graphInputs = entry[key(program::kInputsKey)];
+  std::vector<DLTensor> views;
+  for (const nlohmann::json &input : graphInputs) {
+    DLTensor *tensor = nullptr;
+    if (Status status = glue(input, tensor))
+      return status;
+    views.push_back(*tensor);
+  }
+  if (train && !model.isTrainable())
+    return Status::error("--train: graph '" + model.name + "' is not trainable (compile the " +
+                         "program with `tgc compile --train --allow-graph-breaks`)");
+  if (!model.run(views, train, results))
+    return fail(graph, "running graph '" + model.name + "'");
+  trail.push_back(index);
+  result = graph;
+  for (size_t i = 0; i < graphInputs.size(); ++i)
+    if (model.api.inputIsMutated(model.model, int64_t(i)) == 1 &&
+        graphInputs[i].get<size_t>() < inputs.size())
+      mutatedInputs.insert(graphInputs[i].get<size_t>());
+  return syncBuffers(graph, "mutations");
+}
+
+/// The graph's outputs become the glue values the node's `outputs` name.
+Status Program::defineOutputs(size_t index) {
+  const nlohmann::json &defined = node(index)[key(program::kOutputsKey)];
+  if (!defined.is_array() || defined.size() != results.size())
+    return Status::error("model.json: program node " + std::to_string(index) + " lists " +
+                         std::to_string(defined.size()) + " outputs, its graph has " +
+                         std::to_string(results.size()));
+  for (size_t k = 0; k < results.size(); ++k) {
+    size_t value = defined[k].get<size_t>();
+    if (values.size() <= value)
+      values.resize(value + 1);
+    values[value].tensor = results[k]->dl_tensor;
+    values[value].owned = std::move(results[k]);
+    values[value].defined = true;
+  }
+  results.clear();
+  return Status::success();
+}
+
+Status Program::callArgument(const nlohmann::json &arg, ProgramCall &call,
+                             nlohmann::json &converted) {
+  converted = arg;
+  if (arg.is_array()) {
+    for (size_t i = 0; i < arg.size(); ++i)
+      if (Status status = callArgument(arg[i], call, converted[i]))
+        return status;
+    return Status::success();
+  }
+  if (!arg.is_object())
+    return Status::success();
+  if (arg.value("type", "") == "tuple")
+    return callArgument(arg["items"], call, converted["items"]);
+  if (arg.value("type", "") != "tensor")
+    return Status::success();
+  DLTensor *tensor = nullptr;
+  if (Status status = glue(arg["value"], tensor))
+    return status;
+  converted.erase("value");
+  converted["index"] = call.tensors.size();
+  call.tensors.push_back(tensor);
+  return Status::success();
+}
+
+Status Program::callStep(const nlohmann::json &step, const CallHook &hook) {
+  ProgramCall call;
+  call.call["callee"] = step[key(program::kCalleeKey)];
+  nlohmann::json kwargs = nlohmann::json::array();
+  if (Status status = callArgument(step.value(key(program::kArgsKey), nlohmann::json::array()),
+                                   call, call.call["args"]))
+    return status;
+  for (const nlohmann::json &kwarg : step.value(key(program::kKwargsKey), kwargs)) {
+    nlohmann::json value;
+    if (Status status = callArgument(kwarg[1], call, value))
+      return status;
+    kwargs.push_back(nlohmann::json::array({kwarg[0], value}));
+  }
+  call.call["kwargs"] = kwargs;
+  return hook ? hook(call) : Status::success();
+}
+
+/// After node `index` has run: `done` when it returns, else the node to run next.
+Status Program::takeStep(size_t index, const CallHook &call, size_t &next, bool &done) {
+  const nlohmann::json &then = node(index)[key(program::kThenKey)];
+  std::string kind = stepKind(then);
+  done = kind == program::kReturn;
+  if (done)
+    return Status::success();
+  if (Status status = defineOutputs(index))
+    return status;
+  if (kind == program::kCall) {
+    if (Status status = callStep(then, call))
+      return status;
+    next = then[key(program::kNextKey)].get<size_t>();
+  } else if (kind == program::kBranch) {
+    DLTensor *condition = nullptr;
+    if (Status status = glue(then[key(program::kConditionKey)], condition))
+      return status;
+    bool truth = false;
+    if (Status status = truthOf(*condition, truth))
+      return status;
+    next = then[key(truth ? program::kTrueKey : program::kFalseKey)].get<size_t>();
+  } else {
+    return Status::error("model.json: unknown program step '" + kind + "'");
+  }
+  if (next >= document["program"][key(program::kNodesKey)].size())
+    return Status::error("model.json: program step to node " + std::to_string(next) +
+                         ", which does not exist");
+  return Status::success();
+}
+
+Status Program::run(const std::vector<DLTensor> &inputArgs, bool train, const CallHook &call) {
+  values.clear();
+  mutatedInputs.clear();
+  results.clear();
+  trail.clear();
+  if (inputArgs.size() != inputs.size())
+    return Status::error("the program takes " + std::to_string(inputs.size()) +
+                         " inputs, got " + std::to_string(inputArgs.size()));
+  for (const DLTensor &input : inputArgs) {
+    values.emplace_back();
+    values.back().tensor = input;
+    values.back().defined = true;
+  }
+  size_t numNodes = document["program"][key(program::kNodesKey)].size();
+  size_t index = 0;
+  for (size_t steps = 1;; ++steps) {
+    if (steps > numNodes)
+      return Status::error("model.json: the program does not end");
+    if (Status status = runNode(index, train))
+      return status;
+    bool done = false;
+    if (Status status = takeStep(index, call, index, done))
+      return status;
+    if (done)
+      return Status::success();
+  }
+}

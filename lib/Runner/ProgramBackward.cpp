@@ -1,0 +1,129 @@
+//===- ProgramBackward.cpp - The backward of a program with graph breaks --===//
+//
+// The backwards of the graphs a training run ran, last first, chained like
+// autograd's through Dynamo's graphs: the program's output gradients go into
+// the last graph, each graph's `input.N` gradient is added to the gradient of
+// the glue value it came from, parameter gradients are summed over the graphs
+// (docs/graph-breaks.md, "Callers").
+//
+//===----------------------------------------------------------------------===//
+
+#include "tgc/Dialect/Attributes.h"
+#include "tgc/Runner/Program.h"
+
+using namespace tgc;
+using namespace tgc::runner;
+
+/// The gradient of each output of the graph `trail[step]` ran: the program's
+/// for the last graph, else the sum of what later graphs gave its values
+/// (zeros for a value nothing differentiable used).
+Status Program::gradOutputsOf(size_t step, const std::vector<const DLTensor *> &gradOutputs,
+                              std::map<size_t, HostTensor> &valueGrads,
+                              std::vector<HostTensor> &zeros, std::vector<DLTensor> &views,
+                              std::vector<DLTensor *> &pointers) {
+  const nlohmann::json &entry = node(trail[step]);
+  Model &model = *models[graphIndex.at(entry[program::kGraphKey.str()].get<std::string>())];
+  bool last = step + 1 == trail.size();
+  int64_t numOutputs = model.api.numOutputs(model.model);
+  views.assign(size_t(numOutputs), DLTensor{});
+  pointers.assign(size_t(numOutputs), nullptr);
+  zeros.reserve(size_t(numOutputs));
+  for (int64_t k = 0; k < numOutputs; ++k) {
+    if (model.api.outputHasGradient(model.model, k) != 1)
+      continue;
+    if (last) {
+      if (size_t(k) >= gradOutputs.size() || !gradOutputs[size_t(k)])
+        return Status::error("no gradient for output #" + std::to_string(k) +
+                             " of the program");
+      views[size_t(k)] = *gradOutputs[size_t(k)];
+      pointers[size_t(k)] = &views[size_t(k)];
+      continue;
+    }
+    size_t value = entry[program::kOutputsKey.str()][size_t(k)].get<size_t>();
+    auto it = valueGrads.find(value);
+    if (it != valueGrads.end()) {
+      views[size_t(k)] = it->second.view();
+      pointers[size_t(k)] = &views[size_t(k)];
+      continue;
+    }
+    zeros.push_back(zerosLike(values[value].tensor));
+    views[size_t(k)] = zeros.back().view();
+    pointers[size_t(k)] = &views[size_t(k)];
+  }
+  return Status::success();
+}
+
+/// Runs the backward of the graph `trail[step]` ran and adds its gradients to
+/// `valueGrads` (by glue value) and `paramGrads` (by name).
+Status Program::backwardStep(size_t step, const std::vector<const DLTensor *> &gradOutputs,
+                             std::map<size_t, HostTensor> &valueGrads,
+                             std::map<std::string, HostTensor> &paramGrads) {
+  const nlohmann::json &entry = node(trail[step]);
+  size_t graph = graphIndex.at(entry[program::kGraphKey.str()].get<std::string>());
+  Model &model = *models[graph];
+  std::vector<HostTensor> zeros;
+  std::vector<DLTensor> views;
+  std::vector<DLTensor *> pointers;
+  if (Status status = gradOutputsOf(step, gradOutputs, valueGrads, zeros, views, pointers))
+    return status;
+  int64_t numGradients = model.api.numGradients(model.model);
+  std::vector<DLManagedTensor *> raw(size_t(numGradients), nullptr);
+  int rc = model.api.backward(model.model, pointers.data(), int64_t(pointers.size()), raw.data(),
+                              numGradients);
+  std::vector<ManagedTensor> grads;
+  for (DLManagedTensor *grad : raw)
+    grads.emplace_back(grad);
+  if (rc != 0)
+    return fail(graph, "running the backward of graph '" + model.name + "'");
+  for (int64_t g = 0; g < numGradients; ++g) {
+    std::string name = model.api.gradientName(model.model, g);
+    HostTensor copy;
+    if (Status status = copyToHost(grads[size_t(g)]->dl_tensor, name, copy))
+      return status;
+    bool isInput = name.rfind("input.", 0) == 0;
+    std::string what = name;
+    size_t value = 0;
+    if (isInput) {
+      value = entry[program::kInputsKey.str()][std::stoul(name.substr(6))].get<size_t>();
+      what = "value." + std::to_string(value);
+    }
+    HostTensor *sum = nullptr;
+    if (isInput) {
+      auto [it, inserted] = valueGrads.try_emplace(value, std::move(copy));
+      if (inserted)
+        continue;
+      sum = &it->second;
+    } else {
+      auto [it, inserted] = paramGrads.try_emplace(name, std::move(copy));
+      if (inserted)
+        continue;
+      sum = &it->second;
+    }
+    if (Status status = addInto(*sum, copy, what))
+      return status;
+  }
+  return syncBuffers(graph, "backward_mutations");
+}
+
+Status Program::backward(const std::vector<const DLTensor *> &gradOutputs,
+                         std::vector<ManagedTensor> &grads) {
+  grads.clear();
+  if (trail.empty())
+    return Status::error("backward before a run of the program");
+  std::map<size_t, HostTensor> valueGrads;
+  std::map<std::string, HostTensor> paramGrads;
+  for (size_t step = trail.size(); step-- > 0;)
+    if (Status status = backwardStep(step, gradOutputs, valueGrads, paramGrads))
+      return status;
+  trail.clear(); // the graphs' saved values are gone
+  for (const std::string &name : gradients) {
+    if (name.rfind("input.", 0) == 0) {
+      auto it = valueGrads.find(std::stoul(name.substr(6)));
+      grads.push_back(it == valueGrads.end() ? nullptr : toManaged(std::move(it->second)));
+      continue;
+    }
+    auto it = paramGrads.find(name);
+    grads.push_back(it == paramGrads.end() ? nullptr : toManaged(std::move(it->second)));
+  }
+  return Status::success();
+}

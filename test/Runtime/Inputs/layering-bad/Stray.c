@@ -1,0 +1,2 @@
+/* Stray.c - in no layer. */
+int stray(void) { return 0; }
