@@ -1,4 +1,4 @@
-// RUN: tgc-opt %s --tgc-finalize-entries --split-input-file --verify-diagnostics | FileCheck %s --enable-var-scope
+// RUN: tgc-opt %s --tgc-finalize-entries --split-input-file --verify-diagnostics | FileCheck %s
 
 // The entry named in tgc.abi loses its argument attributes, is named <name>_forward and
 // gets a C interface; tgc.abi follows the new name; the globals (whose initial values

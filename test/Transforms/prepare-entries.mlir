@@ -1,4 +1,4 @@
-// RUN: tgc-opt %s --tgc-prepare-entries="model-name=m" --split-input-file --verify-diagnostics | FileCheck %s --enable-var-scope
+// RUN: tgc-opt %s --tgc-prepare-entries="model-name=m" --split-input-file --verify-diagnostics | FileCheck %s
 
 // An inference model: its one public function is the forward entry. tgc.abi lists the
 // arguments (kind, name, value tensor type; state with the initial value of its
