@@ -181,4 +181,41 @@ def PartitionPass : Pass<"tgc-partition", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def PrepareEntriesPass : Pass<"tgc-prepare-entries", "::mlir::ModuleOp"> {
+  let summary = "Record the model's calling signature as `tgc.abi` and shape its entries for lowering";
+  let description = [{
+    The first pass of the lower phase, on value-level tgc after decomposition (after the
+    partition for a trainable model). It finds the entry functions (the one public
+    function, or public `@forward` and `@backward`), checks their `tgc.kind` / `tgc.name`
+    / `tgc.target` / `tgc.output` attributes, and records what the artifact needs to
+    describe model.so as the module attribute `tgc.abi` (keys in `tgc::abi`,
+    docs/abi.md): the arguments with kinds, names, value tensor types and initial values
+    of state, the results with their kinds and targets, the backward's saved values,
+    tangents and gradients, the size symbols (moved from `tgc.symbols`) and the
+    partition's saved totals (moved from `tgc.saved_count` / `tgc.saved_bytes`). Then the
+    entries become what the runtime calls: `@forward` no longer returns the saved values
+    that are parameters or constants returned as is (the backward reads them in place),
+    and `@backward` gets one `!tgc.vtensor<[sK], i8>` argument per size symbol, which the
+    runtime passes without data so that lowering can bind every symbol.
+  }];
+  let options = [
+    Option<"modelName", "model-name", "std::string", /*default=*/"\"\"",
+           "The model's C name; tgc-finalize-entries names the entries <name>_forward "
+           "and <name>_backward (empty: they keep their names)">
+  ];
+}
+
+def FinalizeEntriesPass : Pass<"tgc-finalize-entries", "::mlir::ModuleOp"> {
+  let summary = "Strip what translation to LLVM IR cannot take and give the entries a C interface";
+  let description = [{
+    The first pass of the llvm phase, after bufferization. With the signature in
+    `tgc.abi` (tgc-prepare-entries), what remains of it in the IR would only confuse
+    translation: the `tgc.global` ops (their initial values are in `tgc.abi`) are erased
+    and the entries' argument and result attributes dropped. Each entry is renamed
+    `<name>_<entry>` (the name `tgc.abi` holds, unless empty; `tgc.abi` follows) and gets
+    `llvm.emit_c_interface`, so that its `_mlir_ciface_` wrapper takes one memref
+    descriptor pointer per argument, the runtime's calling convention.
+  }];
+}
+
 #endif // TGC_PASSES_TD

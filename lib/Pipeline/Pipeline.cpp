@@ -81,8 +81,12 @@ static void populatePartition(OpPassManager &pm, const PipelineOptions &options)
   pm.addPass(createCSEPass());
 }
 
-/// tgc on value tensors becomes linalg/tensor/arith/math on builtin tensors.
-static void populateLower(OpPassManager &pm) {
+/// The signature is recorded (`tgc.abi`) and the entries shaped for the runtime; tgc on
+/// value tensors becomes linalg/tensor/arith/math on builtin tensors.
+static void populateLower(OpPassManager &pm, const PipelineOptions &options) {
+  PrepareEntriesPassOptions entries;
+  entries.modelName = options.modelName;
+  pm.addPass(createPrepareEntriesPass(entries));
   pm.addPass(createConvertTgcToLinalgPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -102,8 +106,10 @@ static void populateBufferize(OpPassManager &pm) {
   bufferization::buildBufferDeallocationPipeline(pm, dealloc);
 }
 
-/// GEMMs to OpenBLAS, the rest to loops, then the LLVM dialect.
+/// The entries get their C interface; GEMMs to OpenBLAS, the rest to loops, then the
+/// LLVM dialect: what Target translates into model.so.
 static void populateLLVM(OpPassManager &pm) {
+  pm.addPass(createFinalizeEntriesPass());
   pm.addPass(createConvertLinalgToBlasPass());
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(createLowerAffinePass());
@@ -143,7 +149,7 @@ void tgc::buildPipeline(OpPassManager &pm, const PipelineOptions &options) {
   if (options.train && runs(Phase::Partition))
     populatePartition(pm, options);
   if (runs(Phase::Lower))
-    populateLower(pm);
+    populateLower(pm, options);
   if (runs(Phase::Bufferize))
     populateBufferize(pm);
   if (runs(Phase::LLVM))
@@ -163,19 +169,40 @@ struct PipelineCLOptions : public PassPipelineOptions<PipelineCLOptions> {
   Option<std::string> packSaved{*this, "pack-saved",
                                 llvm::cl::desc("Compress saved activations: bf16 or fp8"),
                                 llvm::cl::init("")};
+  Option<std::string> modelName{*this, "model-name",
+                                llvm::cl::desc("The model's C name, prefixing the entries"),
+                                llvm::cl::init("")};
 };
 } // namespace
 
+/// Builds `tgc-pipeline` from its textual options; an unknown phase is an error.
+static LogicalResult buildPipelineFromText(OpPassManager &pm, StringRef text,
+                                           function_ref<LogicalResult(const Twine &)> error) {
+  PipelineCLOptions cl;
+  if (failed(cl.parseFromString(text)))
+    return failure();
+  std::optional<Phase> phase = parsePhase(cl.compileTo);
+  if (!phase) {
+    std::string known;
+    for (auto [p, phaseName] : kPhaseNames)
+      known += (known.empty() ? "" : ", ") + phaseName.str();
+    return error("unknown phase '" + cl.compileTo + "' for compile-to: expected one of " +
+                 known);
+  }
+  PipelineOptions options;
+  options.compileTo = *phase;
+  options.train = cl.train;
+  options.activationBudget = cl.activationBudget;
+  options.packSaved = cl.packSaved;
+  options.modelName = cl.modelName;
+  buildPipeline(pm, options);
+  return success();
+}
+
 void tgc::registerPipelines() {
-  PassPipelineRegistration<PipelineCLOptions>(
-      "tgc-pipeline", "The whole tgc compile pipeline",
-      [](OpPassManager &pm, const PipelineCLOptions &cl) {
-        PipelineOptions options;
-        if (std::optional<Phase> phase = parsePhase(cl.compileTo))
-          options.compileTo = *phase;
-        options.train = cl.train;
-        options.activationBudget = cl.activationBudget;
-        options.packSaved = cl.packSaved;
-        buildPipeline(pm, options);
+  registerPassPipeline(
+      "tgc-pipeline", "The whole tgc compile pipeline", buildPipelineFromText,
+      [](function_ref<void(const mlir::detail::PassOptions &)> handler) {
+        handler(PipelineCLOptions());
       });
 }

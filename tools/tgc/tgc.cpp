@@ -6,7 +6,8 @@
 #include "tgc/Pipeline/Pipeline.h"
 #include "tgc/Runner/Run.h"
 #include "tgc/Target/Artifact.h"
-#include "tgc/Transforms/Passes.h"
+#include "tgc/Target/ProgramJson.h"
+#include "tgc/Dialect/TgcDialect.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/InitAllDialects.h"
@@ -86,67 +87,96 @@ static int writeModule(ModuleOp module, const std::string &path) {
   return 0;
 }
 
+/// Whether `tgc compile` prints IR (a phase before llvm, or a .mlir or `-` output)
+/// rather than building model.so.
+static bool emitsIR(const CompileOptions &options, tgc::Phase phase) {
+  return phase != tgc::Phase::LLVM || llvm::StringRef(options.output).ends_with(".mlir") ||
+         options.output == "-";
+}
+
+/// The model's C name: --name, else the output's stem.
+static std::string modelName(const CompileOptions &options) {
+  return options.name.empty() ? defaultModelName(options.output) : options.name;
+}
+
+/// The pipeline `tgc compile` runs: from after `startAfter` to `phase` (llvm for a
+/// library, whose artifact is then only translated, emitted and linked).
+static tgc::PipelineOptions pipelineOptions(const CompileOptions &options, tgc::Phase phase,
+                                            tgc::Phase startAfter) {
+  tgc::PipelineOptions pipeline;
+  pipeline.startAfter = startAfter;
+  pipeline.compileTo = phase;
+  pipeline.train = options.train;
+  pipeline.activationBudget = options.activationBudget;
+  pipeline.packSaved = options.packSaved;
+  pipeline.modelName = modelName(options);
+  return pipeline;
+}
+
+static tgc::ArtifactOptions artifactOptions(const CompileOptions &options) {
+  tgc::ArtifactOptions artifact;
+  artifact.runtimeLibrary = envOr("TGC_RUNTIME_LIBRARY", TGC_RUNTIME_LIBRARY);
+  artifact.linker = envOr("TGC_LINKER", TGC_LINKER_PATH);
+  artifact.libraryPath = options.output;
+  artifact.name = modelName(options);
+  if (options.report)
+    artifact.report = &llvm::outs();
+  return artifact;
+}
+
+static LogicalResult runPipeline(ModuleOp module, const tgc::PipelineOptions &pipeline) {
+  PassManager pm(module.getContext());
+  tgc::buildPipeline(pm, pipeline);
+  return pm.run(module);
+}
+
 /// `tgc compile --allow-graph-breaks`: a .trace whose graph breaks cut it into several
 /// graphs (docs/graph-breaks.md), each compiled like a whole program, in one model.so.
-static int compileProgram(const CompileOptions &options, MLIRContext &ctx, tgc::Phase phase,
-                          tgc::Phase startAfter) {
+static int compileProgram(const CompileOptions &options, MLIRContext &ctx,
+                          const tgc::PipelineOptions &pipeline,
+                          const tgc::ArtifactOptions &artifact) {
   if (llvm::sys::path::extension(options.input) != ".trace") {
     llvm::errs() << "error: --allow-graph-breaks needs a .trace input\n";
     return 1;
   }
-  if (startAfter != tgc::Phase::Capture) {
+  if (pipeline.startAfter != tgc::Phase::Capture) {
     llvm::errs() << "error: --allow-graph-breaks does not support --start-after\n";
     return 1;
   }
   FailureOr<tgc::trace::GraphProgram> program = tgc::trace::readTraceProgram(options.input, &ctx);
   if (failed(program))
     return 1;
-  bool emitIR = phase != tgc::Phase::LLVM ||
-                llvm::StringRef(options.output).ends_with(".mlir") || options.output == "-";
-  std::string name = options.name.empty() ? defaultModelName(options.output) : options.name;
   std::vector<std::string> graphNames;
   SmallVector<ModuleOp> graphs;
-  for (size_t i = 0; i < program->nodes.size(); ++i) {
-    graphNames.push_back(tgc::graphModelName(name, i));
-    graphs.push_back(*program->nodes[i].graph);
+  for (auto [i, graph] : llvm::enumerate(program->graphs)) {
+    graphNames.push_back(tgc::graphModelName(artifact.name, i));
+    graphs.push_back(*graph);
   }
-  std::string programJson = tgc::trace::writeProgramJson(*program, graphNames);
-  for (ModuleOp graph : graphs) {
-    PassManager pm(&ctx);
-    tgc::PipelineOptions pipelineOptions;
-    pipelineOptions.train = options.train;
-    pipelineOptions.activationBudget = options.activationBudget;
-    pipelineOptions.packSaved = options.packSaved;
-    pipelineOptions.startAfter = startAfter;
-    pipelineOptions.compileTo = emitIR          ? phase
-                                : options.train ? tgc::Phase::Partition
-                                                : tgc::Phase::Decompose;
-    tgc::buildPipeline(pm, pipelineOptions);
-    if (failed(pm.run(graph)))
+  FailureOr<std::string> programJson = tgc::writeProgramJson(graphs, graphNames);
+  if (failed(programJson))
+    return 1;
+  for (auto [graph, graphName] : llvm::zip_equal(graphs, graphNames)) {
+    tgc::PipelineOptions graphPipeline = pipeline;
+    graphPipeline.modelName = graphName;
+    if (failed(runPipeline(graph, graphPipeline)))
       return 1;
   }
-  if (emitIR) {
-    std::string error;
-    auto file = openOutputFile(options.output, &error);
-    if (!file) {
-      llvm::errs() << "error: " << error << "\n";
-      return 1;
-    }
-    file->os() << "// program: " << programJson << "\n";
-    for (auto [i, graph] : llvm::enumerate(graphs)) {
-      file->os() << (i ? "// -----\n" : "") << "// graph " << graphNames[i] << "\n";
-      graph.print(file->os());
-      file->os() << "\n";
-    }
-    file->keep();
-    return 0;
+  if (!emitsIR(options, pipeline.compileTo))
+    return failed(tgc::emitProgramArtifact(graphs, artifact)) ? 1 : 0;
+  std::string error;
+  auto file = openOutputFile(options.output, &error);
+  if (!file) {
+    llvm::errs() << "error: " << error << "\n";
+    return 1;
   }
-  tgc::ArtifactOptions artifact;
-  artifact.runtimeLibrary = envOr("TGC_RUNTIME_LIBRARY", TGC_RUNTIME_LIBRARY);
-  artifact.linker = envOr("TGC_LINKER", TGC_LINKER_PATH);
-  artifact.libraryPath = options.output;
-  artifact.name = name;
-  return failed(tgc::emitProgramArtifact(graphs, programJson, artifact)) ? 1 : 0;
+  file->os() << "// program: " << *programJson << "\n";
+  for (auto [i, graph] : llvm::enumerate(graphs)) {
+    file->os() << (i ? "// -----\n" : "") << "// graph " << graphNames[i] << "\n";
+    graph.print(file->os());
+    file->os() << "\n";
+  }
+  file->keep();
+  return 0;
 }
 
 static int compile(const CompileOptions &options) {
@@ -165,8 +195,9 @@ static int compile(const CompileOptions &options) {
     llvm::errs() << "error: unknown phase '" << options.compileTo << "'\n";
     return 1;
   }
+  // --start-after=llvm: the input is --compile-to=llvm's output, built as it is.
   std::optional<tgc::Phase> startAfter = tgc::parsePhase(options.startAfter);
-  if (!startAfter || *startAfter == tgc::Phase::LLVM) {
+  if (!startAfter) {
     llvm::errs() << "error: unknown phase '" << options.startAfter
                  << "' for --start-after\n";
     return 1;
@@ -175,38 +206,15 @@ static int compile(const CompileOptions &options) {
     llvm::errs() << "error: --activation-budget and --pack-saved need --train\n";
     return 1;
   }
+  const tgc::PipelineOptions pipeline = pipelineOptions(options, *phase, *startAfter);
+  const tgc::ArtifactOptions artifact = artifactOptions(options);
   if (options.allowGraphBreaks)
-    return compileProgram(options, ctx, *phase, *startAfter);
+    return compileProgram(options, ctx, pipeline, artifact);
   OwningOpRef<ModuleOp> module = readProgram(options.input, ctx);
-  if (!module)
+  if (!module || failed(runPipeline(*module, pipeline)))
     return 1;
-  bool emitIR = *phase != tgc::Phase::LLVM ||
-                llvm::StringRef(options.output).ends_with(".mlir") || options.output == "-";
-  // A library is built from the value-level program (after the partition when
-  // training): the artifact step reads the signature there and runs the
-  // remaining phases itself.
-  PassManager pm(&ctx);
-  tgc::PipelineOptions pipelineOptions;
-  pipelineOptions.train = options.train;
-  pipelineOptions.activationBudget = options.activationBudget;
-  pipelineOptions.packSaved = options.packSaved;
-  pipelineOptions.startAfter = *startAfter;
-  pipelineOptions.compileTo = emitIR            ? *phase
-                              : options.train ? tgc::Phase::Partition
-                                              : tgc::Phase::Decompose;
-  tgc::buildPipeline(pm, pipelineOptions);
-  if (failed(pm.run(*module)))
-    return 1;
-  if (emitIR)
+  if (emitsIR(options, *phase))
     return writeModule(*module, options.output);
-
-  tgc::ArtifactOptions artifact;
-  artifact.runtimeLibrary = envOr("TGC_RUNTIME_LIBRARY", TGC_RUNTIME_LIBRARY);
-  artifact.linker = envOr("TGC_LINKER", TGC_LINKER_PATH);
-  artifact.libraryPath = options.output;
-  artifact.name = options.name.empty() ? defaultModelName(options.output) : options.name;
-  if (options.report)
-    artifact.report = &llvm::outs();
   return failed(tgc::emitArtifact(*module, artifact)) ? 1 : 0;
 }
 
@@ -224,7 +232,8 @@ int main(int argc, char **argv) {
       ->required();
   compileCmd->add_option("--compile-to", compileOptions.compileTo,
                          "stop after a phase and print IR: capture, functionalize, "
-                         "decompose, lower, bufferize, llvm");
+                         "decompose, autodiff, partition, lower, bufferize, llvm (what "
+                         "goes into model.so)");
   compileCmd->add_option("--name", compileOptions.name,
                          "C identifier prefix of the model's API (default: output stem)");
   compileCmd->add_flag("--allow-graph-breaks", compileOptions.allowGraphBreaks,
@@ -235,7 +244,8 @@ int main(int argc, char **argv) {
                        "the backward entry (docs/training.md)");
   compileCmd->add_option("--start-after", compileOptions.startAfter,
                          "the input is already past this phase (e.g. partition for a "
-                         "hand-written @forward + @backward)");
+                         "hand-written @forward + @backward, llvm for --compile-to=llvm's "
+                         "output)");
   compileCmd->add_flag("--report", compileOptions.report,
                        "print the saved values of the training partition to stdout");
   compileCmd->add_option("--activation-budget", compileOptions.activationBudget,

@@ -141,6 +141,9 @@ inline constexpr llvm::StringLiteral kGraphOutputs = "tgc.graph_outputs";
 /// Module attribute of a graph (DictionaryAttr): what the caller does after it, with a
 /// `kind` and the keys of that kind.
 inline constexpr llvm::StringLiteral kStep = "tgc.step";
+/// Module attribute of the first graph (ArrayAttr of StringAttr): the names of the
+/// program's user inputs, program values 0..n-1 (model.json's "program" "inputs").
+inline constexpr llvm::StringLiteral kProgramInputs = "tgc.program_inputs";
 /// Keys of model.json's "program" and of its nodes.
 inline constexpr llvm::StringLiteral kInputsKey = "inputs";
 inline constexpr llvm::StringLiteral kNodesKey = "nodes";
@@ -158,6 +161,9 @@ inline constexpr llvm::StringLiteral kConditionKey = "condition";
 inline constexpr llvm::StringLiteral kTrueKey = "true";
 inline constexpr llvm::StringLiteral kFalseKey = "false";
 inline constexpr llvm::StringLiteral kWhereKey = "where";
+/// In `tgc.step` only (model.json resolves it): the program value of each tensor a call
+/// passes, which its arguments' `{tensor = i}` refer to by position (DenseI64ArrayAttr).
+inline constexpr llvm::StringLiteral kTensorsKey = "tensors";
 /// Step kinds: the program returns this graph's results; the caller calls `callee`
 /// with the arguments, then runs node `next`; or it runs node `true` or `false` by
 /// `bool()` of program value `condition`.
@@ -165,6 +171,64 @@ inline constexpr llvm::StringLiteral kReturn = "return";
 inline constexpr llvm::StringLiteral kCall = "call";
 inline constexpr llvm::StringLiteral kBranch = "branch";
 } // namespace program
+
+/// The calling signature of a model (docs/abi.md), which tgc-prepare-entries records
+/// before lowering as the module attribute `tgc.abi`, since lowering rewrites the entry
+/// functions and tgc-finalize-entries drops their argument attributes; Target describes
+/// model.so (signature blob, model.h, model.json) from it alone.
+namespace abi {
+/// The module attribute, a DictionaryAttr with the keys below.
+inline constexpr llvm::StringLiteral kAbi = "tgc.abi";
+/// The model's C name (StringAttr): tgc-finalize-entries names the entries
+/// `<name>_forward` and `<name>_backward`; "" keeps their names.
+inline constexpr llvm::StringLiteral kNameKey = "name";
+/// The entry functions (DictionaryAttr of StringAttr symbol names): `forward`, and
+/// `backward` for a trainable model.
+inline constexpr llvm::StringLiteral kEntriesKey = "entries";
+inline constexpr llvm::StringLiteral kForwardKey = "forward";
+inline constexpr llvm::StringLiteral kBackwardKey = "backward";
+/// The size symbols (the module's `tgc.symbols`, which the pass moves here).
+inline constexpr llvm::StringLiteral kSymbolsKey = "symbols";
+/// The forward entry's arguments and results (ArrayAttr of DictionaryAttr), in order;
+/// the backward entry's `results` likewise.
+inline constexpr llvm::StringLiteral kArgsKey = "args";
+inline constexpr llvm::StringLiteral kResultsKey = "results";
+/// The backward entry (DictionaryAttr, trainable models only): `saved` (ArrayAttr of
+/// DictionaryAttr), `tangents` (DenseI64ArrayAttr: per tangent argument, the index among
+/// the user outputs of the output it is the gradient of), `results`, and the
+/// partition's `saved_count` / `saved_bytes` (i64, when it recorded them).
+inline constexpr llvm::StringLiteral kSavedKey = "saved";
+inline constexpr llvm::StringLiteral kTangentsKey = "tangents";
+inline constexpr llvm::StringLiteral kSavedCountKey = "saved_count";
+inline constexpr llvm::StringLiteral kSavedBytesKey = "saved_bytes";
+/// Keys of an argument, result or saved value: `kind` (below; not on saved values),
+/// `name`, `type` (TypeAttr: the value tensor type, dtype and sizes), `value` (a state
+/// argument's initial value, ElementsAttr), `target` (i64: the argument a mutation or
+/// gradient writes), `slot` and `output` (a python_state result's slot and the index
+/// `tgc.replay` refers to it by), `arg` (i64: the parameter or constant argument a
+/// saved value is, read by reference).
+inline constexpr llvm::StringLiteral kKindKey = "kind";
+inline constexpr llvm::StringLiteral kTypeKey = "type";
+inline constexpr llvm::StringLiteral kValueKey = "value";
+inline constexpr llvm::StringLiteral kTargetKey = "target";
+inline constexpr llvm::StringLiteral kSlotKey = "slot";
+inline constexpr llvm::StringLiteral kOutputKey = "output";
+inline constexpr llvm::StringLiteral kArgKey = "arg";
+/// Argument kinds (the `tgc.kind` values of the entry's arguments).
+inline constexpr llvm::StringLiteral kParameter = "parameter";
+inline constexpr llvm::StringLiteral kBuffer = "buffer";
+inline constexpr llvm::StringLiteral kConstant = "constant";
+inline constexpr llvm::StringLiteral kUserInput = "user_input";
+/// Result kinds: a user output, a user output holding Python state (attr::kPythonState),
+/// the new value of a buffer or user input, and (backward) a gradient.
+inline constexpr llvm::StringLiteral kUserOutput = "user_output";
+inline constexpr llvm::StringLiteral kBufferMutation = "buffer_mutation";
+inline constexpr llvm::StringLiteral kUserInputMutation = "user_input_mutation";
+inline constexpr llvm::StringLiteral kGradient = "gradient";
+/// The `tgc.kind` of the partition's saved results and arguments and of tangents.
+inline constexpr llvm::StringLiteral kSaved = "saved";
+inline constexpr llvm::StringLiteral kTangent = "tangent";
+} // namespace abi
 
 } // namespace tgc
 

@@ -38,12 +38,16 @@ struct PipelineOptions {
   /// Training: built-in saved-tensor hooks compressing saved f32 activations ("bf16",
   /// "fp8"), or "" for none.
   std::string packSaved;
+  /// The model's C name: the llvm phase names the entries `<name>_forward` and
+  /// `<name>_backward` ("" keeps their names).
+  std::string modelName;
 };
 
 /// Adds the passes of every phase in (`startAfter`, `compileTo`] to `pm`.
 void buildPipeline(mlir::OpPassManager &pm, const PipelineOptions &options);
 
-/// Registers `tgc-pipeline` (with a `compile-to` option) for tgc-opt.
+/// Registers `tgc-pipeline` (with `compile-to`, `train`, `activation-budget`,
+/// `pack-saved` and `model-name` options) for tgc-opt; an unknown phase is an error.
 void registerPipelines();
 
 } // namespace tgc

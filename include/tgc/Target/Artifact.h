@@ -1,5 +1,5 @@
 // The model artifact: model.so (generated code + embedded state + the runtime),
-// model.h and model.json, from a value-level tgc module.
+// model.h and model.json, from a module the pipeline has lowered to the LLVM dialect.
 #ifndef TGC_TARGET_ARTIFACT_H
 #define TGC_TARGET_ARTIFACT_H
 
@@ -28,19 +28,11 @@ struct ArtifactOptions {
   llvm::raw_ostream *report = nullptr;
 };
 
-/// Reads the model's signature (inputs, outputs, state with initial values, size
-/// symbols) from `module`, a value-level tgc module with one public `func.func`,
-/// or, for a trainable model, public `@forward` and `@backward` as the partition
-/// leaves them (docs/training.md): then also the saved values (a parameter or
-/// constant argument returned as is is saved by reference), tangents, gradients
-/// and backward mutations. Initial values are appended to `weights`.
-mlir::FailureOr<ModelSignature> extractSignature(mlir::ModuleOp module, llvm::StringRef name,
-                                                 std::string &weights);
-
-/// Compiles `module` (value-level tgc, after decomposition, or after the partition
-/// when it has `@backward`) to the artifact: lowers it
-/// through the pipeline's remaining phases, emits the object in process with the
-/// signature and weights embedded, links model.so, and writes model.h and model.json.
+/// Builds model `options.name` from `module`, which the whole pipeline has lowered to
+/// the LLVM dialect (its signature in `tgc.abi`, recorded by tgc-prepare-entries):
+/// translates it to LLVM IR, adds the model interface with the signature and weights
+/// embedded, emits the object in process, links model.so, and writes model.h and
+/// model.json.
 mlir::LogicalResult emitArtifact(mlir::ModuleOp module, const ArtifactOptions &options);
 
 /// The C name of graph `index` of a program with graph breaks named `name`.
@@ -49,11 +41,10 @@ inline std::string graphModelName(llvm::StringRef name, size_t index) {
 }
 
 /// The artifact of a program with graph breaks (docs/graph-breaks.md): one model per
-/// graph (`<name>_g<i>_create`, each compiled like `emitArtifact`'s) in one model.so;
-/// model.json holds `programJson` (how the caller runs them) and each graph's
-/// signature, model.h each graph's constructor.
+/// graph (`<name>_g<i>_create`, each built like `emitArtifact`'s, its entries named
+/// `<name>_g<i>_forward`) in one model.so; model.json holds the program
+/// (writeProgramJson) and each graph's signature, model.h each graph's constructor.
 mlir::LogicalResult emitProgramArtifact(llvm::ArrayRef<mlir::ModuleOp> graphs,
-                                        llvm::StringRef programJson,
                                         const ArtifactOptions &options);
 
 } // namespace tgc

@@ -7,7 +7,6 @@
 #include "GraphBreaks.h"
 
 #include "Frontend/Common/GraphInputs.h"
-#include "Frontend/Common/Json.h"
 #include "tgc/Dialect/TgcDialect.h"
 #include "tgc/Dialect/Attributes.h"
 
@@ -18,7 +17,6 @@
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/SetVector.h"
 
-#include <cmath>
 #include <map>
 #include <set>
 
@@ -72,6 +70,16 @@ struct PathFunction {
   }
 };
 
+/// One graph of the program while it is built: the glue value of each user input of
+/// its `@forward`, the glue value each result defines (none for a graph that ends the
+/// program, whose results are the program's), and the step after it.
+struct GraphNode {
+  OwningOpRef<ModuleOp> graph;
+  std::vector<int64_t> inputs;
+  std::vector<int64_t> outputs;
+  DictionaryAttr step;
+};
+
 /// What segment `k` of a path needs from before it.
 struct SegmentNeeds {
   /// Tensors computed by an earlier segment, by the node that computes them.
@@ -117,6 +125,10 @@ private:
                         Location loc);
   int64_t nodeOf(const PathFunction &path, unsigned k);
   FailureOr<GraphNode> buildGraph(unsigned node);
+  /// The step after segment `k` of `path`, a graph break (`tgc.step`).
+  FailureOr<DictionaryAttr>
+  breakStep(PathFunction &path, unsigned k,
+            function_ref<int64_t(const PathFunction &, unsigned, Value)> glueOf);
 
   std::vector<PathTrace> &paths;
   MLIRContext *ctx;
@@ -289,7 +301,6 @@ FailureOr<GraphProgram> Splitter::run() {
   };
 
   GraphProgram program;
-  program.inputNames = inputNames;
   for (unsigned node = 0; node < nodeSource.size(); ++node) {
     auto [pathIndex, k] = nodeSource[node];
     PathFunction &path = functions[pathIndex];
@@ -313,44 +324,88 @@ FailureOr<GraphProgram> Splitter::run() {
                              StringAttr::get(ctx, "value." + std::to_string(built->inputs[j])));
       ++j;
     }
-    GraphStep &step = built->step;
     if (k < path.markers.size()) {
-      Operation *marker = path.markers[k];
-      if (auto loc = dyn_cast<FileLineColLoc>(marker->getLoc()))
-        step.where = (loc.getFilename().str() + ":" + std::to_string(loc.getLine()));
-      if (auto branch = dyn_cast<BreakBranchOp>(marker)) {
-        step.kind = GraphStep::Kind::Branch;
-        step.condition = glueOf(path, k, branch.getCondition());
-        std::vector<bool> prefix = path.prefix(k + 1);
-        prefix.back() = true;
-        auto ifTrue = nodeIds.find({k + 1, prefix});
-        prefix.back() = false;
-        auto ifFalse = nodeIds.find({k + 1, prefix});
-        if (ifTrue == nodeIds.end() || ifFalse == nodeIds.end())
-          return marker->emitError("graph break: a branch outcome was not traced");
-        step.ifTrue = ifTrue->second;
-        step.ifFalse = ifFalse->second;
-      } else {
-        auto call = cast<BreakCallOp>(marker);
-        step.kind = GraphStep::Kind::Call;
-        step.callee = call.getCallee().str();
-        step.args = call.getArgs();
-        step.kwargs = call.getKwargs();
-        for (Value tensor : call.getTensors())
-          step.tensors.push_back(glueOf(path, k, tensor));
-        step.next = nodeIds.at({k + 1, path.prefix(k + 1)});
-      }
-      if (llvm::is_contained(step.tensors, -1) || (step.kind == GraphStep::Kind::Branch &&
-                                                   step.condition < 0))
-        return marker->emitError("graph break: internal error: a value the caller needs "
-                                 "has no producer");
+      FailureOr<DictionaryAttr> step = breakStep(path, k, glueOf);
+      if (failed(step))
+        return failure();
+      built->step = *step;
+    } else {
+      built->step = returnStep(ctx);
     }
     if (llvm::is_contained(built->inputs, -1))
       return path.func.emitError("graph break: internal error: a crossing value has no "
                                  "producer");
-    program.nodes.push_back(std::move(*built));
+    recordProgramNode(*built->graph, built->inputs, built->outputs, built->step);
+    program.graphs.push_back(std::move(built->graph));
   }
+  recordProgramInputs(*program.graphs.front(), inputNames);
   return program;
+}
+
+FailureOr<DictionaryAttr>
+Splitter::breakStep(PathFunction &path, unsigned k,
+                    function_ref<int64_t(const PathFunction &, unsigned, Value)> glueOf) {
+  Operation *marker = path.markers[k];
+  Builder b(ctx);
+  SmallVector<NamedAttribute> step;
+  auto set = [&](StringRef key, Attribute value) { step.push_back(b.getNamedAttr(key, value)); };
+  if (auto loc = dyn_cast<FileLineColLoc>(marker->getLoc()))
+    set(program::kWhereKey,
+        b.getStringAttr(loc.getFilename().str() + ":" + std::to_string(loc.getLine())));
+  bool unknown = false;
+  if (auto branch = dyn_cast<BreakBranchOp>(marker)) {
+    int64_t condition = glueOf(path, k, branch.getCondition());
+    std::vector<bool> prefix = path.prefix(k + 1);
+    prefix.back() = true;
+    auto ifTrue = nodeIds.find({k + 1, prefix});
+    prefix.back() = false;
+    auto ifFalse = nodeIds.find({k + 1, prefix});
+    if (ifTrue == nodeIds.end() || ifFalse == nodeIds.end())
+      return marker->emitError("graph break: a branch outcome was not traced");
+    set(program::kKindKey, b.getStringAttr(program::kBranch));
+    set(program::kConditionKey, b.getI64IntegerAttr(condition));
+    set(program::kTrueKey, b.getI64IntegerAttr(ifTrue->second));
+    set(program::kFalseKey, b.getI64IntegerAttr(ifFalse->second));
+    unknown = condition < 0;
+  } else {
+    auto call = cast<BreakCallOp>(marker);
+    SmallVector<int64_t> tensors;
+    for (Value tensor : call.getTensors())
+      tensors.push_back(glueOf(path, k, tensor));
+    set(program::kKindKey, b.getStringAttr(program::kCall));
+    set(program::kCalleeKey, call.getCalleeAttr());
+    set(program::kArgsKey, call.getArgs());
+    set(program::kKwargsKey, call.getKwargs());
+    set(program::kTensorsKey, b.getDenseI64ArrayAttr(tensors));
+    set(program::kNextKey, b.getI64IntegerAttr(nodeIds.at({k + 1, path.prefix(k + 1)})));
+    unknown = llvm::is_contained(tensors, -1);
+  }
+  if (unknown)
+    return marker->emitError("graph break: internal error: a value the caller needs "
+                             "has no producer");
+  return b.getDictionaryAttr(step);
+}
+
+DictionaryAttr tgc::trace::returnStep(MLIRContext *ctx) {
+  Builder b(ctx);
+  return b.getDictionaryAttr(
+      b.getNamedAttr(program::kKindKey, b.getStringAttr(program::kReturn)));
+}
+
+void tgc::trace::recordProgramNode(ModuleOp graph, ArrayRef<int64_t> inputs,
+                                   ArrayRef<int64_t> outputs, DictionaryAttr step) {
+  Builder b(graph.getContext());
+  graph->setAttr(program::kGraphInputs, b.getDenseI64ArrayAttr(inputs));
+  graph->setAttr(program::kGraphOutputs, b.getDenseI64ArrayAttr(outputs));
+  graph->setAttr(program::kStep, step);
+}
+
+void tgc::trace::recordProgramInputs(ModuleOp first, ArrayRef<std::string> names) {
+  Builder b(first.getContext());
+  SmallVector<Attribute> attrs;
+  for (const std::string &name : names)
+    attrs.push_back(b.getStringAttr(name));
+  first->setAttr(program::kProgramInputs, b.getArrayAttr(attrs));
 }
 
 FailureOr<GraphNode> Splitter::buildGraph(unsigned node) {
@@ -486,98 +541,4 @@ FailureOr<GraphNode> Splitter::buildGraph(unsigned node) {
 FailureOr<GraphProgram> tgc::trace::splitGraphBreaks(std::vector<PathTrace> &paths,
                                                        MLIRContext *ctx) {
   return Splitter(paths, ctx).run();
-}
-
-//===----------------------------------------------------------------------===//
-// model.json's "program"
-//===----------------------------------------------------------------------===//
-
-/// A `tgc.break_call` argument as JSON: constants as themselves (floats as
-/// {"type": "float", "value": ...} when JSON would lose that they are floats), tuples
-/// as {"type": "tuple", "items": [...]}, tensors as {"type": "tensor", "value": glue}.
-static Json argumentJson(Attribute arg, const std::vector<int64_t> &tensors) {
-  if (isa<UnitAttr>(arg))
-    return nullptr;
-  if (auto b = dyn_cast<BoolAttr>(arg))
-    return b.getValue();
-  if (auto i = dyn_cast<IntegerAttr>(arg))
-    return i.getInt();
-  if (auto f = dyn_cast<FloatAttr>(arg)) {
-    double value = f.getValueAsDouble();
-    if (std::isfinite(value) && value != std::trunc(value))
-      return value;
-    llvm::SmallString<32> text;
-    f.getValue().toString(text);
-    std::string repr = std::isnan(value)   ? "nan"
-                       : std::isinf(value) ? (value < 0 ? "-inf" : "inf")
-                                           : text.str().str();
-    if (std::isfinite(value) && repr.find_first_of(".eE") == std::string::npos)
-      repr += ".0";
-    return Json{{"type", "float"}, {"value", repr}};
-  }
-  if (auto s = dyn_cast<StringAttr>(arg))
-    return s.str();
-  if (auto tuple = dyn_cast<ArrayAttr>(arg)) {
-    Json items = Json::array();
-    for (Attribute item : tuple)
-      items.push_back(argumentJson(item, tensors));
-    return Json{{"type", "tuple"}, {"items", items}};
-  }
-  auto dict = cast<DictionaryAttr>(arg);
-  if (auto cls = dict.getAs<StringAttr>("class")) {
-    Json items = argumentJson(dict.get("items"), tensors).at("items");
-    return Json{{"type", "tuple"},
-                {"class", Json{{"type", "external"}, {"name", cls.str()}}},
-                {"items", items}};
-  }
-  int64_t index = dict.getAs<IntegerAttr>("tensor").getInt();
-  Json tensor{{"type", "tensor"}, {"value", tensors[index]}};
-  if (auto number = dict.getAs<StringAttr>("number"))
-    tensor["number"] = number.str();
-  return tensor;
-}
-
-std::string tgc::trace::writeProgramJson(const GraphProgram &program, ArrayRef<std::string> graphNames) {
-  Json nodes = Json::array();
-  for (auto [i, node] : llvm::enumerate(program.nodes)) {
-    Json entry;
-    entry["graph"] = graphNames[i];
-    entry["inputs"] = node.inputs;
-    entry["outputs"] = node.outputs;
-    const GraphStep &step = node.step;
-    Json next;
-    switch (step.kind) {
-    case GraphStep::Kind::Return:
-      next["kind"] = "return";
-      break;
-    case GraphStep::Kind::Call: {
-      next["kind"] = "call";
-      next["callee"] = step.callee;
-      Json args = Json::array(), kwargs = Json::array();
-      for (Attribute arg : step.args)
-        args.push_back(argumentJson(arg, step.tensors));
-      for (NamedAttribute kwarg : step.kwargs)
-        kwargs.push_back(Json::array({kwarg.getName().str(),
-                                      argumentJson(kwarg.getValue(), step.tensors)}));
-      next["args"] = args;
-      next["kwargs"] = kwargs;
-      next["next"] = step.next;
-      break;
-    }
-    case GraphStep::Kind::Branch:
-      next["kind"] = "branch";
-      next["condition"] = step.condition;
-      next["true"] = step.ifTrue;
-      next["false"] = step.ifFalse;
-      break;
-    }
-    if (!step.where.empty())
-      next["where"] = step.where;
-    entry["then"] = next;
-    nodes.push_back(entry);
-  }
-  Json result;
-  result["inputs"] = program.inputNames;
-  result["nodes"] = nodes;
-  return result.dump();
 }

@@ -21,6 +21,18 @@ struct PathTrace {
 mlir::FailureOr<GraphProgram> splitGraphBreaks(std::vector<PathTrace> &paths,
                                                mlir::MLIRContext *ctx);
 
+/// The step of a graph that ends the program: `{kind = "return"}`.
+mlir::DictionaryAttr returnStep(mlir::MLIRContext *ctx);
+
+/// Records on `graph` the program values of its user inputs and of its results, and
+/// the step after it (`program::kGraphInputs`, `kGraphOutputs`, `kStep`).
+void recordProgramNode(mlir::ModuleOp graph, llvm::ArrayRef<int64_t> inputs,
+                       llvm::ArrayRef<int64_t> outputs, mlir::DictionaryAttr step);
+
+/// Records on the program's first graph the names of its user inputs
+/// (`program::kProgramInputs`).
+void recordProgramInputs(mlir::ModuleOp first, llvm::ArrayRef<std::string> names);
+
 } // namespace tgc::trace
 
 #endif // TGC_LIB_FRONTEND_TRACE_GRAPHBREAKS_H

@@ -542,18 +542,21 @@ FailureOr<GraphProgram> tgc::trace::readTraceProgram(llvm::StringRef path, MLIRC
       }).wasInterrupted() == false) {
     // No graph break: the program is its one graph, as readTrace reads it.
     GraphProgram program;
-    GraphNode node;
-    node.graph = std::move(paths[0].module);
-    auto func = node.graph->lookupSymbol<func::FuncOp>("forward");
+    ModuleOp graph = *paths[0].module;
+    auto func = graph.lookupSymbol<func::FuncOp>("forward");
+    std::vector<int64_t> inputs;
+    std::vector<std::string> inputNames;
     for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
       auto kind = func.getArgAttrOfType<StringAttr>(i, attr::kKind);
       if (kind && kind.getValue() == "user_input") {
-        node.inputs.push_back(program.inputNames.size());
+        inputs.push_back(inputNames.size());
         auto name = func.getArgAttrOfType<StringAttr>(i, attr::kName);
-        program.inputNames.push_back(name ? name.str() : "");
+        inputNames.push_back(name ? name.str() : "");
       }
     }
-    program.nodes.push_back(std::move(node));
+    recordProgramNode(graph, inputs, /*outputs=*/{}, returnStep(ctx));
+    recordProgramInputs(graph, inputNames);
+    program.graphs.push_back(std::move(paths[0].module));
     return program;
   }
   return splitGraphBreaks(paths, ctx);

@@ -1,0 +1,87 @@
+// The model interface of a translated model: packed entries, blobs, the descriptor
+// and `<name>_create` (docs/abi.md).
+#include "ModelInterface.h"
+
+#include "llvm/IR/IRBuilder.h"
+
+using namespace mlir;
+using namespace tgc;
+
+static llvm::GlobalVariable *addBlob(llvm::Module &m, StringRef data, const llvm::Twine &name) {
+  llvm::Constant *init =
+      llvm::ConstantDataArray::getString(m.getContext(), data, /*AddNull=*/false);
+  auto *global = new llvm::GlobalVariable(m, init->getType(), /*isConstant=*/true,
+                                          llvm::GlobalValue::PrivateLinkage, init, name);
+  global->setAlignment(llvm::Align(64));
+  return global;
+}
+
+/// Adds `void tgc_entry_<role>(void **args)`, the runtime's calling convention: it
+/// loads each descriptor pointer and calls the C interface of entry function `symbol`.
+/// Null if the lowered module has no such function.
+static llvm::Function *addPackedEntry(llvm::Module &m, StringRef symbol, StringRef role) {
+  llvm::LLVMContext &ctx = m.getContext();
+  llvm::Function *target = m.getFunction(("_mlir_ciface_" + symbol).str());
+  if (!target)
+    return nullptr;
+  llvm::Type *ptr = llvm::PointerType::get(ctx, 0);
+  auto *entry = llvm::Function::Create(
+      llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr}, false),
+      llvm::GlobalValue::InternalLinkage, "tgc_entry_" + role, m);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", entry));
+  SmallVector<llvm::Value *> args;
+  for (unsigned i = 0, e = target->arg_size(); i < e; ++i)
+    args.push_back(b.CreateLoad(ptr, b.CreateConstInBoundsGEP1_64(ptr, entry->getArg(0), i)));
+  b.CreateCall(target, args);
+  b.CreateRetVoid();
+  return entry;
+}
+
+LogicalResult tgc::addModelInterface(llvm::Module &m, const ModelAbi &model, Location loc) {
+  StringRef name = model.signature.name;
+  std::string signatureBlob = encodeSignatureBlob(model.signature);
+  StringRef weights = model.weights;
+  llvm::LLVMContext &ctx = m.getContext();
+  llvm::Type *ptr = llvm::PointerType::get(ctx, 0);
+  llvm::Type *i64 = llvm::Type::getInt64Ty(ctx);
+  llvm::Type *i32 = llvm::Type::getInt32Ty(ctx);
+  llvm::Function *forward = addPackedEntry(m, model.forwardEntry, "forward");
+  if (!forward)
+    return emitError(loc) << "the lowered module has no entry " << model.forwardEntry;
+  llvm::Constant *backward = llvm::ConstantPointerNull::get(llvm::PointerType::get(ctx, 0));
+  if (model.signature.backward) {
+    llvm::Function *entry = addPackedEntry(m, model.backwardEntry, "backward");
+    if (!entry)
+      return emitError(loc) << "the lowered module has no entry " << model.backwardEntry;
+    backward = entry;
+  }
+
+  std::string nameBytes = name.str();
+  nameBytes.push_back('\0');
+  llvm::GlobalVariable *nameGlobal = addBlob(m, nameBytes, name + "_name");
+  llvm::GlobalVariable *sigGlobal = addBlob(m, signatureBlob, name + "_signature");
+  llvm::GlobalVariable *weightsGlobal = addBlob(m, weights, name + "_weights");
+  // tgc_model_desc (TGC_ABI_VERSION 2): { i64, ptr, ptr, i64, ptr, i64, ptr, ptr }.
+  auto *descType = llvm::StructType::get(ctx, {i64, ptr, ptr, i64, ptr, i64, ptr, ptr});
+  llvm::Constant *desc = llvm::ConstantStruct::get(
+      descType, {llvm::ConstantInt::get(i64, 2), nameGlobal, sigGlobal,
+                 llvm::ConstantInt::get(i64, signatureBlob.size()), weightsGlobal,
+                 llvm::ConstantInt::get(i64, weights.size()), forward, backward});
+  auto *descGlobal = new llvm::GlobalVariable(m, descType, true, llvm::GlobalValue::PrivateLinkage,
+                                              desc, name + "_desc");
+
+  // int <name>_create(tgc_model **out) { return tgc_rt_create(&desc, out); }
+  llvm::FunctionCallee rtCreate =
+      m.getOrInsertFunction("tgc_rt_create", llvm::FunctionType::get(i32, {ptr, ptr}, false));
+  auto *create = llvm::Function::Create(llvm::FunctionType::get(i32, {ptr}, false),
+                                        llvm::GlobalValue::ExternalLinkage, name + "_create", m);
+  llvm::IRBuilder<> cb(llvm::BasicBlock::Create(ctx, "entry", create));
+  cb.CreateRet(cb.CreateCall(rtCreate, {descGlobal, create->getArg(0)}));
+
+  // Everything else the module defines is internal to model.so.
+  for (llvm::Function &f : m)
+    if (!f.isDeclaration() && &f != create)
+      f.setLinkage(llvm::GlobalValue::InternalLinkage);
+  return success();
+}
+

@@ -1,0 +1,20 @@
+// Object emission: a lowered model translated to LLVM IR, given its model interface,
+// optimized and compiled in process for the host.
+#ifndef TGC_LIB_TARGET_OBJECTEMISSION_H
+#define TGC_LIB_TARGET_OBJECTEMISSION_H
+
+#include "SignatureReader.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+namespace tgc {
+
+/// Translates `module` (the LLVM dialect, as the pipeline's llvm phase leaves it) to
+/// LLVM IR, adds the interface of `model` (addModelInterface), optimizes it for the host
+/// CPU and writes the object file `objectPath`.
+mlir::LogicalResult emitModelObject(mlir::ModuleOp module, const ModelAbi &model,
+                                    llvm::StringRef objectPath);
+
+} // namespace tgc
+
+#endif // TGC_LIB_TARGET_OBJECTEMISSION_H
