@@ -1,0 +1,1 @@
+#include "tgc/Pipeline/Pipeline.h"
