@@ -57,6 +57,10 @@ private:
   FailureOr<Value> tensorSource(int64_t id, const Json &tensor);
   ArrayAttr buildSymbolsAttr();
   LogicalResult checkUnbackedResults();
+  LogicalResult applyInputHooks(py::Interpreter &interpreter);
+  FailureOr<py::Var> callEntry(py::Interpreter &interpreter, py::CallArguments &entryCall);
+  LogicalResult recordInputMetadata(py::Interpreter &interpreter);
+  void annotateSignature();
   const Json *objectAt(int64_t id);
 
   std::string path;
@@ -326,6 +330,146 @@ LogicalResult TraceReader::checkUnbackedResults() {
   return success();
 }
 
+/// Hooks registered with register_hook before capture apply to the gradient of the graph
+/// input from its first use on.
+LogicalResult TraceReader::applyInputHooks(Interpreter &interpreter) {
+  for (const GraphInput &input : argumentInputs) {
+    const Json *tensor = objectAt(input.traceId);
+    if (!tensor || !tensor->contains("hooks") || tensor->at("hooks").empty())
+      continue;
+    FailureOr<Var> tensorVar = interpreter.readValue(Json{{"ref", input.traceId}});
+    FailureOr<std::vector<Var>> hooks = failure();
+    if (succeeded(tensorVar))
+      hooks = interpreter.readValues(tensor->at("hooks"));
+    if (failed(hooks) || failed(interpreter.applyGradHooks(*tensorVar, *hooks, fileLoc)))
+      return failure();
+  }
+  return success();
+}
+
+/// Calls the trace's entry (its callable with its arguments, under the saved-tensor hooks
+/// active at capture) and returns what it returned; `entryCall` gets the arguments.
+FailureOr<Var> TraceReader::callEntry(Interpreter &interpreter, CallArguments &entryCall) {
+  const Json &entry = trace->header().at("entry");
+  FailureOr<Var> callable = interpreter.readValue(entry.at("callable"));
+  if (failed(callable))
+    return failure();
+  CallArguments call;
+  for (const Json &arg : entry.value("args", Json::array())) {
+    FailureOr<Var> value = interpreter.readValue(arg);
+    if (failed(value))
+      return failure();
+    call.positional.push_back(*value);
+  }
+  Json kwargs = entry.value("kwargs", Json::object());
+  for (auto &[name, arg] : kwargs.items()) {
+    FailureOr<Var> value = interpreter.readValue(arg);
+    if (failed(value))
+      return failure();
+    call.keywords.emplace_back(name, *value);
+  }
+  // The saved-tensor hooks active when `capture` was called apply to the whole call.
+  const Json &hooks = trace->header().value("saved_tensors_hooks", Json::array());
+  if (hooks.size() > 1) {
+    emitError(fileLoc) << "the trace has " << hooks.size()
+                       << " saved-tensor hook pairs; torch applies only the innermost one";
+    return failure();
+  }
+  if (!hooks.empty()) {
+    FailureOr<std::vector<Var>> pair = interpreter.readValues(hooks.at(0));
+    if (failed(pair))
+      return failure();
+    if (pair->size() != 2) {
+      emitError(fileLoc) << "malformed trace header: a saved-tensor hook pair is not "
+                            "[pack, unpack]";
+      return failure();
+    }
+    interpreter.enterSavedTensorsHooks((*pair)[0], (*pair)[1], fileLoc);
+  }
+  entryCall = call;
+  FailureOr<Var> result = interpreter.call(*callable, std::move(call), fileLoc);
+  if (failed(result))
+    return failure();
+  if (!hooks.empty() && failed(interpreter.exitSavedTensorsHooks(fileLoc)))
+    return failure();
+  return result;
+}
+
+/// Records the inputs whose metadata the program changed in place (`x.t_()`): the
+/// caller's tensor gets the new sizes/strides/offset after the call, as in eager.
+LogicalResult TraceReader::recordInputMetadata(Interpreter &interpreter) {
+  SmallVector<Attribute> metadata;
+  for (auto [i, input] : llvm::enumerate(argumentInputs)) {
+    if (input.kind != "user_input")
+      continue;
+    FailureOr<Var> tensor = interpreter.readValue(Json{{"ref", input.traceId}});
+    if (failed(tensor) || !(*tensor)->is(Variable::Kind::Tensor))
+      continue;
+    TensorMeta arrived = cast<BaseTensorType>(func.getArgument(i).getType()).getMeta();
+    TensorMeta now =
+        cast<BaseTensorType>(interpreter.getHeap().get((*tensor)->object).tensor.getType())
+            .getMeta();
+    auto offsetOf = [](const TensorMeta &m) {
+      return m.storageOffset ? getConstantSize(m.storageOffset) : std::optional<int64_t>(0);
+    };
+    auto stridesOf = [&](const TensorMeta &m) {
+      return m.strides.empty() ? TensorMeta::contiguousStrides(m.sizes, ctx) : m.strides;
+    };
+    if (now.sizes == arrived.sizes && stridesOf(now) == stridesOf(arrived) &&
+        offsetOf(now) == offsetOf(arrived))
+      continue;
+    SmallVector<int64_t> sizes, strides;
+    bool constant = offsetOf(now).has_value();
+    for (AffineExpr e : now.sizes)
+      if (std::optional<int64_t> c = getConstantSize(e))
+        sizes.push_back(*c);
+      else
+        constant = false;
+    for (AffineExpr e : stridesOf(now))
+      if (std::optional<int64_t> c = getConstantSize(e))
+        strides.push_back(*c);
+      else
+        constant = false;
+    if (!constant) {
+      emitError(fileLoc) << "the program changes the sizes or strides of input '"
+                         << input.name << "' in place, and they depend on dynamic sizes";
+      return failure();
+    }
+    metadata.push_back(builder.getDictionaryAttr(
+        {builder.getNamedAttr("input", builder.getStringAttr(input.name)),
+         builder.getNamedAttr("sizes", builder.getI64ArrayAttr(sizes)),
+         builder.getNamedAttr("strides", builder.getI64ArrayAttr(strides)),
+         builder.getNamedAttr("offset", builder.getI64IntegerAttr(*offsetOf(now)))}));
+  }
+  if (!metadata.empty())
+    module->getOperation()->setAttr(attr::kInputMetadata, builder.getArrayAttr(metadata));
+  return success();
+}
+
+/// The argument and result attributes of @forward and the module's Python-level
+/// attributes (replay, state sources, guards, symbols).
+void TraceReader::annotateSignature() {
+  for (auto [i, input] : llvm::enumerate(argumentInputs)) {
+    func.setArgAttrs(i, getGraphInputAttrs(ctx, input.kind, input.name));
+  }
+  for (unsigned i = 0; i < numUserOutputs; ++i)
+    func.setResultAttr(i, attr::kKind, builder.getStringAttr("user_output"));
+  for (auto [i, state] : llvm::enumerate(replay.tensors)) {
+    unsigned index = numUserOutputs + i;
+    func.setResultAttr(index, attr::kKind, builder.getStringAttr(attr::kPythonState));
+    func.setResultAttr(index, attr::kName, builder.getStringAttr(state.slot));
+    func.setResultAttr(index, attr::kOutput, builder.getI64IntegerAttr(index));
+  }
+  if (replay.actions && !replay.actions.empty())
+    module->getOperation()->setAttr(attr::kReplay, replay.actions);
+  if (!stateSources.empty())
+    module->getOperation()->setAttr(attr::kStateSources,
+                                    DictionaryAttr::get(ctx, stateSources));
+  if (guards && !guards.empty())
+    module->getOperation()->setAttr(attr::kGuards, guards);
+  module->getOperation()->setAttr(TgcDialect::kSymbolsAttrName, buildSymbolsAttr());
+}
+
 OwningOpRef<ModuleOp> TraceReader::read() {
   ctx->loadDialect<TgcDialect, func::FuncDialect, arith::ArithDialect>();
   llvm::Expected<std::unique_ptr<TraceFile>> opened = TraceFile::open(path);
@@ -351,60 +495,11 @@ OwningOpRef<ModuleOp> TraceReader::read() {
     interpreter.setSymbolRanges(std::move(ranges));
     if (breakPath)
       interpreter.enableGraphBreaks(breakPath, entryBlock);
-    // Hooks registered with register_hook before capture apply to the gradient of the
-    // graph input from its first use on.
-    for (const GraphInput &input : argumentInputs) {
-      const Json *tensor = objectAt(input.traceId);
-      if (!tensor || !tensor->contains("hooks") || tensor->at("hooks").empty())
-        continue;
-      FailureOr<Var> tensorVar = interpreter.readValue(Json{{"ref", input.traceId}});
-      FailureOr<std::vector<Var>> hooks = failure();
-      if (succeeded(tensorVar))
-        hooks = interpreter.readValues(tensor->at("hooks"));
-      if (failed(hooks) || failed(interpreter.applyGradHooks(*tensorVar, *hooks, fileLoc)))
-        return nullptr;
-    }
-    const Json &entry = trace->header().at("entry");
-    FailureOr<Var> callable = interpreter.readValue(entry.at("callable"));
-    if (failed(callable))
+    if (failed(applyInputHooks(interpreter)))
       return nullptr;
-    CallArguments call;
-    for (const Json &arg : entry.value("args", Json::array())) {
-      FailureOr<Var> value = interpreter.readValue(arg);
-      if (failed(value))
-        return nullptr;
-      call.positional.push_back(*value);
-    }
-    Json kwargs = entry.value("kwargs", Json::object());
-    for (auto &[name, arg] : kwargs.items()) {
-      FailureOr<Var> value = interpreter.readValue(arg);
-      if (failed(value))
-        return nullptr;
-      call.keywords.emplace_back(name, *value);
-    }
-    // The saved-tensor hooks active when `capture` was called apply to the whole call.
-    const Json &hooks = trace->header().value("saved_tensors_hooks", Json::array());
-    if (hooks.size() > 1) {
-      emitError(fileLoc) << "the trace has " << hooks.size()
-                         << " saved-tensor hook pairs; torch applies only the innermost one";
-      return nullptr;
-    }
-    if (!hooks.empty()) {
-      FailureOr<std::vector<Var>> pair = interpreter.readValues(hooks.at(0));
-      if (failed(pair))
-        return nullptr;
-      if (pair->size() != 2) {
-        emitError(fileLoc) << "malformed trace header: a saved-tensor hook pair is not "
-                              "[pack, unpack]";
-        return nullptr;
-      }
-      interpreter.enterSavedTensorsHooks((*pair)[0], (*pair)[1], fileLoc);
-    }
-    CallArguments entryCall = call;
-    FailureOr<Var> result = interpreter.call(*callable, std::move(call), fileLoc);
+    CallArguments entryCall;
+    FailureOr<Var> result = callEntry(interpreter, entryCall);
     if (failed(result))
-      return nullptr;
-    if (!hooks.empty() && failed(interpreter.exitSavedTensorsHooks(fileLoc)))
       return nullptr;
     SmallVector<Value> outputs;
     if (failed(interpreter.flattenTensors(*result, outputs, fileLoc)))
@@ -421,53 +516,8 @@ OwningOpRef<ModuleOp> TraceReader::read() {
       return nullptr;
     module->getOperation()->setAttr(attr::kOutputStructure, *structure);
     numUserOutputs = outputs.size();
-    // Inputs whose metadata the program changed in place (`x.t_()`): the caller's tensor
-    // gets the new sizes/strides/offset after the call, as in eager.
-    SmallVector<Attribute> metadata;
-    for (auto [i, input] : llvm::enumerate(argumentInputs)) {
-      if (input.kind != "user_input")
-        continue;
-      FailureOr<Var> tensor = interpreter.readValue(Json{{"ref", input.traceId}});
-      if (failed(tensor) || !(*tensor)->is(Variable::Kind::Tensor))
-        continue;
-      TensorMeta arrived = cast<BaseTensorType>(func.getArgument(i).getType()).getMeta();
-      TensorMeta now =
-          cast<BaseTensorType>(interpreter.getHeap().get((*tensor)->object).tensor.getType())
-              .getMeta();
-      auto offsetOf = [](const TensorMeta &m) {
-        return m.storageOffset ? getConstantSize(m.storageOffset) : std::optional<int64_t>(0);
-      };
-      auto stridesOf = [&](const TensorMeta &m) {
-        return m.strides.empty() ? TensorMeta::contiguousStrides(m.sizes, ctx) : m.strides;
-      };
-      if (now.sizes == arrived.sizes && stridesOf(now) == stridesOf(arrived) &&
-          offsetOf(now) == offsetOf(arrived))
-        continue;
-      SmallVector<int64_t> sizes, strides;
-      bool constant = offsetOf(now).has_value();
-      for (AffineExpr e : now.sizes)
-        if (std::optional<int64_t> c = getConstantSize(e))
-          sizes.push_back(*c);
-        else
-          constant = false;
-      for (AffineExpr e : stridesOf(now))
-        if (std::optional<int64_t> c = getConstantSize(e))
-          strides.push_back(*c);
-        else
-          constant = false;
-      if (!constant) {
-        emitError(fileLoc) << "the program changes the sizes or strides of input '"
-                           << input.name << "' in place, and they depend on dynamic sizes";
-        return nullptr;
-      }
-      metadata.push_back(builder.getDictionaryAttr(
-          {builder.getNamedAttr("input", builder.getStringAttr(input.name)),
-           builder.getNamedAttr("sizes", builder.getI64ArrayAttr(sizes)),
-           builder.getNamedAttr("strides", builder.getI64ArrayAttr(strides)),
-           builder.getNamedAttr("offset", builder.getI64IntegerAttr(*offsetOf(now)))}));
-    }
-    if (!metadata.empty())
-      module->getOperation()->setAttr(attr::kInputMetadata, builder.getArrayAttr(metadata));
+    if (failed(recordInputMetadata(interpreter)))
+      return nullptr;
     FailureOr<Replay> built = buildReplay(*trace, interpreter, numUserOutputs, ctx);
     if (failed(built))
       return nullptr;
@@ -482,25 +532,7 @@ OwningOpRef<ModuleOp> TraceReader::read() {
   }
   func.setFunctionType(builder.getFunctionType(entryBlock->getArgumentTypes(),
                                                func.front().getTerminator()->getOperandTypes()));
-  for (auto [i, input] : llvm::enumerate(argumentInputs)) {
-    func.setArgAttrs(i, getGraphInputAttrs(ctx, input.kind, input.name));
-  }
-  for (unsigned i = 0; i < numUserOutputs; ++i)
-    func.setResultAttr(i, attr::kKind, builder.getStringAttr("user_output"));
-  for (auto [i, state] : llvm::enumerate(replay.tensors)) {
-    unsigned index = numUserOutputs + i;
-    func.setResultAttr(index, attr::kKind, builder.getStringAttr(attr::kPythonState));
-    func.setResultAttr(index, attr::kName, builder.getStringAttr(state.slot));
-    func.setResultAttr(index, attr::kOutput, builder.getI64IntegerAttr(index));
-  }
-  if (replay.actions && !replay.actions.empty())
-    module->getOperation()->setAttr(attr::kReplay, replay.actions);
-  if (!stateSources.empty())
-    module->getOperation()->setAttr(attr::kStateSources,
-                                    DictionaryAttr::get(ctx, stateSources));
-  if (guards && !guards.empty())
-    module->getOperation()->setAttr(attr::kGuards, guards);
-  module->getOperation()->setAttr(TgcDialect::kSymbolsAttrName, buildSymbolsAttr());
+  annotateSignature();
   if (failed(checkUnbackedResults()))
     return nullptr;
   if (failed(verify(*module)))
