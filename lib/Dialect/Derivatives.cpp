@@ -99,7 +99,9 @@ LogicalResult unary(Vjp &v, OpT op) {
   return success();
 }
 
-Value dRelu(Vjp &v, ReluOp, Value, Value y, Value g) { return v.keepWhere(v.gt(y, v.scalar(0)), g); }
+Value dRelu(Vjp &v, ReluOp, Value, Value y, Value g) {
+  return v.keepWhere(v.gt(y, v.scalar(0)), g);
+}
 Value dNeg(Vjp &v, NegOp, Value, Value, Value g) { return v.neg(g); }
 Value dAbs(Vjp &v, AbsOp, Value x, Value, Value g) {
   Value zero = v.scalar(0);
@@ -141,8 +143,7 @@ Value dHardtanh(Vjp &v, HardtanhOp op, Value x, Value, Value g) {
   return v.keepWhere(inside, g);
 }
 Value dLeakyRelu(Vjp &v, LeakyReluOp op, Value x, Value, Value g) {
-  return v.where(v.gt(x, v.scalar(0)), g,
-                 v.mul(g, op.getNegativeSlope().convertToDouble()));
+  return v.where(v.gt(x, v.scalar(0)), g, v.mul(g, op.getNegativeSlope().convertToDouble()));
 }
 /// gelu_backward, both the exact (erf) and the tanh approximation, as ATen computes it.
 Value dGelu(Vjp &v, GeluOp op, Value x, Value, Value g) {
@@ -157,8 +158,8 @@ Value dGelu(Vjp &v, GeluOp op, Value x, Value, Value g) {
     return v.mul(g, v.add(left, right));
   }
   Value cdf = v.mul(v.add(ErfOp::create(v.b, v.loc, v.mul(x, M_SQRT1_2)), v.scalar(1)), 0.5);
-  Value pdf = v.mul(ExpOp::create(v.b, v.loc, v.mul(v.mul(x, x), -0.5)),
-                    1.0 / std::sqrt(2.0 * M_PI));
+  Value pdf =
+      v.mul(ExpOp::create(v.b, v.loc, v.mul(v.mul(x, x), -0.5)), 1.0 / std::sqrt(2.0 * M_PI));
   return v.mul(g, v.add(cdf, v.mul(x, pdf)));
 }
 
@@ -167,8 +168,7 @@ Value alphaOf(Vjp &v, Attribute alpha) {
   return scalarFromAttr(v.b, v.loc, alpha, v.b.getF64Type(), 1.0);
 }
 
-template <typename OpT, bool negateOther, bool negateSelf>
-LogicalResult additive(Vjp &v, OpT op) {
+template <typename OpT, bool negateOther, bool negateSelf> LogicalResult additive(Vjp &v, OpT op) {
   Value g = v.g();
   Value scaled = op.getAlphaAttr() ? v.mul(g, alphaOf(v, op.getAlphaAttr())) : g;
   // add: self + alpha*other; sub: self - alpha*other; rsub: other - alpha*self.
@@ -203,8 +203,8 @@ LogicalResult powVjp(Vjp &v, PowOp op) {
     if (isTensor(exponent))
       expMinusOne = v.sub(exponent, v.scalar(1));
     else
-      expMinusOne = subScalars(v.b, v.loc, castScalar(v.b, v.loc, exponent, v.b.getF64Type()),
-                               v.scalar(1));
+      expMinusOne =
+          subScalars(v.b, v.loc, castScalar(v.b, v.loc, exponent, v.b.getF64Type()), v.scalar(1));
     Value d = v.mul(v.mul(g, exponent), PowOp::create(v.b, v.loc, base, expMinusOne));
     if (isTensor(exponent))
       d = v.where(v.eq(exponent, v.scalar(0)), v.scalar(0), d);
@@ -225,8 +225,8 @@ LogicalResult powVjp(Vjp &v, PowOp op) {
       return op.emitOpError("derivative for the exponent needs a constant scalar base");
     Value d = v.mul(v.mul(g, op.getResult()), logBase);
     if (isTensor(base))
-      d = v.where(v.logicalAnd(v.eq(base, v.scalar(0)), v.ge(exponent, v.scalar(0))),
-                  v.scalar(0), d);
+      d = v.where(v.logicalAnd(v.eq(base, v.scalar(0)), v.ge(exponent, v.scalar(0))), v.scalar(0),
+                  d);
     v.set(1, op, d);
   }
   return success();
@@ -286,21 +286,21 @@ LogicalResult clampVjp(Vjp &v, ClampOp op) {
 
 LogicalResult mmVjp(Vjp &v, MmOp op) {
   if (v.wants(0))
-    v.set(0, op, MmOp::create(v.b, v.loc, v.g(),
-                              TransposeOp::create(v.b, v.loc, op.getMat2(), 0, 1)));
+    v.set(0, op,
+          MmOp::create(v.b, v.loc, v.g(), TransposeOp::create(v.b, v.loc, op.getMat2(), 0, 1)));
   if (v.wants(1))
-    v.set(1, op, MmOp::create(v.b, v.loc, TransposeOp::create(v.b, v.loc, op.getSelf(), 0, 1),
-                              v.g()));
+    v.set(1, op,
+          MmOp::create(v.b, v.loc, TransposeOp::create(v.b, v.loc, op.getSelf(), 0, 1), v.g()));
   return success();
 }
 
 LogicalResult bmmVjp(Vjp &v, BmmOp op) {
   if (v.wants(0))
-    v.set(0, op, BmmOp::create(v.b, v.loc, v.g(),
-                               TransposeOp::create(v.b, v.loc, op.getMat2(), 1, 2)));
+    v.set(0, op,
+          BmmOp::create(v.b, v.loc, v.g(), TransposeOp::create(v.b, v.loc, op.getMat2(), 1, 2)));
   if (v.wants(1))
-    v.set(1, op, BmmOp::create(v.b, v.loc, TransposeOp::create(v.b, v.loc, op.getSelf(), 1, 2),
-                               v.g()));
+    v.set(1, op,
+          BmmOp::create(v.b, v.loc, TransposeOp::create(v.b, v.loc, op.getSelf(), 1, 2), v.g()));
   return success();
 }
 
@@ -312,17 +312,17 @@ LogicalResult convolutionVjp(Vjp &v, ConvolutionOp op) {
     return op.emitOpError("derivative of a transposed convolution is not supported yet");
   Value g = v.g();
   if (v.wants(0))
-    v.set(0, op, ConvolutionBackwardInputOp::create(
-                     v.b, v.loc, g, op.getWeight(),
-                     ShapeAttr::get(v.ctx(), typeOf(op.getInput()).getSizes()),
-                     op.getStrideAttr(), op.getPaddingAttr(), op.getDilationAttr(),
-                     op.getGroupsAttr()));
+    v.set(0, op,
+          ConvolutionBackwardInputOp::create(
+              v.b, v.loc, g, op.getWeight(),
+              ShapeAttr::get(v.ctx(), typeOf(op.getInput()).getSizes()), op.getStrideAttr(),
+              op.getPaddingAttr(), op.getDilationAttr(), op.getGroupsAttr()));
   if (v.wants(1))
-    v.set(1, op, ConvolutionBackwardWeightOp::create(
-                     v.b, v.loc, g, op.getInput(),
-                     ShapeAttr::get(v.ctx(), typeOf(op.getWeight()).getSizes()),
-                     op.getStrideAttr(), op.getPaddingAttr(), op.getDilationAttr(),
-                     op.getGroupsAttr()));
+    v.set(1, op,
+          ConvolutionBackwardWeightOp::create(
+              v.b, v.loc, g, op.getInput(),
+              ShapeAttr::get(v.ctx(), typeOf(op.getWeight()).getSizes()), op.getStrideAttr(),
+              op.getPaddingAttr(), op.getDilationAttr(), op.getGroupsAttr()));
   if (op.getBias() && v.wants(2)) {
     SmallVector<int64_t> dims;
     for (int64_t d = 0, rank = typeOf(g).getRank(); d < rank; ++d)
@@ -346,23 +346,22 @@ LogicalResult maxPoolVjp(Vjp &v, MaxPool2dOp op) {
   } else {
     // The forward did not keep the argmax: a pooling that does.
     auto withIndices = MaxPool2dOp::create(
-        v.b, v.loc, op.getSelf(), op.getKernelSizeAttr(), op.getStrideAttr(),
-        op.getPaddingAttr(), op.getDilationAttr(), op.getCeilModeAttr(), v.b.getUnitAttr());
+        v.b, v.loc, op.getSelf(), op.getKernelSizeAttr(), op.getStrideAttr(), op.getPaddingAttr(),
+        op.getDilationAttr(), op.getCeilModeAttr(), v.b.getUnitAttr());
     indices = withIndices.getResult(1);
   }
-  v.set(0, op, MaxPool2dBackwardOp::create(v.b, v.loc, v.g(0), op.getSelf(),
-                                           op.getKernelSizeAttr(), op.getStrideAttr(),
-                                           op.getPaddingAttr(), op.getDilationAttr(),
-                                           op.getCeilModeAttr(), indices));
+  v.set(0, op,
+        MaxPool2dBackwardOp::create(v.b, v.loc, v.g(0), op.getSelf(), op.getKernelSizeAttr(),
+                                    op.getStrideAttr(), op.getPaddingAttr(), op.getDilationAttr(),
+                                    op.getCeilModeAttr(), indices));
   return success();
 }
 
 LogicalResult avgPoolVjp(Vjp &v, AvgPool2dOp op) {
-  v.set(0, op, AvgPool2dBackwardOp::create(v.b, v.loc, v.g(), op.getSelf(),
-                                           op.getKernelSizeAttr(), op.getStrideAttr(),
-                                           op.getPaddingAttr(), op.getCeilModeAttr(),
-                                           op.getCountIncludePadAttr(),
-                                           op.getDivisorOverrideAttr()));
+  v.set(0, op,
+        AvgPool2dBackwardOp::create(v.b, v.loc, v.g(), op.getSelf(), op.getKernelSizeAttr(),
+                                    op.getStrideAttr(), op.getPaddingAttr(), op.getCeilModeAttr(),
+                                    op.getCountIncludePadAttr(), op.getDivisorOverrideAttr()));
   return success();
 }
 
@@ -372,18 +371,20 @@ LogicalResult embeddingVjp(Vjp &v, EmbeddingOp op) {
     return op.emitOpError("derivative needs a static number of embeddings");
   if (op.getScaleGradByFreq())
     return op.emitOpError("derivative with scale_grad_by_freq is not supported yet");
-  v.set(0, op, EmbeddingBackwardOp::create(v.b, v.loc, v.g(), op.getIndices(),
-                                           v.b.getI64IntegerAttr(*rows),
-                                           op.getPaddingIdxAttr(), op.getScaleGradByFreqAttr()));
+  v.set(0, op,
+        EmbeddingBackwardOp::create(v.b, v.loc, v.g(), op.getIndices(),
+                                    v.b.getI64IntegerAttr(*rows), op.getPaddingIdxAttr(),
+                                    op.getScaleGradByFreqAttr()));
   return success();
 }
 
 LogicalResult nllLossVjp(Vjp &v, NllLossOp op) {
   if (!v.g(0))
     return success();
-  v.set(0, op, NllLossBackwardOp::create(v.b, v.loc, v.g(0), op.getSelf(), op.getTarget(),
-                                         op.getWeight(), op.getTotalWeight(),
-                                         op.getReductionAttr(), op.getIgnoreIndexAttr()));
+  v.set(0, op,
+        NllLossBackwardOp::create(v.b, v.loc, v.g(0), op.getSelf(), op.getTarget(), op.getWeight(),
+                                  op.getTotalWeight(), op.getReductionAttr(),
+                                  op.getIgnoreIndexAttr()));
   return success();
 }
 
@@ -488,8 +489,9 @@ LogicalResult expandVjp(Vjp &v, ExpandOp op) {
 
 LogicalResult sliceVjp(Vjp &v, SliceOp op) {
   Value zeros = v.zerosLike(op.getSelf());
-  v.set(0, op, SliceScatterOp::create(v.b, v.loc, zeros, v.g(), op.getDim(), op.getStartAttr(),
-                                      op.getEndAttr(), op.getStep()));
+  v.set(0, op,
+        SliceScatterOp::create(v.b, v.loc, zeros, v.g(), op.getDim(), op.getStartAttr(),
+                               op.getEndAttr(), op.getStep()));
   return success();
 }
 
@@ -501,19 +503,21 @@ LogicalResult selectVjp(Vjp &v, SelectOp op) {
 
 LogicalResult sliceScatterVjp(Vjp &v, SliceScatterOp op) {
   if (v.wants(0))
-    v.set(0, op, SliceScatterOp::create(v.b, v.loc, v.g(), v.zerosLike(op.getSrc()),
-                                        op.getDim(), op.getStartAttr(), op.getEndAttr(),
-                                        op.getStep()));
+    v.set(0, op,
+          SliceScatterOp::create(v.b, v.loc, v.g(), v.zerosLike(op.getSrc()), op.getDim(),
+                                 op.getStartAttr(), op.getEndAttr(), op.getStep()));
   if (v.wants(1))
-    v.set(1, op, SliceOp::create(v.b, v.loc, v.g(), op.getDim(), op.getStartAttr(),
-                                 op.getEndAttr(), op.getStep()));
+    v.set(1, op,
+          SliceOp::create(v.b, v.loc, v.g(), op.getDim(), op.getStartAttr(), op.getEndAttr(),
+                          op.getStep()));
   return success();
 }
 
 LogicalResult selectScatterVjp(Vjp &v, SelectScatterOp op) {
   if (v.wants(0))
-    v.set(0, op, SelectScatterOp::create(v.b, v.loc, v.g(), v.zerosLike(op.getSrc()),
-                                         op.getDim(), op.getIndex()));
+    v.set(0, op,
+          SelectScatterOp::create(v.b, v.loc, v.g(), v.zerosLike(op.getSrc()), op.getDim(),
+                                  op.getIndex()));
   if (v.wants(1))
     v.set(1, op, SelectOp::create(v.b, v.loc, v.g(), op.getDim(), op.getIndex()));
   return success();
@@ -527,8 +531,9 @@ LogicalResult catVjp(Vjp &v, CatOp op) {
   for (auto [i, input] : llvm::enumerate(op.getTensors())) {
     AffineExpr size = typeOf(input).getSizes()[dim];
     if (v.wants(i))
-      v.set(i, op, SliceOp::create(v.b, v.loc, v.g(), dim, ShapeAttr::get(v.ctx(), {offset}),
-                                   ShapeAttr::get(v.ctx(), {offset + size}), 1));
+      v.set(i, op,
+            SliceOp::create(v.b, v.loc, v.g(), dim, ShapeAttr::get(v.ctx(), {offset}),
+                            ShapeAttr::get(v.ctx(), {offset + size}), 1));
     offset = offset + size;
   }
   return success();
@@ -562,15 +567,15 @@ LogicalResult gatherVjp(Vjp &v, GatherOp op) {
   // hit[..., k, ..., c] = index[..., k, ...] == c, for the positions c of `dim`.
   SmallVector<AffineExpr> arangeSizes(rank, getAffineConstantExpr(1, ctx));
   arangeSizes.push_back(selfSizes[*dim]);
-  Value arange = ArangeOp::create(v.b, v.loc, IntegerAttr(), v.b.getI64IntegerAttr(*positions),
-                                  IntegerAttr(), TypeAttr::get(typeOf(index).getDtype()),
-                                  DeviceAttr());
+  Value arange =
+      ArangeOp::create(v.b, v.loc, IntegerAttr(), v.b.getI64IntegerAttr(*positions), IntegerAttr(),
+                       TypeAttr::get(typeOf(index).getDtype()), DeviceAttr());
   arange = ViewOp::create(v.b, v.loc, arange, ShapeAttr::get(ctx, arangeSizes));
   Value hit = v.eq(UnsqueezeOp::create(v.b, v.loc, index, rank), arange);
   Value spread = v.keepWhere(hit, UnsqueezeOp::create(v.b, v.loc, g, rank));
   // Sum over the gathered positions k; the positions c then move back to `dim`.
-  Value summed = SumOp::create(v.b, v.loc, spread, v.b.getDenseI64ArrayAttr({*dim}), false,
-                               TypeAttr());
+  Value summed =
+      SumOp::create(v.b, v.loc, spread, v.b.getDenseI64ArrayAttr({*dim}), false, TypeAttr());
   SmallVector<int64_t> order;
   for (int64_t d = 0; d < rank - 1; ++d) {
     if (d == *dim)
@@ -594,8 +599,8 @@ LogicalResult gradHookVjp(Vjp &v, GradHookOp op) {
   if (results->size() != 1 || !isTensor(results->front()) ||
       typeOf(results->front()).getSizes() != typeOf(v.g()).getSizes() ||
       typeOf(results->front()).getDtype() != typeOf(v.g()).getDtype())
-    return op.emitOpError("hook ") << op.getHookAttr()
-                                   << " must return one tensor of the gradient's sizes and dtype";
+    return op.emitOpError("hook ")
+           << op.getHookAttr() << " must return one tensor of the gradient's sizes and dtype";
   v.set(0, op, results->front());
   return success();
 }
@@ -618,22 +623,22 @@ LogicalResult autogradFunctionVjp(Vjp &v, AutogradFunctionOp op) {
   size_t numGrads = op.getGradientOf().size();
   if (grads->size() != numGrads + op.getBackwardMutates().size())
     return op.emitOpError("backward ")
-           << op.getBackwardFnAttr() << " returns " << grads->size() << " values for "
-           << numGrads << " gradients and " << op.getBackwardMutates().size() << " writes";
+           << op.getBackwardFnAttr() << " returns " << grads->size() << " values for " << numGrads
+           << " gradients and " << op.getBackwardMutates().size() << " writes";
   for (auto [index, written] :
        llvm::zip(op.getBackwardMutates(), ArrayRef(*grads).drop_front(numGrads))) {
     Value operand = op->getOperand(index);
     if (!isTensor(written) || typeOf(written).getSizes() != typeOf(operand).getSizes() ||
         typeOf(written).getDtype() != typeOf(operand).getDtype())
-      return op.emitOpError("backward ") << op.getBackwardFnAttr() << " writes " << written.getType()
-                                         << " into operand " << index << " of type "
-                                         << operand.getType();
+      return op.emitOpError("backward ")
+             << op.getBackwardFnAttr() << " writes " << written.getType() << " into operand "
+             << index << " of type " << operand.getType();
     v.writes.push_back({static_cast<unsigned>(index), written});
   }
   for (auto [index, grad] : llvm::zip(op.getGradientOf(), *grads)) {
     if (!isTensor(grad) || !isTensor(op->getOperand(index)))
-      return op.emitOpError("backward ") << op.getBackwardFnAttr()
-                                         << " must return tensors as gradients";
+      return op.emitOpError("backward ")
+             << op.getBackwardFnAttr() << " must return tensors as gradients";
     if (!v.wants(index))
       continue;
     Value operand = op->getOperand(index);

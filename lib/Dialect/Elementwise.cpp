@@ -128,9 +128,9 @@ Value AbsOp::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type type)
   return math::AbsIOp::create(b, loc, args[0]);
 }
 
-#define TGC_UNARY_MATH(Op, MathOp)                                                         \
-  Value Op::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type) {               \
-    return math::MathOp::create(b, loc, args[0]);                                          \
+#define TGC_UNARY_MATH(Op, MathOp)                                                                 \
+  Value Op::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type) {                       \
+    return math::MathOp::create(b, loc, args[0]);                                                  \
   }
 TGC_UNARY_MATH(TanhOp, TanhOp)
 TGC_UNARY_MATH(ExpOp, ExpOp)
@@ -160,8 +160,8 @@ Value GeluOp::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type type
   if (getApproximate() == "tanh") {
     Value x3 = arith::MulFOp::create(b, loc, arith::MulFOp::create(b, loc, x, x), x);
     Value poly = arith::AddFOp::create(b, loc, x, arith::MulFOp::create(b, loc, c(0.044715), x3));
-    inner = math::TanhOp::create(
-        b, loc, arith::MulFOp::create(b, loc, c(std::sqrt(2.0 / M_PI)), poly));
+    inner =
+        math::TanhOp::create(b, loc, arith::MulFOp::create(b, loc, c(std::sqrt(2.0 / M_PI)), poly));
   } else {
     inner = math::ErfOp::create(b, loc, arith::MulFOp::create(b, loc, x, c(M_SQRT1_2)));
   }
@@ -226,10 +226,10 @@ static Value compare(OpBuilder &b, Location loc, ValueRange args, arith::CmpFPre
   return arith::CmpIOp::create(b, loc, ip, args[0], args[1]);
 }
 
-#define TGC_COMPARISON(Op, FP, IP)                                                          \
-  Type Op::getComputeType() { return comparisonType(*this); }                             \
-  Value Op::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type) {               \
-    return compare(b, loc, args, arith::CmpFPredicate::FP, arith::CmpIPredicate::IP);      \
+#define TGC_COMPARISON(Op, FP, IP)                                                                 \
+  Type Op::getComputeType() { return comparisonType(*this); }                                      \
+  Value Op::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type) {                       \
+    return compare(b, loc, args, arith::CmpFPredicate::FP, arith::CmpIPredicate::IP);              \
   }
 TGC_COMPARISON(EqOp, OEQ, eq)
 TGC_COMPARISON(NeOp, UNE, ne)
@@ -286,8 +286,8 @@ Value HardtanhOp::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type 
 Value LeakyReluOp::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type type) {
   Value x = args[0];
   Value zero = scalarConstant(b, loc, type, 0);
-  Value scaled =
-      arith::MulFOp::create(b, loc, x, scalarConstant(b, loc, type, getNegativeSlope().convertToDouble()));
+  Value scaled = arith::MulFOp::create(
+      b, loc, x, scalarConstant(b, loc, type, getNegativeSlope().convertToDouble()));
   Value positive = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, zero);
   return arith::SelectOp::create(b, loc, positive, x, scaled);
 }

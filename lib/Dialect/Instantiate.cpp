@@ -15,8 +15,7 @@ LogicalResult tgc::refreshResultTypes(Operation *op) {
                                     op->getRegions(), types)))
     return failure();
   if (types.size() != op->getNumResults())
-    return op->emitOpError("inferred ") << types.size() << " results, has "
-                                        << op->getNumResults();
+    return op->emitOpError("inferred ") << types.size() << " results, has " << op->getNumResults();
   for (auto [result, type] : llvm::zip(op->getResults(), types))
     result.setType(type);
   return success();
@@ -42,9 +41,8 @@ FailureOr<SmallVector<Value>> tgc::instantiateFunction(OpBuilder &builder, Locat
   for (Operation &op : body.without_terminator()) {
     Operation *clone = builder.clone(op, mapping);
     clone->setLoc(loc);
-    bool hasTensorResult = llvm::any_of(clone->getResultTypes(), [](Type t) {
-      return llvm::isa<BaseTensorType>(t);
-    });
+    bool hasTensorResult =
+        llvm::any_of(clone->getResultTypes(), [](Type t) { return llvm::isa<BaseTensorType>(t); });
     if (hasTensorResult && failed(refreshResultTypes(clone)))
       return failure();
   }

@@ -100,8 +100,7 @@ static Type combineCategories(Type higher, Type lower) {
     return higher;
   if (getCategory(higher) == DTypeCategory::Floating)
     return higher;
-  if (getCategory(higher) == DTypeCategory::Bool ||
-      getCategory(lower) == DTypeCategory::Floating)
+  if (getCategory(higher) == DTypeCategory::Bool || getCategory(lower) == DTypeCategory::Floating)
     return promoteDTypes(higher, lower);
   return higher;
 }
@@ -110,8 +109,7 @@ Type tgc::promoteTypes(ArrayRef<PromotionOperand> operands, Type defaultFloat) {
   Type tiers[3] = {};
   for (const PromotionOperand &op : operands) {
     Type dtype = op.dtype;
-    if (op.kind == PromotionOperand::WrappedNumber &&
-        getCategory(dtype) == DTypeCategory::Floating)
+    if (op.kind == PromotionOperand::WrappedNumber && getCategory(dtype) == DTypeCategory::Floating)
       dtype = defaultFloat;
     tiers[op.kind] = promoteDTypes(tiers[op.kind], dtype);
   }

@@ -228,14 +228,12 @@ static void printTensorParams(AsmPrinter &printer, const TensorMeta &meta) {
   printer << '>';
 }
 
-template <typename T>
-static Type parseTensorType(AsmParser &parser) {
+template <typename T> static Type parseTensorType(AsmParser &parser) {
   TensorMeta meta;
   if (parseTensorParams(parser, meta))
     return {};
   return parser.getChecked<T>(parser.getContext(), meta.sizes, meta.dtype, meta.strides,
-                              meta.storageOffset,
-                              llvm::dyn_cast_or_null<DeviceAttr>(meta.device),
+                              meta.storageOffset, llvm::dyn_cast_or_null<DeviceAttr>(meta.device),
                               meta.requiresGrad);
 }
 
@@ -243,8 +241,7 @@ static LogicalResult verifyTensorParams(function_ref<InFlightDiagnostic()> emitE
                                         ArrayRef<AffineExpr> sizes, Type dtype,
                                         ArrayRef<AffineExpr> strides) {
   if (!dtype.isIntOrFloat() && !llvm::isa<ComplexType>(dtype))
-    return emitError() << "tensor dtype must be an integer, float or complex type, got "
-                       << dtype;
+    return emitError() << "tensor dtype must be an integer, float or complex type, got " << dtype;
   if (!strides.empty() && strides.size() != sizes.size())
     return emitError() << "tensor has " << sizes.size() << " sizes but " << strides.size()
                        << " strides";
@@ -255,8 +252,7 @@ static LogicalResult verifyTensorParams(function_ref<InFlightDiagnostic()> emitE
 }
 
 /// The metadata of either tensor type (they have the same parameters).
-template <typename T>
-static TensorMeta metaOf(T type) {
+template <typename T> static TensorMeta metaOf(T type) {
   TensorMeta meta;
   meta.sizes.assign(type.getSizes().begin(), type.getSizes().end());
   meta.strides.assign(type.getStrides().begin(), type.getStrides().end());
@@ -267,14 +263,14 @@ static TensorMeta metaOf(T type) {
   return meta;
 }
 
-#define TGC_TENSOR_TYPE_METHODS(T)                                                          \
-  Type T::parse(AsmParser &parser) { return parseTensorType<T>(parser); }                  \
-  void T::print(AsmPrinter &printer) const { printTensorParams(printer, getMeta()); }      \
-  LogicalResult T::verify(function_ref<InFlightDiagnostic()> emitError,                    \
-                          ArrayRef<AffineExpr> sizes, Type dtype,                          \
-                          ArrayRef<AffineExpr> strides, AffineExpr, DeviceAttr, bool) {    \
-    return verifyTensorParams(emitError, sizes, dtype, strides);                           \
-  }                                                                                        \
+#define TGC_TENSOR_TYPE_METHODS(T)                                                                 \
+  Type T::parse(AsmParser &parser) { return parseTensorType<T>(parser); }                          \
+  void T::print(AsmPrinter &printer) const { printTensorParams(printer, getMeta()); }              \
+  LogicalResult T::verify(function_ref<InFlightDiagnostic()> emitError,                            \
+                          ArrayRef<AffineExpr> sizes, Type dtype, ArrayRef<AffineExpr> strides,    \
+                          AffineExpr, DeviceAttr, bool) {                                          \
+    return verifyTensorParams(emitError, sizes, dtype, strides);                                   \
+  }                                                                                                \
   TensorMeta T::getMeta() const { return metaOf(*this); }
 TGC_TENSOR_TYPE_METHODS(RefTensorType)
 TGC_TENSOR_TYPE_METHODS(ValueTensorType)
@@ -302,11 +298,11 @@ BaseTensorType BaseTensorType::get(MLIRContext *ctx, bool isRef, const TensorMet
   auto device = llvm::dyn_cast_or_null<DeviceAttr>(meta.device);
   Type type;
   if (isRef)
-    type = RefTensorType::get(ctx, meta.sizes, meta.dtype, meta.strides, meta.storageOffset,
-                              device, meta.requiresGrad);
+    type = RefTensorType::get(ctx, meta.sizes, meta.dtype, meta.strides, meta.storageOffset, device,
+                              meta.requiresGrad);
   else
-    type = ValueTensorType::get(ctx, meta.sizes, meta.dtype, meta.strides,
-                                meta.storageOffset, device, meta.requiresGrad);
+    type = ValueTensorType::get(ctx, meta.sizes, meta.dtype, meta.strides, meta.storageOffset,
+                                device, meta.requiresGrad);
   return llvm::cast<BaseTensorType>(type);
 }
 

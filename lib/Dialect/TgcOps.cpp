@@ -29,8 +29,7 @@ LogicalResult DivOp::verify() {
 
 /// Whether every size of `type` is the constant 1 (a one-element tensor).
 static bool hasOneElement(BaseTensorType type) {
-  return llvm::all_of(type.getSizes(),
-                      [](AffineExpr size) { return getConstantSize(size) == 1; });
+  return llvm::all_of(type.getSizes(), [](AffineExpr size) { return getConstantSize(size) == 1; });
 }
 
 LogicalResult BreakBranchOp::verify() {
@@ -88,8 +87,7 @@ LogicalResult CondOp::verifyRegions() {
     for (auto [i, value, result] : llvm::enumerate(yield.getValues(), getResults())) {
       auto type = dyn_cast<BaseTensorType>(value.getType());
       auto resultType = cast<BaseTensorType>(result.getType());
-      if (!type || type.isRef() != resultType.isRef() ||
-          type.getSizes() != resultType.getSizes() ||
+      if (!type || type.isRef() != resultType.isRef() || type.getSizes() != resultType.getSizes() ||
           type.getDtype() != resultType.getDtype())
         return yield.emitOpError("value #")
                << i << " has type " << value.getType()
@@ -130,8 +128,7 @@ static LogicalResult verifyBreakCallArgument(BreakCallOp op, Attribute arg) {
     return success();
   }
   auto dict = dyn_cast<DictionaryAttr>(arg);
-  if (dict && dict.size() == 2 && dict.getAs<StringAttr>("class") &&
-      dict.getAs<ArrayAttr>("items"))
+  if (dict && dict.size() == 2 && dict.getAs<StringAttr>("class") && dict.getAs<ArrayAttr>("items"))
     return verifyBreakCallArgument(op, dict.get("items"));
   auto index = dict ? dict.getAs<IntegerAttr>("tensor") : IntegerAttr();
   auto number = dict ? dict.getAs<StringAttr>("number") : StringAttr();
@@ -143,8 +140,8 @@ static LogicalResult verifyBreakCallArgument(BreakCallOp op, Attribute arg) {
                           "[...]} or {tensor = i}, got ")
            << arg;
   if (index.getInt() < 0 || index.getInt() >= int64_t(op.getTensors().size()))
-    return op.emitOpError("argument names tensor ") << index.getInt() << " of "
-                                                     << op.getTensors().size();
+    return op.emitOpError("argument names tensor ")
+           << index.getInt() << " of " << op.getTensors().size();
   return success();
 }
 
@@ -167,8 +164,8 @@ LogicalResult ConvolutionOp::verify() {
   std::optional<int64_t> inChannels = getConstantSize(input.getSizes()[1]);
   std::optional<int64_t> perGroup = getConstantSize(weight.getSizes()[getTransposed() ? 0 : 1]);
   if (!getTransposed() && inChannels && perGroup && *inChannels != *perGroup * groups)
-    return emitOpError("input has ") << *inChannels << " channels but weight expects "
-                                     << *perGroup * groups;
+    return emitOpError("input has ")
+           << *inChannels << " channels but weight expects " << *perGroup * groups;
   return success();
 }
 
@@ -180,8 +177,7 @@ LogicalResult BatchNormOp::verify() {
   return success();
 }
 
-template <typename OpTy>
-static LogicalResult verifyInPlaceTarget(OpTy op) {
+template <typename OpTy> static LogicalResult verifyInPlaceTarget(OpTy op) {
   if (!llvm::isa<RefTensorType>(op.getSelf().getType()))
     return op.emitOpError("writes its operand, which must be a capture-level !tgc.tensor");
   return success();
@@ -214,8 +210,8 @@ LogicalResult CrossEntropyLossOp::verify() {
 LogicalResult EmbeddingBackwardOp::verify() {
   int64_t padding = getPaddingIdx();
   if (padding >= static_cast<int64_t>(getNumWeights()))
-    return emitOpError("padding_idx ") << padding << " is not below num_weights "
-                                       << getNumWeights();
+    return emitOpError("padding_idx ")
+           << padding << " is not below num_weights " << getNumWeights();
   return success();
 }
 
@@ -276,8 +272,8 @@ FailureOr<Value> UnsqueezeOp::buildScatter(OpBuilder &b, Value base, Value newVi
 }
 
 FailureOr<Value> SliceOp::buildScatter(OpBuilder &b, Value base, Value newView) {
-  return SliceScatterOp::create(b, getLoc(), base, newView, getDim(), getStartAttr(),
-                                getEndAttr(), getStep())
+  return SliceScatterOp::create(b, getLoc(), base, newView, getDim(), getStartAttr(), getEndAttr(),
+                                getStep())
       .getResult();
 }
 
@@ -301,7 +297,7 @@ FailureOr<Value> UnsqueezeInPlaceOp::buildScatter(OpBuilder &b, Value base, Valu
   return ViewOp::create(b, getLoc(), newView, shapeOf(base)).getResult();
 }
 
-#define TGC_METADATA_INPLACE(InPlace)                                                      \
+#define TGC_METADATA_INPLACE(InPlace)                                                              \
   StringRef InPlace::getValueViewOpName() { return getFunctionalOpName(); }
 TGC_METADATA_INPLACE(TInPlaceOp)
 TGC_METADATA_INPLACE(TransposeInPlaceOp)
@@ -375,12 +371,12 @@ static LogicalResult buildFunctionalBinary(InPlaceOp op, OpBuilder &b, ValueRang
   return success();
 }
 
-#define TGC_INPLACE_BINARY(InPlace, Functional)                                            \
-  SmallVector<unsigned> InPlace::getMutatedOperandIndices() { return {0}; }                  \
-  LogicalResult InPlace::buildFunctional(OpBuilder &b, ValueRange operands,                \
-                                         SmallVectorImpl<Value> &newValues,                \
-                                         SmallVectorImpl<Value> &results) {                \
-    return buildFunctionalBinary<Functional>(*this, b, operands, newValues, results);      \
+#define TGC_INPLACE_BINARY(InPlace, Functional)                                                    \
+  SmallVector<unsigned> InPlace::getMutatedOperandIndices() { return {0}; }                        \
+  LogicalResult InPlace::buildFunctional(OpBuilder &b, ValueRange operands,                        \
+                                         SmallVectorImpl<Value> &newValues,                        \
+                                         SmallVectorImpl<Value> &results) {                        \
+    return buildFunctionalBinary<Functional>(*this, b, operands, newValues, results);              \
   }
 TGC_INPLACE_BINARY(AddInPlaceOp, AddOp)
 TGC_INPLACE_BINARY(SubInPlaceOp, SubOp)
@@ -402,12 +398,12 @@ static LogicalResult buildFunctionalUnary(InPlaceOp op, OpBuilder &b, ValueRange
   return success();
 }
 
-#define TGC_INPLACE_UNARY(InPlace)                                                         \
-  SmallVector<unsigned> InPlace::getMutatedOperandIndices() { return {0}; }                  \
-  LogicalResult InPlace::buildFunctional(OpBuilder &b, ValueRange operands,                \
-                                         SmallVectorImpl<Value> &newValues,                \
-                                         SmallVectorImpl<Value> &results) {                \
-    return buildFunctionalUnary(*this, b, operands, newValues, results);                   \
+#define TGC_INPLACE_UNARY(InPlace)                                                                 \
+  SmallVector<unsigned> InPlace::getMutatedOperandIndices() { return {0}; }                        \
+  LogicalResult InPlace::buildFunctional(OpBuilder &b, ValueRange operands,                        \
+                                         SmallVectorImpl<Value> &newValues,                        \
+                                         SmallVectorImpl<Value> &results) {                        \
+    return buildFunctionalUnary(*this, b, operands, newValues, results);                           \
   }
 TGC_INPLACE_UNARY(ReluInPlaceOp)
 TGC_INPLACE_UNARY(SigmoidInPlaceOp)
@@ -465,14 +461,14 @@ static LogicalResult buildFunctionalOutBinary(OutOp op, OpBuilder &b, ValueRange
   return writeOutResult(op, b, *result, operands[2], newValues, results);
 }
 
-#define TGC_OUT_BINARY(Out, Functional)                                                    \
-  SmallVector<unsigned> Out::getMutatedOperandIndices() {                                  \
-    return {getOutMutable().getOperandNumber()};                                           \
-  }                                                                                        \
-  LogicalResult Out::buildFunctional(OpBuilder &b, ValueRange operands,                    \
-                                     SmallVectorImpl<Value> &newValues,                    \
-                                     SmallVectorImpl<Value> &results) {                    \
-    return buildFunctionalOutBinary<Functional>(*this, b, operands, newValues, results);   \
+#define TGC_OUT_BINARY(Out, Functional)                                                            \
+  SmallVector<unsigned> Out::getMutatedOperandIndices() {                                          \
+    return {getOutMutable().getOperandNumber()};                                                   \
+  }                                                                                                \
+  LogicalResult Out::buildFunctional(OpBuilder &b, ValueRange operands,                            \
+                                     SmallVectorImpl<Value> &newValues,                            \
+                                     SmallVectorImpl<Value> &results) {                            \
+    return buildFunctionalOutBinary<Functional>(*this, b, operands, newValues, results);           \
   }
 TGC_OUT_BINARY(AddOutOp, AddOp)
 TGC_OUT_BINARY(SubOutOp, SubOp)
@@ -492,12 +488,12 @@ static LogicalResult buildFunctionalOutUnary(OutOp op, OpBuilder &b, ValueRange 
   return writeOutResult(op, b, *result, operands[1], newValues, results);
 }
 
-#define TGC_OUT_UNARY(Out)                                                                 \
-  SmallVector<unsigned> Out::getMutatedOperandIndices() { return {1}; }                      \
-  LogicalResult Out::buildFunctional(OpBuilder &b, ValueRange operands,                    \
-                                     SmallVectorImpl<Value> &newValues,                    \
-                                     SmallVectorImpl<Value> &results) {                    \
-    return buildFunctionalOutUnary(*this, b, operands, newValues, results);                \
+#define TGC_OUT_UNARY(Out)                                                                         \
+  SmallVector<unsigned> Out::getMutatedOperandIndices() { return {1}; }                            \
+  LogicalResult Out::buildFunctional(OpBuilder &b, ValueRange operands,                            \
+                                     SmallVectorImpl<Value> &newValues,                            \
+                                     SmallVectorImpl<Value> &results) {                            \
+    return buildFunctionalOutUnary(*this, b, operands, newValues, results);                        \
   }
 TGC_OUT_UNARY(SigmoidOutOp)
 TGC_OUT_UNARY(TanhOutOp)
@@ -519,11 +515,11 @@ LogicalResult BatchNormOp::buildFunctional(OpBuilder &b, ValueRange operands,
     return range.empty() ? Value() : operandAt(range[0]);
   };
   bool mutates = !getMutatedOperandIndices().empty();
-  auto functional = BatchNormOp::create(
-      b, getLoc(), operandAt(getInputMutable()), optional(getWeightMutable()),
-      optional(getBiasMutable()), optional(getRunningMeanMutable()),
-      optional(getRunningVarMutable()), getTraining(), getMomentum(), getEps(),
-      /*functional=*/mutates);
+  auto functional =
+      BatchNormOp::create(b, getLoc(), operandAt(getInputMutable()), optional(getWeightMutable()),
+                          optional(getBiasMutable()), optional(getRunningMeanMutable()),
+                          optional(getRunningVarMutable()), getTraining(), getMomentum(), getEps(),
+                          /*functional=*/mutates);
   for (unsigned i = 0; i < 3; ++i)
     results.push_back(functional.getResult(i));
   if (mutates) {
@@ -564,10 +560,10 @@ static LogicalResult verifyOperandIndices(AutogradFunctionOp op, llvm::StringRef
 LogicalResult AutogradFunctionOp::verify() {
   size_t numInputs = getInputs().size();
   if (failed(verifyOperandIndices(*this, "gradient_of", getGradientOf(), numInputs, true)) ||
-      failed(verifyOperandIndices(*this, "forward_mutates", getForwardMutates(), numInputs,
-                                  true)) ||
-      failed(verifyOperandIndices(*this, "backward_mutates", getBackwardMutates(), numInputs,
-                                  false)))
+      failed(
+          verifyOperandIndices(*this, "forward_mutates", getForwardMutates(), numInputs, true)) ||
+      failed(
+          verifyOperandIndices(*this, "backward_mutates", getBackwardMutates(), numInputs, false)))
     return failure();
   int64_t numOutputs = getNumOutputs();
   int64_t numFixed = numOutputs + getNumForwardWrites();
@@ -583,12 +579,12 @@ LogicalResult AutogradFunctionOp::verify() {
 }
 
 /// `fn`'s signature has `numArgs` arguments and `numResults` results, or an error.
-static LogicalResult verifyTemplate(AutogradFunctionOp op, func::FuncOp fn,
-                                    FlatSymbolRefAttr name, size_t numArgs, size_t numResults) {
+static LogicalResult verifyTemplate(AutogradFunctionOp op, func::FuncOp fn, FlatSymbolRefAttr name,
+                                    size_t numArgs, size_t numResults) {
   if (fn.getNumArguments() != numArgs || fn.getNumResults() != numResults)
     return op.emitOpError() << name << " must take " << numArgs << " arguments and return "
-                            << numResults << " results, has " << fn.getNumArguments()
-                            << " and " << fn.getNumResults();
+                            << numResults << " results, has " << fn.getNumArguments() << " and "
+                            << fn.getNumResults();
   return success();
 }
 
@@ -597,8 +593,8 @@ LogicalResult AutogradFunctionOp::verifySymbolUses(SymbolTableCollection &symbol
   auto forward = symbols.lookupNearestSymbolFrom<func::FuncOp>(*this, getForwardFnAttr());
   if (!forward)
     return emitOpError() << getForwardFnAttr() << " is not a function";
-  if (failed(verifyTemplate(*this, forward, getForwardFnAttr(), getInputs().size(),
-                            getNumResults())))
+  if (failed(
+          verifyTemplate(*this, forward, getForwardFnAttr(), getInputs().size(), getNumResults())))
     return failure();
   FlatSymbolRefAttr name = getBackwardFnAttr();
   if (!name)
@@ -632,10 +628,9 @@ LogicalResult AutogradFunctionOp::buildFunctional(OpBuilder &b, ValueRange opera
   SmallVector<unsigned> written = getMutatedOperandIndices();
   for (unsigned index : written)
     types.push_back(llvm::cast<BaseTensorType>(getInputs()[index].getType()).toValue());
-  auto op = AutogradFunctionOp::create(b, getLoc(), types, operands, getForwardFnAttr(),
-                                       getBackwardFnAttr(), getNumOutputsAttr(),
-                                       getGradientOfAttr(), getForwardMutatesAttr(),
-                                       getBackwardMutatesAttr());
+  auto op = AutogradFunctionOp::create(
+      b, getLoc(), types, operands, getForwardFnAttr(), getBackwardFnAttr(), getNumOutputsAttr(),
+      getGradientOfAttr(), getForwardMutatesAttr(), getBackwardMutatesAttr());
   llvm::append_range(results, op.getResults().drop_back(written.size()));
   llvm::append_range(newValues, op.getResults().take_back(written.size()));
   return success();

@@ -97,8 +97,7 @@ static void populateLower(OpPassManager &pm, const PipelineOptions &options) {
 static void populateBufferize(OpPassManager &pm) {
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
-  bufferize.functionBoundaryTypeConversion =
-      bufferization::LayoutMapOption::IdentityLayoutMap;
+  bufferize.functionBoundaryTypeConversion = bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(createDestinationPassingPass());
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   pm.addPass(createCanonicalizerPass());
@@ -137,9 +136,7 @@ static void populateLLVM(OpPassManager &pm) {
 }
 
 void tgc::buildPipeline(OpPassManager &pm, const PipelineOptions &options) {
-  auto runs = [&](Phase phase) {
-    return options.startAfter < phase && phase <= options.compileTo;
-  };
+  auto runs = [&](Phase phase) { return options.startAfter < phase && phase <= options.compileTo; };
   if (runs(Phase::Functionalize))
     populateFunctionalize(pm, options.train);
   if (runs(Phase::Decompose))
@@ -158,14 +155,13 @@ void tgc::buildPipeline(OpPassManager &pm, const PipelineOptions &options) {
 
 namespace {
 struct PipelineCLOptions : public PassPipelineOptions<PipelineCLOptions> {
-  Option<std::string> compileTo{*this, "compile-to",
-                                llvm::cl::desc("Stop after this phase"),
+  Option<std::string> compileTo{*this, "compile-to", llvm::cl::desc("Stop after this phase"),
                                 llvm::cl::init("llvm")};
   Option<bool> train{*this, "train", llvm::cl::desc("Run the training phases"),
                      llvm::cl::init(false)};
-  Option<int64_t> activationBudget{
-      *this, "activation-budget",
-      llvm::cl::desc("Bytes the saved values may take (0: no budget)"), llvm::cl::init(0)};
+  Option<int64_t> activationBudget{*this, "activation-budget",
+                                   llvm::cl::desc("Bytes the saved values may take (0: no budget)"),
+                                   llvm::cl::init(0)};
   Option<std::string> packSaved{*this, "pack-saved",
                                 llvm::cl::desc("Compress saved activations: bf16 or fp8"),
                                 llvm::cl::init("")};
@@ -186,8 +182,7 @@ static LogicalResult buildPipelineFromText(OpPassManager &pm, StringRef text,
     std::string known;
     for (auto [p, phaseName] : kPhaseNames)
       known += (known.empty() ? "" : ", ") + phaseName.str();
-    return error("unknown phase '" + cl.compileTo + "' for compile-to: expected one of " +
-                 known);
+    return error("unknown phase '" + cl.compileTo + "' for compile-to: expected one of " + known);
   }
   PipelineOptions options;
   options.compileTo = *phase;
@@ -200,9 +195,8 @@ static LogicalResult buildPipelineFromText(OpPassManager &pm, StringRef text,
 }
 
 void tgc::registerPipelines() {
-  registerPassPipeline(
-      "tgc-pipeline", "The whole tgc compile pipeline", buildPipelineFromText,
-      [](function_ref<void(const mlir::detail::PassOptions &)> handler) {
-        handler(PipelineCLOptions());
-      });
+  registerPassPipeline("tgc-pipeline", "The whole tgc compile pipeline", buildPipelineFromText,
+                       [](function_ref<void(const mlir::detail::PassOptions &)> handler) {
+                         handler(PipelineCLOptions());
+                       });
 }

@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tgc/Runner/tgc_runner.h"
 #include "tgc/Runner/Program.h"
+#include "tgc/Runner/tgc_runner.h"
 
 #include <exception>
 
@@ -119,13 +119,12 @@ int64_t tgc_program_num_outputs(const tgc_program *program) {
   return int64_t(program->program->outputs().size());
 }
 
-int tgc_program_take_outputs(tgc_program *program, DLManagedTensor **outputs,
-                             int64_t num_outputs) {
+int tgc_program_take_outputs(tgc_program *program, DLManagedTensor **outputs, int64_t num_outputs) {
   return guarded(program, [&](Program &p) {
     std::vector<ManagedTensor> &results = p.outputs();
     if (size_t(num_outputs) != results.size())
-      return Status::error("the program has " + std::to_string(results.size()) +
-                           " outputs, not " + std::to_string(num_outputs));
+      return Status::error("the program has " + std::to_string(results.size()) + " outputs, not " +
+                           std::to_string(num_outputs));
     for (size_t k = 0; k < results.size(); ++k)
       outputs[k] = results[k].release();
     results.clear();

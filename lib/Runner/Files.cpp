@@ -22,12 +22,12 @@ struct DTypePair {
 };
 
 constexpr DTypePair kDTypePairs[] = {
-    {SafetensorsDType::F32, kDLFloat, 32},   {SafetensorsDType::F64, kDLFloat, 64},
-    {SafetensorsDType::F16, kDLFloat, 16},   {SafetensorsDType::BF16, kDLBfloat, 16},
-    {SafetensorsDType::I64, kDLInt, 64},     {SafetensorsDType::I32, kDLInt, 32},
-    {SafetensorsDType::I16, kDLInt, 16},     {SafetensorsDType::I8, kDLInt, 8},
-    {SafetensorsDType::U8, kDLUInt, 8},      {SafetensorsDType::U16, kDLUInt, 16},
-    {SafetensorsDType::U32, kDLUInt, 32},    {SafetensorsDType::U64, kDLUInt, 64},
+    {SafetensorsDType::F32, kDLFloat, 32},    {SafetensorsDType::F64, kDLFloat, 64},
+    {SafetensorsDType::F16, kDLFloat, 16},    {SafetensorsDType::BF16, kDLBfloat, 16},
+    {SafetensorsDType::I64, kDLInt, 64},      {SafetensorsDType::I32, kDLInt, 32},
+    {SafetensorsDType::I16, kDLInt, 16},      {SafetensorsDType::I8, kDLInt, 8},
+    {SafetensorsDType::U8, kDLUInt, 8},       {SafetensorsDType::U16, kDLUInt, 16},
+    {SafetensorsDType::U32, kDLUInt, 32},     {SafetensorsDType::U64, kDLUInt, 64},
     {SafetensorsDType::BOOL, TGC_DL_BOOL, 8},
 };
 

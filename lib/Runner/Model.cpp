@@ -116,8 +116,7 @@ Status Model::load(const std::string &soPath, std::optional<std::string> modelNa
   find("tgc_model_get_state", api.getState);
   find("tgc_model_set_state", api.setState);
   if (missing)
-    return Status::error(path + ": no function '" + missing +
-                         "' (is it a model compiled by tgc?)");
+    return Status::error(path + ": no function '" + missing + "' (is it a model compiled by tgc?)");
   api.isTrainable = lookupOrNull(handle, "tgc_model_is_trainable", api.isTrainable);
   api.runTrain = lookupOrNull(handle, "tgc_model_run_train", api.runTrain);
   api.backward = lookupOrNull(handle, "tgc_model_backward", api.backward);
@@ -131,8 +130,8 @@ Status Model::load(const std::string &soPath, std::optional<std::string> modelNa
 }
 
 bool Model::isTrainable() const {
-  return api.isTrainable && api.runTrain && api.backward && api.numGradients &&
-         api.gradientName && api.outputHasGradient && api.isTrainable(model);
+  return api.isTrainable && api.runTrain && api.backward && api.numGradients && api.gradientName &&
+         api.outputHasGradient && api.isTrainable(model);
 }
 
 bool Model::run(std::vector<DLTensor> &inputs, bool train, std::vector<ManagedTensor> &outputs) {

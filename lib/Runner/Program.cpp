@@ -119,8 +119,7 @@ Status Program::readState(const std::string &name, HostTensor &value) {
 
 /// Copies each buffer graph `graph` mutated into every other graph that has it.
 Status Program::syncBuffers(size_t graph, const char *mutationsKey) {
-  const nlohmann::json &mutations =
-      document["graphs"][graph].value(mutationsKey, nlohmann::json());
+  const nlohmann::json &mutations = document["graphs"][graph].value(mutationsKey, nlohmann::json());
   if (!mutations.is_array())
     return Status::success();
   for (const nlohmann::json &mutation : mutations) {
@@ -153,8 +152,7 @@ Status Program::runNode(size_t index, bool train) {
   const nlohmann::json &entry = node(index);
   auto it = graphIndex.find(entry.value(key(program::kGraphKey), ""));
   if (it == graphIndex.end())
-    return Status::error("model.json: program node " + std::to_string(index) +
-                         " names no graph");
+    return Status::error("model.json: program node " + std::to_string(index) + " names no graph");
   size_t graph = it->second;
   Model &model = *models[graph];
   const nlohmann::json &graphInputs = entry[key(program::kInputsKey)];
@@ -275,8 +273,8 @@ Status Program::run(const std::vector<DLTensor> &inputArgs, bool train, const Ca
   results.clear();
   trail.clear();
   if (inputArgs.size() != inputs.size())
-    return Status::error("the program takes " + std::to_string(inputs.size()) +
-                         " inputs, got " + std::to_string(inputArgs.size()));
+    return Status::error("the program takes " + std::to_string(inputs.size()) + " inputs, got " +
+                         std::to_string(inputArgs.size()));
   for (const DLTensor &input : inputArgs) {
     values.emplace_back();
     values.back().tensor = input;

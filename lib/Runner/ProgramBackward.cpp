@@ -33,8 +33,7 @@ Status Program::gradOutputsOf(size_t step, const std::vector<const DLTensor *> &
       continue;
     if (last) {
       if (size_t(k) >= gradOutputs.size() || !gradOutputs[size_t(k)])
-        return Status::error("no gradient for output #" + std::to_string(k) +
-                             " of the program");
+        return Status::error("no gradient for output #" + std::to_string(k) + " of the program");
       views[size_t(k)] = *gradOutputs[size_t(k)];
       pointers[size_t(k)] = &views[size_t(k)];
       continue;

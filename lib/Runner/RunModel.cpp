@@ -27,8 +27,7 @@ ModelReplay readModelReplay(const nlohmann::json &json) {
     return replay;
   if (json.contains("outputs") && json["outputs"].is_array())
     for (const nlohmann::json &output : json["outputs"])
-      replay.isState.push_back(output.is_object() &&
-                               output.value("kind", "") == "python_state");
+      replay.isState.push_back(output.is_object() && output.value("kind", "") == "python_state");
   if (json.contains("replay"))
     replay.actions = json["replay"];
   for (const std::string &name : sourcedState(json))
@@ -70,8 +69,8 @@ Status ModelRun::bindInputs() {
     SafetensorsTensor *found = findInput(inputs, name, size_t(i));
     if (!found)
       return Status::error(options.inputsPath + ": no tensor '" + name + "' or 'input." +
-                           std::to_string(i) + "' for input #" + std::to_string(i) +
-                           " of model '" + model.name + "'");
+                           std::to_string(i) + "' for input #" + std::to_string(i) + " of model '" +
+                           model.name + "'");
     inputTensors.push_back(found);
   }
   for (SafetensorsTensor *tensor : inputTensors)
@@ -101,8 +100,8 @@ Status ModelRun::runBackward() {
     SafetensorsTensor *found = findInput(gradOutputs, name, size_t(k));
     if (!found)
       return Status::error(options.gradOutputsPath + ": no tensor '" + name +
-                           "' for the gradient of output #" + std::to_string(k) +
-                           " of model '" + model.name + "'");
+                           "' for the gradient of output #" + std::to_string(k) + " of model '" +
+                           model.name + "'");
     views[size_t(k)] = viewTensor(*found);
     pointers[size_t(k)] = &views[size_t(k)];
   }
@@ -136,8 +135,7 @@ Status ModelRun::saveMutatedInputs() {
   for (size_t i = 0; i < inputTensors.size(); ++i) {
     if (model.api.inputIsMutated(model.model, int64_t(i)) != 1)
       continue;
-    if (Status status = save(std::string("mutated.") +
-                                 model.api.inputName(model.model, int64_t(i)),
+    if (Status status = save(std::string("mutated.") + model.api.inputName(model.model, int64_t(i)),
                              inputViews[i]))
       return status;
   }

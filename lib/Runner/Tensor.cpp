@@ -30,8 +30,7 @@ size_t tgc::runner::elementSize(DLDataType dtype) {
   return size_t((dtype.bits + 7) / 8) * std::max<size_t>(dtype.lanes, 1);
 }
 
-Status tgc::runner::copyToHost(const DLTensor &tensor, const std::string &what,
-                               HostTensor &copy) {
+Status tgc::runner::copyToHost(const DLTensor &tensor, const std::string &what, HostTensor &copy) {
   if (tensor.device.device_type != kDLCPU && tensor.device.device_type != kDLCUDAHost)
     return Status::error("'" + what + "' is not in host memory (device type " +
                          std::to_string(tensor.device.device_type) + ")");
@@ -51,8 +50,7 @@ Status tgc::runner::copyToHost(const DLTensor &tensor, const std::string &what,
       for (int32_t d = tensor.ndim - 1; d >= 0 && ++index[d] == tensor.shape[d]; --d)
         index[d] = 0;
     }
-    std::memcpy(&copy.data[size_t(linear) * elemSize], base + offset * int64_t(elemSize),
-                elemSize);
+    std::memcpy(&copy.data[size_t(linear) * elemSize], base + offset * int64_t(elemSize), elemSize);
   }
   return Status::success();
 }
@@ -88,8 +86,7 @@ Status tgc::runner::addInto(HostTensor &sum, const HostTensor &addend, const std
   else if (sameDType(sum.dtype, DLDataType{kDLFloat, 64, 1}))
     addElements<double>(sum, addend);
   else
-    return Status::error("summing the gradients of '" + what +
-                         "': only f32 and f64 are supported");
+    return Status::error("summing the gradients of '" + what + "': only f32 and f64 are supported");
   return Status::success();
 }
 

@@ -9,8 +9,7 @@
 
 size_t tgc_descriptor_words(uint32_t rank) { return 3 + 2 * (size_t)rank; }
 
-int64_t *tgc_write_descriptor(int64_t *words, void *data, const int64_t *sizes,
-                              uint32_t rank) {
+int64_t *tgc_write_descriptor(int64_t *words, void *data, const int64_t *sizes, uint32_t rank) {
   memcpy(&words[0], &data, sizeof data);
   memcpy(&words[1], &data, sizeof data);
   words[2] = 0;
@@ -22,9 +21,8 @@ int64_t *tgc_write_descriptor(int64_t *words, void *data, const int64_t *sizes,
 
 /*===--- Results and inputs -----------------------------------------------===*/
 
-int tgc_result_buffer(tgc_model *m, const tgc_result_sig *res,
-                      const int64_t *sizes, size_t nbytes, void **data,
-                      DLManagedTensor **managed) {
+int tgc_result_buffer(tgc_model *m, const tgc_result_sig *res, const int64_t *sizes, size_t nbytes,
+                      void **data, DLManagedTensor **managed) {
   if (res->kind == TGC_RESULT_BUFFER_MUTATION) {
     *data = m->state[m->arg_state[res->target]].spare;
     return 0;
@@ -40,8 +38,7 @@ int tgc_result_buffer(tgc_model *m, const tgc_result_sig *res,
   return 0;
 }
 
-void tgc_result_buffer_free(const tgc_result_sig *res, void **data,
-                            DLManagedTensor **managed) {
+void tgc_result_buffer_free(const tgc_result_sig *res, void **data, DLManagedTensor **managed) {
   if (*managed)
     (*managed)->deleter(*managed);
   else if (res->kind == TGC_RESULT_USER_INPUT_MUTATION)
@@ -57,8 +54,8 @@ void tgc_apply_mutation(tgc_model *m, const tgc_result_sig *res, void *data,
     state->spare = state->data;
     state->data = data;
   } else if (res->kind == TGC_RESULT_USER_INPUT_MUTATION) {
-    tgc_copy_strided(tgc_dltensor_base(input), input->strides, data, NULL,
-                     input->shape, res->rank, tgc_dtype_size(res->dtype));
+    tgc_copy_strided(tgc_dltensor_base(input), input->strides, data, NULL, input->shape, res->rank,
+                     tgc_dtype_size(res->dtype));
   }
 }
 
@@ -73,8 +70,7 @@ int tgc_contiguous_data(const DLTensor *t, void **data, void **packed) {
   *packed = tgc_aligned_alloc(nbytes);
   if (!*packed)
     return 1;
-  tgc_copy_strided(*packed, NULL, base, t->strides, t->shape, (uint32_t)t->ndim,
-                   elem_size);
+  tgc_copy_strided(*packed, NULL, base, t->strides, t->shape, (uint32_t)t->ndim, elem_size);
   *data = *packed;
   return 0;
 }

@@ -6,12 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool is_binary(uint8_t opcode) {
-  return opcode >= TGC_EXPR_ADD && opcode <= TGC_EXPR_MOD;
-}
+static bool is_binary(uint8_t opcode) { return opcode >= TGC_EXPR_ADD && opcode <= TGC_EXPR_MOD; }
 
-int tgc_expr_check(const tgc_expr *e, uint32_t num_symbols, char *why,
-                   size_t why_capacity) {
+int tgc_expr_check(const tgc_expr *e, uint32_t num_symbols, char *why, size_t why_capacity) {
   uint32_t depth = 0;
   for (uint32_t i = 0; i < e->num_ops; ++i) {
     const tgc_expr_op *op = &e->ops[i];
@@ -19,10 +16,8 @@ int tgc_expr_check(const tgc_expr *e, uint32_t num_symbols, char *why,
       snprintf(why, why_capacity, "unknown opcode %u", (unsigned)op->opcode);
       return 1;
     }
-    if (op->opcode == TGC_EXPR_SYM &&
-        (op->operand < 0 || (uint64_t)op->operand >= num_symbols)) {
-      snprintf(why, why_capacity, "symbol index %" PRId64 " out of range",
-               op->operand);
+    if (op->opcode == TGC_EXPR_SYM && (op->operand < 0 || (uint64_t)op->operand >= num_symbols)) {
+      snprintf(why, why_capacity, "symbol index %" PRId64 " out of range", op->operand);
       return 1;
     }
     uint32_t pops = is_binary(op->opcode) ? 2 : op->opcode == TGC_EXPR_NEG;
@@ -77,15 +72,12 @@ enum tgc_eval_status tgc_mod(int64_t a, int64_t b, int64_t *result) {
   return TGC_EVAL_OK;
 }
 
-static enum tgc_eval_status apply_binary(uint8_t opcode, int64_t a, int64_t b,
-                                         int64_t *result) {
+static enum tgc_eval_status apply_binary(uint8_t opcode, int64_t a, int64_t b, int64_t *result) {
   switch (opcode) {
   case TGC_EXPR_ADD:
-    return __builtin_add_overflow(a, b, result) ? TGC_EVAL_OVERFLOW
-                                                : TGC_EVAL_OK;
+    return __builtin_add_overflow(a, b, result) ? TGC_EVAL_OVERFLOW : TGC_EVAL_OK;
   case TGC_EXPR_MUL:
-    return __builtin_mul_overflow(a, b, result) ? TGC_EVAL_OVERFLOW
-                                                : TGC_EVAL_OK;
+    return __builtin_mul_overflow(a, b, result) ? TGC_EVAL_OVERFLOW : TGC_EVAL_OK;
   case TGC_EXPR_FLOORDIV:
     return tgc_floordiv(a, b, result);
   case TGC_EXPR_CEILDIV:
@@ -95,8 +87,8 @@ static enum tgc_eval_status apply_binary(uint8_t opcode, int64_t a, int64_t b,
   }
 }
 
-enum tgc_eval_status tgc_expr_eval(const tgc_expr *e, const int64_t *values,
-                                   const bool *bound, int64_t *result) {
+enum tgc_eval_status tgc_expr_eval(const tgc_expr *e, const int64_t *values, const bool *bound,
+                                   int64_t *result) {
   int64_t stack_storage[32];
   int64_t *stack = stack_storage;
   if (e->num_ops > 32) {
@@ -123,8 +115,7 @@ enum tgc_eval_status tgc_expr_eval(const tgc_expr *e, const int64_t *values,
       stack[depth - 1] = -stack[depth - 1];
       break;
     default:
-      status = apply_binary(op->opcode, stack[depth - 2], stack[depth - 1],
-                            &stack[depth - 2]);
+      status = apply_binary(op->opcode, stack[depth - 2], stack[depth - 1], &stack[depth - 2]);
       --depth;
       break;
     }
@@ -195,12 +186,10 @@ tgc_affine tgc_expr_affine(const tgc_expr *e) {
       tgc_affine s = {true, (int32_t)op->operand, 1, 0};
       stack[depth++] = s;
     } else if (op->opcode == TGC_EXPR_NEG) {
-      stack[depth - 1] = stack[depth - 1].is_affine
-                             ? affine_scale(stack[depth - 1], -1)
-                             : NOT_AFFINE;
+      stack[depth - 1] =
+          stack[depth - 1].is_affine ? affine_scale(stack[depth - 1], -1) : NOT_AFFINE;
     } else {
-      stack[depth - 2] =
-          affine_binary(op->opcode, stack[depth - 2], stack[depth - 1]);
+      stack[depth - 2] = affine_binary(op->opcode, stack[depth - 2], stack[depth - 1]);
       --depth;
     }
   }
@@ -248,8 +237,7 @@ static int precedence(uint8_t opcode) {
 static void print_node(const expr_tree *t, uint32_t i, tgc_message *out);
 
 /* Prints operand `i`, parenthesized when it binds looser than `min_prec`. */
-static void print_operand(const expr_tree *t, uint32_t i, int min_prec,
-                          tgc_message *out) {
+static void print_operand(const expr_tree *t, uint32_t i, int min_prec, tgc_message *out) {
   const tgc_expr_op *op = &t->expr->ops[i];
   bool negative_constant = op->opcode == TGC_EXPR_CONST && op->operand < 0;
   int prec = negative_constant ? PREC_NEG : precedence(op->opcode);
@@ -266,8 +254,7 @@ static void print_operand(const expr_tree *t, uint32_t i, int min_prec,
 static void print_sum(const expr_tree *t, uint32_t i, tgc_message *out) {
   print_operand(t, t->lhs[i], PREC_ADD, out);
   const tgc_expr_op *rhs = &t->expr->ops[t->rhs[i]];
-  if (rhs->opcode == TGC_EXPR_CONST && rhs->operand < 0 &&
-      rhs->operand != INT64_MIN) {
+  if (rhs->opcode == TGC_EXPR_CONST && rhs->operand < 0 && rhs->operand != INT64_MIN) {
     tgc_message_append(out, " - %" PRId64, -rhs->operand);
     return;
   }
@@ -316,8 +303,7 @@ static void print_node(const expr_tree *t, uint32_t i, tgc_message *out) {
   }
 }
 
-void tgc_expr_format(const tgc_expr *e, const tgc_symbol_sig *symbols,
-                     char *buf, size_t capacity) {
+void tgc_expr_format(const tgc_expr *e, const tgc_symbol_sig *symbols, char *buf, size_t capacity) {
   tgc_message out;
   tgc_message_init(&out, buf, capacity);
   uint32_t *positions = malloc(3 * (size_t)e->num_ops * sizeof *positions);
@@ -325,8 +311,7 @@ void tgc_expr_format(const tgc_expr *e, const tgc_symbol_sig *symbols,
     tgc_message_append(&out, "<expression>");
     return;
   }
-  expr_tree t = {e, symbols, positions + e->num_ops,
-                 positions + 2 * (size_t)e->num_ops};
+  expr_tree t = {e, symbols, positions + e->num_ops, positions + 2 * (size_t)e->num_ops};
   uint32_t depth = 0;
   for (uint32_t i = 0; i < e->num_ops; ++i) {
     uint8_t opcode = e->ops[i].opcode;

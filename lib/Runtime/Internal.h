@@ -129,8 +129,8 @@ typedef struct tgc_signature {
 /* Decodes `blob` into *sig with bounds checks on every read. Returns 0, or
  * non-zero with a message in `error` (and *sig left empty). Only the blob's
  * syntax is checked here; Model.c checks what the fields mean. */
-int tgc_signature_decode(const uint8_t *blob, uint64_t size, tgc_signature *sig,
-                         char *error, size_t error_capacity);
+int tgc_signature_decode(const uint8_t *blob, uint64_t size, tgc_signature *sig, char *error,
+                         size_t error_capacity);
 
 /* Frees everything tgc_signature_decode allocated; *sig becomes empty. */
 void tgc_signature_free(tgc_signature *sig);
@@ -147,12 +147,11 @@ enum tgc_eval_status {
 /* Checks that `e` is a well-formed program: known opcodes, symbol operands
  * below num_symbols, no stack underflow, exactly one value left. Returns 0,
  * or non-zero with the reason in `why`. */
-int tgc_expr_check(const tgc_expr *e, uint32_t num_symbols, char *why,
-                   size_t why_capacity);
+int tgc_expr_check(const tgc_expr *e, uint32_t num_symbols, char *why, size_t why_capacity);
 
 /* Evaluates a checked `e`; symbol i has value values[i] when bound[i]. */
-enum tgc_eval_status tgc_expr_eval(const tgc_expr *e, const int64_t *values,
-                                   const bool *bound, int64_t *result);
+enum tgc_eval_status tgc_expr_eval(const tgc_expr *e, const int64_t *values, const bool *bound,
+                                   int64_t *result);
 
 /* A size expression of the form coefficient * symbol + constant. */
 typedef struct tgc_affine {
@@ -170,8 +169,7 @@ tgc_affine tgc_expr_affine(const tgc_expr *e);
 bool tgc_expr_uses_symbol(const tgc_expr *e, uint32_t symbol);
 
 /* Writes a checked `e` in infix form ("2*batch + 1") for messages. */
-void tgc_expr_format(const tgc_expr *e, const tgc_symbol_sig *symbols,
-                     char *buf, size_t capacity);
+void tgc_expr_format(const tgc_expr *e, const tgc_symbol_sig *symbols, char *buf, size_t capacity);
 
 /* Python floor division and modulo, and ceiling division, with overflow and
  * division-by-zero reported rather than trapped. */
@@ -191,15 +189,13 @@ size_t tgc_dtype_size(DLDataType dtype);
 bool tgc_dtype_equal(DLDataType a, DLDataType b);
 
 /* Product of sizes times elem_size, false on overflow or a negative size. */
-bool tgc_nbytes(const int64_t *sizes, uint32_t rank, size_t elem_size,
-                size_t *nbytes);
+bool tgc_nbytes(const int64_t *sizes, uint32_t rank, size_t elem_size, size_t *nbytes);
 
 /* TGC_ALIGNMENT-aligned allocation of at least one cache line; free() it. */
 void *tgc_aligned_alloc(size_t nbytes);
 
 /* Fills strides[0..rank) with the row-major strides of sizes. */
-void tgc_contiguous_strides(const int64_t *sizes, uint32_t rank,
-                            int64_t *strides);
+void tgc_contiguous_strides(const int64_t *sizes, uint32_t rank, int64_t *strides);
 
 /* True if `t` is row-major contiguous (NULL strides, or strides that agree
  * with row-major wherever the size is not 1). */
@@ -211,14 +207,14 @@ char *tgc_dltensor_base(const DLTensor *t);
 /* Copies an array of `sizes` from src to dst, each with its own strides in
  * elements (NULL: row-major). Contiguous inner runs are copied with memmove. */
 void tgc_copy_strided(char *dst, const int64_t *dst_strides, const char *src,
-                      const int64_t *src_strides, const int64_t *sizes,
-                      uint32_t rank, size_t elem_size);
+                      const int64_t *src_strides, const int64_t *sizes, uint32_t rank,
+                      size_t elem_size);
 
 /* A new DLManagedTensor owning TGC_ALIGNMENT-aligned storage for a
  * contiguous CPU tensor; its deleter frees everything. NULL if out of
  * memory. */
-DLManagedTensor *tgc_managed_tensor_new(DLDataType dtype, const int64_t *sizes,
-                                        uint32_t rank, size_t nbytes);
+DLManagedTensor *tgc_managed_tensor_new(DLDataType dtype, const int64_t *sizes, uint32_t rank,
+                                        size_t nbytes);
 
 /*===--- Messages (Message.c) ---------------------------------------------===*/
 
@@ -234,8 +230,7 @@ void tgc_message_init(tgc_message *msg, char *buf, size_t capacity);
 __attribute__((format(printf, 2, 3)))
 #endif
 void tgc_message_append(tgc_message *msg, const char *format, ...);
-void tgc_message_append_shape(tgc_message *msg, const int64_t *sizes,
-                              uint32_t rank);
+void tgc_message_append_shape(tgc_message *msg, const int64_t *sizes, uint32_t rank);
 
 /* Records a failure of a call on `m`; returns 1 for `return tgc_fail(...)`. */
 #if defined(__GNUC__) || defined(__clang__)
@@ -283,9 +278,9 @@ typedef struct tgc_run_scratch {
  * noted. */
 typedef struct tgc_train_state {
   /* Written by each forward call (run and run_train). */
-  void **call_data;          /* buffers of copied values; NULL: by reference */
-  int64_t *call_sizes;       /* evaluated shapes, back to back */
-  uint32_t *sizes_at;        /* where each saved value's shape starts */
+  void **call_data;    /* buffers of copied values; NULL: by reference */
+  int64_t *call_sizes; /* evaluated shapes, back to back */
+  uint32_t *sizes_at;  /* where each saved value's shape starts */
   size_t *call_nbytes;
   /* Pending for the backward after a successful run_train. */
   bool pending;
@@ -342,26 +337,22 @@ size_t tgc_descriptor_words(uint32_t rank);
 
 /* Writes a contiguous memref descriptor for `data` at `words`; returns the
  * word after it. */
-int64_t *tgc_write_descriptor(int64_t *words, void *data, const int64_t *sizes,
-                              uint32_t rank);
+int64_t *tgc_write_descriptor(int64_t *words, void *data, const int64_t *sizes, uint32_t rank);
 
 /* Where an entry writes result `res` (evaluated `sizes`, `nbytes`): the
  * target's spare buffer for a buffer mutation, scratch for a user input
  * mutation, else a new tensor in *managed (user outputs, gradients).
  * Returns 1 if out of memory. */
-int tgc_result_buffer(tgc_model *m, const tgc_result_sig *res,
-                      const int64_t *sizes, size_t nbytes, void **data,
-                      DLManagedTensor **managed);
+int tgc_result_buffer(tgc_model *m, const tgc_result_sig *res, const int64_t *sizes, size_t nbytes,
+                      void **data, DLManagedTensor **managed);
 
 /* Frees what tgc_result_buffer allocated and was not handed out. */
-void tgc_result_buffer_free(const tgc_result_sig *res, void **data,
-                            DLManagedTensor **managed);
+void tgc_result_buffer_free(const tgc_result_sig *res, void **data, DLManagedTensor **managed);
 
 /* Applies a mutation result an entry wrote at `data` (user outputs and
  * gradients: nothing): swaps it in as the buffer's value, or copies it into
  * the caller's tensor `input` through its strides. */
-void tgc_apply_mutation(tgc_model *m, const tgc_result_sig *res, void *data,
-                        const DLTensor *input);
+void tgc_apply_mutation(tgc_model *m, const tgc_result_sig *res, void *data, const DLTensor *input);
 
 /* Sets *data to t's elements as generated code reads them: t's own memory
  * when contiguous and element-aligned, else a packed copy also stored in
@@ -398,14 +389,12 @@ void tgc_train_free(tgc_model *m);
 
 /* The plain-loop kernels behind tgc_rt_gemm_* for sizes beyond BLAS ints;
  * exposed for tests. */
-void tgc_gemm_loop_f32(int64_t transA, int64_t transB, const float *A,
-                       int64_t lda, const float *B, int64_t ldb, float *C,
-                       int64_t ldc, int64_t M, int64_t N, int64_t K,
+void tgc_gemm_loop_f32(int64_t transA, int64_t transB, const float *A, int64_t lda, const float *B,
+                       int64_t ldb, float *C, int64_t ldc, int64_t M, int64_t N, int64_t K,
                        float alpha, float beta);
-void tgc_gemm_loop_f64(int64_t transA, int64_t transB, const double *A,
-                       int64_t lda, const double *B, int64_t ldb, double *C,
-                       int64_t ldc, int64_t M, int64_t N, int64_t K,
-                       double alpha, double beta);
+void tgc_gemm_loop_f64(int64_t transA, int64_t transB, const double *A, int64_t lda,
+                       const double *B, int64_t ldb, double *C, int64_t ldc, int64_t M, int64_t N,
+                       int64_t K, double alpha, double beta);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -12,8 +12,7 @@ typedef struct ranked_descriptor {
   int64_t sizes_and_strides[];
 } ranked_descriptor;
 
-void memrefCopy(int64_t elem_size, tgc_unranked_memref *src_arg,
-                tgc_unranked_memref *dst_arg) {
+void memrefCopy(int64_t elem_size, tgc_unranked_memref *src_arg, tgc_unranked_memref *dst_arg) {
   const ranked_descriptor *src = src_arg->descriptor;
   const ranked_descriptor *dst = dst_arg->descriptor;
   int64_t rank = src_arg->rank;
@@ -24,6 +23,6 @@ void memrefCopy(int64_t elem_size, tgc_unranked_memref *src_arg,
   char *dst_ptr = dst->aligned + dst->offset * elem_size;
   /* MLIR's version walks the elements one by one in row-major order; the
    * strided copy visits the same elements and merges contiguous runs. */
-  tgc_copy_strided(dst_ptr, dst_strides, src_ptr, src_strides, sizes,
-                   (uint32_t)rank, (size_t)elem_size);
+  tgc_copy_strided(dst_ptr, dst_strides, src_ptr, src_strides, sizes, (uint32_t)rank,
+                   (size_t)elem_size);
 }

@@ -20,8 +20,7 @@ void tgc_message_append(tgc_message *msg, const char *format, ...) {
     return;
   va_list args;
   va_start(args, format);
-  int n = vsnprintf(msg->buf + msg->length, msg->capacity - msg->length, format,
-                    args);
+  int n = vsnprintf(msg->buf + msg->length, msg->capacity - msg->length, format, args);
   va_end(args);
   if (n < 0)
     return;
@@ -30,8 +29,7 @@ void tgc_message_append(tgc_message *msg, const char *format, ...) {
     msg->length = msg->capacity - 1;
 }
 
-void tgc_message_append_shape(tgc_message *msg, const int64_t *sizes,
-                              uint32_t rank) {
+void tgc_message_append_shape(tgc_message *msg, const int64_t *sizes, uint32_t rank) {
   tgc_message_append(msg, "[");
   for (uint32_t d = 0; d < rank; ++d)
     tgc_message_append(msg, d ? ", %" PRId64 : "%" PRId64, sizes[d]);

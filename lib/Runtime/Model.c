@@ -47,15 +47,13 @@ static const char *result_kind_name(uint8_t kind) {
   }
 }
 
-static int check_fail(checker *c, const char *what, const char *name,
-                      const char *why) {
-  tgc_message_append(c->error, "invalid signature: %s '%s': %s", what, name,
-                     why);
+static int check_fail(checker *c, const char *what, const char *name, const char *why) {
+  tgc_message_append(c->error, "invalid signature: %s '%s': %s", what, name, why);
   return 1;
 }
 
-static int check_sizes(checker *c, const char *what, const char *name,
-                       const tgc_expr *sizes, uint32_t rank) {
+static int check_sizes(checker *c, const char *what, const char *name, const tgc_expr *sizes,
+                       uint32_t rank) {
   char why[128];
   for (uint32_t d = 0; d < rank; ++d) {
     if (tgc_expr_check(&sizes[d], c->m->sig.num_symbols, why, sizeof why))
@@ -64,8 +62,7 @@ static int check_sizes(checker *c, const char *what, const char *name,
   return 0;
 }
 
-static int check_dtype(checker *c, const char *what, const char *name,
-                       DLDataType dtype) {
+static int check_dtype(checker *c, const char *what, const char *name, DLDataType dtype) {
   if (tgc_dtype_size(dtype) != 0)
     return 0;
   char dtype_name[64], why[128];
@@ -78,8 +75,7 @@ static int check_symbols(checker *c) {
   for (uint32_t i = 0; i < c->m->sig.num_symbols; ++i) {
     const tgc_symbol_sig *s = &c->m->sig.symbols[i];
     if (s->min > s->max)
-      return check_fail(c, "symbol", s->name,
-                        "its minimum exceeds its maximum");
+      return check_fail(c, "symbol", s->name, "its minimum exceeds its maximum");
   }
   return 0;
 }
@@ -95,25 +91,21 @@ static int check_arg(checker *c, const tgc_arg_sig *a) {
 
 /* A result that rewrites an argument must match it in kind and dtype, and
  * each argument may be rewritten once. */
-static int check_result_target(checker *c, const tgc_result_sig *r,
-                               const bool *rewritten) {
+static int check_result_target(checker *c, const tgc_result_sig *r, const bool *rewritten) {
   const char *what = result_kind_name(r->kind);
   if (r->kind == TGC_RESULT_USER_OUTPUT)
     return 0;
   if (r->target >= c->m->sig.num_args)
     return check_fail(c, what, r->name, "target argument out of range");
   const tgc_arg_sig *target = &c->m->sig.args[r->target];
-  bool kind_ok = r->kind == TGC_RESULT_BUFFER_MUTATION
-                     ? target->kind == TGC_ARG_BUFFER
+  bool kind_ok = r->kind == TGC_RESULT_BUFFER_MUTATION ? target->kind == TGC_ARG_BUFFER
                  : r->kind == TGC_RESULT_USER_INPUT_MUTATION
                      ? target->kind == TGC_ARG_USER_INPUT
-                     : target->kind == TGC_ARG_PARAMETER ||
-                           target->kind == TGC_ARG_USER_INPUT;
+                     : target->kind == TGC_ARG_PARAMETER || target->kind == TGC_ARG_USER_INPUT;
   if (!kind_ok)
     return check_fail(c, what, r->name, "target argument has the wrong kind");
   if (!tgc_dtype_equal(target->dtype, r->dtype) || target->rank != r->rank)
-    return check_fail(c, what, r->name,
-                      "dtype or rank differs from the target argument");
+    return check_fail(c, what, r->name, "dtype or rank differs from the target argument");
   if (rewritten[r->target])
     return check_fail(c, what, r->name, "target is rewritten twice");
   return 0;
@@ -129,8 +121,7 @@ static int check_results(checker *c) {
     const tgc_result_sig *r = &sig->results[i];
     const char *what = result_kind_name(r->kind);
     if (r->kind > TGC_RESULT_USER_INPUT_MUTATION)
-      failed = check_fail(c, "result", r->name,
-                          "unknown kind for a result of the forward entry");
+      failed = check_fail(c, "result", r->name, "unknown kind for a result of the forward entry");
     else
       failed = check_dtype(c, what, r->name, r->dtype) ||
                check_sizes(c, what, r->name, r->sizes, r->rank) ||
@@ -148,11 +139,10 @@ static int check_backward(checker *c) {
   tgc_signature *sig = &c->m->sig;
   if ((c->m->desc->backward != NULL) != sig->has_backward)
     return check_fail(c, "signature", c->m->desc->name,
-                      sig->has_backward
-                          ? "it has a backward but the descriptor has no "
-                            "backward entry"
-                          : "the descriptor has a backward entry but the "
-                            "signature has no backward");
+                      sig->has_backward ? "it has a backward but the descriptor has no "
+                                          "backward entry"
+                                        : "the descriptor has a backward entry but the "
+                                          "signature has no backward");
   char name[32];
   for (uint32_t i = 0; i < sig->num_saved; ++i) {
     const tgc_saved_sig *s = &sig->saved[i];
@@ -182,8 +172,7 @@ static int check_backward(checker *c) {
     if (sig->tangents[i] >= num_outputs)
       return check_fail(c, "tangent", name, "user output out of range");
     if (i > 0 && sig->tangents[i] <= sig->tangents[i - 1])
-      return check_fail(c, "tangent", name,
-                        "user outputs are not in increasing order");
+      return check_fail(c, "tangent", name, "user outputs are not in increasing order");
   }
   bool *rewritten = calloc(2 * (size_t)sig->num_args + 1, sizeof *rewritten);
   if (!rewritten)
@@ -194,12 +183,10 @@ static int check_backward(checker *c) {
     const tgc_result_sig *r = &sig->backward_results[i];
     bool *seen = r->kind == TGC_RESULT_GRADIENT ? differentiated : rewritten;
     if (r->kind == TGC_RESULT_USER_OUTPUT || r->kind > TGC_RESULT_GRADIENT)
-      failed = check_fail(c, "result", r->name,
-                          "unknown kind for a result of the backward entry");
+      failed = check_fail(c, "result", r->name, "unknown kind for a result of the backward entry");
     else
       failed = check_dtype(c, result_kind_name(r->kind), r->name, r->dtype) ||
-               check_sizes(c, result_kind_name(r->kind), r->name, r->sizes,
-                           r->rank) ||
+               check_sizes(c, result_kind_name(r->kind), r->name, r->sizes, r->rank) ||
                check_result_target(c, r, seen);
     if (!failed)
       seen[r->target] = true;
@@ -218,8 +205,8 @@ static int check_unique_names(checker *c) {
       if ((sig->args[j].kind == TGC_ARG_USER_INPUT) != input)
         continue;
       if (strcmp(sig->args[i].name, sig->args[j].name) == 0)
-        return check_fail(c, arg_kind_name(sig->args[i].kind),
-                          sig->args[i].name, "the name is used twice");
+        return check_fail(c, arg_kind_name(sig->args[i].kind), sig->args[i].name,
+                          "the name is used twice");
     }
   }
   return 0;
@@ -314,9 +301,8 @@ static int build_indices(checker *c) {
   m->binders = calloc(sig->num_symbols + 1, sizeof *m->binders);
   m->symbol_values = calloc(sig->num_symbols + 1, sizeof *m->symbol_values);
   m->symbol_bound = calloc(sig->num_symbols + 1, sizeof *m->symbol_bound);
-  if (!m->input_args || !m->input_mutation || !m->state || !m->arg_state ||
-      !m->arg_input || !m->output_results || !m->binders || !m->symbol_values ||
-      !m->symbol_bound)
+  if (!m->input_args || !m->input_mutation || !m->state || !m->arg_state || !m->arg_input ||
+      !m->output_results || !m->binders || !m->symbol_values || !m->symbol_bound)
     return check_fail(c, "signature", "", "out of memory");
   for (uint32_t i = 0; i < sig->num_args; ++i) {
     m->arg_state[i] = m->arg_input[i] = -1;
@@ -342,14 +328,12 @@ static int build_indices(checker *c) {
 /* Evaluates a state argument's shape, which may not depend on symbols. */
 static int state_shape(checker *c, const tgc_arg_sig *a, int64_t *sizes) {
   for (uint32_t d = 0; d < a->rank; ++d) {
-    enum tgc_eval_status status = tgc_expr_eval(
-        &a->sizes[d], c->m->symbol_values, c->m->symbol_bound, &sizes[d]);
+    enum tgc_eval_status status =
+        tgc_expr_eval(&a->sizes[d], c->m->symbol_values, c->m->symbol_bound, &sizes[d]);
     if (status == TGC_EVAL_UNBOUND_SYMBOL)
-      return check_fail(c, arg_kind_name(a->kind), a->name,
-                        "its shape depends on a symbol");
+      return check_fail(c, arg_kind_name(a->kind), a->name, "its shape depends on a symbol");
     if (status != TGC_EVAL_OK || sizes[d] < 0)
-      return check_fail(c, arg_kind_name(a->kind), a->name,
-                        "its shape is not a valid size");
+      return check_fail(c, arg_kind_name(a->kind), a->name, "its shape is not a valid size");
   }
   return 0;
 }
@@ -366,17 +350,14 @@ static int init_state_slot(checker *c, tgc_state_slot *slot, bool needs_spare) {
     return check_fail(c, what, a->name, "out of memory");
   if (state_shape(c, a, slot->sizes))
     return 1;
-  if (!tgc_nbytes(slot->sizes, a->rank, tgc_dtype_size(a->dtype),
-                  &slot->nbytes))
+  if (!tgc_nbytes(slot->sizes, a->rank, tgc_dtype_size(a->dtype), &slot->nbytes))
     return check_fail(c, what, a->name, "its shape is too large");
   if (slot->nbytes != a->data_nbytes)
     return check_fail(c, what, a->name,
                       "its data size in the weights blob does not match "
                       "its dtype and shape");
-  if (a->data_offset > desc->weights_size ||
-      desc->weights_size - a->data_offset < a->data_nbytes)
-    return check_fail(c, what, a->name,
-                      "its data lies outside the weights blob");
+  if (a->data_offset > desc->weights_size || desc->weights_size - a->data_offset < a->data_nbytes)
+    return check_fail(c, what, a->name, "its data lies outside the weights blob");
   slot->data = tgc_aligned_alloc(slot->nbytes);
   slot->spare = needs_spare ? tgc_aligned_alloc(slot->nbytes) : NULL;
   if (!slot->data || (needs_spare && !slot->spare))
@@ -394,9 +375,8 @@ static int init_state(checker *c) {
       rewritten |= m->sig.results[r].kind == TGC_RESULT_BUFFER_MUTATION &&
                    m->sig.results[r].target == m->state[i].arg;
     for (uint32_t r = 0; r < m->sig.num_backward_results; ++r)
-      rewritten |=
-          m->sig.backward_results[r].kind == TGC_RESULT_BUFFER_MUTATION &&
-          m->sig.backward_results[r].target == m->state[i].arg;
+      rewritten |= m->sig.backward_results[r].kind == TGC_RESULT_BUFFER_MUTATION &&
+                   m->sig.backward_results[r].target == m->state[i].arg;
     if (init_state_slot(c, &m->state[i], rewritten))
       return 1;
   }
@@ -414,8 +394,7 @@ static int check_saved_references(checker *c) {
     const tgc_state_slot *slot = &m->state[m->arg_state[s->arg]];
     for (uint32_t d = 0; d < s->rank; ++d) {
       int64_t size;
-      if (tgc_expr_eval(&s->sizes[d], m->symbol_values, m->symbol_bound,
-                        &size) != TGC_EVAL_OK ||
+      if (tgc_expr_eval(&s->sizes[d], m->symbol_values, m->symbol_bound, &size) != TGC_EVAL_OK ||
           size != slot->sizes[d]) {
         snprintf(name, sizeof name, "#%" PRIu32, i);
         return check_fail(c, "saved value", name,
@@ -432,10 +411,9 @@ static int check_desc(const tgc_model_desc *desc, tgc_message *error) {
     return 1;
   }
   if (desc->abi_version != TGC_ABI_VERSION) {
-    tgc_message_append(error,
-                       "model ABI version %" PRIu64
-                       " is not supported by this runtime (version %d)",
-                       desc->abi_version, TGC_ABI_VERSION);
+    tgc_message_append(
+        error, "model ABI version %" PRIu64 " is not supported by this runtime (version %d)",
+        desc->abi_version, TGC_ABI_VERSION);
     return 1;
   }
   if (!desc->name || !desc->forward || !desc->signature ||
@@ -448,15 +426,14 @@ static int check_desc(const tgc_model_desc *desc, tgc_message *error) {
 
 static int init_model(tgc_model *m, tgc_message *error) {
   checker c = {m, error};
-  if (tgc_signature_decode(m->desc->signature, m->desc->signature_size, &m->sig,
-                           error->buf, error->capacity))
+  if (tgc_signature_decode(m->desc->signature, m->desc->signature_size, &m->sig, error->buf,
+                           error->capacity))
     return 1;
   for (uint32_t i = 0; i < m->sig.num_args; ++i)
     if (check_arg(&c, &m->sig.args[i]))
       return 1;
-  if (check_symbols(&c) || check_results(&c) || check_backward(&c) ||
-      check_unique_names(&c) || build_indices(&c) || find_binders(&c) ||
-      init_state(&c) || check_saved_references(&c))
+  if (check_symbols(&c) || check_results(&c) || check_backward(&c) || check_unique_names(&c) ||
+      build_indices(&c) || find_binders(&c) || init_state(&c) || check_saved_references(&c))
     return 1;
   if (tgc_run_scratch_init(m) || tgc_train_init(m)) {
     tgc_message_append(error, "out of memory");
@@ -522,17 +499,11 @@ TGC_EXPORT const char *tgc_model_last_error(const tgc_model *m) {
   return m ? m->error : create_error;
 }
 
-TGC_EXPORT const char *tgc_model_name(const tgc_model *m) {
-  return m ? m->desc->name : NULL;
-}
+TGC_EXPORT const char *tgc_model_name(const tgc_model *m) { return m ? m->desc->name : NULL; }
 
-TGC_EXPORT int64_t tgc_model_num_inputs(const tgc_model *m) {
-  return m ? m->num_inputs : 0;
-}
+TGC_EXPORT int64_t tgc_model_num_inputs(const tgc_model *m) { return m ? m->num_inputs : 0; }
 
-TGC_EXPORT int64_t tgc_model_num_outputs(const tgc_model *m) {
-  return m ? m->num_outputs : 0;
-}
+TGC_EXPORT int64_t tgc_model_num_outputs(const tgc_model *m) { return m ? m->num_outputs : 0; }
 
 TGC_EXPORT const char *tgc_model_input_name(const tgc_model *m, int64_t i) {
   if (!m || i < 0 || i >= m->num_inputs)
@@ -549,13 +520,10 @@ TGC_EXPORT const char *tgc_model_output_name(const tgc_model *m, int64_t i) {
 TGC_EXPORT int tgc_model_input_is_mutated(const tgc_model *m, int64_t i) {
   if (!m || i < 0 || i >= m->num_inputs)
     return -1;
-  return m->input_mutation[i] >= 0 ||
-         (m->train.input_mutation && m->train.input_mutation[i] >= 0);
+  return m->input_mutation[i] >= 0 || (m->train.input_mutation && m->train.input_mutation[i] >= 0);
 }
 
-TGC_EXPORT int64_t tgc_model_num_state(const tgc_model *m) {
-  return m ? m->num_state : 0;
-}
+TGC_EXPORT int64_t tgc_model_num_state(const tgc_model *m) { return m ? m->num_state : 0; }
 
 TGC_EXPORT const char *tgc_model_state_name(const tgc_model *m, int64_t i) {
   if (!m || i < 0 || i >= m->num_state)
@@ -583,8 +551,7 @@ static tgc_state_slot *find_state(tgc_model *m, const char *name) {
   return NULL;
 }
 
-TGC_EXPORT int tgc_model_state_dtype(tgc_model *m, const char *name,
-                                     DLDataType *dtype) {
+TGC_EXPORT int tgc_model_state_dtype(tgc_model *m, const char *name, DLDataType *dtype) {
   if (!m)
     return 1;
   m->error[0] = '\0';
@@ -597,8 +564,7 @@ TGC_EXPORT int tgc_model_state_dtype(tgc_model *m, const char *name,
   return 0;
 }
 
-TGC_EXPORT int tgc_model_state_shape(tgc_model *m, const char *name,
-                                     int64_t *rank, int64_t *sizes,
+TGC_EXPORT int tgc_model_state_shape(tgc_model *m, const char *name, int64_t *rank, int64_t *sizes,
                                      int64_t max_rank) {
   if (!m)
     return 1;
@@ -611,9 +577,7 @@ TGC_EXPORT int tgc_model_state_shape(tgc_model *m, const char *name,
   uint32_t r = m->sig.args[slot->arg].rank;
   *rank = r;
   if (r > max_rank || (r > 0 && !sizes))
-    return tgc_fail(m,
-                    "state '%s' has rank %" PRIu32
-                    ", more than room for %" PRId64 " sizes",
+    return tgc_fail(m, "state '%s' has rank %" PRIu32 ", more than room for %" PRId64 " sizes",
                     name, r, max_rank);
   if (r > 0)
     memcpy(sizes, slot->sizes, r * sizeof *sizes);
@@ -622,14 +586,13 @@ TGC_EXPORT int tgc_model_state_shape(tgc_model *m, const char *name,
 
 /* Checks that `t` can stand for state `slot` in a copy: same dtype and
  * shape, on the CPU, with data. */
-static int check_state_tensor(tgc_model *m, const tgc_state_slot *slot,
-                              const DLTensor *t) {
+static int check_state_tensor(tgc_model *m, const tgc_state_slot *slot, const DLTensor *t) {
   const tgc_arg_sig *a = &m->sig.args[slot->arg];
   if (!t)
     return tgc_fail(m, "state '%s': the tensor is NULL", a->name);
   if (t->device.device_type != kDLCPU)
-    return tgc_fail(m, "state '%s': expected a CPU tensor, got device type %d",
-                    a->name, (int)t->device.device_type);
+    return tgc_fail(m, "state '%s': expected a CPU tensor, got device type %d", a->name,
+                    (int)t->device.device_type);
   if (!tgc_dtype_equal(t->dtype, a->dtype)) {
     char expected[64], got[64];
     return tgc_fail(m, "state '%s': expected dtype %s, got %s", a->name,
@@ -638,8 +601,7 @@ static int check_state_tensor(tgc_model *m, const tgc_state_slot *slot,
   }
   bool same_shape =
       t->ndim == (int32_t)a->rank &&
-      (a->rank == 0 || (t->shape && memcmp(t->shape, slot->sizes,
-                                           a->rank * sizeof(int64_t)) == 0));
+      (a->rank == 0 || (t->shape && memcmp(t->shape, slot->sizes, a->rank * sizeof(int64_t)) == 0));
   if (!same_shape) {
     tgc_message msg;
     tgc_message_init(&msg, m->error, sizeof m->error);
@@ -656,8 +618,7 @@ static int check_state_tensor(tgc_model *m, const tgc_state_slot *slot,
   return 0;
 }
 
-TGC_EXPORT int tgc_model_get_state(tgc_model *m, const char *name,
-                                   DLTensor *dst) {
+TGC_EXPORT int tgc_model_get_state(tgc_model *m, const char *name, DLTensor *dst) {
   if (!m)
     return 1;
   m->error[0] = '\0';
@@ -665,13 +626,12 @@ TGC_EXPORT int tgc_model_get_state(tgc_model *m, const char *name,
   if (!slot || check_state_tensor(m, slot, dst))
     return 1;
   const tgc_arg_sig *a = &m->sig.args[slot->arg];
-  tgc_copy_strided(tgc_dltensor_base(dst), dst->strides, slot->data, NULL,
-                   slot->sizes, a->rank, tgc_dtype_size(a->dtype));
+  tgc_copy_strided(tgc_dltensor_base(dst), dst->strides, slot->data, NULL, slot->sizes, a->rank,
+                   tgc_dtype_size(a->dtype));
   return 0;
 }
 
-TGC_EXPORT int tgc_model_set_state(tgc_model *m, const char *name,
-                                   const DLTensor *src) {
+TGC_EXPORT int tgc_model_set_state(tgc_model *m, const char *name, const DLTensor *src) {
   if (!m)
     return 1;
   m->error[0] = '\0';
@@ -679,8 +639,8 @@ TGC_EXPORT int tgc_model_set_state(tgc_model *m, const char *name,
   if (!slot || check_state_tensor(m, slot, src))
     return 1;
   const tgc_arg_sig *a = &m->sig.args[slot->arg];
-  tgc_copy_strided(slot->data, NULL, tgc_dltensor_base(src), src->strides,
-                   slot->sizes, a->rank, tgc_dtype_size(a->dtype));
+  tgc_copy_strided(slot->data, NULL, tgc_dltensor_base(src), src->strides, slot->sizes, a->rank,
+                   tgc_dtype_size(a->dtype));
   /* The backward must not see a parameter the forward did not: values
    * saved by reference to this state are no longer valid. */
   for (uint32_t i = 0; i < m->sig.num_saved; ++i)

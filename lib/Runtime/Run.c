@@ -33,9 +33,9 @@ int tgc_run_scratch_init(tgc_model *m) {
   run->result_managed = calloc(results, sizeof *run->result_managed);
   run->input_data = calloc(inputs, sizeof *run->input_data);
   run->input_packed = calloc(inputs, sizeof *run->input_packed);
-  if (!run->packed_args || !run->descriptor_words || !run->result_sizes ||
-      !run->result_sizes_at || !run->result_nbytes || !run->result_data ||
-      !run->result_managed || !run->input_data || !run->input_packed)
+  if (!run->packed_args || !run->descriptor_words || !run->result_sizes || !run->result_sizes_at ||
+      !run->result_nbytes || !run->result_data || !run->result_managed || !run->input_data ||
+      !run->input_packed)
     return 1;
   uint32_t at = 0;
   for (uint32_t i = 0; i < sig->num_results; ++i) {
@@ -68,8 +68,7 @@ static const tgc_arg_sig *input_sig(const tgc_model *m, uint32_t i) {
 /* Starts an error message about user input i: "input 'x' (#0): ". */
 static void begin_input_error(tgc_model *m, uint32_t i, tgc_message *msg) {
   tgc_message_init(msg, m->error, sizeof m->error);
-  tgc_message_append(msg, "input '%s' (#%" PRIu32 "): ", input_sig(m, i)->name,
-                     i);
+  tgc_message_append(msg, "input '%s' (#%" PRIu32 "): ", input_sig(m, i)->name, i);
 }
 
 static void append_range(tgc_message *msg, const tgc_symbol_sig *s) {
@@ -81,16 +80,14 @@ static void append_range(tgc_message *msg, const tgc_symbol_sig *s) {
 
 /* Appends " with s = v from input 'x' dimension d, ..." for the symbols of
  * `e`, so that a size mismatch names where each symbol's value came from. */
-static void append_bindings(const tgc_model *m, const tgc_expr *e,
-                            tgc_message *msg) {
+static void append_bindings(const tgc_model *m, const tgc_expr *e, tgc_message *msg) {
   const char *separator = ", with ";
   for (uint32_t s = 0; s < m->sig.num_symbols; ++s) {
     if (!tgc_expr_uses_symbol(e, s) || !m->symbol_bound[s])
       continue;
     const tgc_binder *b = &m->binders[s];
-    tgc_message_append(msg,
-                       "%s%s = %" PRId64 " from input '%s' dimension %" PRIu32,
-                       separator, m->sig.symbols[s].name, m->symbol_values[s],
+    tgc_message_append(msg, "%s%s = %" PRId64 " from input '%s' dimension %" PRIu32, separator,
+                       m->sig.symbols[s].name, m->symbol_values[s],
                        input_sig(m, (uint32_t)b->input)->name, b->dim);
     separator = ", ";
   }
@@ -104,8 +101,7 @@ static bool expr_is_constant(const tgc_expr *e) {
 }
 
 /* Appends "2*batch + 1" and the symbols' values, or nothing for constants. */
-static void append_expr_explanation(const tgc_model *m, const tgc_expr *e,
-                                    tgc_message *msg) {
+static void append_expr_explanation(const tgc_model *m, const tgc_expr *e, tgc_message *msg) {
   if (expr_is_constant(e))
     return;
   char text[256];
@@ -137,8 +133,7 @@ static int check_input_tensor(tgc_model *m, uint32_t i, const DLTensor *t) {
     return 1;
   }
   if (t->device.device_type != kDLCPU) {
-    tgc_message_append(&msg,
-                       "expected a CPU tensor (kDLCPU), got device type %d",
+    tgc_message_append(&msg, "expected a CPU tensor (kDLCPU), got device type %d",
                        (int)t->device.device_type);
     return 1;
   }
@@ -149,8 +144,7 @@ static int check_input_tensor(tgc_model *m, uint32_t i, const DLTensor *t) {
     return 1;
   }
   if (t->ndim != (int32_t)a->rank) {
-    tgc_message_append(&msg, "expected rank %" PRIu32 ", got %d", a->rank,
-                       (int)t->ndim);
+    tgc_message_append(&msg, "expected rank %" PRIu32 ", got %d", a->rank, (int)t->ndim);
     return 1;
   }
   if (a->rank > 0 && !t->shape) {
@@ -160,9 +154,7 @@ static int check_input_tensor(tgc_model *m, uint32_t i, const DLTensor *t) {
   size_t nbytes;
   for (uint32_t d = 0; d < a->rank; ++d) {
     if (t->shape[d] < 0) {
-      tgc_message_append(&msg,
-                         "dimension %" PRIu32 " has negative size %" PRId64, d,
-                         t->shape[d]);
+      tgc_message_append(&msg, "dimension %" PRIu32 " has negative size %" PRId64, d, t->shape[d]);
       return 1;
     }
   }
@@ -179,8 +171,7 @@ static int check_input_tensor(tgc_model *m, uint32_t i, const DLTensor *t) {
 }
 
 /* Solves size = coefficient * s + constant for s, or explains why not. */
-static int solve_binder(tgc_model *m, uint32_t s, int64_t size,
-                        int64_t *value) {
+static int solve_binder(tgc_model *m, uint32_t s, int64_t size, int64_t *value) {
   const tgc_binder *b = &m->binders[s];
   if (b->coefficient == 1 && b->constant == 0) {
     *value = size;
@@ -188,8 +179,7 @@ static int solve_binder(tgc_model *m, uint32_t s, int64_t size,
   }
   int64_t shifted, remainder;
   if (!__builtin_sub_overflow(size, b->constant, &shifted) &&
-      tgc_mod(shifted, b->coefficient, &remainder) == TGC_EVAL_OK &&
-      remainder == 0 &&
+      tgc_mod(shifted, b->coefficient, &remainder) == TGC_EVAL_OK && remainder == 0 &&
       tgc_floordiv(shifted, b->coefficient, value) == TGC_EVAL_OK)
     return 0;
   tgc_message msg;
@@ -198,8 +188,7 @@ static int solve_binder(tgc_model *m, uint32_t s, int64_t size,
   tgc_expr_format(&a->sizes[b->dim], m->sig.symbols, text, sizeof text);
   begin_input_error(m, (uint32_t)b->input, &msg);
   tgc_message_append(&msg,
-                     "dimension %" PRIu32 " is %" PRId64
-                     ", which is not %s for any integer %s",
+                     "dimension %" PRIu32 " is %" PRId64 ", which is not %s for any integer %s",
                      b->dim, size, text, m->sig.symbols[s].name);
   return 1;
 }
@@ -218,8 +207,7 @@ static int bind_symbols(tgc_model *m, DLTensor *const *inputs) {
     if (value < sym->min || value > sym->max) {
       tgc_message msg;
       begin_input_error(m, (uint32_t)b->input, &msg);
-      tgc_message_append(&msg, "dimension %" PRIu32 " is %" PRId64, b->dim,
-                         size);
+      tgc_message_append(&msg, "dimension %" PRIu32 " is %" PRId64, b->dim, size);
       if (b->coefficient != 1 || b->constant != 0)
         tgc_message_append(&msg, ", so %s = %" PRId64, sym->name, value);
       tgc_message_append(&msg, ", outside the range ");
@@ -239,19 +227,17 @@ static int check_input_sizes(tgc_model *m, DLTensor *const *inputs) {
     const tgc_arg_sig *a = input_sig(m, i);
     for (uint32_t d = 0; d < a->rank; ++d) {
       int64_t expected, actual = inputs[i]->shape[d];
-      enum tgc_eval_status status = tgc_expr_eval(
-          &a->sizes[d], m->symbol_values, m->symbol_bound, &expected);
+      enum tgc_eval_status status =
+          tgc_expr_eval(&a->sizes[d], m->symbol_values, m->symbol_bound, &expected);
       if (status == TGC_EVAL_OK && expected == actual)
         continue;
       tgc_message msg;
       begin_input_error(m, i, &msg);
       if (status != TGC_EVAL_OK) {
-        tgc_message_append(&msg, "the size of dimension %" PRIu32 " %s", d,
-                           eval_problem(status));
+        tgc_message_append(&msg, "the size of dimension %" PRIu32 " %s", d, eval_problem(status));
       } else {
-        tgc_message_append(
-            &msg, "dimension %" PRIu32 " is %" PRId64 ", expected %" PRId64, d,
-            actual, expected);
+        tgc_message_append(&msg, "dimension %" PRIu32 " is %" PRId64 ", expected %" PRId64, d,
+                           actual, expected);
       }
       append_expr_explanation(m, &a->sizes[d], &msg);
       return 1;
@@ -260,15 +246,13 @@ static int check_input_sizes(tgc_model *m, DLTensor *const *inputs) {
   return 0;
 }
 
-static int check_run_arguments(tgc_model *m, DLTensor *const *inputs,
-                               int64_t num_inputs, DLManagedTensor **outputs,
-                               int64_t num_outputs) {
+static int check_run_arguments(tgc_model *m, DLTensor *const *inputs, int64_t num_inputs,
+                               DLManagedTensor **outputs, int64_t num_outputs) {
   if (num_inputs != m->num_inputs)
-    return tgc_fail(m, "expected %" PRIu32 " inputs, got %" PRId64,
-                    m->num_inputs, num_inputs);
+    return tgc_fail(m, "expected %" PRIu32 " inputs, got %" PRId64, m->num_inputs, num_inputs);
   if (num_outputs != m->num_outputs)
-    return tgc_fail(m, "expected room for %" PRIu32 " outputs, got %" PRId64,
-                    m->num_outputs, num_outputs);
+    return tgc_fail(m, "expected room for %" PRIu32 " outputs, got %" PRId64, m->num_outputs,
+                    num_outputs);
   if (!inputs && num_inputs > 0)
     return tgc_fail(m, "the inputs array is NULL");
   if (!outputs && num_outputs > 0)
@@ -284,51 +268,44 @@ static int check_run_arguments(tgc_model *m, DLTensor *const *inputs,
 static void begin_result_error(tgc_model *m, uint32_t r, tgc_message *msg) {
   const tgc_result_sig *res = &m->sig.results[r];
   tgc_message_init(msg, m->error, sizeof m->error);
-  const char *what = res->kind == TGC_RESULT_USER_OUTPUT ? "output"
-                     : res->kind == TGC_RESULT_BUFFER_MUTATION
-                         ? "new value of buffer"
-                         : "new value of input";
+  const char *what = res->kind == TGC_RESULT_USER_OUTPUT       ? "output"
+                     : res->kind == TGC_RESULT_BUFFER_MUTATION ? "new value of buffer"
+                                                               : "new value of input";
   tgc_message_append(msg, "%s '%s': ", what, res->name);
 }
 
 /* The shape a mutation result must have: its target's. */
-static const int64_t *target_shape(const tgc_model *m,
-                                   const tgc_result_sig *res,
+static const int64_t *target_shape(const tgc_model *m, const tgc_result_sig *res,
                                    DLTensor *const *inputs) {
   if (res->kind == TGC_RESULT_BUFFER_MUTATION)
     return m->state[m->arg_state[res->target]].sizes;
   return inputs[m->arg_input[res->target]]->shape;
 }
 
-static int compute_result_shape(tgc_model *m, uint32_t r,
-                                DLTensor *const *inputs) {
+static int compute_result_shape(tgc_model *m, uint32_t r, DLTensor *const *inputs) {
   const tgc_result_sig *res = &m->sig.results[r];
   int64_t *sizes = m->run.result_sizes + m->run.result_sizes_at[r];
   tgc_message msg;
   for (uint32_t d = 0; d < res->rank; ++d) {
-    enum tgc_eval_status status = tgc_expr_eval(
-        &res->sizes[d], m->symbol_values, m->symbol_bound, &sizes[d]);
+    enum tgc_eval_status status =
+        tgc_expr_eval(&res->sizes[d], m->symbol_values, m->symbol_bound, &sizes[d]);
     if (status == TGC_EVAL_OK && sizes[d] >= 0)
       continue;
     begin_result_error(m, r, &msg);
     if (status != TGC_EVAL_OK)
-      tgc_message_append(&msg, "the size of dimension %" PRIu32 " %s", d,
-                         eval_problem(status));
+      tgc_message_append(&msg, "the size of dimension %" PRIu32 " %s", d, eval_problem(status));
     else
-      tgc_message_append(&msg, "dimension %" PRIu32 " would be %" PRId64, d,
-                         sizes[d]);
+      tgc_message_append(&msg, "dimension %" PRIu32 " would be %" PRId64, d, sizes[d]);
     append_expr_explanation(m, &res->sizes[d], &msg);
     return 1;
   }
-  if (!tgc_nbytes(sizes, res->rank, tgc_dtype_size(res->dtype),
-                  &m->run.result_nbytes[r])) {
+  if (!tgc_nbytes(sizes, res->rank, tgc_dtype_size(res->dtype), &m->run.result_nbytes[r])) {
     begin_result_error(m, r, &msg);
     tgc_message_append(&msg, "the tensor would be too large");
     return 1;
   }
   if (res->kind == TGC_RESULT_USER_OUTPUT || res->rank == 0 ||
-      memcmp(sizes, target_shape(m, res, inputs), res->rank * sizeof *sizes) ==
-          0)
+      memcmp(sizes, target_shape(m, res, inputs), res->rank * sizeof *sizes) == 0)
     return 0;
   begin_result_error(m, r, &msg);
   tgc_message_append(&msg, "invalid signature: shape ");
@@ -348,23 +325,18 @@ static void release_run(tgc_model *m) {
     run->input_packed[i] = NULL;
   }
   for (uint32_t r = 0; r < m->sig.num_results; ++r)
-    tgc_result_buffer_free(&m->sig.results[r], &run->result_data[r],
-                           &run->result_managed[r]);
+    tgc_result_buffer_free(&m->sig.results[r], &run->result_data[r], &run->result_managed[r]);
 }
 
 static int allocate_run(tgc_model *m, DLTensor *const *inputs) {
   tgc_run_scratch *run = &m->run;
   for (uint32_t r = 0; r < m->sig.num_results; ++r)
-    if (tgc_result_buffer(m, &m->sig.results[r],
-                          run->result_sizes + run->result_sizes_at[r],
-                          run->result_nbytes[r], &run->result_data[r],
-                          &run->result_managed[r]))
+    if (tgc_result_buffer(m, &m->sig.results[r], run->result_sizes + run->result_sizes_at[r],
+                          run->result_nbytes[r], &run->result_data[r], &run->result_managed[r]))
       return tgc_fail(m, "out of memory allocating results");
   for (uint32_t i = 0; i < m->num_inputs; ++i)
-    if (tgc_contiguous_data(inputs[i], &run->input_data[i],
-                            &run->input_packed[i]))
-      return tgc_fail(m, "out of memory packing input '%s'",
-                      input_sig(m, i)->name);
+    if (tgc_contiguous_data(inputs[i], &run->input_data[i], &run->input_packed[i]))
+      return tgc_fail(m, "out of memory packing input '%s'", input_sig(m, i)->name);
   return 0;
 }
 
@@ -380,15 +352,14 @@ static void build_descriptors(tgc_model *m, DLTensor *const *inputs) {
       words = tgc_write_descriptor(words, state->data, state->sizes, a->rank);
     } else {
       int32_t input = m->arg_input[i];
-      words = tgc_write_descriptor(words, run->input_data[input],
-                                   inputs[input]->shape, a->rank);
+      words = tgc_write_descriptor(words, run->input_data[input], inputs[input]->shape, a->rank);
     }
   }
   for (uint32_t r = 0; r < m->sig.num_results; ++r) {
     *slot++ = words;
-    words = tgc_write_descriptor(words, run->result_data[r],
-                                 run->result_sizes + run->result_sizes_at[r],
-                                 m->sig.results[r].rank);
+    words =
+        tgc_write_descriptor(words, run->result_data[r],
+                             run->result_sizes + run->result_sizes_at[r], m->sig.results[r].rank);
   }
   /* Then the saved values the forward writes, in saved order. */
   for (uint32_t k = 0; k < m->sig.num_saved; ++k) {
@@ -396,21 +367,18 @@ static void build_descriptors(tgc_model *m, DLTensor *const *inputs) {
       continue;
     *slot++ = words;
     words = tgc_write_descriptor(words, m->train.call_data[k],
-                                 m->train.call_sizes + m->train.sizes_at[k],
-                                 m->sig.saved[k].rank);
+                                 m->train.call_sizes + m->train.sizes_at[k], m->sig.saved[k].rank);
   }
 }
 
 /* Applies a finished call: swaps in new buffer values, writes mutated
  * inputs back through the caller's strides, hands out the outputs. */
-static void commit_run(tgc_model *m, DLTensor *const *inputs,
-                       DLManagedTensor **outputs) {
+static void commit_run(tgc_model *m, DLTensor *const *inputs, DLManagedTensor **outputs) {
   tgc_run_scratch *run = &m->run;
   for (uint32_t r = 0; r < m->sig.num_results; ++r) {
     const tgc_result_sig *res = &m->sig.results[r];
-    const DLTensor *input = res->kind == TGC_RESULT_USER_INPUT_MUTATION
-                                ? inputs[m->arg_input[res->target]]
-                                : NULL;
+    const DLTensor *input =
+        res->kind == TGC_RESULT_USER_INPUT_MUTATION ? inputs[m->arg_input[res->target]] : NULL;
     tgc_apply_mutation(m, res, run->result_data[r], input);
   }
   for (uint32_t k = 0; k < m->num_outputs; ++k) {
@@ -422,14 +390,13 @@ static void commit_run(tgc_model *m, DLTensor *const *inputs,
 
 /* One call of the forward entry; `keep` keeps the saved values of a
  * trainable model pending for the backward. */
-static int run_forward(tgc_model *m, DLTensor *const *inputs,
-                       int64_t num_inputs, DLManagedTensor **outputs,
-                       int64_t num_outputs, bool keep) {
+static int run_forward(tgc_model *m, DLTensor *const *inputs, int64_t num_inputs,
+                       DLManagedTensor **outputs, int64_t num_outputs, bool keep) {
   m->error[0] = '\0';
   for (int64_t k = 0; outputs && k < num_outputs; ++k)
     outputs[k] = NULL;
-  if (check_run_arguments(m, inputs, num_inputs, outputs, num_outputs) ||
-      bind_symbols(m, inputs) || check_input_sizes(m, inputs))
+  if (check_run_arguments(m, inputs, num_inputs, outputs, num_outputs) || bind_symbols(m, inputs) ||
+      check_input_sizes(m, inputs))
     return 1;
   for (uint32_t r = 0; r < m->sig.num_results; ++r)
     if (compute_result_shape(m, r, inputs))
@@ -449,18 +416,15 @@ static int run_forward(tgc_model *m, DLTensor *const *inputs,
   return 0;
 }
 
-TGC_EXPORT int tgc_model_run(tgc_model *m, DLTensor *const *inputs,
-                             int64_t num_inputs, DLManagedTensor **outputs,
-                             int64_t num_outputs) {
+TGC_EXPORT int tgc_model_run(tgc_model *m, DLTensor *const *inputs, int64_t num_inputs,
+                             DLManagedTensor **outputs, int64_t num_outputs) {
   if (!m)
     return 1;
   return run_forward(m, inputs, num_inputs, outputs, num_outputs, false);
 }
 
-TGC_EXPORT int tgc_model_run_train(tgc_model *m, DLTensor *const *inputs,
-                                   int64_t num_inputs,
-                                   DLManagedTensor **outputs,
-                                   int64_t num_outputs) {
+TGC_EXPORT int tgc_model_run_train(tgc_model *m, DLTensor *const *inputs, int64_t num_inputs,
+                                   DLManagedTensor **outputs, int64_t num_outputs) {
   if (!m)
     return 1;
   m->error[0] = '\0';

@@ -17,16 +17,14 @@ int tgc_saved_prepare_call(tgc_model *m) {
       continue;
     int64_t *sizes = t->call_sizes + t->sizes_at[k];
     for (uint32_t d = 0; d < s->rank; ++d) {
-      enum tgc_eval_status status = tgc_expr_eval(
-          &s->sizes[d], m->symbol_values, m->symbol_bound, &sizes[d]);
+      enum tgc_eval_status status =
+          tgc_expr_eval(&s->sizes[d], m->symbol_values, m->symbol_bound, &sizes[d]);
       if (status != TGC_EVAL_OK || sizes[d] < 0)
-        return tgc_fail(m,
-                        "saved value #%" PRIu32 ": dimension %" PRIu32
-                        " has no valid size for these inputs",
-                        k, d);
+        return tgc_fail(
+            m, "saved value #%" PRIu32 ": dimension %" PRIu32 " has no valid size for these inputs",
+            k, d);
     }
-    if (!tgc_nbytes(sizes, s->rank, tgc_dtype_size(s->dtype),
-                    &t->call_nbytes[k]))
+    if (!tgc_nbytes(sizes, s->rank, tgc_dtype_size(s->dtype), &t->call_nbytes[k]))
       return tgc_fail(m,
                       "saved value #%" PRIu32 ": the tensor would be too "
                       "large",
@@ -71,8 +69,7 @@ void tgc_saved_keep_call(tgc_model *m, DLTensor *const *inputs) {
     memcpy(t->pending_sizes + t->sizes_at[k], t->call_sizes + t->sizes_at[k],
            s->rank * sizeof(int64_t));
   }
-  memcpy(t->pending_symbols, m->symbol_values,
-         m->sig.num_symbols * sizeof *m->symbol_values);
+  memcpy(t->pending_symbols, m->symbol_values, m->sig.num_symbols * sizeof *m->symbol_values);
   /* Inputs the backward rewrites: remember where the caller's data is. */
   for (uint32_t i = 0; i < m->num_inputs; ++i) {
     if (t->input_mutation[i] < 0)
@@ -83,8 +80,7 @@ void tgc_saved_keep_call(tgc_model *m, DLTensor *const *inputs) {
     memcpy(dims, inputs[i]->shape, (size_t)copy->ndim * sizeof *dims);
     copy->shape = dims;
     if (inputs[i]->strides) {
-      memcpy(dims + TGC_MAX_RANK, inputs[i]->strides,
-             (size_t)copy->ndim * sizeof *dims);
+      memcpy(dims + TGC_MAX_RANK, inputs[i]->strides, (size_t)copy->ndim * sizeof *dims);
       copy->strides = dims + TGC_MAX_RANK;
     }
   }

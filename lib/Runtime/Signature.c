@@ -32,14 +32,11 @@ static void reader_fail(reader *r, const char *what) {
   if (r->failed)
     return;
   r->failed = true;
-  tgc_message_append(r->error,
-                     "malformed signature blob: %s (at byte %" PRIu64
-                     " of %" PRIu64 ")",
+  tgc_message_append(r->error, "malformed signature blob: %s (at byte %" PRIu64 " of %" PRIu64 ")",
                      what, r->pos, r->size);
 }
 
-static bool reader_take(reader *r, uint64_t n, const char *what,
-                        const uint8_t **bytes) {
+static bool reader_take(reader *r, uint64_t n, const char *what, const uint8_t **bytes) {
   if (r->failed)
     return false;
   if (r->size - r->pos < n) {
@@ -61,18 +58,10 @@ static uint64_t read_le(reader *r, unsigned width, const char *what) {
   return value;
 }
 
-static uint8_t read_u8(reader *r, const char *what) {
-  return (uint8_t)read_le(r, 1, what);
-}
-static uint32_t read_u32(reader *r, const char *what) {
-  return (uint32_t)read_le(r, 4, what);
-}
-static uint64_t read_u64(reader *r, const char *what) {
-  return read_le(r, 8, what);
-}
-static int64_t read_i64(reader *r, const char *what) {
-  return (int64_t)read_le(r, 8, what);
-}
+static uint8_t read_u8(reader *r, const char *what) { return (uint8_t)read_le(r, 1, what); }
+static uint32_t read_u32(reader *r, const char *what) { return (uint32_t)read_le(r, 4, what); }
+static uint64_t read_u64(reader *r, const char *what) { return read_le(r, 8, what); }
+static int64_t read_i64(reader *r, const char *what) { return (int64_t)read_le(r, 8, what); }
 
 /* Reads a count and checks that `count` entities of at least `min_bytes`
  * each can still follow, so a corrupt count never drives a huge malloc. */
@@ -82,8 +71,7 @@ static uint32_t read_count(reader *r, uint64_t min_bytes, const char *what) {
     return 0;
   if ((uint64_t)count * min_bytes > r->size - r->pos) {
     char why[96];
-    snprintf(why, sizeof why, "%s %" PRIu32 " is larger than the blob allows",
-             what, count);
+    snprintf(why, sizeof why, "%s %" PRIu32 " is larger than the blob allows", what, count);
     reader_fail(r, why);
     return 0;
   }
@@ -197,8 +185,8 @@ static void read_header(reader *r) {
   uint32_t version = read_u32(r, "missing version");
   if (!r->failed && version != TGC_SIGNATURE_VERSION) {
     char why[80];
-    snprintf(why, sizeof why, "version %" PRIu32 " (this runtime reads %d)",
-             version, TGC_SIGNATURE_VERSION);
+    snprintf(why, sizeof why, "version %" PRIu32 " (this runtime reads %d)", version,
+             TGC_SIGNATURE_VERSION);
     reader_fail(r, why);
   }
 }
@@ -230,10 +218,8 @@ static void decode_backward(reader *r, tgc_signature *sig) {
   for (uint32_t i = 0; i < sig->num_tangents && !r->failed; ++i)
     sig->tangents[i] = read_u32(r, "tangent output");
 
-  uint32_t num_results =
-      read_count(r, MIN_RESULT_BYTES, "backward result count");
-  sig->backward_results =
-      alloc_entries(r, num_results, sizeof *sig->backward_results);
+  uint32_t num_results = read_count(r, MIN_RESULT_BYTES, "backward result count");
+  sig->backward_results = alloc_entries(r, num_results, sizeof *sig->backward_results);
   if (sig->backward_results)
     sig->num_backward_results = num_results;
   for (uint32_t i = 0; i < sig->num_backward_results && !r->failed; ++i)
@@ -273,8 +259,8 @@ static void decode(reader *r, tgc_signature *sig) {
     reader_fail(r, "trailing bytes after the signature");
 }
 
-int tgc_signature_decode(const uint8_t *blob, uint64_t size, tgc_signature *sig,
-                         char *error, size_t error_capacity) {
+int tgc_signature_decode(const uint8_t *blob, uint64_t size, tgc_signature *sig, char *error,
+                         size_t error_capacity) {
   tgc_message message;
   tgc_message_init(&message, error, error_capacity);
   memset(sig, 0, sizeof *sig);

@@ -29,9 +29,7 @@ static const char *dtype_base_name(DLDataType dtype) {
            : dtype.bits == 64 ? "uint64"
                               : NULL;
   case kDLComplex:
-    return dtype.bits == 64    ? "complex64"
-           : dtype.bits == 128 ? "complex128"
-                               : NULL;
+    return dtype.bits == 64 ? "complex64" : dtype.bits == 128 ? "complex128" : NULL;
   case TGC_DL_BOOL:
     return dtype.bits == 8 ? "bool" : NULL;
   case TGC_DL_FLOAT8_E4M3FN:
@@ -48,8 +46,8 @@ const char *tgc_dtype_name(DLDataType dtype, char *buf, size_t capacity) {
   else if (base)
     snprintf(buf, capacity, "%sx%u", base, (unsigned)dtype.lanes);
   else
-    snprintf(buf, capacity, "dtype(code=%u, bits=%u, lanes=%u)",
-             (unsigned)dtype.code, (unsigned)dtype.bits, (unsigned)dtype.lanes);
+    snprintf(buf, capacity, "dtype(code=%u, bits=%u, lanes=%u)", (unsigned)dtype.code,
+             (unsigned)dtype.bits, (unsigned)dtype.lanes);
   return buf;
 }
 
@@ -65,8 +63,7 @@ bool tgc_dtype_equal(DLDataType a, DLDataType b) {
 
 /*===--- Sizes and storage ------------------------------------------------===*/
 
-bool tgc_nbytes(const int64_t *sizes, uint32_t rank, size_t elem_size,
-                size_t *nbytes) {
+bool tgc_nbytes(const int64_t *sizes, uint32_t rank, size_t elem_size, size_t *nbytes) {
   size_t total = elem_size;
   for (uint32_t d = 0; d < rank; ++d) {
     if (sizes[d] < 0)
@@ -87,8 +84,7 @@ void *tgc_aligned_alloc(size_t nbytes) {
   return aligned_alloc(TGC_ALIGNMENT, rounded);
 }
 
-void tgc_contiguous_strides(const int64_t *sizes, uint32_t rank,
-                            int64_t *strides) {
+void tgc_contiguous_strides(const int64_t *sizes, uint32_t rank, int64_t *strides) {
   int64_t stride = 1;
   for (uint32_t d = rank; d-- > 0;) {
     strides[d] = stride;
@@ -110,9 +106,7 @@ bool tgc_dltensor_is_contiguous(const DLTensor *t) {
   return true;
 }
 
-char *tgc_dltensor_base(const DLTensor *t) {
-  return (char *)t->data + t->byte_offset;
-}
+char *tgc_dltensor_base(const DLTensor *t) { return (char *)t->data + t->byte_offset; }
 
 /*===--- Strided copy -----------------------------------------------------===*/
 
@@ -128,8 +122,7 @@ typedef struct copy_plan {
 } copy_plan;
 
 /* Adds a dimension outside those already planned. */
-static bool plan_push_outer(copy_plan *p, int64_t size, int64_t dst_stride,
-                            int64_t src_stride) {
+static bool plan_push_outer(copy_plan *p, int64_t size, int64_t dst_stride, int64_t src_stride) {
   if (size == 1)
     return true;
   if (p->rank > 0) {
@@ -150,9 +143,8 @@ static bool plan_push_outer(copy_plan *p, int64_t size, int64_t dst_stride,
 }
 
 /* Plans the copy; false if there is nothing to copy. */
-static bool plan_copy(copy_plan *plan, const int64_t *dst_strides,
-                      const int64_t *src_strides, const int64_t *sizes,
-                      uint32_t rank) {
+static bool plan_copy(copy_plan *plan, const int64_t *dst_strides, const int64_t *src_strides,
+                      const int64_t *sizes, uint32_t rank) {
   plan->rank = 0;
   int64_t dense = 1;
   for (uint32_t d = rank; d-- > 0;) {
@@ -168,8 +160,8 @@ static bool plan_copy(copy_plan *plan, const int64_t *dst_strides,
 }
 
 void tgc_copy_strided(char *dst, const int64_t *dst_strides, const char *src,
-                      const int64_t *src_strides, const int64_t *sizes,
-                      uint32_t rank, size_t elem_size) {
+                      const int64_t *src_strides, const int64_t *sizes, uint32_t rank,
+                      size_t elem_size) {
   copy_plan plan;
   if (!plan_copy(&plan, dst_strides, src_strides, sizes, rank))
     return;
@@ -185,8 +177,7 @@ void tgc_copy_strided(char *dst, const int64_t *dst_strides, const char *src,
   int64_t index[TGC_MAX_RANK] = {0};
   ptrdiff_t dst_pos = 0, src_pos = 0;
   for (;;) {
-    memmove(dst + dst_pos * (ptrdiff_t)elem_size,
-            src + src_pos * (ptrdiff_t)elem_size, run_bytes);
+    memmove(dst + dst_pos * (ptrdiff_t)elem_size, src + src_pos * (ptrdiff_t)elem_size, run_bytes);
     uint32_t d = first_outer;
     for (; d < plan.rank; ++d) {
       dst_pos += plan.dst_strides[d];
@@ -218,10 +209,9 @@ static void managed_tensor_delete(DLManagedTensor *self) {
   free(self);
 }
 
-DLManagedTensor *tgc_managed_tensor_new(DLDataType dtype, const int64_t *sizes,
-                                        uint32_t rank, size_t nbytes) {
-  managed_block *block =
-      malloc(sizeof *block + 2 * (size_t)rank * sizeof(int64_t));
+DLManagedTensor *tgc_managed_tensor_new(DLDataType dtype, const int64_t *sizes, uint32_t rank,
+                                        size_t nbytes) {
+  managed_block *block = malloc(sizeof *block + 2 * (size_t)rank * sizeof(int64_t));
   if (!block)
     return NULL;
   void *data = tgc_aligned_alloc(nbytes);

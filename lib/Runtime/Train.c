@@ -14,15 +14,13 @@ int tgc_train_init(tgc_model *m) {
   tgc_train_state *t = &m->train;
   if (!sig->has_backward)
     return 0;
-  size_t saved = (size_t)sig->num_saved + 1, saved_dims = 0, words = 0,
-         result_dims = 0;
+  size_t saved = (size_t)sig->num_saved + 1, saved_dims = 0, words = 0, result_dims = 0;
   for (uint32_t i = 0; i < sig->num_saved; ++i) {
     saved_dims += sig->saved[i].rank;
     words += tgc_descriptor_words(sig->saved[i].rank);
   }
   for (uint32_t i = 0; i < sig->num_tangents; ++i)
-    words += tgc_descriptor_words(
-        sig->results[m->output_results[sig->tangents[i]]].rank);
+    words += tgc_descriptor_words(sig->results[m->output_results[sig->tangents[i]]].rank);
   words += sig->num_symbols * tgc_descriptor_words(1);
   for (uint32_t i = 0; i < sig->num_backward_results; ++i) {
     words += tgc_descriptor_words(sig->backward_results[i].rank);
@@ -37,17 +35,13 @@ int tgc_train_init(tgc_model *m) {
   t->call_nbytes = calloc(saved, sizeof *t->call_nbytes);
   t->pending_data = calloc(saved, sizeof *t->pending_data);
   t->pending_sizes = calloc(saved_dims + 1, sizeof *t->pending_sizes);
-  t->pending_symbols =
-      calloc((size_t)sig->num_symbols + 1, sizeof *t->pending_symbols);
+  t->pending_symbols = calloc((size_t)sig->num_symbols + 1, sizeof *t->pending_symbols);
   t->pending_inputs = calloc(inputs, sizeof *t->pending_inputs);
-  t->pending_input_dims =
-      calloc(inputs * 2 * TGC_MAX_RANK, sizeof *t->pending_input_dims);
+  t->pending_input_dims = calloc(inputs * 2 * TGC_MAX_RANK, sizeof *t->pending_input_dims);
   t->gradient_results = calloc(results, sizeof *t->gradient_results);
-  t->output_tangent =
-      calloc((size_t)m->num_outputs + 1, sizeof *t->output_tangent);
+  t->output_tangent = calloc((size_t)m->num_outputs + 1, sizeof *t->output_tangent);
   t->input_mutation = calloc(inputs, sizeof *t->input_mutation);
-  t->packed_args = calloc(saved + tangents + sig->num_symbols + results,
-                          sizeof *t->packed_args);
+  t->packed_args = calloc(saved + tangents + sig->num_symbols + results, sizeof *t->packed_args);
   t->descriptor_words = calloc(words + 1, sizeof *t->descriptor_words);
   t->result_sizes = calloc(result_dims + 1, sizeof *t->result_sizes);
   t->result_sizes_at = calloc(results, sizeof *t->result_sizes_at);
@@ -56,13 +50,11 @@ int tgc_train_init(tgc_model *m) {
   t->result_managed = calloc(results, sizeof *t->result_managed);
   t->tangent_data = calloc(tangents, sizeof *t->tangent_data);
   t->tangent_packed = calloc(tangents, sizeof *t->tangent_packed);
-  if (!t->call_data || !t->call_sizes || !t->sizes_at || !t->call_nbytes ||
-      !t->pending_data || !t->pending_sizes || !t->pending_symbols ||
-      !t->pending_inputs || !t->pending_input_dims || !t->gradient_results ||
-      !t->output_tangent || !t->input_mutation || !t->packed_args ||
-      !t->descriptor_words || !t->result_sizes || !t->result_sizes_at ||
-      !t->result_nbytes || !t->result_data || !t->result_managed ||
-      !t->tangent_data || !t->tangent_packed)
+  if (!t->call_data || !t->call_sizes || !t->sizes_at || !t->call_nbytes || !t->pending_data ||
+      !t->pending_sizes || !t->pending_symbols || !t->pending_inputs || !t->pending_input_dims ||
+      !t->gradient_results || !t->output_tangent || !t->input_mutation || !t->packed_args ||
+      !t->descriptor_words || !t->result_sizes || !t->result_sizes_at || !t->result_nbytes ||
+      !t->result_data || !t->result_managed || !t->tangent_data || !t->tangent_packed)
     return 1;
   uint32_t at = 0;
   for (uint32_t i = 0; i < sig->num_saved; ++i) {
@@ -126,11 +118,9 @@ static const tgc_result_sig *tangent_output(const tgc_model *m, uint32_t i) {
 }
 
 /* Evaluates `rank` sizes with the forward's symbol values. */
-static bool eval_sizes(const tgc_model *m, const tgc_expr *exprs, uint32_t rank,
-                       int64_t *sizes) {
+static bool eval_sizes(const tgc_model *m, const tgc_expr *exprs, uint32_t rank, int64_t *sizes) {
   for (uint32_t d = 0; d < rank; ++d)
-    if (tgc_expr_eval(&exprs[d], m->symbol_values, m->symbol_bound,
-                      &sizes[d]) != TGC_EVAL_OK ||
+    if (tgc_expr_eval(&exprs[d], m->symbol_values, m->symbol_bound, &sizes[d]) != TGC_EVAL_OK ||
         sizes[d] < 0)
       return false;
   return true;
@@ -151,16 +141,14 @@ static int check_grad_output(tgc_model *m, uint32_t k, const DLTensor *g) {
     return 1;
   }
   if (g->device.device_type != kDLCPU) {
-    tgc_message_append(&msg,
-                       "expected a CPU tensor (kDLCPU), got device type %d",
+    tgc_message_append(&msg, "expected a CPU tensor (kDLCPU), got device type %d",
                        (int)g->device.device_type);
     return 1;
   }
   if (!tgc_dtype_equal(g->dtype, out->dtype)) {
-    tgc_message_append(
-        &msg, "expected dtype %s, got %s",
-        tgc_dtype_name(out->dtype, expected_name, sizeof expected_name),
-        tgc_dtype_name(g->dtype, got_name, sizeof got_name));
+    tgc_message_append(&msg, "expected dtype %s, got %s",
+                       tgc_dtype_name(out->dtype, expected_name, sizeof expected_name),
+                       tgc_dtype_name(g->dtype, got_name, sizeof got_name));
     return 1;
   }
   if (!eval_sizes(m, out->sizes, out->rank, expected)) {
@@ -168,8 +156,7 @@ static int check_grad_output(tgc_model *m, uint32_t k, const DLTensor *g) {
     return 1;
   }
   if (g->ndim != (int32_t)out->rank || (out->rank > 0 && !g->shape) ||
-      (out->rank > 0 &&
-       memcmp(g->shape, expected, out->rank * sizeof *expected) != 0)) {
+      (out->rank > 0 && memcmp(g->shape, expected, out->rank * sizeof *expected) != 0)) {
     tgc_message_append(&msg, "expected shape ");
     tgc_message_append_shape(&msg, expected, out->rank);
     if (g->ndim >= 0 && g->ndim <= TGC_MAX_RANK && (g->shape || g->ndim == 0)) {
@@ -202,8 +189,7 @@ static int backward_result_shape(tgc_model *m, uint32_t r) {
   const tgc_result_sig *res = &m->sig.backward_results[r];
   int64_t *sizes = t->result_sizes + t->result_sizes_at[r];
   if (!eval_sizes(m, res->sizes, res->rank, sizes) ||
-      !tgc_nbytes(sizes, res->rank, tgc_dtype_size(res->dtype),
-                  &t->result_nbytes[r]))
+      !tgc_nbytes(sizes, res->rank, tgc_dtype_size(res->dtype), &t->result_nbytes[r]))
     return tgc_fail(m, "%s '%s': no valid shape for the forward's inputs",
                     backward_result_what(res->kind), res->name);
   const int64_t *target = NULL;
@@ -211,8 +197,7 @@ static int backward_result_shape(tgc_model *m, uint32_t r) {
     target = m->state[m->arg_state[res->target]].sizes;
   else if (res->kind == TGC_RESULT_USER_INPUT_MUTATION)
     target = t->pending_inputs[m->arg_input[res->target]].shape;
-  if (target && res->rank > 0 &&
-      memcmp(sizes, target, res->rank * sizeof *sizes) != 0)
+  if (target && res->rank > 0 && memcmp(sizes, target, res->rank * sizeof *sizes) != 0)
     return tgc_fail(m,
                     "%s '%s': invalid signature: its shape differs from the "
                     "shape it replaces",
@@ -227,29 +212,25 @@ static void release_backward(tgc_model *m) {
     t->tangent_packed[i] = NULL;
   }
   for (uint32_t r = 0; r < m->sig.num_backward_results; ++r)
-    tgc_result_buffer_free(&m->sig.backward_results[r], &t->result_data[r],
-                           &t->result_managed[r]);
+    tgc_result_buffer_free(&m->sig.backward_results[r], &t->result_data[r], &t->result_managed[r]);
 }
 
 static int allocate_backward(tgc_model *m, DLTensor *const *grad_outputs) {
   tgc_train_state *t = &m->train;
   for (uint32_t r = 0; r < m->sig.num_backward_results; ++r)
-    if (tgc_result_buffer(m, &m->sig.backward_results[r],
-                          t->result_sizes + t->result_sizes_at[r],
-                          t->result_nbytes[r], &t->result_data[r],
-                          &t->result_managed[r]))
+    if (tgc_result_buffer(m, &m->sig.backward_results[r], t->result_sizes + t->result_sizes_at[r],
+                          t->result_nbytes[r], &t->result_data[r], &t->result_managed[r]))
       return tgc_fail(m, "out of memory allocating gradients");
   for (uint32_t i = 0; i < m->sig.num_tangents; ++i)
-    if (tgc_contiguous_data(grad_outputs[m->sig.tangents[i]],
-                            &t->tangent_data[i], &t->tangent_packed[i]))
+    if (tgc_contiguous_data(grad_outputs[m->sig.tangents[i]], &t->tangent_data[i],
+                            &t->tangent_packed[i]))
       return tgc_fail(m, "out of memory packing grad outputs");
   return 0;
 }
 
 /* Saved values, tangents, one data-less i8[s] per symbol s, then results:
  * the backward's packed order. */
-static void build_backward_descriptors(tgc_model *m,
-                                       DLTensor *const *grad_outputs) {
+static void build_backward_descriptors(tgc_model *m, DLTensor *const *grad_outputs) {
   tgc_train_state *t = &m->train;
   int64_t *words = t->descriptor_words;
   void **slot = t->packed_args;
@@ -260,14 +241,13 @@ static void build_backward_descriptors(tgc_model *m,
       const tgc_state_slot *state = &m->state[m->arg_state[s->arg]];
       words = tgc_write_descriptor(words, state->data, state->sizes, s->rank);
     } else {
-      words = tgc_write_descriptor(words, t->pending_data[k],
-                                   t->pending_sizes + t->sizes_at[k], s->rank);
+      words = tgc_write_descriptor(words, t->pending_data[k], t->pending_sizes + t->sizes_at[k],
+                                   s->rank);
     }
   }
   for (uint32_t i = 0; i < m->sig.num_tangents; ++i) {
     *slot++ = words;
-    words = tgc_write_descriptor(words, t->tangent_data[i],
-                                 grad_outputs[m->sig.tangents[i]]->shape,
+    words = tgc_write_descriptor(words, t->tangent_data[i], grad_outputs[m->sig.tangents[i]]->shape,
                                  tangent_output(m, i)->rank);
   }
   for (uint32_t s = 0; s < m->sig.num_symbols; ++s) {
@@ -277,8 +257,7 @@ static void build_backward_descriptors(tgc_model *m,
   }
   for (uint32_t r = 0; r < m->sig.num_backward_results; ++r) {
     *slot++ = words;
-    words = tgc_write_descriptor(words, t->result_data[r],
-                                 t->result_sizes + t->result_sizes_at[r],
+    words = tgc_write_descriptor(words, t->result_data[r], t->result_sizes + t->result_sizes_at[r],
                                  m->sig.backward_results[r].rank);
   }
 }
@@ -300,8 +279,7 @@ static void commit_backward(tgc_model *m, DLManagedTensor **grads) {
 }
 
 static int check_backward_arguments(tgc_model *m, DLTensor *const *grad_outputs,
-                                    int64_t num_grad_outputs,
-                                    DLManagedTensor **grads,
+                                    int64_t num_grad_outputs, DLManagedTensor **grads,
                                     int64_t num_grads) {
   tgc_train_state *t = &m->train;
   if (!m->sig.has_backward)
@@ -315,8 +293,8 @@ static int check_backward_arguments(tgc_model *m, DLTensor *const *grad_outputs,
                     "%" PRId64,
                     m->num_outputs, num_grad_outputs);
   if (num_grads != t->num_gradients)
-    return tgc_fail(m, "expected room for %" PRIu32 " gradients, got %" PRId64,
-                    t->num_gradients, num_grads);
+    return tgc_fail(m, "expected room for %" PRIu32 " gradients, got %" PRId64, t->num_gradients,
+                    num_grads);
   if (!grad_outputs && num_grad_outputs > 0)
     return tgc_fail(m, "the grad outputs array is NULL");
   if (!grads && num_grads > 0)
@@ -326,13 +304,11 @@ static int check_backward_arguments(tgc_model *m, DLTensor *const *grad_outputs,
                        "tgc_model_run_train first (each backward consumes "
                        "the values of one run_train)");
   /* Shapes are those of the forward that saved the values. */
-  memcpy(m->symbol_values, t->pending_symbols,
-         m->sig.num_symbols * sizeof *m->symbol_values);
+  memcpy(m->symbol_values, t->pending_symbols, m->sig.num_symbols * sizeof *m->symbol_values);
   for (uint32_t s = 0; s < m->sig.num_symbols; ++s)
     m->symbol_bound[s] = m->binders[s].input >= 0;
   for (uint32_t i = 0; i < m->sig.num_tangents; ++i)
-    if (check_grad_output(m, m->sig.tangents[i],
-                          grad_outputs[m->sig.tangents[i]]))
+    if (check_grad_output(m, m->sig.tangents[i], grad_outputs[m->sig.tangents[i]]))
       return 1;
   for (uint32_t r = 0; r < m->sig.num_backward_results; ++r)
     if (backward_result_shape(m, r))
@@ -341,15 +317,14 @@ static int check_backward_arguments(tgc_model *m, DLTensor *const *grad_outputs,
 }
 
 TGC_EXPORT int tgc_model_backward(tgc_model *m, DLTensor *const *grad_outputs,
-                                  int64_t num_grad_outputs,
-                                  DLManagedTensor **grads, int64_t num_grads) {
+                                  int64_t num_grad_outputs, DLManagedTensor **grads,
+                                  int64_t num_grads) {
   if (!m)
     return 1;
   m->error[0] = '\0';
   for (int64_t g = 0; grads && g < num_grads; ++g)
     grads[g] = NULL;
-  if (check_backward_arguments(m, grad_outputs, num_grad_outputs, grads,
-                               num_grads))
+  if (check_backward_arguments(m, grad_outputs, num_grad_outputs, grads, num_grads))
     return 1;
   if (allocate_backward(m, grad_outputs)) {
     release_backward(m);
@@ -365,9 +340,7 @@ TGC_EXPORT int tgc_model_backward(tgc_model *m, DLTensor *const *grad_outputs,
 
 /*===--- Queries ----------------------------------------------------------===*/
 
-TGC_EXPORT int tgc_model_is_trainable(const tgc_model *m) {
-  return m && m->sig.has_backward;
-}
+TGC_EXPORT int tgc_model_is_trainable(const tgc_model *m) { return m && m->sig.has_backward; }
 
 TGC_EXPORT int64_t tgc_model_num_gradients(const tgc_model *m) {
   return m ? m->train.num_gradients : 0;
@@ -385,9 +358,7 @@ TGC_EXPORT int tgc_model_output_has_gradient(const tgc_model *m, int64_t i) {
   return m->train.output_tangent && m->train.output_tangent[i] >= 0;
 }
 
-TGC_EXPORT int64_t tgc_model_saved_count(const tgc_model *m) {
-  return m ? m->sig.num_saved : 0;
-}
+TGC_EXPORT int64_t tgc_model_saved_count(const tgc_model *m) { return m ? m->sig.num_saved : 0; }
 
 TGC_EXPORT int64_t tgc_model_saved_bytes(const tgc_model *m) {
   return m ? (int64_t)m->train.saved_bytes : 0;

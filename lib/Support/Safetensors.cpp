@@ -43,21 +43,16 @@ const DTypeInfo &info(SafetensorsDType dtype) {
 }
 } // namespace
 
-llvm::StringRef tgc::safetensorsDTypeName(SafetensorsDType dtype) {
-  return info(dtype).name;
-}
+llvm::StringRef tgc::safetensorsDTypeName(SafetensorsDType dtype) { return info(dtype).name; }
 
-std::optional<SafetensorsDType>
-tgc::parseSafetensorsDType(llvm::StringRef name) {
+std::optional<SafetensorsDType> tgc::parseSafetensorsDType(llvm::StringRef name) {
   for (const DTypeInfo &entry : kDTypes)
     if (name == entry.name)
       return entry.dtype;
   return std::nullopt;
 }
 
-size_t tgc::safetensorsDTypeSize(SafetensorsDType dtype) {
-  return info(dtype).size;
-}
+size_t tgc::safetensorsDTypeSize(SafetensorsDType dtype) { return info(dtype).size; }
 
 int64_t SafetensorsTensor::numElements() const {
   int64_t count = 1;
@@ -96,20 +91,16 @@ public:
 
 private:
   llvm::Error fail(const llvm::Twine &message) const {
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   source + ": " + message);
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), source + ": " + message);
   }
-  llvm::Error failTensor(const std::string &name,
-                         const llvm::Twine &message) const {
+  llvm::Error failTensor(const std::string &name, const llvm::Twine &message) const {
     return fail("tensor '" + name + "': " + message);
   }
 
   llvm::Expected<nlohmann::json> parseHeader(uint64_t &dataStart);
   llvm::Error parseMetadata(const nlohmann::json &value, SafetensorsFile &file);
-  llvm::Expected<Entry> parseEntry(const std::string &name,
-                                   const nlohmann::json &value);
-  llvm::Error parseShape(Entry &entry, const nlohmann::json &value,
-                         uint64_t &nbytes);
+  llvm::Expected<Entry> parseEntry(const std::string &name, const nlohmann::json &value);
+  llvm::Error parseShape(Entry &entry, const nlohmann::json &value, uint64_t &nbytes);
   llvm::Error checkLayout(std::vector<Entry> &entries, uint64_t dataSize);
 
   llvm::StringRef bytes;
@@ -119,17 +110,15 @@ private:
 
 llvm::Expected<nlohmann::json> Parser::parseHeader(uint64_t &dataStart) {
   if (bytes.size() < 8)
-    return fail("truncated: no header length (file has " +
-                llvm::Twine(bytes.size()) + " bytes)");
+    return fail("truncated: no header length (file has " + llvm::Twine(bytes.size()) + " bytes)");
   uint64_t headerSize = 0;
   for (unsigned i = 0; i < 8; ++i)
     headerSize |= uint64_t(uint8_t(bytes[i])) << (8 * i);
   if (headerSize > kMaxHeaderSize)
-    return fail("header length " + llvm::Twine(headerSize) +
-                " exceeds the 100 MB limit");
+    return fail("header length " + llvm::Twine(headerSize) + " exceeds the 100 MB limit");
   if (headerSize > bytes.size() - 8)
-    return fail("truncated: header length " + llvm::Twine(headerSize) +
-                " but only " + llvm::Twine(bytes.size() - 8) + " bytes follow");
+    return fail("truncated: header length " + llvm::Twine(headerSize) + " but only " +
+                llvm::Twine(bytes.size() - 8) + " bytes follow");
   llvm::StringRef header = bytes.substr(8, headerSize);
   if (!header.starts_with("{"))
     return fail("the header is not a JSON object");
@@ -144,8 +133,7 @@ llvm::Expected<nlohmann::json> Parser::parseHeader(uint64_t &dataStart) {
   }
 }
 
-llvm::Error Parser::parseMetadata(const nlohmann::json &value,
-                                  SafetensorsFile &file) {
+llvm::Error Parser::parseMetadata(const nlohmann::json &value, SafetensorsFile &file) {
   if (!value.is_object())
     return fail("__metadata__ is not an object");
   for (const auto &[key, item] : value.items()) {
@@ -156,16 +144,14 @@ llvm::Error Parser::parseMetadata(const nlohmann::json &value,
   return llvm::Error::success();
 }
 
-llvm::Error Parser::parseShape(Entry &entry, const nlohmann::json &value,
-                               uint64_t &nbytes) {
+llvm::Error Parser::parseShape(Entry &entry, const nlohmann::json &value, uint64_t &nbytes) {
   const std::string &name = entry.tensor.name;
   if (!value.is_array())
     return failTensor(name, "shape is not a list");
   nbytes = safetensorsDTypeSize(entry.tensor.dtype);
   bool overflow = false;
   for (const nlohmann::json &size : value) {
-    if (!size.is_number_unsigned() &&
-        !(size.is_number_integer() && size.get<int64_t>() >= 0))
+    if (!size.is_number_unsigned() && !(size.is_number_integer() && size.get<int64_t>() >= 0))
       return failTensor(name, "shape entries must be non-negative integers");
     uint64_t dim = size.get<uint64_t>();
     if (dim > uint64_t(INT64_MAX))
@@ -178,8 +164,7 @@ llvm::Error Parser::parseShape(Entry &entry, const nlohmann::json &value,
   return llvm::Error::success();
 }
 
-llvm::Expected<Entry> Parser::parseEntry(const std::string &name,
-                                         const nlohmann::json &value) {
+llvm::Expected<Entry> Parser::parseEntry(const std::string &name, const nlohmann::json &value) {
   Entry entry;
   entry.tensor.name = name;
   if (!value.is_object())
@@ -190,17 +175,14 @@ llvm::Expected<Entry> Parser::parseEntry(const std::string &name,
     return failTensor(name, "needs dtype, shape and data_offsets");
   if (!dtype->is_string())
     return failTensor(name, "dtype is not a string");
-  std::optional<SafetensorsDType> parsed =
-      parseSafetensorsDType(dtype->get<std::string>());
+  std::optional<SafetensorsDType> parsed = parseSafetensorsDType(dtype->get<std::string>());
   if (!parsed)
-    return failTensor(name,
-                      "unsupported dtype '" + dtype->get<std::string>() + "'");
+    return failTensor(name, "unsupported dtype '" + dtype->get<std::string>() + "'");
   entry.tensor.dtype = *parsed;
   uint64_t nbytes = 0;
   if (llvm::Error error = parseShape(entry, *shape, nbytes))
     return error;
-  if (!offsets->is_array() || offsets->size() != 2 ||
-      !(*offsets)[0].is_number_unsigned() ||
+  if (!offsets->is_array() || offsets->size() != 2 || !(*offsets)[0].is_number_unsigned() ||
       !(*offsets)[1].is_number_unsigned())
     return failTensor(name, "data_offsets must be two non-negative integers");
   entry.begin = (*offsets)[0].get<uint64_t>();
@@ -208,34 +190,29 @@ llvm::Expected<Entry> Parser::parseEntry(const std::string &name,
   if (entry.end < entry.begin || entry.end - entry.begin != nbytes)
     return failTensor(name, "data_offsets [" + llvm::Twine(entry.begin) + ", " +
                                 llvm::Twine(entry.end) + "] do not hold the " +
-                                llvm::Twine(nbytes) +
-                                " bytes its dtype and shape need");
+                                llvm::Twine(nbytes) + " bytes its dtype and shape need");
   return entry;
 }
 
 /// The data section must be covered exactly, without gaps or overlaps, as
 /// the format requires.
-llvm::Error Parser::checkLayout(std::vector<Entry> &entries,
-                                uint64_t dataSize) {
+llvm::Error Parser::checkLayout(std::vector<Entry> &entries, uint64_t dataSize) {
   std::sort(entries.begin(), entries.end(), [](const Entry &a, const Entry &b) {
-    return std::tie(a.begin, a.end, a.tensor.name) <
-           std::tie(b.begin, b.end, b.tensor.name);
+    return std::tie(a.begin, a.end, a.tensor.name) < std::tie(b.begin, b.end, b.tensor.name);
   });
   uint64_t expected = 0;
   for (const Entry &entry : entries) {
     if (entry.begin != expected)
-      return failTensor(entry.tensor.name,
-                        entry.begin < expected
-                            ? "its data overlaps another tensor's"
-                            : "there is a gap before its data");
+      return failTensor(entry.tensor.name, entry.begin < expected
+                                               ? "its data overlaps another tensor's"
+                                               : "there is a gap before its data");
     expected = entry.end;
   }
   if (expected > dataSize)
-    return fail("truncated: tensor data needs " + llvm::Twine(expected) +
-                " bytes but only " + llvm::Twine(dataSize) + " follow");
+    return fail("truncated: tensor data needs " + llvm::Twine(expected) + " bytes but only " +
+                llvm::Twine(dataSize) + " follow");
   if (expected < dataSize)
-    return fail(llvm::Twine(dataSize - expected) +
-                " bytes after the last tensor's data");
+    return fail(llvm::Twine(dataSize - expected) + " bytes after the last tensor's data");
   return llvm::Error::success();
 }
 
@@ -267,8 +244,8 @@ llvm::Expected<SafetensorsFile> Parser::parse() {
   return file;
 }
 
-llvm::Expected<SafetensorsFile>
-tgc::parseSafetensors(llvm::StringRef bytes, llvm::StringRef sourceName) {
+llvm::Expected<SafetensorsFile> tgc::parseSafetensors(llvm::StringRef bytes,
+                                                      llvm::StringRef sourceName) {
   return Parser(bytes, sourceName).parse();
 }
 
@@ -277,9 +254,8 @@ llvm::Expected<SafetensorsFile> tgc::readSafetensors(llvm::StringRef path) {
       llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                   /*RequiresNullTerminator=*/false);
   if (!buffer)
-    return llvm::createStringError(
-        buffer.getError(),
-        path + ": cannot read: " + buffer.getError().message());
+    return llvm::createStringError(buffer.getError(),
+                                   path + ": cannot read: " + buffer.getError().message());
   return parseSafetensors((*buffer)->getBuffer(), path);
 }
 
@@ -287,8 +263,7 @@ llvm::Expected<SafetensorsFile> tgc::readSafetensors(llvm::StringRef path) {
 // Writing
 //===----------------------------------------------------------------------===//
 
-static llvm::Error checkTensor(const SafetensorsTensor &tensor,
-                               std::set<std::string> &names) {
+static llvm::Error checkTensor(const SafetensorsTensor &tensor, std::set<std::string> &names) {
   auto fail = [&](const llvm::Twine &message) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "tensor '" + tensor.name + "': " + message);
@@ -303,13 +278,11 @@ static llvm::Error checkTensor(const SafetensorsTensor &tensor,
       return fail("invalid shape");
   if (nbytes != tensor.data.size())
     return fail("has " + llvm::Twine(tensor.data.size()) +
-                " bytes of data, but its dtype and shape need " +
-                llvm::Twine(nbytes));
+                " bytes of data, but its dtype and shape need " + llvm::Twine(nbytes));
   return llvm::Error::success();
 }
 
-llvm::Expected<std::string>
-tgc::serializeSafetensors(const SafetensorsFile &file) {
+llvm::Expected<std::string> tgc::serializeSafetensors(const SafetensorsFile &file) {
   std::set<std::string> names;
   std::vector<const SafetensorsTensor *> order;
   for (const SafetensorsTensor &tensor : file.tensors) {
@@ -318,21 +291,18 @@ tgc::serializeSafetensors(const SafetensorsFile &file) {
     order.push_back(&tensor);
   }
   // Largest elements first keeps every tensor aligned to its element size.
-  std::sort(order.begin(), order.end(),
-            [](const SafetensorsTensor *a, const SafetensorsTensor *b) {
-              size_t sa = safetensorsDTypeSize(a->dtype),
-                     sb = safetensorsDTypeSize(b->dtype);
-              return sa != sb ? sa > sb : a->name < b->name;
-            });
+  std::sort(order.begin(), order.end(), [](const SafetensorsTensor *a, const SafetensorsTensor *b) {
+    size_t sa = safetensorsDTypeSize(a->dtype), sb = safetensorsDTypeSize(b->dtype);
+    return sa != sb ? sa > sb : a->name < b->name;
+  });
   nlohmann::json header = nlohmann::json::object();
   if (!file.metadata.empty())
     header[kMetadataKey] = file.metadata;
   uint64_t offset = 0;
   for (const SafetensorsTensor *tensor : order) {
-    header[tensor->name] = {
-        {"dtype", safetensorsDTypeName(tensor->dtype).str()},
-        {"shape", tensor->shape},
-        {"data_offsets", {offset, offset + tensor->data.size()}}};
+    header[tensor->name] = {{"dtype", safetensorsDTypeName(tensor->dtype).str()},
+                            {"shape", tensor->shape},
+                            {"data_offsets", {offset, offset + tensor->data.size()}}};
     offset += tensor->data.size();
   }
   std::string json = header.dump();
@@ -348,25 +318,21 @@ tgc::serializeSafetensors(const SafetensorsFile &file) {
   return out;
 }
 
-llvm::Error tgc::writeSafetensors(llvm::StringRef path,
-                                  const SafetensorsFile &file) {
+llvm::Error tgc::writeSafetensors(llvm::StringRef path, const SafetensorsFile &file) {
   llvm::Expected<std::string> bytes = serializeSafetensors(file);
   if (!bytes)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   path + ": " +
-                                       llvm::toString(bytes.takeError()));
+                                   path + ": " + llvm::toString(bytes.takeError()));
   std::error_code ec;
   llvm::raw_fd_ostream out(path, ec, llvm::sys::fs::OF_None);
   if (ec)
-    return llvm::createStringError(ec,
-                                   path + ": cannot write: " + ec.message());
+    return llvm::createStringError(ec, path + ": cannot write: " + ec.message());
   out << *bytes;
   out.close();
   if (out.has_error()) {
     std::error_code error = out.error();
     out.clear_error();
-    return llvm::createStringError(error,
-                                   path + ": cannot write: " + error.message());
+    return llvm::createStringError(error, path + ": cannot write: " + error.message());
   }
   return llvm::Error::success();
 }

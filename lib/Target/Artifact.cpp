@@ -26,8 +26,7 @@ static LogicalResult linkLibrary(const ArtifactOptions &options, ArrayRef<std::s
   int rc = llvm::sys::ExecuteAndWait(options.linker, args, std::nullopt, {}, 0, 0, &error);
   if (rc != 0)
     return emitError(loc) << "linking " << options.libraryPath << " failed (" << options.linker
-                          << " exited with " << rc << ")" << (error.empty() ? "" : ": ")
-                          << error;
+                          << " exited with " << rc << ")" << (error.empty() ? "" : ": ") << error;
   return success();
 }
 
@@ -56,9 +55,8 @@ static FailureOr<ModelSignature> compileModel(ModuleOp module, const ArtifactOpt
 
 /// Links `objects` into model.so, removes them unless kept, and writes model.h and
 /// model.json.
-static LogicalResult finishArtifact(const ArtifactOptions &options,
-                                    ArrayRef<std::string> objects, StringRef headerText,
-                                    StringRef jsonText, Location loc) {
+static LogicalResult finishArtifact(const ArtifactOptions &options, ArrayRef<std::string> objects,
+                                    StringRef headerText, StringRef jsonText, Location loc) {
   if (failed(linkLibrary(options, objects, loc)))
     return failure();
   if (!options.keepObject)
@@ -82,8 +80,7 @@ LogicalResult tgc::emitArtifact(ModuleOp module, const ArtifactOptions &options)
                         writeSignatureJson(*signature), module.getLoc());
 }
 
-LogicalResult tgc::emitProgramArtifact(ArrayRef<ModuleOp> graphs,
-                                       const ArtifactOptions &options) {
+LogicalResult tgc::emitProgramArtifact(ArrayRef<ModuleOp> graphs, const ArtifactOptions &options) {
   std::vector<std::string> graphNames;
   for (size_t i = 0; i < graphs.size(); ++i)
     graphNames.push_back(graphModelName(options.name, i));

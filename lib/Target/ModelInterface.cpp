@@ -25,9 +25,9 @@ static llvm::Function *addPackedEntry(llvm::Module &m, StringRef symbol, StringR
   if (!target)
     return nullptr;
   llvm::Type *ptr = llvm::PointerType::get(ctx, 0);
-  auto *entry = llvm::Function::Create(
-      llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr}, false),
-      llvm::GlobalValue::InternalLinkage, "tgc_entry_" + role, m);
+  auto *entry =
+      llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr}, false),
+                             llvm::GlobalValue::InternalLinkage, "tgc_entry_" + role, m);
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", entry));
   SmallVector<llvm::Value *> args;
   for (unsigned i = 0, e = target->arg_size(); i < e; ++i)
@@ -84,4 +84,3 @@ LogicalResult tgc::addModelInterface(llvm::Module &m, const ModelAbi &model, Loc
       f.setLinkage(llvm::GlobalValue::InternalLinkage);
   return success();
 }
-

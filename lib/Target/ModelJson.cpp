@@ -34,21 +34,15 @@ static OrderedJson tensorJson(const std::string &name, DType dtype,
   return tensor;
 }
 
-
-static OrderedJson mutationJson(const ModelSignature &signature,
-                                const ResultInfo &result) {
+static OrderedJson mutationJson(const ModelSignature &signature, const ResultInfo &result) {
   OrderedJson mutation;
-  mutation["kind"] =
-      result.kind == ResultKind::BufferMutation ? "buffer" : "user_input";
-  mutation["target"] = result.target < signature.args.size()
-                           ? signature.args[result.target].name
-                           : result.name;
+  mutation["kind"] = result.kind == ResultKind::BufferMutation ? "buffer" : "user_input";
+  mutation["target"] =
+      result.target < signature.args.size() ? signature.args[result.target].name : result.name;
   return mutation;
 }
 
-
-static void addTrainingJson(const ModelSignature &signature,
-                            OrderedJson &root) {
+static void addTrainingJson(const ModelSignature &signature, OrderedJson &root) {
   const BackwardInfo &bw = *signature.backward;
   auto [count, bytes] = savedTotals(bw);
   root["saved_count"] = count;
@@ -57,8 +51,7 @@ static void addTrainingJson(const ModelSignature &signature,
   else
     root["saved_bytes"] = nullptr;
   OrderedJson saved = OrderedJson::array(), tangents = OrderedJson::array(),
-              gradients = OrderedJson::array(),
-              mutations = OrderedJson::array();
+              gradients = OrderedJson::array(), mutations = OrderedJson::array();
   for (const SavedInfo &value : bw.saved) {
     OrderedJson entry;
     entry["dtype"] = dtypeName(value.dtype);
@@ -79,11 +72,9 @@ static void addTrainingJson(const ModelSignature &signature,
       mutations.push_back(mutationJson(signature, result));
       continue;
     }
-    OrderedJson entry =
-        tensorJson(result.name, result.dtype, result.sizes, signature.symbols);
-    entry["target"] = result.target < signature.args.size()
-                          ? signature.args[result.target].name
-                          : result.name;
+    OrderedJson entry = tensorJson(result.name, result.dtype, result.sizes, signature.symbols);
+    entry["target"] =
+        result.target < signature.args.size() ? signature.args[result.target].name : result.name;
     gradients.push_back(std::move(entry));
   }
   root["saved"] = std::move(saved);
@@ -98,8 +89,7 @@ std::string tgc::writeSignatureJson(const ModelSignature &signature) {
               mutations = OrderedJson::array();
   for (size_t i = 0; i < signature.args.size(); ++i) {
     const ArgInfo &arg = signature.args[i];
-    OrderedJson tensor =
-        tensorJson(arg.name, arg.dtype, arg.sizes, signature.symbols);
+    OrderedJson tensor = tensorJson(arg.name, arg.dtype, arg.sizes, signature.symbols);
     if (arg.kind == ArgKind::UserInput) {
       tensor["mutated"] = isMutated(signature, i);
       inputs.push_back(std::move(tensor));
@@ -113,10 +103,8 @@ std::string tgc::writeSignatureJson(const ModelSignature &signature) {
   for (size_t r = 0; r < signature.results.size(); ++r) {
     const ResultInfo &result = signature.results[r];
     if (result.kind == ResultKind::UserOutput) {
-      OrderedJson output = tensorJson(result.name, result.dtype, result.sizes,
-                                      signature.symbols);
-      if (auto slot = signature.slots.find(uint32_t(r));
-          slot != signature.slots.end()) {
+      OrderedJson output = tensorJson(result.name, result.dtype, result.sizes, signature.symbols);
+      if (auto slot = signature.slots.find(uint32_t(r)); slot != signature.slots.end()) {
         output["kind"] = "python_state";
         output["slot"] = slot->second;
       }
@@ -163,14 +151,12 @@ std::string tgc::writeTrainingReport(const ModelSignature &signature) {
   auto [count, bytes] = savedTotals(bw);
   std::ostringstream out;
   out << "saved count: " << count << "\n"
-      << "saved bytes: " << (bytes ? std::to_string(*bytes) : "unknown")
-      << "\n";
+      << "saved bytes: " << (bytes ? std::to_string(*bytes) : "unknown") << "\n";
   for (size_t i = 0; i < bw.saved.size(); ++i) {
     const SavedInfo &saved = bw.saved[i];
     out << "saved #" << i << ": " << dtypeName(saved.dtype) << "[";
     for (size_t d = 0; d < saved.sizes.size(); ++d)
-      out << (d ? ", " : "")
-          << printSizeExpr(saved.sizes[d], signature.symbols);
+      out << (d ? ", " : "") << printSizeExpr(saved.sizes[d], signature.symbols);
     out << "]";
     if (saved.arg < signature.args.size())
       out << " = " << argKindName(signature.args[saved.arg].kind) << " '"
@@ -180,8 +166,7 @@ std::string tgc::writeTrainingReport(const ModelSignature &signature) {
   return out.str();
 }
 
-std::string tgc::writeProgramSignatureJson(const std::string &name,
-                                           const std::string &programJson,
+std::string tgc::writeProgramSignatureJson(const std::string &name, const std::string &programJson,
                                            const std::vector<ModelSignature> &graphs) {
   OrderedJson json;
   json["name"] = name;

@@ -65,15 +65,13 @@ static Json argumentJson(Attribute arg, ArrayRef<int64_t> tensors) {
 /// tensor or a named tuple, so that argumentJson can write it.
 static bool isWellFormedArgument(Attribute arg, size_t numTensors) {
   if (auto tuple = dyn_cast<ArrayAttr>(arg))
-    return llvm::all_of(tuple, [&](Attribute item) {
-      return isWellFormedArgument(item, numTensors);
-    });
+    return llvm::all_of(tuple,
+                        [&](Attribute item) { return isWellFormedArgument(item, numTensors); });
   auto dict = dyn_cast<DictionaryAttr>(arg);
   if (!dict)
     return isa<UnitAttr, BoolAttr, IntegerAttr, FloatAttr, StringAttr>(arg);
   if (dict.getAs<StringAttr>("class"))
-    return dict.getAs<ArrayAttr>("items") &&
-           isWellFormedArgument(dict.get("items"), numTensors);
+    return dict.getAs<ArrayAttr>("items") && isWellFormedArgument(dict.get("items"), numTensors);
   auto index = dict.getAs<IntegerAttr>("tensor");
   return index && index.getInt() >= 0 && uint64_t(index.getInt()) < numTensors;
 }

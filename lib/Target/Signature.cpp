@@ -11,17 +11,16 @@ using namespace tgc::detail;
 
 std::string tgc::dtypeName(DType dtype) {
   static const std::map<std::pair<int, int>, const char *> names = {
-      {{2, 16}, "float16"},   {{2, 32}, "float32"},     {{2, 64}, "float64"},
-      {{4, 16}, "bfloat16"},  {{0, 8}, "int8"},         {{0, 16}, "int16"},
-      {{0, 32}, "int32"},     {{0, 64}, "int64"},       {{1, 8}, "uint8"},
-      {{1, 16}, "uint16"},    {{1, 32}, "uint32"},      {{1, 64}, "uint64"},
-      {{5, 64}, "complex64"}, {{5, 128}, "complex128"}, {{6, 8}, "bool"},
+      {{2, 16}, "float16"},      {{2, 32}, "float32"},     {{2, 64}, "float64"},
+      {{4, 16}, "bfloat16"},     {{0, 8}, "int8"},         {{0, 16}, "int16"},
+      {{0, 32}, "int32"},        {{0, 64}, "int64"},       {{1, 8}, "uint8"},
+      {{1, 16}, "uint16"},       {{1, 32}, "uint32"},      {{1, 64}, "uint64"},
+      {{5, 64}, "complex64"},    {{5, 128}, "complex128"}, {{6, 8}, "bool"},
       {{10, 8}, "float8_e4m3fn"}};
   auto it = names.find({dtype.code, dtype.bits});
   if (it != names.end())
     return it->second;
-  return "dtype(code=" + std::to_string(dtype.code) +
-         ", bits=" + std::to_string(dtype.bits) + ")";
+  return "dtype(code=" + std::to_string(dtype.code) + ", bits=" + std::to_string(dtype.bits) + ")";
 }
 
 const char *detail::argKindName(ArgKind kind) {
@@ -52,10 +51,8 @@ const char *detail::resultKindName(ResultKind kind) {
   return "result";
 }
 
-
 bool detail::isMutation(const ResultInfo &result) {
-  return result.kind == ResultKind::BufferMutation ||
-         result.kind == ResultKind::UserInputMutation;
+  return result.kind == ResultKind::BufferMutation || result.kind == ResultKind::UserInputMutation;
 }
 
 bool detail::isMutated(const ModelSignature &sig, size_t index) {
@@ -63,13 +60,12 @@ bool detail::isMutated(const ModelSignature &sig, size_t index) {
     return isMutation(result) && result.target == index;
   };
   return std::any_of(sig.results.begin(), sig.results.end(), rewrites) ||
-         (sig.backward && std::any_of(sig.backward->results.begin(),
-                                      sig.backward->results.end(), rewrites));
+         (sig.backward &&
+          std::any_of(sig.backward->results.begin(), sig.backward->results.end(), rewrites));
 }
 
 /// The bytes of a tensor whose sizes are constants, if they are.
-static std::optional<int64_t>
-constantBytes(DType dtype, const std::vector<SizeExpr> &sizes) {
+static std::optional<int64_t> constantBytes(DType dtype, const std::vector<SizeExpr> &sizes) {
   int64_t bytes = dtype.bits / 8;
   for (const SizeExpr &size : sizes) {
     if (!size.isConstant() || checkProgram(size.ops(), 0))

@@ -98,10 +98,9 @@ std::string tgc::encodeSignatureBlob(const ModelSignature &signature) {
   return w.take();
 }
 
-void tgc::appendWeights(std::string &weightsBlob, ArgInfo &arg,
-                        std::string_view bytes) {
-  size_t offset = (weightsBlob.size() + kWeightsAlignment - 1) /
-                  kWeightsAlignment * kWeightsAlignment;
+void tgc::appendWeights(std::string &weightsBlob, ArgInfo &arg, std::string_view bytes) {
+  size_t offset =
+      (weightsBlob.size() + kWeightsAlignment - 1) / kWeightsAlignment * kWeightsAlignment;
   weightsBlob.resize(offset, '\0');
   weightsBlob.append(bytes.data(), bytes.size());
   arg.dataOffset = offset;

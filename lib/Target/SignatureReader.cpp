@@ -124,10 +124,11 @@ replayValueJson(Attribute value, const llvm::DenseMap<int64_t, int64_t> &outputs
     // reads back as a Python int: those, and non-finite values, are typed floats.
     if (std::isfinite(d) && (d != std::trunc(d) || std::fabs(d) >= 1e17))
       return llvm::json::Value(d);
-    std::string text = !std::isfinite(d) ? (std::isnan(d) ? "nan" : d > 0 ? "inf" : "-inf")
+    std::string text = !std::isfinite(d) ? (std::isnan(d) ? "nan"
+                                            : d > 0       ? "inf"
+                                                          : "-inf")
                                          : llvm::formatv("{0:F1}", d).str();
-    return llvm::json::Value(
-        llvm::json::Object{{"type", "float"}, {"value", std::move(text)}});
+    return llvm::json::Value(llvm::json::Object{{"type", "float"}, {"value", std::move(text)}});
   }
   if (auto str = llvm::dyn_cast<StringAttr>(value))
     return llvm::json::Value(str.str());
@@ -145,8 +146,7 @@ replayValueJson(Attribute value, const llvm::DenseMap<int64_t, int64_t> &outputs
     llvm::json::Object object;
     auto type = dict.getAs<StringAttr>(replay::kTypeKey);
     for (NamedAttribute entry : dict) {
-      if (type && type.getValue() == replay::kTensor &&
-          entry.getName() == replay::kOutputKey) {
+      if (type && type.getValue() == replay::kTensor && entry.getName() == replay::kOutputKey) {
         auto index = llvm::dyn_cast<IntegerAttr>(entry.getValue());
         auto it = index ? outputs.find(index.getInt()) : outputs.end();
         if (it == outputs.end())
@@ -182,8 +182,7 @@ public:
   llvm::DenseMap<int64_t, int64_t> stateOutputs;
 
 private:
-  template <typename T>
-  FailureOr<T> get(DictionaryAttr dict, StringRef key) {
+  template <typename T> FailureOr<T> get(DictionaryAttr dict, StringRef key) {
     if (auto value = dict ? dict.getAs<T>(key) : T())
       return value;
     return emitError(loc) << "malformed tgc.abi: '" << key << "' is missing or mistyped";
@@ -212,8 +211,7 @@ FailureOr<SmallVector<DictionaryAttr>> AbiReader::entriesOf(DictionaryAttr dict,
   for (Attribute entry : *list) {
     auto entryDict = llvm::dyn_cast<DictionaryAttr>(entry);
     if (!entryDict)
-      return emitError(loc) << "malformed tgc.abi: an entry of '" << key
-                            << "' is no dictionary";
+      return emitError(loc) << "malformed tgc.abi: an entry of '" << key << "' is no dictionary";
     entries.push_back(entryDict);
   }
   return entries;
@@ -227,8 +225,7 @@ LogicalResult AbiReader::readTensor(DictionaryAttr entry, DType &dtype,
     return failure();
   auto tensor = llvm::dyn_cast<ValueTensorType>(type->getValue());
   if (!tensor)
-    return emitError(loc) << "malformed tgc.abi: " << type->getValue()
-                          << " is not a value tensor";
+    return emitError(loc) << "malformed tgc.abi: " << type->getValue() << " is not a value tensor";
   FailureOr<DType> d = toDType(tensor.getDtype(), loc);
   if (failed(d))
     return failure();
@@ -272,13 +269,12 @@ LogicalResult AbiReader::readArgs(DictionaryAttr abiAttr) {
     if (failed(kind) || failed(name) || failed(readTensor(entry, info.dtype, info.sizes)))
       return failure();
     info.name = name->str();
-    std::optional<ArgKind> argKind =
-        llvm::StringSwitch<std::optional<ArgKind>>(kind->getValue())
-            .Case(abi::kParameter, ArgKind::Parameter)
-            .Case(abi::kBuffer, ArgKind::Buffer)
-            .Case(abi::kConstant, ArgKind::Constant)
-            .Case(abi::kUserInput, ArgKind::UserInput)
-            .Default(std::nullopt);
+    std::optional<ArgKind> argKind = llvm::StringSwitch<std::optional<ArgKind>>(kind->getValue())
+                                         .Case(abi::kParameter, ArgKind::Parameter)
+                                         .Case(abi::kBuffer, ArgKind::Buffer)
+                                         .Case(abi::kConstant, ArgKind::Constant)
+                                         .Case(abi::kUserInput, ArgKind::UserInput)
+                                         .Default(std::nullopt);
     if (!argKind)
       return emitError(loc) << "unknown argument kind '" << kind->getValue() << "'";
     info.kind = *argKind;

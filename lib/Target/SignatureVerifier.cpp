@@ -26,8 +26,7 @@ struct Affine {
 /// one (mirrors tgc_expr_affine in lib/Runtime/Expr.c).
 std::optional<Affine> asAffine(const SizeExpr &expr) {
   std::vector<std::optional<Affine>> stack;
-  auto scale = [](std::optional<Affine> a,
-                  int64_t factor) -> std::optional<Affine> {
+  auto scale = [](std::optional<Affine> a, int64_t factor) -> std::optional<Affine> {
     if (!a)
       return std::nullopt;
     Affine r{a->symbol, 0, 0};
@@ -44,8 +43,7 @@ std::optional<Affine> asAffine(const SizeExpr &expr) {
       if (a->symbol >= 0 && b->symbol >= 0 && a->symbol != b->symbol)
         return std::nullopt;
       Affine r{a->symbol >= 0 ? a->symbol : b->symbol, 0, 0};
-      if (__builtin_add_overflow(a->coefficient, b->coefficient,
-                                 &r.coefficient) ||
+      if (__builtin_add_overflow(a->coefficient, b->coefficient, &r.coefficient) ||
           __builtin_add_overflow(a->constant, b->constant, &r.constant))
         return std::nullopt;
       return r;
@@ -82,10 +80,9 @@ std::optional<Affine> asAffine(const SizeExpr &expr) {
 }
 
 bool usesSymbol(const SizeExpr &expr, size_t symbol) {
-  return std::any_of(
-      expr.ops().begin(), expr.ops().end(), [&](const ExprOp &op) {
-        return op.opcode == ExprOpcode::Sym && uint64_t(op.operand) == symbol;
-      });
+  return std::any_of(expr.ops().begin(), expr.ops().end(), [&](const ExprOp &op) {
+    return op.opcode == ExprOpcode::Sym && uint64_t(op.operand) == symbol;
+  });
 }
 
 bool isCIdentifier(const std::string &name) {
@@ -96,9 +93,7 @@ bool isCIdentifier(const std::string &name) {
   });
 }
 
-bool isStorableDType(DType dtype) {
-  return dtype.bits != 0 && dtype.bits % 8 == 0;
-}
+bool isStorableDType(DType dtype) { return dtype.bits != 0 && dtype.bits % 8 == 0; }
 
 /// Collects the first problem of a signature.
 class Verifier {
@@ -112,8 +107,7 @@ public:
   }
 
 private:
-  bool fail(const std::string &what, const std::string &name,
-            const std::string &why) {
+  bool fail(const std::string &what, const std::string &name, const std::string &why) {
     problem = what + " '" + name + "': " + why;
     return false;
   }
@@ -135,8 +129,8 @@ private:
     return true;
   }
 
-  bool verifyTensor(const std::string &what, const std::string &name,
-                    DType dtype, const std::vector<SizeExpr> &sizes) {
+  bool verifyTensor(const std::string &what, const std::string &name, DType dtype,
+                    const std::vector<SizeExpr> &sizes) {
     if (name.find('\0') != std::string::npos)
       return fail(what, name, "the name contains a NUL byte");
     if (!isStorableDType(dtype))
@@ -155,8 +149,7 @@ private:
     uint64_t bytes = arg.dtype.bits / 8;
     for (const SizeExpr &size : arg.sizes) {
       if (!size.isConstant())
-        return fail(argKindName(arg.kind), arg.name,
-                    "its shape depends on a symbol");
+        return fail(argKindName(arg.kind), arg.name, "its shape depends on a symbol");
       int64_t value;
       try {
         value = size.constantValue();
@@ -164,14 +157,12 @@ private:
         return fail(argKindName(arg.kind), arg.name, error.what());
       }
       if (value < 0 || __builtin_mul_overflow(bytes, uint64_t(value), &bytes))
-        return fail(argKindName(arg.kind), arg.name,
-                    "its shape is not a valid size");
+        return fail(argKindName(arg.kind), arg.name, "its shape is not a valid size");
     }
     if (bytes != arg.dataSize)
       return fail(argKindName(arg.kind), arg.name,
                   "dataSize " + std::to_string(arg.dataSize) +
-                      " does not match its dtype and shape (" +
-                      std::to_string(bytes) + " bytes)");
+                      " does not match its dtype and shape (" + std::to_string(bytes) + " bytes)");
     return true;
   }
 
@@ -194,18 +185,14 @@ private:
     if (result.target >= sig.args.size())
       return fail(what, result.name, "target argument out of range");
     const ArgInfo &target = sig.args[result.target];
-    bool kindOk = result.kind == ResultKind::BufferMutation
-                      ? target.kind == ArgKind::Buffer
+    bool kindOk = result.kind == ResultKind::BufferMutation ? target.kind == ArgKind::Buffer
                   : result.kind == ResultKind::UserInputMutation
                       ? target.kind == ArgKind::UserInput
-                      : target.kind == ArgKind::Parameter ||
-                            target.kind == ArgKind::UserInput;
+                      : target.kind == ArgKind::Parameter || target.kind == ArgKind::UserInput;
     if (!kindOk)
       return fail(what, result.name, "target argument has the wrong kind");
-    if (target.dtype != result.dtype ||
-        target.sizes.size() != result.sizes.size())
-      return fail(what, result.name,
-                  "dtype or rank differs from the target argument");
+    if (target.dtype != result.dtype || target.sizes.size() != result.sizes.size())
+      return fail(what, result.name, "dtype or rank differs from the target argument");
     if (!rewritten.insert(result.target).second)
       return fail(what, result.name, "target is rewritten twice");
     return true;
@@ -215,10 +202,8 @@ private:
     std::set<uint32_t> rewritten;
     for (const ResultInfo &result : sig.results) {
       if (result.kind > ResultKind::UserInputMutation)
-        return fail("result", result.name,
-                    "unknown kind for a result of the forward entry");
-      if (!verifyTensor(resultKindName(result.kind), result.name, result.dtype,
-                        result.sizes) ||
+        return fail("result", result.name, "unknown kind for a result of the forward entry");
+      if (!verifyTensor(resultKindName(result.kind), result.name, result.dtype, result.sizes) ||
           !verifyTarget(result, rewritten))
         return false;
     }
@@ -253,34 +238,26 @@ private:
         return fail("saved value", name, "argument out of range");
       const ArgInfo &arg = sig.args[saved.arg];
       if (arg.kind != ArgKind::Parameter && arg.kind != ArgKind::Constant)
-        return fail("saved value", name,
-                    "only parameters and constants are saved by reference");
+        return fail("saved value", name, "only parameters and constants are saved by reference");
       if (arg.dtype != saved.dtype || !(arg.sizes == saved.sizes))
-        return fail("saved value", name,
-                    "dtype or shape differs from the argument it refers to");
+        return fail("saved value", name, "dtype or shape differs from the argument it refers to");
     }
-    size_t numOutputs = std::count_if(
-        sig.results.begin(), sig.results.end(),
-        [](const ResultInfo &r) { return r.kind == ResultKind::UserOutput; });
+    size_t numOutputs =
+        std::count_if(sig.results.begin(), sig.results.end(),
+                      [](const ResultInfo &r) { return r.kind == ResultKind::UserOutput; });
     for (size_t i = 0; i < bw.tangents.size(); ++i) {
       std::string name = "#" + std::to_string(i);
       if (bw.tangents[i] >= numOutputs)
         return fail("tangent", name, "user output out of range");
       if (i > 0 && bw.tangents[i] <= bw.tangents[i - 1])
-        return fail("tangent", name,
-                    "user outputs are not in increasing order");
+        return fail("tangent", name, "user outputs are not in increasing order");
     }
     std::set<uint32_t> rewritten, differentiated;
     for (const ResultInfo &result : bw.results) {
-      if (result.kind == ResultKind::UserOutput ||
-          result.kind > ResultKind::Gradient)
-        return fail("result", result.name,
-                    "unknown kind for a result of the backward entry");
-      if (!verifyTensor(resultKindName(result.kind), result.name, result.dtype,
-                        result.sizes) ||
-          !verifyTarget(result, result.kind == ResultKind::Gradient
-                                    ? differentiated
-                                    : rewritten))
+      if (result.kind == ResultKind::UserOutput || result.kind > ResultKind::Gradient)
+        return fail("result", result.name, "unknown kind for a result of the backward entry");
+      if (!verifyTensor(resultKindName(result.kind), result.name, result.dtype, result.sizes) ||
+          !verifyTarget(result, result.kind == ResultKind::Gradient ? differentiated : rewritten))
         return false;
     }
     return true;
@@ -299,8 +276,7 @@ private:
           if (user.empty())
             user = arg.name;
           std::optional<Affine> affine = asAffine(size);
-          bindable |= arg.kind == ArgKind::UserInput && affine &&
-                      affine->symbol == int(s);
+          bindable |= arg.kind == ArgKind::UserInput && affine && affine->symbol == int(s);
         }
       }
       for (const ResultInfo &result : sig.results)

@@ -10,13 +10,9 @@
 using namespace tgc;
 using namespace tgc::detail;
 
-SizeExpr SizeExpr::constant(int64_t value) {
-  return fromOps({{ExprOpcode::Const, value}});
-}
+SizeExpr SizeExpr::constant(int64_t value) { return fromOps({{ExprOpcode::Const, value}}); }
 
-SizeExpr SizeExpr::symbol(uint32_t index) {
-  return fromOps({{ExprOpcode::Sym, index}});
-}
+SizeExpr SizeExpr::symbol(uint32_t index) { return fromOps({{ExprOpcode::Sym, index}}); }
 
 SizeExpr SizeExpr::fromOps(std::vector<ExprOp> ops) {
   SizeExpr expr;
@@ -24,8 +20,7 @@ SizeExpr SizeExpr::fromOps(std::vector<ExprOp> ops) {
   return expr;
 }
 
-static SizeExpr binary(ExprOpcode opcode, const SizeExpr &lhs,
-                       const SizeExpr &rhs) {
+static SizeExpr binary(ExprOpcode opcode, const SizeExpr &lhs, const SizeExpr &rhs) {
   std::vector<ExprOp> ops = lhs.ops();
   ops.insert(ops.end(), rhs.ops().begin(), rhs.ops().end());
   ops.push_back({opcode, 0});
@@ -59,14 +54,11 @@ SizeExpr tgc::operator+(const SizeExpr &lhs, const SizeExpr &rhs) {
 SizeExpr tgc::operator*(const SizeExpr &lhs, const SizeExpr &rhs) {
   return SizeExpr::mul(lhs, rhs);
 }
-SizeExpr tgc::operator-(const SizeExpr &operand) {
-  return SizeExpr::neg(operand);
-}
+SizeExpr tgc::operator-(const SizeExpr &operand) { return SizeExpr::neg(operand); }
 
 bool SizeExpr::isConstant() const {
-  return std::none_of(program.begin(), program.end(), [](const ExprOp &op) {
-    return op.opcode == ExprOpcode::Sym;
-  });
+  return std::none_of(program.begin(), program.end(),
+                      [](const ExprOp &op) { return op.opcode == ExprOpcode::Sym; });
 }
 
 int64_t SizeExpr::constantValue() const { return evaluate({}); }
@@ -75,15 +67,13 @@ bool detail::isBinary(ExprOpcode opcode) {
   return opcode >= ExprOpcode::Add && opcode <= ExprOpcode::Mod;
 }
 
-std::optional<std::string> detail::checkProgram(const std::vector<ExprOp> &ops,
-                                                size_t numSymbols) {
+std::optional<std::string> detail::checkProgram(const std::vector<ExprOp> &ops, size_t numSymbols) {
   size_t depth = 0;
   for (size_t i = 0; i < ops.size(); ++i) {
     const ExprOp &op = ops[i];
     if (op.opcode > ExprOpcode::Neg)
       return "unknown opcode " + std::to_string(unsigned(op.opcode));
-    if (op.opcode == ExprOpcode::Sym &&
-        (op.operand < 0 || uint64_t(op.operand) >= numSymbols))
+    if (op.opcode == ExprOpcode::Sym && (op.operand < 0 || uint64_t(op.operand) >= numSymbols))
       return "symbol index " + std::to_string(op.operand) + " out of range";
     size_t pops = isBinary(op.opcode) ? 2 : op.opcode == ExprOpcode::Neg;
     if (depth < pops)
@@ -95,9 +85,7 @@ std::optional<std::string> detail::checkProgram(const std::vector<ExprOp> &ops,
   return std::nullopt;
 }
 
-[[noreturn]] static void throwOverflow() {
-  throw std::domain_error("size expression overflows");
-}
+[[noreturn]] static void throwOverflow() { throw std::domain_error("size expression overflows"); }
 
 int64_t detail::applyBinary(ExprOpcode opcode, int64_t a, int64_t b) {
   int64_t result = 0;
@@ -255,9 +243,7 @@ private:
       return;
     default:
       operand(lhs[i], PrecMul);
-      out << (op.opcode == ExprOpcode::Mul        ? "*"
-              : op.opcode == ExprOpcode::FloorDiv ? "//"
-                                                  : "%");
+      out << (op.opcode == ExprOpcode::Mul ? "*" : op.opcode == ExprOpcode::FloorDiv ? "//" : "%");
       // Right operands of * // % need parentheses at equal precedence.
       return operand(rhs[i], PrecMul + 1);
     }
@@ -270,8 +256,7 @@ private:
 };
 } // namespace
 
-std::string tgc::printSizeExpr(const SizeExpr &expr,
-                               const std::vector<SymbolInfo> &symbols) {
+std::string tgc::printSizeExpr(const SizeExpr &expr, const std::vector<SymbolInfo> &symbols) {
   if (auto problem = checkProgram(expr.ops(), symbols.size()))
     return "<malformed: " + *problem + ">";
   return ExprPrinter(expr, symbols).print();

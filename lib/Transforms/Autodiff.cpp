@@ -50,8 +50,7 @@ private:
   /// `op`'s backward makes into operand `index`: the storage that operand is the value
   /// of must be a graph input, and its value just after `op` must be its final forward
   /// value (eager's backward reads and writes the buffer as it is when backward runs).
-  FailureOr<DictionaryAttr> backwardWriteAttrs(Operation *op, unsigned index,
-                                               func::ReturnOp ret);
+  FailureOr<DictionaryAttr> backwardWriteAttrs(Operation *op, unsigned index, func::ReturnOp ret);
 
   /// The pack/unpack templates of the module's scoped `tgc.saved_tensors_hooks`.
   LogicalResult collectScopedHooks();
@@ -83,8 +82,7 @@ LogicalResult JointBuilder::collectScopedHooks() {
     if (!hooks.getScope())
       continue;
     auto pack = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(hooks, hooks.getPackAttr());
-    auto unpack =
-        SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(hooks, hooks.getUnpackAttr());
+    auto unpack = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(hooks, hooks.getUnpackAttr());
     if (!pack || !unpack || pack.getNumArguments() != 1 || unpack.getNumArguments() != 1)
       return hooks.emitOpError("pack and unpack must be functions of one tensor");
     auto input = llvm::dyn_cast<BaseTensorType>(pack.getArgumentTypes()[0]);
@@ -108,8 +106,7 @@ FailureOr<Value> JointBuilder::hookedValue(int64_t scope, Value value, Operation
     return Value();
   OpBuilder b(insertBefore);
   Location loc = value.getLoc();
-  FailureOr<SmallVector<Value>> packed =
-      instantiateFunction(b, loc, pair->second.pack, {value});
+  FailureOr<SmallVector<Value>> packed = instantiateFunction(b, loc, pair->second.pack, {value});
   if (failed(packed))
     return failure();
   if (packed->size() != 1 || !llvm::isa<BaseTensorType>(packed->front().getType()))
@@ -121,8 +118,7 @@ FailureOr<Value> JointBuilder::hookedValue(int64_t scope, Value value, Operation
   auto restored = unpacked->size() == 1
                       ? llvm::dyn_cast<BaseTensorType>(unpacked->front().getType())
                       : BaseTensorType();
-  if (!restored || restored.getSizes() != type.getSizes() ||
-      restored.getDtype() != type.getDtype())
+  if (!restored || restored.getSizes() != type.getSizes() || restored.getDtype() != type.getDtype())
     return pair->second.unpack.emitOpError("must give back a tensor of the saved value's "
                                            "sizes and dtype (")
            << type << ")";
@@ -130,8 +126,8 @@ FailureOr<Value> JointBuilder::hookedValue(int64_t scope, Value value, Operation
   return unpacked->front();
 }
 
-LogicalResult JointBuilder::readSavedThroughHooks(Operation *op, int64_t scope,
-                                                  Operation *before, Operation *end) {
+LogicalResult JointBuilder::readSavedThroughHooks(Operation *op, int64_t scope, Operation *before,
+                                                  Operation *end) {
   SmallVector<Operation *> derivative;
   for (Operation *it = before->getNextNode(); it != end; it = it->getNextNode())
     derivative.push_back(it);
@@ -222,9 +218,9 @@ FailureOr<DictionaryAttr> JointBuilder::backwardWriteAttrs(Operation *op, unsign
         return op->emitOpError("backward writes into ")
                << kind.getValue() << " '" << name.getValue() << "'";
       target = name;
-      attrs.set(attr::kKind, StringAttr::get(ctx, kind.getValue() == "buffer"
-                                                      ? "buffer_mutation"
-                                                      : "user_input_mutation"));
+      attrs.set(attr::kKind,
+                StringAttr::get(ctx, kind.getValue() == "buffer" ? "buffer_mutation"
+                                                                 : "user_input_mutation"));
     }
   }
   if (!target)
@@ -341,7 +337,8 @@ LogicalResult JointBuilder::run() {
   }
   func::ReturnOp::create(b, ret.getLoc(), results);
   ret.erase();
-  func.setFunctionType(FunctionType::get(ctx, func.getArgumentTypes(), ValueRange(results).getTypes()));
+  func.setFunctionType(
+      FunctionType::get(ctx, func.getArgumentTypes(), ValueRange(results).getTypes()));
   func.setAllResultAttrs(resultAttrs);
   func.setSymName("joint");
 

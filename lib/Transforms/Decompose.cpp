@@ -141,8 +141,7 @@ struct DecomposeMatmul : OpRewritePattern<MatmulOp> {
       result = ViewOp::create(rewriter, loc, mm, shapeAttr(ctx, sizes));
     } else {
       FailureOr<SmallVector<AffineExpr>> batch =
-          broadcastSizes(sa.size() > 2 ? sa.drop_back(2) : ArrayRef<AffineExpr>{},
-                         sb.drop_back(2));
+          broadcastSizes(sa.size() > 2 ? sa.drop_back(2) : ArrayRef<AffineExpr>{}, sb.drop_back(2));
       if (failed(batch))
         return rewriter.notifyMatchFailure(op, "batch sizes do not broadcast");
       AffineExpr flatBatch = getAffineConstantExpr(1, ctx);
@@ -154,8 +153,7 @@ struct DecomposeMatmul : OpRewritePattern<MatmulOp> {
         if (SmallVector<AffineExpr>(sizes) != full)
           v = ExpandOp::create(rewriter, loc, v, shapeAttr(ctx, full));
         return ViewOp::create(rewriter, loc, v,
-                              shapeAttr(ctx, {flatBatch, sizes[sizes.size() - 2],
-                                              sizes.back()}));
+                              shapeAttr(ctx, {flatBatch, sizes[sizes.size() - 2], sizes.back()}));
       };
       Value bmm = BmmOp::create(rewriter, loc, toBatched(a, sa), toBatched(b, sb));
       SmallVector<AffineExpr> sizes(*batch);
@@ -199,10 +197,10 @@ struct DecomposeLayerNorm : OpRewritePattern<LayerNormOp> {
     SmallVector<int64_t> dims = trailingDims(rank - op.getNormalizedShape().size(), rank);
     auto [mean, variance] = meanAndVariance(rewriter, loc, x, dims);
     Value eps = f64(rewriter, loc, op.getEps().convertToDouble());
-    Value rstd = RsqrtOp::create(rewriter, loc, AddOp::create(rewriter, loc, variance, eps,
-                                                              Attribute()));
-    Value out = MulOp::create(rewriter, loc, SubOp::create(rewriter, loc, x, mean, Attribute()),
-                              rstd);
+    Value rstd =
+        RsqrtOp::create(rewriter, loc, AddOp::create(rewriter, loc, variance, eps, Attribute()));
+    Value out =
+        MulOp::create(rewriter, loc, SubOp::create(rewriter, loc, x, mean, Attribute()), rstd);
     if (op.getWeight())
       out = MulOp::create(rewriter, loc, out, op.getWeight());
     if (op.getBias())
@@ -240,10 +238,10 @@ struct DecomposeBatchNorm : OpRewritePattern<BatchNormOp> {
       mean = channelView(rewriter, loc, op.getRunningMean(), rank);
       variance = channelView(rewriter, loc, op.getRunningVar(), rank);
     }
-    Value invstd = RsqrtOp::create(rewriter, loc,
-                                   AddOp::create(rewriter, loc, variance, eps, Attribute()));
-    Value out = MulOp::create(rewriter, loc, SubOp::create(rewriter, loc, x, mean, Attribute()),
-                              invstd);
+    Value invstd =
+        RsqrtOp::create(rewriter, loc, AddOp::create(rewriter, loc, variance, eps, Attribute()));
+    Value out =
+        MulOp::create(rewriter, loc, SubOp::create(rewriter, loc, x, mean, Attribute()), invstd);
     if (op.getWeight())
       out = MulOp::create(rewriter, loc, out, channelView(rewriter, loc, op.getWeight(), rank));
     if (op.getBias())
@@ -253,10 +251,9 @@ struct DecomposeBatchNorm : OpRewritePattern<BatchNormOp> {
     if (!op.getTraining()) {
       // Eval mode returns empty statistics, as ATen does.
       for (unsigned i = 1; i < 3; ++i)
-        results.push_back(FullOp::create(rewriter, loc,
-                                         shapeAttr(ctx, {getAffineConstantExpr(0, ctx)}),
-                                         rewriter.getF64FloatAttr(0),
-                                         TypeAttr::get(typeOf(x).getDtype()), DeviceAttr()));
+        results.push_back(FullOp::create(
+            rewriter, loc, shapeAttr(ctx, {getAffineConstantExpr(0, ctx)}),
+            rewriter.getF64FloatAttr(0), TypeAttr::get(typeOf(x).getDtype()), DeviceAttr()));
       rewriter.replaceOp(op, results);
       return success();
     }
@@ -271,8 +268,8 @@ struct DecomposeBatchNorm : OpRewritePattern<BatchNormOp> {
                                           arith::SubIOp::create(rewriter, loc, n, one));
       Value bessel = arith::DivFOp::create(rewriter, loc, nf, nm1);
       Value batchMean = results[1];
-      Value batchVar = MulOp::create(rewriter, loc, squeezeDims(rewriter, loc, variance, dims),
-                                     bessel);
+      Value batchVar =
+          MulOp::create(rewriter, loc, squeezeDims(rewriter, loc, variance, dims), bessel);
       auto update = [&](Value running, Value batch) -> Value {
         Value keep = MulOp::create(rewriter, loc, running, f64(rewriter, loc, 1 - momentum));
         Value add = MulOp::create(rewriter, loc, batch, f64(rewriter, loc, momentum));
@@ -354,8 +351,8 @@ struct DecomposeVar : OpRewritePattern<VarOp> {
     Value squares = SumOp::create(rewriter, loc, MulOp::create(rewriter, loc, centered, centered),
                                   dimsAttr, op.getKeepdim(), TypeAttr());
     Value count = countElements(rewriter, loc, x, dims);
-    Value correction = scalarFromAttr(rewriter, loc, op.getCorrectionAttr(),
-                                      rewriter.getF64Type(), 1);
+    Value correction =
+        scalarFromAttr(rewriter, loc, op.getCorrectionAttr(), rewriter.getF64Type(), 1);
     Value divisor = arith::SubFOp::create(
         rewriter, loc, arith::SIToFPOp::create(rewriter, loc, rewriter.getF64Type(), count),
         correction);
@@ -394,10 +391,10 @@ struct DecomposeConv1d : OpRewritePattern<ConvolutionOp> {
     };
     Value input = UnsqueezeOp::create(rewriter, loc, op.getInput(), 2);
     Value weight = UnsqueezeOp::create(rewriter, loc, op.getWeight(), 2);
-    auto conv = ConvolutionOp::create(
-        rewriter, loc, input, weight, op.getBias(), widen(op.getStride(), 1, 1),
-        widen(op.getPadding(), 0, 0), widen(op.getDilation(), 1, 1), false,
-        DenseI64ArrayAttr(), op.getGroups());
+    auto conv = ConvolutionOp::create(rewriter, loc, input, weight, op.getBias(),
+                                      widen(op.getStride(), 1, 1), widen(op.getPadding(), 0, 0),
+                                      widen(op.getDilation(), 1, 1), false, DenseI64ArrayAttr(),
+                                      op.getGroups());
     rewriter.replaceOpWithNewOp<SqueezeOp>(op, conv.getResult(),
                                            rewriter.getDenseI64ArrayAttr({2}));
     return success();
@@ -438,8 +435,9 @@ struct DecomposeNativeDropout : OpRewritePattern<NativeDropoutOp> {
   LogicalResult matchAndRewrite(NativeDropoutOp op, PatternRewriter &rewriter) const override {
     if (op.getTrain().value_or(true) && !op.getP().isZero())
       return rewriter.notifyMatchFailure(op, "random dropout needs the RNG state");
-    Value ones = FullLikeOp::create(rewriter, op.getLoc(), op.getInput(), rewriter.getBoolAttr(true),
-                                    TypeAttr::get(rewriter.getI1Type()));
+    Value ones =
+        FullLikeOp::create(rewriter, op.getLoc(), op.getInput(), rewriter.getBoolAttr(true),
+                           TypeAttr::get(rewriter.getI1Type()));
     rewriter.replaceOp(op, {op.getInput(), ones});
     return success();
   }
@@ -500,8 +498,8 @@ struct DecomposeAdaptivePool : OpRewritePattern<AdaptiveAvgPool2dOp> {
         return rewriter.notifyMatchFailure(op, "output size must divide the input size");
       kernel.push_back(*in / out);
     }
-    rewriter.replaceOpWithNewOp<AvgPool2dOp>(op, op.getSelf(), kernel, kernel,
-                                             ArrayRef<int64_t>{0}, false, true, IntegerAttr());
+    rewriter.replaceOpWithNewOp<AvgPool2dOp>(op, op.getSelf(), kernel, kernel, ArrayRef<int64_t>{0},
+                                             false, true, IntegerAttr());
     return success();
   }
 };
@@ -551,8 +549,7 @@ LogicalResult reportUndecomposed(Operation *root) {
                                    "embedding size and no scale is not supported yet"),
              WalkResult::interrupt();
     if (auto loss = llvm::dyn_cast<CrossEntropyLossOp>(op))
-      return loss.emitOpError("with label smoothing is not supported yet"),
-             WalkResult::interrupt();
+      return loss.emitOpError("with label smoothing is not supported yet"), WalkResult::interrupt();
     if (auto pool = llvm::dyn_cast<AdaptiveAvgPool2dOp>(op))
       return pool.emitOpError("output sizes that do not divide the input sizes are not "
                               "supported yet"),
@@ -580,12 +577,11 @@ struct PropagateSavedHooksScope : RewriterBase::Listener {
 struct DecomposePass : public tgc::impl::DecomposePassBase<DecomposePass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<DecomposeLinear, DecomposeAddmm, DecomposeMatmul, DecomposeT,
-                 DecomposeLayerNorm, DecomposeBatchNorm, DecomposeSoftmax<SoftmaxOp, false>,
-                 DecomposeSoftmax<LogSoftmaxOp, true>, DecomposeMean, DecomposeVar,
-                 DecomposeSplit, DecomposeStack, DecomposeDropout, DecomposeAttention,
-                 DecomposeAdaptivePool, DecomposeConv1d, DecomposeCrossEntropy,
-                 DecomposeNativeDropout>(&getContext());
+    patterns.add<DecomposeLinear, DecomposeAddmm, DecomposeMatmul, DecomposeT, DecomposeLayerNorm,
+                 DecomposeBatchNorm, DecomposeSoftmax<SoftmaxOp, false>,
+                 DecomposeSoftmax<LogSoftmaxOp, true>, DecomposeMean, DecomposeVar, DecomposeSplit,
+                 DecomposeStack, DecomposeDropout, DecomposeAttention, DecomposeAdaptivePool,
+                 DecomposeConv1d, DecomposeCrossEntropy, DecomposeNativeDropout>(&getContext());
     PropagateSavedHooksScope propagateScope;
     GreedyRewriteConfig config;
     config.setListener(&propagateScope);
@@ -601,8 +597,8 @@ struct DecomposePass : public tgc::impl::DecomposePassBase<DecomposePass> {
       if (func.isExternal())
         return;
       auto ret = llvm::cast<func::ReturnOp>(func.getBody().back().getTerminator());
-      func.setFunctionType(FunctionType::get(func.getContext(), func.getArgumentTypes(),
-                                             ret.getOperandTypes()));
+      func.setFunctionType(
+          FunctionType::get(func.getContext(), func.getArgumentTypes(), ret.getOperandTypes()));
     });
   }
 };

@@ -79,8 +79,8 @@ struct TruncToE4M3FN : OpRewritePattern<arith::TruncFOp> {
     Value magnitude = i.bxor(bits, sign);
     // Subnormal results: let the float adder round into the low bits.
     Value denormMagic = i.c(141u << 23);
-    Value denormSum = i.bitsOf(arith::AddFOp::create(rewriter, loc, i.floatOf(magnitude),
-                                                     i.floatOf(denormMagic)));
+    Value denormSum = i.bitsOf(
+        arith::AddFOp::create(rewriter, loc, i.floatOf(magnitude), i.floatOf(denormMagic)));
     Value denorm = i.sub(denormSum, denormMagic);
     // Normal results: rebias the exponent and round the mantissa to 3 bits, ties to even.
     Value mantOdd = i.band(i.lshr(magnitude, i.c(20)), i.c(1));

@@ -15,15 +15,15 @@ using namespace tgc;
 
 /// Strips entry `role`'s attributes, renames it `<name>_<role>` unless `name` is empty,
 /// and gives it a C interface; returns its new name.
-static FailureOr<StringAttr> finalizeEntry(ModuleOp module, DictionaryAttr entries,
-                                           StringRef role, StringRef name) {
+static FailureOr<StringAttr> finalizeEntry(ModuleOp module, DictionaryAttr entries, StringRef role,
+                                           StringRef name) {
   auto symbol = entries.getAs<StringAttr>(role);
   if (!symbol)
     return module.emitError() << "tgc.abi names no " << role << " entry";
   auto func = module.lookupSymbol<func::FuncOp>(symbol);
   if (!func)
-    return module.emitError() << "tgc.abi names the " << role << " entry @"
-                              << symbol.getValue() << ", which the module does not define";
+    return module.emitError() << "tgc.abi names the " << role << " entry @" << symbol.getValue()
+                              << ", which the module does not define";
   func.setAllArgAttrs(ArrayRef<DictionaryAttr>{});
   func.setAllResultAttrs(ArrayRef<DictionaryAttr>{});
   if (!name.empty())

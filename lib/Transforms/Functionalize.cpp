@@ -340,8 +340,8 @@ LogicalResult FunctionRebuilder::visitReturn(func::ReturnOp op) {
       continue;
     auto kind = oldFunc.getArgAttrOfType<StringAttr>(arg.getArgNumber(), attr::kKind);
     auto name = oldFunc.getArgAttrOfType<StringAttr>(arg.getArgNumber(), attr::kName);
-    StringRef mutationKind = kind && kind.getValue() == "buffer" ? "buffer_mutation"
-                                                                 : "user_input_mutation";
+    StringRef mutationKind =
+        kind && kind.getValue() == "buffer" ? "buffer_mutation" : "user_input_mutation";
     if (kind && (kind.getValue() == "parameter" || kind.getValue() == "constant"))
       return oldFunc.emitError("functionalize: the program writes into ")
              << kind.getValue() << " '" << (name ? name.getValue() : "") << "'";
@@ -353,8 +353,8 @@ LogicalResult FunctionRebuilder::visitReturn(func::ReturnOp op) {
     resultAttrs.push_back(attrs.getDictionary(ctx));
   }
   func::ReturnOp::create(builder, op.getLoc(), values);
-  newFunc.setFunctionType(FunctionType::get(
-      ctx, newFunc.getArgumentTypes(), ValueRange(values).getTypes()));
+  newFunc.setFunctionType(
+      FunctionType::get(ctx, newFunc.getArgumentTypes(), ValueRange(values).getTypes()));
   newFunc.setAllResultAttrs(resultAttrs);
   return success();
 }
@@ -365,7 +365,7 @@ static bool usesReferences(func::FuncOp func) {
     return true;
   WalkResult walk = func.walk([&](Operation *op) {
     return llvm::any_of(op->getResultTypes(), isRef) ? WalkResult::interrupt()
-                                                      : WalkResult::advance();
+                                                     : WalkResult::advance();
   });
   return walk.wasInterrupted();
 }

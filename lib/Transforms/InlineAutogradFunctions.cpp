@@ -57,8 +57,8 @@ struct InlineAutogradFunctionsPass
   /// Replaces `op` by `@forward_fn`'s body; records its templates in `templates`.
   LogicalResult inlineOne(AutogradFunctionOp op, SmallVectorImpl<func::FuncOp> &templates) {
     for (FlatSymbolRefAttr name : {op.getForwardFnAttr(), op.getBackwardFnAttr()}) {
-      auto fn = name ? SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(op, name)
-                     : func::FuncOp();
+      auto fn =
+          name ? SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(op, name) : func::FuncOp();
       if (fn && !llvm::is_contained(templates, fn))
         templates.push_back(fn);
     }
@@ -71,9 +71,8 @@ struct InlineAutogradFunctionsPass
     if (failed(results))
       return failure();
     if (results->size() != op.getNumResults())
-      return op.emitOpError("forward ") << op.getForwardFnAttr() << " returns "
-                                        << results->size() << " values for "
-                                        << op.getNumResults() << " results";
+      return op.emitOpError("forward ") << op.getForwardFnAttr() << " returns " << results->size()
+                                        << " values for " << op.getNumResults() << " results";
     op.replaceAllUsesWith(*results);
     op.erase();
     return success();

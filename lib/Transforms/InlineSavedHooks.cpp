@@ -1,7 +1,7 @@
 // tgc-inline-saved-hooks: saved-tensor pack/unpack hooks instantiated at the ends of the
 // partitioned @forward and @backward, so the saved bytes are the packed ones.
-#include "tgc/Dialect/Attributes.h"
 #include "JointGraph.h"
+#include "tgc/Dialect/Attributes.h"
 #include "tgc/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -17,7 +17,6 @@ using namespace mlir;
 using namespace tgc;
 
 namespace {
-
 
 /// The storage dtype of `--pack-saved=<name>`.
 Type packedDtype(MLIRContext *ctx, StringRef name) {
@@ -45,8 +44,7 @@ func::FuncOp buildCastHook(OpBuilder &b, Location loc, StringRef name, Type from
   return fn;
 }
 
-struct InlineSavedHooksPass
-    : public tgc::impl::InlineSavedHooksPassBase<InlineSavedHooksPass> {
+struct InlineSavedHooksPass : public tgc::impl::InlineSavedHooksPassBase<InlineSavedHooksPass> {
   using InlineSavedHooksPassBase::InlineSavedHooksPassBase;
 
   void runOnOperation() override {
@@ -91,8 +89,7 @@ struct InlineSavedHooksPass
     if (!hooks)
       return success();
     auto pack = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(hooks, hooks.getPackAttr());
-    auto unpack =
-        SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(hooks, hooks.getUnpackAttr());
+    auto unpack = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(hooks, hooks.getUnpackAttr());
     if (!pack || !unpack || pack.getNumArguments() != 1 || unpack.getNumArguments() != 1)
       return hooks.emitOpError("pack and unpack must be functions of one tensor");
     auto packInput = llvm::dyn_cast<BaseTensorType>(pack.getArgumentTypes()[0]);
@@ -113,8 +110,8 @@ struct InlineSavedHooksPass
       if (joint::getArgKind(backward, i) == joint::kSaved)
         savedArgs.push_back(i);
     if (savedResults.size() != savedArgs.size())
-      return backward.emitOpError("takes ") << savedArgs.size() << " saved values, @forward saves "
-                                           << savedResults.size();
+      return backward.emitOpError("takes ")
+             << savedArgs.size() << " saved values, @forward saves " << savedResults.size();
 
     OpBuilder forwardBuilder(ret);
     OpBuilder backwardBuilder = OpBuilder::atBlockBegin(&backward.getBody().front());
@@ -135,9 +132,8 @@ struct InlineSavedHooksPass
       ret.setOperand(resultIndex, packed->front());
 
       BlockArgument arg = backward.getArgument(argIndex);
-      SmallVector<OpOperand *> uses = llvm::map_to_vector(arg.getUses(), [](OpOperand &u) {
-        return &u;
-      });
+      SmallVector<OpOperand *> uses =
+          llvm::map_to_vector(arg.getUses(), [](OpOperand &u) { return &u; });
       arg.setType(packed->front().getType());
       FailureOr<SmallVector<Value>> unpacked =
           instantiateFunction(backwardBuilder, loc, unpack, {arg});
@@ -154,11 +150,11 @@ struct InlineSavedHooksPass
       for (OpOperand *use : uses)
         use->set(unpacked->front());
     }
-    forward.setFunctionType(FunctionType::get(module.getContext(), forward.getArgumentTypes(),
-                                              ret.getOperandTypes()));
-    backward.setFunctionType(FunctionType::get(
-        module.getContext(), backward.getBody().front().getArgumentTypes(),
-        backward.getResultTypes()));
+    forward.setFunctionType(
+        FunctionType::get(module.getContext(), forward.getArgumentTypes(), ret.getOperandTypes()));
+    backward.setFunctionType(FunctionType::get(module.getContext(),
+                                               backward.getBody().front().getArgumentTypes(),
+                                               backward.getResultTypes()));
     updateSavedBytes(module, forward);
 
     hooks.erase();
@@ -183,8 +179,8 @@ struct InlineSavedHooksPass
         if (kind == joint::kParameter || kind == joint::kConstant)
           continue;
       }
-      bytes += joint::getTypicalByteSize(
-          llvm::cast<BaseTensorType>(forward.getResultTypes()[i]), module);
+      bytes += joint::getTypicalByteSize(llvm::cast<BaseTensorType>(forward.getResultTypes()[i]),
+                                         module);
     }
     module->setAttr(attr::kSavedBytes,
                     IntegerAttr::get(IntegerType::get(module.getContext(), 64), bytes));

@@ -1,6 +1,6 @@
 // Reading the signature of the training graphs (`@joint`, docs/training.md).
-#include "tgc/Dialect/Attributes.h"
 #include "JointGraph.h"
+#include "tgc/Dialect/Attributes.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
 
@@ -65,8 +65,8 @@ int64_t joint::getTypicalByteSize(BaseTensorType type, ModuleOp module) {
   if (auto symbols = module->getAttrOfType<ArrayAttr>(TgcDialect::kSymbolsAttrName))
     for (Attribute symbol : symbols) {
       auto attr = llvm::dyn_cast<SymbolAttr>(symbol);
-      values.push_back(getAffineConstantExpr(attr ? attr.getTypicalValue() : 1024,
-                                             module.getContext()));
+      values.push_back(
+          getAffineConstantExpr(attr ? attr.getTypicalValue() : 1024, module.getContext()));
     }
   Type dtype = type.getDtype();
   uint64_t bytes = std::max<unsigned>(1, (dtype.getIntOrFloatBitWidth() + 7) / 8);

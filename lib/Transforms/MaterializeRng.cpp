@@ -68,16 +68,16 @@ unsigned stateArgumentIndex(func::FuncOp func) {
 
 /// input * mask * 1/(1-p), with mask = rand_bernoulli(state, offset) {p = 1 - p};
 /// returns (output, mask).
-std::pair<Value, Value> buildDropout(OpBuilder &b, Location loc, Value input, double p,
-                                     Value state, Value offset) {
+std::pair<Value, Value> buildDropout(OpBuilder &b, Location loc, Value input, double p, Value state,
+                                     Value offset) {
   auto type = llvm::cast<BaseTensorType>(input.getType());
   ShapeAttr size = ShapeAttr::get(b.getContext(), type.getSizes());
   Value mask = RandBernoulliOp::create(b, loc, state, offset, size, b.getF64FloatAttr(1 - p));
   Value kept = MulOp::create(b, loc, input, mask);
   // p = 1 drops everything; its scale would be infinite.
   double scale = p < 1 ? 1 / (1 - p) : 0;
-  Value scaled = MulOp::create(b, loc, kept,
-                               arith::ConstantOp::create(b, loc, b.getF64FloatAttr(scale)));
+  Value scaled =
+      MulOp::create(b, loc, kept, arith::ConstantOp::create(b, loc, b.getF64FloatAttr(scale)));
   return {scaled, mask};
 }
 
@@ -111,8 +111,7 @@ struct MaterializeRngPass : public tgc::impl::MaterializeRngPassBase<Materialize
     argAttrs.set(attr::kKind, b.getStringAttr("buffer"));
     argAttrs.set(attr::kName, b.getStringAttr(kRngState));
     argAttrs.set(attr::kGlobal, FlatSymbolRefAttr::get(ctx, kRngState));
-    if (failed(func.insertArgument(index, stateType, argAttrs.getDictionary(ctx),
-                                   func.getLoc())))
+    if (failed(func.insertArgument(index, stateType, argAttrs.getDictionary(ctx), func.getLoc())))
       return failure();
     Value state = func.getArgument(index);
 
@@ -124,8 +123,9 @@ struct MaterializeRngPass : public tgc::impl::MaterializeRngPassBase<Materialize
       b.setInsertionPoint(op);
       Location loc = op->getLoc();
       Value input = op->getOperand(0);
-      double p = llvm::isa<DropoutOp>(op) ? llvm::cast<DropoutOp>(op).getP().convertToDouble()
-                                          : llvm::cast<NativeDropoutOp>(op).getP().convertToDouble();
+      double p = llvm::isa<DropoutOp>(op)
+                     ? llvm::cast<DropoutOp>(op).getP().convertToDouble()
+                     : llvm::cast<NativeDropoutOp>(op).getP().convertToDouble();
       auto [output, mask] = buildDropout(b, loc, input, p, state, offset);
       offset = arith::AddIOp::create(b, loc, offset, numElements(b, loc, input));
       if (llvm::isa<DropoutOp>(op))
@@ -139,8 +139,8 @@ struct MaterializeRngPass : public tgc::impl::MaterializeRngPassBase<Materialize
     auto ret = llvm::cast<func::ReturnOp>(func.getBody().front().getTerminator());
     b.setInsertionPoint(ret);
     Location loc = ret.getLoc();
-    auto unit = DenseElementsAttr::get(RankedTensorType::get({2}, b.getI64Type()),
-                                       ArrayRef<int64_t>{0, 1});
+    auto unit =
+        DenseElementsAttr::get(RankedTensorType::get({2}, b.getI64Type()), ArrayRef<int64_t>{0, 1});
     Value advance = MulOp::create(b, loc, ConstantOp::create(b, loc, unit), offset);
     Value newState = AddOp::create(b, loc, state, advance, Attribute());
     ret.getOperandsMutable().append(newState);

@@ -1,7 +1,7 @@
 // The training partition: @joint becomes @forward and @backward, with the values the backward needs
 // from the forward chosen by a minimum cut (docs/training.md).
-#include "tgc/Dialect/Attributes.h"
 #include "JointGraph.h"
+#include "tgc/Dialect/Attributes.h"
 #include "tgc/Transforms/MinCut.h"
 
 #include "mlir/IR/Builders.h"

@@ -1,7 +1,7 @@
 // Mutation placement: which pass (forward or backward) writes each mutation result of @joint, and
 // in which order the writes of one target happen.
-#include "tgc/Dialect/Attributes.h"
 #include "JointGraph.h"
+#include "tgc/Dialect/Attributes.h"
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/MapVector.h"
@@ -91,15 +91,14 @@ LogicalResult PlaceMutationsPass::placeMutations(func::FuncOp joint) {
     // A write its producer placed (a custom autograd.Function's backward writing a
     // buffer it does not compute from a tangent) keeps its pass.
     auto preset = joint.getResultAttrOfType<StringAttr>(i, attr::kPass);
-    if (preset && preset.getValue() != joint::kBackward &&
-        preset.getValue() != joint::kForward)
+    if (preset && preset.getValue() != joint::kBackward && preset.getValue() != joint::kForward)
       return joint.emitError() << "mutation result " << i << " has " << attr::kPass << " = '"
                                << preset.getValue() << "', expected '" << joint::kForward
                                << "' or '" << joint::kBackward << "'";
     bool backward = tangentDependent.contains(value);
     if (preset && preset.getValue() == joint::kForward && backward)
-      return joint.emitError() << "mutation result " << i << " is placed in "
-                               << joint::kForward << " but depends on a tangent";
+      return joint.emitError() << "mutation result " << i << " is placed in " << joint::kForward
+                               << " but depends on a tangent";
     backward |= preset && preset.getValue() == joint::kBackward;
     writesByTarget[target.getValue()].push_back({i, value, backward});
   }

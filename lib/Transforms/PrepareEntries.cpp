@@ -111,8 +111,7 @@ LogicalResult AbiRecorder::recordArgs() {
     StringRef kind = kindOf(func, i, /*result=*/false);
     if (kind.empty())
       kind = abi::kUserInput;
-    if (!llvm::is_contained({abi::kParameter, abi::kBuffer, abi::kConstant, abi::kUserInput},
-                            kind))
+    if (!llvm::is_contained({abi::kParameter, abi::kBuffer, abi::kConstant, abi::kUserInput}, kind))
       return emitError(loc) << "unknown argument kind '" << kind << "'";
     if (failed(checkTensor(arg.getType(), loc, "argument #" + Twine(i))))
       return failure();
@@ -181,9 +180,9 @@ LogicalResult AbiRecorder::recordResults() {
     }
     if (kind.empty())
       kind = abi::kUserOutput;
-    if (!llvm::is_contained({abi::kUserOutput, attr::kPythonState, abi::kBufferMutation,
-                             abi::kUserInputMutation},
-                            kind))
+    if (!llvm::is_contained(
+            {abi::kUserOutput, attr::kPythonState, abi::kBufferMutation, abi::kUserInputMutation},
+            kind))
       return emitError(loc) << "unknown result kind '" << kind << "'";
     Type type = func.getResultTypes()[i];
     if (failed(checkTensor(type, loc, "result #" + Twine(i))))
@@ -228,8 +227,7 @@ LogicalResult AbiRecorder::recordBackwardArgs() {
     Type type = func.getArgument(i).getType();
     if (i < numSaved) {
       if (kind != abi::kSaved)
-        return emitError(loc) << "argument #" << i << " of @backward must be saved value #"
-                              << i;
+        return emitError(loc) << "argument #" << i << " of @backward must be saved value #" << i;
       if (!areMetaCompatible(type, savedTypes[i]))
         return emitError(loc) << "saved value #" << i << " is " << savedTypes[i]
                               << " in @forward but " << type << " in @backward";
@@ -239,8 +237,7 @@ LogicalResult AbiRecorder::recordBackwardArgs() {
       return emitError(loc) << "argument #" << i
                             << " of @backward must be a tangent (saved values come first)";
     auto output = func.getArgAttrOfType<IntegerAttr>(i, attr::kOutput);
-    if (!output || output.getInt() < 0 ||
-        uint64_t(output.getInt()) >= userOutputResults.size())
+    if (!output || output.getInt() < 0 || uint64_t(output.getInt()) >= userOutputResults.size())
       return emitError(loc) << "tangent argument #" << i
                             << " needs tgc.output, the index of a user output";
     tangents.push_back(output.getInt());
@@ -253,8 +250,7 @@ LogicalResult AbiRecorder::recordBackwardResults() {
   func::FuncOp func = entries.backward;
   for (unsigned i = 0, e = func.getNumResults(); i < e; ++i) {
     StringRef kind = kindOf(func, i, /*result=*/true);
-    if (!llvm::is_contained({abi::kGradient, abi::kBufferMutation, abi::kUserInputMutation},
-                            kind))
+    if (!llvm::is_contained({abi::kGradient, abi::kBufferMutation, abi::kUserInputMutation}, kind))
       return func.emitError() << "result #" << i << " of @backward has kind '" << kind
                               << "': expected gradient, buffer_mutation or user_input_mutation";
     Type type = func.getResultTypes()[i];
@@ -266,8 +262,8 @@ LogicalResult AbiRecorder::recordBackwardResults() {
     std::string name = argNames[*target];
     // The gradient of user input N is `input.N`.
     if (kind == abi::kGradient && argKinds[*target] == abi::kUserInput)
-      name = "input." + std::to_string(llvm::count(ArrayRef(argKinds).take_front(*target),
-                                                   abi::kUserInput));
+      name = "input." +
+             std::to_string(llvm::count(ArrayRef(argKinds).take_front(*target), abi::kUserInput));
     backwardResults.push_back(b.getDictionaryAttr(
         {named(abi::kKindKey, b.getStringAttr(kind)), named(abi::kNameKey, b.getStringAttr(name)),
          named(abi::kTypeKey, TypeAttr::get(type)),
@@ -282,9 +278,9 @@ LogicalResult AbiRecorder::checkTangentTypes() {
     Type forwardType = entries.forward.getResultTypes()[userOutputResults[output]];
     Type tangentType = entries.backward.getArgument(savedTypes.size() + i).getType();
     if (!areMetaCompatible(tangentType, forwardType))
-      return entries.backward.emitError() << "tangent #" << i << " is " << tangentType
-                                          << " but user output #" << output << " is "
-                                          << forwardType;
+      return entries.backward.emitError()
+             << "tangent #" << i << " is " << tangentType << " but user output #" << output
+             << " is " << forwardType;
   }
   return success();
 }

@@ -14,8 +14,10 @@ static llvm::cl::opt<std::string> actualPath(llvm::cl::Positional, llvm::cl::Req
                                              llvm::cl::desc("<actual.safetensors>"));
 static llvm::cl::opt<std::string> expectedPath(llvm::cl::Positional, llvm::cl::Required,
                                                llvm::cl::desc("<expected.safetensors>"));
-static llvm::cl::opt<double> relTol("rtol", llvm::cl::init(1e-4), llvm::cl::desc("relative tolerance"));
-static llvm::cl::opt<double> absTol("atol", llvm::cl::init(1e-5), llvm::cl::desc("absolute tolerance"));
+static llvm::cl::opt<double> relTol("rtol", llvm::cl::init(1e-4),
+                                    llvm::cl::desc("relative tolerance"));
+static llvm::cl::opt<double> absTol("atol", llvm::cl::init(1e-5),
+                                    llvm::cl::desc("absolute tolerance"));
 static llvm::cl::opt<bool> allowExtra("allow-extra", llvm::cl::init(false),
                                       llvm::cl::desc("accept tensors only the actual file has"));
 static llvm::cl::list<std::string>

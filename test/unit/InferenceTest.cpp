@@ -42,9 +42,9 @@ struct Fixture {
 TEST_CASE("an integer tensor and a Python float promote to the default float", "[inference]") {
   Fixture f;
   Type i64 = f.builder.getI64Type(), f64 = f.builder.getF64Type();
-  Type result = promoteTypes({{i64, PromotionOperand::Dimensioned},
-                              {f64, PromotionOperand::WrappedNumber}},
-                             f.builder.getF32Type());
+  Type result =
+      promoteTypes({{i64, PromotionOperand::Dimensioned}, {f64, PromotionOperand::WrappedNumber}},
+                   f.builder.getF32Type());
   CHECK(result == f.builder.getF32Type());
 }
 
@@ -80,17 +80,17 @@ TEST_CASE("view infers a -1 size from the symbolic element count", "[inference]"
   Fixture f;
   Value x = f.tensor({f.s(0), f.c(8), f.c(32)}, f.builder.getF32Type());
   SmallVector<Type> types;
-  REQUIRE(succeeded(inferView(&f.ctx, std::nullopt, x, ShapeAttr::get(&f.ctx, {f.c(-1), f.c(32)}),
-                              types)));
+  REQUIRE(succeeded(
+      inferView(&f.ctx, std::nullopt, x, ShapeAttr::get(&f.ctx, {f.c(-1), f.c(32)}), types)));
   CHECK(f.sizesOf(types[0]) == ArrayRef<AffineExpr>{f.s(0) * 8, f.c(32)});
 }
 
 TEST_CASE("views of capture-level tensors compute strides and offsets", "[inference]") {
   Fixture f;
-  Value x = f.block->addArgument(
-      RefTensorType::get(&f.ctx, {f.c(2), f.c(3), f.c(4)}, f.builder.getF32Type(), {},
-                         AffineExpr(), DeviceAttr(), false),
-      f.builder.getUnknownLoc());
+  Value x = f.block->addArgument(RefTensorType::get(&f.ctx, {f.c(2), f.c(3), f.c(4)},
+                                                    f.builder.getF32Type(), {}, AffineExpr(),
+                                                    DeviceAttr(), false),
+                                 f.builder.getUnknownLoc());
   SmallVector<Type> types;
   REQUIRE(succeeded(inferPermute(&f.ctx, std::nullopt, x, {2, 0, 1}, types)));
   TensorMeta permuted = llvm::cast<BaseTensorType>(types[0]).getMeta();
@@ -118,19 +118,18 @@ TEST_CASE("convolution output sizes keep a symbolic batch", "[inference]") {
   Value x = f.tensor({f.s(0), f.c(3), f.c(8), f.c(8)}, f.builder.getF32Type());
   Value w = f.tensor({f.c(8), f.c(3), f.c(3), f.c(3)}, f.builder.getF32Type());
   SmallVector<Type> types;
-  REQUIRE(succeeded(inferConvolution(&f.ctx, std::nullopt, x, w, {2}, {1}, {1}, false, nullptr, 1,
-                                     types)));
+  REQUIRE(succeeded(
+      inferConvolution(&f.ctx, std::nullopt, x, w, {2}, {1}, {1}, false, nullptr, 1, types)));
   CHECK(f.sizesOf(types[0]) == ArrayRef<AffineExpr>{f.s(0), f.c(8), f.c(4), f.c(4)});
 }
 
-TEST_CASE("matmul broadcasts batch dimensions and rejects mismatched contractions",
-          "[inference]") {
+TEST_CASE("matmul broadcasts batch dimensions and rejects mismatched contractions", "[inference]") {
   Fixture f;
   Type f32 = f.builder.getF32Type();
   SmallVector<Type> types;
-  REQUIRE(succeeded(inferMatmul(&f.ctx, std::nullopt, f.tensor({f.s(0), f.c(1), f.c(8), f.c(16)}, f32),
-                                f.tensor({f.c(4), f.c(16), f.c(2)}, f32), MatmulKind::Matmul,
-                                types)));
+  REQUIRE(
+      succeeded(inferMatmul(&f.ctx, std::nullopt, f.tensor({f.s(0), f.c(1), f.c(8), f.c(16)}, f32),
+                            f.tensor({f.c(4), f.c(16), f.c(2)}, f32), MatmulKind::Matmul, types)));
   CHECK(f.sizesOf(types[0]) == ArrayRef<AffineExpr>{f.s(0), f.c(4), f.c(8), f.c(2)});
   types.clear();
   CHECK(failed(inferMatmul(&f.ctx, std::nullopt, f.tensor({f.c(8), f.c(16)}, f32),

@@ -1,7 +1,7 @@
 // model.json's "program" (docs/graph-breaks.md), written by Target from the program
 // attributes the .trace reader records on each graph's module.
-#include "tgc/Dialect/Attributes.h"
 #include "tgc/Target/ProgramJson.h"
+#include "tgc/Dialect/Attributes.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
@@ -95,10 +95,16 @@ TEST_CASE("A call step writes each kind of argument and resolves tensors to prog
   Attribute namedTuple = b.getDictionaryAttr(
       {p.named("class", b.getStringAttr("torch.Size")),
        p.named("items", b.getArrayAttr({b.getI64IntegerAttr(2), b.getI64IntegerAttr(3)}))});
-  SmallVector<Attribute> args = {
-      b.getStringAttr("positive"), p.tensor(1), b.getF64FloatAttr(2.0), b.getF64FloatAttr(0.5),
-      b.getF64FloatAttr(NAN), b.getBoolAttr(true), b.getI64IntegerAttr(-4), b.getUnitAttr(),
-      b.getArrayAttr({p.tensor(0), b.getI64IntegerAttr(1)}), namedTuple};
+  SmallVector<Attribute> args = {b.getStringAttr("positive"),
+                                 p.tensor(1),
+                                 b.getF64FloatAttr(2.0),
+                                 b.getF64FloatAttr(0.5),
+                                 b.getF64FloatAttr(NAN),
+                                 b.getBoolAttr(true),
+                                 b.getI64IntegerAttr(-4),
+                                 b.getUnitAttr(),
+                                 b.getArrayAttr({p.tensor(0), b.getI64IntegerAttr(1)}),
+                                 namedTuple};
   p.graph({0}, {1, 2},
           {p.kind(program::kCall), p.named(program::kCalleeKey, b.getStringAttr("builtins.print")),
            p.named(program::kArgsKey, b.getArrayAttr(args)),

@@ -75,12 +75,13 @@ std::string runProgram(const nlohmann::json &program, const CallHook &hook = nul
 } // namespace
 
 TEST_CASE("A program runs its graphs and hands call steps to the caller", "[program]") {
-  nlohmann::json call{{"kind", "call"},
-                      {"callee", "builtins.print"},
-                      {"args", {"ys", {{"type", "tensor"}, {"value", 3}}}},
-                      {"kwargs", nlohmann::json::array({nlohmann::json::array(
-                                     {"end", {{"type", "tensor"}, {"value", 2}, {"number", "float"}}})})},
-                      {"next", 1}};
+  nlohmann::json call{
+      {"kind", "call"},
+      {"callee", "builtins.print"},
+      {"args", {"ys", {{"type", "tensor"}, {"value", 3}}}},
+      {"kwargs", nlohmann::json::array({nlohmann::json::array(
+                     {"end", {{"type", "tensor"}, {"value", 2}, {"number", "float"}}})})},
+      {"next", 1}};
   nlohmann::json program{
       {"inputs", {"x", "y"}},
       {"nodes", {node({0, 1}, {2, 3}, call), node({2, 1}, {}, {{"kind", "return"}})}}};
@@ -119,27 +120,27 @@ TEST_CASE("A failing call step stops the program with its message", "[program]")
   nlohmann::json program{
       {"inputs", {"x", "y"}},
       {"nodes",
-       {node({0, 1}, {2, 3}, {{"kind", "call"}, {"callee", "f"}, {"args", {}}, {"kwargs", {}},
-                              {"next", 1}}),
+       {node({0, 1}, {2, 3},
+             {{"kind", "call"}, {"callee", "f"}, {"args", {}}, {"kwargs", {}}, {"next", 1}}),
         node({0, 1}, {}, {{"kind", "return"}})}}};
-  CHECK(runProgram(program, [](const ProgramCall &) {
-          return Status::error("print failed");
-        }) == "print failed");
+  CHECK(runProgram(program, [](const ProgramCall &) { return Status::error("print failed"); }) ==
+        "print failed");
 }
 
 TEST_CASE("Malformed programs are errors naming the problem", "[program]") {
   auto oneNode = [](nlohmann::json then) {
     return nlohmann::json{{"inputs", {"x", "y"}}, {"nodes", {node({0, 1}, {2, 3}, then)}}};
   };
-  CHECK(runProgram(oneNode({{"kind", "call"}, {"callee", "f"}, {"args", {}}, {"kwargs", {}},
-                            {"next", 0}})) == "model.json: the program does not end");
+  CHECK(runProgram(oneNode(
+            {{"kind", "call"}, {"callee", "f"}, {"args", {}}, {"kwargs", {}}, {"next", 0}})) ==
+        "model.json: the program does not end");
   CHECK(runProgram(oneNode({{"kind", "jump"}})) == "model.json: unknown program step 'jump'");
   CHECK(runProgram(oneNode({{"kind", "branch"}, {"condition", 3}, {"true", 0}, {"false", 0}})) ==
         "a branch condition has 5 elements");
   CHECK(runProgram(oneNode({{"kind", "branch"}, {"condition", 7}, {"true", 0}, {"false", 0}})) ==
         "model.json: program value 7 is not defined where it is used");
-  CHECK(runProgram(oneNode({{"kind", "call"}, {"callee", "f"}, {"args", {}}, {"kwargs", {}},
-                            {"next", 4}})) ==
+  CHECK(runProgram(oneNode(
+            {{"kind", "call"}, {"callee", "f"}, {"args", {}}, {"kwargs", {}}, {"next", 4}})) ==
         "model.json: program step to node 4, which does not exist");
   CHECK(runProgram(nlohmann::json{{"inputs", {"x", "y"}}, {"nodes", nlohmann::json::array()}})
             .find("model.json has a malformed \"program\"") != std::string::npos);

@@ -53,8 +53,7 @@ SafetensorsTensor tensor(const std::string &name, SafetensorsDType dtype,
   t.name = name;
   t.dtype = dtype;
   t.shape = std::move(shape);
-  t.data.assign(reinterpret_cast<const char *>(values.data()),
-                values.size() * sizeof(T));
+  t.data.assign(reinterpret_cast<const char *>(values.data()), values.size() * sizeof(T));
   return t;
 }
 
@@ -67,10 +66,9 @@ template <typename T> std::vector<T> valuesOf(const SafetensorsTensor &t) {
 /// Inputs for the tiny model with batch 2, named `xName` and `yName`.
 SafetensorsFile tinyInputs(const std::string &xName, const std::string &yName) {
   SafetensorsFile file;
-  file.tensors.push_back(tensor<float>(xName, SafetensorsDType::F32, {2, 4},
-                                       {0, 1, 2, 3, 4, 5, 6, 7}));
   file.tensors.push_back(
-      tensor<float>(yName, SafetensorsDType::F32, {2}, {10, 20}));
+      tensor<float>(xName, SafetensorsDType::F32, {2, 4}, {0, 1, 2, 3, 4, 5, 6, 7}));
+  file.tensors.push_back(tensor<float>(yName, SafetensorsDType::F32, {2}, {10, 20}));
   return file;
 }
 
@@ -98,8 +96,7 @@ RunResult runTiny(const TempDir &dir, const SafetensorsFile &inputs,
 }
 
 SafetensorsFile readOutputs(const TempDir &dir) {
-  llvm::Expected<SafetensorsFile> file =
-      readSafetensors(dir.file("out.safetensors"));
+  llvm::Expected<SafetensorsFile> file = readSafetensors(dir.file("out.safetensors"));
   REQUIRE(messageOf(file) == "");
   return std::move(*file);
 }
@@ -120,8 +117,7 @@ TEST_CASE("tgc run writes outputs, mutated inputs and buffers", "[run]") {
   CHECK(out0->shape == std::vector<int64_t>{2, 4});
   std::vector<float> expected;
   for (int i = 0; i < 8; ++i)
-    expected.push_back(2.0f * float(i) + kTinyW[i % 4] + (i < 4 ? 10 : 20) +
-                       kTinyBias);
+    expected.push_back(2.0f * float(i) + kTinyW[i % 4] + (i < 4 ? 10 : 20) + kTinyBias);
   CHECK(valuesOf<float>(*out0) == expected);
 
   const SafetensorsTensor *out1 = out.find("output.1");
@@ -130,8 +126,7 @@ TEST_CASE("tgc run writes outputs, mutated inputs and buffers", "[run]") {
 
   const SafetensorsTensor *mutated = out.find("mutated.x");
   REQUIRE(mutated);
-  CHECK(valuesOf<float>(*mutated) ==
-        std::vector<float>{1, 2, 3, 4, 4, 5, 6, 7});
+  CHECK(valuesOf<float>(*mutated) == std::vector<float>{1, 2, 3, 4, 4, 5, 6, 7});
   CHECK(out.find("mutated.y") == nullptr);
 
   const SafetensorsTensor *count = out.find("state.count");
@@ -165,16 +160,14 @@ TEST_CASE("tgc run reports a missing input by name and position", "[run]") {
 TEST_CASE("tgc run reports the model's input checks", "[run]") {
   TempDir dir;
   SafetensorsFile inputs = tinyInputs("x", "y");
-  inputs.tensors[1] =
-      tensor<int64_t>("y", SafetensorsDType::I64, {2}, {10, 20});
+  inputs.tensors[1] = tensor<int64_t>("y", SafetensorsDType::I64, {2}, {10, 20});
   RunResult result = runTiny(dir, inputs);
   CHECK(result.status == 1);
   CHECK(result.stderrText == "error: running model 'tiny': input 'y' (#1): "
                              "expected dtype float32, got int64\n");
 }
 
-TEST_CASE("tgc run names the model after the file stem without X.json",
-          "[run]") {
+TEST_CASE("tgc run names the model after the file stem without X.json", "[run]") {
   TempDir dir;
   std::string copy = dir.file("tiny.so");
   REQUIRE_FALSE(llvm::sys::fs::copy_file(TGC_TINY_MODEL_SO, copy));
@@ -187,8 +180,7 @@ TEST_CASE("tgc run names the model after the file stem without X.json",
   result = runTiny(dir, tinyInputs("x", "y"), renamed);
   CHECK(result.status == 1);
   CHECK(result.stderrText ==
-        "error: " + renamed +
-            ": no function 'other_create' (is it a model compiled by tgc?)\n");
+        "error: " + renamed + ": no function 'other_create' (is it a model compiled by tgc?)\n");
 }
 
 TEST_CASE("tgc run rejects files that are not loadable models", "[run]") {
@@ -205,12 +197,10 @@ TEST_CASE("tgc run rejects files that are not loadable models", "[run]") {
   options.outputPath = dir.file("out.safetensors");
   result = runCaptured(options);
   CHECK(result.status == 1);
-  CHECK(result.stderrText.rfind(
-            "error: " + options.inputsPath + ": cannot read: ", 0) == 0);
+  CHECK(result.stderrText.rfind("error: " + options.inputsPath + ": cannot read: ", 0) == 0);
 }
 
-TEST_CASE("tgc run --train needs --grad-outputs and a trainable model",
-          "[run]") {
+TEST_CASE("tgc run --train needs --grad-outputs and a trainable model", "[run]") {
   TempDir dir;
   RunOptions options;
   options.soPath = TGC_TINY_MODEL_SO;
@@ -230,26 +220,23 @@ TEST_CASE("tgc run --train needs --grad-outputs and a trainable model",
 
   SafetensorsFile inputs = tinyInputs("x", "y");
   REQUIRE(llvm::toString(writeSafetensors(options.inputsPath, inputs)) == "");
-  REQUIRE(llvm::toString(writeSafetensors(options.gradOutputsPath, inputs)) ==
-          "");
+  REQUIRE(llvm::toString(writeSafetensors(options.gradOutputsPath, inputs)) == "");
   options.train = true;
   result = runCaptured(options);
   CHECK(result.status == 1);
-  CHECK(result.stderrText ==
-        "error: --train: model 'tiny' is not trainable (compile it with "
-        "`tgc compile --train`)\n");
+  CHECK(result.stderrText == "error: --train: model 'tiny' is not trainable (compile it with "
+                             "`tgc compile --train`)\n");
 }
 
-TEST_CASE("A model.so exports only the tgc_model API and <name>_create",
-          "[run]") {
+TEST_CASE("A model.so exports only the tgc_model API and <name>_create", "[run]") {
   void *handle = dlopen(TGC_TINY_MODEL_SO, RTLD_NOW | RTLD_LOCAL);
   REQUIRE(handle);
   for (const char *exported :
-       {"tiny_create", "tgc_model_run", "tgc_model_destroy",
-        "tgc_model_last_error", "tgc_model_state_kind", "tgc_model_set_state"})
+       {"tiny_create", "tgc_model_run", "tgc_model_destroy", "tgc_model_last_error",
+        "tgc_model_state_kind", "tgc_model_set_state"})
     CHECK(dlsym(handle, exported) != nullptr);
-  for (const char *hidden : {"tgc_rt_create", "memrefCopy", "tiny_forward",
-                             "tgc_signature_decode", "tgc_copy_strided"})
+  for (const char *hidden :
+       {"tgc_rt_create", "memrefCopy", "tiny_forward", "tgc_signature_decode", "tgc_copy_strided"})
     CHECK(dlsym(handle, hidden) == nullptr);
   dlclose(handle);
 }

@@ -29,10 +29,8 @@ namespace {
 /// would: blobs plus packed entry in a tgc_model_desc.
 class Instance {
 public:
-  Instance(const ModelSignature &sig, std::string weightsBlob,
-           void (*entry)(void **))
-      : name(sig.name), signature(encodeSignatureBlob(sig)),
-        weights(std::move(weightsBlob)) {
+  Instance(const ModelSignature &sig, std::string weightsBlob, void (*entry)(void **))
+      : name(sig.name), signature(encodeSignatureBlob(sig)), weights(std::move(weightsBlob)) {
     desc = {TGC_ABI_VERSION,
             name.c_str(),
             reinterpret_cast<const uint8_t *>(signature.data()),
@@ -50,8 +48,8 @@ public:
     outputs.clear();
     size_t count = size_t(tgc_model_num_outputs(model));
     std::vector<DLManagedTensor *> raw(count, nullptr);
-    int rc = tgc_model_run(model, inputs.data(), int64_t(inputs.size()),
-                           raw.data(), int64_t(count));
+    int rc =
+        tgc_model_run(model, inputs.data(), int64_t(inputs.size()), raw.data(), int64_t(count));
     for (DLManagedTensor *t : raw)
       outputs.emplace_back(t);
     if (rc == 0)
@@ -87,9 +85,8 @@ public:
 /// The tiny model plus inputs x (batch x 4) and y (batch).
 struct TinyFixture {
   explicit TinyFixture(int64_t batch = 2)
-      : signature(tinySignature(weights)),
-        instance(signature, weights, tiny_forward), xShape{batch, 4},
-        yShape{batch}, xData(size_t(batch * 4)), yData(size_t(batch)) {
+      : signature(tinySignature(weights)), instance(signature, weights, tiny_forward),
+        xShape{batch, 4}, yShape{batch}, xData(size_t(batch * 4)), yData(size_t(batch)) {
     REQUIRE(instance.status == 0);
     for (size_t i = 0; i < xData.size(); ++i)
       xData[i] = float(i);
@@ -117,8 +114,7 @@ struct TinyFixture {
   DLTensor x, y;
 };
 
-std::string createError(const std::string &signature,
-                        const std::string &weights) {
+std::string createError(const std::string &signature, const std::string &weights) {
   tgc_model_desc desc{TGC_ABI_VERSION,
                       "broken",
                       reinterpret_cast<const uint8_t *>(signature.data()),
@@ -155,13 +151,11 @@ TEST_CASE("A run computes outputs, updates buffers and writes back mutated "
   for (int64_t i = 0; i < 3; ++i)
     for (int64_t j = 0; j < 4; ++j)
       CHECK(f.instance.output(0)[i * 4 + j] ==
-            2 * xBefore[size_t(i * 4 + j)] + kTinyW[j] + f.yData[size_t(i)] +
-                kTinyBias);
+            2 * xBefore[size_t(i * 4 + j)] + kTinyW[j] + f.yData[size_t(i)] + kTinyBias);
 
   REQUIRE(f.instance.outputShape(1) == std::vector<int64_t>{7});
   const float *ys = f.instance.output(1);
-  CHECK(std::vector<float>(ys, ys + 7) ==
-        std::vector<float>{10, 20, 30, 10, 20, 30, 0});
+  CHECK(std::vector<float>(ys, ys + 7) == std::vector<float>{10, 20, 30, 10, 20, 30, 0});
 
   CHECK(f.count() == 1);
   for (size_t i = 0; i < f.xData.size(); ++i)
@@ -184,8 +178,7 @@ TEST_CASE("Outputs are contiguous, 64-byte aligned CPU tensors with shapes "
   CHECK(out.strides[1] == 1);
 }
 
-TEST_CASE("Buffers carry over between runs and instances do not share state",
-          "[runtime]") {
+TEST_CASE("Buffers carry over between runs and instances do not share state", "[runtime]") {
   TinyFixture f(1), other(1);
   REQUIRE(f.run() == "");
   REQUIRE(f.run() == "");
@@ -230,8 +223,7 @@ TEST_CASE("get_state and set_state honour the caller's strides", "[runtime]") {
   CHECK(out == std::vector<float>{9, 0, 8, 0, 7, 0, 6, 0});
 }
 
-TEST_CASE("State access rejects unknown names and mismatched tensors",
-          "[runtime]") {
+TEST_CASE("State access rejects unknown names and mismatched tensors", "[runtime]") {
   TinyFixture f(1);
   tgc_model *m = f.instance.model;
   std::vector<float> data(4);
@@ -240,12 +232,10 @@ TEST_CASE("State access rejects unknown names and mismatched tensors",
   CHECK(tgc_model_get_state(m, "nope", &t) != 0);
   CHECK(std::string(tgc_model_last_error(m)) == "unknown state 'nope'");
   CHECK(tgc_model_get_state(m, "w", &t) != 0);
-  CHECK(std::string(tgc_model_last_error(m)) ==
-        "state 'w': expected shape [4], got [3]");
+  CHECK(std::string(tgc_model_last_error(m)) == "state 'w': expected shape [4], got [3]");
   t = cpuTensor(data.data(), kI64, four);
   CHECK(tgc_model_set_state(m, "w", &t) != 0);
-  CHECK(std::string(tgc_model_last_error(m)) ==
-        "state 'w': expected dtype float32, got int64");
+  CHECK(std::string(tgc_model_last_error(m)) == "state 'w': expected dtype float32, got int64");
   t = cpuTensor(data.data(), kF32, four);
   t.device.device_type = kDLCUDA;
   CHECK(tgc_model_set_state(m, "w", &t) != 0);
@@ -253,8 +243,7 @@ TEST_CASE("State access rejects unknown names and mismatched tensors",
         "state 'w': expected a CPU tensor, got device type 2");
 }
 
-TEST_CASE("Queries describe inputs, outputs, mutations and state",
-          "[runtime]") {
+TEST_CASE("Queries describe inputs, outputs, mutations and state", "[runtime]") {
   TinyFixture f(1);
   tgc_model *m = f.instance.model;
   CHECK(std::string(tgc_model_name(m)) == "tiny");
@@ -312,8 +301,7 @@ TEST_CASE("Strided inputs are packed and mutated strided inputs are written "
   CHECK(yStorage == std::vector<float>{-1, 10, -1, 20});
 }
 
-TEST_CASE("Misaligned contiguous inputs are packed before the call",
-          "[runtime]") {
+TEST_CASE("Misaligned contiguous inputs are packed before the call", "[runtime]") {
   TinyFixture f(1);
   std::vector<char> raw(4 * sizeof(float) + 1);
   float values[4] = {1, 2, 3, 4};
@@ -348,8 +336,7 @@ TEST_CASE("A wrong number of inputs or output slots is rejected", "[runtime]") {
   CHECK(tgc_model_run(f.instance.model, inputs, 2, outputs, 3) != 0);
   CHECK(std::string(tgc_model_last_error(f.instance.model)) ==
         "expected room for 2 outputs, got 3");
-  CHECK(f.instance.run({&f.x, nullptr}) ==
-        "input 'y' (#1): the tensor is NULL");
+  CHECK(f.instance.run({&f.x, nullptr}) == "input 'y' (#1): the tensor is NULL");
 }
 
 TEST_CASE("An input of the wrong dtype is rejected", "[runtime]") {
@@ -369,8 +356,7 @@ TEST_CASE("An input of the wrong rank is rejected", "[runtime]") {
 TEST_CASE("An input on another device is rejected", "[runtime]") {
   TinyFixture f(1);
   f.y.device = {kDLCUDA, 0};
-  CHECK(f.run() ==
-        "input 'y' (#1): expected a CPU tensor (kDLCPU), got device type 2");
+  CHECK(f.run() == "input 'y' (#1): expected a CPU tensor (kDLCPU), got device type 2");
 }
 
 TEST_CASE("A size outside a symbol's range is rejected", "[runtime]") {
@@ -433,8 +419,7 @@ TEST_CASE("A symbol is solved from a dimension affine in it", "[runtime]") {
   DLTensor t = cpuTensor(z.data(), kF32, shape);
   REQUIRE(halves.run({&t}) == "");
   REQUIRE(halves.outputShape(0) == std::vector<int64_t>{3});
-  CHECK(std::vector<float>(halves.output(0), halves.output(0) + 3) ==
-        std::vector<float>{1, 3, 5});
+  CHECK(std::vector<float>(halves.output(0), halves.output(0) + 3) == std::vector<float>{1, 3, 5});
 
   shape[0] = 6;
   CHECK(halves.run({&t}) == "input 'z' (#0): dimension 0 is 6, which is not "
@@ -481,8 +466,7 @@ TEST_CASE("Every truncation of a signature blob fails cleanly", "[runtime]") {
   CHECK(createError(blob + "x", weights) ==
         "malformed signature blob: trailing bytes after the signature (at "
         "byte " +
-            std::to_string(blob.size()) + " of " +
-            std::to_string(blob.size() + 1) + ")");
+            std::to_string(blob.size()) + " of " + std::to_string(blob.size() + 1) + ")");
 }
 
 TEST_CASE("Corrupted signature blobs fail or load, never crash", "[runtime]") {
@@ -514,8 +498,7 @@ TEST_CASE("A blob with a bad magic or version is rejected", "[runtime]") {
                   "reads 2)") != std::string::npos);
 }
 
-TEST_CASE("Signatures the runtime cannot honour are rejected at creation",
-          "[runtime]") {
+TEST_CASE("Signatures the runtime cannot honour are rejected at creation", "[runtime]") {
   std::string weights;
   ModelSignature sig = tinySignature(weights);
 
@@ -551,8 +534,7 @@ TEST_CASE("Signatures the runtime cannot honour are rejected at creation",
           "input dimension, so it cannot be bound");
   }
   SECTION("an expression that underflows its stack") {
-    sig.results[0].sizes[1] =
-        SizeExpr::fromOps({{ExprOpcode::Const, 1}, {ExprOpcode::Add, 0}});
+    sig.results[0].sizes[1] = SizeExpr::fromOps({{ExprOpcode::Const, 1}, {ExprOpcode::Add, 0}});
     CHECK(createError(encodeSignatureBlob(sig), weights) ==
           "invalid signature: output 'out': stack underflow at operation 1");
   }
@@ -601,13 +583,11 @@ int64_t evalRuntime(const SizeExpr &expr, std::vector<int64_t> values) {
   for (size_t i = 0; i < values.size(); ++i)
     bound[i] = true;
   int64_t result = 0;
-  REQUIRE(tgc_expr_eval(&e, values.data(), bound.get(), &result) ==
-          TGC_EVAL_OK);
+  REQUIRE(tgc_expr_eval(&e, values.data(), bound.get(), &result) == TGC_EVAL_OK);
   return result;
 }
 
-std::string formatRuntime(const SizeExpr &expr,
-                          const std::vector<SymbolInfo> &symbols) {
+std::string formatRuntime(const SizeExpr &expr, const std::vector<SymbolInfo> &symbols) {
   std::vector<tgc_expr_op> ops;
   for (const ExprOp &op : expr.ops())
     ops.push_back({uint8_t(op.opcode), op.operand});
@@ -621,16 +601,14 @@ std::string formatRuntime(const SizeExpr &expr,
 }
 } // namespace
 
-TEST_CASE("Runtime size expressions use Python's floor division and modulo",
-          "[runtime]") {
+TEST_CASE("Runtime size expressions use Python's floor division and modulo", "[runtime]") {
   SizeExpr s = SizeExpr::symbol(0), t = SizeExpr::symbol(1);
   for (int64_t a : {-7, -6, -1, 0, 1, 6, 7}) {
     for (int64_t b : {-3, -2, 2, 3}) {
       INFO(a << " op " << b);
       CHECK(evalRuntime(SizeExpr::floorDiv(s, t), {a, b}) ==
             SizeExpr::floorDiv(s, t).evaluate({a, b}));
-      CHECK(evalRuntime(SizeExpr::mod(s, t), {a, b}) ==
-            SizeExpr::mod(s, t).evaluate({a, b}));
+      CHECK(evalRuntime(SizeExpr::mod(s, t), {a, b}) == SizeExpr::mod(s, t).evaluate({a, b}));
       CHECK(evalRuntime(SizeExpr::ceilDiv(s, t), {a, b}) ==
             SizeExpr::ceilDiv(s, t).evaluate({a, b}));
     }
@@ -642,8 +620,7 @@ TEST_CASE("Runtime size expressions use Python's floor division and modulo",
   CHECK(evalRuntime(-s + SizeExpr::constant(10), {3}) == 7);
 }
 
-TEST_CASE("Runtime size expressions report overflow and division by zero",
-          "[runtime]") {
+TEST_CASE("Runtime size expressions report overflow and division by zero", "[runtime]") {
   SizeExpr s = SizeExpr::symbol(0), t = SizeExpr::symbol(1);
   auto status = [](const SizeExpr &expr, std::vector<int64_t> values) {
     std::vector<tgc_expr_op> ops;
@@ -659,12 +636,11 @@ TEST_CASE("Runtime size expressions report overflow and division by zero",
   CHECK(status(s + t, {big, 1}) == TGC_EVAL_OVERFLOW);
   CHECK(status(SizeExpr::floorDiv(s, t), {1, 0}) == TGC_EVAL_DIVISION_BY_ZERO);
   CHECK(status(SizeExpr::mod(s, t), {1, 0}) == TGC_EVAL_DIVISION_BY_ZERO);
-  CHECK(status(SizeExpr::floorDiv(s, t),
-               {std::numeric_limits<int64_t>::min(), -1}) == TGC_EVAL_OVERFLOW);
+  CHECK(status(SizeExpr::floorDiv(s, t), {std::numeric_limits<int64_t>::min(), -1}) ==
+        TGC_EVAL_OVERFLOW);
 }
 
-TEST_CASE("Runtime messages print expressions like model.json does",
-          "[runtime]") {
+TEST_CASE("Runtime messages print expressions like model.json does", "[runtime]") {
   std::vector<SymbolInfo> symbols = {{"s0", 0, 10}, {"s1", 0, 10}};
   SizeExpr s0 = SizeExpr::symbol(0), s1 = SizeExpr::symbol(1);
   SizeExpr c = SizeExpr::constant(2);
@@ -699,8 +675,7 @@ struct Descriptor {
 };
 } // namespace
 
-TEST_CASE("memrefCopy copies between strided memrefs like MLIR's",
-          "[runtime]") {
+TEST_CASE("memrefCopy copies between strided memrefs like MLIR's", "[runtime]") {
   // src: a 2x3 view at offset 1 of a 4x4 array (strides 4, 1); dst: its
   // transpose layout (strides 1, 2) in a 6-element array.
   std::vector<int32_t> src(16), dst(6, -1);
@@ -750,23 +725,18 @@ template <typename T> std::vector<T> pattern(size_t n, int seed) {
 }
 } // namespace
 
-TEMPLATE_TEST_CASE("GEMM helpers agree with the reference loop", "[runtime]",
-                   float, double) {
+TEMPLATE_TEST_CASE("GEMM helpers agree with the reference loop", "[runtime]", float, double) {
   using T = TestType;
-  auto gemm = [](int64_t ta, int64_t tb, const T *A, int64_t offA, int64_t lda,
-                 const T *B, int64_t offB, int64_t ldb, T *C, int64_t offC,
-                 int64_t ldc, int64_t M, int64_t N, int64_t K, T alpha,
-                 T beta) {
-    if constexpr (std::is_same_v<T, float>)
-      tgc_rt_gemm_f32(ta, tb, A, offA, lda, B, offB, ldb, C, offC, ldc, M, N, K,
-                      alpha, beta);
-    else
-      tgc_rt_gemm_f64(ta, tb, A, offA, lda, B, offB, ldb, C, offC, ldc, M, N, K,
-                      alpha, beta);
-  };
-  auto loop = [](int64_t ta, int64_t tb, const T *A, int64_t lda, const T *B,
-                 int64_t ldb, T *C, int64_t ldc, int64_t M, int64_t N,
+  auto gemm = [](int64_t ta, int64_t tb, const T *A, int64_t offA, int64_t lda, const T *B,
+                 int64_t offB, int64_t ldb, T *C, int64_t offC, int64_t ldc, int64_t M, int64_t N,
                  int64_t K, T alpha, T beta) {
+    if constexpr (std::is_same_v<T, float>)
+      tgc_rt_gemm_f32(ta, tb, A, offA, lda, B, offB, ldb, C, offC, ldc, M, N, K, alpha, beta);
+    else
+      tgc_rt_gemm_f64(ta, tb, A, offA, lda, B, offB, ldb, C, offC, ldc, M, N, K, alpha, beta);
+  };
+  auto loop = [](int64_t ta, int64_t tb, const T *A, int64_t lda, const T *B, int64_t ldb, T *C,
+                 int64_t ldc, int64_t M, int64_t N, int64_t K, T alpha, T beta) {
     if constexpr (std::is_same_v<T, float>)
       tgc_gemm_loop_f32(ta, tb, A, lda, B, ldb, C, ldc, M, N, K, alpha, beta);
     else
@@ -779,10 +749,10 @@ TEMPLATE_TEST_CASE("GEMM helpers agree with the reference loop", "[runtime]",
       std::vector<T> A = pattern<T>(size_t(off + lda * (ta ? K : M)), 1);
       std::vector<T> B = pattern<T>(size_t(off + ldb * (tb ? N : K)), 2);
       std::vector<T> C = pattern<T>(size_t(off + ldc * M), 3), expected = C;
-      gemm(ta, tb, A.data(), off, lda, B.data(), off, ldb, C.data(), off, ldc,
-           M, N, K, T(2), T(0.5));
-      loop(ta, tb, A.data() + off, lda, B.data() + off, ldb,
-           expected.data() + off, ldc, M, N, K, T(2), T(0.5));
+      gemm(ta, tb, A.data(), off, lda, B.data(), off, ldb, C.data(), off, ldc, M, N, K, T(2),
+           T(0.5));
+      loop(ta, tb, A.data() + off, lda, B.data() + off, ldb, expected.data() + off, ldc, M, N, K,
+           T(2), T(0.5));
       INFO("transA " << ta << " transB " << tb);
       CHECK(C == expected);
     }
@@ -791,29 +761,26 @@ TEMPLATE_TEST_CASE("GEMM helpers agree with the reference loop", "[runtime]",
   SECTION("beta 0 overwrites NaNs in C") {
     std::vector<T> A = pattern<T>(6, 1), B = pattern<T>(6, 2);
     std::vector<T> C(4, std::numeric_limits<T>::quiet_NaN());
-    gemm(0, 0, A.data(), 0, 3, B.data(), 0, 2, C.data(), 0, 2, 2, 2, 3, T(1),
-         T(0));
+    gemm(0, 0, A.data(), 0, 3, B.data(), 0, 2, C.data(), 0, 2, 2, 2, 3, T(1), T(0));
     for (T c : C)
       CHECK(!std::isnan(c));
   }
   SECTION("K = 0 scales C by beta") {
     std::vector<T> C = {1, 2, 3, 4};
-    gemm(0, 0, nullptr, 0, 1, nullptr, 0, 2, C.data(), 0, 2, 2, 2, 0, T(1),
-         T(3));
+    gemm(0, 0, nullptr, 0, 1, nullptr, 0, 2, C.data(), 0, 2, 2, 2, 0, T(1), T(3));
     CHECK(C == std::vector<T>{3, 6, 9, 12});
   }
 }
 
-TEST_CASE("Batched GEMM applies batch strides, and stride 0 broadcasts",
-          "[runtime]") {
+TEST_CASE("Batched GEMM applies batch strides, and stride 0 broadcasts", "[runtime]") {
   const int64_t batch = 3, M = 2, N = 3, K = 4;
   std::vector<float> A = pattern<float>(size_t(batch * M * K), 1);
   std::vector<float> B = pattern<float>(size_t(K * N), 2); // shared
   std::vector<float> C(size_t(batch * M * N), 0), expected = C;
-  tgc_rt_gemm_batched_f32(batch, 0, 0, A.data(), 0, M * K, K, B.data(), 0, 0, N,
-                          C.data(), 0, M * N, N, M, N, K, 1.0f, 0.0f);
+  tgc_rt_gemm_batched_f32(batch, 0, 0, A.data(), 0, M * K, K, B.data(), 0, 0, N, C.data(), 0, M * N,
+                          N, M, N, K, 1.0f, 0.0f);
   for (int64_t b = 0; b < batch; ++b)
-    tgc_gemm_loop_f32(0, 0, A.data() + b * M * K, K, B.data(), N,
-                      expected.data() + b * M * N, N, M, N, K, 1.0f, 0.0f);
+    tgc_gemm_loop_f32(0, 0, A.data() + b * M * K, K, B.data(), N, expected.data() + b * M * N, N, M,
+                      N, K, 1.0f, 0.0f);
   CHECK(C == expected);
 }

@@ -61,18 +61,15 @@ std::string tempPath(const char *name) {
 }
 } // namespace
 
-TEST_CASE("Every dtype round-trips through a file with its shape and data",
-          "[safetensors]") {
+TEST_CASE("Every dtype round-trips through a file with its shape and data", "[safetensors]") {
   SafetensorsFile file;
   file.metadata["format"] = "pt";
   for (SafetensorsDType dtype :
-       {SafetensorsDType::BOOL, SafetensorsDType::U8, SafetensorsDType::I8,
-        SafetensorsDType::I16, SafetensorsDType::U16, SafetensorsDType::F16,
-        SafetensorsDType::BF16, SafetensorsDType::I32, SafetensorsDType::U32,
-        SafetensorsDType::F32, SafetensorsDType::I64, SafetensorsDType::U64,
+       {SafetensorsDType::BOOL, SafetensorsDType::U8, SafetensorsDType::I8, SafetensorsDType::I16,
+        SafetensorsDType::U16, SafetensorsDType::F16, SafetensorsDType::BF16, SafetensorsDType::I32,
+        SafetensorsDType::U32, SafetensorsDType::F32, SafetensorsDType::I64, SafetensorsDType::U64,
         SafetensorsDType::F64})
-    file.tensors.push_back(
-        makeTensor("t_" + safetensorsDTypeName(dtype).str(), dtype, {2, 3}));
+    file.tensors.push_back(makeTensor("t_" + safetensorsDTypeName(dtype).str(), dtype, {2, 3}));
   file.tensors.push_back(makeTensor("scalar", SafetensorsDType::F32, {}));
   file.tensors.push_back(makeTensor("empty", SafetensorsDType::F32, {0, 5}));
 
@@ -102,8 +99,7 @@ TEST_CASE("Dtype names and sizes follow the format", "[safetensors]") {
   CHECK_FALSE(parseSafetensorsDType("f32"));
 }
 
-TEST_CASE("Written files have an aligned header and largest dtypes first",
-          "[safetensors]") {
+TEST_CASE("Written files have an aligned header and largest dtypes first", "[safetensors]") {
   SafetensorsFile file;
   file.tensors.push_back(makeTensor("b", SafetensorsDType::U8, {3}));
   file.tensors.push_back(makeTensor("a", SafetensorsDType::F64, {1}));
@@ -112,19 +108,16 @@ TEST_CASE("Written files have an aligned header and largest dtypes first",
   uint64_t headerSize;
   std::memcpy(&headerSize, bytes.data(), 8);
   CHECK(headerSize % 8 == 0);
-  std::string json =
-      R"({"a":{"data_offsets":[0,8],"dtype":"F64","shape":[1]},)"
-      R"("b":{"data_offsets":[12,15],"dtype":"U8","shape":[3]},)"
-      R"("c":{"data_offsets":[8,12],"dtype":"I32","shape":[1]}})";
-  CHECK(bytes.substr(8, headerSize) ==
-        json + std::string((8 - json.size() % 8) % 8, ' '));
+  std::string json = R"({"a":{"data_offsets":[0,8],"dtype":"F64","shape":[1]},)"
+                     R"("b":{"data_offsets":[12,15],"dtype":"U8","shape":[3]},)"
+                     R"("c":{"data_offsets":[8,12],"dtype":"I32","shape":[1]}})";
+  CHECK(bytes.substr(8, headerSize) == json + std::string((8 - json.size() % 8) % 8, ' '));
   CHECK(bytes.size() == 8 + headerSize + 15);
   CHECK(bytes.substr(8 + headerSize, 8) == file.tensors[1].data);
   CHECK(*serializeSafetensors(file) == bytes);
 }
 
-TEST_CASE("Files as the reference writer lays them out are read",
-          "[safetensors]") {
+TEST_CASE("Files as the reference writer lays them out are read", "[safetensors]") {
   // safetensors.torch.save_file({"w": torch.tensor([1., 2.])},
   //                             metadata={"format": "pt"})
   std::string header = R"({"__metadata__":{"format":"pt"},"w":{"dtype":"F32",)"
@@ -142,43 +135,34 @@ TEST_CASE("Files as the reference writer lays them out are read",
   CHECK(file->tensors[0].data == data);
 }
 
-TEST_CASE("Malformed files are rejected with the file name and the problem",
-          "[safetensors]") {
+TEST_CASE("Malformed files are rejected with the file name and the problem", "[safetensors]") {
   std::string ok = R"({"x":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})";
   std::string eight(8, '\0');
   CHECK(errorOf(parseSafetensors("abc", "t.safetensors")) ==
         "t.safetensors: truncated: no header length (file has 3 bytes)");
-  CHECK(errorOf(parseSafetensors(fileBytes(ok, eight).substr(0, 20),
-                                 "t.safetensors")) ==
+  CHECK(errorOf(parseSafetensors(fileBytes(ok, eight).substr(0, 20), "t.safetensors")) ==
         "t.safetensors: truncated: header length 54 but only 12 bytes follow");
   CHECK(parseError(ok, eight) == "");
-  CHECK(parseError("[1, 2]", "") ==
-        "t.safetensors: the header is not a JSON object");
-  CHECK(parseError("{\"x\": ", "")
-            .rfind("t.safetensors: invalid JSON header: ", 0) == 0);
-  CHECK(parseError(
-            R"({"x":{"dtype":"F8_E4M3","shape":[2],"data_offsets":[0,2]}})",
-            "ab") == "t.safetensors: tensor 'x': unsupported dtype 'F8_E4M3'");
-  CHECK(parseError(R"({"x":{"dtype":"F32","shape":[2],"data_offsets":[0,4]}})",
-                   "abcd") ==
+  CHECK(parseError("[1, 2]", "") == "t.safetensors: the header is not a JSON object");
+  CHECK(parseError("{\"x\": ", "").rfind("t.safetensors: invalid JSON header: ", 0) == 0);
+  CHECK(parseError(R"({"x":{"dtype":"F8_E4M3","shape":[2],"data_offsets":[0,2]}})", "ab") ==
+        "t.safetensors: tensor 'x': unsupported dtype 'F8_E4M3'");
+  CHECK(parseError(R"({"x":{"dtype":"F32","shape":[2],"data_offsets":[0,4]}})", "abcd") ==
         "t.safetensors: tensor 'x': data_offsets [0, 4] do not hold the 8 "
         "bytes its dtype and shape need");
-  CHECK(parseError(R"({"x":{"dtype":"F32","shape":[-2],"data_offsets":[0,8]}})",
-                   eight) == "t.safetensors: tensor 'x': shape entries must "
-                             "be non-negative integers");
+  CHECK(parseError(R"({"x":{"dtype":"F32","shape":[-2],"data_offsets":[0,8]}})", eight) ==
+        "t.safetensors: tensor 'x': shape entries must "
+        "be non-negative integers");
   CHECK(parseError(R"({"x":{"dtype":"F32","shape":[2]}})", eight) ==
         "t.safetensors: tensor 'x': needs dtype, shape and data_offsets");
   CHECK(parseError(ok, eight.substr(0, 4)) ==
         "t.safetensors: truncated: tensor data needs 8 bytes but only 4 "
         "follow");
-  CHECK(parseError(ok, eight + "zz") ==
-        "t.safetensors: 2 bytes after the last tensor's data");
+  CHECK(parseError(ok, eight + "zz") == "t.safetensors: 2 bytes after the last tensor's data");
   CHECK(parseError(R"({"x":{"dtype":"U8","shape":[2],"data_offsets":[0,2]},)"
                    R"("y":{"dtype":"U8","shape":[2],"data_offsets":[1,3]}})",
-                   "abc") ==
-        "t.safetensors: tensor 'y': its data overlaps another tensor's");
-  CHECK(parseError(R"({"x":{"dtype":"U8","shape":[2],"data_offsets":[1,3]}})",
-                   "abc") ==
+                   "abc") == "t.safetensors: tensor 'y': its data overlaps another tensor's");
+  CHECK(parseError(R"({"x":{"dtype":"U8","shape":[2],"data_offsets":[1,3]}})", "abc") ==
         "t.safetensors: tensor 'x': there is a gap before its data");
   CHECK(parseError(R"({"__metadata__":{"k":1}})", "") ==
         "t.safetensors: __metadata__ entry 'k' is not a string");
@@ -194,14 +178,12 @@ TEST_CASE("A missing file is reported with its path", "[safetensors]") {
   CHECK(error.rfind(path + ": cannot read: ", 0) == 0);
 }
 
-TEST_CASE("Writing rejects inconsistent tensors and unwritable paths",
-          "[safetensors]") {
+TEST_CASE("Writing rejects inconsistent tensors and unwritable paths", "[safetensors]") {
   SafetensorsFile file;
   file.tensors.push_back(makeTensor("x", SafetensorsDType::F32, {2}));
   SECTION("duplicate names") {
     file.tensors.push_back(file.tensors[0]);
-    CHECK(errorOf(serializeSafetensors(file)) ==
-          "tensor 'x': the name is used twice");
+    CHECK(errorOf(serializeSafetensors(file)) == "tensor 'x': the name is used twice");
   }
   SECTION("data that does not match the shape") {
     file.tensors[0].data.pop_back();

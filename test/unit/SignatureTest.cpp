@@ -51,38 +51,31 @@ TEST_CASE("The blob follows the documented byte layout", "[signature]") {
   x.name = "x";
   x.sizes = {b};
   sig.args = {w, x};
-  sig.results = {
-      {ResultKind::UserOutput,
-       DType::float32(),
-       "y",
-       7,
-       {b * SizeExpr::constant(2)}},
-      {ResultKind::UserInputMutation, DType::float32(), "x", 1, {b}}};
+  sig.results = {{ResultKind::UserOutput, DType::float32(), "y", 7, {b * SizeExpr::constant(2)}},
+                 {ResultKind::UserInputMutation, DType::float32(), "x", 1, {b}}};
   REQUIRE(verifySignature(sig) == "");
 
-  std::string expected = "TGCS" + le(2, 4) +
-                         // symbols
-                         le(1, 4) + str("b") + le(1, 8) + le(8, 8) +
-                         // args
-                         le(2, 4) +
-                         // w: parameter, int8, [3], data at 64, 3 bytes
-                         std::string{0, 0, 8} + str("w") + le(1, 4) + le(1, 4) +
-                         op(ExprOpcode::Const, 3) + le(64, 8) + le(3, 8) +
-                         // x: user input, float32, [b], no data
-                         std::string{3, 2, 32} + str("x") + le(1, 4) +
-                         le(1, 4) + op(ExprOpcode::Sym, 0) + le(0, 8) +
-                         le(0, 8) +
-                         // results
-                         le(2, 4) +
-                         // y: user output (target ignored), [b*2]
-                         std::string{0, 2, 32} + str("y") + le(0xFFFFFFFF, 4) +
-                         le(1, 4) + le(3, 4) + op(ExprOpcode::Sym, 0) +
-                         op(ExprOpcode::Const, 2) + op(ExprOpcode::Mul, 0) +
-                         // x mutated: target arg 1
-                         std::string{2, 2, 32} + str("x") + le(1, 4) +
-                         le(1, 4) + le(1, 4) + op(ExprOpcode::Sym, 0) +
-                         // no backward
-                         std::string{0};
+  std::string expected =
+      "TGCS" + le(2, 4) +
+      // symbols
+      le(1, 4) + str("b") + le(1, 8) + le(8, 8) +
+      // args
+      le(2, 4) +
+      // w: parameter, int8, [3], data at 64, 3 bytes
+      std::string{0, 0, 8} + str("w") + le(1, 4) + le(1, 4) + op(ExprOpcode::Const, 3) + le(64, 8) +
+      le(3, 8) +
+      // x: user input, float32, [b], no data
+      std::string{3, 2, 32} + str("x") + le(1, 4) + le(1, 4) + op(ExprOpcode::Sym, 0) + le(0, 8) +
+      le(0, 8) +
+      // results
+      le(2, 4) +
+      // y: user output (target ignored), [b*2]
+      std::string{0, 2, 32} + str("y") + le(0xFFFFFFFF, 4) + le(1, 4) + le(3, 4) +
+      op(ExprOpcode::Sym, 0) + op(ExprOpcode::Const, 2) + op(ExprOpcode::Mul, 0) +
+      // x mutated: target arg 1
+      std::string{2, 2, 32} + str("x") + le(1, 4) + le(1, 4) + le(1, 4) + op(ExprOpcode::Sym, 0) +
+      // no backward
+      std::string{0};
   CHECK(encodeSignatureBlob(sig) == expected);
 }
 
@@ -118,13 +111,11 @@ TEST_CASE("Size expressions evaluate with Python semantics", "[signature]") {
   CHECK_FALSE(s.isConstant());
   CHECK((SizeExpr::constant(6) * SizeExpr::constant(7)).constantValue() == 42);
   CHECK_THROWS_AS(SizeExpr::floorDiv(s, t).evaluate({1, 0}), std::domain_error);
-  CHECK_THROWS_AS((s * t).evaluate({std::numeric_limits<int64_t>::max(), 2}),
-                  std::domain_error);
+  CHECK_THROWS_AS((s * t).evaluate({std::numeric_limits<int64_t>::max(), 2}), std::domain_error);
   CHECK_THROWS_AS(s.evaluate({}), std::domain_error);
 }
 
-TEST_CASE("Size expressions print in infix with few parentheses",
-          "[signature]") {
+TEST_CASE("Size expressions print in infix with few parentheses", "[signature]") {
   std::vector<SymbolInfo> symbols = {{"s0"}, {"s1"}};
   SizeExpr s0 = SizeExpr::symbol(0), s1 = SizeExpr::symbol(1);
   SizeExpr two = SizeExpr::constant(2);
@@ -137,8 +128,7 @@ TEST_CASE("Size expressions print in infix with few parentheses",
   CHECK(print(SizeExpr::floorDiv(s0 + s1, two)) == "(s0 + s1)//2");
   CHECK(print(SizeExpr::floorDiv(s0, s1 * two)) == "s0//(s1*2)");
   CHECK(print(SizeExpr::mod(s0, two)) == "s0%2");
-  CHECK(print(SizeExpr::ceilDiv(s0 + s1, SizeExpr::constant(4))) ==
-        "ceildiv(s0 + s1, 4)");
+  CHECK(print(SizeExpr::ceilDiv(s0 + s1, SizeExpr::constant(4))) == "ceildiv(s0 + s1, 4)");
   CHECK(print(-(s0 * s1)) == "-(s0*s1)");
   CHECK(print(-SizeExpr::constant(-3)) == "-(-3)");
   CHECK(print(s0 * (s1 + two)) == "s0*(s1 + 2)");
@@ -160,8 +150,7 @@ TEST_CASE("verifySignature accepts well-formed signatures", "[signature]") {
   CHECK(verifySignature(halvesSignature()) == "");
 }
 
-TEST_CASE("verifySignature reports what the runtime would reject",
-          "[signature]") {
+TEST_CASE("verifySignature reports what the runtime would reject", "[signature]") {
   ModelSignature sig = tiny();
   auto problem = [&] { return verifySignature(sig); };
   SECTION("a name that is not a C identifier") {
@@ -194,14 +183,12 @@ TEST_CASE("verifySignature reports what the runtime would reject",
   }
   SECTION("a target out of range") {
     sig.results[2].target = 17;
-    CHECK(problem() ==
-          "new value of buffer 'count': target argument out of range");
+    CHECK(problem() == "new value of buffer 'count': target argument out of range");
   }
   SECTION("a symbol index out of range") {
     sig.results[0].sizes[0] = SizeExpr::symbol(3);
-    CHECK(problem() ==
-          "output 'out': malformed size expression: symbol index 3 out of "
-          "range");
+    CHECK(problem() == "output 'out': malformed size expression: symbol index 3 out of "
+                       "range");
   }
   SECTION("duplicate state names") {
     sig.args[2].name = "w";
@@ -209,8 +196,7 @@ TEST_CASE("verifySignature reports what the runtime would reject",
   }
   SECTION("a symbol no input dimension determines") {
     sig.args[4].sizes = {SizeExpr::symbol(0) * SizeExpr::symbol(0)};
-    sig.args[3].sizes[0] =
-        SizeExpr::constant(1) + SizeExpr::symbol(0) * SizeExpr::symbol(0);
+    sig.args[3].sizes[0] = SizeExpr::constant(1) + SizeExpr::symbol(0) * SizeExpr::symbol(0);
     CHECK(problem() == "symbol 'batch': (used by 'x') is not a size of any "
                        "input dimension, so it cannot be bound");
   }
@@ -220,8 +206,7 @@ TEST_CASE("verifySignature reports what the runtime would reject",
   }
 }
 
-TEST_CASE("model.json lists inputs, outputs, state, symbols and mutations",
-          "[signature]") {
+TEST_CASE("model.json lists inputs, outputs, state, symbols and mutations", "[signature]") {
   const char *expected = R"({
   "name": "tiny",
   "abi_version": 2,
@@ -305,10 +290,8 @@ TEST_CASE("model.json lists inputs, outputs, state, symbols and mutations",
   CHECK(writeSignatureJson(tiny()) == expected);
 }
 
-TEST_CASE("model.json writes an unbounded symbol maximum as null",
-          "[signature]") {
-  CHECK(writeSignatureJson(halvesSignature()).find(R"("max": null)") !=
-        std::string::npos);
+TEST_CASE("model.json writes an unbounded symbol maximum as null", "[signature]") {
+  CHECK(writeSignatureJson(halvesSignature()).find(R"("max": null)") != std::string::npos);
 }
 
 namespace {
@@ -343,23 +326,19 @@ std::string readFile(const std::string &path) {
 }
 } // namespace
 
-TEST_CASE("model.h declares the same API as the runtime header",
-          "[signature]") {
-  std::string runtimeHeader =
-      readFile(TGC_SOURCE_DIR "/include/tgc/Runtime/tgc_runtime.h");
+TEST_CASE("model.h declares the same API as the runtime header", "[signature]") {
+  std::string runtimeHeader = readFile(TGC_SOURCE_DIR "/include/tgc/Runtime/tgc_runtime.h");
   std::set<std::string> runtime = apiDeclarations(runtimeHeader);
   CHECK(runtime.size() == 25); // the typedef and 24 functions
   CHECK(apiDeclarations(writeModelHeader(tiny())) == runtime);
 }
 
-TEST_CASE("model.h declares <name>_create and documents inputs and outputs",
-          "[signature]") {
+TEST_CASE("model.h declares <name>_create and documents inputs and outputs", "[signature]") {
   std::string header = writeModelHeader(tiny());
   CHECK(header.find("#ifndef TGC_MODEL_TINY_H") != std::string::npos);
   CHECK(header.find("#include <dlpack/dlpack.h>") != std::string::npos);
   CHECK(header.find("int tiny_create(tgc_model **out);") != std::string::npos);
-  CHECK(header.find("x: float32[batch, 4]  (updated in place)") !=
-        std::string::npos);
+  CHECK(header.find("x: float32[batch, 4]  (updated in place)") != std::string::npos);
   CHECK(header.find("y: float32[batch]\n") != std::string::npos);
   CHECK(header.find("ys: float32[2*batch + 1]") != std::string::npos);
   CHECK(header.find("Symbol batch in [1, 64]") != std::string::npos);

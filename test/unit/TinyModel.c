@@ -41,8 +41,8 @@ static void expect_dense1(const memref1 *m, int64_t size) {
 }
 
 static void expect_dense2(const memref2 *m, int64_t rows, int64_t cols) {
-  expect(m->offset == 0 && m->sizes[0] == rows && m->sizes[1] == cols &&
-         m->strides[0] == cols && m->strides[1] == 1);
+  expect(m->offset == 0 && m->sizes[0] == rows && m->sizes[1] == cols && m->strides[0] == cols &&
+         m->strides[1] == 1);
 }
 
 static void expect_aligned(const void *p) { expect((uintptr_t)p % 64 == 0); }
@@ -75,8 +75,7 @@ void tiny_forward(void **args) {
   int64_t c = *(const int64_t *)count->aligned;
   for (int64_t i = 0; i < batch; ++i)
     for (int64_t j = 0; j < 4; ++j)
-      out->aligned[i * 4 + j] =
-          2 * x->aligned[i * 4 + j] + w->aligned[j] + y->aligned[i] + b;
+      out->aligned[i * 4 + j] = 2 * x->aligned[i * 4 + j] + w->aligned[j] + y->aligned[i] + b;
   for (int64_t i = 0; i < 2 * batch; ++i)
     ys->aligned[i] = y->aligned[i % batch];
   ys->aligned[2 * batch] = (float)c;
@@ -113,10 +112,9 @@ void scale_forward(void **args) {
   memref1 *saved_acc = args[8];
   int64_t batch = x->sizes[0];
   scale_expect(w->sizes[0] == 4 && acc->sizes[0] == 4);
-  scale_expect(out->sizes[0] == batch && saved_x->sizes[0] == batch &&
-               saved_x->sizes[1] == 4 && saved_acc->sizes[0] == 4);
-  scale_expect((uintptr_t)saved_x->aligned % 64 == 0 &&
-               (uintptr_t)saved_acc->aligned % 64 == 0);
+  scale_expect(out->sizes[0] == batch && saved_x->sizes[0] == batch && saved_x->sizes[1] == 4 &&
+               saved_acc->sizes[0] == 4);
+  scale_expect((uintptr_t)saved_x->aligned % 64 == 0 && (uintptr_t)saved_acc->aligned % 64 == 0);
   for (int64_t i = 0; i < batch; ++i)
     for (int64_t j = 0; j < 4; ++j)
       out->aligned[i * 4 + j] = x->aligned[i * 4 + j] * w->aligned[j];
@@ -141,10 +139,10 @@ void scale_backward(void **args) {
   memref2 *new_x = args[8];
   int64_t batch = x->sizes[0];
   scale_expect(batch_size->sizes[0] == batch && batch_size->strides[0] == 1);
-  scale_expect(dy->sizes[0] == batch && dy->sizes[1] == 4 &&
-               dy->strides[0] == 4 && dy->strides[1] == 1 && dy->offset == 0);
-  scale_expect(grad_x->sizes[0] == batch && new_x->sizes[0] == batch &&
-               grad_w->sizes[0] == 4 && new_acc->sizes[0] == 4);
+  scale_expect(dy->sizes[0] == batch && dy->sizes[1] == 4 && dy->strides[0] == 4 &&
+               dy->strides[1] == 1 && dy->offset == 0);
+  scale_expect(grad_x->sizes[0] == batch && new_x->sizes[0] == batch && grad_w->sizes[0] == 4 &&
+               new_acc->sizes[0] == 4);
   for (int64_t j = 0; j < 4; ++j) {
     float sum = 0;
     for (int64_t i = 0; i < batch; ++i)

@@ -13,8 +13,7 @@
 #include <fstream>
 #include <iostream>
 
-static void writeBytes(std::ostream &out, const char *name,
-                       const std::string &bytes) {
+static void writeBytes(std::ostream &out, const char *name, const std::string &bytes) {
   out << "static const uint8_t " << name << "[" << bytes.size() + 1
       << "] __attribute__((aligned(64))) = {";
   for (size_t i = 0; i < bytes.size(); ++i)
@@ -41,9 +40,8 @@ int main(int argc, char **argv) {
   writeBytes(c, "signature", tgc::encodeSignatureBlob(sig));
   writeBytes(c, "weights", weights);
   c << "\nstatic const tgc_model_desc desc = {\n"
-    << "    TGC_ABI_VERSION, \"tiny\", signature, "
-    << tgc::encodeSignatureBlob(sig).size() << ", weights, " << weights.size()
-    << ", tiny_forward, NULL};\n\n"
+    << "    TGC_ABI_VERSION, \"tiny\", signature, " << tgc::encodeSignatureBlob(sig).size()
+    << ", weights, " << weights.size() << ", tiny_forward, NULL};\n\n"
     << "TGC_EXPORT int tiny_create(tgc_model **out) {\n"
     << "  return tgc_rt_create(&desc, out);\n}\n";
   std::ofstream json(argv[2]);

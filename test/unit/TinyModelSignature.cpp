@@ -9,8 +9,7 @@ template <typename T> std::string_view bytesOf(const T &value) {
   return {reinterpret_cast<const char *>(&value), sizeof value};
 }
 
-ArgInfo stateArg(ArgKind kind, DType dtype, const std::string &name,
-                 std::vector<SizeExpr> sizes) {
+ArgInfo stateArg(ArgKind kind, DType dtype, const std::string &name, std::vector<SizeExpr> sizes) {
   ArgInfo arg;
   arg.kind = kind;
   arg.dtype = dtype;
@@ -34,17 +33,12 @@ ModelSignature test::tinySignature(std::string &weights) {
   appendWeights(weights, w, bytesOf(kTinyW));
   appendWeights(weights, count, bytesOf(zero));
   appendWeights(weights, bias, bytesOf(kTinyBias));
-  ArgInfo x =
-      stateArg(ArgKind::UserInput, DType::float32(), "x", {batch, four});
+  ArgInfo x = stateArg(ArgKind::UserInput, DType::float32(), "x", {batch, four});
   ArgInfo y = stateArg(ArgKind::UserInput, DType::float32(), "y", {batch});
   sig.args = {w, count, bias, x, y};
 
   sig.results = {
-      {ResultKind::UserOutput,
-       DType::float32(),
-       "out",
-       kNoTarget,
-       {batch, four}},
+      {ResultKind::UserOutput, DType::float32(), "out", kNoTarget, {batch, four}},
       {ResultKind::UserOutput,
        DType::float32(),
        "ys",
@@ -69,15 +63,10 @@ ModelSignature test::scaleSignature(std::string &weights) {
   appendWeights(weights, w, bytesOf(kScaleW));
   appendWeights(weights, calls, bytesOf(zero));
   appendWeights(weights, acc, bytesOf(kScaleAcc));
-  ArgInfo x =
-      stateArg(ArgKind::UserInput, DType::float32(), "x", {batch, four});
+  ArgInfo x = stateArg(ArgKind::UserInput, DType::float32(), "x", {batch, four});
   sig.args = {w, calls, acc, x};
   sig.results = {
-      {ResultKind::UserOutput,
-       DType::float32(),
-       "output.0",
-       kNoTarget,
-       {batch, four}},
+      {ResultKind::UserOutput, DType::float32(), "output.0", kNoTarget, {batch, four}},
       {ResultKind::UserOutput, DType::int64(), "output.1", kNoTarget, {}},
       {ResultKind::BufferMutation, DType::int64(), "calls", 1, {}},
   };
@@ -106,7 +95,6 @@ ModelSignature test::halvesSignature() {
   z.name = "z";
   z.sizes = {SizeExpr::constant(2) * n + SizeExpr::constant(1)};
   sig.args = {z};
-  sig.results = {
-      {ResultKind::UserOutput, DType::float32(), "out", kNoTarget, {n}}};
+  sig.results = {{ResultKind::UserOutput, DType::float32(), "out", kNoTarget, {n}}};
   return sig;
 }

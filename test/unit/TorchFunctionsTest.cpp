@@ -182,10 +182,8 @@ TEST_CASE("A number picks the Scalar overload, a tensor the Tensor one", "[captu
   Fixture f;
   CHECK(bind("torch.add", {AtenValue::tensor(f.x), f.integer(2)}).target == "aten.add.Scalar");
   // x.max(0) is torch's max.dim (a reduction), never maximum(x, 0); max(x, y) is .other.
-  CHECK(bind("torch.Tensor.max", {AtenValue::tensor(f.x), f.integer(0)}).target ==
-        "aten.max.dim");
-  CHECK(bind("torch.Tensor.min", {AtenValue::tensor(f.x), f.integer(1)}).target ==
-        "aten.min.dim");
+  CHECK(bind("torch.Tensor.max", {AtenValue::tensor(f.x), f.integer(0)}).target == "aten.max.dim");
+  CHECK(bind("torch.Tensor.min", {AtenValue::tensor(f.x), f.integer(1)}).target == "aten.min.dim");
   CHECK(bind("torch.max", {AtenValue::tensor(f.x), AtenValue::tensor(f.y)}).target ==
         "aten.maximum.default");
   CHECK(bind("operator.add", {AtenValue::tensor(f.x), AtenValue::tensor(f.y)}).target ==
@@ -323,8 +321,7 @@ TEST_CASE("Every table entry parses and calls an ATen target tgc has", "[capture
     // reduction, never maximum(x, 0)); the interpreter builds them from other ops
     // (Interpreter::reduceWithIndices) before the table is consulted.
     static const llvm::StringRef kRecognizedOnly[] = {"aten.max.dim", "aten.min.dim"};
-    CHECK((aten.supports(overload.target) ||
-           llvm::is_contained(kRecognizedOnly, overload.target)));
+    CHECK((aten.supports(overload.target) || llvm::is_contained(kRecognizedOnly, overload.target)));
     CHECK(isKnownTorchFunction(overload.name));
   }
   for (llvm::StringRef target : {"aten.max.dim", "aten.min.dim"})

@@ -46,10 +46,8 @@ std::vector<float> values(const Managed &t) {
 /// The scale model with input x (batch x 4) and gradient dy of output 0.
 struct ScaleFixture {
   explicit ScaleFixture(int64_t batch = 2, bool withBackward = true)
-      : signature(scaleSignature(weights)),
-        blob(encodeSignatureBlob(signature)), xShape{batch, 4}, dyShape{batch,
-                                                                        4},
-        xData(size_t(batch * 4)), dyData(size_t(batch * 4)) {
+      : signature(scaleSignature(weights)), blob(encodeSignatureBlob(signature)), xShape{batch, 4},
+        dyShape{batch, 4}, xData(size_t(batch * 4)), dyData(size_t(batch * 4)) {
     desc = {TGC_ABI_VERSION,
             "scale",
             reinterpret_cast<const uint8_t *>(blob.data()),
@@ -83,8 +81,7 @@ struct ScaleFixture {
   /// Runs the backward with `gradOutputs` and returns "" or the error.
   std::string backward(std::vector<DLTensor *> gradOutputs) {
     DLManagedTensor *raw[2] = {nullptr, nullptr};
-    int rc = tgc_model_backward(model, gradOutputs.data(),
-                                int64_t(gradOutputs.size()), raw, 2);
+    int rc = tgc_model_backward(model, gradOutputs.data(), int64_t(gradOutputs.size()), raw, 2);
     grads.clear();
     for (DLManagedTensor *t : raw)
       grads.emplace_back(t);
@@ -166,8 +163,7 @@ TEST_CASE("run_train then backward computes gradients and applies the "
   REQUIRE(f.status == 0);
   std::vector<float> x0 = f.xData;
   REQUIRE(f.forward() == "");
-  CHECK(values(f.outputs[0]) ==
-        std::vector<float>{1, 4, 9, 16, 5, 12, 21, 32, 9, 20, 33, 48});
+  CHECK(values(f.outputs[0]) == std::vector<float>{1, 4, 9, 16, 5, 12, 21, 32, 9, 20, 33, 48});
   CHECK(*static_cast<int64_t *>(f.outputs[1]->dl_tensor.data) == 0);
   CHECK(f.calls() == 1);
   // x (3 x 4 floats) and acc (4 floats) are copied; w is passed by reference.
@@ -186,8 +182,7 @@ TEST_CASE("run_train then backward computes gradients and applies the "
     }
   CHECK(values(f.grads[0]) == gw);
   CHECK(values(f.grads[1]) == gx);
-  CHECK(std::vector<int64_t>(f.grads[1]->dl_tensor.shape,
-                             f.grads[1]->dl_tensor.shape + 2) ==
+  CHECK(std::vector<int64_t>(f.grads[1]->dl_tensor.shape, f.grads[1]->dl_tensor.shape + 2) ==
         std::vector<int64_t>{3, 4});
   std::vector<float> acc(4);
   for (int j = 0; j < 4; ++j)
@@ -203,9 +198,8 @@ TEST_CASE("A backward needs the saved values of a run_train and consumes "
           "[runtime][train]") {
   ScaleFixture f;
   REQUIRE(f.status == 0);
-  std::string noForward =
-      "no saved values for the backward: call tgc_model_run_train first "
-      "(each backward consumes the values of one run_train)";
+  std::string noForward = "no saved values for the backward: call tgc_model_run_train first "
+                          "(each backward consumes the values of one run_train)";
   CHECK(f.backward() == noForward);
   // A plain run saves nothing for the backward.
   REQUIRE(f.forward(/*train=*/false) == "");
@@ -236,8 +230,7 @@ TEST_CASE("A plain run between run_train and backward keeps the pending "
   CHECK(values(f.grads[0])[0] == gw0);
 }
 
-TEST_CASE("Grad outputs are checked against the forward's outputs",
-          "[runtime][train]") {
+TEST_CASE("Grad outputs are checked against the forward's outputs", "[runtime][train]") {
   ScaleFixture f;
   REQUIRE(f.status == 0);
   REQUIRE(f.forward() == "");
@@ -252,21 +245,18 @@ TEST_CASE("Grad outputs are checked against the forward's outputs",
     std::vector<int64_t> shape{3, 4};
     std::vector<float> data(12);
     DLTensor g = cpuTensor(data.data(), kF32, shape);
-    CHECK(f.backward({&g, nullptr}) ==
-          "grad output 'output.0' (#0): expected shape [2, 4] (the "
-          "output's), got [3, 4]");
+    CHECK(f.backward({&g, nullptr}) == "grad output 'output.0' (#0): expected shape [2, 4] (the "
+                                       "output's), got [3, 4]");
   }
   SECTION("a wrong rank") {
     std::vector<int64_t> shape{8};
     DLTensor g = cpuTensor(f.dyData.data(), kF32, shape);
-    CHECK(f.backward({&g, nullptr}) ==
-          "grad output 'output.0' (#0): expected shape [2, 4] (the "
-          "output's), got [8]");
+    CHECK(f.backward({&g, nullptr}) == "grad output 'output.0' (#0): expected shape [2, 4] (the "
+                                       "output's), got [8]");
   }
   SECTION("a wrong dtype") {
     f.dy.dtype = kI64;
-    CHECK(f.backward() ==
-          "grad output 'output.0' (#0): expected dtype float32, got int64");
+    CHECK(f.backward() == "grad output 'output.0' (#0): expected dtype float32, got int64");
   }
   SECTION("another device") {
     f.dy.device.device_type = kDLCUDA;
@@ -281,8 +271,7 @@ TEST_CASE("Grad outputs are checked against the forward's outputs",
           "expected 2 grad outputs (one per output), got 1");
     DLTensor *both[] = {&f.dy, nullptr};
     CHECK(tgc_model_backward(f.model, both, 2, raw, 1) != 0);
-    CHECK(std::string(tgc_model_last_error(f.model)) ==
-          "expected room for 2 gradients, got 1");
+    CHECK(std::string(tgc_model_last_error(f.model)) == "expected room for 2 gradients, got 1");
   }
   // Nothing changed and the saved values are still pending.
   CHECK(f.state4("acc") == acc0);
@@ -377,25 +366,21 @@ TEST_CASE("Backward signatures the runtime cannot honour are rejected at "
   }
   SECTION("a buffer saved by reference") {
     sig.backward->saved[2].arg = 2;
-    CHECK(verifySignature(sig) ==
-          "saved value '#2': only parameters and constants are saved by "
-          "reference");
-    CHECK(createError(sig, weights) ==
-          "invalid signature: saved value '#2': only parameters and "
-          "constants are saved by reference");
+    CHECK(verifySignature(sig) == "saved value '#2': only parameters and constants are saved by "
+                                  "reference");
+    CHECK(createError(sig, weights) == "invalid signature: saved value '#2': only parameters and "
+                                       "constants are saved by reference");
   }
   SECTION("a tangent of an output that does not exist") {
     sig.backward->tangents = {2};
     CHECK(verifySignature(sig) == "tangent '#0': user output out of range");
-    CHECK(createError(sig, weights) ==
-          "invalid signature: tangent '#0': user output out of range");
+    CHECK(createError(sig, weights) == "invalid signature: tangent '#0': user output out of range");
   }
   SECTION("a gradient of a buffer") {
     sig.backward->results[0].target = 1;
     sig.backward->results[0].dtype = DType::int64();
     sig.backward->results[0].sizes = {};
-    CHECK(verifySignature(sig) ==
-          "gradient of 'w': target argument has the wrong kind");
+    CHECK(verifySignature(sig) == "gradient of 'w': target argument has the wrong kind");
     CHECK(createError(sig, weights) ==
           "invalid signature: gradient of 'w': target argument has the "
           "wrong kind");
@@ -416,8 +401,7 @@ TEST_CASE("Backward signatures the runtime cannot honour are rejected at "
   }
 }
 
-TEST_CASE("Every truncation of a training signature blob fails cleanly",
-          "[runtime][train]") {
+TEST_CASE("Every truncation of a training signature blob fails cleanly", "[runtime][train]") {
   std::string weights;
   std::string blob = encodeSignatureBlob(scaleSignature(weights));
   tgc_model_desc desc{TGC_ABI_VERSION,
@@ -435,38 +419,32 @@ TEST_CASE("Every truncation of a training signature blob fails cleanly",
     tgc_model *model = nullptr;
     INFO("truncated to " << size << " bytes");
     CHECK(tgc_rt_create(&desc, &model) != 0);
-    CHECK(std::string(tgc_model_last_error(nullptr))
-              .rfind("malformed signature blob: ", 0) == 0);
+    CHECK(std::string(tgc_model_last_error(nullptr)).rfind("malformed signature blob: ", 0) == 0);
   }
 }
 
-TEST_CASE("model.json and the report describe the backward",
-          "[signature][train]") {
+TEST_CASE("model.json and the report describe the backward", "[signature][train]") {
   std::string weights;
   ModelSignature sig = scaleSignature(weights);
   std::string json = writeSignatureJson(sig);
-  CHECK(json.find("\"saved_count\": 3,\n  \"saved_bytes\": null,") !=
-        std::string::npos);
+  CHECK(json.find("\"saved_count\": 3,\n  \"saved_bytes\": null,") != std::string::npos);
   CHECK(json.find("\"reference\": \"w\"") != std::string::npos);
   sig.backward->savedBytes = 1234;
-  CHECK(writeTrainingReport(sig) ==
-        "saved count: 3\n"
-        "saved bytes: 1234\n"
-        "saved #0: float32[4] = parameter 'w' (by reference)\n"
-        "saved #1: float32[batch, 4]\n"
-        "saved #2: float32[4]\n");
+  CHECK(writeTrainingReport(sig) == "saved count: 3\n"
+                                    "saved bytes: 1234\n"
+                                    "saved #0: float32[4] = parameter 'w' (by reference)\n"
+                                    "saved #1: float32[batch, 4]\n"
+                                    "saved #2: float32[4]\n");
   // The blob ends with the backward section.
   std::string blob = encodeSignatureBlob(sig);
   sig.backward.reset();
   std::string inference = encodeSignatureBlob(sig);
   CHECK(inference.back() == '\0');
-  CHECK(blob.compare(0, inference.size() - 1, inference, 0,
-                     inference.size() - 1) == 0);
+  CHECK(blob.compare(0, inference.size() - 1, inference, 0, inference.size() - 1) == 0);
   CHECK(blob[inference.size() - 1] == '\1');
 }
 
-TEST_CASE("Corrupted training signature blobs fail or load, never crash",
-          "[runtime][train]") {
+TEST_CASE("Corrupted training signature blobs fail or load, never crash", "[runtime][train]") {
   std::string weights;
   std::string blob = encodeSignatureBlob(scaleSignature(weights));
   tgc_model_desc desc{TGC_ABI_VERSION,

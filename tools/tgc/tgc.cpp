@@ -1,5 +1,6 @@
 // tgc: the compiler driver. `tgc compile` turns a program into a model library;
 // `tgc run` runs one on safetensors inputs.
+#include "tgc/Dialect/TgcDialect.h"
 #include "tgc/Frontend/Export/ExportReader.h"
 #include "tgc/Frontend/Trace/GraphProgram.h"
 #include "tgc/Frontend/Trace/TraceReader.h"
@@ -7,7 +8,6 @@
 #include "tgc/Runner/Run.h"
 #include "tgc/Target/Artifact.h"
 #include "tgc/Target/ProgramJson.h"
-#include "tgc/Dialect/TgcDialect.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/InitAllDialects.h"
@@ -198,8 +198,7 @@ static int compile(const CompileOptions &options) {
   // --start-after=llvm: the input is --compile-to=llvm's output, built as it is.
   std::optional<tgc::Phase> startAfter = tgc::parsePhase(options.startAfter);
   if (!startAfter) {
-    llvm::errs() << "error: unknown phase '" << options.startAfter
-                 << "' for --start-after\n";
+    llvm::errs() << "error: unknown phase '" << options.startAfter << "' for --start-after\n";
     return 1;
   }
   if ((options.activationBudget != 0 || !options.packSaved.empty()) && !options.train) {
@@ -226,9 +225,10 @@ int main(int argc, char **argv) {
   CLI::App *compileCmd = app.add_subcommand("compile", "Compile a program into model.so");
   compileCmd->add_option("input", compileOptions.input, "a .pt2 archive, a .trace or a .mlir file")
       ->required();
-  compileCmd->add_option("-o,--output", compileOptions.output,
-                         "model.so (with model.h and model.json beside it), or .mlir / - "
-                         "for IR")
+  compileCmd
+      ->add_option("-o,--output", compileOptions.output,
+                   "model.so (with model.h and model.json beside it), or .mlir / - "
+                   "for IR")
       ->required();
   compileCmd->add_option("--compile-to", compileOptions.compileTo,
                          "stop after a phase and print IR: capture, functionalize, "
@@ -248,21 +248,22 @@ int main(int argc, char **argv) {
                          "output)");
   compileCmd->add_flag("--report", compileOptions.report,
                        "print the saved values of the training partition to stdout");
-  compileCmd->add_option("--activation-budget", compileOptions.activationBudget,
-                         "with --train: bytes the saved activations may take; over it, "
-                         "cheap ops are recomputed in backward")
+  compileCmd
+      ->add_option("--activation-budget", compileOptions.activationBudget,
+                   "with --train: bytes the saved activations may take; over it, "
+                   "cheap ops are recomputed in backward")
       ->check(CLI::NonNegativeNumber);
-  compileCmd->add_option("--pack-saved", compileOptions.packSaved,
-                         "with --train: keep saved f32 activations as bf16 or fp8 "
-                         "(saved-tensor hooks)")
+  compileCmd
+      ->add_option("--pack-saved", compileOptions.packSaved,
+                   "with --train: keep saved f32 activations as bf16 or fp8 "
+                   "(saved-tensor hooks)")
       ->check(CLI::IsMember({"bf16", "fp8"}));
 
   tgc::runner::RunOptions runOptions;
   CLI::App *runCmd = app.add_subcommand("run", "Run a compiled model on safetensors inputs");
   runCmd->add_option("model", runOptions.soPath, "the model.so")->required();
   runCmd->add_option("--inputs", runOptions.inputsPath, "inputs (.safetensors)")->required();
-  runCmd->add_option("-o,--output", runOptions.outputPath, "outputs (.safetensors)")
-      ->required();
+  runCmd->add_option("-o,--output", runOptions.outputPath, "outputs (.safetensors)")->required();
   runCmd->add_flag("--train", runOptions.train,
                    "run forward and backward; also writes grad.<name> per gradient");
   runCmd->add_option("--grad-outputs", runOptions.gradOutputsPath,

@@ -30,8 +30,7 @@ public:
 
   /// An `index` value for size expression `size` at the rewriter's insertion point.
   mlir::FailureOr<mlir::Value> materializeSize(mlir::ConversionPatternRewriter &rewriter,
-                                               mlir::Operation *op,
-                                               mlir::AffineExpr size) const;
+                                               mlir::Operation *op, mlir::AffineExpr size) const;
 
   /// The dynamic sizes of `type` (the operands a `tensor.empty` of it needs).
   mlir::FailureOr<llvm::SmallVector<mlir::Value>>
@@ -71,16 +70,15 @@ inline BaseTensorType tgcType(mlir::Value v) { return llvm::cast<BaseTensorType>
 
 /// Broadcasting copy of `input` (a builtin tensor whose tgc type is `inputType`) into
 /// the shape of `resultType`, converting elements to `elementType` when given.
-mlir::FailureOr<mlir::Value>
-broadcastTo(mlir::ConversionPatternRewriter &rewriter, const LoweringContext &lowering,
-            mlir::Operation *op, mlir::Value input, BaseTensorType inputType,
-            BaseTensorType resultType, mlir::Type elementType = {});
+mlir::FailureOr<mlir::Value> broadcastTo(mlir::ConversionPatternRewriter &rewriter,
+                                         const LoweringContext &lowering, mlir::Operation *op,
+                                         mlir::Value input, BaseTensorType inputType,
+                                         BaseTensorType resultType, mlir::Type elementType = {});
 
 /// Indexing map reading an operand of sizes `operandSizes` inside a loop nest over
 /// `resultSizes`, with NumPy broadcasting (size-1 dimensions read index 0).
 mlir::AffineMap broadcastMap(llvm::ArrayRef<mlir::AffineExpr> operandSizes,
-                             llvm::ArrayRef<mlir::AffineExpr> resultSizes,
-                             mlir::MLIRContext *ctx);
+                             llvm::ArrayRef<mlir::AffineExpr> resultSizes, mlir::MLIRContext *ctx);
 
 /// One window position that reads an input element, as `windowGather` hands it to its
 /// callback: the loop indices n, c, h, w (input) and kh, kw (window), and the output
@@ -105,25 +103,20 @@ void populateElementwisePatterns(const LoweringContext &lowering,
                                  mlir::RewritePatternSet &patterns);
 void populateLinearAlgebraPatterns(const LoweringContext &lowering,
                                    mlir::RewritePatternSet &patterns);
-void populateReductionPatterns(const LoweringContext &lowering,
-                               mlir::RewritePatternSet &patterns);
+void populateReductionPatterns(const LoweringContext &lowering, mlir::RewritePatternSet &patterns);
 void populateViewPatterns(const LoweringContext &lowering, mlir::RewritePatternSet &patterns);
 void populatePoolingPatterns(const LoweringContext &lowering, mlir::RewritePatternSet &patterns);
 void populateLossPatterns(const LoweringContext &lowering, mlir::RewritePatternSet &patterns);
-void populateIndexingPatterns(const LoweringContext &lowering,
-                               mlir::RewritePatternSet &patterns);
+void populateIndexingPatterns(const LoweringContext &lowering, mlir::RewritePatternSet &patterns);
 void populateRandomPatterns(const LoweringContext &lowering, mlir::RewritePatternSet &patterns);
-void populateCreationPatterns(const LoweringContext &lowering,
-                              mlir::RewritePatternSet &patterns);
+void populateCreationPatterns(const LoweringContext &lowering, mlir::RewritePatternSet &patterns);
 void populateControlFlowPatterns(const LoweringContext &lowering,
                                  mlir::RewritePatternSet &patterns);
 
 /// A conversion pattern for a tgc op with access to the shared lowering context.
-template <typename OpTy>
-struct TgcLoweringPattern : mlir::OpConversionPattern<OpTy> {
+template <typename OpTy> struct TgcLoweringPattern : mlir::OpConversionPattern<OpTy> {
   TgcLoweringPattern(const LoweringContext &lowering, mlir::MLIRContext *ctx)
-      : mlir::OpConversionPattern<OpTy>(lowering.getTypeConverter(), ctx),
-        lowering(lowering) {}
+      : mlir::OpConversionPattern<OpTy>(lowering.getTypeConverter(), ctx), lowering(lowering) {}
   const LoweringContext &lowering;
 };
 

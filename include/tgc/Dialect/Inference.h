@@ -28,8 +28,7 @@ enum class MatmulKind { Mm, Bmm, Matmul };
 enum class ReductionKind { sum, mean, amax, amin, var, any, all };
 
 mlir::LogicalResult inferElementwise(mlir::MLIRContext *ctx, InferLoc loc,
-                                     mlir::ValueRange operands, ResultDType rule,
-                                     TypeList &types);
+                                     mlir::ValueRange operands, ResultDType rule, TypeList &types);
 mlir::LogicalResult inferWhere(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value condition,
                                mlir::Value self, mlir::Value other, TypeList &types);
 mlir::LogicalResult inferMaskedFill(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
@@ -56,8 +55,8 @@ mlir::LogicalResult inferLayerNorm(mlir::MLIRContext *ctx, InferLoc loc, mlir::V
 mlir::LogicalResult inferSoftmax(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
                                  int64_t dim, mlir::TypeAttr dtype, TypeList &types);
 mlir::LogicalResult inferReduction(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
-                                   mlir::DenseI64ArrayAttr dims, bool keepdim,
-                                   mlir::TypeAttr dtype, ReductionKind kind, TypeList &types);
+                                   mlir::DenseI64ArrayAttr dims, bool keepdim, mlir::TypeAttr dtype,
+                                   ReductionKind kind, TypeList &types);
 mlir::LogicalResult inferView(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
                               ShapeAttr size, TypeList &types);
 mlir::LogicalResult inferPermute(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
@@ -70,31 +69,29 @@ mlir::LogicalResult inferUnsqueeze(mlir::MLIRContext *ctx, InferLoc loc, mlir::V
                                    int64_t dim, TypeList &types);
 mlir::LogicalResult inferSqueeze(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
                                  mlir::DenseI64ArrayAttr dims, TypeList &types);
-mlir::LogicalResult inferSlice(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
-                               int64_t dim, ShapeAttr start, ShapeAttr end, int64_t step,
-                               TypeList &types);
-mlir::LogicalResult inferSelect(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
-                                int64_t dim, int64_t index, TypeList &types);
+mlir::LogicalResult inferSlice(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self, int64_t dim,
+                               ShapeAttr start, ShapeAttr end, int64_t step, TypeList &types);
+mlir::LogicalResult inferSelect(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self, int64_t dim,
+                                int64_t index, TypeList &types);
 mlir::LogicalResult inferAlias(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
                                TypeList &types);
 /// detach: an alias that does not require grad.
 mlir::LogicalResult inferDetach(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
                                 TypeList &types);
 mlir::LogicalResult inferSplit(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
-                               llvm::ArrayRef<int64_t> splitSizes, int64_t dim,
-                               TypeList &types);
+                               llvm::ArrayRef<int64_t> splitSizes, int64_t dim, TypeList &types);
 mlir::LogicalResult inferClone(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
                                TypeList &types);
 mlir::LogicalResult inferFull(mlir::MLIRContext *ctx, InferLoc loc, ShapeAttr size,
-                              mlir::Attribute fillValue, mlir::TypeAttr dtype,
-                              DeviceAttr device, TypeList &types);
+                              mlir::Attribute fillValue, mlir::TypeAttr dtype, DeviceAttr device,
+                              TypeList &types);
 mlir::LogicalResult inferFullLike(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
                                   mlir::TypeAttr dtype, TypeList &types);
 mlir::LogicalResult inferArange(mlir::MLIRContext *ctx, InferLoc loc, mlir::Attribute start,
-                                mlir::Attribute end, mlir::Attribute step,
-                                mlir::TypeAttr dtype, DeviceAttr device, TypeList &types);
-mlir::LogicalResult inferConstant(mlir::MLIRContext *ctx, InferLoc loc,
-                                  mlir::ElementsAttr value, TypeList &types);
+                                mlir::Attribute end, mlir::Attribute step, mlir::TypeAttr dtype,
+                                DeviceAttr device, TypeList &types);
+mlir::LogicalResult inferConstant(mlir::MLIRContext *ctx, InferLoc loc, mlir::ElementsAttr value,
+                                  TypeList &types);
 
 mlir::LogicalResult inferCat(mlir::MLIRContext *ctx, InferLoc loc, mlir::ValueRange tensors,
                              int64_t dim, bool stack, TypeList &types);
@@ -102,9 +99,8 @@ mlir::LogicalResult inferAttention(mlir::MLIRContext *ctx, InferLoc loc, mlir::V
                                    mlir::Value key, mlir::Value value, TypeList &types);
 mlir::LogicalResult inferPool2d(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
                                 llvm::ArrayRef<int64_t> kernel, llvm::ArrayRef<int64_t> stride,
-                                llvm::ArrayRef<int64_t> padding,
-                                llvm::ArrayRef<int64_t> dilation, bool ceilMode,
-                                bool withIndices, TypeList &types);
+                                llvm::ArrayRef<int64_t> padding, llvm::ArrayRef<int64_t> dilation,
+                                bool ceilMode, bool withIndices, TypeList &types);
 mlir::LogicalResult inferAdaptivePool2d(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
                                         llvm::ArrayRef<int64_t> outputSize, TypeList &types);
 
@@ -128,8 +124,8 @@ mlir::LogicalResult inferNllLossBackward(mlir::MLIRContext *ctx, InferLoc loc,
                                          mlir::Value target, mlir::Value weight,
                                          mlir::Value totalWeight, int64_t reduction,
                                          TypeList &types);
-mlir::LogicalResult inferGather(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
-                                int64_t dim, mlir::Value index, TypeList &types);
+mlir::LogicalResult inferGather(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self, int64_t dim,
+                                mlir::Value index, TypeList &types);
 mlir::LogicalResult inferEmbedding(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value weight,
                                    mlir::Value indices, TypeList &types);
 mlir::LogicalResult inferEmbeddingBackward(mlir::MLIRContext *ctx, InferLoc loc,
@@ -140,13 +136,11 @@ mlir::LogicalResult inferNativeDropout(mlir::MLIRContext *ctx, InferLoc loc, mli
 mlir::LogicalResult inferRandBernoulli(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value state,
                                        ShapeAttr size, double p, TypeList &types);
 /// max_pool2d_backward (with `indices`) and avg_pool2d_backward (without).
-mlir::LogicalResult inferPool2dBackward(mlir::MLIRContext *ctx, InferLoc loc,
-                                        mlir::Value gradOutput, mlir::Value self,
-                                        mlir::Value indices, llvm::ArrayRef<int64_t> kernel,
-                                        llvm::ArrayRef<int64_t> stride,
-                                        llvm::ArrayRef<int64_t> padding,
-                                        llvm::ArrayRef<int64_t> dilation, bool ceilMode,
-                                        TypeList &types);
+mlir::LogicalResult
+inferPool2dBackward(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value gradOutput, mlir::Value self,
+                    mlir::Value indices, llvm::ArrayRef<int64_t> kernel,
+                    llvm::ArrayRef<int64_t> stride, llvm::ArrayRef<int64_t> padding,
+                    llvm::ArrayRef<int64_t> dilation, bool ceilMode, TypeList &types);
 
 /// Pooling/convolution window parameters expanded to one entry per spatial dimension
 /// (a single value applies to all; an empty stride means the kernel size).

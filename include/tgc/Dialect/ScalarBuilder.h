@@ -11,8 +11,7 @@ namespace tgc {
 mlir::Value castScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v, mlir::Type to);
 
 /// A constant of type `type` holding `value`.
-mlir::Value scalarConstant(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type,
-                           double value);
+mlir::Value scalarConstant(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type, double value);
 
 /// `attr` (an IntegerAttr/FloatAttr/BoolAttr) as a constant of `type`, or `dflt` when null.
 mlir::Value scalarFromAttr(mlir::OpBuilder &b, mlir::Location loc, mlir::Attribute attr,

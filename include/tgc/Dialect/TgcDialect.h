@@ -34,9 +34,7 @@ namespace tgc {
 class BaseTensorType : public mlir::Type {
 public:
   using mlir::Type::Type;
-  static bool classof(mlir::Type type) {
-    return llvm::isa<RefTensorType, ValueTensorType>(type);
-  }
+  static bool classof(mlir::Type type) { return llvm::isa<RefTensorType, ValueTensorType>(type); }
   TensorMeta getMeta() const;
   llvm::ArrayRef<mlir::AffineExpr> getSizes() const;
   mlir::Type getDtype() const;
@@ -72,9 +70,9 @@ void printSizeList(mlir::AsmPrinter &printer, llvm::ArrayRef<mlir::AffineExpr> e
 
 } // namespace tgc
 
+#include "tgc/Dialect/Inference.h"
 #include "tgc/Dialect/TgcEnums.h.inc"
 #include "tgc/Dialect/TgcInterfaces.h.inc"
-#include "tgc/Dialect/Inference.h"
 
 #define GET_OP_CLASSES
 #include "tgc/Dialect/TgcOps.h.inc"
@@ -90,9 +88,10 @@ mlir::LogicalResult refreshResultTypes(mlir::Operation *op);
 /// every op's result types re-inferred, so one function applies to tensors of any
 /// sizes. Returns the values `fn` returns. `fn` must have a single block of ops that
 /// infer their types (or have no tensor results).
-mlir::FailureOr<llvm::SmallVector<mlir::Value>>
-instantiateFunction(mlir::OpBuilder &builder, mlir::Location loc, mlir::func::FuncOp fn,
-                    mlir::ValueRange args);
+mlir::FailureOr<llvm::SmallVector<mlir::Value>> instantiateFunction(mlir::OpBuilder &builder,
+                                                                    mlir::Location loc,
+                                                                    mlir::func::FuncOp fn,
+                                                                    mlir::ValueRange args);
 
 /// What capture-level tensor `ref` aliases one step up: the source of the view that
 /// made it (with `throughViews`), or the operand an in-place op wrote and returned. Null

@@ -120,9 +120,7 @@ private:
   Status backwardStep(size_t step, const std::vector<const DLTensor *> &gradOutputs,
                       std::map<size_t, HostTensor> &valueGrads,
                       std::map<std::string, HostTensor> &paramGrads);
-  Status fail(size_t graph, const std::string &what) const {
-    return models[graph]->error(what);
-  }
+  Status fail(size_t graph, const std::string &what) const { return models[graph]->error(what); }
 
   nlohmann::json document;
   std::vector<std::string> inputs;

@@ -67,8 +67,7 @@ const char *tgc_program_result_graph(const tgc_program *program);
 int64_t tgc_program_num_outputs(const tgc_program *program);
 /** After a run: moves the outputs into `outputs` (the caller calls each one's
  *  deleter); `num_outputs` must be tgc_program_num_outputs. */
-int tgc_program_take_outputs(tgc_program *program, DLManagedTensor **outputs,
-                             int64_t num_outputs);
+int tgc_program_take_outputs(tgc_program *program, DLManagedTensor **outputs, int64_t num_outputs);
 /** After a run: 1 if a graph wrote program input `index`, else 0. */
 int tgc_program_input_is_mutated(const tgc_program *program, int64_t index);
 /** After a run: 1 if output `index` has a gradient, else 0. */

@@ -92,9 +92,8 @@ TGC_EXPORT int tgc_model_input_is_mutated(const tgc_model *m, int64_t i);
  *  Returns 0, or non-zero with a message (and every outputs[i] == NULL).
  *  On a trainable model the values saved for the backward are dropped (those
  *  of an earlier tgc_model_run_train stay pending). */
-TGC_EXPORT int tgc_model_run(tgc_model *m, DLTensor *const *inputs,
-                             int64_t num_inputs, DLManagedTensor **outputs,
-                             int64_t num_outputs);
+TGC_EXPORT int tgc_model_run(tgc_model *m, DLTensor *const *inputs, int64_t num_inputs,
+                             DLManagedTensor **outputs, int64_t num_outputs);
 
 /** Number of state entries: parameters, buffers and constants. */
 TGC_EXPORT int64_t tgc_model_num_state(const tgc_model *m);
@@ -108,24 +107,20 @@ TGC_EXPORT int tgc_model_state_kind(const tgc_model *m, int64_t i);
 
 /** Stores the dtype of state `name` in *dtype, so callers can allocate a
  *  destination for tgc_model_get_state. */
-TGC_EXPORT int tgc_model_state_dtype(tgc_model *m, const char *name,
-                                     DLDataType *dtype);
+TGC_EXPORT int tgc_model_state_dtype(tgc_model *m, const char *name, DLDataType *dtype);
 
 /** Stores the rank of state `name` in *rank and, when it is at most
  *  max_rank, its sizes in sizes[0..rank). Fails (after setting *rank) when
  *  the rank exceeds max_rank, so a caller can retry with more room. */
-TGC_EXPORT int tgc_model_state_shape(tgc_model *m, const char *name,
-                                     int64_t *rank, int64_t *sizes,
+TGC_EXPORT int tgc_model_state_shape(tgc_model *m, const char *name, int64_t *rank, int64_t *sizes,
                                      int64_t max_rank);
 
 /** Copies state `name` into dst (same dtype and shape, CPU, any strides). */
-TGC_EXPORT int tgc_model_get_state(tgc_model *m, const char *name,
-                                   DLTensor *dst);
+TGC_EXPORT int tgc_model_get_state(tgc_model *m, const char *name, DLTensor *dst);
 
 /** Replaces state `name` with a copy of src (same dtype and shape, CPU, any
  *  strides): loads new weights or resets buffers. */
-TGC_EXPORT int tgc_model_set_state(tgc_model *m, const char *name,
-                                   const DLTensor *src);
+TGC_EXPORT int tgc_model_set_state(tgc_model *m, const char *name, const DLTensor *src);
 
 /* Training (models compiled with `tgc compile --train`). */
 
@@ -136,10 +131,8 @@ TGC_EXPORT int tgc_model_is_trainable(const tgc_model *m);
  *  for one tgc_model_backward (replacing values still pending from an
  *  earlier call). Inputs that the backward mutates must stay valid (their
  *  data, shape and strides) until that backward. */
-TGC_EXPORT int tgc_model_run_train(tgc_model *m, DLTensor *const *inputs,
-                                   int64_t num_inputs,
-                                   DLManagedTensor **outputs,
-                                   int64_t num_outputs);
+TGC_EXPORT int tgc_model_run_train(tgc_model *m, DLTensor *const *inputs, int64_t num_inputs,
+                                   DLManagedTensor **outputs, int64_t num_outputs);
 
 /** Number of gradients tgc_model_backward returns. */
 TGC_EXPORT int64_t tgc_model_num_gradients(const tgc_model *m);
@@ -156,10 +149,8 @@ TGC_EXPORT const char *tgc_model_gradient_name(const tgc_model *m, int64_t i);
  *  (freed with deleter). Buffers and user inputs the backward mutates are
  *  updated. Returns 0, or non-zero with a message; on failure nothing has
  *  changed and the saved values stay pending. */
-TGC_EXPORT int tgc_model_backward(tgc_model *m,
-                                  DLTensor *const *grad_outputs,
-                                  int64_t num_grad_outputs,
-                                  DLManagedTensor **grads,
+TGC_EXPORT int tgc_model_backward(tgc_model *m, DLTensor *const *grad_outputs,
+                                  int64_t num_grad_outputs, DLManagedTensor **grads,
                                   int64_t num_grads);
 
 /** 1 if user output i has a gradient input in tgc_model_backward, 0 if it
@@ -184,13 +175,13 @@ TGC_EXPORT int64_t tgc_model_saved_bytes(const tgc_model *m);
  *  and the packed entry. Every field is 8 bytes wide so that code generators
  *  can lay it out as { i64, ptr, ptr, i64, ptr, i64, ptr, ptr }. */
 typedef struct tgc_model_desc {
-  uint64_t abi_version;         /* TGC_ABI_VERSION */
-  const char *name;             /* NUL-terminated model name */
-  const uint8_t *signature;     /* signature blob (docs/abi.md) */
-  uint64_t signature_size;      /* its size in bytes */
-  const uint8_t *weights;       /* weights blob; NULL allowed if size is 0 */
-  uint64_t weights_size;        /* its size in bytes */
-  void (*forward)(void **args); /* packed entry tgc_entry_forward */
+  uint64_t abi_version;          /* TGC_ABI_VERSION */
+  const char *name;              /* NUL-terminated model name */
+  const uint8_t *signature;      /* signature blob (docs/abi.md) */
+  uint64_t signature_size;       /* its size in bytes */
+  const uint8_t *weights;        /* weights blob; NULL allowed if size is 0 */
+  uint64_t weights_size;         /* its size in bytes */
+  void (*forward)(void **args);  /* packed entry tgc_entry_forward */
   void (*backward)(void **args); /* packed entry tgc_entry_backward; NULL
                                     for models that are not trainable */
 } tgc_model_desc;
@@ -217,45 +208,37 @@ typedef struct tgc_unranked_memref {
  *  its own strides): the exact semantics of MLIR's CRunnerUtils memrefCopy,
  *  which `memref.copy` lowers to for non-contiguous layouts. Defined here so
  *  that a model.so needs no MLIR runtime library. */
-void memrefCopy(int64_t elem_size, tgc_unranked_memref *src,
-                tgc_unranked_memref *dst);
+void memrefCopy(int64_t elem_size, tgc_unranked_memref *src, tgc_unranked_memref *dst);
 
 /** C[offC..] = alpha * op(A) * op(B) + beta * C, row-major, through
  *  cblas_sgemm. op(A) is M x K (A is stored K x M when transA != 0), op(B) is
  *  K x N (stored N x K when transB != 0), C is M x N. Offsets and leading
  *  dimensions are in elements. With beta == 0, C is not read (NaNs in C are
  *  overwritten). Sizes beyond 32-bit BLAS ints use a plain loop. */
-void tgc_rt_gemm_f32(int64_t transA, int64_t transB, const float *A,
-                     int64_t offA, int64_t lda, const float *B, int64_t offB,
-                     int64_t ldb, float *C, int64_t offC, int64_t ldc,
+void tgc_rt_gemm_f32(int64_t transA, int64_t transB, const float *A, int64_t offA, int64_t lda,
+                     const float *B, int64_t offB, int64_t ldb, float *C, int64_t offC, int64_t ldc,
                      int64_t M, int64_t N, int64_t K, float alpha, float beta);
 
 /** tgc_rt_gemm_f32 for `batch` independent products; matrix b of each
  *  operand starts at off + b * stride (elements). A stride of 0 broadcasts
  *  an operand over the batch. */
-void tgc_rt_gemm_batched_f32(int64_t batch, int64_t transA, int64_t transB,
-                             const float *A, int64_t offA, int64_t strideA,
-                             int64_t lda, const float *B, int64_t offB,
-                             int64_t strideB, int64_t ldb, float *C,
-                             int64_t offC, int64_t strideC, int64_t ldc,
-                             int64_t M, int64_t N, int64_t K, float alpha,
-                             float beta);
+void tgc_rt_gemm_batched_f32(int64_t batch, int64_t transA, int64_t transB, const float *A,
+                             int64_t offA, int64_t strideA, int64_t lda, const float *B,
+                             int64_t offB, int64_t strideB, int64_t ldb, float *C, int64_t offC,
+                             int64_t strideC, int64_t ldc, int64_t M, int64_t N, int64_t K,
+                             float alpha, float beta);
 
 /** Double-precision tgc_rt_gemm_f32 (cblas_dgemm). */
-void tgc_rt_gemm_f64(int64_t transA, int64_t transB, const double *A,
-                     int64_t offA, int64_t lda, const double *B, int64_t offB,
-                     int64_t ldb, double *C, int64_t offC, int64_t ldc,
-                     int64_t M, int64_t N, int64_t K, double alpha,
-                     double beta);
+void tgc_rt_gemm_f64(int64_t transA, int64_t transB, const double *A, int64_t offA, int64_t lda,
+                     const double *B, int64_t offB, int64_t ldb, double *C, int64_t offC,
+                     int64_t ldc, int64_t M, int64_t N, int64_t K, double alpha, double beta);
 
 /** Double-precision tgc_rt_gemm_batched_f32. */
-void tgc_rt_gemm_batched_f64(int64_t batch, int64_t transA, int64_t transB,
-                             const double *A, int64_t offA, int64_t strideA,
-                             int64_t lda, const double *B, int64_t offB,
-                             int64_t strideB, int64_t ldb, double *C,
-                             int64_t offC, int64_t strideC, int64_t ldc,
-                             int64_t M, int64_t N, int64_t K, double alpha,
-                             double beta);
+void tgc_rt_gemm_batched_f64(int64_t batch, int64_t transA, int64_t transB, const double *A,
+                             int64_t offA, int64_t strideA, int64_t lda, const double *B,
+                             int64_t offB, int64_t strideB, int64_t ldb, double *C, int64_t offC,
+                             int64_t strideC, int64_t ldc, int64_t M, int64_t N, int64_t K,
+                             double alpha, double beta);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -75,8 +75,7 @@ struct SafetensorsFile {
 /// Parses safetensors `bytes`; errors name `sourceName` (usually the path)
 /// and say what is wrong (truncated header, bad JSON, unknown dtype,
 /// offsets that do not match the shape or overlap, ...).
-llvm::Expected<SafetensorsFile> parseSafetensors(llvm::StringRef bytes,
-                                                 llvm::StringRef sourceName);
+llvm::Expected<SafetensorsFile> parseSafetensors(llvm::StringRef bytes, llvm::StringRef sourceName);
 
 /// Reads and parses the file at `path`.
 llvm::Expected<SafetensorsFile> readSafetensors(llvm::StringRef path);

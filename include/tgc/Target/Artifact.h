@@ -4,8 +4,8 @@
 #define TGC_TARGET_ARTIFACT_H
 
 #include "mlir/IR/BuiltinOps.h"
-#include "llvm/Support/raw_ostream.h"
 #include "tgc/Target/Signature.h"
+#include "llvm/Support/raw_ostream.h"
 #include <string>
 
 namespace tgc {

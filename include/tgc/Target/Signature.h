@@ -77,9 +77,7 @@ public:
   /// division by zero, overflow or a missing symbol.
   int64_t evaluate(const std::vector<int64_t> &symbolValues) const;
 
-  bool operator==(const SizeExpr &other) const {
-    return program == other.program;
-  }
+  bool operator==(const SizeExpr &other) const { return program == other.program; }
 
 private:
   std::vector<ExprOp> program;
@@ -108,9 +106,7 @@ struct DType {
   static DType uint8() { return {1, 8}; }
   static DType boolean() { return {6, 8}; }
 
-  bool operator==(const DType &other) const {
-    return code == other.code && bits == other.bits;
-  }
+  bool operator==(const DType &other) const { return code == other.code && bits == other.bits; }
   bool operator!=(const DType &other) const { return !(*this == other); }
 };
 
@@ -240,13 +236,11 @@ std::string encodeSignatureBlob(const ModelSignature &signature);
 
 /// Appends `bytes` to a weights blob at the next 64-byte boundary and points
 /// `arg`'s dataOffset/dataSize at them.
-void appendWeights(std::string &weightsBlob, ArgInfo &arg,
-                   std::string_view bytes);
+void appendWeights(std::string &weightsBlob, ArgInfo &arg, std::string_view bytes);
 
 /// A size expression in infix form with symbol names ("2*s0 + 1",
 /// "ceildiv(s0, 4)"), as model.json and messages show it.
-std::string printSizeExpr(const SizeExpr &expr,
-                          const std::vector<SymbolInfo> &symbols);
+std::string printSizeExpr(const SizeExpr &expr, const std::vector<SymbolInfo> &symbols);
 
 /// The `tgc compile --report` text: saved count and bytes, then one line per
 /// saved value with its type (zero counts for models without a backward).
@@ -268,8 +262,7 @@ std::string writeProgramSignatureJson(const std::string &name, const std::string
                                       const std::vector<ModelSignature> &graphs);
 
 /// model.h of a program with graph breaks: the C API and each graph's constructor.
-std::string writeProgramHeader(const std::string &name,
-                               const std::vector<ModelSignature> &graphs);
+std::string writeProgramHeader(const std::string &name, const std::vector<ModelSignature> &graphs);
 
 } // namespace tgc
 

@@ -62,7 +62,8 @@ func::FuncOp declareHelper(OpBuilder &b, ModuleOp module, StringRef name, TypeRa
 /// (n, k) instead of (k, n) for B. Fails for maps that are neither.
 FailureOr<bool> isTransposed(AffineMap map, unsigned row, unsigned col, bool batched) {
   unsigned first = batched ? 1 : 0;
-  if (map.getNumResults() != first + 2 || (batched && map.getResult(0) != getAffineDimExpr(0, map.getContext())))
+  if (map.getNumResults() != first + 2 ||
+      (batched && map.getResult(0) != getAffineDimExpr(0, map.getContext())))
     return failure();
   auto at = [&](unsigned i) { return llvm::dyn_cast<AffineDimExpr>(map.getResult(first + i)); };
   if (!at(0) || !at(1))
@@ -76,8 +77,7 @@ FailureOr<bool> isTransposed(AffineMap map, unsigned row, unsigned col, bool bat
 }
 
 /// Rewrites a (batch_)matmul C += A @ B into a call of the runtime GEMM helper.
-template <typename MatmulOp, bool batched>
-struct MatmulToBlas : OpRewritePattern<MatmulOp> {
+template <typename MatmulOp, bool batched> struct MatmulToBlas : OpRewritePattern<MatmulOp> {
   using OpRewritePattern<MatmulOp>::OpRewritePattern;
 
   LogicalResult matchAndRewrite(MatmulOp op, PatternRewriter &rewriter) const override {
@@ -139,8 +139,8 @@ struct ConvertLinalgToBlasPass
     : public tgc::impl::ConvertLinalgToBlasPassBase<ConvertLinalgToBlasPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<MatmulToBlas<linalg::MatmulOp, false>,
-                 MatmulToBlas<linalg::BatchMatmulOp, true>>(&getContext());
+    patterns.add<MatmulToBlas<linalg::MatmulOp, false>, MatmulToBlas<linalg::BatchMatmulOp, true>>(
+        &getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns)))) {
       getOperation()->emitError() << getArgument() << ": the rewriting did not converge";
       return signalPassFailure();

@@ -48,9 +48,10 @@ struct ScalarTensorLowering : TgcLoweringPattern<ScalarTensorOp> {
 };
 
 /// A generic over the result's index space whose body computes from the indices.
-LogicalResult lowerIndexGeneric(
-    ConversionPatternRewriter &rewriter, const LoweringContext &lowering, Operation *op,
-    ValueRange inputs, function_ref<Value(OpBuilder &, Location, ValueRange, ValueRange)> body) {
+LogicalResult
+lowerIndexGeneric(ConversionPatternRewriter &rewriter, const LoweringContext &lowering,
+                  Operation *op, ValueRange inputs,
+                  function_ref<Value(OpBuilder &, Location, ValueRange, ValueRange)> body) {
   auto resultType = tgcType(op->getResult(0));
   FailureOr<Value> init = lowering.emptyTensor(rewriter, op, resultType);
   if (failed(init))
@@ -59,14 +60,14 @@ LogicalResult lowerIndexGeneric(
   int64_t rank = resultType.getRank();
   SmallVector<AffineMap> maps(inputs.size() + 1, AffineMap::getMultiDimIdentityMap(rank, ctx));
   SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
-  auto generic = linalg::GenericOp::create(
-      rewriter, op->getLoc(), init->getType(), inputs, *init, maps, iterators,
-      [&](OpBuilder &b, Location l, ValueRange args) {
-        SmallVector<Value> indices;
-        for (int64_t d = 0; d < rank; ++d)
-          indices.push_back(linalg::IndexOp::create(b, l, d));
-        linalg::YieldOp::create(b, l, body(b, l, indices, args));
-      });
+  auto generic =
+      linalg::GenericOp::create(rewriter, op->getLoc(), init->getType(), inputs, *init, maps,
+                                iterators, [&](OpBuilder &b, Location l, ValueRange args) {
+                                  SmallVector<Value> indices;
+                                  for (int64_t d = 0; d < rank; ++d)
+                                    indices.push_back(linalg::IndexOp::create(b, l, d));
+                                  linalg::YieldOp::create(b, l, body(b, l, indices, args));
+                                });
   rewriter.replaceOp(op, generic.getResult(0));
   return success();
 }
@@ -92,8 +93,7 @@ struct ArangeLowering : TgcLoweringPattern<ArangeOp> {
   }
 };
 
-template <typename OpTy, bool lower>
-struct TriangleLowering : TgcLoweringPattern<OpTy> {
+template <typename OpTy, bool lower> struct TriangleLowering : TgcLoweringPattern<OpTy> {
   using TgcLoweringPattern<OpTy>::TgcLoweringPattern;
   LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
@@ -131,6 +131,6 @@ struct ConstantLowering : TgcLoweringPattern<ConstantOp> {
 
 void tgc::populateCreationPatterns(const LoweringContext &lowering, RewritePatternSet &patterns) {
   patterns.add<FullLowering, FullLikeLowering, ScalarTensorLowering, ArangeLowering,
-               TriangleLowering<TrilOp, true>, TriangleLowering<TriuOp, false>,
-               ConstantLowering>(lowering, patterns.getContext());
+               TriangleLowering<TrilOp, true>, TriangleLowering<TriuOp, false>, ConstantLowering>(
+      lowering, patterns.getContext());
 }

@@ -51,8 +51,7 @@ struct GatherLowering : TgcLoweringPattern<GatherOp> {
           for (int64_t i = 0; i < rank; ++i)
             indices.push_back(i == dim ? clampIndex(b, l, indexValue(b, l, args[0]), size)
                                        : linalg::IndexOp::create(b, l, i).getResult());
-          linalg::YieldOp::create(b, l,
-                                  tensor::ExtractOp::create(b, l, self, indices).getResult());
+          linalg::YieldOp::create(b, l, tensor::ExtractOp::create(b, l, self, indices).getResult());
         });
     rewriter.replaceOp(op, generic.getResult(0));
     return success();
@@ -159,14 +158,13 @@ struct EmbeddingBackwardLowering : TgcLoweringPattern<EmbeddingBackwardOp> {
                     tb, tl, acc[0], SmallVector<OpFoldResult>{row, tb.getIndexAttr(0)}, sizes,
                     strides);
                 Value source = tensor::ExtractSliceOp::create(
-                    tb, tl, grad, SmallVector<OpFoldResult>{i, tb.getIndexAttr(0)}, sizes,
-                    strides);
+                    tb, tl, grad, SmallVector<OpFoldResult>{i, tb.getIndexAttr(0)}, sizes, strides);
                 Value sum = linalg::AddOp::create(tb, tl, TypeRange{target.getType()},
                                                   ValueRange{target, source}, ValueRange{target})
                                 ->getResult(0);
                 Value updated = tensor::InsertSliceOp::create(
-                    tb, tl, sum, acc[0], SmallVector<OpFoldResult>{row, tb.getIndexAttr(0)},
-                    sizes, strides);
+                    tb, tl, sum, acc[0], SmallVector<OpFoldResult>{row, tb.getIndexAttr(0)}, sizes,
+                    strides);
                 scf::YieldOp::create(tb, tl, updated);
               },
               [&](OpBuilder &eb, Location el) { scf::YieldOp::create(eb, el, acc[0]); });
@@ -179,7 +177,7 @@ struct EmbeddingBackwardLowering : TgcLoweringPattern<EmbeddingBackwardOp> {
 
 } // namespace
 
-void tgc::populateIndexingPatterns(const LoweringContext &lowering,
-                                    RewritePatternSet &patterns) {
-  patterns.add<GatherLowering, EmbeddingLowering, EmbeddingBackwardLowering>(lowering, patterns.getContext());
+void tgc::populateIndexingPatterns(const LoweringContext &lowering, RewritePatternSet &patterns) {
+  patterns.add<GatherLowering, EmbeddingLowering, EmbeddingBackwardLowering>(lowering,
+                                                                             patterns.getContext());
 }

@@ -39,8 +39,7 @@ Value transposedSource(Value v) {
 /// mm / bmm as linalg.matmul / batch_matmul over a zero-filled accumulator; operands
 /// that are transposes are read transposed (the indexing maps say so, and BLAS takes
 /// them with its transpose flags).
-template <typename OpTy, typename LinalgOp>
-struct MatmulLowering : TgcLoweringPattern<OpTy> {
+template <typename OpTy, typename LinalgOp> struct MatmulLowering : TgcLoweringPattern<OpTy> {
   using TgcLoweringPattern<OpTy>::TgcLoweringPattern;
   LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
@@ -76,8 +75,7 @@ struct MatmulLowering : TgcLoweringPattern<OpTy> {
     SmallVector<NamedAttribute> attrs;
     if (transposed)
       attrs.push_back(rewriter.getNamedAttr(
-          "indexing_maps", rewriter.getAffineMapArrayAttr(
-                               {lhsMap, rhsMap, map(dim(0), dim(1))})));
+          "indexing_maps", rewriter.getAffineMapArrayAttr({lhsMap, rhsMap, map(dim(0), dim(1))})));
     auto product = LinalgOp::create(rewriter, op.getLoc(), TypeRange{init->getType()},
                                     ValueRange{lhs, rhs}, ValueRange{*init}, attrs);
     rewriter.replaceOp(op, product->getResult(0));
@@ -102,15 +100,15 @@ Value padSpatial(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> padd
     return input;
   auto inTy = llvm::cast<RankedTensorType>(input.getType());
   Type element = inTy.getElementType();
-  SmallVector<OpFoldResult> low = {b.getIndexAttr(0), b.getIndexAttr(0),
-                                   b.getIndexAttr(padding[0]), b.getIndexAttr(padding[1])};
+  SmallVector<OpFoldResult> low = {b.getIndexAttr(0), b.getIndexAttr(0), b.getIndexAttr(padding[0]),
+                                   b.getIndexAttr(padding[1])};
   SmallVector<int64_t> paddedShape(inTy.getShape());
   for (int i = 2; i < 4; ++i)
     if (!ShapedType::isDynamic(paddedShape[i]))
       paddedShape[i] += 2 * padding[i - 2];
   Value zero = scalarConstant(b, loc, element, 0);
-  return tensor::PadOp::create(b, loc, RankedTensorType::get(paddedShape, element), input, low,
-                               low, zero)
+  return tensor::PadOp::create(b, loc, RankedTensorType::get(paddedShape, element), input, low, low,
+                               zero)
       .getResult();
 }
 
@@ -141,9 +139,9 @@ struct ConvolutionLowering : TgcLoweringPattern<ConvolutionOp> {
         return failure();
       result = *gemm;
     } else {
-      FailureOr<Value> grouped = groupedConvolution(
-          rewriter, op, input, adaptor.getWeight(), *init, groups,
-          rewriter.getI64TensorAttr(stride), rewriter.getI64TensorAttr(dilation));
+      FailureOr<Value> grouped = groupedConvolution(rewriter, op, input, adaptor.getWeight(), *init,
+                                                    groups, rewriter.getI64TensorAttr(stride),
+                                                    rewriter.getI64TensorAttr(dilation));
       if (failed(grouped))
         return failure();
       result = *grouped;
@@ -159,8 +157,7 @@ struct ConvolutionLowering : TgcLoweringPattern<ConvolutionOp> {
       FailureOr<Value> bias = lowering.reshapeTo(rewriter, op, adaptor.getBias(), viewType);
       if (failed(bias))
         return failure();
-      FailureOr<Value> broadcast =
-          broadcastTo(rewriter, lowering, op, *bias, viewType, resultType);
+      FailureOr<Value> broadcast = broadcastTo(rewriter, lowering, op, *bias, viewType, resultType);
       if (failed(broadcast))
         return failure();
       auto add = linalg::AddOp::create(rewriter, loc, TypeRange{init->getType()},
@@ -177,8 +174,7 @@ struct ConvolutionLowering : TgcLoweringPattern<ConvolutionOp> {
   /// [N, F, OH, OW]. The product is a linalg.batch_matmul, which goes to BLAS.
   FailureOr<Value> im2colConvolution(ConversionPatternRewriter &rewriter, ConvolutionOp op,
                                      Value input, Value weight, BaseTensorType resultType,
-                                     ArrayRef<int64_t> stride,
-                                     ArrayRef<int64_t> dilation) const {
+                                     ArrayRef<int64_t> stride, ArrayRef<int64_t> dilation) const {
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
     auto wTy = llvm::cast<RankedTensorType>(weight.getType());
@@ -231,16 +227,15 @@ struct ConvolutionLowering : TgcLoweringPattern<ConvolutionOp> {
     FailureOr<Value> wInit = lowering.emptyTensor(rewriter, op, typeWith({batch, f, p}));
     if (failed(wInit))
       return failure();
-    Value wBatch = linalg::BroadcastOp::create(rewriter, loc, flatWeight, *wInit,
-                                               ArrayRef<int64_t>{0})
-                       ->getResult(0);
+    Value wBatch =
+        linalg::BroadcastOp::create(rewriter, loc, flatWeight, *wInit, ArrayRef<int64_t>{0})
+            ->getResult(0);
 
     FailureOr<Value> product = lowering.zeroTensor(rewriter, op, typeWith({batch, f, pixels}));
     if (failed(product))
       return failure();
     Value gemm = linalg::BatchMatmulOp::create(rewriter, loc, TypeRange{product->getType()},
-                                               ValueRange{wBatch, col},
-                                               ValueRange{*product})
+                                               ValueRange{wBatch, col}, ValueRange{*product})
                      ->getResult(0);
     return lowering.reshapeTo(rewriter, op, gemm, resultType);
   }
@@ -262,7 +257,7 @@ struct ConvolutionLowering : TgcLoweringPattern<ConvolutionOp> {
       shape.insert(shape.begin() + dim, groups);
       SmallVector<ReassociationIndices> reassoc;
       for (int64_t i = 0, e = t.getRank(); i < e; ++i)
-        reassoc.push_back(i < dim ? ReassociationIndices{i}
+        reassoc.push_back(i < dim    ? ReassociationIndices{i}
                           : i == dim ? ReassociationIndices{i, i + 1}
                                      : ReassociationIndices{i + 1});
       return tensor::ExpandShapeOp::create(
@@ -272,8 +267,8 @@ struct ConvolutionLowering : TgcLoweringPattern<ConvolutionOp> {
     Value gInput = split(input, inTy, 1), gWeight = split(weight, wTy, 0);
     Value gInit = split(init, outTy, 1);
     Value conv = linalg::Conv2DNgchwGfchwOp::create(rewriter, loc, gInit.getType(),
-                                                    ValueRange{gInput, gWeight},
-                                                    ValueRange{gInit}, strides, dilations)
+                                                    ValueRange{gInput, gWeight}, ValueRange{gInit},
+                                                    strides, dilations)
                      .getResult(0);
     SmallVector<ReassociationIndices> collapse = {{0}, {1, 2}, {3}, {4}};
     return tensor::CollapseShapeOp::create(rewriter, loc, outTy, conv, collapse).getResult();
@@ -350,11 +345,11 @@ struct ConvolutionBackwardWeightLowering : TgcLoweringPattern<ConvolutionBackwar
     auto idx = [&](int64_t v) -> OpFoldResult { return rewriter.getIndexAttr(v); };
 
     // cols[g, n, oh, ow, c, kh, kw] = input[n, g*C/G + c, oh*sh + kh*dh, ow*sw + kw*dw].
-    Value colsInit = tensor::EmptyOp::create(
-        rewriter, loc,
-        {idx(groups), batch, idx(shape->outH), idx(shape->outW), idx(perGroup),
-         idx(shape->kernelH), idx(shape->kernelW)},
-        element);
+    Value colsInit =
+        tensor::EmptyOp::create(rewriter, loc,
+                                {idx(groups), batch, idx(shape->outH), idx(shape->outW),
+                                 idx(perGroup), idx(shape->kernelH), idx(shape->kernelW)},
+                                element);
     AffineExpr g, n, oh, ow, c, kh, kw;
     bindDims(ctx, g, n, oh, ow, c, kh, kw);
     const ConvBackwardShape &p = *shape;
@@ -375,8 +370,7 @@ struct ConvolutionBackwardWeightLowering : TgcLoweringPattern<ConvolutionBackwar
     Value grouped = splitFilterGroups(rewriter, loc, adaptor.getGradOutput(), groups);
     Value transposedInit = tensor::EmptyOp::create(
         rewriter, loc,
-        {idx(groups), idx(filtersPerGroup), batch, idx(shape->outH), idx(shape->outW)},
-        element);
+        {idx(groups), idx(filtersPerGroup), batch, idx(shape->outH), idx(shape->outW)}, element);
     Value transposed = linalg::TransposeOp::create(rewriter, loc, grouped, transposedInit,
                                                    ArrayRef<int64_t>{1, 2, 0, 3, 4})
                            ->getResult(0);
@@ -385,15 +379,15 @@ struct ConvolutionBackwardWeightLowering : TgcLoweringPattern<ConvolutionBackwar
 
     auto productType = RankedTensorType::get({groups, filtersPerGroup, patch}, element);
     Value zero = scalarConstant(rewriter, loc, element, 0);
-    Value productInit = linalg::FillOp::create(
-                            rewriter, loc, zero,
-                            tensor::EmptyOp::create(rewriter, loc, productType.getShape(), element)
-                                .getResult())
-                            .getResult(0);
-    Value product = linalg::BatchMatmulOp::create(rewriter, loc, TypeRange{productType},
-                                                  ValueRange{gradRows, cols},
-                                                  ValueRange{productInit})
-                        ->getResult(0);
+    Value productInit =
+        linalg::FillOp::create(
+            rewriter, loc, zero,
+            tensor::EmptyOp::create(rewriter, loc, productType.getShape(), element).getResult())
+            .getResult(0);
+    Value product =
+        linalg::BatchMatmulOp::create(rewriter, loc, TypeRange{productType},
+                                      ValueRange{gradRows, cols}, ValueRange{productInit})
+            ->getResult(0);
     Value flat = tensor::CollapseShapeOp::create(rewriter, loc, product,
                                                  SmallVector<ReassociationIndices>{{0, 1}, {2}});
     rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
@@ -431,8 +425,8 @@ struct ConvolutionBackwardInputLowering : TgcLoweringPattern<ConvolutionBackward
     Value flatWeight = tensor::CollapseShapeOp::create(
         rewriter, loc, adaptor.getWeight(), SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
     Value groupedWeight = tensor::ExpandShapeOp::create(
-        rewriter, loc, RankedTensorType::get({groups, filtersPerGroup, patch}, element),
-        flatWeight, SmallVector<ReassociationIndices>{{0, 1}, {2}});
+        rewriter, loc, RankedTensorType::get({groups, filtersPerGroup, patch}, element), flatWeight,
+        SmallVector<ReassociationIndices>{{0, 1}, {2}});
     Value broadcastInit = tensor::EmptyOp::create(
         rewriter, loc, {batch, idx(groups), idx(filtersPerGroup), idx(patch)}, element);
     Value broadcast = linalg::BroadcastOp::create(rewriter, loc, groupedWeight, broadcastInit,
@@ -451,8 +445,7 @@ struct ConvolutionBackwardInputLowering : TgcLoweringPattern<ConvolutionBackward
         linalg::FillOp::create(
             rewriter, loc, zero,
             tensor::EmptyOp::create(rewriter, loc,
-                                    {batches, idx(patch), idx(shape->outH * shape->outW)},
-                                    element)
+                                    {batches, idx(patch), idx(shape->outH * shape->outW)}, element)
                 .getResult())
             .getResult(0);
     // colsGrad[b, m, n] += weights[b, k, m] * gradRows[b, k, n]: the weight transposed.
@@ -492,8 +485,7 @@ struct ConvolutionBackwardInputLowering : TgcLoweringPattern<ConvolutionBackward
             Value group = arith::DivUIOp::create(nb, l, pos.c, per);
             sample = arith::AddIOp::create(
                 nb, l,
-                arith::MulIOp::create(nb, l, pos.n,
-                                      arith::ConstantIndexOp::create(nb, l, groups)),
+                arith::MulIOp::create(nb, l, pos.n, arith::ConstantIndexOp::create(nb, l, groups)),
                 group);
             channel = arith::RemUIOp::create(nb, l, pos.c, per);
           }
@@ -510,8 +502,7 @@ struct ConvolutionBackwardInputLowering : TgcLoweringPattern<ConvolutionBackward
 void tgc::populateLinearAlgebraPatterns(const LoweringContext &lowering,
                                         RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
-  patterns.add<MatmulLowering<MmOp, linalg::MatmulOp>,
-               MatmulLowering<BmmOp, linalg::BatchMatmulOp>, ConvolutionLowering,
-               ConvolutionBackwardInputLowering, ConvolutionBackwardWeightLowering>(lowering,
-                                                                                    ctx);
+  patterns.add<MatmulLowering<MmOp, linalg::MatmulOp>, MatmulLowering<BmmOp, linalg::BatchMatmulOp>,
+               ConvolutionLowering, ConvolutionBackwardInputLowering,
+               ConvolutionBackwardWeightLowering>(lowering, ctx);
 }

@@ -29,15 +29,13 @@ TargetClass targetClass(OpBuilder &b, Location loc, Value target, int64_t ignore
   Value ignored = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, asI64, ignore);
   Value index = arith::IndexCastOp::create(b, loc, b.getIndexType(), asI64);
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value last =
-      arith::SubIOp::create(b, loc, numClasses, arith::ConstantIndexOp::create(b, loc, 1));
+  Value last = arith::SubIOp::create(b, loc, numClasses, arith::ConstantIndexOp::create(b, loc, 1));
   index = arith::MaxSIOp::create(b, loc, arith::MinSIOp::create(b, loc, index, last), zero);
   return {index, ignored};
 }
 
 /// The weight of class `index` (1 without a weight tensor), 0 when `ignored`.
-Value classWeight(OpBuilder &b, Location loc, Value weight, const TargetClass &cls,
-                  Type element) {
+Value classWeight(OpBuilder &b, Location loc, Value weight, const TargetClass &cls, Type element) {
   Value w = weight ? tensor::ExtractOp::create(b, loc, weight, cls.index).getResult()
                    : scalarConstant(b, loc, element, 1);
   return arith::SelectOp::create(b, loc, cls.ignored, scalarConstant(b, loc, element, 0), w);
@@ -45,8 +43,7 @@ Value classWeight(OpBuilder &b, Location loc, Value weight, const TargetClass &c
 
 /// A 0-d tensor holding `value`.
 Value scalarTensor(OpBuilder &b, Location loc, Value value) {
-  return tensor::FromElementsOp::create(b, loc, RankedTensorType::get({}, value.getType()),
-                                        value);
+  return tensor::FromElementsOp::create(b, loc, RankedTensorType::get({}, value.getType()), value);
 }
 
 /// Per element: loss = -weight[t] * self[.., t, ..] (0 when ignored), accumulated into
@@ -94,8 +91,7 @@ struct NllLossLowering : TgcLoweringPattern<NllLossOp> {
           Value logProb = tensor::ExtractOp::create(b, l, self, indices);
           Value w = classWeight(b, l, weight, cls, element);
           Value loss = arith::NegFOp::create(b, l, mulScalars(b, l, w, logProb));
-          loss = arith::SelectOp::create(b, l, cls.ignored, scalarConstant(b, l, element, 0),
-                                         loss);
+          loss = arith::SelectOp::create(b, l, cls.ignored, scalarConstant(b, l, element, 0), loss);
           SmallVector<Value> yields = {loss};
           if (reduction != None)
             yields = {addScalars(b, l, args[1], loss), addScalars(b, l, args[2], w)};
@@ -148,8 +144,8 @@ struct NllLossBackwardLowering : TgcLoweringPattern<NllLossBackwardOp> {
                                    scalarMap, AffineMap::getMultiDimIdentityMap(rank, ctx)};
     auto generic = linalg::GenericOp::create(
         rewriter, loc, init->getType(),
-        ValueRange{adaptor.getTarget(), adaptor.getGradOutput(), adaptor.getTotalWeight()},
-        *init, maps, SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+        ValueRange{adaptor.getTarget(), adaptor.getGradOutput(), adaptor.getTotalWeight()}, *init,
+        maps, SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
         [&](OpBuilder &b, Location l, ValueRange args) {
           TargetClass cls = targetClass(b, l, args[0], op.getIgnoreIndex(), numClasses);
           Value here = linalg::IndexOp::create(b, l, dim);

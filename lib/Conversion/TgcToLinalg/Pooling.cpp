@@ -52,8 +52,8 @@ Value padInput(OpBuilder &b, Location loc, Value input, const PoolWindow &pw, Va
     high[2 + i] = b.getIndexAttr(pw.highPad[i]);
     shape[2 + i] += pw.window.padding[i] + pw.highPad[i];
   }
-  return tensor::PadOp::create(b, loc, RankedTensorType::get(shape, type.getElementType()),
-                               input, low, high, value)
+  return tensor::PadOp::create(b, loc, RankedTensorType::get(shape, type.getElementType()), input,
+                               low, high, value)
       .getResult();
 }
 
@@ -64,10 +64,9 @@ Value padInput(OpBuilder &b, Location loc, Value input, const PoolWindow &pw, Va
 SmallVector<AffineMap> poolMaps(MLIRContext *ctx, const Window &w, unsigned numOutputs) {
   AffineExpr n, c, oh, ow, kh, kw;
   bindDims(ctx, n, c, oh, ow, kh, kw);
-  AffineMap in = AffineMap::get(6, 0,
-                                {n, c, oh * w.stride[0] + kh * w.dilation[0],
-                                 ow * w.stride[1] + kw * w.dilation[1]},
-                                ctx);
+  AffineMap in = AffineMap::get(
+      6, 0, {n, c, oh * w.stride[0] + kh * w.dilation[0], ow * w.stride[1] + kw * w.dilation[1]},
+      ctx);
   AffineMap window = AffineMap::get(6, 0, {kh, kw}, ctx);
   AffineMap out = AffineMap::get(6, 0, {n, c, oh, ow}, ctx);
   SmallVector<AffineMap> maps = {in, window};
@@ -92,8 +91,8 @@ struct MaxPoolLowering : TgcLoweringPattern<MaxPool2dOp> {
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     BaseTensorType inType = tgcType(op.getSelf()), outType = tgcType(op.getResults()[0]);
-    FailureOr<PoolWindow> pw = poolWindow(op, inType, outType, op.getKernelSize(),
-                                          op.getStride(), op.getPadding(), op.getDilation());
+    FailureOr<PoolWindow> pw = poolWindow(op, inType, outType, op.getKernelSize(), op.getStride(),
+                                          op.getPadding(), op.getDilation());
     if (failed(pw))
       return failure();
     Type element = lowering.convertTensorType(outType).getElementType();
@@ -102,8 +101,8 @@ struct MaxPoolLowering : TgcLoweringPattern<MaxPool2dOp> {
             ? scalarConstant(rewriter, loc, element, -std::numeric_limits<double>::infinity())
             : arith::ConstantOp::create(
                   rewriter, loc,
-                  rewriter.getIntegerAttr(element, APInt::getSignedMinValue(
-                                                       element.getIntOrFloatBitWidth())));
+                  rewriter.getIntegerAttr(
+                      element, APInt::getSignedMinValue(element.getIntOrFloatBitWidth())));
     Value padded = padInput(rewriter, loc, adaptor.getSelf(), *pw, lowest);
     SmallVector<Value> inits;
     FailureOr<Value> values = lowering.filledTensor(rewriter, op, outType, lowest);
@@ -113,7 +112,8 @@ struct MaxPoolLowering : TgcLoweringPattern<MaxPool2dOp> {
     bool withIndices = op.getWithIndices();
     if (withIndices) {
       Value zero = arith::ConstantOp::create(rewriter, loc, rewriter.getI64IntegerAttr(0));
-      FailureOr<Value> indices = lowering.filledTensor(rewriter, op, tgcType(op.getResults()[1]), zero);
+      FailureOr<Value> indices =
+          lowering.filledTensor(rewriter, op, tgcType(op.getResults()[1]), zero);
       if (failed(indices))
         return failure();
       inits.push_back(*indices);
@@ -127,24 +127,22 @@ struct MaxPoolLowering : TgcLoweringPattern<MaxPool2dOp> {
         [&](OpBuilder &b, Location l, ValueRange args) {
           Value x = args[0], best = args[2];
           // Larger, or NaN (max pooling propagates NaN), replaces the running maximum.
-          Value take = llvm::isa<FloatType>(element)
-                           ? arith::CmpFOp::create(b, l, arith::CmpFPredicate::UGT, x, best)
-                                 .getResult()
-                           : arith::CmpIOp::create(b, l, arith::CmpIPredicate::sgt, x, best)
-                                 .getResult();
+          Value take =
+              llvm::isa<FloatType>(element)
+                  ? arith::CmpFOp::create(b, l, arith::CmpFPredicate::UGT, x, best).getResult()
+                  : arith::CmpIOp::create(b, l, arith::CmpIPredicate::sgt, x, best).getResult();
           SmallVector<Value> yields = {arith::SelectOp::create(b, l, take, x, best)};
           if (withIndices) {
             auto idx = [&](unsigned d) { return linalg::IndexOp::create(b, l, d).getResult(); };
             auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, l, v); };
             auto position = [&](unsigned o, unsigned k, int i) -> Value {
-              Value p = arith::AddIOp::create(
-                  b, l, arith::MulIOp::create(b, l, idx(o), c(w.stride[i])),
-                  arith::MulIOp::create(b, l, idx(k), c(w.dilation[i])));
+              Value p =
+                  arith::AddIOp::create(b, l, arith::MulIOp::create(b, l, idx(o), c(w.stride[i])),
+                                        arith::MulIOp::create(b, l, idx(k), c(w.dilation[i])));
               return arith::SubIOp::create(b, l, p, c(w.padding[i]));
             };
             Value flat = arith::AddIOp::create(
-                b, l, arith::MulIOp::create(b, l, position(2, 4, 0), c(width)),
-                position(3, 5, 1));
+                b, l, arith::MulIOp::create(b, l, position(2, 4, 0), c(width)), position(3, 5, 1));
             Value flat64 = arith::IndexCastOp::create(b, l, b.getI64Type(), flat);
             yields.push_back(arith::SelectOp::create(b, l, take, flat64, args[3]));
           }
@@ -166,8 +164,8 @@ Value windowDivisor(OpBuilder &b, Location l, std::array<Value, 2> out, const Po
   for (int i = 0; i < 2 && !divisorOverride; ++i) {
     // start = o * s - p, end = min(start + k, size + p); without count_include_pad
     // both are clipped to [0, size].
-    Value start = arith::SubIOp::create(
-        b, l, arith::MulIOp::create(b, l, out[i], c(w.stride[i])), c(w.padding[i]));
+    Value start = arith::SubIOp::create(b, l, arith::MulIOp::create(b, l, out[i], c(w.stride[i])),
+                                        c(w.padding[i]));
     Value end = arith::MinSIOp::create(b, l, arith::AddIOp::create(b, l, start, c(w.kernel[i])),
                                        c(pw.input[i] + w.padding[i]));
     if (!countPad) {
@@ -188,8 +186,8 @@ struct AvgPoolLowering : TgcLoweringPattern<AvgPool2dOp> {
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     BaseTensorType inType = tgcType(op.getSelf()), outType = tgcType(op.getResult());
-    FailureOr<PoolWindow> pw = poolWindow(op, inType, outType, op.getKernelSize(),
-                                          op.getStride(), op.getPadding(), {1});
+    FailureOr<PoolWindow> pw =
+        poolWindow(op, inType, outType, op.getKernelSize(), op.getStride(), op.getPadding(), {1});
     if (failed(pw))
       return failure();
     Type element = lowering.convertTensorType(outType).getElementType();
@@ -202,8 +200,9 @@ struct AvgPoolLowering : TgcLoweringPattern<AvgPool2dOp> {
       return failure();
     const Window &w = pw->window;
     auto sum = linalg::GenericOp::create(
-        rewriter, loc, init->getType(), ValueRange{padded, windowOperand(rewriter, loc, w, element)},
-        *init, poolMaps(rewriter.getContext(), w, 1), poolIterators(),
+        rewriter, loc, init->getType(),
+        ValueRange{padded, windowOperand(rewriter, loc, w, element)}, *init,
+        poolMaps(rewriter.getContext(), w, 1), poolIterators(),
         [&](OpBuilder &b, Location l, ValueRange args) {
           linalg::YieldOp::create(b, l, addScalars(b, l, args[0], args[2]));
         });
@@ -217,9 +216,9 @@ struct AvgPoolLowering : TgcLoweringPattern<AvgPool2dOp> {
     auto divide = linalg::GenericOp::create(
         rewriter, loc, init->getType(), sum.getResult(0), *init, {id, id}, parallel,
         [&](OpBuilder &b, Location l, ValueRange args) {
-          Value divisor =
-              windowDivisor(b, l, {linalg::IndexOp::create(b, l, 2), linalg::IndexOp::create(b, l, 3)},
-                            *pw, countPad, divisorOverride, element);
+          Value divisor = windowDivisor(
+              b, l, {linalg::IndexOp::create(b, l, 2), linalg::IndexOp::create(b, l, 3)}, *pw,
+              countPad, divisorOverride, element);
           linalg::YieldOp::create(b, l, arith::DivFOp::create(b, l, args[0], divisor).getResult());
         });
     rewriter.replaceOp(op, divide.getResult(0));
@@ -247,8 +246,7 @@ struct MaxPoolBackwardLowering : TgcLoweringPattern<MaxPool2dBackwardOp> {
           ValueRange at = {pos.n, pos.c, pos.oh, pos.ow};
           Value argmax = tensor::ExtractOp::create(b, l, indices, at);
           Value flat = arith::AddIOp::create(
-              b, l,
-              arith::MulIOp::create(b, l, pos.h, arith::ConstantIndexOp::create(b, l, width)),
+              b, l, arith::MulIOp::create(b, l, pos.h, arith::ConstantIndexOp::create(b, l, width)),
               pos.w);
           Value here = arith::IndexCastOp::create(b, l, b.getI64Type(), flat);
           Value hit = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, argmax, here);
@@ -293,6 +291,6 @@ struct AvgPoolBackwardLowering : TgcLoweringPattern<AvgPool2dBackwardOp> {
 } // namespace
 
 void tgc::populatePoolingPatterns(const LoweringContext &lowering, RewritePatternSet &patterns) {
-  patterns.add<MaxPoolLowering, AvgPoolLowering, MaxPoolBackwardLowering,
-               AvgPoolBackwardLowering>(lowering, patterns.getContext());
+  patterns.add<MaxPoolLowering, AvgPoolLowering, MaxPoolBackwardLowering, AvgPoolBackwardLowering>(
+      lowering, patterns.getContext());
 }

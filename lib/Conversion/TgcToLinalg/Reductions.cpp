@@ -22,8 +22,9 @@ Value identity(OpBuilder &b, Location loc, Type type, Combiner combiner) {
   bool max = combiner == Combiner::Max;
   if (auto f = llvm::dyn_cast<FloatType>(type))
     return arith::ConstantOp::create(
-        b, loc, b.getFloatAttr(f, max ? -std::numeric_limits<double>::infinity()
-                                      : std::numeric_limits<double>::infinity()));
+        b, loc,
+        b.getFloatAttr(f, max ? -std::numeric_limits<double>::infinity()
+                              : std::numeric_limits<double>::infinity()));
   unsigned width = type.getIntOrFloatBitWidth();
   APInt value = max ? APInt::getSignedMinValue(width) : APInt::getSignedMaxValue(width);
   if (width == 1)
@@ -47,8 +48,7 @@ Value combine(OpBuilder &b, Location loc, Value x, Value acc, Combiner combiner)
   llvm_unreachable("unknown combiner");
 }
 
-template <typename OpTy, Combiner combiner>
-struct ReductionLowering : TgcLoweringPattern<OpTy> {
+template <typename OpTy, Combiner combiner> struct ReductionLowering : TgcLoweringPattern<OpTy> {
   using TgcLoweringPattern<OpTy>::TgcLoweringPattern;
   LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
@@ -79,8 +79,8 @@ struct ReductionLowering : TgcLoweringPattern<OpTy> {
         return failure();
       input = *cast;
     }
-    FailureOr<Value> init = this->lowering.filledTensor(
-        rewriter, op, keptType, identity(rewriter, loc, element, combiner));
+    FailureOr<Value> init = this->lowering.filledTensor(rewriter, op, keptType,
+                                                        identity(rewriter, loc, element, combiner));
     if (failed(init))
       return failure();
     auto reduce = linalg::ReduceOp::create(
@@ -101,8 +101,7 @@ struct ReductionLowering : TgcLoweringPattern<OpTy> {
 
 } // namespace
 
-void tgc::populateReductionPatterns(const LoweringContext &lowering,
-                                    RewritePatternSet &patterns) {
+void tgc::populateReductionPatterns(const LoweringContext &lowering, RewritePatternSet &patterns) {
   patterns.add<ReductionLowering<SumOp, Combiner::Sum>, ReductionLowering<AmaxOp, Combiner::Max>,
                ReductionLowering<AminOp, Combiner::Min>, ReductionLowering<AnyOp, Combiner::Or>,
                ReductionLowering<AllOp, Combiner::And>>(lowering, patterns.getContext());

@@ -62,8 +62,7 @@ FailureOr<Value> LoweringContext::materializeSize(ConversionPatternRewriter &rew
         SmallVector<Value> zeros(tensorType.getRank(),
                                  arith::ConstantIndexOp::create(rewriter, loc, 0));
         Value element = tensor::ExtractOp::create(rewriter, loc, tensor, zeros);
-        symbols[i] =
-            arith::IndexCastOp::create(rewriter, loc, rewriter.getIndexType(), element);
+        symbols[i] = arith::IndexCastOp::create(rewriter, loc, rewriter.getIndexType(), element);
         continue;
       }
     }
@@ -136,9 +135,8 @@ FailureOr<Value> LoweringContext::emptyTensor(ConversionPatternRewriter &rewrite
       .getResult();
 }
 
-FailureOr<Value> LoweringContext::filledTensor(ConversionPatternRewriter &rewriter,
-                                               Operation *op, BaseTensorType type,
-                                               Value value) const {
+FailureOr<Value> LoweringContext::filledTensor(ConversionPatternRewriter &rewriter, Operation *op,
+                                               BaseTensorType type, Value value) const {
   FailureOr<Value> empty = emptyTensor(rewriter, op, type);
   if (failed(empty))
     return failure();
@@ -179,8 +177,7 @@ AffineMap tgc::broadcastMap(ArrayRef<AffineExpr> operandSizes, ArrayRef<AffineEx
   for (auto [i, size] : llvm::enumerate(operandSizes)) {
     AffineExpr resultSize = resultSizes[lead + i];
     bool broadcast = getConstantSize(size) == 1 && getConstantSize(resultSize) != 1;
-    exprs.push_back(broadcast ? getAffineConstantExpr(0, ctx)
-                              : getAffineDimExpr(lead + i, ctx));
+    exprs.push_back(broadcast ? getAffineConstantExpr(0, ctx) : getAffineDimExpr(lead + i, ctx));
   }
   return AffineMap::get(rank, 0, exprs, ctx);
 }
@@ -252,9 +249,9 @@ Value tgc::windowGather(
           // t = position + padding - k * dilation must be a multiple of the stride,
           // t / stride an output position.
           Value in = i == 0 ? pos.h : pos.w, k = i == 0 ? pos.kh : pos.kw;
-          Value t = arith::SubIOp::create(
-              nb, l, arith::AddIOp::create(nb, l, in, constant(w.padding[i])),
-              arith::MulIOp::create(nb, l, k, constant(w.dilation[i])));
+          Value t =
+              arith::SubIOp::create(nb, l, arith::AddIOp::create(nb, l, in, constant(w.padding[i])),
+                                    arith::MulIOp::create(nb, l, k, constant(w.dilation[i])));
           Value o = t;
           auto all = [&](Value cond) { valid = arith::AndIOp::create(nb, l, valid, cond); };
           all(arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sge, t, zero));
@@ -263,16 +260,14 @@ Value tgc::windowGather(
             all(arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq, rem, zero));
             o = arith::DivSIOp::create(nb, l, t, constant(w.stride[i]));
           }
-          all(arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt, o,
-                                    constant(outputSizes[i])));
+          all(arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt, o, constant(outputSizes[i])));
           out[i] = o;
         }
         pos.valid = valid;
         pos.oh = arith::SelectOp::create(nb, l, valid, out[0], zero);
         pos.ow = arith::SelectOp::create(nb, l, valid, out[1], zero);
         Value value = contribution(nb, l, pos);
-        value = arith::SelectOp::create(nb, l, valid, value,
-                                        scalarConstant(nb, l, element, 0));
+        value = arith::SelectOp::create(nb, l, valid, value, scalarConstant(nb, l, element, 0));
         linalg::YieldOp::create(nb, l, addScalars(nb, l, args[1], value));
       });
   return generic.getResult(0);
@@ -393,8 +388,7 @@ struct ConvertTgcToLinalgPass
     target.addIllegalDialect<TgcDialect>();
     target.addLegalOp<GlobalOp>();
     target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp op) {
-      return converter.isSignatureLegal(op.getFunctionType()) &&
-             converter.isLegal(&op.getBody());
+      return converter.isSignatureLegal(op.getFunctionType()) && converter.isLegal(&op.getBody());
     });
     target.addDynamicallyLegalOp<func::ReturnOp, func::CallOp>(
         [&](Operation *op) { return converter.isLegal(op); });

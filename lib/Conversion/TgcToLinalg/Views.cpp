@@ -11,8 +11,7 @@ using namespace tgc;
 namespace {
 
 /// view/reshape, squeeze and unsqueeze: the same elements with new sizes.
-template <typename OpTy>
-struct ReshapeLowering : TgcLoweringPattern<OpTy> {
+template <typename OpTy> struct ReshapeLowering : TgcLoweringPattern<OpTy> {
   using TgcLoweringPattern<OpTy>::TgcLoweringPattern;
   LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
@@ -26,8 +25,7 @@ struct ReshapeLowering : TgcLoweringPattern<OpTy> {
 };
 
 /// alias, detach, clone, grad_hook: on values, the operand itself.
-template <typename OpTy>
-struct IdentityLowering : TgcLoweringPattern<OpTy> {
+template <typename OpTy> struct IdentityLowering : TgcLoweringPattern<OpTy> {
   using TgcLoweringPattern<OpTy>::TgcLoweringPattern;
   LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
@@ -160,8 +158,7 @@ FailureOr<SliceRegion> regionOf(ConversionPatternRewriter &rewriter,
 }
 
 /// slice and select: a (rank-reducing, for select) tensor.extract_slice.
-template <typename OpTy, bool isSelect>
-struct ExtractLowering : TgcLoweringPattern<OpTy> {
+template <typename OpTy, bool isSelect> struct ExtractLowering : TgcLoweringPattern<OpTy> {
   using TgcLoweringPattern<OpTy>::TgcLoweringPattern;
   LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
@@ -175,17 +172,15 @@ struct ExtractLowering : TgcLoweringPattern<OpTy> {
   }
 };
 
-template <typename OpTy, bool isSelect>
-struct ScatterLowering : TgcLoweringPattern<OpTy> {
+template <typename OpTy, bool isSelect> struct ScatterLowering : TgcLoweringPattern<OpTy> {
   using TgcLoweringPattern<OpTy>::TgcLoweringPattern;
   LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     FailureOr<SliceRegion> region = regionOf<OpTy, isSelect>(rewriter, this->lowering, op);
     if (failed(region))
       return failure();
-    rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(op, adaptor.getSrc(), adaptor.getSelf(),
-                                                       region->offsets, region->sizes,
-                                                       region->strides);
+    rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(
+        op, adaptor.getSrc(), adaptor.getSelf(), region->offsets, region->sizes, region->strides);
     return success();
   }
 };
@@ -212,8 +207,8 @@ struct CatLowering : TgcLoweringPattern<CatOp> {
           return failure();
         piece = *cast;
       }
-      FailureOr<SliceRegion> region = sliceRegion(rewriter, lowering, op, resultType, dim, offset,
-                                                  type.getSizes()[dim], 1);
+      FailureOr<SliceRegion> region =
+          sliceRegion(rewriter, lowering, op, resultType, dim, offset, type.getSizes()[dim], 1);
       if (failed(region))
         return failure();
       *result = tensor::InsertSliceOp::create(rewriter, op.getLoc(), piece, *result,
@@ -231,10 +226,8 @@ struct CatLowering : TgcLoweringPattern<CatOp> {
 void tgc::populateViewPatterns(const LoweringContext &lowering, RewritePatternSet &patterns) {
   patterns.add<ReshapeLowering<ViewOp>, ReshapeLowering<SqueezeOp>, ReshapeLowering<UnsqueezeOp>,
                IdentityLowering<AliasOp>, IdentityLowering<DetachOp>, IdentityLowering<CloneOp>,
-               IdentityLowering<GradHookOp>, PermuteLowering,
-               TransposeLowering, ExpandLowering, ExtractLowering<SliceOp, false>,
-               ExtractLowering<SelectOp, true>,
+               IdentityLowering<GradHookOp>, PermuteLowering, TransposeLowering, ExpandLowering,
+               ExtractLowering<SliceOp, false>, ExtractLowering<SelectOp, true>,
                ScatterLowering<SliceScatterOp, false>, ScatterLowering<SelectScatterOp, true>,
-               CatLowering>(
-      lowering, patterns.getContext());
+               CatLowering>(lowering, patterns.getContext());
 }

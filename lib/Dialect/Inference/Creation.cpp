@@ -49,8 +49,7 @@ static std::optional<double> scalarValue(Attribute a) {
 }
 
 LogicalResult tgc::inferArange(MLIRContext *ctx, InferLoc loc, Attribute start, Attribute end,
-                               Attribute step, TypeAttr dtype, DeviceAttr device,
-                               TypeList &types) {
+                               Attribute step, TypeAttr dtype, DeviceAttr device, TypeList &types) {
   double lo = scalarValue(start).value_or(0), hi = scalarValue(end).value_or(0);
   double st = scalarValue(step).value_or(1);
   if (st == 0 || (hi - lo) / st < 0)
@@ -60,8 +59,8 @@ LogicalResult tgc::inferArange(MLIRContext *ctx, InferLoc loc, Attribute start, 
   meta.sizes.push_back(cst(static_cast<int64_t>(std::ceil((hi - lo) / st)), ctx));
   bool anyFloat = llvm::isa_and_nonnull<FloatAttr>(start) || llvm::isa<FloatAttr>(end) ||
                   llvm::isa_and_nonnull<FloatAttr>(step);
-  meta.dtype = dtype ? dtype.getValue()
-                     : (anyFloat ? defaultFloat(ctx) : IntegerType::get(ctx, 64));
+  meta.dtype =
+      dtype ? dtype.getValue() : (anyFloat ? defaultFloat(ctx) : IntegerType::get(ctx, 64));
   meta.device = device;
   addResult(ctx, /*isRef=*/false, meta, types);
   return success();
@@ -116,8 +115,8 @@ LogicalResult tgc::inferCat(MLIRContext *ctx, InferLoc loc, ValueRange tensors, 
   return success();
 }
 
-LogicalResult tgc::inferRandBernoulli(MLIRContext *ctx, InferLoc loc, Value state,
-                                      ShapeAttr size, double p, TypeList &types) {
+LogicalResult tgc::inferRandBernoulli(MLIRContext *ctx, InferLoc loc, Value state, ShapeAttr size,
+                                      double p, TypeList &types) {
   BaseTensorType s = tensorOf(state);
   if (failed(requireTensor(loc, s, "state")))
     return failure();

@@ -5,8 +5,8 @@ using namespace mlir;
 using namespace tgc;
 using namespace tgc::inference;
 
-LogicalResult tgc::inferGather(MLIRContext *ctx, InferLoc loc, Value self, int64_t dim,
-                               Value index, TypeList &types) {
+LogicalResult tgc::inferGather(MLIRContext *ctx, InferLoc loc, Value self, int64_t dim, Value index,
+                               TypeList &types) {
   BaseTensorType x = tensorOf(self), i = tensorOf(index);
   if (failed(requireTensor(loc, x, "self")) || failed(requireTensor(loc, i, "index")) ||
       failed(dimIn(loc, dim, x.getRank())))

@@ -61,8 +61,8 @@ LogicalResult tgc::inferMatmul(MLIRContext *ctx, InferLoc loc, Value lhs, Value 
   return success();
 }
 
-LogicalResult tgc::inferAddmm(MLIRContext *ctx, InferLoc loc, Value self, Value mat1,
-                              Value mat2, TypeList &types) {
+LogicalResult tgc::inferAddmm(MLIRContext *ctx, InferLoc loc, Value self, Value mat1, Value mat2,
+                              TypeList &types) {
   SmallVector<Type> mm;
   if (failed(inferMatmul(ctx, loc, mat1, mat2, MatmulKind::Mm, mm)))
     return failure();
@@ -142,8 +142,7 @@ LogicalResult tgc::inferAttention(MLIRContext *ctx, InferLoc loc, Value query, V
 
 /// Convolution parameters with one entry per spatial dimension: a single value
 /// applies to all, an empty list means `fill`.
-static SmallVector<int64_t> expandConvParam(ArrayRef<int64_t> v, int64_t fill,
-                                            int64_t spatial) {
+static SmallVector<int64_t> expandConvParam(ArrayRef<int64_t> v, int64_t fill, int64_t spatial) {
   SmallVector<int64_t> out(v);
   if (out.size() == 1)
     out.assign(spatial, out[0]);
@@ -153,10 +152,10 @@ static SmallVector<int64_t> expandConvParam(ArrayRef<int64_t> v, int64_t fill,
 }
 
 LogicalResult tgc::inferConvolutionBackward(MLIRContext *ctx, InferLoc loc, Value gradOutput,
-                                            Value other, ShapeAttr size,
-                                            ArrayRef<int64_t> stride, ArrayRef<int64_t> padding,
-                                            ArrayRef<int64_t> dilation, int64_t groups,
-                                            ConvolutionGradient which, TypeList &types) {
+                                            Value other, ShapeAttr size, ArrayRef<int64_t> stride,
+                                            ArrayRef<int64_t> padding, ArrayRef<int64_t> dilation,
+                                            int64_t groups, ConvolutionGradient which,
+                                            TypeList &types) {
   BaseTensorType g = tensorOf(gradOutput), o = tensorOf(other);
   if (failed(requireTensor(loc, g, "grad_output")) || failed(requireTensor(loc, o, "operand")))
     return failure();
@@ -171,8 +170,7 @@ LogicalResult tgc::inferConvolutionBackward(MLIRContext *ctx, InferLoc loc, Valu
   SmallVector<int64_t> s = expandConvParam(stride, 1, spatial);
   SmallVector<int64_t> p = expandConvParam(padding, 0, spatial);
   SmallVector<int64_t> d = expandConvParam(dilation, 1, spatial);
-  if ((int64_t)s.size() != spatial || (int64_t)p.size() != spatial ||
-      (int64_t)d.size() != spatial)
+  if ((int64_t)s.size() != spatial || (int64_t)p.size() != spatial || (int64_t)d.size() != spatial)
     return emitOptionalError(loc, "convolution backward: stride/padding/dilation must have ",
                              spatial, " entries");
   if (groups < 1)
@@ -183,8 +181,8 @@ LogicalResult tgc::inferConvolutionBackward(MLIRContext *ctx, InferLoc loc, Valu
     return emitOptionalError(loc, "convolution backward: input has ", *channels,
                              " channels but the weight expects ", *perGroup * groups);
   if (filters && *filters % groups != 0)
-    return emitOptionalError(loc, "convolution backward: ", *filters,
-                             " filters do not split into ", groups, " groups");
+    return emitOptionalError(loc, "convolution backward: ", *filters, " filters do not split into ",
+                             groups, " groups");
   SmallVector<AffineExpr> expected = {in[0], w[0]};
   for (int64_t i = 0; i < spatial; ++i)
     expected.push_back((in[2 + i] + 2 * p[i] - (w[2 + i] - 1) * d[i] - 1).floorDiv(s[i]) + 1);

@@ -21,8 +21,7 @@ FailureOr<Window> tgc::expandWindow(InferLoc loc, ArrayRef<int64_t> kernel,
   Window w;
   if (failed(expand(kernel, {}, w.kernel)) || failed(expand(stride, w.kernel, w.stride)) ||
       failed(expand(padding, {0}, w.padding)) || failed(expand(dilation, {1}, w.dilation)))
-    return emitOptionalError(loc, "pooling window parameters must have 1 or ", spatial,
-                             " entries");
+    return emitOptionalError(loc, "pooling window parameters must have 1 or ", spatial, " entries");
   for (unsigned i = 0; i < spatial; ++i)
     if (w.kernel[i] <= 0 || w.stride[i] <= 0 || w.padding[i] < 0 || w.dilation[i] <= 0 ||
         2 * w.padding[i] > w.kernel[i])
@@ -30,10 +29,10 @@ FailureOr<Window> tgc::expandWindow(InferLoc loc, ArrayRef<int64_t> kernel,
   return w;
 }
 
-LogicalResult tgc::inferPool2d(MLIRContext *ctx, InferLoc loc, Value self,
-                               ArrayRef<int64_t> kernel, ArrayRef<int64_t> stride,
-                               ArrayRef<int64_t> padding, ArrayRef<int64_t> dilation,
-                               bool ceilMode, bool withIndices, TypeList &types) {
+LogicalResult tgc::inferPool2d(MLIRContext *ctx, InferLoc loc, Value self, ArrayRef<int64_t> kernel,
+                               ArrayRef<int64_t> stride, ArrayRef<int64_t> padding,
+                               ArrayRef<int64_t> dilation, bool ceilMode, bool withIndices,
+                               TypeList &types) {
   BaseTensorType x = tensorOf(self);
   if (failed(requireTensor(loc, x, "self")))
     return failure();
@@ -82,11 +81,10 @@ LogicalResult tgc::inferAdaptivePool2d(MLIRContext *ctx, InferLoc loc, Value sel
   return success();
 }
 
-LogicalResult tgc::inferPool2dBackward(MLIRContext *ctx, InferLoc loc, Value gradOutput,
-                                       Value self, Value indices, ArrayRef<int64_t> kernel,
+LogicalResult tgc::inferPool2dBackward(MLIRContext *ctx, InferLoc loc, Value gradOutput, Value self,
+                                       Value indices, ArrayRef<int64_t> kernel,
                                        ArrayRef<int64_t> stride, ArrayRef<int64_t> padding,
-                                       ArrayRef<int64_t> dilation, bool ceilMode,
-                                       TypeList &types) {
+                                       ArrayRef<int64_t> dilation, bool ceilMode, TypeList &types) {
   BaseTensorType g = tensorOf(gradOutput), x = tensorOf(self);
   if (failed(requireTensor(loc, g, "grad_output")))
     return failure();

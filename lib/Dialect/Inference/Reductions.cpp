@@ -29,8 +29,7 @@ LogicalResult tgc::inferBatchNorm(MLIRContext *ctx, InferLoc loc, Value input, b
 }
 
 LogicalResult tgc::inferLayerNorm(MLIRContext *ctx, InferLoc loc, Value input,
-                                  ArrayRef<int64_t> normalizedShape, bool native,
-                                  TypeList &types) {
+                                  ArrayRef<int64_t> normalizedShape, bool native, TypeList &types) {
   BaseTensorType x = tensorOf(input);
   if (failed(requireTensor(loc, x, "input")))
     return failure();
@@ -114,8 +113,7 @@ static SmallVector<AffineExpr> withoutClassDim(BaseTensorType self) {
 
 /// Checks nll_loss's operands; returns the sizes of the unreduced loss.
 static FailureOr<SmallVector<AffineExpr>> checkNllOperands(InferLoc loc, BaseTensorType x,
-                                                           BaseTensorType t,
-                                                           BaseTensorType w,
+                                                           BaseTensorType t, BaseTensorType w,
                                                            int64_t reduction,
                                                            bool allowProbabilities) {
   if (failed(requireTensor(loc, x, "self")) || failed(requireTensor(loc, t, "target")))
@@ -125,8 +123,9 @@ static FailureOr<SmallVector<AffineExpr>> checkNllOperands(InferLoc loc, BaseTen
   if (getCategory(x.getDtype()) != DTypeCategory::Floating)
     return emitOptionalError(loc, "nll_loss: self must be floating-point, got ", x.getDtype());
   if (reduction < 0 || reduction > 2)
-    return emitOptionalError(loc, "nll_loss: reduction must be 0 (none), 1 (mean) or 2 (sum), "
-                                  "got ",
+    return emitOptionalError(loc,
+                             "nll_loss: reduction must be 0 (none), 1 (mean) or 2 (sum), "
+                             "got ",
                              reduction);
   SmallVector<AffineExpr> lossSizes = withoutClassDim(x);
   bool probabilities = getCategory(t.getDtype()) == DTypeCategory::Floating;
@@ -134,12 +133,10 @@ static FailureOr<SmallVector<AffineExpr>> checkNllOperands(InferLoc loc, BaseTen
     return emitOptionalError(loc, "nll_loss: target must hold class indices of sizes ",
                              sizesStr(lossSizes));
   if (!probabilities && getCategory(t.getDtype()) != DTypeCategory::Integer)
-    return emitOptionalError(loc, "nll_loss: target must be an integer tensor, got ",
-                             t.getDtype());
+    return emitOptionalError(loc, "nll_loss: target must be an integer tensor, got ", t.getDtype());
   if (!probabilities && !sameSizes(t.getSizes(), lossSizes))
     return emitOptionalError(loc, "nll_loss: target has sizes ", sizesStr(t.getSizes()),
-                             " but self without its class dimension has ",
-                             sizesStr(lossSizes));
+                             " but self without its class dimension has ", sizesStr(lossSizes));
   AffineExpr classes = x.getSizes()[x.getRank() == 1 ? 0 : 1];
   if (w && (w.getRank() != 1 || w.getSizes()[0] != classes))
     return emitOptionalError(loc, "nll_loss: weight must have one entry per class (",
@@ -155,8 +152,8 @@ LogicalResult tgc::inferNllLoss(MLIRContext *ctx, InferLoc loc, Value self, Valu
       checkNllOperands(loc, x, t, w, reduction, /*allowProbabilities=*/!withTotalWeight);
   if (failed(lossSizes))
     return failure();
-  TensorMeta meta = freshLike(x, reduction == 0 ? ArrayRef<AffineExpr>(*lossSizes)
-                                                : ArrayRef<AffineExpr>{});
+  TensorMeta meta =
+      freshLike(x, reduction == 0 ? ArrayRef<AffineExpr>(*lossSizes) : ArrayRef<AffineExpr>{});
   meta.requiresGrad = anyRequiresGrad({x, w});
   addResult(ctx, x.isRef(), meta, types);
   if (withTotalWeight) {
@@ -168,9 +165,8 @@ LogicalResult tgc::inferNllLoss(MLIRContext *ctx, InferLoc loc, Value self, Valu
 }
 
 LogicalResult tgc::inferNllLossBackward(MLIRContext *ctx, InferLoc loc, Value gradOutput,
-                                        Value self, Value target, Value weight,
-                                        Value totalWeight, int64_t reduction,
-                                        TypeList &types) {
+                                        Value self, Value target, Value weight, Value totalWeight,
+                                        int64_t reduction, TypeList &types) {
   BaseTensorType g = tensorOf(gradOutput), x = tensorOf(self), t = tensorOf(target),
                  w = tensorOf(weight), total = tensorOf(totalWeight);
   FailureOr<SmallVector<AffineExpr>> lossSizes =
@@ -178,8 +174,8 @@ LogicalResult tgc::inferNllLossBackward(MLIRContext *ctx, InferLoc loc, Value gr
   if (failed(lossSizes) || failed(requireTensor(loc, g, "grad_output")) ||
       failed(requireTensor(loc, total, "total_weight")))
     return failure();
-  if (!sameSizes(g.getSizes(), reduction == 0 ? ArrayRef<AffineExpr>(*lossSizes)
-                                              : ArrayRef<AffineExpr>{}))
+  if (!sameSizes(g.getSizes(),
+                 reduction == 0 ? ArrayRef<AffineExpr>(*lossSizes) : ArrayRef<AffineExpr>{}))
     return emitOptionalError(loc, "nll_loss_backward: grad_output has sizes ",
                              sizesStr(g.getSizes()), ", not those of the loss");
   if (total.getRank() != 0)

@@ -18,8 +18,7 @@ static LogicalResult addView(MLIRContext *ctx, BaseTensorType self, ArrayRef<Aff
 }
 
 static bool isContiguous(const TensorMeta &meta, MLIRContext *ctx) {
-  return meta.strides.empty() ||
-         meta.strides == TensorMeta::contiguousStrides(meta.sizes, ctx);
+  return meta.strides.empty() || meta.strides == TensorMeta::contiguousStrides(meta.sizes, ctx);
 }
 
 LogicalResult tgc::inferView(MLIRContext *ctx, InferLoc loc, Value self, ShapeAttr size,
@@ -44,16 +43,16 @@ LogicalResult tgc::inferView(MLIRContext *ctx, InferLoc loc, Value self, ShapeAt
   if (inferred >= 0)
     sizes[inferred] = numel.floorDiv(known);
   else if (getConstantSize(numel) && getConstantSize(known) && numel != known)
-    return emitOptionalError(loc, "view: shape ", size, " is invalid for a tensor of ", exprStr(numel),
-                             " elements");
+    return emitOptionalError(loc, "view: shape ", size, " is invalid for a tensor of ",
+                             exprStr(numel), " elements");
   // A view of a contiguous tensor is contiguous from the same offset; reshape of a
   // non-contiguous tensor copies, giving a fresh contiguous tensor.
   AffineExpr offset = isContiguous(in, ctx) ? in.storageOffset : AffineExpr();
   return addView(ctx, x, sizes, TensorMeta::contiguousStrides(sizes, ctx), offset, types);
 }
 
-LogicalResult tgc::inferPermute(MLIRContext *ctx, InferLoc loc, Value self,
-                                ArrayRef<int64_t> dims, TypeList &types) {
+LogicalResult tgc::inferPermute(MLIRContext *ctx, InferLoc loc, Value self, ArrayRef<int64_t> dims,
+                                TypeList &types) {
   BaseTensorType x = tensorOf(self);
   if (failed(requireTensor(loc, x, "self")))
     return failure();
@@ -147,8 +146,8 @@ LogicalResult tgc::inferUnsqueeze(MLIRContext *ctx, InferLoc loc, Value self, in
   return addView(ctx, x, sizes, strides, in.storageOffset, types);
 }
 
-LogicalResult tgc::inferSqueeze(MLIRContext *ctx, InferLoc loc, Value self,
-                                DenseI64ArrayAttr dims, TypeList &types) {
+LogicalResult tgc::inferSqueeze(MLIRContext *ctx, InferLoc loc, Value self, DenseI64ArrayAttr dims,
+                                TypeList &types) {
   BaseTensorType x = tensorOf(self);
   if (failed(requireTensor(loc, x, "self")))
     return failure();
@@ -175,8 +174,7 @@ LogicalResult tgc::inferSqueeze(MLIRContext *ctx, InferLoc loc, Value self,
 
 /// Resolves a slice bound as Python does: negative counts from the end, clamped to
 /// [0, size]; INT64_MAX-like ends mean the end.
-AffineExpr tgc::resolveSliceBound(ShapeAttr bound, AffineExpr size, bool isEnd,
-                                  MLIRContext *ctx) {
+AffineExpr tgc::resolveSliceBound(ShapeAttr bound, AffineExpr size, bool isEnd, MLIRContext *ctx) {
   int64_t dflt = 0;
   if (!bound || bound.getSizes().size() != 1)
     return isEnd ? size : cst(dflt, ctx);
@@ -272,8 +270,7 @@ LogicalResult tgc::inferSplit(MLIRContext *ctx, InferLoc loc, Value self,
   for (int64_t s : splitSizes)
     total += s;
   if (auto n = getConstantSize(in.sizes[*d]); n && *n != total)
-    return emitOptionalError(loc, "split: sizes add up to ", total, " but the dimension has ",
-                             *n);
+    return emitOptionalError(loc, "split: sizes add up to ", total, " but the dimension has ", *n);
   SmallVector<AffineExpr> strides = stridesOf(in, ctx);
   int64_t start = 0;
   for (int64_t s : splitSizes) {

@@ -30,7 +30,7 @@ struct AtenValue {
     Float,
     Bool,
     String,
-    Ints,   ///< int[] / SymInt[]: `sizes`
+    Ints, ///< int[] / SymInt[]: `sizes`
     Floats,
     Bools,
     DType,  ///< `type` is the element type

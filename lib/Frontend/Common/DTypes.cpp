@@ -59,8 +59,7 @@ std::optional<TorchDType> tgc::frontend::lookupDTypeByCode(int64_t code, MLIRCon
   return toDType(*it, ctx);
 }
 
-std::optional<TorchDType> tgc::frontend::lookupDTypeByName(llvm::StringRef name,
-                                                          MLIRContext *ctx) {
+std::optional<TorchDType> tgc::frontend::lookupDTypeByName(llvm::StringRef name, MLIRContext *ctx) {
   const auto *it = llvm::find_if(kDTypes, [&](const DTypeEntry &d) { return d.name == name; });
   if (it == std::end(kDTypes))
     return std::nullopt;

@@ -41,10 +41,11 @@ static bool isRowMajor(ArrayRef<int64_t> sizes, ArrayRef<int64_t> strides) {
   return true;
 }
 
-Expected<std::vector<char>> tgc::frontend::copyStridedToContiguous(StringRef storage, ArrayRef<int64_t> sizes,
-                                                         ArrayRef<int64_t> strides,
-                                                         int64_t storageOffset,
-                                                         unsigned elementBytes) {
+Expected<std::vector<char>> tgc::frontend::copyStridedToContiguous(StringRef storage,
+                                                                   ArrayRef<int64_t> sizes,
+                                                                   ArrayRef<int64_t> strides,
+                                                                   int64_t storageOffset,
+                                                                   unsigned elementBytes) {
   if (sizes.size() != strides.size())
     return createStringError("the view has %zu sizes but %zu strides", sizes.size(),
                              strides.size());

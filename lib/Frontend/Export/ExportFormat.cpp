@@ -89,7 +89,8 @@ static bool isTorchFrame(llvm::StringRef file) {
          file.contains("/site-packages/torch/") || file.contains("/dist-packages/torch/");
 }
 
-std::optional<std::pair<std::string, unsigned>> tgc::pt2::findUserFrame(llvm::StringRef stackTrace) {
+std::optional<std::pair<std::string, unsigned>>
+tgc::pt2::findUserFrame(llvm::StringRef stackTrace) {
   auto frames = stackFrames(stackTrace);
   auto user = llvm::find_if(llvm::reverse(frames),
                             [](const auto &frame) { return !isTorchFrame(frame.first); });

@@ -7,17 +7,17 @@
 // the export recorded.
 #include "tgc/Frontend/Export/ExportReader.h"
 
-#include "Frontend/Common/AtenCall.h"
 #include "ExportFormat.h"
+#include "Frontend/Common/AtenCall.h"
 #include "Frontend/Common/DTypes.h"
 #include "Frontend/Common/GraphInputs.h"
 #include "Frontend/Common/NodeAdapters.h"
-#include "Pt2Archive.h"
-#include "WeightsSource.h"
 #include "Frontend/Common/StridedCopy.h"
+#include "Pt2Archive.h"
 #include "SympyExpr.h"
-#include "tgc/Dialect/TgcDialect.h"
+#include "WeightsSource.h"
 #include "tgc/Dialect/Attributes.h"
+#include "tgc/Dialect/TgcDialect.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Builders.h"

@@ -265,6 +265,6 @@ private:
 } // namespace
 
 Expected<AffineExpr> tgc::pt2::parseSympyExpr(StringRef text, MLIRContext *ctx,
-                                         llvm::function_ref<AffineExpr(StringRef)> getSymbol) {
+                                              llvm::function_ref<AffineExpr(StringRef)> getSymbol) {
   return SympyParser(text, ctx, getSymbol).parse();
 }

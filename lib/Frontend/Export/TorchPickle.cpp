@@ -518,6 +518,8 @@ llvm::Error Unpickler::reduce() {
   return llvm::Error::success();
 }
 
+/// Runs one pickle opcode. One flat switch arm per opcode of the protocol (each a few
+/// lines), so it is long by nature; splitting it would only scatter the instruction set.
 llvm::Error Unpickler::step(uint8_t code, bool &stop) {
   using llvm::Error;
   auto pushNew = [&](Kind kind, int64_t integer = 0) -> Error {

@@ -40,8 +40,7 @@ private:
 };
 
 /// The element type torch calls `name`, or a diagnostic naming `fqn`.
-FailureOr<Type> supportedDType(std::optional<TorchDType> dtype, llvm::StringRef fqn,
-                               Location loc) {
+FailureOr<Type> supportedDType(std::optional<TorchDType> dtype, llvm::StringRef fqn, Location loc) {
   if (!dtype)
     return emitError(loc) << "the stored data of '" << fqn << "' has an unknown dtype";
   if (!dtype->type)
@@ -94,8 +93,8 @@ private:
                             << "' is stored pickled (a tensor subclass), which tgc does not read";
     const Json &meta = entry.at("tensor_meta");
     StoredTensor stored;
-    FailureOr<Type> dtype =
-        supportedDType(lookupDTypeByCode(meta.at("dtype").get<int64_t>(), loc.getContext()), fqn, loc);
+    FailureOr<Type> dtype = supportedDType(
+        lookupDTypeByCode(meta.at("dtype").get<int64_t>(), loc.getContext()), fqn, loc);
     if (failed(dtype))
       return failure();
     stored.dtype = *dtype;
@@ -227,7 +226,8 @@ private:
 } // namespace
 
 FailureOr<std::unique_ptr<WeightsSource>>
-tgc::pt2::createPayloadConfigSource(const Pt2Archive &archive, llvm::StringRef program, Location loc) {
+tgc::pt2::createPayloadConfigSource(const Pt2Archive &archive, llvm::StringRef program,
+                                    Location loc) {
   SmallVector<PayloadConfigSource::Config, 2> configs;
   for (auto [folder, suffix] : {std::pair("data/weights/", "_weights_config.json"),
                                 std::pair("data/constants/", "_constants_config.json")}) {
@@ -247,7 +247,7 @@ tgc::pt2::createPayloadConfigSource(const Pt2Archive &archive, llvm::StringRef p
 }
 
 std::unique_ptr<WeightsSource> tgc::pt2::createPickledSource(const Pt2Archive &archive,
-                                                        llvm::ArrayRef<std::string> members,
-                                                        MLIRContext *ctx) {
+                                                             llvm::ArrayRef<std::string> members,
+                                                             MLIRContext *ctx) {
   return std::make_unique<PickledSource>(archive, members, ctx);
 }

@@ -187,8 +187,8 @@ FailureOr<Var> Interpreter::applyAutogradFunction(CallArguments &arguments, Loca
   Block *callerBlock = builder.getInsertionBlock();
   Block::iterator callerPoint = builder.getInsertionPoint();
   llvm::scope_exit restore([&] { builder.setInsertionPoint(callerBlock, callerPoint); });
-  if (failed(traceAutogradForward(trace, ctxObject, *forward,
-                                  *ownSetup ? *setupContext : Var(), loc)))
+  if (failed(
+          traceAutogradForward(trace, ctxObject, *forward, *ownSetup ? *setupContext : Var(), loc)))
     return failure();
   // backward(ctx, *grads), when a gradient can flow.
   if (anyNeedsGrad) {
@@ -220,11 +220,11 @@ FailureOr<Var> Interpreter::applyAutogradFunction(CallArguments &arguments, Loca
 
 /// forward(ctx, *args) -> (outputs..., saved...) over the tensor arguments; with a
 /// `setupContext` of the class, forward(*args) then setup_context(ctx, args, output).
-LogicalResult Interpreter::traceAutogradForward(AutogradTrace &trace, Var ctxObject,
-                                                Var forward, Var setupContext, Location loc) {
+LogicalResult Interpreter::traceAutogradForward(AutogradTrace &trace, Var ctxObject, Var forward,
+                                                Var setupContext, Location loc) {
   llvm::StringRef className = trace.className;
-  func::FuncOp forwardFn = createTemplate(builder, loc, trace.forwardName,
-                                          ValueRange(trace.operands).getTypes());
+  func::FuncOp forwardFn =
+      createTemplate(builder, loc, trace.forwardName, ValueRange(trace.operands).getTypes());
   trace.forwardFn = forwardFn;
   CallArguments forwardCall;
   if (!setupContext)
@@ -252,8 +252,7 @@ LogicalResult Interpreter::traceAutogradForward(AutogradTrace &trace, Var ctxObj
   } else {
     std::optional<H> kind = heapKind(heap, *output);
     if (!(*output)->is(K::Tuple) && kind != H::List)
-      return error(loc) << className
-                        << ".forward must return a tensor or a tuple of them for now";
+      return error(loc) << className << ".forward must return a tensor or a tuple of them for now";
     FailureOr<std::vector<Var>> items = unpack(*output, loc);
     if (failed(items))
       return failure();
@@ -296,8 +295,7 @@ LogicalResult Interpreter::traceAutogradForward(AutogradTrace &trace, Var ctxObj
 
 /// backward(ctx, *grads) over (saved..., output grads...): ctx has forward's attributes,
 /// with the saved tensors as the template's arguments.
-LogicalResult Interpreter::traceAutogradBackward(AutogradTrace &trace, Var backward,
-                                                 Location loc) {
+LogicalResult Interpreter::traceAutogradBackward(AutogradTrace &trace, Var backward, Location loc) {
   llvm::StringRef className = trace.className;
   SmallVector<Type> savedTypes(trace.forwardFn.getResultTypes().drop_front(trace.numOutputs));
   SmallVector<Type> backwardTypes(savedTypes);
@@ -336,8 +334,7 @@ LogicalResult Interpreter::traceAutogradBackward(AutogradTrace &trace, Var backw
   unsigned gradArgument = savedTypes.size();
   for (const Var &item : trace.outputItems)
     backwardCall.positional.push_back(
-        item->is(K::Tensor) ? newTensor(heap, backwardFn.getArgument(gradArgument++))
-                            : makeNone());
+        item->is(K::Tensor) ? newTensor(heap, backwardFn.getArgument(gradArgument++)) : makeNone());
   FailureOr<Var> grads = call(backward, std::move(backwardCall), loc);
   if (failed(grads))
     return failure();
@@ -355,8 +352,8 @@ LogicalResult Interpreter::traceAutogradBackward(AutogradTrace &trace, Var backw
   while (gradItems.size() > inputs.size() && gradItems.back()->is(K::None))
     gradItems.pop_back();
   if (gradItems.size() != inputs.size())
-    return error(loc) << className << ".backward returned " << gradItems.size()
-                      << " gradients for " << inputs.size() << " inputs";
+    return error(loc) << className << ".backward returned " << gradItems.size() << " gradients for "
+                      << inputs.size() << " inputs";
   SmallVector<Value> gradients;
   for (auto [i, grad] : llvm::enumerate(gradItems)) {
     if (grad->is(K::None))

@@ -9,7 +9,6 @@
 using namespace tgc;
 using namespace tgc::py;
 
-
 namespace {
 
 /// Opcode names by value; "" where 3.12 has no opcode.

@@ -18,8 +18,20 @@ struct CodeObject;
 /// A constant of a code object, as `marshal` writes it. Immutable and shared: marshal's
 /// back-references (FLAG_REF) make two constants the same object.
 struct Constant {
-  enum class Kind { None, Ellipsis, StopIteration, Bool, Int, Float, Complex, Str, Bytes, Tuple,
-                    FrozenSet, Code };
+  enum class Kind {
+    None,
+    Ellipsis,
+    StopIteration,
+    Bool,
+    Int,
+    Float,
+    Complex,
+    Str,
+    Bytes,
+    Tuple,
+    FrozenSet,
+    Code
+  };
   Kind kind = Kind::None;
   bool boolValue = false;
   /// For Int within int64.

@@ -58,9 +58,9 @@ static std::optional<unsigned> plainSymbolOf(Value value) {
   return std::nullopt;
 }
 
-FailureOr<Var> Interpreter::mergeBranchResults(
-    Var onTrue, Var onFalse, Location loc,
-    llvm::function_ref<FailureOr<Var>(Var, Var)> mergeTensors) {
+FailureOr<Var>
+Interpreter::mergeBranchResults(Var onTrue, Var onFalse, Location loc,
+                                llvm::function_ref<FailureOr<Var>(Var, Var)> mergeTensors) {
   if (onTrue->is(K::Tensor) && onFalse->is(K::Tensor))
     return mergeTensors(onTrue, onFalse);
   bool sequences = (onTrue->is(K::Tuple) && onFalse->is(K::Tuple)) ||
@@ -127,8 +127,8 @@ LogicalResult Interpreter::checkBranchWrites(CondOp cond, Region &region, size_t
 
 /// Makes `holder` (whose regions use values from above) into an isolated `tgc.cond`:
 /// every value the branches use from outside becomes an input, except the sizes of
-/// symbols (`tgc.sym_size` of a dimension that is exactly a symbol, `tgc.bind_symbol`), which with every
-/// other symbol the branches' types mention become `sizes`, one per symbol.
+/// symbols (`tgc.sym_size` of a dimension that is exactly a symbol, `tgc.bind_symbol`), which with
+/// every other symbol the branches' types mention become `sizes`, one per symbol.
 FailureOr<CondOp> Interpreter::liftCond(CondOp holder, TypeRange resultTypes, Location loc) {
   llvm::SetVector<Value> free;
   getUsedValuesDefinedAbove(holder->getRegions(), free);
@@ -200,8 +200,8 @@ FailureOr<CondOp> Interpreter::liftCond(CondOp holder, TypeRange resultTypes, Lo
     for (size_t i = 0; i < symbols.size(); ++i)
       symbolArgs.push_back(block.addArgument(builder.getI64Type(), loc));
     for (auto [value, symbol] : freeSizes)
-      replaceAllUsesInRegionWith(
-          value, symbolArgs[llvm::find(symbols, symbol) - symbols.begin()], *region);
+      replaceAllUsesInRegionWith(value, symbolArgs[llvm::find(symbols, symbol) - symbols.begin()],
+                                 *region);
   }
   holder.erase();
   return cond;
@@ -248,8 +248,8 @@ FailureOr<Var> Interpreter::callCond(CallArguments &arguments, Location loc) {
   // replaces by the real one once the results and the free values are known.
   Block *callerBlock = builder.getInsertionBlock();
   Block::iterator callerPoint = builder.getInsertionPoint();
-  auto holder = CondOp::create(builder, loc, TypeRange{}, predicate, ValueRange{},
-                               ValueRange{}, builder.getDenseI64ArrayAttr({}));
+  auto holder = CondOp::create(builder, loc, TypeRange{}, predicate, ValueRange{}, ValueRange{},
+                               builder.getDenseI64ArrayAttr({}));
   Block *thenBlock = builder.createBlock(&holder.getThenRegion());
   Block *elseBlock = builder.createBlock(&holder.getElseRegion());
   llvm::scope_exit restoreInsertion([&] { builder.setInsertionPoint(callerBlock, callerPoint); });

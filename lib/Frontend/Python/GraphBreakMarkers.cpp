@@ -34,8 +34,7 @@ FailureOr<bool> Interpreter::breakOnTensorTruth(Var tensor, Location loc) {
   return taken;
 }
 
-FailureOr<Attribute> Interpreter::breakCallArgument(Var value,
-                                                    SmallVectorImpl<Value> &tensors,
+FailureOr<Attribute> Interpreter::breakCallArgument(Var value, SmallVectorImpl<Value> &tensors,
                                                     Location loc) {
   switch (value->kind) {
   case K::None:
@@ -90,8 +89,7 @@ FailureOr<Attribute> Interpreter::breakCallArgument(Var value,
 }
 
 LogicalResult Interpreter::breakOnCall(llvm::StringRef callee, ArrayRef<Var> args,
-                                       ArrayRef<std::pair<std::string, Var>> kwargs,
-                                       Location loc) {
+                                       ArrayRef<std::pair<std::string, Var>> kwargs, Location loc) {
   SmallVector<Value> tensors;
   SmallVector<Attribute> positional;
   for (const Var &arg : args) {

@@ -18,8 +18,7 @@ using py::Opcode;
 static constexpr unsigned kMaxDepth = 200;
 static constexpr uint64_t kMaxSteps = 5'000'000;
 
-Interpreter::Interpreter(const ObjectTable &objects, OpBuilder &builder,
-                         TensorSource tensorSource)
+Interpreter::Interpreter(const ObjectTable &objects, OpBuilder &builder, TensorSource tensorSource)
     : objects(objects), builder(builder), ctx(builder.getContext()),
       tensorSource(std::move(tensorSource)), atenBuilder(builder) {}
 
@@ -56,8 +55,8 @@ static LogicalResult bindParameters(const py::CodeObject &code, const HeapObject
     auto end = code.localsPlusNames.begin() + numPositional + numKwOnly;
     auto it = std::find(begin, end, name);
     if (it == end) {
-      return emitError() << function.qualname << "() got an unexpected keyword argument '"
-                         << name << "'";
+      return emitError() << function.qualname << "() got an unexpected keyword argument '" << name
+                         << "'";
     }
     size_t slot = it - code.localsPlusNames.begin();
     if (locals[slot])
@@ -129,8 +128,8 @@ FailureOr<Var> Interpreter::callFunction(ObjectId functionId, CallArguments argu
       return true;
     });
   }
-  if (failed(bindParameters(*code, function, arguments, frame.locals,
-                            [&]() { return error(loc); })))
+  if (failed(
+          bindParameters(*code, function, arguments, frame.locals, [&]() { return error(loc); })))
     return failure();
   if (code->flags & py::kVarKeywords) {
     size_t slot = code->argCount + code->kwOnlyArgCount + ((code->flags & py::kVarArgs) ? 1 : 0);

@@ -44,13 +44,13 @@ struct SideEffect {
 /// the compiled graph assumes (docs/guards.md): the guard list is made of these.
 struct GuardRead {
   enum class Step {
-    Attribute,  ///< `name` of an instance, function or module (`.name`)
-    ClassEntry, ///< `name` of a class's dict (`.__dict__['name']`)
-    Global,     ///< `name` of a module namespace (`['name']`)
-    Cell,       ///< a cell's contents (`.cell_contents`)
-    Item,       ///< item `key` of a list or dict (`[key]`)
-    Length,     ///< the length of a list, set or dict: `value` is an Int
-    Keys,       ///< the keys of a dict, in order: `value` is a tuple
+    Attribute,    ///< `name` of an instance, function or module (`.name`)
+    ClassEntry,   ///< `name` of a class's dict (`.__dict__['name']`)
+    Global,       ///< `name` of a module namespace (`['name']`)
+    Cell,         ///< a cell's contents (`.cell_contents`)
+    Item,         ///< item `key` of a list or dict (`[key]`)
+    Length,       ///< the length of a list, set or dict: `value` is an Int
+    Keys,         ///< the keys of a dict, in order: `value` is a tuple
     HasAttribute, ///< whether `name` is an attribute (hasattr, getattr with a default):
                   ///< `value` is a Bool
   };
@@ -204,8 +204,7 @@ public:
   mlir::FailureOr<Var> lookupAttribute(Var object, llvm::StringRef name, mlir::Location loc);
   /// `object.name = value` (a null `value` deletes it), through properties and
   /// nn.Module's `__setattr__`, as a side effect where one is seen.
-  mlir::LogicalResult setAttribute(Var object, llvm::StringRef name, Var value,
-                                   mlir::Location loc);
+  mlir::LogicalResult setAttribute(Var object, llvm::StringRef name, Var value, mlir::Location loc);
   /// `name` in the MRO of class `cls`, null when no class there has it.
   mlir::FailureOr<Var> lookupInClass(Var cls, llvm::StringRef name);
   /// A class attribute bound as Python's descriptors bind it (methods, static and class
@@ -232,8 +231,7 @@ public:
 
   // Subscripts and iteration (Subscripts.cpp, Iteration.cpp).
   /// The index of `key`'s entry in dict `dict`, if it has one.
-  mlir::FailureOr<std::optional<size_t>> findDictEntry(ObjectId dict, Var key,
-                                                       mlir::Location loc);
+  mlir::FailureOr<std::optional<size_t>> findDictEntry(ObjectId dict, Var key, mlir::Location loc);
   mlir::FailureOr<Var> subscript(Var container, Var key, mlir::Location loc);
   mlir::LogicalResult storeSubscript(Var container, Var key, Var value, mlir::Location loc);
   mlir::LogicalResult deleteSubscript(Var container, Var key, mlir::Location loc);
@@ -272,9 +270,7 @@ public:
 
   // Graph breaks (GraphBreakMarkers.cpp, docs/graph-breaks.md).
   /// Whether a graph break here can be a marker rather than an error.
-  bool canBreakGraph() const {
-    return breakPath && builder.getInsertionBlock() == breakBlock;
-  }
+  bool canBreakGraph() const { return breakPath && builder.getInsertionBlock() == breakBlock; }
   /// `callee(*args, **kwargs)` run by the caller between graphs: emits `tgc.break_call`.
   mlir::LogicalResult breakOnCall(llvm::StringRef callee, llvm::ArrayRef<Var> args,
                                   llvm::ArrayRef<std::pair<std::string, Var>> kwargs,
@@ -289,8 +285,7 @@ public:
 
 private:
   // Frames and instructions (Interpreter.cpp).
-  mlir::FailureOr<Var> callFunction(ObjectId function, CallArguments arguments,
-                                    mlir::Location loc);
+  mlir::FailureOr<Var> callFunction(ObjectId function, CallArguments arguments, mlir::Location loc);
   mlir::FailureOr<Var> run(Frame &frame);
   /// Executes one instruction through the opcode table (Frame.h).
   mlir::LogicalResult execute(ExecutionStep &step);
@@ -317,8 +312,8 @@ private:
                                     mlir::Location loc);
 
   // Operators (Operators.cpp).
-  mlir::FailureOr<bool> compareSizes(llvm::StringRef op, mlir::AffineExpr lhs,
-                                     mlir::AffineExpr rhs, mlir::Location loc);
+  mlir::FailureOr<bool> compareSizes(llvm::StringRef op, mlir::AffineExpr lhs, mlir::AffineExpr rhs,
+                                     mlir::Location loc);
   mlir::FailureOr<Var> tensorBinaryOp(unsigned op, Var lhs, Var rhs, mlir::Location loc);
   /// A user class's dunder method for `op` (`__iadd__`, `__add__`, `__radd__`); null
   /// when neither operand defines one.
@@ -334,25 +329,23 @@ private:
                      llvm::function_ref<mlir::FailureOr<Var>(Var, Var)> mergeTensors);
   mlir::FailureOr<llvm::SmallVector<mlir::Value>> branchResultTensors(Var result,
                                                                       mlir::Location loc);
-  mlir::LogicalResult checkBranchWrites(CondOp cond, mlir::Region &region,
-                                        size_t objectsBefore, mlir::Location loc);
-  mlir::FailureOr<CondOp> liftCond(CondOp holder, mlir::TypeRange resultTypes,
-                                   mlir::Location loc);
+  mlir::LogicalResult checkBranchWrites(CondOp cond, mlir::Region &region, size_t objectsBefore,
+                                        mlir::Location loc);
+  mlir::FailureOr<CondOp> liftCond(CondOp holder, mlir::TypeRange resultTypes, mlir::Location loc);
 
   // autograd.Function (AutogradFunction.cpp).
   bool containsTensor(const Var &value) const;
   mlir::LogicalResult traceAutogradForward(AutogradTrace &trace, Var ctxObject, Var forward,
                                            Var setupContext, mlir::Location loc);
-  mlir::LogicalResult traceAutogradBackward(AutogradTrace &trace, Var backward,
-                                            mlir::Location loc);
+  mlir::LogicalResult traceAutogradBackward(AutogradTrace &trace, Var backward, mlir::Location loc);
 
   // Tensor calls (TensorCalls.cpp).
   mlir::FailureOr<AtenValue> toAtenValue(Var value, mlir::Location loc);
   mlir::FailureOr<mlir::Value> materializeSize(mlir::AffineExpr size, mlir::Location loc);
   mlir::FailureOr<Var> buildAten(llvm::StringRef target, std::vector<AtenArgument> arguments,
                                  mlir::Location loc);
-  mlir::FailureOr<Var> callWithOut(llvm::StringRef qualifiedName, CallArguments arguments,
-                                   Var out, mlir::Location loc);
+  mlir::FailureOr<Var> callWithOut(llvm::StringRef qualifiedName, CallArguments arguments, Var out,
+                                   mlir::Location loc);
   Var resultsToVar(mlir::Operation *op);
   mlir::FailureOr<Var> tensorIndex(Var tensor, Var key, mlir::Location loc);
   mlir::FailureOr<Var> tensorAttribute(Var tensor, llvm::StringRef name, mlir::Location loc);
@@ -360,8 +353,8 @@ private:
   // Saved-tensor hooks (SavedTensorsHooks.cpp).
   /// Traces the pack/unpack pair of scope `id` for values of `type` into templates and
   /// emits their `tgc.saved_tensors_hooks` op.
-  mlir::LogicalResult traceSavedTensorsHooks(int64_t id, Var pack, Var unpack,
-                                             mlir::Type type, mlir::Location loc);
+  mlir::LogicalResult traceSavedTensorsHooks(int64_t id, Var pack, Var unpack, mlir::Type type,
+                                             mlir::Location loc);
 
   mlir::InFlightDiagnostic error(mlir::Location loc) { return mlir::emitError(loc); }
 
@@ -388,9 +381,8 @@ private:
   /// `bool(tensor)` at a graph break: emits `tgc.break_branch` and returns the outcome
   /// this path follows.
   mlir::FailureOr<bool> breakOnTensorTruth(Var tensor, mlir::Location loc);
-  mlir::FailureOr<mlir::Attribute> breakCallArgument(Var value,
-                                                     llvm::SmallVectorImpl<mlir::Value> &tensors,
-                                                     mlir::Location loc);
+  mlir::FailureOr<mlir::Attribute>
+  breakCallArgument(Var value, llvm::SmallVectorImpl<mlir::Value> &tensors, mlir::Location loc);
 
   const ObjectTable &objects;
   mlir::OpBuilder &builder;

@@ -12,7 +12,6 @@
 using namespace tgc;
 using namespace tgc::py;
 
-
 namespace {
 
 /// Type codes of marshal.c; FLAG_REF marks objects that later TYPE_REFs may name.

@@ -47,9 +47,8 @@ LogicalResult Interpreter::exitSavedTensorsHooks(Location loc) {
     auto tensor = llvm::dyn_cast<BaseTensorType>(type);
     if (!tensor || !llvm::isa<FloatType>(tensor.getDtype()))
       return;
-    if (llvm::none_of(types, [&](BaseTensorType seen) {
-          return seen.getDtype() == tensor.getDtype();
-        }))
+    if (llvm::none_of(types,
+                      [&](BaseTensorType seen) { return seen.getDtype() == tensor.getDtype(); }))
       types.push_back(tensor);
   };
   Block::iterator begin = scope.last ? std::next(scope.last->getIterator()) : scope.block->begin();
@@ -63,8 +62,8 @@ LogicalResult Interpreter::exitSavedTensorsHooks(Location loc) {
       noteType(type);
   }
   for (BaseTensorType type : types)
-    if (failed(traceSavedTensorsHooks(scope.id, scope.pack, scope.unpack,
-                                      savedTensorType(type), loc)))
+    if (failed(
+            traceSavedTensorsHooks(scope.id, scope.pack, scope.unpack, savedTensorType(type), loc)))
       return failure();
   return success();
 }

@@ -35,7 +35,8 @@ void Interpreter::noteRead(ReadStep step, ObjectId object, llvm::StringRef name,
   if (!value || heap.get(object).traceId < 0)
     return;
   bool contents = step == ReadStep::Item || step == ReadStep::Length || step == ReadStep::Keys;
-  if (writtenTargets.count({object, contents ? 1 : 0, step == ReadStep::Cell || contents ? "" : name.str()}))
+  if (writtenTargets.count(
+          {object, contents ? 1 : 0, step == ReadStep::Cell || contents ? "" : name.str()}))
     return;
   if (step != ReadStep::Length && step != ReadStep::Keys && !isGuardable(heap, value))
     return;
@@ -49,7 +50,7 @@ HeapObject &Interpreter::mutateObject(ObjectId id, SideEffect::Kind kind, llvm::
   if (heap.get(id).traceId >= 0)
     sideEffects.push_back({kind, id, name.str(), value, loc});
   bool contents = kind == SideEffect::Kind::SetContents;
-  writtenTargets.insert({id, contents ? 1 : 0,
-                         contents || kind == SideEffect::Kind::SetCell ? "" : name.str()});
+  writtenTargets.insert(
+      {id, contents ? 1 : 0, contents || kind == SideEffect::Kind::SetCell ? "" : name.str()});
   return heap.mutate(id);
 }

@@ -59,8 +59,8 @@ FailureOr<AtenValue> Interpreter::toAtenValue(Var value, Location loc) {
   default:
     break;
   }
-  std::optional<H> kind = value->is(K::Object) ? std::optional(heap.get(value->object).kind)
-                                                : std::nullopt;
+  std::optional<H> kind =
+      value->is(K::Object) ? std::optional(heap.get(value->object).kind) : std::nullopt;
   if (value->is(K::Tuple) || kind == H::List) {
     FailureOr<std::vector<Var>> items = unpack(value, loc);
     if (failed(items))
@@ -78,9 +78,8 @@ FailureOr<AtenValue> Interpreter::toAtenValue(Var value, Location loc) {
     auto isIntNumber = [](const Var &item) {
       return item->is(K::Tensor) && item->number == Variable::Number::Int;
     };
-    if (llvm::all_of(*items, [&](const Var &item) {
-          return item->is(K::Int) || isIntNumber(item);
-        })) {
+    if (llvm::all_of(*items,
+                     [&](const Var &item) { return item->is(K::Int) || isIntNumber(item); })) {
       SmallVector<AffineExpr> sizes;
       for (const Var &item : *items) {
         Var size = item;
@@ -138,8 +137,8 @@ FailureOr<Value> Interpreter::materializeSize(AffineExpr size, Location loc) {
   }
   auto binary = llvm::cast<AffineBinaryOpExpr>(size);
   FailureOr<Value> lhs = materializeSize(binary.getLHS(), loc);
-  FailureOr<Value> rhs = failed(lhs) ? FailureOr<Value>(failure())
-                                     : materializeSize(binary.getRHS(), loc);
+  FailureOr<Value> rhs =
+      failed(lhs) ? FailureOr<Value>(failure()) : materializeSize(binary.getRHS(), loc);
   if (failed(rhs))
     return failure();
   switch (binary.getKind()) {
@@ -211,11 +210,11 @@ FailureOr<Var> Interpreter::callWithOut(llvm::StringRef qualifiedName, CallArgum
                       << "(out=...) would resize a tensor that exists outside the program";
   if (outType.getDtype() != resultType.getDtype()) {
     CallArguments cast{{*result}, {{"dtype", makeVar([&] {
-                                       Variable dtype;
-                                       dtype.kind = K::DType;
-                                       dtype.type = outType.getDtype();
-                                       return dtype;
-                                     }())}}};
+                                      Variable dtype;
+                                      dtype.kind = K::DType;
+                                      dtype.type = outType.getDtype();
+                                      return dtype;
+                                    }())}}};
     result = callTorchFunction("torch.Tensor.to", cast, loc);
     if (failed(result))
       return failure();
@@ -369,9 +368,8 @@ FailureOr<Var> Interpreter::tensorIndex(Var tensor, Var key, Location loc) {
   std::vector<Var> indices = key->is(K::Tuple) ? key->items : std::vector<Var>{key};
   int64_t rank = tensorType(heap, tensor).getSizes().size();
   // Ellipsis expands to the dimensions the other indices do not consume.
-  int64_t consumed = llvm::count_if(indices, [](const Var &i) {
-    return !i->is(K::None) && !i->is(K::Ellipsis);
-  });
+  int64_t consumed =
+      llvm::count_if(indices, [](const Var &i) { return !i->is(K::None) && !i->is(K::Ellipsis); });
   Var current = tensor;
   int64_t dim = 0;
   auto atenInt = [&](int64_t i) { return AtenValue::integer(getAffineConstantExpr(i, ctx)); };
@@ -406,15 +404,15 @@ FailureOr<Var> Interpreter::tensorIndex(Var tensor, Var key, Location loc) {
         Var length = makeInt(tensorType(heap, current).getSizes()[dim]);
         Var end = parts[1]->is(K::None) ? length : parts[1];
         if (isNumber(parts[0])) {
-          FailureOr<Var> start = numberAsSize(parts[0], Var(), isNumber(end) ? length : end,
-                                              length, loc);
+          FailureOr<Var> start =
+              numberAsSize(parts[0], Var(), isNumber(end) ? length : end, length, loc);
           if (failed(start))
             return failure();
           parts[0] = *start;
         }
         if (isNumber(parts[1])) {
-          FailureOr<Var> bound = numberAsSize(
-              parts[1], parts[0]->is(K::None) ? Var() : parts[0], length, length, loc);
+          FailureOr<Var> bound =
+              numberAsSize(parts[1], parts[0]->is(K::None) ? Var() : parts[0], length, length, loc);
           if (failed(bound))
             return failure();
           parts[1] = *bound;
@@ -439,4 +437,3 @@ FailureOr<Var> Interpreter::tensorIndex(Var tensor, Var key, Location loc) {
   }
   return current;
 }
-

@@ -109,8 +109,10 @@ FailureOr<Var> Interpreter::clampNumber(Var a, Var lo, Var hi, Location loc) {
     if (!bound)
       continue;
     FailureOr<Var> outside = op(compare, a, bound);
-    FailureOr<Var> excess = failed(outside) ? FailureOr<Var>(failure()) : op("operator.sub", a, bound);
-    FailureOr<Var> fix = failed(excess) ? FailureOr<Var>(failure()) : op("operator.mul", *outside, *excess);
+    FailureOr<Var> excess =
+        failed(outside) ? FailureOr<Var>(failure()) : op("operator.sub", a, bound);
+    FailureOr<Var> fix =
+        failed(excess) ? FailureOr<Var>(failure()) : op("operator.mul", *outside, *excess);
     FailureOr<Var> next = failed(fix) ? FailureOr<Var>(failure()) : op("operator.sub", a, *fix);
     if (failed(next))
       return failure();
@@ -151,8 +153,10 @@ FailureOr<Var> Interpreter::numberAsSize(Var number, Var lower, Var upper, Var w
   if (wrapBase) {
     // Python's slice bounds: a negative one counts from the end.
     FailureOr<Var> negative = op("operator.lt", value, makeInt(0, ctx));
-    FailureOr<Var> shift = failed(negative) ? FailureOr<Var>(failure()) : op("operator.mul", *negative, wrapBase);
-    FailureOr<Var> wrapped = failed(shift) ? FailureOr<Var>(failure()) : op("operator.add", value, *shift);
+    FailureOr<Var> shift =
+        failed(negative) ? FailureOr<Var>(failure()) : op("operator.mul", *negative, wrapBase);
+    FailureOr<Var> wrapped =
+        failed(shift) ? FailureOr<Var>(failure()) : op("operator.add", value, *shift);
     if (failed(wrapped))
       return failure();
     value = *wrapped;

@@ -245,7 +245,6 @@ bool tgc::py::isTrue(const AtenValue &value) {
   return value.kind == AtenValue::Kind::Bool && value.boolValue;
 }
 
-
 /// Every callable tgc knows, by op family.
 static const std::vector<TorchFunction> &torchFunctions() {
   static const std::vector<TorchFunction> table = [] {
@@ -297,7 +296,7 @@ static llvm::Expected<BoundCall> bindOverload(llvm::StringRef callee, const Over
   std::vector<std::optional<AtenValue>> bound(params.size());
   auto mismatch = [&](size_t param, const AtenValue &value) {
     return bindingError(callee + "(): argument '" + params[param].name + "' must be " +
-                     params[param].type + ", not " + pythonTypeName(value));
+                        params[param].type + ", not " + pythonTypeName(value));
   };
   SmallVector<size_t> positionalParams;
   for (size_t i = 0; i < params.size(); ++i)
@@ -306,8 +305,8 @@ static llvm::Expected<BoundCall> bindOverload(llvm::StringRef callee, const Over
   for (size_t i = 0; i < positional.size(); ++i) {
     if (i >= positionalParams.size())
       return bindingError(llvm::formatv("{0}() takes {1} positional arguments but {2} were given",
-                                     callee, positionalParams.size(), positional.size())
-                           .str());
+                                        callee, positionalParams.size(), positional.size())
+                              .str());
     size_t param = positionalParams[i];
     ParameterType type(params[param].type);
     // Varargs int lists: `x.view(2, 3)` when the list is the last positional parameter.
@@ -376,9 +375,9 @@ static llvm::Expected<BoundCall> bindOverload(llvm::StringRef callee, const Over
   return call;
 }
 
-std::optional<llvm::Expected<BoundCall>> tgc::py::bindTorchCall(llvm::StringRef qualifiedName,
-                                                            llvm::ArrayRef<AtenValue> positional,
-                                                            llvm::ArrayRef<AtenArgument> keywords) {
+std::optional<llvm::Expected<BoundCall>>
+tgc::py::bindTorchCall(llvm::StringRef qualifiedName, llvm::ArrayRef<AtenValue> positional,
+                       llvm::ArrayRef<AtenArgument> keywords) {
   const auto &byName = overloadsByName();
   auto it = byName.find(qualifiedName);
   if (it == byName.end())

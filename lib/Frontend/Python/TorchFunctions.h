@@ -59,9 +59,9 @@ struct BoundCall {
 /// arguments, varargs int lists (`x.view(2, 3)`), Python numbers for Tensor/Scalar
 /// parameters. Returns nullopt when tgc does not know the callable, an error naming the
 /// problem when no overload accepts the arguments.
-std::optional<llvm::Expected<BoundCall>>
-bindTorchCall(llvm::StringRef qualifiedName, llvm::ArrayRef<AtenValue> positional,
-              llvm::ArrayRef<AtenArgument> keywords);
+std::optional<llvm::Expected<BoundCall>> bindTorchCall(llvm::StringRef qualifiedName,
+                                                       llvm::ArrayRef<AtenValue> positional,
+                                                       llvm::ArrayRef<AtenArgument> keywords);
 
 /// Whether tgc knows `qualifiedName` as a torch callable.
 bool isKnownTorchFunction(llvm::StringRef qualifiedName);

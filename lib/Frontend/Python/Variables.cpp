@@ -7,7 +7,6 @@
 using namespace tgc;
 using namespace tgc::py;
 
-
 std::optional<int64_t> Variable::getConstantInt() const {
   if (kind == Kind::Bool)
     return boolValue ? 1 : 0;
@@ -223,7 +222,6 @@ std::string tgc::py::describe(const Heap &heap, const Var &v) {
     return "value";
   }
 }
-
 
 mlir::FailureOr<int64_t> tgc::py::constantIntArgument(const Var &value, llvm::StringRef what,
                                                       mlir::Location loc) {

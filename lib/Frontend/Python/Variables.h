@@ -29,25 +29,25 @@ using ObjectId = unsigned;
 
 struct Variable {
   enum class Kind {
-    Null,      ///< the NULL CPython pushes before callables (PUSH_NULL, LOAD_GLOBAL)
+    Null, ///< the NULL CPython pushes before callables (PUSH_NULL, LOAD_GLOBAL)
     None,
     Bool,
-    Int,       ///< `size`: a constant, or an expression over the size symbols (SymInt)
+    Int, ///< `size`: a constant, or an expression over the size symbols (SymInt)
     Float,
     Str,
     Ellipsis,
-    Tensor,    ///< `object`: a HeapObject::Kind::Tensor (tensors have identity: `x.t_()`
-               ///< changes what every alias of `x` sees)
-    Tuple,     ///< `items` (`tupleClass` set when it has a class: torch.Size, namedtuples)
-    Slice,     ///< `items`: start, stop, step
-    Range,     ///< `items`: start, stop, step (Ints)
-    DType,     ///< `type`
-    Device,    ///< `name`: "cpu", "cuda:0"
-    Object,    ///< anything with identity and state: `object` (see HeapObject::Kind)
-    Method,    ///< a bound method: `items` = {function, self}
-    External,  ///< a callable or class known by name: `name` ("torch.relu")
-    Super,     ///< super(): `items` = {class, self}
-    Code,      ///< `code`
+    Tensor,   ///< `object`: a HeapObject::Kind::Tensor (tensors have identity: `x.t_()`
+              ///< changes what every alias of `x` sees)
+    Tuple,    ///< `items` (`tupleClass` set when it has a class: torch.Size, namedtuples)
+    Slice,    ///< `items`: start, stop, step
+    Range,    ///< `items`: start, stop, step (Ints)
+    DType,    ///< `type`
+    Device,   ///< `name`: "cpu", "cuda:0"
+    Object,   ///< anything with identity and state: `object` (see HeapObject::Kind)
+    Method,   ///< a bound method: `items` = {function, self}
+    External, ///< a callable or class known by name: `name` ("torch.relu")
+    Super,    ///< super(): `items` = {class, self}
+    Code,     ///< `code`
   };
   Kind kind = Kind::None;
   bool boolValue = false;
@@ -103,17 +103,17 @@ struct HeapObject {
     Dict,
     Set,
     Cell,
-    Instance,  ///< a user object or nn.Module: `classObject`, `attributes`
-    Class,     ///< `name`, `bases`, `mro`, `attributes` (the class dict)
-    Function,  ///< `code`, `globals`, `defaults`, `kwDefaults`, `closure`, `attributes`
-    Globals,   ///< a module's namespace: `name` (the module), `attributes`
-    Module,    ///< an imported module: `name`, `attributes`
-    Iterator,  ///< `items` to yield from `position`
+    Instance, ///< a user object or nn.Module: `classObject`, `attributes`
+    Class,    ///< `name`, `bases`, `mro`, `attributes` (the class dict)
+    Function, ///< `code`, `globals`, `defaults`, `kwDefaults`, `closure`, `attributes`
+    Globals,  ///< a module's namespace: `name` (the module), `attributes`
+    Module,   ///< an imported module: `name`, `attributes`
+    Iterator, ///< `items` to yield from `position`
     StaticMethod,
     ClassMethod,
-    Property,  ///< `items` = {fget, fset, fdel}
-    Opaque,    ///< `name` is the type, `repr` what it printed as
-    Tensor,    ///< `tensor`: the current SSA value (its type is the fake-tensor metadata)
+    Property, ///< `items` = {fget, fset, fdel}
+    Opaque,   ///< `name` is the type, `repr` what it printed as
+    Tensor,   ///< `tensor`: the current SSA value (its type is the fake-tensor metadata)
   };
   Kind kind = Kind::List;
   std::string name, qualname, repr;

@@ -7,8 +7,8 @@
 #include "GraphBreaks.h"
 
 #include "Frontend/Common/GraphInputs.h"
-#include "tgc/Dialect/TgcDialect.h"
 #include "tgc/Dialect/Attributes.h"
+#include "tgc/Dialect/TgcDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/IRMapping.h"
@@ -36,9 +36,7 @@ struct Position {
   bool operator<(const Position &other) const {
     return std::tie(op, result) < std::tie(other.op, other.result);
   }
-  bool operator==(const Position &other) const {
-    return op == other.op && result == other.result;
-  }
+  bool operator==(const Position &other) const { return op == other.op && result == other.result; }
 };
 
 /// A path's `@forward`, indexed.
@@ -119,8 +117,7 @@ public:
 
 private:
   LogicalResult indexPath(PathTrace &trace, PathFunction &path);
-  LogicalResult use(PathFunction &path, unsigned k, Value value, SegmentNeeds &needs,
-                    Location loc);
+  LogicalResult use(PathFunction &path, unsigned k, Value value, SegmentNeeds &needs, Location loc);
   LogicalResult glueUse(PathFunction &path, unsigned k, Value value, SegmentNeeds &needs,
                         Location loc);
   int64_t nodeOf(const PathFunction &path, unsigned k);
@@ -209,8 +206,8 @@ LogicalResult Splitter::use(PathFunction &path, unsigned k, Value value, Segment
 
 /// Records that the step after segment `k` passes `value` to the caller: the graph of
 /// segment `k` returns it unless it is a user input or crossed already.
-LogicalResult Splitter::glueUse(PathFunction &path, unsigned k, Value value,
-                                SegmentNeeds &segment, Location loc) {
+LogicalResult Splitter::glueUse(PathFunction &path, unsigned k, Value value, SegmentNeeds &segment,
+                                Location loc) {
   if (auto arg = dyn_cast<BlockArgument>(value); arg && inputGlue.count(arg.getArgNumber()))
     return success();
   if (auto result = dyn_cast<OpResult>(value)) {
@@ -388,8 +385,7 @@ Splitter::breakStep(PathFunction &path, unsigned k,
 
 DictionaryAttr tgc::trace::returnStep(MLIRContext *ctx) {
   Builder b(ctx);
-  return b.getDictionaryAttr(
-      b.getNamedAttr(program::kKindKey, b.getStringAttr(program::kReturn)));
+  return b.getDictionaryAttr(b.getNamedAttr(program::kKindKey, b.getStringAttr(program::kReturn)));
 }
 
 void tgc::trace::recordProgramNode(ModuleOp graph, ArrayRef<int64_t> inputs,
@@ -539,6 +535,6 @@ FailureOr<GraphNode> Splitter::buildGraph(unsigned node) {
 }
 
 FailureOr<GraphProgram> tgc::trace::splitGraphBreaks(std::vector<PathTrace> &paths,
-                                                       MLIRContext *ctx) {
+                                                     MLIRContext *ctx) {
   return Splitter(paths, ctx).run();
 }

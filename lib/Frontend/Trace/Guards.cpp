@@ -134,7 +134,7 @@ void GuardBuilder::addValue(const std::string &source, const Var &value) {
 }
 
 ArrayAttr tgc::trace::buildGuards(const TraceFile &trace, const Interpreter &interpreter,
-                                    const CallArguments &call, MLIRContext *ctx) {
+                                  const CallArguments &call, MLIRContext *ctx) {
   GuardBuilder g(trace, interpreter, ctx);
   // Non-tensor arguments are constants of the graph (tensors are checked by the runtime).
   for (auto [i, arg] : llvm::enumerate(call.positional))
@@ -187,9 +187,9 @@ ArrayAttr tgc::trace::buildGuards(const TraceFile &trace, const Interpreter &int
       break;
     case Step::HasAttribute:
       g.add(owner, gd::kHasAttr,
-            g.b.getDictionaryAttr({g.b.getNamedAttr("name", g.b.getStringAttr(read.name)),
-                                   g.b.getNamedAttr("present",
-                                                    g.b.getBoolAttr(read.value->boolValue))}),
+            g.b.getDictionaryAttr(
+                {g.b.getNamedAttr("name", g.b.getStringAttr(read.name)),
+                 g.b.getNamedAttr("present", g.b.getBoolAttr(read.value->boolValue))}),
             read.name);
       break;
     case Step::Length:

@@ -37,11 +37,21 @@ static std::string pyRepr(llvm::StringRef s) {
   std::string out = "'";
   for (unsigned char c : s) {
     switch (c) {
-    case '\\': out += "\\\\"; break;
-    case '\'': out += "\\'"; break;
-    case '\n': out += "\\n"; break;
-    case '\r': out += "\\r"; break;
-    case '\t': out += "\\t"; break;
+    case '\\':
+      out += "\\\\";
+      break;
+    case '\'':
+      out += "\\'";
+      break;
+    case '\n':
+      out += "\\n";
+      break;
+    case '\r':
+      out += "\\r";
+      break;
+    case '\t':
+      out += "\\t";
+      break;
     default:
       if (c < 0x20 || c == 0x7f) {
         out += "\\x";
@@ -112,9 +122,8 @@ std::vector<std::string> tgc::trace::computeSources(const TraceFile &trace) {
     for (auto &[name, arg] : entry.at("kwargs").items())
       visit(arg, "kwargs[" + pyRepr(name) + "]");
   for (size_t id = 0; id < count; ++id)
-    if (const Json *o = object(id);
-        o && o->value("kind", "") == "globals" && o->contains("module") &&
-        o->at("module").is_string())
+    if (const Json *o = object(id); o && o->value("kind", "") == "globals" &&
+                                    o->contains("module") && o->at("module").is_string())
       visit(Json{{"ref", id}}, "globals[" + pyRepr(o->at("module").get<std::string>()) + "]");
   if (header.contains("modules") && header.at("modules").is_object()) {
     std::map<std::string, Json> sorted;
@@ -158,7 +167,8 @@ std::vector<std::string> tgc::trace::computeSources(const TraceFile &trace) {
     } else if (kind == "function") {
       items("closure", ".__closure__");
       items("defaults", ".__defaults__");
-      named("kwdefaults", [](const std::string &n) { return ".__kwdefaults__[" + pyRepr(n) + "]"; });
+      named("kwdefaults",
+            [](const std::string &n) { return ".__kwdefaults__[" + pyRepr(n) + "]"; });
       named("dict", attributeStep);
       visit(each(*o, "globals"), path + ".__globals__");
       visit(each(*o, "code"), path + ".__code__");
@@ -210,22 +220,20 @@ private:
   FailureOr<Attribute> encodeAttributes(llvm::ArrayRef<std::pair<std::string, Var>> attributes,
                                         const std::string &path, Location loc);
   /// The contents of container `h` (a list, dict or set) as a value without identity.
-  FailureOr<Attribute> encodeContents(const HeapObject &h, const std::string &path,
-                                      Location loc, std::optional<int64_t> id);
+  FailureOr<Attribute> encodeContents(const HeapObject &h, const std::string &path, Location loc,
+                                      std::optional<int64_t> id);
   /// The source of a trace object, or an error.
   FailureOr<std::string> sourceOf(const HeapObject &h, const std::string &what, Location loc);
   /// A function the program created (`MAKE_FUNCTION`), with replay id `id`.
-  FailureOr<Attribute> encodeFunction(const HeapObject &h, const std::string &path,
-                                      Location loc, int64_t id);
+  FailureOr<Attribute> encodeFunction(const HeapObject &h, const std::string &path, Location loc,
+                                      int64_t id);
   /// The source of a code object: a trace `code` object's, or a constant of one
   /// (`.co_consts[i]`, nested); "" if no sourced code object holds it.
   std::string codeSource(const py::CodeObject *code);
   DictionaryAttr dict(llvm::ArrayRef<NamedAttribute> entries) {
     return b.getDictionaryAttr(entries);
   }
-  NamedAttribute named(llvm::StringRef key, Attribute value) {
-    return b.getNamedAttr(key, value);
-  }
+  NamedAttribute named(llvm::StringRef key, Attribute value) { return b.getNamedAttr(key, value); }
   InFlightDiagnostic fail(Location loc, const std::string &path) {
     return emitError(loc) << "cannot replay the Python state '" << path << "' the program leaves: ";
   }
@@ -253,21 +261,36 @@ private:
 
 static const char *heapKindName(H kind) {
   switch (kind) {
-  case H::List: return "list";
-  case H::Dict: return "dict";
-  case H::Set: return "set";
-  case H::Cell: return "cell";
-  case H::Instance: return "object";
-  case H::Class: return "class";
-  case H::Function: return "function";
-  case H::Globals: return "module namespace";
-  case H::Module: return "module";
-  case H::Iterator: return "iterator";
-  case H::StaticMethod: return "staticmethod";
-  case H::ClassMethod: return "classmethod";
-  case H::Property: return "property";
-  case H::Opaque: return "opaque object";
-  case H::Tensor: return "tensor";
+  case H::List:
+    return "list";
+  case H::Dict:
+    return "dict";
+  case H::Set:
+    return "set";
+  case H::Cell:
+    return "cell";
+  case H::Instance:
+    return "object";
+  case H::Class:
+    return "class";
+  case H::Function:
+    return "function";
+  case H::Globals:
+    return "module namespace";
+  case H::Module:
+    return "module";
+  case H::Iterator:
+    return "iterator";
+  case H::StaticMethod:
+    return "staticmethod";
+  case H::ClassMethod:
+    return "classmethod";
+  case H::Property:
+    return "property";
+  case H::Opaque:
+    return "opaque object";
+  case H::Tensor:
+    return "tensor";
   }
   return "object";
 }
@@ -299,9 +322,10 @@ FailureOr<Attribute> ReplayBuilder::encodeContents(const HeapObject &h, const st
   } else if (h.kind == H::Dict) {
     type = rp::kDict;
     for (const auto &[key, value] : h.entries) {
-      std::string step = key->is(K::Str)   ? "[" + pyRepr(key->name) + "]"
-                         : key->getConstantInt() ? "[" + std::to_string(*key->getConstantInt()) + "]"
-                                                 : "[?]";
+      std::string step = key->is(K::Str) ? "[" + pyRepr(key->name) + "]"
+                         : key->getConstantInt()
+                             ? "[" + std::to_string(*key->getConstantInt()) + "]"
+                             : "[?]";
       FailureOr<Attribute> k = encode(key, path + "<key>", loc);
       if (failed(k))
         return failure();
@@ -424,8 +448,7 @@ FailureOr<Attribute> ReplayBuilder::encode(const Var &value, const std::string &
     if (failed(attributes))
       return failure();
     return Attribute(dict({named(rp::kTypeKey, b.getStringAttr(rp::kObject)),
-                           named(rp::kIdKey, b.getI64IntegerAttr(id)),
-                           named(rp::kClassKey, *cls),
+                           named(rp::kIdKey, b.getI64IntegerAttr(id)), named(rp::kClassKey, *cls),
                            named(rp::kAttributesKey, *attributes)}));
   }
   case H::Cell: {
@@ -531,8 +554,7 @@ FailureOr<Attribute> ReplayBuilder::encodeFunction(const HeapObject &h, const st
   entries.push_back(named(rp::kKwDefaultsKey, kwDefaults));
   for (const Var &cell : h.closure) {
     if (heap.kindOf(cell) != H::Cell)
-      return fail(loc, path) << "a closure item of function '" << h.qualname
-                             << "' is not a cell";
+      return fail(loc, path) << "a closure item of function '" << h.qualname << "' is not a cell";
     if (heap.get(cell->object).traceId < 0 && !newIds.count(cell->object)) {
       int64_t next = newIds.size();
       newIds[cell->object] = next;
@@ -631,8 +653,8 @@ FailureOr<Replay> ReplayBuilder::build(llvm::ArrayRef<SideEffect> effects) {
     if (group == Attribute_ || group == Global)
       entries.push_back(named(rp::kNameKey, b.getStringAttr(name)));
     if (contents || finalValue) {
-      FailureOr<Attribute> value = contents ? encodeContents(h, path, loc, std::nullopt)
-                                            : encode(finalValue, path, loc);
+      FailureOr<Attribute> value =
+          contents ? encodeContents(h, path, loc, std::nullopt) : encode(finalValue, path, loc);
       if (failed(value))
         return failure();
       entries.push_back(named(rp::kValueKey, *value));
@@ -643,17 +665,14 @@ FailureOr<Replay> ReplayBuilder::build(llvm::ArrayRef<SideEffect> effects) {
   return std::move(replay);
 }
 
-FailureOr<Replay> tgc::trace::buildReplay(const TraceFile &trace,
-                                            const Interpreter &interpreter,
-                                            unsigned firstOutput, MLIRContext *ctx) {
+FailureOr<Replay> tgc::trace::buildReplay(const TraceFile &trace, const Interpreter &interpreter,
+                                          unsigned firstOutput, MLIRContext *ctx) {
   return ReplayBuilder(trace, interpreter, firstOutput, ctx).build(interpreter.getSideEffects());
 }
 
 std::string tgc::trace::sourceStringLiteral(llvm::StringRef s) { return pyRepr(s); }
 
-std::string tgc::trace::sourceAttributeStep(llvm::StringRef name) {
-  return attributeStep(name);
-}
+std::string tgc::trace::sourceAttributeStep(llvm::StringRef name) { return attributeStep(name); }
 
 bool tgc::trace::throughHookDict(llvm::StringRef source) {
   for (size_t at = source.find("hooks["); at != llvm::StringRef::npos;

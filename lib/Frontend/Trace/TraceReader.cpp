@@ -4,14 +4,14 @@
 #include "Frontend/Common/DTypes.h"
 #include "Frontend/Common/GraphInputs.h"
 #include "Frontend/Common/Json.h"
+#include "Frontend/Common/StridedCopy.h"
+#include "Frontend/Python/Interpreter.h"
 #include "GraphBreaks.h"
 #include "Guards.h"
-#include "Frontend/Python/Interpreter.h"
 #include "Replay.h"
 #include "TraceFile.h"
-#include "Frontend/Common/StridedCopy.h"
-#include "tgc/Dialect/TgcDialect.h"
 #include "tgc/Dialect/Attributes.h"
+#include "tgc/Dialect/TgcDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -40,8 +40,8 @@ class TraceReader {
 public:
   /// With `breakPath`, graph breaks are markers and branches follow it.
   TraceReader(llvm::StringRef path, MLIRContext *ctx, GraphBreakPath *breakPath = nullptr)
-      : path(path.str()), ctx(ctx), fileLoc(FileLineColLoc::get(ctx, path, 0, 0)),
-        builder(ctx), breakPath(breakPath) {}
+      : path(path.str()), ctx(ctx), fileLoc(FileLineColLoc::get(ctx, path, 0, 0)), builder(ctx),
+        breakPath(breakPath) {}
 
   OwningOpRef<ModuleOp> read();
 
@@ -232,14 +232,12 @@ FailureOr<Value> TraceReader::addArgument(const GraphInput &input, const Json &t
     valueMeta.dtype = meta->dtype;
     OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPoint(func);
-    GlobalOp::create(builder, loc, builder.getStringAttr(input.name),
-                     builder.getStringAttr(input.kind),
-                     TypeAttr::get(BaseTensorType::get(ctx, /*isRef=*/false, valueMeta)),
-                     *initialValue);
+    GlobalOp::create(
+        builder, loc, builder.getStringAttr(input.name), builder.getStringAttr(input.kind),
+        TypeAttr::get(BaseTensorType::get(ctx, /*isRef=*/false, valueMeta)), *initialValue);
   }
   Block &entry = func.getBody().front();
-  BlockArgument arg =
-      entry.addArgument(BaseTensorType::get(ctx, /*isRef=*/true, *meta), loc);
+  BlockArgument arg = entry.addArgument(BaseTensorType::get(ctx, /*isRef=*/true, *meta), loc);
   arguments[input.traceId] = arg;
   argumentInputs.push_back(input);
   return Value(arg);
@@ -260,8 +258,7 @@ FailureOr<Value> TraceReader::tensorSource(int64_t id, const Json &tensor) {
   bool sourced = !source.empty() && !throughHookDict(source);
   if (sourced)
     stateSources.push_back(builder.getNamedAttr(name, builder.getStringAttr(source)));
-  return addArgument({name, parameter ? "parameter" : sourced ? "buffer" : "constant", id},
-                     tensor);
+  return addArgument({name, parameter ? "parameter" : sourced ? "buffer" : "constant", id}, tensor);
 }
 
 LogicalResult TraceReader::collectInputs() {
@@ -289,8 +286,8 @@ LogicalResult TraceReader::collectInputs() {
     if (!tensor || tensor->value("kind", "") != "tensor")
       return emitError(fileLoc) << "input '" << input.value("name", "") << "' is not a tensor";
     const Json *dynamic = input.contains("dynamic") ? &input.at("dynamic") : nullptr;
-    if (failed(addArgument({input.at("name").get<std::string>(), "user_input", id}, *tensor,
-                           dynamic)))
+    if (failed(
+            addArgument({input.at("name").get<std::string>(), "user_input", id}, *tensor, dynamic)))
       return failure();
   }
   return success();
@@ -319,12 +316,13 @@ LogicalResult TraceReader::checkUnbackedResults() {
           where = bind.getLoc();
       });
       auto kind = func.getResultAttrOfType<StringAttr>(i, attr::kKind);
-      return emitError(where)
-             << "a number from Tensor.item() is used as a size of "
-             << (kind && kind.getValue() == "user_output" ? "a tensor the program returns"
-                                                          : "a tensor the program keeps")
-             << " (" << type << "); tgc sizes results from the inputs' sizes before the "
-             << "graph runs, so data-dependent result sizes are not supported";
+      return emitError(where) << "a number from Tensor.item() is used as a size of "
+                              << (kind && kind.getValue() == "user_output"
+                                      ? "a tensor the program returns"
+                                      : "a tensor the program keeps")
+                              << " (" << type
+                              << "); tgc sizes results from the inputs' sizes before the "
+                              << "graph runs, so data-dependent result sizes are not supported";
     }
   }
   return success();
@@ -431,8 +429,8 @@ LogicalResult TraceReader::recordInputMetadata(Interpreter &interpreter) {
       else
         constant = false;
     if (!constant) {
-      emitError(fileLoc) << "the program changes the sizes or strides of input '"
-                         << input.name << "' in place, and they depend on dynamic sizes";
+      emitError(fileLoc) << "the program changes the sizes or strides of input '" << input.name
+                         << "' in place, and they depend on dynamic sizes";
       return failure();
     }
     metadata.push_back(builder.getDictionaryAttr(
@@ -463,8 +461,7 @@ void TraceReader::annotateSignature() {
   if (replay.actions && !replay.actions.empty())
     module->getOperation()->setAttr(attr::kReplay, replay.actions);
   if (!stateSources.empty())
-    module->getOperation()->setAttr(attr::kStateSources,
-                                    DictionaryAttr::get(ctx, stateSources));
+    module->getOperation()->setAttr(attr::kStateSources, DictionaryAttr::get(ctx, stateSources));
   if (guards && !guards.empty())
     module->getOperation()->setAttr(attr::kGuards, guards);
   module->getOperation()->setAttr(TgcDialect::kSymbolsAttrName, buildSymbolsAttr());
@@ -545,7 +542,7 @@ OwningOpRef<ModuleOp> tgc::trace::readTrace(llvm::StringRef path, MLIRContext *c
 }
 
 FailureOr<GraphProgram> tgc::trace::readTraceProgram(llvm::StringRef path, MLIRContext *ctx,
-                                              unsigned maxPaths) {
+                                                     unsigned maxPaths) {
   // Depth first over the branch outcomes: each run follows `next` and takes `true`
   // at the branches past it; the next run flips the last `true` it took.
   std::vector<PathTrace> paths;
@@ -569,9 +566,11 @@ FailureOr<GraphProgram> tgc::trace::readTraceProgram(llvm::StringRef path, MLIRC
     next.back() = false;
   }
   if (paths.size() == 1 && paths[0].decisions.empty() &&
-      paths[0].module->getBody()->walk([](Operation *op) {
-        return isa<BreakCallOp>(op) ? WalkResult::interrupt() : WalkResult::advance();
-      }).wasInterrupted() == false) {
+      paths[0].module->getBody()
+              ->walk([](Operation *op) {
+                return isa<BreakCallOp>(op) ? WalkResult::interrupt() : WalkResult::advance();
+              })
+              .wasInterrupted() == false) {
     // No graph break: the program is its one graph, as readTrace reads it.
     GraphProgram program;
     ModuleOp graph = *paths[0].module;

@@ -12,8 +12,7 @@ namespace tgc::pt2 {
 /// `func.func @forward` over capture-level `!tgc.tensor`s and one `tgc.global` per
 /// parameter, buffer and constant. Failures are reported as MLIR diagnostics (on the
 /// archive, or on the node with its Python source location) and yield null.
-mlir::OwningOpRef<mlir::ModuleOp> readExportArchive(llvm::StringRef path,
-                                                    mlir::MLIRContext *ctx);
+mlir::OwningOpRef<mlir::ModuleOp> readExportArchive(llvm::StringRef path, mlir::MLIRContext *ctx);
 
 } // namespace tgc::pt2
 
