@@ -214,8 +214,30 @@ def FinalizeEntriesPass : Pass<"tgc-finalize-entries", "::mlir::ModuleOp"> {
     and the entries' argument and result attributes dropped. Each entry is renamed
     `<name>_<entry>` (the name `tgc.abi` holds, unless empty; `tgc.abi` follows) and gets
     `llvm.emit_c_interface`, so that its `_mlir_ciface_` wrapper takes one memref
-    descriptor pointer per argument, the runtime's calling convention.
+    descriptor pointer per argument, the runtime's calling convention. Kernels
+    (`tgc.kernel`, tgc-form-kernels) get internal linkage and `no_inline`, so that each
+    stays a function of its own through LLVM's optimizer and code generator.
   }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+def FormKernelsPass : Pass<"tgc-form-kernels", "::mlir::ModuleOp"> {
+  let summary = "Fuse linalg ops into groups and outline each group as a kernel function";
+  let description = [{
+    The kernels phase, on linalg over builtin tensors (after convert-tgc-to-linalg).
+    Named structured ops other than fills, contractions and convolutions are generalized
+    and chains of elementwise `linalg.generic`s are fused into their consumers where the
+    producer has no other use (reductions take their elementwise prologue). Each
+    remaining structured op is the root of a fusion group: the group holds the root, the
+    fills that initialize its outputs and the view ops (reshape, expand/collapse shape,
+    extract_slice, cast) and constants its operands come through; it is outlined into a
+    private function `@<function>_kernel<N>` marked `tgc.kernel`, called from where the
+    group was. Output tensors (`tensor.empty`) stay with the caller, so kernels are in
+    destination-passing style and every allocation is the caller's. Kernels hold no
+    target-specific IR: the CPU and the CUDA target generate code per kernel.
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect", "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect", "::mlir::arith::ArithDialect"];
 }
 
 #endif // TGC_PASSES_TD

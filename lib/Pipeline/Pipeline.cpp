@@ -19,7 +19,8 @@ static constexpr std::pair<Phase, llvm::StringLiteral> kPhaseNames[] = {
     {Phase::Capture, "capture"},     {Phase::Functionalize, "functionalize"},
     {Phase::Decompose, "decompose"}, {Phase::Autodiff, "autodiff"},
     {Phase::Partition, "partition"}, {Phase::Lower, "lower"},
-    {Phase::Bufferize, "bufferize"}, {Phase::LLVM, "llvm"},
+    {Phase::Kernels, "kernels"},     {Phase::Bufferize, "bufferize"},
+    {Phase::LLVM, "llvm"},
 };
 
 std::optional<Phase> tgc::parsePhase(llvm::StringRef name) {
@@ -92,6 +93,14 @@ static void populateLower(OpPassManager &pm, const PipelineOptions &options) {
   pm.addPass(createCSEPass());
 }
 
+/// Elementwise chains fuse and each fusion group becomes a kernel function
+/// (docs/kernels.md).
+static void populateKernels(OpPassManager &pm) {
+  pm.addPass(createFormKernelsPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
 /// Tensors become memrefs; results become caller-provided out-parameters (the
 /// destination-passing entry the runtime calls); temporaries are freed.
 static void populateBufferize(OpPassManager &pm) {
@@ -100,6 +109,8 @@ static void populateBufferize(OpPassManager &pm) {
   bufferize.functionBoundaryTypeConversion = bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(createDestinationPassingPass());
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  // Kernels write their outputs into their arguments: the calls return nothing.
+  pm.addPass(bufferization::createDropEquivalentBufferResultsPass());
   pm.addPass(createCanonicalizerPass());
   bufferization::BufferDeallocationPipelineOptions dealloc;
   bufferization::buildBufferDeallocationPipeline(pm, dealloc);
@@ -147,6 +158,8 @@ void tgc::buildPipeline(OpPassManager &pm, const PipelineOptions &options) {
     populatePartition(pm, options);
   if (runs(Phase::Lower))
     populateLower(pm, options);
+  if (runs(Phase::Kernels))
+    populateKernels(pm);
   if (runs(Phase::Bufferize))
     populateBufferize(pm);
   if (runs(Phase::LLVM))

@@ -1,4 +1,5 @@
 // Destination-passing entry points: tensor results become memref out-arguments.
+#include "tgc/Dialect/Attributes.h"
 #include "tgc/Transforms/Passes.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -47,7 +48,9 @@ struct DestinationPassingPass
     : public tgc::impl::DestinationPassingPassBase<DestinationPassingPass> {
   void runOnOperation() override {
     for (auto func : getOperation().getOps<func::FuncOp>()) {
-      if (func.isExternal() || func.getNumResults() == 0)
+      // Kernels (tgc-form-kernels) return tensors tied to their output arguments, which
+      // one-shot bufferization resolves at the call; only entries get out-arguments.
+      if (func.isExternal() || func.getNumResults() == 0 || func->hasAttr(attr::kKernel))
         continue;
       if (!func.getBody().hasOneBlock()) {
         func.emitError("destination passing: functions with control flow are not supported");

@@ -60,6 +60,15 @@ struct FinalizeEntriesPass : public tgc::impl::FinalizeEntriesPassBase<FinalizeE
     NamedAttrList updated(abiAttr);
     updated.set(abi::kEntriesKey, b.getDictionaryAttr(renamed));
     module->setAttr(abi::kAbi, updated.getDictionary(module.getContext()));
+    // Kernels stay functions of their own in model.so, local to it: LLVM optimizes and
+    // generates code for each one alone instead of one function holding every loop.
+    for (auto func : module.getOps<func::FuncOp>()) {
+      if (!func->hasAttr(attr::kKernel))
+        continue;
+      func->setAttr("llvm.linkage",
+                    LLVM::LinkageAttr::get(func.getContext(), LLVM::Linkage::Internal));
+      func->setAttr("passthrough", b.getArrayAttr({b.getStringAttr("noinline")}));
+    }
   }
 };
 } // namespace

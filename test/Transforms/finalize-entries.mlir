@@ -23,6 +23,23 @@ module attributes {tgc.abi = {args = [], entries = {forward = "main"}, name = "m
 
 // -----
 
+// Kernels (tgc-form-kernels) become local to model.so and are never inlined.
+// CHECK-LABEL: module attributes {tgc.abi = {args = [], entries = {forward = "k_forward"}
+//       CHECK:   func.func @k_forward(
+//       CHECK:     call @forward_kernel0(
+//       CHECK:   func.func private @forward_kernel0(%{{.*}}: memref<4xf32>) attributes {llvm.linkage = #llvm.linkage<internal>, passthrough = ["noinline"], tgc.kernel}
+module attributes {tgc.abi = {args = [], entries = {forward = "forward"}, name = "k", results = [], symbols = []}} {
+  func.func @forward(%x: memref<4xf32>) {
+    func.call @forward_kernel0(%x) : (memref<4xf32>) -> ()
+    return
+  }
+  func.func private @forward_kernel0(%x: memref<4xf32>) attributes {tgc.kernel} {
+    return
+  }
+}
+
+// -----
+
 // A trainable model: both entries; an empty name keeps their names.
 // CHECK-LABEL: module attributes {tgc.abi = {{{.*}}entries = {backward = "backward", forward = "forward"}, name = ""
 //       CHECK:   func.func @forward(%{{[^:]*}}: memref<4xf32>) attributes {llvm.emit_c_interface}

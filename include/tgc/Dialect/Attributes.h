@@ -26,6 +26,9 @@ inline constexpr llvm::StringLiteral kOutput = "tgc.output";
 inline constexpr llvm::StringLiteral kPass = "tgc.pass";
 /// On mutation results of `@joint`: the version of the target the write produces.
 inline constexpr llvm::StringLiteral kVersion = "tgc.version";
+/// Unit attribute on the functions tgc-form-kernels outlines: one fusion group each,
+/// the unit of code generation (docs/kernels.md).
+inline constexpr llvm::StringLiteral kKernel = "tgc.kernel";
 /// Module attributes tgc-partition sets (i64): how many values @forward saves for
 /// @backward, and the bytes they add at the size symbols' hints (docs/training.md).
 inline constexpr llvm::StringLiteral kSavedCount = "tgc.saved_count";

@@ -17,6 +17,7 @@ enum class Phase {
   Autodiff,      ///< training only: `@joint`, the forward and backward in one function
   Partition,     ///< training only: `@forward` + `@backward` with an explicit saved list
   Lower,         ///< linalg/tensor/arith/math on builtin tensors
+  Kernels,       ///< fusion groups outlined as `tgc.kernel` functions
   Bufferize,     ///< memrefs, destination-passing entry points
   LLVM,          ///< LLVM dialect, ready for translation
 };

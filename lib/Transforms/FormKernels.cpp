@@ -1,0 +1,218 @@
+// tgc-form-kernels: fusion groups outlined as kernel functions (docs/kernels.md).
+//
+// On linalg over builtin tensors. First the elementwise chains fuse: named structured ops
+// that a library or a dedicated lowering does not take (everything but fills,
+// contractions and convolutions) are generalized, and a `linalg.generic` producer with
+// one use fuses into its `linalg.generic` consumer (elementwise into elementwise, and the
+// prologue of a reduction). Then every remaining structured op is the root of a group
+// that also holds copies of the cheap producers of its operands (output fills, view
+// ops, index shape tensors, scalar constants); the group becomes a private function
+// marked `tgc.kernel`, and the root a call of it.
+#include "tgc/Dialect/Attributes.h"
+#include "tgc/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/RegionUtils.h"
+
+namespace tgc {
+#define GEN_PASS_DEF_FORMKERNELSPASS
+#include "tgc/Transforms/Passes.h.inc"
+} // namespace tgc
+
+using namespace mlir;
+using namespace tgc;
+
+/// Whether `op` stays a named op: fills (kernels take them with their consumer),
+/// contractions (BLAS) and convolutions / pooling (their own lowering).
+static bool keepsItsName(linalg::LinalgOp op) {
+  return isa<linalg::GenericOp, linalg::FillOp>(op) || linalg::isaContractionOpInterface(op) ||
+         linalg::isaConvolutionOpInterface(op);
+}
+
+/// Generalizes the named ops that fusion should see as `linalg.generic`.
+static LogicalResult generalize(func::FuncOp func) {
+  SmallVector<linalg::LinalgOp> named;
+  func.walk([&](linalg::LinalgOp op) {
+    if (op.hasPureTensorSemantics() && !keepsItsName(op))
+      named.push_back(op);
+  });
+  IRRewriter rewriter(func.getContext());
+  for (linalg::LinalgOp op : named) {
+    rewriter.setInsertionPoint(op);
+    if (failed(linalg::generalizeNamedOp(rewriter, op)))
+      return op->emitError("tgc-form-kernels: cannot generalize ") << op->getName();
+  }
+  return success();
+}
+
+/// Fuses elementwise producers with one use into their consumers.
+static LogicalResult fuseElementwise(func::FuncOp func) {
+  RewritePatternSet patterns(func.getContext());
+  linalg::ControlFusionFn singleUse = [](OpOperand *fused) {
+    Operation *producer = fused->get().getDefiningOp();
+    return producer && producer->hasOneUse();
+  };
+  linalg::populateElementwiseOpsFusionPatterns(patterns, singleUse);
+  linalg::GenericOp::getCanonicalizationPatterns(patterns, func.getContext());
+  if (failed(applyPatternsGreedily(func, std::move(patterns))))
+    return func.emitError("tgc-form-kernels: elementwise fusion did not converge");
+  return success();
+}
+
+/// Ops a group copies instead of taking their result as an argument: views and casts
+/// (no data of their own), index shape tensors and scalar constants.
+static bool isCopiedIntoGroup(Operation *op) {
+  if (isa<tensor::ReshapeOp, tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::ExtractSliceOp,
+          tensor::CastOp>(op))
+    return true;
+  if (auto fromElements = dyn_cast<tensor::FromElementsOp>(op))
+    return fromElements.getType().getElementType().isIndex();
+  if (auto constant = dyn_cast<arith::ConstantOp>(op))
+    return !isa<ShapedType>(constant.getType());
+  return false;
+}
+
+namespace {
+
+/// One fusion group: the root and the copied producers in an order where each op
+/// follows its operands, and the values it takes from outside.
+struct Group {
+  Operation *root;
+  SmallVector<Operation *> ops;
+  SetVector<Value> inputs;
+  DenseSet<Operation *> members;
+
+  explicit Group(linalg::LinalgOp rootOp) : root(rootOp) {
+    members.insert(root);
+    addOperands(root, /*initsOfRoot=*/true);
+    ops.push_back(root);
+  }
+
+  /// Adds what `op`'s operands (and the values its regions use from above) come from.
+  void addOperands(Operation *op, bool initsOfRoot) {
+    auto dps = dyn_cast<DestinationStyleOpInterface>(op);
+    for (OpOperand &operand : op->getOpOperands())
+      addValue(operand.get(), initsOfRoot && dps && dps.isDpsInit(&operand));
+    SetVector<Value> above;
+    getUsedValuesDefinedAbove(op->getRegions(), above);
+    for (Value value : above)
+      addValue(value, /*isInit=*/false);
+  }
+
+  void addValue(Value value, bool isInit) {
+    Operation *def = value.getDefiningOp();
+    if (def && members.contains(def))
+      return;
+    if (def && (isCopiedIntoGroup(def) || (isInit && isa<linalg::FillOp>(def)))) {
+      members.insert(def);
+      addOperands(def, /*initsOfRoot=*/false);
+      ops.push_back(def);
+      return;
+    }
+    inputs.insert(value);
+  }
+};
+
+/// Outlines `group` as `@<func>_kernel<N>` after `after` and calls it in the root's
+/// place; returns the kernel.
+static func::FuncOp outline(Group &group, func::FuncOp func, Operation *after, SymbolTable &symbols,
+                            unsigned index) {
+  Operation *root = group.root;
+  Location loc = root->getLoc();
+  MLIRContext *ctx = func.getContext();
+  SmallVector<Type> inputTypes;
+  for (Value input : group.inputs)
+    inputTypes.push_back(input.getType());
+  OpBuilder builder(ctx);
+  auto kernel =
+      func::FuncOp::create(builder, loc, (func.getSymName() + "_kernel" + Twine(index)).str(),
+                           FunctionType::get(ctx, inputTypes, root->getResultTypes()));
+  kernel.setPrivate();
+  kernel->setAttr(attr::kKernel, UnitAttr::get(ctx));
+  symbols.insert(kernel, std::next(Block::iterator(after)));
+  Block *body = kernel.addEntryBlock();
+  IRMapping mapping;
+  mapping.map(group.inputs.getArrayRef(), body->getArguments());
+  builder.setInsertionPointToEnd(body);
+  for (Operation *op : group.ops)
+    builder.clone(*op, mapping);
+  SmallVector<Value> results;
+  for (Value result : root->getResults())
+    results.push_back(mapping.lookup(result));
+  func::ReturnOp::create(builder, loc, results);
+
+  builder.setInsertionPoint(root);
+  auto call = func::CallOp::create(builder, loc, kernel, group.inputs.getArrayRef());
+  root->replaceAllUsesWith(call.getResults());
+  root->erase();
+  return kernel;
+}
+
+/// Erases the copied producers the outlined groups left without uses (users first).
+static void eraseDead(SetVector<Operation *> &producers) {
+  bool erased = true;
+  while (erased) {
+    erased = false;
+    for (Operation *op : producers.takeVector()) {
+      if (isOpTriviallyDead(op)) {
+        op->erase();
+        erased = true;
+      } else {
+        producers.insert(op);
+      }
+    }
+  }
+}
+
+struct FormKernelsPass : public tgc::impl::FormKernelsPassBase<FormKernelsPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SymbolTable symbols(module);
+    SmallVector<func::FuncOp> functions;
+    for (auto func : module.getOps<func::FuncOp>())
+      if (!func.isExternal() && !func->hasAttr(attr::kKernel))
+        functions.push_back(func);
+    for (func::FuncOp func : functions) {
+      if (failed(generalize(func)) || failed(fuseElementwise(func)))
+        return signalPassFailure();
+      formKernels(func, symbols);
+    }
+  }
+
+  void formKernels(func::FuncOp func, SymbolTable &symbols) {
+    SmallVector<linalg::LinalgOp> roots;
+    func.walk([&](linalg::LinalgOp op) {
+      if (op.hasPureTensorSemantics() && !isInitFillOnly(op))
+        roots.push_back(op);
+    });
+    SetVector<Operation *> producers;
+    Operation *after = func;
+    unsigned index = 0;
+    for (linalg::LinalgOp root : roots) {
+      producers.remove(root); // a fill copied into an earlier group and a root of its own
+      Group group(root);
+      for (Operation *op : group.ops)
+        if (op != group.root)
+          producers.insert(op);
+      after = outline(group, func, after, symbols, index++);
+    }
+    eraseDead(producers);
+  }
+
+  /// A fill whose every use initializes the output of another structured op goes into
+  /// those ops' groups instead of forming its own.
+  static bool isInitFillOnly(linalg::LinalgOp op) {
+    if (!isa<linalg::FillOp>(op) || op->use_empty())
+      return false;
+    return llvm::all_of(op->getUses(), [](OpOperand &use) {
+      auto user = dyn_cast<linalg::LinalgOp>(use.getOwner());
+      return user && user.isDpsInit(&use);
+    });
+  }
+};
+
+} // namespace

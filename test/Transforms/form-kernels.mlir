@@ -1,0 +1,174 @@
+// RUN: tgc-opt %s -tgc-form-kernels -split-input-file | FileCheck %s
+
+// Elementwise chains fuse; each structured op left is a kernel with the fill of its
+// output, the views its operands come through and the scalar constants it uses; the
+// output tensors (tensor.empty) stay with the caller.
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @forward(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>, %s: tensor<32xf32>) -> (tensor<4x16xf32>, tensor<4xf32>, tensor<4x8xf32>) {
+  %cst = arith.constant 2.0 : f32
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x8xf32>
+  %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.mulf %in, %cst : f32
+    linalg.yield %0 : f32
+  } -> tensor<4x8xf32>
+  %b = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = math.exp %in : f32
+    linalg.yield %0 : f32
+  } -> tensor<4x8xf32>
+  %er = tensor.empty() : tensor<4xf32>
+  %fr = linalg.fill ins(%zero : f32) outs(%er : tensor<4xf32>) -> tensor<4xf32>
+  %sum = linalg.reduce ins(%b : tensor<4x8xf32>) outs(%fr : tensor<4xf32>) dimensions = [1]
+    (%in: f32, %init: f32) {
+      %0 = arith.addf %in, %init : f32
+      linalg.yield %0 : f32
+    }
+  %em = tensor.empty() : tensor<4x16xf32>
+  %fm = linalg.fill ins(%zero : f32) outs(%em : tensor<4x16xf32>) -> tensor<4x16xf32>
+  %mm = linalg.matmul ins(%b, %w : tensor<4x8xf32>, tensor<8x16xf32>) outs(%fm : tensor<4x16xf32>) -> tensor<4x16xf32>
+  %v = tensor.expand_shape %s [[0, 1]] output_shape [4, 8] : tensor<32xf32> into tensor<4x8xf32>
+  %c = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%v, %b : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %in2: f32, %out: f32):
+    %0 = arith.subf %in, %in2 : f32
+    linalg.yield %0 : f32
+  } -> tensor<4x8xf32>
+  return %mm, %sum, %c : tensor<4x16xf32>, tensor<4xf32>, tensor<4x8xf32>
+}
+
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:      %[[X:.*]]: tensor<4x8xf32>, %[[W:.*]]: tensor<8x16xf32>, %[[S:.*]]: tensor<32xf32>)
+// CHECK-NOT:     linalg.
+// CHECK:         %[[E:.*]] = tensor.empty() : tensor<4x8xf32>
+// CHECK:         %[[B:.*]] = call @forward_kernel0(%[[X]], %[[E]])
+// CHECK:         %[[ER:.*]] = tensor.empty() : tensor<4xf32>
+// CHECK:         %[[SUM:.*]] = call @forward_kernel1(%[[B]], %[[ER]])
+// CHECK:         %[[EM:.*]] = tensor.empty() : tensor<4x16xf32>
+// CHECK:         %[[MM:.*]] = call @forward_kernel2(%[[B]], %[[W]], %[[EM]])
+// CHECK:         %[[C:.*]] = call @forward_kernel3(%[[S]], %[[B]], %[[E]])
+// CHECK-NOT:     linalg.
+// CHECK:         return %[[MM]], %[[SUM]], %[[C]]
+
+// The two elementwise ops are one loop; the constant is the kernel's own.
+// CHECK-LABEL: func.func private @forward_kernel0(
+// CHECK-SAME:      %[[IN:.*]]: tensor<4x8xf32>, %[[OUT:.*]]: tensor<4x8xf32>) -> tensor<4x8xf32> attributes {tgc.kernel}
+// CHECK:         %[[TWO:.*]] = arith.constant 2.0
+// CHECK:         %[[R:.*]] = linalg.generic {{.*}} ins(%[[IN]] : tensor<4x8xf32>) outs(%[[OUT]] : tensor<4x8xf32>)
+// CHECK:           %[[M:.*]] = arith.mulf %{{.*}}, %[[TWO]]
+// CHECK:           %[[EXP:.*]] = math.exp %[[M]]
+// CHECK:           linalg.yield %[[EXP]]
+// CHECK-NOT:     linalg.generic
+// CHECK:         return %[[R]]
+
+// The reduction is generalized and initializes its own output.
+// CHECK-LABEL: func.func private @forward_kernel1(
+// CHECK-SAME:      %[[IN:.*]]: tensor<4x8xf32>, %[[OUT:.*]]: tensor<4xf32>) -> tensor<4xf32> attributes {tgc.kernel}
+// CHECK:         %[[F:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[OUT]] : tensor<4xf32>)
+// CHECK:         linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[IN]] : tensor<4x8xf32>) outs(%[[F]] : tensor<4xf32>)
+
+// The contraction keeps its name (BLAS takes it later).
+// CHECK-LABEL: func.func private @forward_kernel2(
+// CHECK-SAME:      %[[A:.*]]: tensor<4x8xf32>, %[[B:.*]]: tensor<8x16xf32>, %[[OUT:.*]]: tensor<4x16xf32>)
+// CHECK:         %[[F:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[OUT]] : tensor<4x16xf32>)
+// CHECK:         linalg.matmul ins(%[[A]], %[[B]] : tensor<4x8xf32>, tensor<8x16xf32>) outs(%[[F]] : tensor<4x16xf32>)
+
+// The view of an operand is the kernel's: it takes the viewed tensor.
+// CHECK-LABEL: func.func private @forward_kernel3(
+// CHECK-SAME:      %[[S:.*]]: tensor<32xf32>, %[[B:.*]]: tensor<4x8xf32>, %[[OUT:.*]]: tensor<4x8xf32>)
+// CHECK:         %[[V:.*]] = tensor.expand_shape %[[S]] {{\[\[}}0, 1]] output_shape [4, 8]
+// CHECK:         linalg.generic {{.*}} ins(%[[V]], %[[B]] : tensor<4x8xf32>, tensor<4x8xf32>) outs(%[[OUT]] : tensor<4x8xf32>)
+
+// -----
+
+// An elementwise producer with one use fuses into the reduction after it (softmax's
+// exp and sum). Dynamic sizes reach the kernel as the output's tensor and the index
+// values its operands' views need.
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @prologue(%x: tensor<?x8xf32>) -> tensor<?x1xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %n = tensor.dim %x, %c0 : tensor<?x8xf32>
+  %e = tensor.empty(%n) : tensor<?x8xf32>
+  %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<?x8xf32>) outs(%e : tensor<?x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = math.exp %in : f32
+    linalg.yield %0 : f32
+  } -> tensor<?x8xf32>
+  %er = tensor.empty(%n) : tensor<?xf32>
+  %fr = linalg.fill ins(%zero : f32) outs(%er : tensor<?xf32>) -> tensor<?xf32>
+  %sum = linalg.reduce ins(%a : tensor<?x8xf32>) outs(%fr : tensor<?xf32>) dimensions = [1]
+    (%in: f32, %init: f32) {
+      %0 = arith.addf %in, %init : f32
+      linalg.yield %0 : f32
+    }
+  %shape = tensor.from_elements %n, %c1 : tensor<2xindex>
+  %r = tensor.reshape %sum(%shape) : (tensor<?xf32>, tensor<2xindex>) -> tensor<?x1xf32>
+  %e2 = tensor.empty(%n) : tensor<?x1xf32>
+  %y = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%r : tensor<?x1xf32>) outs(%e2 : tensor<?x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = math.log %in : f32
+    linalg.yield %0 : f32
+  } -> tensor<?x1xf32>
+  return %y : tensor<?x1xf32>
+}
+
+// CHECK-LABEL: func.func @prologue(
+// CHECK-SAME:      %[[X:.*]]: tensor<?x8xf32>)
+// CHECK:         %[[N:.*]] = tensor.dim %[[X]]
+// CHECK:         %[[ER:.*]] = tensor.empty(%[[N]]) : tensor<?xf32>
+// CHECK:         %[[SUM:.*]] = call @prologue_kernel0(%[[X]], %[[ER]])
+// CHECK:         %[[E2:.*]] = tensor.empty(%[[N]]) : tensor<?x1xf32>
+// CHECK:         %[[Y:.*]] = call @prologue_kernel1(%[[SUM]], %[[N]], %[[E2]])
+// CHECK:         return %[[Y]]
+
+// CHECK-LABEL: func.func private @prologue_kernel0(
+// CHECK:         linalg.fill
+// CHECK:         linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
+// CHECK:           math.exp
+// CHECK:           arith.addf
+// CHECK-NOT:     linalg.generic
+
+// CHECK-LABEL: func.func private @prologue_kernel1(
+// CHECK-SAME:      %[[SUM:.*]]: tensor<?xf32>, %[[N:.*]]: index, %[[OUT:.*]]: tensor<?x1xf32>)
+// CHECK:         %[[SHAPE:.*]] = tensor.from_elements %[[N]], %{{.*}} : tensor<2xindex>
+// CHECK:         %[[R:.*]] = tensor.reshape %[[SUM]](%[[SHAPE]])
+// CHECK:         linalg.generic {{.*}} ins(%[[R]] : tensor<?x1xf32>) outs(%[[OUT]] : tensor<?x1xf32>)
+// CHECK:           math.log
+
+// -----
+
+// Groups inside a region are called from there.
+
+#id = affine_map<(d0) -> (d0)>
+func.func @branch(%p: i1, %x: tensor<4xf32>) -> tensor<4xf32> {
+  %r = scf.if %p -> tensor<4xf32> {
+    %e = tensor.empty() : tensor<4xf32>
+    %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+        ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %0 = math.exp %in : f32
+      linalg.yield %0 : f32
+    } -> tensor<4xf32>
+    scf.yield %a : tensor<4xf32>
+  } else {
+    scf.yield %x : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// CHECK-LABEL: func.func @branch(
+// CHECK:         scf.if
+// CHECK:           %[[E:.*]] = tensor.empty() : tensor<4xf32>
+// CHECK:           %[[A:.*]] = func.call @branch_kernel0(%{{.*}}, %[[E]])
+// CHECK:           scf.yield %[[A]]
+// CHECK-LABEL: func.func private @branch_kernel0(
+// CHECK:         math.exp
