@@ -48,7 +48,7 @@ static FailureOr<ModelSignature> compileModel(ModuleOp module, const ArtifactOpt
     return failure();
   if (options.report)
     *options.report << writeTrainingReport(model->signature);
-  if (failed(emitModelObject(module, *model, object)))
+  if (failed(emitModelObject(module, *model, object, options.timing)))
     return failure();
   return std::move(model->signature);
 }
@@ -57,8 +57,12 @@ static FailureOr<ModelSignature> compileModel(ModuleOp module, const ArtifactOpt
 /// model.json.
 static LogicalResult finishArtifact(const ArtifactOptions &options, ArrayRef<std::string> objects,
                                     StringRef headerText, StringRef jsonText, Location loc) {
-  if (failed(linkLibrary(options, objects, loc)))
-    return failure();
+  {
+    TimingScope none;
+    TimingScope linking = (options.timing ? *options.timing : none).nest("link");
+    if (failed(linkLibrary(options, objects, loc)))
+      return failure();
+  }
   if (!options.keepObject)
     for (const std::string &object : objects)
       llvm::sys::fs::remove(object);

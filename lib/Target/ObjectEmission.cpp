@@ -51,8 +51,12 @@ static LogicalResult emitObject(llvm::Module &m, llvm::TargetMachine &tm, String
   return success();
 }
 
-LogicalResult tgc::emitModelObject(ModuleOp module, const ModelAbi &model, StringRef objectPath) {
+LogicalResult tgc::emitModelObject(ModuleOp module, const ModelAbi &model, StringRef objectPath,
+                                   TimingScope *timing) {
   Location loc = module.getLoc();
+  TimingScope none;
+  TimingScope &parent = timing ? *timing : none;
+  TimingScope translating = parent.nest("translate to LLVM IR");
   registerBuiltinDialectTranslation(*module->getContext());
   registerLLVMDialectTranslation(*module->getContext());
   llvm::LLVMContext llvmContext;
@@ -68,7 +72,12 @@ LogicalResult tgc::emitModelObject(ModuleOp module, const ModelAbi &model, Strin
   llvmModule->setTargetTriple(tm->getTargetTriple());
   if (failed(addModelInterface(*llvmModule, model, loc)))
     return failure();
-  if (llvm::Error err = makeOptimizingTransformer(3, 0, tm.get())(llvmModule.get()))
-    return emitError(loc) << "LLVM optimization failed: " << llvm::toString(std::move(err));
+  translating.stop();
+  {
+    TimingScope optimizing = parent.nest("LLVM optimization (O3)");
+    if (llvm::Error err = makeOptimizingTransformer(3, 0, tm.get())(llvmModule.get()))
+      return emitError(loc) << "LLVM optimization failed: " << llvm::toString(std::move(err));
+  }
+  TimingScope generating = parent.nest("LLVM code generation");
   return emitObject(*llvmModule, *tm, objectPath, loc);
 }

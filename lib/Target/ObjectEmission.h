@@ -6,14 +6,17 @@
 #include "SignatureReader.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/Timing.h"
 
 namespace tgc {
 
 /// Translates `module` (the LLVM dialect, as the pipeline's llvm phase leaves it) to
 /// LLVM IR, adds the interface of `model` (addModelInterface), optimizes it for the host
 /// CPU and writes the object file `objectPath`.
+/// With `timing`, the three steps are timed under it.
 mlir::LogicalResult emitModelObject(mlir::ModuleOp module, const ModelAbi &model,
-                                    llvm::StringRef objectPath);
+                                    llvm::StringRef objectPath,
+                                    mlir::TimingScope *timing = nullptr);
 
 } // namespace tgc
 

@@ -37,6 +37,7 @@ struct CompileOptions {
   bool train = false;
   bool report = false;
   bool allowGraphBreaks = false;
+  bool timing = false;
   int64_t activationBudget = 0;
   std::string packSaved;
 };
@@ -124,17 +125,32 @@ static tgc::ArtifactOptions artifactOptions(const CompileOptions &options) {
   return artifact;
 }
 
-static LogicalResult runPipeline(ModuleOp module, const tgc::PipelineOptions &pipeline) {
-  PassManager pm(module.getContext());
-  tgc::buildPipeline(pm, pipeline);
-  return pm.run(module);
+/// Runs `pipeline` on `module` phase by phase; with timing, each phase is a timer holding
+/// its passes' timers.
+static LogicalResult runPipeline(ModuleOp module, const tgc::PipelineOptions &pipeline,
+                                 TimingScope &timing, bool timed) {
+  for (int phase = int(pipeline.startAfter) + 1; phase <= int(pipeline.compileTo); ++phase) {
+    tgc::PipelineOptions one = pipeline;
+    one.startAfter = tgc::Phase(phase - 1);
+    one.compileTo = tgc::Phase(phase);
+    PassManager pm(module.getContext());
+    tgc::buildPipeline(pm, one);
+    if (pm.empty())
+      continue;
+    TimingScope phaseTiming = timing.nest(tgc::stringifyPhase(tgc::Phase(phase)));
+    if (timed)
+      pm.enableTiming(phaseTiming);
+    if (failed(pm.run(module)))
+      return failure();
+  }
+  return success();
 }
 
 /// `tgc compile --allow-graph-breaks`: a .trace whose graph breaks cut it into several
 /// graphs (docs/graph-breaks.md), each compiled like a whole program, in one model.so.
 static int compileProgram(const CompileOptions &options, MLIRContext &ctx,
                           const tgc::PipelineOptions &pipeline,
-                          const tgc::ArtifactOptions &artifact) {
+                          const tgc::ArtifactOptions &artifact, TimingScope &timing) {
   if (llvm::sys::path::extension(options.input) != ".trace") {
     llvm::errs() << "error: --allow-graph-breaks needs a .trace input\n";
     return 1;
@@ -158,7 +174,7 @@ static int compileProgram(const CompileOptions &options, MLIRContext &ctx,
   for (auto [graph, graphName] : llvm::zip_equal(graphs, graphNames)) {
     tgc::PipelineOptions graphPipeline = pipeline;
     graphPipeline.modelName = graphName;
-    if (failed(runPipeline(graph, graphPipeline)))
+    if (failed(runPipeline(graph, graphPipeline, timing, options.timing)))
       return 1;
   }
   if (!emitsIR(options, pipeline.compileTo))
@@ -205,12 +221,23 @@ static int compile(const CompileOptions &options) {
     llvm::errs() << "error: --activation-budget and --pack-saved need --train\n";
     return 1;
   }
+  // --timing: a tree of phases (with their passes), LLVM and the link, printed to stderr
+  // when `timingManager` goes.
+  DefaultTimingManager timingManager;
+  timingManager.setEnabled(options.timing);
+  timingManager.setDisplayMode(DefaultTimingManager::DisplayMode::Tree);
+  TimingScope timing = timingManager.getRootScope();
   const tgc::PipelineOptions pipeline = pipelineOptions(options, *phase, *startAfter);
-  const tgc::ArtifactOptions artifact = artifactOptions(options);
+  tgc::ArtifactOptions artifact = artifactOptions(options);
+  artifact.timing = &timing;
   if (options.allowGraphBreaks)
-    return compileProgram(options, ctx, pipeline, artifact);
-  OwningOpRef<ModuleOp> module = readProgram(options.input, ctx);
-  if (!module || failed(runPipeline(*module, pipeline)))
+    return compileProgram(options, ctx, pipeline, artifact, timing);
+  OwningOpRef<ModuleOp> module;
+  {
+    TimingScope reading = timing.nest("read");
+    module = readProgram(options.input, ctx);
+  }
+  if (!module || failed(runPipeline(*module, pipeline, timing, options.timing)))
     return 1;
   if (emitsIR(options, *phase))
     return writeModule(*module, options.output);
@@ -239,6 +266,9 @@ int main(int argc, char **argv) {
   compileCmd->add_flag("--allow-graph-breaks", compileOptions.allowGraphBreaks,
                        "a .trace's graph breaks (a branch on a tensor's value, print) cut it "
                        "into several graphs instead of being errors");
+  compileCmd->add_flag("--timing", compileOptions.timing,
+                       "print the time of reading, of each phase and its passes, of LLVM's "
+                       "optimization and code generation, and of the link (to stderr)");
   compileCmd->add_flag("--train", compileOptions.train,
                        "build a trainable model: run autodiff and partition, and emit "
                        "the backward entry (docs/training.md)");

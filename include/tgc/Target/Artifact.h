@@ -4,6 +4,7 @@
 #define TGC_TARGET_ARTIFACT_H
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/Timing.h"
 #include "tgc/Target/Signature.h"
 #include "llvm/Support/raw_ostream.h"
 #include <string>
@@ -26,6 +27,9 @@ struct ArtifactOptions {
   /// When set, receives the training report (`tgc compile --report`,
   /// writeTrainingReport) of a trainable model.
   llvm::raw_ostream *report = nullptr;
+  /// When set (`tgc compile --timing`), translation, LLVM optimization, code generation
+  /// and the link are timed under it.
+  mlir::TimingScope *timing = nullptr;
 };
 
 /// Builds model `options.name` from `module`, which the whole pipeline has lowered to
