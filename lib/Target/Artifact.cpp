@@ -40,16 +40,21 @@ static LogicalResult writeText(StringRef path, StringRef text, Location loc) {
   return success();
 }
 
-/// Reads the signature of model `name` from `module` and writes its object to `object`.
+/// Reads the signature of model `name` from `module` and writes its objects,
+/// `<objectStem>.<i>.o`, adding their paths to `objects`.
 static FailureOr<ModelSignature> compileModel(ModuleOp module, const ArtifactOptions &options,
-                                              StringRef name, StringRef object) {
+                                              StringRef name, StringRef objectStem,
+                                              std::vector<std::string> &objects) {
   FailureOr<ModelAbi> model = readModelAbi(module, name);
   if (failed(model))
     return failure();
   if (options.report)
     *options.report << writeTrainingReport(model->signature);
-  if (failed(emitModelObject(module, *model, object, options.timing)))
+  FailureOr<std::vector<std::string>> written =
+      emitModelObjects(module, *model, objectStem, options.timing);
+  if (failed(written))
     return failure();
+  objects.insert(objects.end(), written->begin(), written->end());
   return std::move(model->signature);
 }
 
@@ -75,12 +80,13 @@ static LogicalResult finishArtifact(const ArtifactOptions &options, ArrayRef<std
 }
 
 LogicalResult tgc::emitArtifact(ModuleOp module, const ArtifactOptions &options) {
-  SmallString<128> object(options.libraryPath);
-  llvm::sys::path::replace_extension(object, ".o");
-  FailureOr<ModelSignature> signature = compileModel(module, options, options.name, object);
+  SmallString<128> stem(options.libraryPath);
+  llvm::sys::path::replace_extension(stem, "");
+  std::vector<std::string> objects;
+  FailureOr<ModelSignature> signature = compileModel(module, options, options.name, stem, objects);
   if (failed(signature))
     return failure();
-  return finishArtifact(options, {object.str().str()}, writeModelHeader(*signature),
+  return finishArtifact(options, objects, writeModelHeader(*signature),
                         writeSignatureJson(*signature), module.getLoc());
 }
 
@@ -94,12 +100,12 @@ LogicalResult tgc::emitProgramArtifact(ArrayRef<ModuleOp> graphs, const Artifact
   std::vector<std::string> objects;
   std::vector<ModelSignature> signatures;
   for (auto [i, graph] : llvm::enumerate(graphs)) {
-    SmallString<128> object(options.libraryPath);
-    llvm::sys::path::replace_extension(object, "." + std::to_string(i) + ".o");
-    FailureOr<ModelSignature> signature = compileModel(graph, options, graphNames[i], object);
+    SmallString<128> stem(options.libraryPath);
+    llvm::sys::path::replace_extension(stem, "." + std::to_string(i));
+    FailureOr<ModelSignature> signature =
+        compileModel(graph, options, graphNames[i], stem, objects);
     if (failed(signature))
       return failure();
-    objects.push_back(object.str().str());
     signatures.push_back(std::move(*signature));
   }
   return finishArtifact(options, objects, writeProgramHeader(options.name, signatures),

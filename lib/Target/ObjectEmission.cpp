@@ -7,15 +7,21 @@
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/SubtargetFeature.h"
+#include "llvm/Transforms/Utils/SplitModule.h"
+
+#include <algorithm>
 
 using namespace mlir;
 using namespace tgc;
@@ -37,22 +43,65 @@ static std::unique_ptr<llvm::TargetMachine> hostTargetMachine(std::string &error
       llvm::Reloc::PIC_, std::nullopt, llvm::CodeGenOptLevel::Aggressive));
 }
 
-static LogicalResult emitObject(llvm::Module &m, llvm::TargetMachine &tm, StringRef path,
-                                Location loc) {
+/// Optimizes `m` at O3 for `tm` and writes its object to `path`; an error message, or
+/// the empty string.
+static std::string optimizeAndEmit(llvm::Module &m, llvm::TargetMachine &tm, StringRef path) {
+  if (llvm::Error err = makeOptimizingTransformer(3, 0, &tm)(&m))
+    return "LLVM optimization failed: " + llvm::toString(std::move(err));
   std::error_code ec;
   llvm::ToolOutputFile out(path, ec, llvm::sys::fs::OF_None);
   if (ec)
-    return emitError(loc) << "cannot write " << path << ": " << ec.message();
+    return "cannot write " + path.str() + ": " + ec.message();
   llvm::legacy::PassManager pm;
   if (tm.addPassesToEmitFile(pm, out.os(), nullptr, llvm::CodeGenFileType::ObjectFile))
-    return emitError(loc) << "the target cannot emit object files";
+    return "the target cannot emit object files";
   pm.run(m);
   out.keep();
-  return success();
+  return "";
 }
 
-LogicalResult tgc::emitModelObject(ModuleOp module, const ModelAbi &model, StringRef objectPath,
-                                   TimingScope *timing) {
+/// How many parts a model's LLVM module is split into, each optimized and compiled on a
+/// thread of its own. Fixed, not the machine's core count, so that the same input gives
+/// the same objects everywhere; a model with fewer functions has fewer parts.
+static constexpr unsigned kCodeGenParts = 8;
+
+/// Splits `m` into parts (kernels and entries are separate functions, so LLVM's
+/// per-function work divides well), each as bitcode for a context of its own. Splitting
+/// makes the local symbols that parts share hidden globals, so they are first prefixed
+/// with the model's name: the graphs of a program are models of one library.
+static std::vector<llvm::SmallString<0>> splitModule(llvm::Module &m, StringRef modelName) {
+  for (llvm::GlobalValue &value : m.global_values())
+    if (value.hasLocalLinkage() && value.hasName())
+      value.setName(modelName + "." + value.getName());
+  unsigned functions = 0;
+  for (llvm::Function &f : m)
+    functions += !f.isDeclaration();
+  std::vector<llvm::SmallString<0>> parts;
+  llvm::SplitModule(m, std::clamp(functions, 1u, kCodeGenParts),
+                    [&](std::unique_ptr<llvm::Module> part) {
+                      llvm::raw_svector_ostream os(parts.emplace_back());
+                      llvm::WriteBitcodeToFile(*part, os);
+                    });
+  return parts;
+}
+
+/// Optimizes and compiles bitcode `part` in a fresh context; an error message or "".
+static std::string compilePart(StringRef part, StringRef path) {
+  llvm::LLVMContext context;
+  llvm::Expected<std::unique_ptr<llvm::Module>> m =
+      llvm::parseBitcodeFile(llvm::MemoryBufferRef(part, path), context);
+  if (!m)
+    return "reading a split part back: " + llvm::toString(m.takeError());
+  std::string error;
+  std::unique_ptr<llvm::TargetMachine> tm = hostTargetMachine(error);
+  if (!tm)
+    return "no target for this host: " + error;
+  return optimizeAndEmit(**m, *tm, path);
+}
+
+FailureOr<std::vector<std::string>> tgc::emitModelObjects(ModuleOp module, const ModelAbi &model,
+                                                          StringRef objectStem,
+                                                          TimingScope *timing) {
   Location loc = module.getLoc();
   TimingScope none;
   TimingScope &parent = timing ? *timing : none;
@@ -73,11 +122,24 @@ LogicalResult tgc::emitModelObject(ModuleOp module, const ModelAbi &model, Strin
   if (failed(addModelInterface(*llvmModule, model, loc)))
     return failure();
   translating.stop();
+
+  TimingScope splitting = parent.nest("LLVM module split");
+  std::vector<llvm::SmallString<0>> parts = splitModule(*llvmModule, model.signature.name);
+  llvmModule.reset();
+  splitting.stop();
+
+  TimingScope compiling = parent.nest("LLVM optimization and code generation");
+  std::vector<std::string> objects(parts.size()), errors(parts.size());
   {
-    TimingScope optimizing = parent.nest("LLVM optimization (O3)");
-    if (llvm::Error err = makeOptimizingTransformer(3, 0, tm.get())(llvmModule.get()))
-      return emitError(loc) << "LLVM optimization failed: " << llvm::toString(std::move(err));
+    llvm::DefaultThreadPool pool(llvm::hardware_concurrency(parts.size()));
+    for (size_t i = 0; i < parts.size(); ++i) {
+      objects[i] = (objectStem + "." + Twine(i) + ".o").str();
+      pool.async([&, i] { errors[i] = compilePart(parts[i], objects[i]); });
+    }
+    pool.wait();
   }
-  TimingScope generating = parent.nest("LLVM code generation");
-  return emitObject(*llvmModule, *tm, objectPath, loc);
+  for (const std::string &message : errors)
+    if (!message.empty())
+      return emitError(loc) << message;
+  return objects;
 }

@@ -11,12 +11,13 @@
 namespace tgc {
 
 /// Translates `module` (the LLVM dialect, as the pipeline's llvm phase leaves it) to
-/// LLVM IR, adds the interface of `model` (addModelInterface), optimizes it for the host
-/// CPU and writes the object file `objectPath`.
-/// With `timing`, the three steps are timed under it.
-mlir::LogicalResult emitModelObject(mlir::ModuleOp module, const ModelAbi &model,
-                                    llvm::StringRef objectPath,
-                                    mlir::TimingScope *timing = nullptr);
+/// LLVM IR, adds the interface of `model` (addModelInterface), splits it into parts that
+/// are optimized and compiled for the host CPU in parallel, and returns their object
+/// files, `<objectStem>.<i>.o`. With `timing`, the steps are timed under it.
+mlir::FailureOr<std::vector<std::string>> emitModelObjects(mlir::ModuleOp module,
+                                                           const ModelAbi &model,
+                                                           llvm::StringRef objectStem,
+                                                           mlir::TimingScope *timing = nullptr);
 
 } // namespace tgc
 
