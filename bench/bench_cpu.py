@@ -124,7 +124,8 @@ def compare(name, got, ref):
     err = float(np.nanmax(diff)) if diff.size else 0.0
     if bad.any():
         return False, err, (f"{name}: {int(bad.sum())}/{bad.size} elements outside "
-                            f"rtol={RTOL} atol={ATOL}, max abs err {err:.3g}")
+                            f"rtol={RTOL} atol={ATOL}, max abs err {err:.3g} "
+                            f"(max |eager| {float(np.nanmax(np.abs(r))):.3g})")
     return True, err, ""
 
 

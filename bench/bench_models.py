@@ -140,14 +140,15 @@ REALISTIC = OrderedDict(
 
 
 class TrainLoss(nn.Module):
-    """A training step's loss: mean(model(*inputs)^2) over the (first) output."""
+    """A training step's loss: mean(model(x)^2), for the single-input models above. Its
+    input is named `x` (the archive's input name) whatever the model calls it."""
 
     def __init__(self, model):
         super().__init__()
         self.model = model
 
-    def forward(self, *inputs):
-        out = self.model(*inputs)
+    def forward(self, x):
+        out = self.model(x)
         if isinstance(out, (tuple, list)):
             out = out[0]
         return out.pow(2).mean()

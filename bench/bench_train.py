@@ -100,6 +100,8 @@ def realistic_fixture(name, spec, work):
     loss, and eager's first step as the expected values."""
     torch.manual_seed(SEED)
     model, inputs, _ = spec.builder()
+    (value,) = inputs.values()
+    inputs = OrderedDict(x=value)  # TrainLoss's input name
     loss = bench_models.TrainLoss(model).train()
     d = os.path.join(work, name)
     os.makedirs(d, exist_ok=True)

@@ -20,7 +20,8 @@ def finish_row(row):
     tgc = row.get("tgc_ms_median")
     row["ratio_best"] = tgc / min(best) if tgc is not None and best else None
     tc, ic = row.get("tgc_compile_s"), row.get("inductor_compile_s")
-    row["compile_ratio"] = tc / ic if tc is not None and ic else None
+    failed = row.get("status") == "compile failed"  # its time is not a compile time
+    row["compile_ratio"] = tc / ic if tc is not None and ic and not failed else None
     return row
 
 
@@ -45,7 +46,8 @@ def markdown(rows):
         cells = [r["model"], r["mode"],
                  _num(r.get("eager_ms_median"), ".3f"), _num(r.get("inductor_ms_median"), ".3f"),
                  _num(r.get("tgc_ms_median"), ".3f"), _num(r.get("ratio_best"), ".2f"),
-                 _num(r.get("tgc_compile_s"), ".2f"), _num(r.get("inductor_compile_s"), ".2f"),
+                 "-" if r.get("status") == "compile failed" else _num(r.get("tgc_compile_s"), ".2f"),
+                 _num(r.get("inductor_compile_s"), ".2f"),
                  _num(r.get("compile_ratio"), ".2f"), check_text(r)]
         lines.append("| " + " | ".join(cells) + " |")
     gm = geomean(r.get("ratio_best") for r in rows)
