@@ -8,6 +8,11 @@ COLUMNS = ("model", "mode", "eager ms", "inductor ms", "tgc ms", "tgc/best",
            "tgc compile s", "inductor compile s", "compile tgc/inductor", "check")
 
 
+# A side whose median exceeds its minimum this many times was disturbed (other jobs,
+# spinning OpenMP threads descheduled): its row says so.
+NOISY = 3
+
+
 def geomean(xs):
     xs = [x for x in xs if x is not None and x > 0]
     return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else None
@@ -35,6 +40,10 @@ def check_text(row):
     parts = []
     status = row.get("status", "ok")
     parts.append("ok" if status == "ok" else status.upper())
+    noisy = [side for side in ("eager", "inductor", "tgc")
+             if row.get(f"{side}_ms_min") and row[f"{side}_ms_median"] > NOISY * row[f"{side}_ms_min"]]
+    if noisy:
+        parts.append(f"noisy: {', '.join(noisy)} median > {NOISY}x min")
     if row.get("inductor_problem"):
         parts.append("inductor: " + row["inductor_problem"])
     return "; ".join(parts)
