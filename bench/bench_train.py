@@ -279,7 +279,7 @@ def fmt_saved(count, nbytes):
     return f"{'?' if count is None else count} / {'?' if nbytes is None else nbytes}"
 
 
-def saved_values(row, name, model, inputs, gi, fx, aot_only):
+def saved_values(row, name, model, inputs, gi, fx):
     """AOTAutograd's min-cut saved values, recomputed live (fixtures only)."""
     t0 = time.perf_counter()
     rep = aot_saved.report(model, inputs, gi)
@@ -370,7 +370,7 @@ def run_model(ctx, name):
         fx = load_fixture(name)
         model, inputs = build(name)
         gi = models.grad_inputs(name, inputs)
-        saved_values(row, name, model, inputs, gi, fx, opts.aot_only)
+        saved_values(row, name, model, inputs, gi, fx)
     row["archive"] = os.path.relpath(fx["archive"], ROOT)
     if opts.aot_only:
         row["status"] = "aot only"
