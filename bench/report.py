@@ -45,7 +45,8 @@ def check_text(row):
     if noisy:
         parts.append(f"noisy: {', '.join(noisy)} median > {NOISY}x min")
     if row.get("inductor_problem"):
-        parts.append("inductor: " + row["inductor_problem"])
+        text = row["inductor_problem"]
+        parts.append("inductor: " + (text if len(text) <= 80 else text[:77] + "..."))
     return "; ".join(parts)
 
 
