@@ -12,6 +12,7 @@ fresh subdirectory: in-memory code caches cleared, an empty cache directory, Dyn
 reset. Its wall time is Inductor's cold compile time of that model.
 """
 
+import atexit
 import os
 import shutil
 import sys
@@ -30,6 +31,7 @@ def isolate_caches():
     if "torch" in sys.modules:
         raise RuntimeError("inductor_cold.isolate_caches() must run before `import torch`")
     _BASE = tempfile.mkdtemp(prefix="tgc-bench-inductor-")
+    atexit.register(cleanup)  # also on sys.exit() and errors
     os.environ["TORCHINDUCTOR_CACHE_DIR"] = _BASE
     os.environ["TRITON_CACHE_DIR"] = os.path.join(_BASE, "triton")
     os.environ["TORCHINDUCTOR_FX_GRAPH_CACHE"] = "0"
