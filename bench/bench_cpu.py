@@ -1,153 +1,108 @@
 #!/usr/bin/env python3
-"""CPU benchmark: tgc-compiled model.so vs PyTorch eager, side by side in one process.
+"""CPU inference benchmark: tgc's model.so vs PyTorch eager vs torch.compile (Inductor),
+side by side in one process, 2 threads on every side.
 
-    /root/.cache/tgc-venv/bin/python bench/bench_cpu.py            # fixtures + larger models
-    /root/.cache/tgc-venv/bin/python bench/bench_cpu.py --quick    # smoke test, small models
-    ... --tgc PATH --json out.json --only gpt2 gpt2_large --ir core
+    python bench/bench_cpu.py                          # every model (see bench/README.md)
+    python bench/bench_cpu.py --quick                  # smoke test: fixture models, few calls
+    python bench/bench_cpu.py --only mlp_wide gpt --json out.json
 
-For every model (the test/fixtures models, plus larger variants of the same modules exported
-here the same way into a temporary directory), and for each IR (train.pt2 = torch.export,
-core.pt2 = run_decompositions()): `tgc compile` it (timed), check the .so's first call against
-eager PyTorch on a fresh deep copy of the model (outputs, mutated user inputs, buffers;
-rtol 1e-4, atol 1e-5), then time eager forward (torch.no_grad(), the model in train() mode as
-exported) and `tgc_model_run` on the same inputs, interleaved in rounds, and print
-median/min per-call times and the ratio tgc/eager (< 1: tgc is faster). See bench/README.md.
+For every model (the test/fixtures models from their checked-in archives, larger variants
+of them, and models at realistic sizes: torchvision resnet18 / mobilenet_v2, a 4-layer GPT,
+a wide MLP; all exported here into a temporary directory): `tgc compile` each archive
+(timed), compile the eager model with torch.compile under empty Inductor caches (the first
+call, timed: Inductor's cold compile), check tgc's and Inductor's first call against eager
+PyTorch on a fresh deep copy (outputs, mutated user inputs, buffers; rtol 1e-4, atol 1e-5),
+then time the three, interleaved in rounds, and report the medians and
+tgc / min(eager, Inductor) (< 1: tgc is faster). See bench/README.md.
 """
 
 import sys
 sys.dont_write_bytecode = True  # keep test/fixtures and bench free of __pycache__
 
-import argparse
-import copy
-import json
-import os
-import platform
-import shutil
-import statistics
-import subprocess
-import tempfile
-import time
-import warnings
-from collections import OrderedDict
+import inductor_cold  # noqa: E402  (before torch: Inductor's caches must start empty)
+inductor_cold.isolate_caches()
 
-import numpy as np
-import torch
-import torch.nn as nn
-import torch.utils._pytree as pytree
+import argparse  # noqa: E402
+import copy  # noqa: E402
+import json  # noqa: E402
+import os  # noqa: E402
+import platform  # noqa: E402
+import shutil  # noqa: E402
+import statistics  # noqa: E402
+import subprocess  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+import warnings  # noqa: E402
+from collections import OrderedDict  # noqa: E402
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+import torch.utils._pytree as pytree  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 FIXTURES = os.path.join(ROOT, "test", "fixtures")
 sys.path.insert(0, HERE)
 sys.path.insert(0, FIXTURES)
+import bench_models  # noqa: E402
 import models  # noqa: E402  (test/fixtures/models.py)
+import report  # noqa: E402
+from bench_models import Spec  # noqa: E402
 from tgc_ctypes import Model, TgcError  # noqa: E402
 
 SEED = 1234  # as test/fixtures/export_fixtures.py
 RTOL, ATOL = 1e-4, 1e-5
 
-
-# ------------------------------------------------------------------ larger model variants
-class WideMLP(models.MLP):
-    """models.MLP's structure (Linear-ReLU-Linear), wider."""
-
-    def __init__(self, d_in=512, d_hidden=2048, d_out=512):
-        nn.Module.__init__(self)
-        self.fc1 = nn.Linear(d_in, d_hidden)
-        self.act = nn.ReLU()
-        self.fc2 = nn.Linear(d_hidden, d_out)
-
-
-class WideConvBN(models.ConvBN):
-    """models.ConvBN's structure and forward (train-mode BN), more channels."""
-
-    def __init__(self, c1=32, c2=64, n_out=10):
-        nn.Module.__init__(self)
-        self.conv1 = nn.Conv2d(3, c1, 3, padding=1)
-        self.bn1 = nn.BatchNorm2d(c1)
-        self.conv2 = nn.Conv2d(c1, c2, 3, stride=2)
-        self.bn2 = nn.BatchNorm2d(c2)
-        self.fc = nn.Linear(c2, n_out)
-
-
-def make_mlp_large():
-    return WideMLP(512, 2048, 512), OrderedDict(x=torch.randn(64, 512)), None
-
-
-def make_convbn_large():
-    m = WideConvBN(32, 64, 10)
-    with torch.no_grad():  # as models.make_convbn
-        for bn in (m.bn1, m.bn2):
-            bn.running_mean.uniform_(-0.5, 0.5)
-            bn.running_var.uniform_(0.5, 1.5)
-            bn.weight.uniform_(0.5, 1.5)
-            bn.bias.uniform_(-0.5, 0.5)
-    return m, OrderedDict(x=torch.randn(16, 3, 64, 64)), None
-
-
-def make_gpt2_large():
-    m = models.GPT2Block(n_embd=256, n_head=8, block_size=128)
-    with torch.no_grad():  # as models.make_gpt2
-        for ln in (m.ln_1, m.ln_2):
-            ln.weight.uniform_(0.5, 1.5)
-            ln.bias.uniform_(-0.5, 0.5)
-    batch = torch.export.Dim("batch", min=1, max=64)
-    return m, OrderedDict(x=torch.randn(8, 128, 256)), {"x": {0: batch}}
-
-
-LARGE = OrderedDict(
-    mlp_large=(make_mlp_large, "MLP 512-2048-512, x[64,512]"),
-    convbn_large=(make_convbn_large, "ConvBN 3-32-64 (train BN), x[16,3,64,64]"),
-    gpt2_large=(make_gpt2_large, "GPT-2 block C=256 8 heads, x[8,128,256], dyn batch"),
-)
-FIXTURE_DESC = OrderedDict(
-    mlp="MLP 16-32-8, x[4,16]",
-    convbn="ConvBN 3-8-8 (train BN), x[2,3,8,8]",
-    gpt2="GPT-2 block C=32 4 heads, x[3,8,32], dyn batch",
-    mutate="buffer + input mutation, x[4,6]",
+FIXTURE_SPECS = OrderedDict(
+    mlp=Spec(models.make_mlp, "MLP 16-32-8, x[4,16]", False),
+    convbn=Spec(models.make_convbn, "ConvBN 3-8-8 (train BN), x[2,3,8,8]", False),
+    gpt2=Spec(models.make_gpt2, "GPT-2 block C=32 4 heads, x[3,8,32], dyn batch", False),
+    mutate=Spec(models.make_mutate, "buffer + input mutation, x[4,6]", False),
 )
 
 
-def build(builder):
-    """Seeded like export_fixtures.py; train() mode, as every archive is exported."""
+def build(builder, eval_mode=False):
+    """Seeded like export_fixtures.py; train() mode as the fixture archives are exported,
+    eval() for the realistic models' inference."""
     torch.manual_seed(SEED)
     model, inputs, dyn = builder()
-    model.train()
+    model.train(not eval_mode)
     return model, inputs, dyn
 
 
-def export_archives(builder, outdir):
-    model, inputs, dyn = build(builder)
+def export_archives(builder, outdir, irs, eval_mode=False):
+    """train.pt2 (torch.export) and/or core.pt2 (run_decompositions()) of a fresh build."""
+    model, inputs, dyn = build(builder, eval_mode)
     ep = torch.export.export(copy.deepcopy(model),
                              tuple(v.clone() for v in inputs.values()), dynamic_shapes=dyn)
-    paths = {"train": os.path.join(outdir, "train.pt2"),
-             "core": os.path.join(outdir, "core.pt2")}
-    torch.export.save(ep, paths["train"])
-    torch.export.save(ep.run_decompositions(), paths["core"])
+    paths = {}
+    for ir in irs:
+        paths[ir] = os.path.join(outdir, f"{ir}.pt2")
+        torch.export.save(ep if ir == "train" else ep.run_decompositions(), paths[ir])
     return paths
 
 
 # ------------------------------------------------------------------ helpers
-def find_tgc(opt):
-    if opt:
-        return os.path.abspath(opt)
-    cand = os.path.join(ROOT, "build-lead", "bin", "tgc")
-    if os.access(cand, os.X_OK):
-        return cand
-    p = shutil.which("tgc")
-    if p:
-        return p
-    sys.exit("bench_cpu: no tgc binary (pass --tgc PATH)")
+def find_tgc(opt, prog="bench_cpu"):
+    """--tgc, else build/bin/tgc of this checkout."""
+    path = os.path.abspath(opt) if opt else os.path.join(ROOT, "build", "bin", "tgc")
+    if not os.access(path, os.X_OK):
+        sys.exit(f"{prog}: no tgc binary at {path} (build it, or pass --tgc PATH)")
+    return path
 
 
-def compile_archive(tgc, pt2, so):
+def compile_archive(tgc, pt2, so, train=False):
+    """`tgc compile [--train] pt2 -o so` (wall time, process start and linking included);
+    returns (seconds, error text or None)."""
+    cmd = [tgc, "compile"] + (["--train"] if train else []) + [pt2, "-o", so]
     t0 = time.perf_counter()
-    r = subprocess.run([tgc, "compile", pt2, "-o", so], capture_output=True, text=True)
+    r = subprocess.run(cmd, capture_output=True, text=True)
     dt = time.perf_counter() - t0
     if r.returncode != 0:
         text = (r.stderr or r.stdout or "").strip()
         errs = [ln for ln in text.splitlines() if "error" in ln.lower()]
-        return dt, ("\n".join(errs[:5]) or text[:2000] or f"exit {r.returncode}")
+        msg = "\n".join(errs[:5]) or text[:2000] or "(no output)"
+        return dt, f"`{' '.join(cmd)}` exited with {r.returncode}:\n{msg}"
     return dt, None
 
 
@@ -169,7 +124,8 @@ def compare(name, got, ref):
     err = float(np.nanmax(diff)) if diff.size else 0.0
     if bad.any():
         return False, err, (f"{name}: {int(bad.sum())}/{bad.size} elements outside "
-                            f"rtol={RTOL} atol={ATOL}, max abs err {err:.3g}")
+                            f"rtol={RTOL} atol={ATOL}, max abs err {err:.3g} "
+                            f"(max |eager| {float(np.nanmax(np.abs(r))):.3g})")
     return True, err, ""
 
 
@@ -213,9 +169,9 @@ def check_first_call(so, inputs, ref):
     return problems, max_err
 
 
-def time_pair(fns, resets, warmup, reps, budget_s, rounds=5):
-    """Per-call times (s) of each fn in `fns`, interleaved in rounds (alternating which side
-    goes first) so machine-load drift hits both alike. `resets[i]` runs before every call
+def time_sides(fns, resets, warmup, reps, budget_s, rounds=5):
+    """Per-call times (s) of each fn in `fns`, interleaved in rounds (alternating the order
+    of the sides) so machine-load drift hits all alike. `resets[i]` runs before every call
     of fns[i], outside the timed region."""
     n = len(fns)
     est = [0.0] * n
@@ -258,198 +214,317 @@ def openblas_threads(so, set_to=None):
         return None
 
 
+
+
+def set_threads(n, so=None):
+    """n threads on every side: torch (eager and Inductor's OpenMP kernels), the model.so's
+    OpenBLAS, and TGC_NUM_THREADS for tgc's runtime. Returns OpenBLAS's count (or None)."""
+    torch.set_num_threads(n)
+    os.environ["TGC_NUM_THREADS"] = str(n)
+    return openblas_threads(so, n) if so else None
+
+
+def timing_stats(row, side, times):
+    row[f"{side}_ms_median"] = 1e3 * statistics.median(times)
+    row[f"{side}_ms_min"] = 1e3 * min(times)
+
+
+def environment(tgc, opts, **extra):
+    env = OrderedDict(
+        torch=torch.__version__, python=platform.python_version(), executable=sys.executable,
+        machine=platform.machine(), cpus=os.cpu_count(), threads=opts.threads,
+        torch_num_threads=torch.get_num_threads(),
+        tgc_num_threads=os.environ.get("TGC_NUM_THREADS"),
+        omp_wait_policy=os.environ.get("OMP_WAIT_POLICY"), openblas_threads=None,
+        loadavg_start=list(os.getloadavg()), tgc=tgc,
+        inductor_cache=("fresh per model (fresh_cache), FX graph cache and AOTAutograd "
+                        "cache off"))
+    env.update(extra)
+    return env
+
+
+def print_header(env):
+    print(f"tgc {env['tgc']}\ntorch {env['torch']} ({env['executable']}), threads "
+          f"{env['torch_num_threads']} (TGC_NUM_THREADS={env['tgc_num_threads']}), cpus "
+          f"{env['cpus']}, loadavg {tuple(round(x, 2) for x in env['loadavg_start'])}",
+          flush=True)
+
+
+def print_footer(env, rows, failures, notes):
+    print("\n" + report.markdown(rows))
+    print(f"\nms = median per call; tgc/best = tgc ms / min(eager ms, inductor ms), < 1 means "
+          f"tgc is faster; compile = `tgc compile` wall time vs Inductor's cold first call.\n"
+          f"torch threads {env['torch_num_threads']}, OpenBLAS threads "
+          f"{env['openblas_threads']}, TGC_NUM_THREADS {env['tgc_num_threads']}, Inductor "
+          f"first use in this process {env.get('inductor_first_use_s', 0):.1f}s (not in any "
+          f"row), loadavg {tuple(round(x, 2) for x in env['loadavg_start'])} -> "
+          f"{tuple(round(x, 2) for x in env['loadavg_end'])}")
+    for title, items in (("PROBLEM(S)", failures), ("Inductor note(s)", notes)):
+        if items:
+            print(f"\n{len(items)} {title}:")
+            for tag, kind, text in items:
+                print(f"  {tag}: {kind}\n    " + text.replace("\n", "\n    "))
+
+
+def write_json(path, env, rows):
+    with open(path, "w") as f:
+        json.dump({"env": env, "summary": report.summary(rows), "rows": rows}, f, indent=2,
+                  default=str)
+    print(f"\nwrote {path}")
+
+
+# ------------------------------------------------------------------ Inductor side
+def compile_inductor(model, inputs, ref):
+    """torch.compile of a deep copy; its first call (under no_grad) with every Inductor
+    cache empty is the cold compile. Returns (compiled module, its inputs, seconds,
+    problems vs eager's first call)."""
+    m = copy.deepcopy(model)
+    cm = inductor_cold.compile_module(m)
+    args = [v.clone() for v in inputs.values()]
+
+    def first_call():
+        with torch.no_grad():
+            return cm(*args)
+
+    seconds, out = inductor_cold.cold_first_call(first_call)
+    outs_ref, ins_ref, bufs_ref = ref
+    leaves = [t.detach().numpy() for t in pytree.tree_leaves(out)]
+    problems = [] if len(leaves) == len(outs_ref) else [
+        f"{len(leaves)} outputs, eager has {len(outs_ref)}"]
+    checks = [(f"output.{i}", o, r) for i, (o, r) in enumerate(zip(leaves, outs_ref))]
+    checks += [(f"input '{k}' after the call", a.numpy(), ins_ref[k])
+               for k, a in zip(inputs, args)]
+    checks += [(f"buffer '{k}'", b.detach().numpy(), bufs_ref[k]) for k, b in m.named_buffers()]
+    for name, got, want in checks:
+        ok, _, msg = compare(name, got, want)
+        if not ok:
+            problems.append(msg)
+    return cm, args, seconds, problems
+
+
+# ------------------------------------------------------------------ one model
+class Context:
+    """What every model's run needs: options, the tgc binary, the work dir, and the
+    lists the rows and problems go to."""
+
+    def __init__(self, opts, tgc, work, env):
+        self.opts, self.tgc, self.work, self.env = opts, tgc, work, env
+        self.rows, self.failures, self.notes = [], [], []
+
+
+def run_model(ctx, name, spec, archives, expected):
+    """The rows of one model: one per IR archive."""
+    opts = ctx.opts
+    try:
+        model, inputs, _ = build(spec.builder, spec.eval)
+    except bench_models.Skip as e:
+        ctx.rows.append(OrderedDict(model=name, mode="inference", desc=spec.desc,
+                                    skipped=str(e)))
+        print(f"[{name}] SKIPPED: {e}", flush=True)
+        return
+    if archives is None:
+        d = os.path.join(ctx.work, name)
+        os.makedirs(d, exist_ok=True)
+        t0 = time.perf_counter()
+        archives = export_archives(spec.builder, d, opts.irs, spec.eval)
+        print(f"[{name}] exported in {time.perf_counter() - t0:.1f}s", flush=True)
+    ref = eager_reference(model, inputs)
+    if expected:
+        check_expected(name, ref, expected)
+
+    inductor = None
+    try:
+        cm, i_in, i_secs, i_problems = compile_inductor(model, inputs, ref)
+        inductor = (cm, i_in)
+        print(f"[{name}] inductor cold compile {i_secs:.2f}s", flush=True)
+    except Exception as e:  # Inductor's own failures are reported, not fatal
+        i_secs, i_problems = None, [f"torch.compile failed: {type(e).__name__}: {e}"]
+    if i_problems:
+        ctx.notes.append((name, "Inductor vs eager", "\n".join(i_problems)))
+
+    for ir, pt2 in archives.items():
+        row = OrderedDict(model=name, mode="inference" + ("" if ir == "train" else f" ({ir} IR)"),
+                          ir=ir, desc=spec.desc, archive=pt2, eval=spec.eval,
+                          inductor_compile_s=i_secs)
+        if i_problems:
+            row["inductor_problem"] = "; ".join(i_problems)[:300]
+        ctx.rows.append(row)
+        run_row(ctx, row, model, inputs, ref, pt2, inductor)
+        report.finish_row(row)
+        print(f"[{name}/{ir}] eager {row.get('eager_ms_median', float('nan')):.3f} ms  "
+              f"inductor {row.get('inductor_ms_median') or float('nan'):.3f} ms  "
+              f"tgc {row.get('tgc_ms_median') or float('nan'):.3f} ms  "
+              f"tgc/best {row.get('ratio_best') or float('nan'):.2f}  "
+              f"compile tgc {row.get('tgc_compile_s') or float('nan'):.2f}s "
+              f"inductor {i_secs or float('nan'):.2f}s  [{row['status']}]", flush=True)
+
+
+def check_expected(name, ref, expected):
+    """Sanity: the rebuilt eager model is the checked-in archive's model."""
+    from safetensors.numpy import load_file
+    exp = load_file(expected)
+    for i, o in enumerate(ref[0]):
+        ok, _, msg = compare(f"output.{i}", o, exp[f"output.{i}"])
+        if not ok:
+            print(f"[{name}] WARNING: rebuilt eager model differs from "
+                  f"expected.safetensors: {msg}", flush=True)
+
+
+def run_row(ctx, row, model, inputs, ref, pt2, inductor):
+    """Compile and check tgc on one archive, then time eager, Inductor and tgc."""
+    opts, tag = ctx.opts, f"{row['model']}/{row['ir']}"
+    mutated = [i for i, k in enumerate(inputs) if k in models.MUTATED_INPUTS.get(row["model"], [])]
+    pristine = [v.clone() for v in inputs.values()]
+
+    def restorer(ts, idx):
+        def reset():
+            for i in idx:
+                ts[i].copy_(pristine[i])
+        return reset
+
+    e_model = copy.deepcopy(model)
+    e_in = [v.clone() for v in inputs.values()]
+
+    def eager_fn():
+        with torch.no_grad():
+            e_model(*e_in)
+
+    sides = [("eager", eager_fn, restorer(e_in, mutated))]
+    if inductor:
+        cm, i_in = inductor
+
+        def inductor_fn():
+            with torch.no_grad():
+                cm(*i_in)
+
+        sides.append(("inductor", inductor_fn, restorer(i_in, mutated)))
+
+    tm = prepare_tgc(ctx, row, tag, inputs, ref, pt2)
+    if tm:
+        model_so, t_in, call = tm
+        sides.append(("tgc", lambda: call(copy_outputs=False),
+                      restorer(t_in, [i for i, m in enumerate(model_so.input_mutated) if m])))
+    try:
+        times = time_sides([s[1] for s in sides], [s[2] for s in sides], opts.warmup_n,
+                           opts.reps_n, opts.budget_s)
+    except TgcError as e:
+        row["status"] = "run failed"
+        ctx.failures.append((tag, "RUN FAILED", str(e)))
+        return
+    finally:
+        if tm:
+            tm[0].close()
+    row["reps"] = len(times[0])
+    for (side, _, _), ts in zip(sides, times):
+        timing_stats(row, side, ts)
+    if "tgc_ms_median" in row:
+        row["ratio_eager"] = row["tgc_ms_median"] / row["eager_ms_median"]
+
+
+def prepare_tgc(ctx, row, tag, inputs, ref, pt2):
+    """tgc compile + first-call check + a prepared call; None (row status set) on failure."""
+    so = os.path.join(ctx.work, f"{row['model']}_{row['ir']}.so")
+    secs, err = compile_archive(ctx.tgc, pt2, so)
+    row["tgc_compile_s"] = round(secs, 3)
+    if err:
+        row["status"] = "compile failed"
+        row["error"] = err
+        ctx.failures.append((tag, "COMPILE FAILED", err))
+        print(f"[{tag}] tgc COMPILE FAILED ({secs:.2f}s):\n  " + err.replace("\n", "\n  "),
+              flush=True)
+        return None
+    blas = set_threads(ctx.opts.threads, so)
+    ctx.env["openblas_threads"] = ctx.env["openblas_threads"] or blas
+    try:
+        problems, max_err = check_first_call(so, inputs, ref)
+    except TgcError as e:
+        problems, max_err = [f"run failed: {e}"], float("inf")
+    row["max_abs_err"] = max_err
+    row["status"] = "ok" if not problems else "mismatch"
+    if problems:
+        row["mismatch"] = problems
+        ctx.failures.append((tag, "MISMATCH", "\n".join(problems)))
+        print(f"[{tag}] !!! tgc MISMATCH vs eager !!!\n  " + "\n  ".join(problems), flush=True)
+    try:
+        tm = Model(so)
+        t_in = [inputs[n].clone() for n in tm.input_names]
+        return tm, t_in, tm.prepare(*t_in)
+    except (TgcError, KeyError) as e:
+        row["status"] = "load failed"
+        row["error"] = str(e)
+        ctx.failures.append((tag, "LOAD FAILED", str(e)))
+        return None
+
+
 # ------------------------------------------------------------------ main
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--quick", action="store_true",
-                    help="few reps, fixture models only (smoke test)")
-    ap.add_argument("--tgc", help="tgc binary (default: ../build-lead/bin/tgc, else PATH)")
-    ap.add_argument("--json", help="write the results here")
-    ap.add_argument("--only", nargs="*", help="only these models (e.g. mlp gpt2_large)")
-    ap.add_argument("--ir", default="train,core", help="comma list of train,core")
-    ap.add_argument("--reps", type=int, help="max timed calls per side (default 200, quick 10)")
-    ap.add_argument("--warmup", type=int, help="untimed calls per side (default 3, quick 1)")
-    ap.add_argument("--budget", type=float,
-                    help="seconds of timed calls per row, both sides (default 4, quick 0.5)")
-    ap.add_argument("--threads", type=int,
-                    help="torch.set_num_threads(N) and OpenBLAS threads of the .so "
-                         "(default: leave both at their defaults)")
-    ap.add_argument("--workdir", help="keep archives and .so files here (default: a temp dir)")
-    opts = ap.parse_args()
-    warnings.filterwarnings("ignore")
-
-    reps = opts.reps or (10 if opts.quick else 200)
-    warmup = opts.warmup if opts.warmup is not None else (1 if opts.quick else 3)
-    budget = opts.budget or (0.5 if opts.quick else 4.0)
-    irs = [s for s in opts.ir.split(",") if s]
-    tgc = find_tgc(opts.tgc)
-    if opts.threads:
-        torch.set_num_threads(opts.threads)
-    work = opts.workdir or tempfile.mkdtemp(prefix="tgc-bench-")
-    os.makedirs(work, exist_ok=True)
-
-    specs = []  # (name, desc, builder, {ir: pt2}, expected.safetensors or None)
-    for name, desc in FIXTURE_DESC.items():
-        specs.append((name, desc, models.MODELS[name],
-                      {ir: os.path.join(FIXTURES, name, f"{ir}.pt2") for ir in irs},
-                      os.path.join(FIXTURES, name, "expected.safetensors")))
-    if not opts.quick:
-        for name, (builder, desc) in LARGE.items():
-            specs.append((name, desc, builder, None, None))
+def model_specs(opts):
+    """[(name, Spec, {ir: archive} or None (export here), expected.safetensors or None)]"""
+    specs = [(name, spec, {ir: os.path.join(FIXTURES, name, f"{ir}.pt2") for ir in opts.irs},
+              os.path.join(FIXTURES, name, "expected.safetensors"))
+             for name, spec in FIXTURE_SPECS.items()]
+    if not opts.quick or opts.only:
+        specs += [(name, spec, None, None)
+                  for name, spec in {**bench_models.LARGE, **bench_models.REALISTIC}.items()]
     if opts.only:
         unknown = set(opts.only) - {s[0] for s in specs}
         if unknown:
-            sys.exit(f"bench_cpu: unknown models {sorted(unknown)}")
+            sys.exit(f"bench_cpu: unknown models {sorted(unknown)}; known: "
+                     f"{[s[0] for s in specs]}")
         specs = [s for s in specs if s[0] in opts.only]
+    return specs
 
-    env = OrderedDict(
-        torch=torch.__version__, python=platform.python_version(),
-        machine=platform.machine(), cpus=os.cpu_count(),
-        torch_num_threads=torch.get_num_threads(),
-        torch_num_interop_threads=torch.get_num_interop_threads(),
-        threads_option=opts.threads, omp_wait_policy=os.environ.get("OMP_WAIT_POLICY"),
-        openblas_threads=None, loadavg_start=list(os.getloadavg()), tgc=tgc,
-        reps_max=reps, warmup=warmup, budget_s=budget, rtol=RTOL, atol=ATOL,
-    )
-    load = tuple(round(x, 2) for x in os.getloadavg())
-    print(f"tgc {tgc}\ntorch {torch.__version__}, "
-          f"torch.get_num_threads()={env['torch_num_threads']}"
-          f"{' (--threads)' if opts.threads else ' (default)'}, cpus={env['cpus']}, "
-          f"loadavg={load}")
-    print(f"work dir {work}; warmup {warmup}, up to {reps} timed calls/side, "
-          f"~{budget}s/row\n", flush=True)
 
-    rows, failures = [], []
-    for name, desc, builder, archives, expected in specs:
-        model, inputs, _ = build(builder)
-        if archives is None:
-            d = os.path.join(work, name)
-            os.makedirs(d, exist_ok=True)
-            t0 = time.perf_counter()
-            all_paths = export_archives(builder, d)
-            print(f"[{name}] exported in {time.perf_counter() - t0:.1f}s", flush=True)
-            archives = {ir: all_paths[ir] for ir in irs}
-        ref = eager_reference(model, inputs)
-        if expected:  # sanity: the rebuilt eager model is the archive's model
-            from safetensors.numpy import load_file
-            exp = load_file(expected)
-            for i, o in enumerate(ref[0]):
-                ok, _, msg = compare(f"output.{i}", o, exp[f"output.{i}"])
-                if not ok:
-                    print(f"[{name}] WARNING: rebuilt eager model differs from "
-                          f"expected.safetensors: {msg}", flush=True)
+def parse_args():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true",
+                    help="smoke test: few calls; the fixture models unless --only")
+    ap.add_argument("--tgc", help="tgc binary (default: build/bin/tgc of this checkout)")
+    ap.add_argument("--json", help="write the environment and all rows here")
+    ap.add_argument("--only", nargs="*", help="only these models (e.g. mlp gpt resnet18)")
+    ap.add_argument("--ir", default="train",
+                    help="tgc archives per model, comma list of train (torch.export) and "
+                         "core (run_decompositions()); default train")
+    ap.add_argument("--threads", type=int, default=2,
+                    help="threads on every side (torch, OpenBLAS, TGC_NUM_THREADS); default 2")
+    ap.add_argument("--reps", type=int, help="max timed calls per side (default 200, quick 10)")
+    ap.add_argument("--warmup", type=int, help="untimed calls per side (default 3, quick 1)")
+    ap.add_argument("--budget", type=float,
+                    help="seconds of timed calls per row, all sides (default 6, quick 0.5)")
+    ap.add_argument("--workdir", help="keep archives and .so files here (default: a temp dir)")
+    opts = ap.parse_args()
+    opts.irs = [s for s in opts.ir.split(",") if s]
+    opts.reps_n = opts.reps or (10 if opts.quick else 200)
+    opts.warmup_n = opts.warmup if opts.warmup is not None else (1 if opts.quick else 3)
+    opts.budget_s = opts.budget or (0.5 if opts.quick else 6.0)
+    return opts
 
-        for ir, pt2 in archives.items():
-            tag = f"{name}/{ir}"
-            row = OrderedDict(model=name, ir=ir, desc=desc, archive=pt2)
-            rows.append(row)
-            so = os.path.join(work, f"{name}_{ir}.so")
-            ctime, err = compile_archive(tgc, pt2, so)
-            row["compile_s"] = round(ctime, 3)
-            if err:
-                row["status"] = "compile failed"
-                row["error"] = err
-                failures.append((tag, "COMPILE FAILED", err))
-                print(f"[{tag}] COMPILE FAILED ({ctime:.2f}s):\n{err}\n", flush=True)
-                continue
-            if env["openblas_threads"] is None or opts.threads:
-                env["openblas_threads"] = openblas_threads(so, opts.threads)
 
-            # -- numerics: first call vs a fresh deep copy of the eager model
-            try:
-                problems, max_err = check_first_call(so, inputs, ref)
-            except TgcError as e:
-                problems, max_err = [f"run failed: {e}"], float("inf")
-            row["max_abs_err"] = max_err
-            row["match"] = not problems
-            if problems:
-                row["mismatch"] = problems
-                failures.append((tag, "MISMATCH", "\n".join(problems)))
-                print(f"[{tag}] !!! MISMATCH vs eager !!!\n  " + "\n  ".join(problems),
-                      flush=True)
+def main():
+    opts = parse_args()
+    warnings.filterwarnings("ignore")
+    tgc = find_tgc(opts.tgc)
+    set_threads(opts.threads)
+    work = opts.workdir or tempfile.mkdtemp(prefix="tgc-bench-")
+    os.makedirs(work, exist_ok=True)
+    env = environment(tgc, opts, irs=opts.irs, reps_max=opts.reps_n, warmup=opts.warmup_n,
+                      budget_s=opts.budget_s, rtol=RTOL, atol=ATOL)
+    print_header(env)
+    env["inductor_first_use_s"] = inductor_cold.warm_up()
+    print(f"Inductor first use in this process: {env['inductor_first_use_s']:.1f}s (not "
+          f"counted in any row)\nwork dir {work}; warmup {opts.warmup_n}, up to "
+          f"{opts.reps_n} timed calls/side, ~{opts.budget_s}s/row\n", flush=True)
 
-            # -- timing: separate inputs per side, mutated inputs restored before each call
-            e_model = copy.deepcopy(model)
-            e_in = [v.clone() for v in inputs.values()]
-            try:
-                tm = Model(so)
-                t_in = [inputs[n].clone() for n in tm.input_names]
-                call = tm.prepare(*t_in)
-            except (TgcError, KeyError) as e:
-                row["status"] = "load failed"
-                row["error"] = str(e)
-                failures.append((tag, "LOAD FAILED", str(e)))
-                print(f"[{tag}] LOAD FAILED: {e}", flush=True)
-                continue
-            pristine = [v.clone() for v in inputs.values()]
-            mut = [i for i, m in enumerate(tm.input_mutated) if m]
-
-            def eager_fn():
-                with torch.no_grad():
-                    e_model(*e_in)
-
-            def tgc_fn():
-                call(copy_outputs=False)
-
-            def reset(ts):
-                for i in mut:
-                    ts[i].copy_(pristine[i])
-
-            try:
-                te, tt = time_pair([eager_fn, tgc_fn],
-                                   [lambda: reset(e_in), lambda: reset(t_in)],
-                                   warmup, reps, budget)
-            except TgcError as e:
-                row["status"] = "run failed"
-                row["error"] = str(e)
-                failures.append((tag, "RUN FAILED", str(e)))
-                print(f"[{tag}] RUN FAILED: {e}", flush=True)
-                continue
-            finally:
-                tm.close()
-            ms = lambda xs, f: 1e3 * f(xs)  # noqa: E731
-            row.update(
-                status="ok" if row["match"] else "mismatch", reps=len(te),
-                eager_ms_median=ms(te, statistics.median), eager_ms_min=ms(te, min),
-                tgc_ms_median=ms(tt, statistics.median), tgc_ms_min=ms(tt, min))
-            row["ratio_median"] = row["tgc_ms_median"] / row["eager_ms_median"]
-            row["ratio_min"] = row["tgc_ms_min"] / row["eager_ms_min"]
-            print(f"[{tag}] compile {ctime:.2f}s  eager {row['eager_ms_median']:.4f} ms  "
-                  f"tgc {row['tgc_ms_median']:.4f} ms  ratio {row['ratio_median']:.2f}  "
-                  f"({len(te)} calls/side, max abs err {max_err:.2g})", flush=True)
-
+    ctx = Context(opts, tgc, work, env)
+    for name, spec, archives, expected in model_specs(opts):
+        run_model(ctx, name, spec, archives, expected)
     env["loadavg_end"] = list(os.getloadavg())
-
-    # -- table
-    hdr = (f"{'model':<14}{'ir':<6}{'compile s':>10}{'eager ms':>11}{'(min)':>10}"
-           f"{'tgc ms':>11}{'(min)':>10}{'tgc/eager':>10}{'(min)':>7}{'calls':>7}  check")
-    print("\n" + hdr + "\n" + "-" * len(hdr))
-    for r in rows:
-        if "tgc_ms_median" not in r:
-            print(f"{r['model']:<14}{r['ir']:<6}{r['compile_s']:>10.2f}  {r['status'].upper()}")
-            continue
-        check = "ok" if r["match"] else "MISMATCH"
-        print(f"{r['model']:<14}{r['ir']:<6}{r['compile_s']:>10.2f}"
-              f"{r['eager_ms_median']:>11.4f}{r['eager_ms_min']:>10.4f}"
-              f"{r['tgc_ms_median']:>11.4f}{r['tgc_ms_min']:>10.4f}"
-              f"{r['ratio_median']:>10.2f}{r['ratio_min']:>7.2f}{r['reps']:>7}  {check}")
-    print(f"\nratio = tgc ms / eager ms (median per-call; '(min)' = ratio of minima); "
-          f"< 1 means tgc is faster.\ntorch threads {env['torch_num_threads']}, "
-          f"OpenBLAS threads {env['openblas_threads']}, loadavg "
-          f"{tuple(round(x, 2) for x in env['loadavg_start'])} -> "
-          f"{tuple(round(x, 2) for x in env['loadavg_end'])}")
-    if failures:
-        print(f"\n{len(failures)} PROBLEM(S):")
-        for tag, kind, text in failures:
-            print(f"  {tag}: {kind}\n    " + text.replace("\n", "\n    "))
-
+    print_footer(env, ctx.rows, ctx.failures, ctx.notes)
     if opts.json:
-        with open(opts.json, "w") as f:
-            json.dump({"env": env, "rows": rows}, f, indent=2)
-        print(f"\nwrote {opts.json}")
+        write_json(opts.json, env, ctx.rows)
     if not opts.workdir:
         shutil.rmtree(work, ignore_errors=True)
-    return 1 if failures else 0
+    inductor_cold.cleanup()
+    return 1 if ctx.failures else 0
 
 
 if __name__ == "__main__":
