@@ -88,28 +88,33 @@ struct Group {
 
   explicit Group(linalg::LinalgOp rootOp) : root(rootOp) {
     members.insert(root);
-    addOperands(root, /*initsOfRoot=*/true);
+    addOperands(root);
     ops.push_back(root);
   }
 
   /// Adds what `op`'s operands (and the values its regions use from above) come from.
-  void addOperands(Operation *op, bool initsOfRoot) {
+  void addOperands(Operation *op) {
     auto dps = dyn_cast<DestinationStyleOpInterface>(op);
     for (OpOperand &operand : op->getOpOperands())
-      addValue(operand.get(), initsOfRoot && dps && dps.isDpsInit(&operand));
+      addValue(operand.get(), dps && dps.isDpsInit(&operand));
     SetVector<Value> above;
     getUsedValuesDefinedAbove(op->getRegions(), above);
     for (Value value : above)
       addValue(value, /*isInit=*/false);
   }
 
+  /// Copies the producer of `value` into the group or takes `value` as an input. An
+  /// output (`isInit`) comes in as an argument, perhaps through the fill that
+  /// initializes it, but never through a view: the kernel's results are then its output
+  /// arguments, which bufferization writes in place.
   void addValue(Value value, bool isInit) {
     Operation *def = value.getDefiningOp();
     if (def && members.contains(def))
       return;
-    if (def && (isCopiedIntoGroup(def) || (isInit && isa<linalg::FillOp>(def)))) {
+    bool copied = isInit ? isa_and_present<linalg::FillOp>(def) : def && isCopiedIntoGroup(def);
+    if (copied) {
       members.insert(def);
-      addOperands(def, /*initsOfRoot=*/false);
+      addOperands(def);
       ops.push_back(def);
       return;
     }

@@ -172,3 +172,30 @@ func.func @branch(%p: i1, %x: tensor<4xf32>) -> tensor<4xf32> {
 // CHECK:           scf.yield %[[A]]
 // CHECK-LABEL: func.func private @branch_kernel0(
 // CHECK:         math.exp
+
+// -----
+
+// An output that comes through a view (grouped convolution writes a 5-d view of a 4-d
+// result) is the kernel's argument as viewed: the view stays with the caller, so the
+// kernel's result is its argument, written in place. Its fill is the kernel's.
+
+func.func @viewed_output(%x: tensor<2x4x1x6x6xf32>, %w: tensor<4x1x1x3x3xf32>) -> tensor<2x4x1x4x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x4x4x4xf32>
+  %v = tensor.expand_shape %e [[0], [1, 2], [3], [4]] output_shape [2, 4, 1, 4, 4] : tensor<2x4x4x4xf32> into tensor<2x4x1x4x4xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%v : tensor<2x4x1x4x4xf32>) -> tensor<2x4x1x4x4xf32>
+  %c = linalg.conv_2d_ngchw_gfchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<2x4x1x6x6xf32>, tensor<4x1x1x3x3xf32>) outs(%f : tensor<2x4x1x4x4xf32>) -> tensor<2x4x1x4x4xf32>
+  return %c : tensor<2x4x1x4x4xf32>
+}
+
+// CHECK-LABEL: func.func @viewed_output(
+// CHECK:         %[[E:.*]] = tensor.empty() : tensor<2x4x4x4xf32>
+// CHECK:         %[[V:.*]] = tensor.expand_shape %[[E]]
+// CHECK:         %[[C:.*]] = call @viewed_output_kernel0(%{{.*}}, %{{.*}}, %[[V]])
+// CHECK:         return %[[C]]
+// CHECK-LABEL: func.func private @viewed_output_kernel0(
+// CHECK-SAME:      %[[OUT:[^:]*]]: tensor<2x4x1x4x4xf32>) -> tensor<2x4x1x4x4xf32>
+// CHECK-NOT:     expand_shape
+// CHECK:         %[[F:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[OUT]] : tensor<2x4x1x4x4xf32>)
+// CHECK:         linalg.conv_2d_ngchw_gfchw {{.*}} outs(%[[F]] : tensor<2x4x1x4x4xf32>)
