@@ -34,6 +34,24 @@ func.func @bmm(%a: memref<4x8x16xf64>, %b: memref<4x16x2xf64>, %c: memref<4x8x2x
 
 // -----
 
+// A batched product whose A leaves out the batch dimension (a convolution's weight, read
+// by every image) passes A with a batch stride of 0 and its row stride as lda.
+// CHECK-LABEL: func.func @bmm_broadcast_a(
+//  CHECK-SAME:     %[[A:.*]]: memref<8x16xf32>, %[[B:.*]]: memref<4x16x2xf32>, %[[C:.*]]: memref<4x8x2xf32>)
+//   CHECK-DAG:   %[[ZERO:.*]] = arith.constant 0 : i64
+//   CHECK-DAG:   %[[LDA:.*]] = arith.constant 16 : i64
+//   CHECK-DAG:   %[[SB:.*]] = arith.constant 32 : i64
+//       CHECK:   call @tgc_rt_gemm_batched_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[ZERO]], %[[LDA]], %{{.*}}, %{{.*}}, %[[SB]],
+#bA = affine_map<(b, m, n, k) -> (m, k)>
+#bB = affine_map<(b, m, n, k) -> (b, k, n)>
+#bC = affine_map<(b, m, n, k) -> (b, m, n)>
+func.func @bmm_broadcast_a(%a: memref<8x16xf32>, %b: memref<4x16x2xf32>, %c: memref<4x8x2xf32>) {
+  linalg.batch_matmul indexing_maps = [#bA, #bB, #bC] ins(%a, %b : memref<8x16xf32>, memref<4x16x2xf32>) outs(%c : memref<4x8x2xf32>)
+  return
+}
+
+// -----
+
 // Integer products and tensors stay linalg.
 // CHECK-LABEL: func.func @not_blas
 //       CHECK:   linalg.matmul ins(%{{.*}}, %{{.*}} : memref<4x4xi64>, memref<4x4xi64>)

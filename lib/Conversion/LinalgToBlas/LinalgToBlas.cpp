@@ -59,16 +59,22 @@ func::FuncOp declareHelper(OpBuilder &b, ModuleOp module, StringRef name, TypeRa
 }
 
 /// Whether operand `map` reads its matrix transposed: (k, m) instead of (m, k) for A,
-/// (n, k) instead of (k, n) for B. Fails for maps that are neither.
-FailureOr<bool> isTransposed(AffineMap map, unsigned row, unsigned col, bool batched) {
-  unsigned first = batched ? 1 : 0;
+/// (n, k) instead of (k, n) for B. Fails for maps that are neither. A batched operand
+/// may leave out the batch dimension (`broadcast`: every batch reads one matrix).
+FailureOr<bool> isTransposed(AffineMap map, unsigned row, unsigned col, bool batched,
+                             bool *broadcast = nullptr) {
+  bool unbatched = batched && broadcast && map.getNumResults() == 2;
+  if (broadcast)
+    *broadcast = unbatched;
+  unsigned first = batched && !unbatched ? 1 : 0;
   if (map.getNumResults() != first + 2 ||
-      (batched && map.getResult(0) != getAffineDimExpr(0, map.getContext())))
+      (first && map.getResult(0) != getAffineDimExpr(0, map.getContext())))
     return failure();
   auto at = [&](unsigned i) { return llvm::dyn_cast<AffineDimExpr>(map.getResult(first + i)); };
   if (!at(0) || !at(1))
     return failure();
-  unsigned r = at(0).getPosition() - first, c = at(1).getPosition() - first;
+  unsigned dims = batched ? 1 : 0;
+  unsigned r = at(0).getPosition() - dims, c = at(1).getPosition() - dims;
   if (r == row && c == col)
     return false;
   if (r == col && c == row)
@@ -85,8 +91,9 @@ template <typename MatmulOp, bool batched> struct MatmulToBlas : OpRewritePatter
       return rewriter.notifyMatchFailure(op, "needs buffers");
     // Loop dimensions [b,] m, n, k: A is (m, k) or (k, m), B (k, n) or (n, k), C (m, n).
     SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-    FailureOr<bool> transA = isTransposed(maps[0], 0, 2, batched);
-    FailureOr<bool> transB = isTransposed(maps[1], 2, 1, batched);
+    bool broadcastA = false, broadcastB = false;
+    FailureOr<bool> transA = isTransposed(maps[0], 0, 2, batched, &broadcastA);
+    FailureOr<bool> transB = isTransposed(maps[1], 2, 1, batched, &broadcastB);
     FailureOr<bool> transC = isTransposed(maps[2], 0, 1, batched);
     if (failed(transA) || failed(transB) || failed(transC) || *transC)
       return rewriter.notifyMatchFailure(op, "indexing maps are not a (transposed) GEMM");
@@ -111,18 +118,20 @@ template <typename MatmulOp, bool batched> struct MatmulToBlas : OpRewritePatter
     };
     BufferArgs ab = bufferArgs(rewriter, loc, a), bb = bufferArgs(rewriter, loc, b),
                cb = bufferArgs(rewriter, loc, c);
-    int64_t r = batched ? 1 : 0; // index of the row dimension
-    Value m = dim(c, r), n = dim(c, r + 1), k = dim(a, *transA ? r : r + 1);
+    int64_t r = batched ? 1 : 0; // index of the row dimension of C
+    int64_t rA = broadcastA ? 0 : r;
+    Value m = dim(c, r), n = dim(c, r + 1), k = dim(a, *transA ? rA : rA + 1);
     Value one = arith::ConstantOp::create(rewriter, loc, rewriter.getFloatAttr(element, 1.0));
     SmallVector<Value> args;
     if (batched)
       args.push_back(dim(c, 0));
     args.append({cst(*transA), cst(*transB)});
-    for (BufferArgs *buf : {&ab, &bb, &cb}) {
+    for (auto [buf, broadcast] :
+         {std::pair(&ab, broadcastA), std::pair(&bb, broadcastB), std::pair(&cb, false)}) {
       args.append({buf->pointer, buf->offset});
       if (batched)
-        args.push_back(buf->strides[0]);
-      args.push_back(buf->strides[r]);
+        args.push_back(broadcast ? cst(0) : buf->strides[0]);
+      args.push_back(buf->strides[broadcast ? 0 : r]);
     }
     args.append({m, n, k, one, one});
     std::string name = std::string(batched ? "tgc_rt_gemm_batched_" : "tgc_rt_gemm_") +

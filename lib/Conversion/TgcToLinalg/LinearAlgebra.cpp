@@ -220,22 +220,22 @@ struct ConvolutionLowering : TgcLoweringPattern<ConvolutionOp> {
         RankedTensorType::get({colType.getDimSize(0), patch, *outH * *outW}, element),
         unfold.getResult(0), SmallVector<ReassociationIndices>{{0}, {1, 2, 3}, {4, 5}});
 
-    // The weight as [F, C*KH*KW], broadcast to [N, F, C*KH*KW].
+    // The weight as [F, C*KH*KW], read by every image of the batch (the GEMM's indexing
+    // map broadcasts it; BLAS gets a batch stride of 0).
     Value flatWeight = tensor::CollapseShapeOp::create(
         rewriter, loc, RankedTensorType::get({filters, patch}, element), weight,
         SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
-    FailureOr<Value> wInit = lowering.emptyTensor(rewriter, op, typeWith({batch, f, p}));
-    if (failed(wInit))
-      return failure();
-    Value wBatch =
-        linalg::BroadcastOp::create(rewriter, loc, flatWeight, *wInit, ArrayRef<int64_t>{0})
-            ->getResult(0);
-
     FailureOr<Value> product = lowering.zeroTensor(rewriter, op, typeWith({batch, f, pixels}));
     if (failed(product))
       return failure();
+    AffineExpr b, m, nn, k;
+    bindDims(ctx, b, m, nn, k);
+    auto maps = rewriter.getAffineMapArrayAttr({AffineMap::get(4, 0, {m, k}, ctx),
+                                                AffineMap::get(4, 0, {b, k, nn}, ctx),
+                                                AffineMap::get(4, 0, {b, m, nn}, ctx)});
     Value gemm = linalg::BatchMatmulOp::create(rewriter, loc, TypeRange{product->getType()},
-                                               ValueRange{wBatch, col}, ValueRange{*product})
+                                               ValueRange{flatWeight, col}, ValueRange{*product},
+                                               {rewriter.getNamedAttr("indexing_maps", maps)})
                      ->getResult(0);
     return lowering.reshapeTo(rewriter, op, gemm, resultType);
   }
