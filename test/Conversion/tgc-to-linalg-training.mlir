@@ -48,6 +48,21 @@ func.func @convolution_backward_input(%g: !tgc.vtensor<[s0, 6, 5, 5], f32>, %w: 
 
 // -----
 
+// One group: the weight is transposed once to [C*KH*KW, F] and read by every image
+// through the GEMM's indexing map, not copied per image.
+// CHECK-DAG: #[[$W1:.*]] = affine_map<(d0, d1, d2, d3) -> (d1, d3)>
+// CHECK-LABEL: func.func @convolution_backward_input_one_group
+//       CHECK:   %[[FLAT:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0], [1, 2, 3]] : tensor<6x4x3x3xf32> into tensor<6x36xf32>
+//       CHECK:   %[[WT:.*]] = linalg.transpose ins(%[[FLAT]] : tensor<6x36xf32>) outs(%{{.*}} : tensor<36x6xf32>) permutation = [1, 0]
+//   CHECK-NOT:   linalg.broadcast
+//       CHECK:   linalg.batch_matmul indexing_maps = [#[[$W1]], {{.*}}] ins(%[[WT]], %{{.*}} : tensor<36x6xf32>, tensor<?x6x25xf32>) outs(%{{.*}} : tensor<?x36x25xf32>)
+func.func @convolution_backward_input_one_group(%g: !tgc.vtensor<[s0, 6, 5, 5], f32>, %w: !tgc.vtensor<[6, 4, 3, 3], f32>) -> !tgc.vtensor<[s0, 4, 9, 9], f32> {
+  %0 = tgc.convolution_backward_input %g, %w {input_size = #tgc.shape<[s0, 4, 9, 9]>, stride = array<i64: 2>, padding = array<i64: 1>} : !tgc.vtensor<[s0, 6, 5, 5], f32>, !tgc.vtensor<[6, 4, 3, 3], f32> -> !tgc.vtensor<[s0, 4, 9, 9], f32>
+  return %0 : !tgc.vtensor<[s0, 4, 9, 9], f32>
+}
+
+// -----
+
 func.func @convolution_backward_3d(%g: !tgc.vtensor<[1, 2, 3, 3, 3], f32>, %w: !tgc.vtensor<[2, 1, 2, 2, 2], f32>) -> !tgc.vtensor<[1, 1, 4, 4, 4], f32> {
   // expected-error @below {{only 2-d (NCHW) convolution backward is supported so far}}
   // expected-error @below {{failed to legalize operation 'tgc.convolution_backward_input'}}

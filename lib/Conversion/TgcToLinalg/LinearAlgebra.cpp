@@ -421,19 +421,30 @@ struct ConvolutionBackwardInputLowering : TgcLoweringPattern<ConvolutionBackward
     OpFoldResult batch = tensor::getMixedSize(rewriter, loc, gradOutput, 0);
     auto idx = [&](int64_t v) -> OpFoldResult { return rewriter.getIndexAttr(v); };
 
-    // The weight as [N*G, F/G, C/G*KH*KW] (broadcast over the batch).
+    // The weight as [G, F/G, C/G*KH*KW]. One group: transposed once to [C*KH*KW, F] and
+    // read for every image through the GEMM's indexing map; several: copied per image
+    // as [N*G, F/G, C/G*KH*KW].
     Value flatWeight = tensor::CollapseShapeOp::create(
         rewriter, loc, adaptor.getWeight(), SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
-    Value groupedWeight = tensor::ExpandShapeOp::create(
-        rewriter, loc, RankedTensorType::get({groups, filtersPerGroup, patch}, element), flatWeight,
-        SmallVector<ReassociationIndices>{{0, 1}, {2}});
-    Value broadcastInit = tensor::EmptyOp::create(
-        rewriter, loc, {batch, idx(groups), idx(filtersPerGroup), idx(patch)}, element);
-    Value broadcast = linalg::BroadcastOp::create(rewriter, loc, groupedWeight, broadcastInit,
-                                                  ArrayRef<int64_t>{0})
-                          ->getResult(0);
-    Value weights = tensor::CollapseShapeOp::create(
-        rewriter, loc, broadcast, SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}});
+    Value weights;
+    if (groups == 1) {
+      Value transposedInit =
+          tensor::EmptyOp::create(rewriter, loc, {idx(patch), idx(shape->filters)}, element);
+      weights = linalg::TransposeOp::create(rewriter, loc, flatWeight, transposedInit,
+                                            ArrayRef<int64_t>{1, 0})
+                    ->getResult(0);
+    } else {
+      Value groupedWeight = tensor::ExpandShapeOp::create(
+          rewriter, loc, RankedTensorType::get({groups, filtersPerGroup, patch}, element),
+          flatWeight, SmallVector<ReassociationIndices>{{0, 1}, {2}});
+      Value broadcastInit = tensor::EmptyOp::create(
+          rewriter, loc, {batch, idx(groups), idx(filtersPerGroup), idx(patch)}, element);
+      Value broadcast = linalg::BroadcastOp::create(rewriter, loc, groupedWeight, broadcastInit,
+                                                    ArrayRef<int64_t>{0})
+                            ->getResult(0);
+      weights = tensor::CollapseShapeOp::create(
+          rewriter, loc, broadcast, SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}});
+    }
     // grad_output as [N*G, F/G, OH*OW].
     Value gradRows = tensor::CollapseShapeOp::create(
         rewriter, loc, splitFilterGroups(rewriter, loc, gradOutput, groups),
@@ -448,12 +459,14 @@ struct ConvolutionBackwardInputLowering : TgcLoweringPattern<ConvolutionBackward
                                     {batches, idx(patch), idx(shape->outH * shape->outW)}, element)
                 .getResult())
             .getResult(0);
-    // colsGrad[b, m, n] += weights[b, k, m] * gradRows[b, k, n]: the weight transposed.
+    // colsGrad[b, m, n] += weights[b, k, m] * gradRows[b, k, n]: the weight transposed
+    // (one group: weights[m, k], transposed already).
     AffineExpr b, m, nn, k;
     bindDims(ctx, b, m, nn, k);
-    auto maps = rewriter.getAffineMapArrayAttr({AffineMap::get(4, 0, {b, k, m}, ctx),
-                                                AffineMap::get(4, 0, {b, k, nn}, ctx),
-                                                AffineMap::get(4, 0, {b, m, nn}, ctx)});
+    AffineMap weightMap =
+        groups == 1 ? AffineMap::get(4, 0, {m, k}, ctx) : AffineMap::get(4, 0, {b, k, m}, ctx);
+    auto maps = rewriter.getAffineMapArrayAttr(
+        {weightMap, AffineMap::get(4, 0, {b, k, nn}, ctx), AffineMap::get(4, 0, {b, m, nn}, ctx)});
     Value colsGrad =
         linalg::BatchMatmulOp::create(rewriter, loc, TypeRange{colsInit.getType()},
                                       ValueRange{weights, gradRows}, ValueRange{colsInit},
