@@ -175,3 +175,21 @@ func.func @conv(%x: !tgc.vtensor<[2, 3, 8, 8], f32>, %w: !tgc.vtensor<[4, 3, 3, 
   %0 = tgc.convolution %x, %w {stride = array<i64: 1, 1>, padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>} : !tgc.vtensor<[2, 3, 8, 8], f32>, !tgc.vtensor<[4, 3, 3, 3], f32> -> !tgc.vtensor<[2, 4, 6, 6], f32>
   return %0 : !tgc.vtensor<[2, 4, 6, 6], f32>
 }
+
+// -----
+
+// A float sum accumulates in f64 and rounds to the result's dtype once.
+// CHECK-LABEL: func.func @sum_f32(
+//  CHECK-SAME:     %[[X:.*]]: tensor<4x8xf32>)
+//       CHECK:   %[[ZERO:.*]] = arith.constant 0.000000e+00 : f64
+//       CHECK:   %[[ACC:.*]] = linalg.fill ins(%[[ZERO]] : f64) outs(%{{.*}} : tensor<8xf64>)
+//       CHECK:   %[[SUM:.*]] = linalg.reduce ins(%[[X]] : tensor<4x8xf32>) outs(%[[ACC]] : tensor<8xf64>) dimensions = [0]
+//       CHECK:       %[[WIDE:.*]] = arith.extf %{{.*}} : f32 to f64
+//       CHECK:       arith.addf %[[WIDE]], %{{.*}} : f64
+//       CHECK:   %[[R:.*]] = linalg.generic {{.*}} ins(%[[SUM]] : tensor<8xf64>) outs(%{{.*}} : tensor<8xf32>)
+//       CHECK:       arith.truncf %{{.*}} : f64 to f32
+//       CHECK:   return %[[R]]
+func.func @sum_f32(%x: !tgc.vtensor<[4, 8], f32>) -> !tgc.vtensor<[8], f32> {
+  %0 = tgc.sum %x {dim = array<i64: 0>} : !tgc.vtensor<[4, 8], f32> -> !tgc.vtensor<[8], f32>
+  return %0 : !tgc.vtensor<[8], f32>
+}

@@ -79,15 +79,30 @@ template <typename OpTy, Combiner combiner> struct ReductionLowering : TgcLoweri
         return failure();
       input = *cast;
     }
-    FailureOr<Value> init = this->lowering.filledTensor(rewriter, op, keptType,
-                                                        identity(rewriter, loc, element, combiner));
+    // A float sum accumulates in f64 and rounds once at the end: a sequential f32 sum of
+    // many elements loses digits that eager's pairwise sums keep.
+    Type accumulator = element;
+    if (combiner == Combiner::Sum && isa<FloatType>(element) && !element.isF64())
+      accumulator = rewriter.getF64Type();
+    TensorMeta accMeta = kept;
+    accMeta.dtype = accumulator;
+    FailureOr<Value> init = this->lowering.filledTensor(
+        rewriter, op, resultType.withMeta(accMeta), identity(rewriter, loc, accumulator, combiner));
     if (failed(init))
       return failure();
     auto reduce = linalg::ReduceOp::create(
         rewriter, loc, input, *init, dims, [&](OpBuilder &b, Location l, ValueRange args) {
-          linalg::YieldOp::create(b, l, combine(b, l, args[0], args[1], combiner));
+          Value x = castScalar(b, l, args[0], accumulator);
+          linalg::YieldOp::create(b, l, combine(b, l, x, args[1], combiner));
         });
     Value result = reduce.getResult(0);
+    if (accumulator != element) {
+      FailureOr<Value> rounded = broadcastTo(rewriter, this->lowering, op, result,
+                                             resultType.withMeta(accMeta), keptType, element);
+      if (failed(rounded))
+        return failure();
+      result = *rounded;
+    }
     if (op.getKeepdim()) {
       FailureOr<Value> reshaped = this->lowering.reshapeTo(rewriter, op, result, resultType);
       if (failed(reshaped))
