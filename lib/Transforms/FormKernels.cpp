@@ -49,6 +49,113 @@ static LogicalResult generalize(func::FuncOp func) {
   return success();
 }
 
+/// The permutation that swaps the last two of `rank` dimensions.
+static SmallVector<int64_t> swapLastTwo(int64_t rank) {
+  SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  std::swap(perm[rank - 2], perm[rank - 1]);
+  return perm;
+}
+
+/// `map` with its last two results swapped: the operand read transposed.
+static AffineMap swapLastTwoResults(AffineMap map) {
+  SmallVector<AffineExpr> results(map.getResults());
+  std::swap(results[results.size() - 2], results.back());
+  return AffineMap::get(map.getNumDims(), map.getNumSymbols(), results, map.getContext());
+}
+
+/// `map` with loop dimensions m and n (1 and 2 of a batched product, 0 and 1 of a
+/// plain one) exchanged.
+static AffineMap swapRowsAndColumns(AffineMap map, bool batched) {
+  unsigned m = batched ? 1 : 0;
+  MLIRContext *ctx = map.getContext();
+  SmallVector<AffineExpr> dims;
+  for (unsigned d = 0; d < map.getNumDims(); ++d)
+    dims.push_back(getAffineDimExpr(d == m ? m + 1 : d == m + 1 ? m : d, ctx));
+  return map.replaceDimsAndSymbols(dims, {}, map.getNumDims(), map.getNumSymbols());
+}
+
+namespace {
+/// A GEMM reads a transposed operand through its indexing map instead of a transposed
+/// copy, and a transposed GEMM result is the GEMM of the swapped operands
+/// ((A B)^T = B^T A^T), computed in place; BLAS takes transposed operands as they are.
+template <typename OpTy> struct FoldTransposeIntoGemm : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  static constexpr bool batched = std::is_same_v<OpTy, linalg::BatchMatmulOp>;
+
+  LogicalResult matchAndRewrite(OpTy op, PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics())
+      return failure();
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    SmallVector<Value> inputs(op.getDpsInputs());
+    bool changed = false;
+    for (unsigned i = 0; i < 2; ++i) {
+      auto transpose = inputs[i].template getDefiningOp<linalg::TransposeOp>();
+      // (linalg does not take a batch-broadcast operand read transposed.)
+      if (!transpose || maps[i].getNumResults() != (batched ? 3u : 2u) ||
+          transpose.getPermutation() != ArrayRef(swapLastTwo(maps[i].getNumResults())))
+        continue;
+      inputs[i] = transpose.getInput();
+      maps[i] = swapLastTwoResults(maps[i]);
+      changed = true;
+    }
+    if (!changed)
+      return failure();
+    rewriter.replaceOp(op, create(rewriter, op, inputs, op.getDpsInits()[0], maps));
+    return success();
+  }
+
+  static Value create(PatternRewriter &rewriter, OpTy op, ValueRange inputs, Value init,
+                      ArrayRef<AffineMap> maps) {
+    return OpTy::create(
+               rewriter, op.getLoc(), TypeRange{init.getType()}, inputs, ValueRange{init},
+               {rewriter.getNamedAttr("indexing_maps", rewriter.getAffineMapArrayAttr(maps))})
+        ->getResult(0);
+  }
+};
+
+/// transpose(A B) with a zero-filled accumulator and no other use of the product:
+/// B^T A^T into the transpose's output.
+template <typename OpTy> struct FoldTransposedGemmResult : OpRewritePattern<linalg::TransposeOp> {
+  using OpRewritePattern<linalg::TransposeOp>::OpRewritePattern;
+  static constexpr bool batched = std::is_same_v<OpTy, linalg::BatchMatmulOp>;
+
+  LogicalResult matchAndRewrite(linalg::TransposeOp transpose,
+                                PatternRewriter &rewriter) const override {
+    auto gemm = transpose.getInput().getDefiningOp<OpTy>();
+    if (!gemm || !gemm->hasOneUse() || !gemm.hasPureTensorSemantics() ||
+        transpose.getPermutation() != ArrayRef(swapLastTwo(batched ? 3 : 2)))
+      return failure();
+    auto fill = gemm.getDpsInits()[0].template getDefiningOp<linalg::FillOp>();
+    if (!fill)
+      return failure();
+    SmallVector<AffineMap> maps = gemm.getIndexingMapsArray();
+    if (batched && (maps[0].getNumResults() != 3 || maps[1].getNumResults() != 3))
+      return failure();
+    SmallVector<AffineMap> swapped = {swapRowsAndColumns(maps[1], batched),
+                                      swapRowsAndColumns(maps[0], batched), maps[2]};
+    Value init =
+        linalg::FillOp::create(rewriter, fill.getLoc(), fill.getInputs()[0], transpose.getInit())
+            .getResult(0);
+    SmallVector<Value> inputs = {gemm.getDpsInputs()[1], gemm.getDpsInputs()[0]};
+    rewriter.replaceOp(transpose,
+                       FoldTransposeIntoGemm<OpTy>::create(rewriter, gemm, inputs, init, swapped));
+    return success();
+  }
+};
+} // namespace
+
+/// Folds transposes into the GEMMs that read or produce them.
+static LogicalResult foldTransposes(func::FuncOp func) {
+  RewritePatternSet patterns(func.getContext());
+  patterns
+      .add<FoldTransposeIntoGemm<linalg::MatmulOp>, FoldTransposeIntoGemm<linalg::BatchMatmulOp>,
+           FoldTransposedGemmResult<linalg::MatmulOp>,
+           FoldTransposedGemmResult<linalg::BatchMatmulOp>>(func.getContext());
+  if (failed(applyPatternsGreedily(func, std::move(patterns))))
+    return func.emitError("tgc-form-kernels: folding transposes did not converge");
+  return success();
+}
+
 /// Fuses elementwise producers with one use into their consumers.
 static LogicalResult fuseElementwise(func::FuncOp func) {
   RewritePatternSet patterns(func.getContext());
@@ -182,7 +289,7 @@ struct FormKernelsPass : public tgc::impl::FormKernelsPassBase<FormKernelsPass> 
       if (!func.isExternal() && !func->hasAttr(attr::kKernel))
         functions.push_back(func);
     for (func::FuncOp func : functions) {
-      if (failed(generalize(func)) || failed(fuseElementwise(func)))
+      if (failed(foldTransposes(func)) || failed(generalize(func)) || failed(fuseElementwise(func)))
         return signalPassFailure();
       formKernels(func, symbols);
     }

@@ -199,3 +199,50 @@ func.func @viewed_output(%x: tensor<2x4x1x6x6xf32>, %w: tensor<4x1x1x3x3xf32>) -
 // CHECK-NOT:     expand_shape
 // CHECK:         %[[F:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[OUT]] : tensor<2x4x1x4x4xf32>)
 // CHECK:         linalg.conv_2d_ngchw_gfchw {{.*}} outs(%[[F]] : tensor<2x4x1x4x4xf32>)
+
+// -----
+
+// A GEMM reads a transposed operand through its indexing map (no transposed copy), and
+// a transposed GEMM result is the GEMM of the swapped operands, (A B)^T = B^T A^T,
+// written straight into the transpose's output.
+
+func.func @transposed_input(%a: tensor<8x4xf32>, %b: tensor<8x16xf32>) -> tensor<4x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %et = tensor.empty() : tensor<4x8xf32>
+  %t = linalg.transpose ins(%a : tensor<8x4xf32>) outs(%et : tensor<4x8xf32>) permutation = [1, 0]
+  %e = tensor.empty() : tensor<4x16xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<4x16xf32>) -> tensor<4x16xf32>
+  %m = linalg.matmul ins(%t, %b : tensor<4x8xf32>, tensor<8x16xf32>) outs(%f : tensor<4x16xf32>) -> tensor<4x16xf32>
+  return %m : tensor<4x16xf32>
+}
+
+// CHECK-DAG: #[[$KM:.*]] = affine_map<(d0, d1, d2) -> (d2, d0)>
+// CHECK-DAG: #[[$KN:.*]] = affine_map<(d0, d1, d2) -> (d2, d1)>
+// CHECK-DAG: #[[$MN:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-DAG: #[[$NK:.*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
+// CHECK-LABEL: func.func @transposed_input(
+// CHECK-NOT:     linalg.transpose
+// CHECK-LABEL: func.func private @transposed_input_kernel0(
+// CHECK-SAME:      %[[A:.*]]: tensor<8x4xf32>, %[[B:.*]]: tensor<8x16xf32>, %[[OUT:.*]]: tensor<4x16xf32>)
+// CHECK:         linalg.matmul indexing_maps = [#[[$KM]], #[[$KN]], #[[$MN]]] ins(%[[A]], %[[B]] : tensor<8x4xf32>, tensor<8x16xf32>)
+
+func.func @transposed_result(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>) -> tensor<16x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x16xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<4x16xf32>) -> tensor<4x16xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<4x8xf32>, tensor<8x16xf32>) outs(%f : tensor<4x16xf32>) -> tensor<4x16xf32>
+  %et = tensor.empty() : tensor<16x4xf32>
+  %t = linalg.transpose ins(%m : tensor<4x16xf32>) outs(%et : tensor<16x4xf32>) permutation = [1, 0]
+  return %t : tensor<16x4xf32>
+}
+
+// CHECK-LABEL: func.func @transposed_result(
+// CHECK-SAME:      %[[A:.*]]: tensor<4x8xf32>, %[[B:.*]]: tensor<8x16xf32>)
+// CHECK:         %[[E:.*]] = tensor.empty() : tensor<16x4xf32>
+// CHECK:         %[[R:.*]] = call @transposed_result_kernel0(%[[B]], %[[A]], %[[E]])
+// CHECK-NOT:     linalg.transpose
+// CHECK:         return %[[R]]
+// CHECK-LABEL: func.func private @transposed_result_kernel0(
+// CHECK-SAME:      %[[B:.*]]: tensor<8x16xf32>, %[[A:.*]]: tensor<4x8xf32>, %[[OUT:.*]]: tensor<16x4xf32>)
+// CHECK:         %[[F:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[OUT]] : tensor<16x4xf32>)
+// CHECK:         linalg.matmul indexing_maps = [#[[$KM]], #[[$NK]], #[[$MN]]] ins(%[[B]], %[[A]] : tensor<8x16xf32>, tensor<4x8xf32>) outs(%[[F]] : tensor<16x4xf32>)
