@@ -224,6 +224,25 @@ def set_threads(n, so=None):
     return openblas_threads(so, n) if so else None
 
 
+def time_row(ctx, row, tag, sides, model, warmup, reps, budget_s):
+    """Times `sides` ((name, call, reset) each) interleaved and records each side's
+    statistics in `row`; closes `model` (tgc's, or None) after. False, with the row's
+    status set, when a call fails."""
+    try:
+        times = time_sides([s[1] for s in sides], [s[2] for s in sides], warmup, reps, budget_s)
+    except TgcError as e:
+        row["status"] = "run failed"
+        ctx.failures.append((tag, "RUN FAILED", str(e)))
+        return False
+    finally:
+        if model:
+            model.close()
+    row["reps"] = len(times[0])
+    for (side, _, _), ts in zip(sides, times):
+        timing_stats(row, side, ts)
+    return True
+
+
 def timing_stats(row, side, times):
     row[f"{side}_ms_median"] = 1e3 * statistics.median(times)
     row[f"{side}_ms_min"] = 1e3 * min(times)
@@ -404,19 +423,9 @@ def run_row(ctx, row, model, inputs, ref, pt2, inductor):
         model_so, t_in, call = tm
         sides.append(("tgc", lambda: call(copy_outputs=False),
                       restorer(t_in, [i for i, m in enumerate(model_so.input_mutated) if m])))
-    try:
-        times = time_sides([s[1] for s in sides], [s[2] for s in sides], opts.warmup_n,
-                           opts.reps_n, opts.budget_s)
-    except TgcError as e:
-        row["status"] = "run failed"
-        ctx.failures.append((tag, "RUN FAILED", str(e)))
+    if not time_row(ctx, row, tag, sides, tm[0] if tm else None, opts.warmup_n, opts.reps_n,
+                    opts.budget_s):
         return
-    finally:
-        if tm:
-            tm[0].close()
-    row["reps"] = len(times[0])
-    for (side, _, _), ts in zip(sides, times):
-        timing_stats(row, side, ts)
     if "tgc_ms_median" in row:
         row["ratio_eager"] = row["tgc_ms_median"] / row["eager_ms_median"]
 

@@ -55,7 +55,7 @@ import bench_models  # noqa: E402
 import models  # noqa: E402  (test/fixtures/models.py)
 import report  # noqa: E402
 from bench_cpu import (ATOL, RTOL, Context, compare, compile_archive, environment, find_tgc,  # noqa: E402
-                       print_footer, print_header, set_threads, time_sides, timing_stats,
+                       print_footer, print_header, set_threads, time_row,
                        write_json)
 from tgc_ctypes import Model, TgcError  # noqa: E402
 
@@ -433,19 +433,9 @@ def run_model(ctx, name):
     tgc = prepare_tgc(ctx, row, fx, inputs)
     if tgc:
         sides.append(("tgc", tgc[1], tgc[2]))
-    try:
-        times = time_sides([s[1] for s in sides], [s[2] for s in sides], opts.warmup,
-                           opts.reps, opts.budget)
-    except TgcError as e:
-        row["status"] = "run failed"
-        ctx.failures.append((name, "RUN FAILED", str(e)))
+    if not time_row(ctx, row, name, sides, tgc[0] if tgc else None, opts.warmup, opts.reps,
+                    opts.budget):
         return
-    finally:
-        if tgc:
-            tgc[0].close()
-    row["reps"] = len(times[0])
-    for (side, _, _), ts in zip(sides, times):
-        timing_stats(row, side, ts)
     report.finish_row(row)
     print(f"[{name}] eager {row['eager_ms_median']:.3f} ms  inductor "
           f"{row.get('inductor_ms_median') or float('nan'):.3f} ms  tgc "
