@@ -27,10 +27,15 @@ using namespace mlir;
 using namespace tgc;
 
 /// The host target, so generated loops use the vector units of the machine that
-/// compiles (same machine and options give the same bytes).
+/// compiles (same machine and options give the same bytes). Called from the code
+/// generation threads: the target is registered once, before any of them reads it.
 static std::unique_ptr<llvm::TargetMachine> hostTargetMachine(std::string &error) {
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
+  static const bool registered = [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    return true;
+  }();
+  (void)registered;
   llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
   const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
   if (!target)
