@@ -99,6 +99,19 @@ def InlineSavedHooksPass : Pass<"tgc-inline-saved-hooks", "::mlir::ModuleOp"> {
   let dependentDialects = ["::tgc::TgcDialect"];
 }
 
+def ApproximateMathPass : Pass<"tgc-approximate-math"> {
+  let summary = "f32 exp, tanh and erf as inline polynomials";
+  let description = [{
+    Rewrites the f32 `math` functions whose upstream polynomial approximations keep
+    PyTorch's fp32 accuracy (a few ulp over the whole domain; exp flushes results below
+    FLT_MIN to zero) into arithmetic, on scalars or vectors. Run after linalg has become loops and before `convert-math-to-libm`: a
+    libm call in a loop body keeps LLVM from vectorizing the loop, inline arithmetic
+    does not. f64 and the other functions keep their libm calls.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 def ExpandFloat8Pass : Pass<"tgc-expand-float8"> {
   let summary = "Expand conversions to and from float8_e4m3fn into integer arithmetic";
   let description = [{

@@ -126,19 +126,22 @@ static void populateLLVM(OpPassManager &pm) {
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
-  // rsqrt has no libm function: expand it; the rest calls libm for full precision.
-  math::MathExpandOpsPassOptions expand;
-  expand.opMnemonics = {"rsqrt"};
-  pm.addPass(math::createMathExpandOpsPass(expand));
-  pm.addPass(createConvertMathToLibmPass());
   // bf16 and fp8 conversions as integer arithmetic: no compiler-rt helper at link time.
   pm.addPass(createExpandFloat8Pass());
   arith::ArithExpandOpsPassOptions expandArith;
   expandArith.includeBf16 = true;
   pm.addPass(arith::createArithExpandOpsPass(expandArith));
+  // rsqrt has no libm function: expand it. f32 exp, tanh and erf become inline
+  // polynomials (their loops vectorize). Then LLVM intrinsics where LLVM has them (sqrt,
+  // fma, floor, fabs, ctlz, ...: they vectorize too), libm calls for the rest.
+  math::MathExpandOpsPassOptions expand;
+  expand.opMnemonics = {"rsqrt"};
+  pm.addPass(math::createMathExpandOpsPass(expand));
+  pm.addPass(createApproximateMathPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createArithToLLVMConversionPass());
-  pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());

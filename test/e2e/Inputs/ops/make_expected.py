@@ -6,9 +6,10 @@ writes) must match `<case>.expected.safetensors`, which this script computes wit
 PyTorch's own kernels (ATen backward ops, autograd), or for random numbers, with an
 independent Python Philox4x32-10 checked against Random123's known answer. Run with the project's venv:
 
-    /root/.cache/tgc-venv/bin/python test/e2e/Inputs/ops/make_expected.py
+    /root/.cache/tgc-venv/bin/python test/e2e/Inputs/ops/make_expected.py [case...]
 """
 import os
+import sys
 
 import torch
 from safetensors.torch import save_file
@@ -142,6 +143,22 @@ def pool_backward(gen):
     return {"x": x, "g1": g1, "g2": g2, "g3": g3}, outputs
 
 
+def math(gen):
+    """Transcendental functions over their whole fp32 domain (tgc computes exp, log, tanh
+    and erf as inline polynomials): from denormals and tiny values, where the
+    approximations lean on special cases, through the ranges models use, to overflow."""
+    mag = torch.cat([torch.tensor([0.0, 1e-40, 1e-30, 1e-12, 1e-7, 3e-5]),
+                     torch.logspace(-6, 1.9, 2000), torch.tensor([88.7, 89.0, 100.0, 1e30])])
+    x = torch.cat([mag, -mag, torch.randn(4000, generator=gen) * 4])
+    pos = torch.cat([torch.tensor([1e-40, 1.2e-38, 1e-20, 1e-7, 0.5, 1.0, 1.0 + 1e-6, 2.0,
+                                   1e20, 3e38]),
+                     torch.logspace(-30, 30, 2000)])
+    F = torch.nn.functional
+    outputs = [torch.exp(x), torch.tanh(x), torch.erf(x), torch.sigmoid(x), F.silu(x),
+               F.gelu(x), F.gelu(x, approximate="tanh"), torch.log(pos)]
+    return {"x": x, "pos": pos}, outputs
+
+
 CASES = {
     "conv_backward": conv_backward,
     "losses": losses,
@@ -149,11 +166,15 @@ CASES = {
     "dropout": dropout,
     "rand": rand,
     "pool_backward": pool_backward,
+    "math": math,
 }
 
 
 def main():
+    only = sys.argv[1:]  # case names; all cases when none
     for name, make in CASES.items():
+        if only and name not in only:
+            continue
         gen = torch.Generator().manual_seed(0)
         inputs, outputs, *state = make(gen)
         save_file({k: v.contiguous() for k, v in inputs.items()},
