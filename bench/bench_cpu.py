@@ -217,11 +217,12 @@ def openblas_threads(so, set_to=None):
 
 
 def set_threads(n, so=None):
-    """n threads on every side: torch (eager and Inductor's OpenMP kernels), the model.so's
-    OpenBLAS, and TGC_NUM_THREADS for tgc's runtime. Returns OpenBLAS's count (or None)."""
+    """n threads on every side: torch (eager and Inductor's OpenMP kernels), and
+    TGC_NUM_THREADS for tgc's runtime (its thread pool runs kernels and GEMMs; it keeps
+    OpenBLAS itself single-threaded). Returns OpenBLAS's own count (or None)."""
     torch.set_num_threads(n)
     os.environ["TGC_NUM_THREADS"] = str(n)
-    return openblas_threads(so, n) if so else None
+    return openblas_threads(so) if so else None
 
 
 def time_row(ctx, row, tag, sides, model, warmup, reps, budget_s):

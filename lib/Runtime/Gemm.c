@@ -37,34 +37,136 @@ static int blas_ld(int64_t ld) { return ld < 1 ? 1 : (int)ld; }
 TGC_GEMM_LOOP(tgc_gemm_loop_f32, float)
 TGC_GEMM_LOOP(tgc_gemm_loop_f64, double)
 
+/* One product: C = alpha * op(A) * op(B) + beta * C on the calling thread. */
+static void gemm_one(bool f64, int64_t transA, int64_t transB, const void *A, int64_t lda,
+                     const void *B, int64_t ldb, void *C, int64_t ldc, int64_t M, int64_t N,
+                     int64_t K, double alpha, double beta) {
+  if (M <= 0 || N <= 0)
+    return;
+  enum CBLAS_TRANSPOSE ta = transA ? CblasTrans : CblasNoTrans;
+  enum CBLAS_TRANSPOSE tb = transB ? CblasTrans : CblasNoTrans;
+  bool blas = fits_blas(lda, ldb, ldc, M, N, K);
+  if (f64 && blas)
+    cblas_dgemm(CblasRowMajor, ta, tb, (int)M, (int)N, (int)K, alpha, A, blas_ld(lda), B,
+                blas_ld(ldb), beta, C, blas_ld(ldc));
+  else if (f64)
+    tgc_gemm_loop_f64(transA, transB, A, lda, B, ldb, C, ldc, M, N, K, alpha, beta);
+  else if (blas)
+    cblas_sgemm(CblasRowMajor, ta, tb, (int)M, (int)N, (int)K, (float)alpha, A, blas_ld(lda), B,
+                blas_ld(ldb), (float)beta, C, blas_ld(ldc));
+  else
+    tgc_gemm_loop_f32(transA, transB, A, lda, B, ldb, C, ldc, M, N, K, (float)alpha, (float)beta);
+}
+
+/* GEMMs run on the runtime's thread pool: OpenBLAS itself stays single-threaded
+ * (its own threads would spin against the pool's), and a product is split
+ * into independent blocks: over the batch when it has a matrix per thread,
+ * else over the rows or the columns of C, whichever there are more of, in
+ * multiples of kGemmUnit. Each element of C is computed by one thread, the
+ * same way for any thread count. */
+static const int64_t kGemmUnit = 16;
+/* Multiply-adds below which a product stays on one thread. */
+static const int64_t kGemmParallelWork = (int64_t)1 << 18;
+
+typedef struct gemm_job {
+  bool f64;
+  int64_t batch, transA, transB;
+  const char *A, *B;
+  char *C;
+  int64_t strideA, strideB, strideC; /* bytes */
+  int64_t lda, ldb, ldc, M, N, K;
+  double alpha, beta;
+  enum { SPLIT_BATCH, SPLIT_ROWS, SPLIT_COLUMNS } split;
+} gemm_job;
+
+static void gemm_task(void *ctx, int64_t begin, int64_t end) {
+  const gemm_job *j = ctx;
+  int64_t size = j->f64 ? (int64_t)sizeof(double) : (int64_t)sizeof(float);
+  if (j->split == SPLIT_BATCH) {
+    for (int64_t b = begin; b < end; ++b)
+      gemm_one(j->f64, j->transA, j->transB, j->A + b * j->strideA, j->lda, j->B + b * j->strideB,
+               j->ldb, j->C + b * j->strideC, j->ldc, j->M, j->N, j->K, j->alpha, j->beta);
+    return;
+  }
+  int64_t extent = j->split == SPLIT_ROWS ? j->M : j->N;
+  int64_t lo = begin * kGemmUnit, hi = end * kGemmUnit < extent ? end * kGemmUnit : extent;
+  for (int64_t b = 0; b < j->batch; ++b) {
+    const char *A = j->A + b * j->strideA, *B = j->B + b * j->strideB;
+    char *C = j->C + b * j->strideC;
+    if (j->split == SPLIT_ROWS)
+      gemm_one(j->f64, j->transA, j->transB, A + (j->transA ? lo : lo * j->lda) * size, j->lda, B,
+               j->ldb, C + lo * j->ldc * size, j->ldc, hi - lo, j->N, j->K, j->alpha, j->beta);
+    else
+      gemm_one(j->f64, j->transA, j->transB, A, j->lda, B + (j->transB ? lo * j->ldb : lo) * size,
+               j->ldb, C + lo * size, j->ldc, j->M, hi - lo, j->K, j->alpha, j->beta);
+  }
+}
+
+static void gemm(gemm_job *j) {
+  if (j->batch <= 0 || j->M <= 0 || j->N <= 0)
+    return;
+  int threads = tgc_threads_current();
+  double work = (double)j->batch * (double)j->M * (double)j->N * (double)(j->K > 0 ? j->K : 1);
+  if (threads <= 1 || work < (double)kGemmParallelWork) {
+    j->split = SPLIT_BATCH;
+    gemm_task(j, 0, j->batch);
+    return;
+  }
+  if (j->batch >= threads) {
+    j->split = SPLIT_BATCH;
+    tgc_rt_parallel_for(gemm_task, j, j->batch);
+    return;
+  }
+  j->split = j->M >= j->N ? SPLIT_ROWS : SPLIT_COLUMNS;
+  int64_t extent = j->split == SPLIT_ROWS ? j->M : j->N;
+  tgc_rt_parallel_for(gemm_task, j, (extent + kGemmUnit - 1) / kGemmUnit);
+}
+
+extern void openblas_set_num_threads(int) __attribute__((weak));
+
+void tgc_gemm_init(void) {
+  if (openblas_set_num_threads)
+    openblas_set_num_threads(1);
+}
+
 void tgc_rt_gemm_f32(int64_t transA, int64_t transB, const float *A, int64_t offA, int64_t lda,
                      const float *B, int64_t offB, int64_t ldb, float *C, int64_t offC, int64_t ldc,
                      int64_t M, int64_t N, int64_t K, float alpha, float beta) {
-  if (M <= 0 || N <= 0)
-    return;
-  if (!fits_blas(lda, ldb, ldc, M, N, K)) {
-    tgc_gemm_loop_f32(transA, transB, A + offA, lda, B + offB, ldb, C + offC, ldc, M, N, K, alpha,
-                      beta);
-    return;
-  }
-  cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans, transB ? CblasTrans : CblasNoTrans,
-              (int)M, (int)N, (int)K, alpha, A + offA, blas_ld(lda), B + offB, blas_ld(ldb), beta,
-              C + offC, blas_ld(ldc));
+  gemm(&(gemm_job){.f64 = false,
+                   .batch = 1,
+                   .transA = transA,
+                   .transB = transB,
+                   .A = (const char *)(A + offA),
+                   .B = (const char *)(B + offB),
+                   .C = (char *)(C + offC),
+                   .lda = lda,
+                   .ldb = ldb,
+                   .ldc = ldc,
+                   .M = M,
+                   .N = N,
+                   .K = K,
+                   .alpha = alpha,
+                   .beta = beta});
 }
 
 void tgc_rt_gemm_f64(int64_t transA, int64_t transB, const double *A, int64_t offA, int64_t lda,
                      const double *B, int64_t offB, int64_t ldb, double *C, int64_t offC,
                      int64_t ldc, int64_t M, int64_t N, int64_t K, double alpha, double beta) {
-  if (M <= 0 || N <= 0)
-    return;
-  if (!fits_blas(lda, ldb, ldc, M, N, K)) {
-    tgc_gemm_loop_f64(transA, transB, A + offA, lda, B + offB, ldb, C + offC, ldc, M, N, K, alpha,
-                      beta);
-    return;
-  }
-  cblas_dgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans, transB ? CblasTrans : CblasNoTrans,
-              (int)M, (int)N, (int)K, alpha, A + offA, blas_ld(lda), B + offB, blas_ld(ldb), beta,
-              C + offC, blas_ld(ldc));
+  gemm(&(gemm_job){.f64 = true,
+                   .batch = 1,
+                   .transA = transA,
+                   .transB = transB,
+                   .A = (const char *)(A + offA),
+                   .B = (const char *)(B + offB),
+                   .C = (char *)(C + offC),
+                   .lda = lda,
+                   .ldb = ldb,
+                   .ldc = ldc,
+                   .M = M,
+                   .N = N,
+                   .K = K,
+                   .alpha = alpha,
+                   .beta = beta});
 }
 
 void tgc_rt_gemm_batched_f32(int64_t batch, int64_t transA, int64_t transB, const float *A,
@@ -72,9 +174,25 @@ void tgc_rt_gemm_batched_f32(int64_t batch, int64_t transA, int64_t transB, cons
                              int64_t offB, int64_t strideB, int64_t ldb, float *C, int64_t offC,
                              int64_t strideC, int64_t ldc, int64_t M, int64_t N, int64_t K,
                              float alpha, float beta) {
-  for (int64_t b = 0; b < batch; ++b)
-    tgc_rt_gemm_f32(transA, transB, A, offA + b * strideA, lda, B, offB + b * strideB, ldb, C,
-                    offC + b * strideC, ldc, M, N, K, alpha, beta);
+  int64_t size = (int64_t)sizeof(float);
+  gemm(&(gemm_job){.f64 = false,
+                   .batch = batch,
+                   .transA = transA,
+                   .transB = transB,
+                   .A = (const char *)(A + offA),
+                   .B = (const char *)(B + offB),
+                   .C = (char *)(C + offC),
+                   .strideA = strideA * size,
+                   .strideB = strideB * size,
+                   .strideC = strideC * size,
+                   .lda = lda,
+                   .ldb = ldb,
+                   .ldc = ldc,
+                   .M = M,
+                   .N = N,
+                   .K = K,
+                   .alpha = alpha,
+                   .beta = beta});
 }
 
 void tgc_rt_gemm_batched_f64(int64_t batch, int64_t transA, int64_t transB, const double *A,
@@ -82,7 +200,23 @@ void tgc_rt_gemm_batched_f64(int64_t batch, int64_t transA, int64_t transB, cons
                              int64_t offB, int64_t strideB, int64_t ldb, double *C, int64_t offC,
                              int64_t strideC, int64_t ldc, int64_t M, int64_t N, int64_t K,
                              double alpha, double beta) {
-  for (int64_t b = 0; b < batch; ++b)
-    tgc_rt_gemm_f64(transA, transB, A, offA + b * strideA, lda, B, offB + b * strideB, ldb, C,
-                    offC + b * strideC, ldc, M, N, K, alpha, beta);
+  int64_t size = (int64_t)sizeof(double);
+  gemm(&(gemm_job){.f64 = true,
+                   .batch = batch,
+                   .transA = transA,
+                   .transB = transB,
+                   .A = (const char *)(A + offA),
+                   .B = (const char *)(B + offB),
+                   .C = (char *)(C + offC),
+                   .strideA = strideA * size,
+                   .strideB = strideB * size,
+                   .strideC = strideC * size,
+                   .lda = lda,
+                   .ldb = ldb,
+                   .ldc = ldc,
+                   .M = M,
+                   .N = N,
+                   .K = K,
+                   .alpha = alpha,
+                   .beta = beta});
 }

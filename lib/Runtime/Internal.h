@@ -8,7 +8,7 @@
  *   layer 2: Run.c Train.c       the forward and backward entry calls
  *   layer 3: Saved.c Buffer.c    saved values; a call's buffers, descriptors
  *   layer 4: Signature.c Gemm.c MemrefCopy.c
- *   layer 5: Expr.c              size expressions
+ *   layer 5: Expr.c Parallel.c   size expressions; the thread pool
  *   layer 6: Tensor.c            dtypes, sizes, storage, strided copies
  *   layer 7: Message.c           bounded messages, tgc_fail
  */
@@ -177,6 +177,20 @@ enum tgc_eval_status tgc_floordiv(int64_t a, int64_t b, int64_t *result);
 enum tgc_eval_status tgc_ceildiv(int64_t a, int64_t b, int64_t *result);
 enum tgc_eval_status tgc_mod(int64_t a, int64_t b, int64_t *result);
 
+/*===--- Threads (Parallel.c) --------------------------------------------===*/
+
+/* The thread count of a model instance that has not set one: TGC_NUM_THREADS
+ * when it is a positive integer, else the CPUs this process may run on. */
+int tgc_threads_default(void);
+
+/* Calls made on this thread until tgc_threads_leave use `threads` threads;
+ * returns the previous count, for tgc_threads_leave. */
+int tgc_threads_enter(int threads);
+void tgc_threads_leave(int previous);
+
+/* The thread count of the model call running on this thread (1 outside one). */
+int tgc_threads_current(void);
+
 /*===--- Tensors and memory (Tensor.c) ------------------------------------===*/
 
 /* Writes a dtype as PyTorch names it ("float32", "int64", "bool"). */
@@ -326,6 +340,7 @@ struct tgc_model {
   bool *symbol_bound;
   tgc_run_scratch run;
   tgc_train_state train; /* all zero unless sig.has_backward */
+  int num_threads;       /* threads of this instance's calls */
   char error[TGC_ERROR_CAPACITY];
 };
 
@@ -386,6 +401,9 @@ int tgc_train_init(tgc_model *m);
 void tgc_train_free(tgc_model *m);
 
 /*===--- BLAS fallback (Gemm.c) -------------------------------------------===*/
+
+/* Keeps OpenBLAS single-threaded: GEMMs run on the runtime's pool. */
+void tgc_gemm_init(void);
 
 /* The plain-loop kernels behind tgc_rt_gemm_* for sizes beyond BLAS ints;
  * exposed for tests. */

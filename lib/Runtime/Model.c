@@ -458,6 +458,8 @@ int tgc_rt_create(const tgc_model_desc *desc, tgc_model **out) {
     return 1;
   }
   m->desc = desc;
+  m->num_threads = tgc_threads_default();
+  tgc_gemm_init();
   if (init_model(m, &error)) {
     free_model(m);
     return 1;
@@ -465,6 +467,13 @@ int tgc_rt_create(const tgc_model_desc *desc, tgc_model **out) {
   *out = m;
   return 0;
 }
+
+TGC_EXPORT void tgc_model_set_num_threads(tgc_model *m, int n) {
+  if (m)
+    m->num_threads = n < 1 ? tgc_threads_default() : n;
+}
+
+TGC_EXPORT int tgc_model_num_threads(const tgc_model *m) { return m ? m->num_threads : 0; }
 
 /* Frees an instance. Internal calls use this rather than the exported
  * tgc_model_destroy, which another model.so in the process may interpose. */

@@ -407,7 +407,9 @@ static int run_forward(tgc_model *m, DLTensor *const *inputs, int64_t num_inputs
     return 1;
   }
   build_descriptors(m, inputs);
+  int threads = tgc_threads_enter(m->num_threads);
   m->desc->forward(m->run.packed_args);
+  tgc_threads_leave(threads);
   commit_run(m, inputs, outputs);
   release_run(m);
   if (keep)

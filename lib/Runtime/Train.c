@@ -331,7 +331,9 @@ TGC_EXPORT int tgc_model_backward(tgc_model *m, DLTensor *const *grad_outputs,
     return 1;
   }
   build_backward_descriptors(m, grad_outputs);
+  int threads = tgc_threads_enter(m->num_threads);
   m->desc->backward(m->train.packed_args);
+  tgc_threads_leave(threads);
   commit_backward(m, grads);
   release_backward(m);
   tgc_saved_drop_pending(m);

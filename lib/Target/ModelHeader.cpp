@@ -37,6 +37,10 @@ int tgc_model_input_is_mutated(const tgc_model *m, int64_t i);
    Returns 0, or non-zero with tgc_model_last_error(m) set. */
 int tgc_model_run(tgc_model *m, DLTensor *const *inputs, int64_t num_inputs,
                   DLManagedTensor **outputs, int64_t num_outputs);
+/* Threads of this instance's calls (n < 1: TGC_NUM_THREADS, else the CPUs
+   the process may run on). Results are bit-identical for a given count. */
+void tgc_model_set_num_threads(tgc_model *m, int n);
+int tgc_model_num_threads(const tgc_model *m);
 /* Parameters, buffers and constants, by fully qualified name. */
 int64_t tgc_model_num_state(const tgc_model *m);
 const char *tgc_model_state_name(const tgc_model *m, int64_t i);

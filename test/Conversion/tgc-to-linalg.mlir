@@ -159,18 +159,19 @@ module {
 
 // -----
 
-// A convolution is im2col (an affine copy) and one batched GEMM whose indexing map
-// reads the flattened weight for every image: the weight is not copied per image.
-// CHECK-DAG: #[[$WMAP:.*]] = affine_map<(d0, d1, d2, d3) -> (d1, d3)>
-// CHECK-DAG: #[[$CMAP:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
-// CHECK-DAG: #[[$OMAP:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+// A convolution is im2col (an affine copy into [C*KH*KW, N*OH*OW]) and one GEMM over
+// the whole batch with the flattened weight; the product [F, N*OH*OW] is viewed as
+// [F, N, OH, OW] and transposed to NCHW.
 // CHECK-LABEL: func.func @conv(
 //  CHECK-SAME:     %[[X:.*]]: tensor<2x3x8x8xf32>, %[[W:.*]]: tensor<4x3x3x3xf32>)
-//       CHECK:   %[[UNFOLD:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<2x3x8x8xf32>) outs(%{{.*}} : tensor<2x3x3x3x6x6xf32>)
-//       CHECK:   %[[COL:.*]] = tensor.collapse_shape %[[UNFOLD]] {{\[\[}}0], [1, 2, 3], [4, 5]] : tensor<2x3x3x3x6x6xf32> into tensor<2x27x36xf32>
+//       CHECK:   %[[UNFOLD:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<2x3x8x8xf32>) outs(%{{.*}} : tensor<3x3x3x2x6x6xf32>)
+//       CHECK:   %[[COL:.*]] = tensor.collapse_shape %[[UNFOLD]] {{\[\[}}0, 1, 2], [3, 4, 5]] : tensor<3x3x3x2x6x6xf32> into tensor<27x72xf32>
 //       CHECK:   %[[FLAT:.*]] = tensor.collapse_shape %[[W]] {{\[\[}}0], [1, 2, 3]] : tensor<4x3x3x3xf32> into tensor<4x27xf32>
 //   CHECK-NOT:   linalg.broadcast
-//       CHECK:   linalg.batch_matmul indexing_maps = [#[[$WMAP]], #[[$CMAP]], #[[$OMAP]]] ins(%[[FLAT]], %[[COL]] : tensor<4x27xf32>, tensor<2x27x36xf32>)
+//       CHECK:   %[[GEMM:.*]] = linalg.matmul ins(%[[FLAT]], %[[COL]] : tensor<4x27xf32>, tensor<27x72xf32>)
+//       CHECK:   %[[VIEW:.*]] = tensor.reshape %[[GEMM]]({{.*}}) : (tensor<4x72xf32>, tensor<4xindex>) -> tensor<4x2x6x6xf32>
+//       CHECK:   %[[OUT:.*]] = linalg.transpose ins(%[[VIEW]] : tensor<4x2x6x6xf32>) outs(%{{.*}} : tensor<2x4x6x6xf32>) permutation = [1, 0, 2, 3]
+//       CHECK:   return %[[OUT]]
 func.func @conv(%x: !tgc.vtensor<[2, 3, 8, 8], f32>, %w: !tgc.vtensor<[4, 3, 3, 3], f32>) -> !tgc.vtensor<[2, 4, 6, 6], f32> {
   %0 = tgc.convolution %x, %w {stride = array<i64: 1, 1>, padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>} : !tgc.vtensor<[2, 3, 8, 8], f32>, !tgc.vtensor<[4, 3, 3, 3], f32> -> !tgc.vtensor<[2, 4, 6, 6], f32>
   return %0 : !tgc.vtensor<[2, 4, 6, 6], f32>

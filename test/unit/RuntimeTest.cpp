@@ -11,12 +11,14 @@
 
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <memory>
 #include <random>
 #include <string>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -783,4 +785,82 @@ TEST_CASE("Batched GEMM applies batch strides, and stride 0 broadcasts", "[runti
     tgc_gemm_loop_f32(0, 0, A.data() + b * M * K, K, B.data(), N, expected.data() + b * M * N, N, M,
                       N, K, 1.0f, 0.0f);
   CHECK(C == expected);
+}
+
+namespace {
+/// Counts how often each index of [0, n) was visited, from any thread.
+struct Visits {
+  std::vector<std::atomic<int>> count;
+  explicit Visits(int64_t n) : count(size_t(n)) {}
+  static void visit(void *ctx, int64_t begin, int64_t end) {
+    auto *v = static_cast<Visits *>(ctx);
+    for (int64_t i = begin; i < end; ++i)
+      v->count[size_t(i)]++;
+  }
+};
+} // namespace
+
+TEST_CASE("parallel_for visits every index once, for any thread count", "[runtime][threads]") {
+  for (int threads : {1, 2, 3, 8}) {
+    int previous = tgc_threads_enter(threads);
+    for (int64_t n : {0, 1, 2, 7, 1000}) {
+      Visits v(n);
+      tgc_rt_parallel_for(&Visits::visit, &v, n);
+      for (int64_t i = 0; i < n; ++i)
+        CHECK(v.count[size_t(i)] == 1);
+    }
+    tgc_threads_leave(previous);
+  }
+  CHECK(tgc_threads_current() == 1); // outside a model call
+}
+
+TEST_CASE("parallel_for from several threads at once: a busy pool runs the call inline",
+          "[runtime][threads]") {
+  std::vector<std::thread> callers;
+  std::vector<std::unique_ptr<Visits>> visits;
+  for (int t = 0; t < 4; ++t)
+    visits.push_back(std::make_unique<Visits>(5000));
+  for (int t = 0; t < 4; ++t)
+    callers.emplace_back([&, t] {
+      int previous = tgc_threads_enter(3);
+      for (int rep = 0; rep < 50; ++rep)
+        tgc_rt_parallel_for(&Visits::visit, visits[size_t(t)].get(), 5000);
+      tgc_threads_leave(previous);
+    });
+  for (std::thread &c : callers)
+    c.join();
+  for (auto &v : visits)
+    for (auto &c : v->count)
+      CHECK(c == 50);
+}
+
+TEST_CASE("GEMMs split across threads give the single thread's bits", "[runtime][threads]") {
+  // Large enough to be split: over rows (M > N), over columns (N > M), over the batch.
+  struct Shape {
+    int64_t batch, M, N, K, ta, tb;
+  };
+  for (Shape s : {Shape{1, 300, 70, 64, 0, 0}, Shape{1, 70, 300, 64, 1, 1},
+                  Shape{1, 130, 33, 100, 1, 0}, Shape{5, 64, 64, 64, 0, 1}}) {
+    std::vector<float> A = pattern<float>(size_t(s.batch * s.M * s.K), 1);
+    std::vector<float> B = pattern<float>(size_t(s.batch * s.K * s.N), 2);
+    int64_t lda = s.ta ? s.M : s.K, ldb = s.tb ? s.K : s.N;
+    auto run = [&](int threads) {
+      std::vector<float> C(size_t(s.batch * s.M * s.N), 1.0f);
+      int previous = tgc_threads_enter(threads);
+      tgc_rt_gemm_batched_f32(s.batch, s.ta, s.tb, A.data(), 0, s.M * s.K, lda, B.data(), 0,
+                              s.K * s.N, ldb, C.data(), 0, s.M * s.N, s.N, s.M, s.N, s.K, 0.5f,
+                              0.25f);
+      tgc_threads_leave(previous);
+      return C;
+    };
+    std::vector<float> one = run(1), expected(one.size(), 1.0f);
+    for (int64_t b = 0; b < s.batch; ++b)
+      tgc_gemm_loop_f32(s.ta, s.tb, A.data() + b * s.M * s.K, lda, B.data() + b * s.K * s.N, ldb,
+                        expected.data() + b * s.M * s.N, s.N, s.M, s.N, s.K, 0.5f, 0.25f);
+    for (size_t i = 0; i < one.size(); ++i)
+      REQUIRE(std::abs(one[i] - expected[i]) <= 1e-4f * (1 + std::abs(expected[i])));
+    CHECK(run(2) == one);
+    CHECK(run(3) == one);
+    CHECK(run(2) == run(2));
+  }
 }

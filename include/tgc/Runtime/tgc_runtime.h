@@ -95,6 +95,17 @@ TGC_EXPORT int tgc_model_input_is_mutated(const tgc_model *m, int64_t i);
 TGC_EXPORT int tgc_model_run(tgc_model *m, DLTensor *const *inputs, int64_t num_inputs,
                              DLManagedTensor **outputs, int64_t num_outputs);
 
+/** Sets the number of threads this instance's calls run on (kernels and
+ *  GEMMs); n < 1 restores the default: TGC_NUM_THREADS when it is set to a
+ *  positive integer, else the CPUs the process may run on. For a given count,
+ *  results are bit-identical from call to call. Separate instances may run
+ *  concurrently; the process has one thread pool, and a call that finds it
+ *  busy runs on its own thread. */
+TGC_EXPORT void tgc_model_set_num_threads(tgc_model *m, int n);
+
+/** The number of threads this instance's calls run on. */
+TGC_EXPORT int tgc_model_num_threads(const tgc_model *m);
+
 /** Number of state entries: parameters, buffers and constants. */
 TGC_EXPORT int64_t tgc_model_num_state(const tgc_model *m);
 
@@ -232,6 +243,12 @@ void tgc_rt_gemm_batched_f32(int64_t batch, int64_t transA, int64_t transB, cons
 void tgc_rt_gemm_f64(int64_t transA, int64_t transB, const double *A, int64_t offA, int64_t lda,
                      const double *B, int64_t offB, int64_t ldb, double *C, int64_t offC,
                      int64_t ldc, int64_t M, int64_t N, int64_t K, double alpha, double beta);
+
+/** A parallel loop of generated code: calls fn(ctx, begin, end) on disjoint
+ *  chunks covering [0, n), one per thread of the current model call, the
+ *  first on the calling thread; returns when all are done. */
+typedef void (*tgc_task_fn)(void *ctx, int64_t begin, int64_t end);
+void tgc_rt_parallel_for(tgc_task_fn fn, void *ctx, int64_t n);
 
 /** Double-precision tgc_rt_gemm_batched_f32. */
 void tgc_rt_gemm_batched_f64(int64_t batch, int64_t transA, int64_t transB, const double *A,

@@ -168,10 +168,13 @@ struct ConvolutionLowering : TgcLoweringPattern<ConvolutionOp> {
     return success();
   }
 
-  /// Convolution as a batched GEMM: the (padded) input is unfolded into columns
-  /// col[n, c*KH*KW, oh*OW + ow] (im2col), the weight [F, C, KH, KW] is flattened to
-  /// [F, C*KH*KW] and broadcast over the batch, and their product is reshaped to
-  /// [N, F, OH, OW]. The product is a linalg.batch_matmul, which goes to BLAS.
+  /// Convolution as one GEMM over the whole batch: the (padded) input is unfolded into
+  /// columns col[c*KH*KW, n*OH*OW + oh*OW + ow] (im2col), the weight [F, C, KH, KW] is
+  /// flattened to [F, C*KH*KW], and their product [F, N*OH*OW] is viewed as
+  /// [F, N, OH, OW] and transposed to [N, F, OH, OW]. One product packs the weight once
+  /// and has N times the columns a product per image has (resnet's last stage has 2x2
+  /// pixels per image); the transpose is elementwise and fuses into the convolution's
+  /// consumer (tgc-form-kernels). The product is a linalg.matmul, which goes to BLAS.
   FailureOr<Value> im2colConvolution(ConversionPatternRewriter &rewriter, ConvolutionOp op,
                                      Value input, Value weight, BaseTensorType resultType,
                                      ArrayRef<int64_t> stride, ArrayRef<int64_t> dilation) const {
@@ -185,28 +188,28 @@ struct ConvolutionLowering : TgcLoweringPattern<ConvolutionOp> {
     int64_t patch = wTy.getDimSize(1) * kh * kw;
     ArrayRef<AffineExpr> outSizes = resultType.getSizes();
     AffineExpr batch = outSizes[0], pixels = outSizes[2] * outSizes[3];
+    std::optional<int64_t> outH = getConstantSize(outSizes[2]);
     std::optional<int64_t> outW = getConstantSize(outSizes[3]);
-    if (!outW)
+    if (!outH || !outW)
       return op.emitOpError("convolution needs static spatial sizes");
     auto typeWith = [&](ArrayRef<AffineExpr> sizes) {
       TensorMeta meta = resultType.getMeta();
       meta.sizes.assign(sizes.begin(), sizes.end());
       return resultType.withMeta(meta);
     };
-    AffineExpr p = getAffineConstantExpr(patch, ctx), f = getAffineConstantExpr(filters, ctx);
+    AffineExpr f = getAffineConstantExpr(filters, ctx);
 
-    // col[n, c, kh, kw, oh, ow] = input[n, c, oh*sh + kh*dh, ow*sw + kw*dw]: an affine
-    // copy (vectorizable along ow), collapsed to [N, C*KH*KW, OH*OW].
+    // col[c, kh, kw, n, oh, ow] = input[n, c, oh*sh + kh*dh, ow*sw + kw*dw]: an affine
+    // copy (vectorizable along ow), collapsed to [C*KH*KW, N*OH*OW].
     int64_t channels = wTy.getDimSize(1);
-    std::optional<int64_t> outH = getConstantSize(outSizes[2]);
     AffineExpr kc = getAffineConstantExpr(channels, ctx), khE = getAffineConstantExpr(kh, ctx),
                kwE = getAffineConstantExpr(kw, ctx);
     FailureOr<Value> colInit = lowering.emptyTensor(
-        rewriter, op, typeWith({batch, kc, khE, kwE, outSizes[2], outSizes[3]}));
-    if (failed(colInit) || !outH)
+        rewriter, op, typeWith({kc, khE, kwE, batch, outSizes[2], outSizes[3]}));
+    if (failed(colInit))
       return failure();
-    AffineExpr n, c, i, j, oh, ow;
-    bindDims(ctx, n, c, i, j, oh, ow);
+    AffineExpr c, i, j, n, oh, ow;
+    bindDims(ctx, c, i, j, n, oh, ow);
     AffineMap read = AffineMap::get(
         6, 0, {n, c, oh * stride[0] + i * dilation[0], ow * stride[1] + j * dilation[1]}, ctx);
     SmallVector<utils::IteratorType> parallel6(6, utils::IteratorType::parallel);
@@ -215,29 +218,29 @@ struct ConvolutionLowering : TgcLoweringPattern<ConvolutionOp> {
         {read, AffineMap::getMultiDimIdentityMap(6, ctx)}, parallel6,
         [&](OpBuilder &b, Location l, ValueRange args) { linalg::YieldOp::create(b, l, args[0]); });
     auto colType = llvm::cast<RankedTensorType>(colInit->getType());
+    int64_t columns =
+        colType.isDynamicDim(3) ? ShapedType::kDynamic : colType.getDimSize(3) * *outH * *outW;
     Value col = tensor::CollapseShapeOp::create(
-        rewriter, loc,
-        RankedTensorType::get({colType.getDimSize(0), patch, *outH * *outW}, element),
-        unfold.getResult(0), SmallVector<ReassociationIndices>{{0}, {1, 2, 3}, {4, 5}});
+        rewriter, loc, RankedTensorType::get({patch, columns}, element), unfold.getResult(0),
+        SmallVector<ReassociationIndices>{{0, 1, 2}, {3, 4, 5}});
 
-    // The weight as [F, C*KH*KW], read by every image of the batch (the GEMM's indexing
-    // map broadcasts it; BLAS gets a batch stride of 0).
     Value flatWeight = tensor::CollapseShapeOp::create(
         rewriter, loc, RankedTensorType::get({filters, patch}, element), weight,
         SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
-    FailureOr<Value> product = lowering.zeroTensor(rewriter, op, typeWith({batch, f, pixels}));
+    FailureOr<Value> product = lowering.zeroTensor(rewriter, op, typeWith({f, batch * pixels}));
     if (failed(product))
       return failure();
-    AffineExpr b, m, nn, k;
-    bindDims(ctx, b, m, nn, k);
-    auto maps = rewriter.getAffineMapArrayAttr({AffineMap::get(4, 0, {m, k}, ctx),
-                                                AffineMap::get(4, 0, {b, k, nn}, ctx),
-                                                AffineMap::get(4, 0, {b, m, nn}, ctx)});
-    Value gemm = linalg::BatchMatmulOp::create(rewriter, loc, TypeRange{product->getType()},
-                                               ValueRange{flatWeight, col}, ValueRange{*product},
-                                               {rewriter.getNamedAttr("indexing_maps", maps)})
+    Value gemm = linalg::MatmulOp::create(rewriter, loc, TypeRange{product->getType()},
+                                          ValueRange{flatWeight, col}, ValueRange{*product})
                      ->getResult(0);
-    return lowering.reshapeTo(rewriter, op, gemm, resultType);
+    FailureOr<Value> perFilter =
+        lowering.reshapeTo(rewriter, op, gemm, typeWith({f, batch, outSizes[2], outSizes[3]}));
+    FailureOr<Value> out = lowering.emptyTensor(rewriter, op, resultType);
+    if (failed(perFilter) || failed(out))
+      return failure();
+    return linalg::TransposeOp::create(rewriter, loc, *perFilter, *out,
+                                       ArrayRef<int64_t>{1, 0, 2, 3})
+        ->getResult(0);
   }
 
   /// Grouped convolution through linalg.conv_2d_ngchw_gfchw on reshaped operands.

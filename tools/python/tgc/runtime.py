@@ -366,6 +366,29 @@ class Model:
         for fn, (res, args) in sigs.items():
             f = getattr(lib, fn)
             f.restype, f.argtypes = res, args
+        optional = {
+            "tgc_model_set_num_threads": (None, [P, ctypes.c_int]),
+            "tgc_model_num_threads": (ctypes.c_int, [P]),
+        }
+        for fn, (res, args) in optional.items():
+            f = getattr(lib, fn, None)
+            if f is not None:
+                f.restype, f.argtypes = res, args
+
+    @property
+    def num_threads(self):
+        """Threads of this instance's calls (None if the runtime predates threads)."""
+        f = getattr(self._lib, "tgc_model_num_threads", None)
+        return None if f is None else f(self._handle)
+
+    @num_threads.setter
+    def num_threads(self, n):
+        """tgc_model_set_num_threads: n < 1 restores the default (TGC_NUM_THREADS, else
+        the CPUs the process may run on)."""
+        f = getattr(self._lib, "tgc_model_set_num_threads", None)
+        if f is None:
+            raise TgcError("this model.so's runtime has no thread control")
+        f(self._handle, int(n))
 
     @staticmethod
     def _declare_training(lib):
