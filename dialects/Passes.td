@@ -112,6 +112,25 @@ def ApproximateMathPass : Pass<"tgc-approximate-math"> {
                            "::mlir::vector::VectorDialect"];
 }
 
+def ParallelizeKernelsPass : Pass<"tgc-parallelize-kernels", "::mlir::ModuleOp"> {
+  let summary = "Run the outermost parallel loop of each kernel on the runtime's threads";
+  let description = [{
+    After linalg has become `scf.parallel` loops (memrefs, llvm phase): in each
+    `tgc.kernel` function, a top-level `scf.parallel` with enough work (2^15 innermost
+    iterations) is outlined. Its outer dimensions (enough for 64 iterations, never the
+    innermost unless it is the only one) are linearized; the task function
+    `void(ptr ctx, i64 begin, i64 end)` runs outer iterations [begin, end), each with
+    the remaining dimensions as an inner loop, and loads the values the body uses from
+    outside from a context record (LLVM-typed fields, bridged with
+    `unrealized_conversion_cast`s that the conversion to LLVM folds away); constants
+    are cloned into it. The loop becomes `tgc_rt_parallel_for(task, ctx, n)`. Every
+    iteration of an `scf.parallel` is independent, so the result does not depend on how
+    [0, n) is split.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
+                           "::mlir::LLVM::LLVMDialect", "::mlir::scf::SCFDialect"];
+}
+
 def ExpandFloat8Pass : Pass<"tgc-expand-float8"> {
   let summary = "Expand conversions to and from float8_e4m3fn into integer arithmetic";
   let description = [{

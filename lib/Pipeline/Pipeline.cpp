@@ -121,7 +121,8 @@ static void populateBufferize(OpPassManager &pm) {
 static void populateLLVM(OpPassManager &pm) {
   pm.addPass(createFinalizeEntriesPass());
   pm.addPass(createConvertLinalgToBlasPass());
-  pm.addPass(createConvertLinalgToLoopsPass());
+  pm.addPass(createConvertLinalgToParallelLoopsPass());
+  pm.addPass(createParallelizeKernelsPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
