@@ -9,7 +9,7 @@
  *   layer 3: Saved.c Buffer.c    saved values; a call's buffers, descriptors
  *   layer 4: Signature.c Gemm.c MemrefCopy.c
  *   layer 5: Expr.c Parallel.c   size expressions; the thread pool
- *   layer 6: Tensor.c            dtypes, sizes, storage, strided copies
+ *   layer 6: Tensor.c Scratch.c  dtypes, sizes, storage, strided copies; temporaries
  *   layer 7: Message.c           bounded messages, tgc_fail
  */
 #ifndef TGC_LIB_RUNTIME_INTERNAL_H
@@ -204,6 +204,14 @@ bool tgc_dtype_equal(DLDataType a, DLDataType b);
 
 /* Product of sizes times elem_size, false on overflow or a negative size. */
 bool tgc_nbytes(const int64_t *sizes, uint32_t rank, size_t elem_size, size_t *nbytes);
+
+/* The allocation functions of generated code's temporaries (Scratch.c): large
+ * blocks are cached by size and reused by the next call. */
+void *_mlir_memref_to_llvm_alloc(size_t size);
+void _mlir_memref_to_llvm_free(void *ptr);
+
+/* Frees the blocks the scratch cache keeps. */
+void tgc_scratch_release(void);
 
 /* TGC_ALIGNMENT-aligned allocation of at least one cache line; free() it. */
 void *tgc_aligned_alloc(size_t nbytes);

@@ -864,3 +864,27 @@ TEST_CASE("GEMMs split across threads give the single thread's bits", "[runtime]
     CHECK(run(2) == run(2));
   }
 }
+
+TEST_CASE("Scratch blocks are aligned and large ones are reused by size", "[runtime]") {
+  void *small = _mlir_memref_to_llvm_alloc(100);
+  REQUIRE(small != nullptr);
+  CHECK(reinterpret_cast<uintptr_t>(small) % TGC_ALIGNMENT == 0);
+  std::memset(small, 1, 100);
+  _mlir_memref_to_llvm_free(small);
+
+  const size_t big = size_t(1) << 20;
+  void *a = _mlir_memref_to_llvm_alloc(big);
+  REQUIRE(a != nullptr);
+  CHECK(reinterpret_cast<uintptr_t>(a) % TGC_ALIGNMENT == 0);
+  std::memset(a, 2, big);
+  _mlir_memref_to_llvm_free(a);
+  void *other = _mlir_memref_to_llvm_alloc(big + 64); // another size: a new block
+  void *again = _mlir_memref_to_llvm_alloc(big);      // the same size: the cached block
+  CHECK(other != a);
+  CHECK(again == a);
+  _mlir_memref_to_llvm_free(other);
+  _mlir_memref_to_llvm_free(again);
+  _mlir_memref_to_llvm_free(nullptr);
+  tgc_scratch_release();
+  CHECK(_mlir_memref_to_llvm_alloc(SIZE_MAX - 8) == nullptr); // too large: NULL, no wrap
+}
