@@ -170,6 +170,43 @@ static LogicalResult fuseElementwise(func::FuncOp func) {
   return success();
 }
 
+/// The loop order of a reduction: its parallel dimensions first, then its reduction
+/// dimensions, each in their order, with the innermost dimension kept innermost (it is
+/// the contiguous one that vectorizes). Batch norm's mean over [N, C, H, W] (n, c, h, w)
+/// becomes (c, n, h, w): the outermost loop is parallel and runs on threads. Each
+/// output element still sees its reduction iterations in the same order, so the result
+/// is bit-identical. Empty when the order already is that.
+static SmallVector<unsigned> reductionInterchange(linalg::GenericOp op) {
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  unsigned rank = iterators.size();
+  if (rank < 2 || !llvm::is_contained(iterators, utils::IteratorType::reduction))
+    return {};
+  SmallVector<unsigned> order;
+  for (auto kind : {utils::IteratorType::parallel, utils::IteratorType::reduction})
+    for (unsigned d = 0; d + 1 < rank; ++d)
+      if (iterators[d] == kind)
+        order.push_back(d);
+  order.push_back(rank - 1);
+  if (llvm::equal(order, llvm::seq<unsigned>(0, rank)))
+    return {};
+  return order;
+}
+
+static LogicalResult interchangeReductions(func::FuncOp func) {
+  SmallVector<linalg::GenericOp> reductions;
+  func.walk([&](linalg::GenericOp op) {
+    if (op.hasPureTensorSemantics() && !reductionInterchange(op).empty())
+      reductions.push_back(op);
+  });
+  IRRewriter rewriter(func.getContext());
+  for (linalg::GenericOp op : reductions) {
+    rewriter.setInsertionPoint(op);
+    if (failed(linalg::interchangeGenericOp(rewriter, op, reductionInterchange(op))))
+      return op->emitError("tgc-form-kernels: cannot interchange the loops of a reduction");
+  }
+  return success();
+}
+
 /// Ops a group copies instead of taking their result as an argument: views and casts
 /// (no data of their own), index shape tensors and scalar constants.
 static bool isCopiedIntoGroup(Operation *op) {
@@ -289,7 +326,8 @@ struct FormKernelsPass : public tgc::impl::FormKernelsPassBase<FormKernelsPass> 
       if (!func.isExternal() && !func->hasAttr(attr::kKernel))
         functions.push_back(func);
     for (func::FuncOp func : functions) {
-      if (failed(foldTransposes(func)) || failed(generalize(func)) || failed(fuseElementwise(func)))
+      if (failed(foldTransposes(func)) || failed(generalize(func)) ||
+          failed(fuseElementwise(func)) || failed(interchangeReductions(func)))
         return signalPassFailure();
       formKernels(func, symbols);
     }

@@ -246,3 +246,43 @@ func.func @transposed_result(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>) -> tenso
 // CHECK-SAME:      %[[B:.*]]: tensor<8x16xf32>, %[[A:.*]]: tensor<4x8xf32>, %[[OUT:.*]]: tensor<16x4xf32>)
 // CHECK:         %[[F:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[OUT]] : tensor<16x4xf32>)
 // CHECK:         linalg.matmul indexing_maps = [#[[$KM]], #[[$NK]], #[[$MN]]] ins(%[[B]], %[[A]] : tensor<8x16xf32>, tensor<4x8xf32>) outs(%[[F]] : tensor<16x4xf32>)
+
+// -----
+
+// A reduction's parallel dimensions go outermost (the loop that runs on threads), the
+// innermost dimension stays innermost: batch norm's mean over (n, c, h, w) becomes
+// (c, n, h, w). A column sum, whose innermost dimension is the parallel one, keeps its
+// order.
+// CHECK-DAG: #[[$IN:.*]] = affine_map<(d0, d1, d2, d3) -> (d1, d0, d2, d3)>
+// CHECK-DAG: #[[$OUT:.*]] = affine_map<(d0, d1, d2, d3) -> (d0)>
+// CHECK-LABEL: func.func private @bn_mean_kernel0(
+//       CHECK:   linalg.generic {indexing_maps = [#[[$IN]], #[[$OUT]]], iterator_types = ["parallel", "reduction", "reduction", "reduction"]}
+// CHECK-LABEL: func.func private @column_sum_kernel0(
+//       CHECK:   linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]}
+#nchw = affine_map<(n, c, h, w) -> (n, c, h, w)>
+#chan = affine_map<(n, c, h, w) -> (c)>
+func.func @bn_mean(%x: tensor<4x8x16x16xf32>) -> tensor<8xf32> {
+  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8xf32>
+  %z = linalg.fill ins(%cst : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  %s = linalg.generic {indexing_maps = [#nchw, #chan], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%x : tensor<4x8x16x16xf32>) outs(%z : tensor<8xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %a = arith.addf %in, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<8xf32>
+  return %s : tensor<8xf32>
+}
+
+#rc = affine_map<(r, c) -> (r, c)>
+#col = affine_map<(r, c) -> (c)>
+func.func @column_sum(%x: tensor<64x32xf32>) -> tensor<32xf32> {
+  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32xf32>
+  %z = linalg.fill ins(%cst : f32) outs(%e : tensor<32xf32>) -> tensor<32xf32>
+  %s = linalg.generic {indexing_maps = [#rc, #col], iterator_types = ["reduction", "parallel"]} ins(%x : tensor<64x32xf32>) outs(%z : tensor<32xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %a = arith.addf %in, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<32xf32>
+  return %s : tensor<32xf32>
+}

@@ -400,10 +400,10 @@ struct ConvolutionBackwardWeightLowering : TgcLoweringPattern<ConvolutionBackwar
   }
 };
 
-/// grad_input as a batched GEMM and a gather: per batch element and group,
-/// colsGrad[c*KH*KW, OH*OW] = weight[g]^T @ grad_output[n, g] (BLAS, the weight read
-/// transposed), then each input element sums the columns of the windows that read it
-/// (col2im in gather form, `windowGather`), so no element is written twice.
+/// grad_input as a GEMM and a gather: colsGrad[c*KH*KW, n*OH*OW] = weight^T @
+/// grad_output (one GEMM over the batch; grouped: one per batch element and group),
+/// then each input element sums the columns of the windows that read it (col2im in
+/// gather form, `windowGather`), so no element is written twice.
 struct ConvolutionBackwardInputLowering : TgcLoweringPattern<ConvolutionBackwardInputOp> {
   using TgcLoweringPattern::TgcLoweringPattern;
   LogicalResult matchAndRewrite(ConvolutionBackwardInputOp op, OpAdaptor adaptor,
@@ -424,9 +424,9 @@ struct ConvolutionBackwardInputLowering : TgcLoweringPattern<ConvolutionBackward
     OpFoldResult batch = tensor::getMixedSize(rewriter, loc, gradOutput, 0);
     auto idx = [&](int64_t v) -> OpFoldResult { return rewriter.getIndexAttr(v); };
 
-    // The weight as [G, F/G, C/G*KH*KW]. One group: transposed once to [C*KH*KW, F] and
-    // read for every image through the GEMM's indexing map; several: copied per image
-    // as [N*G, F/G, C/G*KH*KW].
+    // The weight as [G, F/G, C/G*KH*KW]. One group: transposed to [C*KH*KW, F] (folded
+    // into the GEMM by tgc-form-kernels); several: copied per image as
+    // [N*G, F/G, C/G*KH*KW].
     Value flatWeight = tensor::CollapseShapeOp::create(
         rewriter, loc, adaptor.getWeight(), SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
     Value weights;
@@ -448,40 +448,68 @@ struct ConvolutionBackwardInputLowering : TgcLoweringPattern<ConvolutionBackward
       weights = tensor::CollapseShapeOp::create(
           rewriter, loc, broadcast, SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}});
     }
-    // grad_output as [N*G, F/G, OH*OW].
-    Value gradRows = tensor::CollapseShapeOp::create(
-        rewriter, loc, splitFilterGroups(rewriter, loc, gradOutput, groups),
-        SmallVector<ReassociationIndices>{{0, 1}, {2}, {3, 4}});
-
-    OpFoldResult batches = tensor::getMixedSize(rewriter, loc, gradRows, 0);
     Value zero = scalarConstant(rewriter, loc, element, 0);
-    Value colsInit =
-        linalg::FillOp::create(
-            rewriter, loc, zero,
-            tensor::EmptyOp::create(rewriter, loc,
-                                    {batches, idx(patch), idx(shape->outH * shape->outW)}, element)
-                .getResult())
-            .getResult(0);
-    // colsGrad[b, m, n] += weights[b, k, m] * gradRows[b, k, n]: the weight transposed
-    // (one group: weights[m, k], transposed already).
-    AffineExpr b, m, nn, k;
-    bindDims(ctx, b, m, nn, k);
-    AffineMap weightMap =
-        groups == 1 ? AffineMap::get(4, 0, {m, k}, ctx) : AffineMap::get(4, 0, {b, k, m}, ctx);
-    auto maps = rewriter.getAffineMapArrayAttr(
-        {weightMap, AffineMap::get(4, 0, {b, k, nn}, ctx), AffineMap::get(4, 0, {b, m, nn}, ctx)});
-    Value colsGrad =
-        linalg::BatchMatmulOp::create(rewriter, loc, TypeRange{colsInit.getType()},
-                                      ValueRange{weights, gradRows}, ValueRange{colsInit},
-                                      {rewriter.getNamedAttr("indexing_maps", maps)})
-            ->getResult(0);
-    auto colsType = llvm::cast<RankedTensorType>(colsGrad.getType());
-    Value cols = tensor::ExpandShapeOp::create(
-        rewriter, loc,
-        RankedTensorType::get({colsType.getDimSize(0), perGroup, shape->kernelH, shape->kernelW,
-                               shape->outH, shape->outW},
-                              element),
-        colsGrad, SmallVector<ReassociationIndices>{{0}, {1, 2, 3}, {4, 5}});
+    Value cols;
+    if (groups == 1) {
+      // One GEMM over the whole batch, as in the forward: grad_output transposed to
+      // [F, N*OH*OW], colsGrad[C*KH*KW, N*OH*OW] = weight^T @ it, viewed as
+      // [C, KH, KW, N, OH, OW]. The weight is packed once, not once per image.
+      Value transposedInit = tensor::EmptyOp::create(
+          rewriter, loc, {idx(shape->filters), batch, idx(shape->outH), idx(shape->outW)}, element);
+      Value transposed = linalg::TransposeOp::create(rewriter, loc, gradOutput, transposedInit,
+                                                     ArrayRef<int64_t>{1, 0, 2, 3})
+                             ->getResult(0);
+      Value gradColumns = tensor::CollapseShapeOp::create(
+          rewriter, loc, transposed, SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
+      OpFoldResult columns = tensor::getMixedSize(rewriter, loc, gradColumns, 1);
+      Value colsInit =
+          linalg::FillOp::create(
+              rewriter, loc, zero,
+              tensor::EmptyOp::create(rewriter, loc, {idx(patch), columns}, element).getResult())
+              .getResult(0);
+      Value colsGrad =
+          linalg::MatmulOp::create(rewriter, loc, TypeRange{colsInit.getType()},
+                                   ValueRange{weights, gradColumns}, ValueRange{colsInit})
+              ->getResult(0);
+      auto batchType = llvm::cast<RankedTensorType>(gradOutput.getType());
+      cols = tensor::ExpandShapeOp::create(
+          rewriter, loc,
+          RankedTensorType::get({perGroup, shape->kernelH, shape->kernelW, batchType.getDimSize(0),
+                                 shape->outH, shape->outW},
+                                element),
+          colsGrad, SmallVector<ReassociationIndices>{{0, 1, 2}, {3, 4, 5}});
+    } else {
+      // grad_output as [N*G, F/G, OH*OW].
+      Value gradRows = tensor::CollapseShapeOp::create(
+          rewriter, loc, splitFilterGroups(rewriter, loc, gradOutput, groups),
+          SmallVector<ReassociationIndices>{{0, 1}, {2}, {3, 4}});
+      OpFoldResult batches = tensor::getMixedSize(rewriter, loc, gradRows, 0);
+      Value colsInit =
+          linalg::FillOp::create(
+              rewriter, loc, zero,
+              tensor::EmptyOp::create(
+                  rewriter, loc, {batches, idx(patch), idx(shape->outH * shape->outW)}, element)
+                  .getResult())
+              .getResult(0);
+      // colsGrad[b, m, n] += weights[b, k, m] * gradRows[b, k, n]: the weight transposed.
+      AffineExpr b, m, nn, k;
+      bindDims(ctx, b, m, nn, k);
+      auto maps = rewriter.getAffineMapArrayAttr({AffineMap::get(4, 0, {b, k, m}, ctx),
+                                                  AffineMap::get(4, 0, {b, k, nn}, ctx),
+                                                  AffineMap::get(4, 0, {b, m, nn}, ctx)});
+      Value colsGrad =
+          linalg::BatchMatmulOp::create(rewriter, loc, TypeRange{colsInit.getType()},
+                                        ValueRange{weights, gradRows}, ValueRange{colsInit},
+                                        {rewriter.getNamedAttr("indexing_maps", maps)})
+              ->getResult(0);
+      auto colsType = llvm::cast<RankedTensorType>(colsGrad.getType());
+      cols = tensor::ExpandShapeOp::create(
+          rewriter, loc,
+          RankedTensorType::get({colsType.getDimSize(0), perGroup, shape->kernelH, shape->kernelW,
+                                 shape->outH, shape->outW},
+                                element),
+          colsGrad, SmallVector<ReassociationIndices>{{0}, {1, 2, 3}, {4, 5}});
+    }
 
     FailureOr<Value> init = lowering.zeroTensor(rewriter, op, resultType);
     if (failed(init))
@@ -494,8 +522,11 @@ struct ConvolutionBackwardInputLowering : TgcLoweringPattern<ConvolutionBackward
     Value result = windowGather(
         rewriter, loc, *init, window, {shape->outH, shape->outW},
         [&](OpBuilder &nb, Location l, const WindowPosition &pos) -> Value {
+          if (groups == 1)
+            return tensor::ExtractOp::create(
+                nb, l, cols, ValueRange{pos.c, pos.kh, pos.kw, pos.n, pos.oh, pos.ow});
           Value sample = pos.n, channel = pos.c;
-          if (groups > 1) {
+          {
             // Input channel c belongs to group c / (C/G), batch row n * G + group.
             Value per = arith::ConstantIndexOp::create(nb, l, perGroup);
             Value group = arith::DivUIOp::create(nb, l, pos.c, per);
