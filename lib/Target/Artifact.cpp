@@ -12,6 +12,8 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/ToolOutputFile.h"
 
+#include <nlohmann/json.hpp>
+
 using namespace mlir;
 using namespace tgc;
 
@@ -43,7 +45,8 @@ static LogicalResult writeText(StringRef path, StringRef text, Location loc) {
 /// Reads the signature of model `name` from `module` and writes its objects,
 /// `<objectStem>.<i>.o`, adding their paths to `objects`.
 static FailureOr<ModelSignature> compileModel(ModuleOp module, const ArtifactOptions &options,
-                                              StringRef name, StringRef objectStem,
+                                              const CpuTarget &target, StringRef name,
+                                              StringRef objectStem,
                                               std::vector<std::string> &objects) {
   FailureOr<ModelAbi> model = readModelAbi(module, name);
   if (failed(model))
@@ -51,11 +54,20 @@ static FailureOr<ModelSignature> compileModel(ModuleOp module, const ArtifactOpt
   if (options.report)
     *options.report << writeTrainingReport(model->signature);
   FailureOr<std::vector<std::string>> written =
-      emitModelObjects(module, *model, objectStem, options.timing);
+      emitModelObjects(module, *model, objectStem, target, options.timing);
   if (failed(written))
     return failure();
   objects.insert(objects.end(), written->begin(), written->end());
   return std::move(model->signature);
+}
+
+/// `json` (model.json's text) with the CPU its code was generated for: "target" holds the
+/// triple, the CPU name and the features the code may use.
+static std::string withTarget(StringRef json, const CpuTarget &target) {
+  nlohmann::ordered_json root = nlohmann::ordered_json::parse(json.str());
+  root["target"] = {
+      {"triple", target.triple}, {"cpu", target.cpu}, {"features", target.enabledFeatures}};
+  return root.dump(2) + "\n";
 }
 
 /// Links `objects` into model.so, removes them unless kept, and writes model.h and
@@ -82,12 +94,16 @@ static LogicalResult finishArtifact(const ArtifactOptions &options, ArrayRef<std
 LogicalResult tgc::emitArtifact(ModuleOp module, const ArtifactOptions &options) {
   SmallString<128> stem(options.libraryPath);
   llvm::sys::path::replace_extension(stem, "");
+  FailureOr<CpuTarget> target = resolveCpuTarget(options.cpu, module.getLoc());
+  if (failed(target))
+    return failure();
   std::vector<std::string> objects;
-  FailureOr<ModelSignature> signature = compileModel(module, options, options.name, stem, objects);
+  FailureOr<ModelSignature> signature =
+      compileModel(module, options, *target, options.name, stem, objects);
   if (failed(signature))
     return failure();
   return finishArtifact(options, objects, writeModelHeader(*signature),
-                        writeSignatureJson(*signature), module.getLoc());
+                        withTarget(writeSignatureJson(*signature), *target), module.getLoc());
 }
 
 LogicalResult tgc::emitProgramArtifact(ArrayRef<ModuleOp> graphs, const ArtifactOptions &options) {
@@ -97,18 +113,22 @@ LogicalResult tgc::emitProgramArtifact(ArrayRef<ModuleOp> graphs, const Artifact
   FailureOr<std::string> programJson = writeProgramJson(graphs, graphNames);
   if (failed(programJson))
     return failure();
+  FailureOr<CpuTarget> target = resolveCpuTarget(options.cpu, ModuleOp(graphs.front()).getLoc());
+  if (failed(target))
+    return failure();
   std::vector<std::string> objects;
   std::vector<ModelSignature> signatures;
   for (auto [i, graph] : llvm::enumerate(graphs)) {
     SmallString<128> stem(options.libraryPath);
     llvm::sys::path::replace_extension(stem, "." + std::to_string(i));
     FailureOr<ModelSignature> signature =
-        compileModel(graph, options, graphNames[i], stem, objects);
+        compileModel(graph, options, *target, graphNames[i], stem, objects);
     if (failed(signature))
       return failure();
     signatures.push_back(std::move(*signature));
   }
-  return finishArtifact(options, objects, writeProgramHeader(options.name, signatures),
-                        writeProgramSignatureJson(options.name, *programJson, signatures),
-                        ModuleOp(graphs.front()).getLoc());
+  return finishArtifact(
+      options, objects, writeProgramHeader(options.name, signatures),
+      withTarget(writeProgramSignatureJson(options.name, *programJson, signatures), *target),
+      ModuleOp(graphs.front()).getLoc());
 }

@@ -1,5 +1,5 @@
 // Object emission: translation to LLVM IR, the model interface, optimization and
-// in-process code generation for the host CPU.
+// in-process code generation for the host CPU or the one `--cpu` names.
 #include "ObjectEmission.h"
 #include "ModelInterface.h"
 
@@ -11,6 +11,7 @@
 #include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/TargetSelect.h"
@@ -26,26 +27,54 @@
 using namespace mlir;
 using namespace tgc;
 
-/// The host target, so generated loops use the vector units of the machine that
-/// compiles (same machine and options give the same bytes). Called from the code
-/// generation threads: the target is registered once, before any of them reads it.
-static std::unique_ptr<llvm::TargetMachine> hostTargetMachine(std::string &error) {
+/// The target machine for `target`. Called from the code generation threads: the
+/// native target is registered once, before any of them reads it.
+static std::unique_ptr<llvm::TargetMachine> targetMachine(const CpuTarget &target,
+                                                          std::string &error) {
   static const bool registered = [] {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
     return true;
   }();
   (void)registered;
-  llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
-  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
-  if (!target)
+  llvm::Triple triple(target.triple);
+  const llvm::Target *llvmTarget = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!llvmTarget)
     return nullptr;
-  llvm::SubtargetFeatures features;
-  for (const auto &[feature, enabled] : llvm::sys::getHostCPUFeatures())
-    features.AddFeature(feature, enabled);
-  return std::unique_ptr<llvm::TargetMachine>(target->createTargetMachine(
-      triple, llvm::sys::getHostCPUName(), features.getString(), llvm::TargetOptions(),
-      llvm::Reloc::PIC_, std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+  return std::unique_ptr<llvm::TargetMachine>(llvmTarget->createTargetMachine(
+      triple, target.cpu, target.features, llvm::TargetOptions(), llvm::Reloc::PIC_, std::nullopt,
+      llvm::CodeGenOptLevel::Aggressive));
+}
+
+FailureOr<CpuTarget> tgc::resolveCpuTarget(StringRef cpu, Location loc) {
+  CpuTarget target;
+  target.triple = llvm::sys::getDefaultTargetTriple();
+  if (cpu.empty() || cpu == "native") {
+    // The machine that compiles: its CPU and every feature it has or lacks.
+    target.cpu = llvm::sys::getHostCPUName().str();
+    llvm::SubtargetFeatures features;
+    for (const auto &[feature, enabled] : llvm::sys::getHostCPUFeatures())
+      features.AddFeature(feature, enabled);
+    target.features = features.getString();
+  } else {
+    target.cpu = cpu.str();
+  }
+  std::string error;
+  std::unique_ptr<llvm::TargetMachine> generic = targetMachine({target.triple, "", "", {}}, error);
+  if (!generic)
+    return emitError(loc) << "no target for " << target.triple << ": " << error;
+  if (!generic->getMCSubtargetInfo()->isCPUStringValid(target.cpu))
+    return emitError(loc) << "unknown CPU '" << cpu << "' for " << target.triple
+                          << " (try native, x86-64, x86-64-v2, x86-64-v3, x86-64-v4 or a "
+                             "CPU name such as skylake-avx512)";
+  std::unique_ptr<llvm::TargetMachine> tm = targetMachine(target, error);
+  if (!tm)
+    return emitError(loc) << "no target for " << target.triple << ": " << error;
+  const llvm::MCSubtargetInfo *sti = tm->getMCSubtargetInfo();
+  for (const llvm::SubtargetFeatureKV &feature : sti->getAllProcessorFeatures())
+    if (sti->getFeatureBits().test(feature.Value))
+      target.enabledFeatures.push_back(feature.Key);
+  return target;
 }
 
 /// Optimizes `m` at O3 for `tm` and writes its object to `path`; an error message, or
@@ -91,21 +120,22 @@ static std::vector<llvm::SmallString<0>> splitModule(llvm::Module &m, StringRef 
 }
 
 /// Optimizes and compiles bitcode `part` in a fresh context; an error message or "".
-static std::string compilePart(StringRef part, StringRef path) {
+static std::string compilePart(StringRef part, StringRef path, const CpuTarget &target) {
   llvm::LLVMContext context;
   llvm::Expected<std::unique_ptr<llvm::Module>> m =
       llvm::parseBitcodeFile(llvm::MemoryBufferRef(part, path), context);
   if (!m)
     return "reading a split part back: " + llvm::toString(m.takeError());
   std::string error;
-  std::unique_ptr<llvm::TargetMachine> tm = hostTargetMachine(error);
+  std::unique_ptr<llvm::TargetMachine> tm = targetMachine(target, error);
   if (!tm)
-    return "no target for this host: " + error;
+    return "no target for " + target.triple + ": " + error;
   return optimizeAndEmit(**m, *tm, path);
 }
 
 FailureOr<std::vector<std::string>> tgc::emitModelObjects(ModuleOp module, const ModelAbi &model,
                                                           StringRef objectStem,
+                                                          const CpuTarget &target,
                                                           TimingScope *timing) {
   Location loc = module.getLoc();
   TimingScope none;
@@ -119,9 +149,9 @@ FailureOr<std::vector<std::string>> tgc::emitModelObjects(ModuleOp module, const
   if (!llvmModule)
     return emitError(loc) << "translation to LLVM IR failed";
   std::string error;
-  std::unique_ptr<llvm::TargetMachine> tm = hostTargetMachine(error);
+  std::unique_ptr<llvm::TargetMachine> tm = targetMachine(target, error);
   if (!tm)
-    return emitError(loc) << "no target for this host: " << error;
+    return emitError(loc) << "no target for " << target.triple << ": " << error;
   llvmModule->setDataLayout(tm->createDataLayout());
   llvmModule->setTargetTriple(tm->getTargetTriple());
   if (failed(addModelInterface(*llvmModule, model, loc)))
@@ -139,7 +169,7 @@ FailureOr<std::vector<std::string>> tgc::emitModelObjects(ModuleOp module, const
     llvm::DefaultThreadPool pool(llvm::hardware_concurrency(parts.size()));
     for (size_t i = 0; i < parts.size(); ++i) {
       objects[i] = (objectStem + "." + Twine(i) + ".o").str();
-      pool.async([&, i] { errors[i] = compilePart(parts[i], objects[i]); });
+      pool.async([&, i] { errors[i] = compilePart(parts[i], objects[i], target); });
     }
     pool.wait();
   }

@@ -34,6 +34,7 @@ struct CompileOptions {
   std::string compileTo = "llvm";
   std::string startAfter = "capture";
   std::string name;
+  std::string cpu = "native";
   bool train = false;
   bool report = false;
   bool allowGraphBreaks = false;
@@ -120,6 +121,7 @@ static tgc::ArtifactOptions artifactOptions(const CompileOptions &options) {
   artifact.linker = envOr("TGC_LINKER", TGC_LINKER_PATH);
   artifact.libraryPath = options.output;
   artifact.name = modelName(options);
+  artifact.cpu = options.cpu;
   if (options.report)
     artifact.report = &llvm::outs();
   return artifact;
@@ -266,6 +268,11 @@ int main(int argc, char **argv) {
   compileCmd->add_flag("--allow-graph-breaks", compileOptions.allowGraphBreaks,
                        "a .trace's graph breaks (a branch on a tensor's value, print) cut it "
                        "into several graphs instead of being errors");
+  compileCmd->add_option("--cpu", compileOptions.cpu,
+                         "the CPU to generate code for: native (default: this machine, all "
+                         "its vector units) or an LLVM CPU name for a portable build "
+                         "(x86-64-v2, x86-64-v3, x86-64-v4, skylake-avx512, ...); "
+                         "model.json records it under \"target\"");
   compileCmd->add_flag("--timing", compileOptions.timing,
                        "print the time of reading, of each phase and its passes, of LLVM's "
                        "optimization and code generation, and of the link (to stderr)");

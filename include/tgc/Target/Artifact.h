@@ -22,6 +22,9 @@ struct ArtifactOptions {
   std::string linker;
   /// Extra linker inputs (e.g. -lopenblas).
   std::vector<std::string> linkLibraries = {"-lopenblas", "-lm"};
+  /// The CPU code is generated for (`tgc compile --cpu`): `native` (the machine that
+  /// compiles, all its features) or an LLVM CPU name for portable code (`x86-64-v3`).
+  std::string cpu = "native";
   /// Keep the object file next to the library (for debugging).
   bool keepObject = false;
   /// When set, receives the training report (`tgc compile --report`,
