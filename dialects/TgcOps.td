@@ -980,6 +980,9 @@ def Tgc_HardtanhInPlaceOp : Tgc_InPlaceUnaryOp<"hardtanh_", "hardtanh", ["aten.h
                        DefaultValuedAttr<F64Attr, "-1.0">:$min_val,
                        DefaultValuedAttr<F64Attr, "1.0">:$max_val);
 }
+def Tgc_DropoutInPlaceOp : Tgc_InPlaceUnaryOp<"dropout_", "dropout", ["aten.dropout_.default"]> {
+  let arguments = (ins Tgc_AnyTensor:$self, F64Attr:$p, BoolAttr:$train);
+}
 def Tgc_LeakyReluInPlaceOp : Tgc_InPlaceUnaryOp<"leaky_relu_", "leaky_relu",
                                                 ["aten.leaky_relu_.default"]> {
   let arguments = (ins Tgc_AnyTensor:$self,

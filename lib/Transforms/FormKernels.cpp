@@ -331,6 +331,46 @@ struct FormKernelsPass : public tgc::impl::FormKernelsPassBase<FormKernelsPass> 
         return signalPassFailure();
       formKernels(func, symbols);
     }
+    if (failed(mergeIdenticalKernels(module)))
+      return signalPassFailure();
+  }
+
+  /// Kernels with the same body and signature are one kernel: the calls of the later
+  /// ones call the first. Repeated blocks (resnet50's bottlenecks, a transformer's
+  /// layers, the backward of each) give many identical groups, and each kernel is code
+  /// that LLVM optimizes and compiles.
+  static LogicalResult mergeIdenticalKernels(ModuleOp module) {
+    llvm::StringMap<func::FuncOp> first;
+    SmallVector<std::pair<func::FuncOp, func::FuncOp>> duplicates;
+    OpPrintingFlags flags;
+    flags.printGenericOpForm().useLocalScope().elideLargeElementsAttrs(1 << 30);
+    for (auto func : module.getOps<func::FuncOp>()) {
+      if (!func->hasAttr(attr::kKernel) || func.isExternal())
+        continue;
+      // The key: the function printed under a fixed name, without locations.
+      std::string key;
+      llvm::raw_string_ostream os(key);
+      StringAttr name = func.getSymNameAttr();
+      func.setSymName("kernel");
+      func->print(os, flags);
+      func.setSymNameAttr(name);
+      auto [it, inserted] = first.try_emplace(key, func);
+      if (!inserted)
+        duplicates.push_back({func, it->second});
+    }
+    // One walk redirects every call (kernels are only called, never referenced).
+    llvm::DenseMap<StringAttr, FlatSymbolRefAttr> redirect;
+    for (auto [duplicate, kept] : duplicates)
+      redirect[duplicate.getSymNameAttr()] = FlatSymbolRefAttr::get(kept.getSymNameAttr());
+    if (redirect.empty())
+      return success();
+    module.walk([&](func::CallOp call) {
+      if (auto it = redirect.find(call.getCalleeAttr().getAttr()); it != redirect.end())
+        call.setCalleeAttr(it->second);
+    });
+    for (auto [duplicate, kept] : duplicates)
+      duplicate.erase();
+    return success();
   }
 
   void formKernels(func::FuncOp func, SymbolTable &symbols) {

@@ -286,3 +286,40 @@ func.func @column_sum(%x: tensor<64x32xf32>) -> tensor<32xf32> {
   } -> tensor<32xf32>
   return %s : tensor<32xf32>
 }
+
+// -----
+
+// Identical groups are one kernel: both calls call the first; a group that differs
+// only in a constant is a kernel of its own.
+// CHECK-LABEL: func.func @repeated(
+//       CHECK:   call @repeated_kernel0(%{{.*}}, %{{.*}})
+//       CHECK:   call @repeated_kernel0(%{{.*}}, %{{.*}})
+//       CHECK:   call @repeated_kernel2(%{{.*}}, %{{.*}})
+// CHECK-LABEL: func.func private @repeated_kernel0(
+//   CHECK-NOT: func.func private @repeated_kernel1(
+//       CHECK: func.func private @repeated_kernel2(
+//       CHECK:   arith.constant 3.000000e+00 : f32
+#id = affine_map<(i) -> (i)>
+func.func @repeated(%x: tensor<16xf32>, %y: tensor<16xf32>) -> (tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) {
+  %c2 = arith.constant 2.0 : f32
+  %c3 = arith.constant 3.0 : f32
+  %e0 = tensor.empty() : tensor<16xf32>
+  %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%x : tensor<16xf32>) outs(%e0 : tensor<16xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %m = arith.mulf %in, %c2 : f32
+    linalg.yield %m : f32
+  } -> tensor<16xf32>
+  %e1 = tensor.empty() : tensor<16xf32>
+  %b = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%y : tensor<16xf32>) outs(%e1 : tensor<16xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %m = arith.mulf %in, %c2 : f32
+    linalg.yield %m : f32
+  } -> tensor<16xf32>
+  %e2 = tensor.empty() : tensor<16xf32>
+  %c = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%y : tensor<16xf32>) outs(%e2 : tensor<16xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %m = arith.mulf %in, %c3 : f32
+    linalg.yield %m : f32
+  } -> tensor<16xf32>
+  return %a, %b, %c : tensor<16xf32>, tensor<16xf32>, tensor<16xf32>
+}

@@ -90,12 +90,14 @@ func.func @write_expanded(%x: !tgc.tensor<[3], f32> {tgc.kind = "user_input", tg
 //       CHECK:   %[[R:.*]] = tgc.relu %[[X]]
 //       CHECK:   %[[F:.*]] = tgc.masked_fill %[[R]], %[[M]]
 //       CHECK:   %[[C:.*]] = tgc.clamp %[[F]] {max = 2.000000e+00 : f64}
-//       CHECK:   return %[[C]]
+//       CHECK:   %[[D:.*]] = tgc.dropout %[[C]] {p = 5.000000e-01 : f64, train = false}
+//       CHECK:   return %[[D]]
 func.func @inplace_activation(%x: !tgc.tensor<[4], f32> {tgc.kind = "user_input", tgc.name = "x"},
                               %m: !tgc.tensor<[4], i1> {tgc.kind = "user_input", tgc.name = "m"}) {
   %0 = tgc.relu_ %x : !tgc.tensor<[4], f32> -> !tgc.tensor<[4], f32>
   %v = arith.constant 0.5 : f64
   %1 = tgc.masked_fill_ %0, %m, %v : !tgc.tensor<[4], f32>, !tgc.tensor<[4], i1>, f64 -> !tgc.tensor<[4], f32>
   %2 = tgc.clamp_ %x {max = 2.0 : f64} : !tgc.tensor<[4], f32> -> !tgc.tensor<[4], f32>
+  %3 = tgc.dropout_ %x {p = 0.5 : f64, train = false} : !tgc.tensor<[4], f32> -> !tgc.tensor<[4], f32>
   return
 }
