@@ -726,6 +726,20 @@ def Tgc_NativeDropoutOp : Tgc_Op<"native_dropout", ["aten.native_dropout.default
   let inferBody = "return ::tgc::inferNativeDropout(ctx, loc, adaptor.getInput(), types);";
 }
 
+def Tgc_BernoulliOp : Tgc_Op<"bernoulli", []> {
+  let summary = "A tensor like `input` whose elements are 1 with probability `p`, else 0";
+  let description = [{
+    The functional form of `x.bernoulli_(p)` (torchvision's stochastic depth draws its
+    keep mask this way). Only `input`'s shape and dtype matter. Not pure: two draws are
+    different tensors. `tgc-materialize-rng` rewrites it into `tgc.rand_bernoulli` from
+    the instance's RNG state and a conversion to the dtype.
+  }];
+  let arguments = (ins Tgc_AnyTensor:$input, F64Attr:$p);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let inferBody = "return ::tgc::inferClone(ctx, loc, adaptor.getInput(), types);";
+}
+
 def Tgc_RandBernoulliOp : Tgc_Op<"rand_bernoulli", [], [Pure, Tgc_NoRecompute]> {
   let summary = "A bool tensor whose elements are true with probability `p`";
   let description = [{
@@ -982,6 +996,10 @@ def Tgc_HardtanhInPlaceOp : Tgc_InPlaceUnaryOp<"hardtanh_", "hardtanh", ["aten.h
 }
 def Tgc_DropoutInPlaceOp : Tgc_InPlaceUnaryOp<"dropout_", "dropout", ["aten.dropout_.default"]> {
   let arguments = (ins Tgc_AnyTensor:$self, F64Attr:$p, BoolAttr:$train);
+}
+def Tgc_BernoulliInPlaceOp : Tgc_InPlaceUnaryOp<"bernoulli_", "bernoulli",
+                                                ["aten.bernoulli_.float"]> {
+  let arguments = (ins Tgc_AnyTensor:$self, DefaultValuedAttr<F64Attr, "0.5">:$p);
 }
 def Tgc_LeakyReluInPlaceOp : Tgc_InPlaceUnaryOp<"leaky_relu_", "leaky_relu",
                                                 ["aten.leaky_relu_.default"]> {

@@ -19,8 +19,10 @@ namespace {
 /// The name of the RNG state: the argument's `tgc.name` and its global's symbol.
 constexpr llvm::StringLiteral kRngState = "tgc.rng_state";
 
-/// A dropout that draws random numbers: training mode and 0 < p.
+/// A dropout that draws random numbers (training mode and 0 < p), or a bernoulli.
 bool isRandom(Operation *op) {
+  if (llvm::isa<BernoulliOp>(op))
+    return true;
   if (auto dropout = llvm::dyn_cast<DropoutOp>(op))
     return dropout.getTrain() && !dropout.getP().isZero();
   if (auto dropout = llvm::dyn_cast<NativeDropoutOp>(op))
@@ -123,6 +125,16 @@ struct MaterializeRngPass : public tgc::impl::MaterializeRngPassBase<Materialize
       b.setInsertionPoint(op);
       Location loc = op->getLoc();
       Value input = op->getOperand(0);
+      if (auto bernoulli = llvm::dyn_cast<BernoulliOp>(op)) {
+        auto type = llvm::cast<BaseTensorType>(input.getType());
+        ShapeAttr size = ShapeAttr::get(ctx, type.getSizes());
+        Value mask = RandBernoulliOp::create(b, loc, state, offset, size, bernoulli.getPAttr());
+        Value drawn = ToDTypeOp::create(b, loc, mask, TypeAttr::get(type.getDtype()));
+        offset = arith::AddIOp::create(b, loc, offset, numElements(b, loc, input));
+        op->replaceAllUsesWith(ValueRange{drawn});
+        op->erase();
+        continue;
+      }
       double p = llvm::isa<DropoutOp>(op)
                      ? llvm::cast<DropoutOp>(op).getP().convertToDouble()
                      : llvm::cast<NativeDropoutOp>(op).getP().convertToDouble();

@@ -52,3 +52,20 @@ func.func @capture_level(%x: !tgc.tensor<[4], f32>) -> !tgc.tensor<[4], f32> {
   %0 = tgc.dropout %x {p = 0.5 : f64, train = true} : !tgc.tensor<[4], f32> -> !tgc.tensor<[4], f32>
   return %0 : !tgc.tensor<[4], f32>
 }
+
+// -----
+
+// bernoulli (the functional x.bernoulli_(p)): a rand_bernoulli of the input's shape
+// with probability p, converted to the input's dtype; it draws from its own range.
+// CHECK-LABEL: func.func @bernoulli
+//  CHECK-SAME:   (%[[S:.*]]: !tgc.vtensor<[2], i64> {{.*}}, %[[X:.*]]: !tgc.vtensor<[3, 1, 1], f32>
+//       CHECK:   %[[O0:.*]] = arith.constant 0 : i64
+//       CHECK:   %[[M:.*]] = tgc.rand_bernoulli %[[S]], %[[O0]] {p = 8.000000e-01 : f64, size = #tgc.shape<[3, 1, 1]>} : !tgc.vtensor<[2], i64> -> !tgc.vtensor<[3, 1, 1], i1>
+//       CHECK:   %[[F:.*]] = tgc.to_dtype %[[M]] {dtype = f32} : !tgc.vtensor<[3, 1, 1], i1> -> !tgc.vtensor<[3, 1, 1], f32>
+//       CHECK:   %[[O1:.*]] = arith.addi %[[O0]], %{{.*}}
+//       CHECK:   return %[[F]],
+func.func @bernoulli(%x: !tgc.vtensor<[3, 1, 1], f32> {tgc.kind = "user_input", tgc.name = "x"})
+    -> !tgc.vtensor<[3, 1, 1], f32> {
+  %0 = tgc.bernoulli %x {p = 0.8 : f64} : !tgc.vtensor<[3, 1, 1], f32> -> !tgc.vtensor<[3, 1, 1], f32>
+  return %0 : !tgc.vtensor<[3, 1, 1], f32>
+}
