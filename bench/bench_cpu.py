@@ -225,6 +225,17 @@ def set_threads(n, so=None):
     return openblas_threads(so) if so else None
 
 
+def record_check(ctx, row, tag, problems, max_err, label):
+    """Records tgc's numerics check of a row: its error, status and problems (also kept
+    as a failure of the run under `label`, and printed)."""
+    row["max_abs_err"] = max_err
+    row["status"] = "ok" if not problems else "mismatch"
+    if problems:
+        row["mismatch"] = problems
+        ctx.failures.append((tag, label, "\n".join(problems)))
+        print(f"[{tag}] !!! tgc MISMATCH vs eager !!!\n  " + "\n  ".join(problems), flush=True)
+
+
 def time_row(ctx, row, tag, sides, model, warmup, reps, budget_s):
     """Times `sides` ((name, call, reset) each) interleaved and records each side's
     statistics in `row`; closes `model` (tgc's, or None) after. False, with the row's
@@ -449,12 +460,7 @@ def prepare_tgc(ctx, row, tag, inputs, ref, pt2):
         problems, max_err = check_first_call(so, inputs, ref)
     except TgcError as e:
         problems, max_err = [f"run failed: {e}"], float("inf")
-    row["max_abs_err"] = max_err
-    row["status"] = "ok" if not problems else "mismatch"
-    if problems:
-        row["mismatch"] = problems
-        ctx.failures.append((tag, "MISMATCH", "\n".join(problems)))
-        print(f"[{tag}] !!! tgc MISMATCH vs eager !!!\n  " + "\n  ".join(problems), flush=True)
+    record_check(ctx, row, tag, problems, max_err, "MISMATCH")
     try:
         tm = Model(so)
         t_in = [inputs[n].clone() for n in tm.input_names]
@@ -495,7 +501,7 @@ def parse_args():
                     help="tgc archives per model, comma list of train (torch.export) and "
                          "core (run_decompositions()); default train")
     ap.add_argument("--threads", type=int, default=2,
-                    help="threads on every side (torch, OpenBLAS, TGC_NUM_THREADS); default 2")
+                    help="threads on every side (torch, TGC_NUM_THREADS); default 2")
     ap.add_argument("--reps", type=int, help="max timed calls per side (default 200, quick 10)")
     ap.add_argument("--warmup", type=int, help="untimed calls per side (default 3, quick 1)")
     ap.add_argument("--budget", type=float,

@@ -55,7 +55,7 @@ import bench_models  # noqa: E402
 import models  # noqa: E402  (test/fixtures/models.py)
 import report  # noqa: E402
 from bench_cpu import (ATOL, RTOL, Context, compare, compile_archive, environment, find_tgc,  # noqa: E402
-                       print_footer, print_header, set_threads, time_row,
+                       print_footer, print_header, record_check, set_threads, time_row,
                        write_json)
 from tgc_ctypes import Model, TgcError  # noqa: E402
 
@@ -366,12 +366,7 @@ def prepare_tgc(ctx, row, fx, inputs):
         problems, max_err = check_first_step(so, fx)
     except TgcError as e:
         problems, max_err = [f"run failed: {e}"], None
-    row["max_abs_err"] = max_err
-    row["status"] = "ok" if not problems else "mismatch"
-    if problems:
-        row["mismatch"] = problems
-        ctx.failures.append((name, "MISMATCH vs eager", "\n".join(problems)))
-        print(f"[{name}] !!! tgc MISMATCH vs eager !!!\n  " + "\n  ".join(problems), flush=True)
+    record_check(ctx, row, name, problems, max_err, "MISMATCH vs eager")
     try:
         tm = Model(so)
         t_in = [inputs[n].clone() for n in tm.input_names]
@@ -476,7 +471,7 @@ def parse_args():
                     help="only the AOTAutograd saved values of the fixtures (no tgc, no timing)")
     ap.add_argument("--only", nargs="*", help=f"only these models ({' '.join(names)})")
     ap.add_argument("--threads", type=int, default=2,
-                    help="threads on every side (torch, OpenBLAS, TGC_NUM_THREADS); default 2")
+                    help="threads on every side (torch, TGC_NUM_THREADS); default 2")
     ap.add_argument("--reps", type=int, help="max timed steps per side (default 200, quick 10)")
     ap.add_argument("--warmup", type=int, help="untimed steps per side (default 3, quick 1)")
     ap.add_argument("--budget", type=float,

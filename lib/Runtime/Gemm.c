@@ -129,94 +129,39 @@ void tgc_gemm_init(void) {
     openblas_set_num_threads(1);
 }
 
-void tgc_rt_gemm_f32(int64_t transA, int64_t transB, const float *A, int64_t offA, int64_t lda,
-                     const float *B, int64_t offB, int64_t ldb, float *C, int64_t offC, int64_t ldc,
-                     int64_t M, int64_t N, int64_t K, float alpha, float beta) {
-  gemm(&(gemm_job){.f64 = false,
-                   .batch = 1,
-                   .transA = transA,
-                   .transB = transB,
-                   .A = (const char *)(A + offA),
-                   .B = (const char *)(B + offB),
-                   .C = (char *)(C + offC),
-                   .lda = lda,
-                   .ldb = ldb,
-                   .ldc = ldc,
-                   .M = M,
-                   .N = N,
-                   .K = K,
-                   .alpha = alpha,
-                   .beta = beta});
-}
+/* The entries generated code calls, per element type: a single product is the
+ * batched one with a batch of 1. Offsets and batch strides are in elements. */
+#define TGC_GEMM_ENTRIES(SUFFIX, T, IS_F64)                                                        \
+  void tgc_rt_gemm_batched_##SUFFIX(                                                               \
+      int64_t batch, int64_t transA, int64_t transB, const T *A, int64_t offA, int64_t strideA,    \
+      int64_t lda, const T *B, int64_t offB, int64_t strideB, int64_t ldb, T *C, int64_t offC,     \
+      int64_t strideC, int64_t ldc, int64_t M, int64_t N, int64_t K, T alpha, T beta) {            \
+    int64_t size = (int64_t)sizeof(T);                                                             \
+    gemm(&(gemm_job){.f64 = IS_F64,                                                                \
+                     .batch = batch,                                                               \
+                     .transA = transA,                                                             \
+                     .transB = transB,                                                             \
+                     .A = (const char *)(A + offA),                                                \
+                     .B = (const char *)(B + offB),                                                \
+                     .C = (char *)(C + offC),                                                      \
+                     .strideA = strideA * size,                                                    \
+                     .strideB = strideB * size,                                                    \
+                     .strideC = strideC * size,                                                    \
+                     .lda = lda,                                                                   \
+                     .ldb = ldb,                                                                   \
+                     .ldc = ldc,                                                                   \
+                     .M = M,                                                                       \
+                     .N = N,                                                                       \
+                     .K = K,                                                                       \
+                     .alpha = alpha,                                                               \
+                     .beta = beta});                                                               \
+  }                                                                                                \
+  void tgc_rt_gemm_##SUFFIX(int64_t transA, int64_t transB, const T *A, int64_t offA, int64_t lda, \
+                            const T *B, int64_t offB, int64_t ldb, T *C, int64_t offC,             \
+                            int64_t ldc, int64_t M, int64_t N, int64_t K, T alpha, T beta) {       \
+    tgc_rt_gemm_batched_##SUFFIX(1, transA, transB, A, offA, 0, lda, B, offB, 0, ldb, C, offC, 0,  \
+                                 ldc, M, N, K, alpha, beta);                                       \
+  }
 
-void tgc_rt_gemm_f64(int64_t transA, int64_t transB, const double *A, int64_t offA, int64_t lda,
-                     const double *B, int64_t offB, int64_t ldb, double *C, int64_t offC,
-                     int64_t ldc, int64_t M, int64_t N, int64_t K, double alpha, double beta) {
-  gemm(&(gemm_job){.f64 = true,
-                   .batch = 1,
-                   .transA = transA,
-                   .transB = transB,
-                   .A = (const char *)(A + offA),
-                   .B = (const char *)(B + offB),
-                   .C = (char *)(C + offC),
-                   .lda = lda,
-                   .ldb = ldb,
-                   .ldc = ldc,
-                   .M = M,
-                   .N = N,
-                   .K = K,
-                   .alpha = alpha,
-                   .beta = beta});
-}
-
-void tgc_rt_gemm_batched_f32(int64_t batch, int64_t transA, int64_t transB, const float *A,
-                             int64_t offA, int64_t strideA, int64_t lda, const float *B,
-                             int64_t offB, int64_t strideB, int64_t ldb, float *C, int64_t offC,
-                             int64_t strideC, int64_t ldc, int64_t M, int64_t N, int64_t K,
-                             float alpha, float beta) {
-  int64_t size = (int64_t)sizeof(float);
-  gemm(&(gemm_job){.f64 = false,
-                   .batch = batch,
-                   .transA = transA,
-                   .transB = transB,
-                   .A = (const char *)(A + offA),
-                   .B = (const char *)(B + offB),
-                   .C = (char *)(C + offC),
-                   .strideA = strideA * size,
-                   .strideB = strideB * size,
-                   .strideC = strideC * size,
-                   .lda = lda,
-                   .ldb = ldb,
-                   .ldc = ldc,
-                   .M = M,
-                   .N = N,
-                   .K = K,
-                   .alpha = alpha,
-                   .beta = beta});
-}
-
-void tgc_rt_gemm_batched_f64(int64_t batch, int64_t transA, int64_t transB, const double *A,
-                             int64_t offA, int64_t strideA, int64_t lda, const double *B,
-                             int64_t offB, int64_t strideB, int64_t ldb, double *C, int64_t offC,
-                             int64_t strideC, int64_t ldc, int64_t M, int64_t N, int64_t K,
-                             double alpha, double beta) {
-  int64_t size = (int64_t)sizeof(double);
-  gemm(&(gemm_job){.f64 = true,
-                   .batch = batch,
-                   .transA = transA,
-                   .transB = transB,
-                   .A = (const char *)(A + offA),
-                   .B = (const char *)(B + offB),
-                   .C = (char *)(C + offC),
-                   .strideA = strideA * size,
-                   .strideB = strideB * size,
-                   .strideC = strideC * size,
-                   .lda = lda,
-                   .ldb = ldb,
-                   .ldc = ldc,
-                   .M = M,
-                   .N = N,
-                   .K = K,
-                   .alpha = alpha,
-                   .beta = beta});
-}
+TGC_GEMM_ENTRIES(f32, float, false)
+TGC_GEMM_ENTRIES(f64, double, true)

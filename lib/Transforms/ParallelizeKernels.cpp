@@ -40,6 +40,12 @@ std::optional<int64_t> staticTripCount(Value lb, Value ub, Value step) {
   return *u <= *l ? 0 : (*u - *l + *s - 1) / *s;
 }
 
+/// ceildiv(ub - lb, step) at the builder's point: a dimension's iteration count.
+Value tripCount(OpBuilder &b, Location loc, Value lb, Value ub, Value step) {
+  Value extent = arith::SubIOp::create(b, loc, ub, lb);
+  return arith::CeilDivUIOp::create(b, loc, extent, step);
+}
+
 /// Iterations of the innermost bodies of `region` per execution (unknown trip counts
 /// count as large).
 int64_t workOf(Region &region);
@@ -168,12 +174,8 @@ struct ParallelizeKernelsPass : tgc::impl::ParallelizeKernelsPassBase<Paralleliz
     Value one = arith::ConstantIndexOp::create(b, loc, 1);
     SmallVector<Value> trips;
     for (unsigned d = 0; d < split; ++d) {
-      Value lb = index(loop.getLowerBound()[d]), ub = index(loop.getUpperBound()[d]),
-            st = index(loop.getStep()[d]);
-      Value extent = arith::SubIOp::create(b, loc, ub, lb);
-      Value rounded =
-          arith::AddIOp::create(b, loc, extent, arith::SubIOp::create(b, loc, st, one).getResult());
-      trips.push_back(arith::DivUIOp::create(b, loc, rounded, st));
+      trips.push_back(tripCount(b, loc, index(loop.getLowerBound()[d]),
+                                index(loop.getUpperBound()[d]), index(loop.getStep()[d])));
     }
     auto chunkLoop = scf::ForOp::create(b, loc, begin, end, one);
     func::ReturnOp::create(b, loc);
@@ -216,12 +218,8 @@ struct ParallelizeKernelsPass : tgc::impl::ParallelizeKernelsPassBase<Paralleliz
     b.setInsertionPoint(loop);
     Value count;
     for (unsigned d = 0; d < split; ++d) {
-      Value lb = loop.getLowerBound()[d], ub = loop.getUpperBound()[d], st = loop.getStep()[d];
-      Value extent = arith::SubIOp::create(b, loc, ub, lb);
-      Value stMinusOne =
-          arith::SubIOp::create(b, loc, st, arith::ConstantIndexOp::create(b, loc, 1));
-      Value trip = arith::DivUIOp::create(
-          b, loc, arith::AddIOp::create(b, loc, extent, stMinusOne).getResult(), st);
+      Value trip =
+          tripCount(b, loc, loop.getLowerBound()[d], loop.getUpperBound()[d], loop.getStep()[d]);
       count = count ? arith::MulIOp::create(b, loc, count, trip).getResult() : trip;
     }
     Value record = LLVM::UndefOp::create(b, loc, context);
