@@ -112,6 +112,27 @@ def ApproximateMathPass : Pass<"tgc-approximate-math"> {
                            "::mlir::vector::VectorDialect"];
 }
 
+def LowerReductionsPass : Pass<"tgc-lower-reductions"> {
+  let summary = "Reductions as loops that carry their accumulators in registers";
+  let description = [{
+    On memrefs (llvm phase), before the other linalg ops become loops: a
+    `linalg.generic` whose loops are its parallel dimensions followed by its reduction
+    dimensions (tgc-form-kernels orders reductions so when their innermost dimension
+    is a reduction) becomes an `scf.parallel` over the parallel dimensions that loads
+    each output element once, an `scf.for` nest over the reduction dimensions that
+    carries it as an iteration argument, and a store. linalg's own lowering loads and
+    stores the output in every iteration, which LLVM cannot keep in a register (the
+    output may alias an input), so the loop is a chain of scalar adds through memory.
+    The combining op of each output (`arith.addf`, `mulf`, `maximumf`, `minimumf`,
+    `maxnumf`, `minnumf` of the carried value) gets the `reassoc` flag, so LLVM
+    vectorizes the innermost loop with partial results. The order of the partial
+    results depends only on the generated code, not on the thread count: results stay
+    bit-identical from run to run and across thread counts.
+  }];
+  let dependentDialects = ["::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect"];
+}
+
 def ParallelizeKernelsPass : Pass<"tgc-parallelize-kernels", "::mlir::ModuleOp"> {
   let summary = "Run the outermost parallel loop of each kernel on the runtime's threads";
   let description = [{

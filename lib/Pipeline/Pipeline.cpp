@@ -121,6 +121,7 @@ static void populateBufferize(OpPassManager &pm) {
 static void populateLLVM(OpPassManager &pm) {
   pm.addPass(createFinalizeEntriesPass());
   pm.addPass(createConvertLinalgToBlasPass());
+  pm.addPass(createLowerReductionsPass());
   pm.addPass(createConvertLinalgToParallelLoopsPass());
   pm.addPass(createParallelizeKernelsPass());
   pm.addPass(createLowerAffinePass());

@@ -13,6 +13,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -156,18 +157,86 @@ static LogicalResult foldTransposes(func::FuncOp func) {
   return success();
 }
 
-/// Fuses elementwise producers with one use into their consumers.
+/// Ops of a body that make recomputing it in every consumer cheaper than writing its
+/// result once and reading it back: a handful of arithmetic ops, no transcendental.
+static constexpr unsigned kMaxRecomputedOps = 8;
+
+/// Whether `producer` (an elementwise linalg.generic) is cheap enough to recompute in
+/// each of its consumers: a short body without calls into libm-sized math, and at most
+/// one input read in full (the others broadcast: a per-channel mean, a bias). A
+/// consumer that recomputes it then reads no more than it would read of the result,
+/// and the result is never written: batch norm's `x - mean`, read by the variance and
+/// by the normalization, or a GEMM's transposed result plus its bias.
+static bool isCheapToRecompute(linalg::GenericOp producer) {
+  if (producer.getNumDpsInits() != 1 || producer.getNumReductionLoops() != 0 ||
+      !producer.hasPureTensorSemantics())
+    return false;
+  unsigned ops = 0;
+  for (Operation &op : producer.getBody()->without_terminator()) {
+    if (++ops > kMaxRecomputedOps || op.getNumRegions() != 0)
+      return false;
+    if (isa<math::MathDialect>(op.getDialect()) &&
+        !isa<math::AbsFOp, math::SqrtOp, math::RsqrtOp, math::FmaOp, math::CopySignOp>(op))
+      return false;
+  }
+  unsigned loops = producer.getNumLoops();
+  unsigned full = 0;
+  for (OpOperand *input : producer.getDpsInputOperands())
+    if (isa<ShapedType>(input->get().getType()) && llvm::all_of(llvm::seq(loops), [&](unsigned d) {
+          return producer.getMatchingIndexingMap(input).isFunctionOfDim(d);
+        }))
+      ++full;
+  return full <= 1;
+}
+
+/// Gives each fusable use of a cheap multi-use elementwise producer a copy of its own
+/// (single-use fusion then folds each copy into its consumer). Returns whether it
+/// cloned anything.
+static bool cloneCheapProducers(func::FuncOp func) {
+  SmallVector<linalg::GenericOp> producers;
+  func.walk([&](linalg::GenericOp op) {
+    if (!op->hasOneUse() && !op->use_empty() && isCheapToRecompute(op))
+      producers.push_back(op);
+  });
+  bool changed = false;
+  OpBuilder builder(func.getContext());
+  for (linalg::GenericOp producer : producers) {
+    SmallVector<OpOperand *> fusable;
+    for (OpOperand &use : producer->getResult(0).getUses())
+      if (isa<linalg::GenericOp>(use.getOwner()) && linalg::areElementwiseOpsFusable(&use))
+        fusable.push_back(&use);
+    // The producer itself goes to the last fusable use when no other use keeps it.
+    bool keepsOriginal =
+        fusable.size() < size_t(std::distance(producer->use_begin(), producer->use_end()));
+    if (!keepsOriginal && !fusable.empty())
+      fusable.pop_back();
+    for (OpOperand *use : fusable) {
+      builder.setInsertionPoint(producer);
+      use->set(builder.clone(*producer)->getResult(0));
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+/// Fuses elementwise producers into their consumers: those with one use, and cheap
+/// ones (isCheapToRecompute) recomputed in each consumer, until nothing changes.
 static LogicalResult fuseElementwise(func::FuncOp func) {
-  RewritePatternSet patterns(func.getContext());
-  linalg::ControlFusionFn singleUse = [](OpOperand *fused) {
-    Operation *producer = fused->get().getDefiningOp();
-    return producer && producer->hasOneUse();
-  };
-  linalg::populateElementwiseOpsFusionPatterns(patterns, singleUse);
-  linalg::GenericOp::getCanonicalizationPatterns(patterns, func.getContext());
-  if (failed(applyPatternsGreedily(func, std::move(patterns))))
-    return func.emitError("tgc-form-kernels: elementwise fusion did not converge");
-  return success();
+  for (unsigned round = 0;; ++round) {
+    RewritePatternSet patterns(func.getContext());
+    linalg::ControlFusionFn singleUse = [](OpOperand *fused) {
+      Operation *producer = fused->get().getDefiningOp();
+      return producer && producer->hasOneUse();
+    };
+    linalg::populateElementwiseOpsFusionPatterns(patterns, singleUse);
+    linalg::GenericOp::getCanonicalizationPatterns(patterns, func.getContext());
+    if (failed(applyPatternsGreedily(func, std::move(patterns))))
+      return func.emitError("tgc-form-kernels: elementwise fusion did not converge");
+    // (Each round folds a producer into its consumers, which removes an op from every
+    // chain: the rounds are bounded by the depth of the elementwise chains.)
+    if (round == 64 || !cloneCheapProducers(func))
+      return success();
+  }
 }
 
 /// The loop order of a reduction: its parallel dimensions first, then its reduction

@@ -323,3 +323,87 @@ func.func @repeated(%x: tensor<16xf32>, %y: tensor<16xf32>) -> (tensor<16xf32>, 
   } -> tensor<16xf32>
   return %a, %b, %c : tensor<16xf32>, tensor<16xf32>, tensor<16xf32>
 }
+
+// -----
+
+// A cheap elementwise producer with several uses (batch norm's x - mean, one input
+// read in full, the mean broadcast) is recomputed in each consumer instead of being
+// written once and read back: the variance's reduction and the normalization each
+// read x and the mean. An expensive one (exp) and one that reads two tensors in full
+// (a residual add) are computed once, in a kernel of their own. (The two column sums
+// are one kernel: they have the same body.)
+
+#x = affine_map<(d0, d1) -> (d0, d1)>
+#c = affine_map<(d0, d1) -> (d1)>
+#cr = affine_map<(d0, d1) -> (d1)>
+func.func @recompute(%x: tensor<64x8xf32>, %mean: tensor<8xf32>, %y: tensor<64x8xf32>)
+    -> (tensor<8xf32>, tensor<64x8xf32>, tensor<64x8xf32>, tensor<8xf32>, tensor<64x8xf32>, tensor<8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x8xf32>
+  %centered = linalg.generic {indexing_maps = [#x, #c, #x], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %mean : tensor<64x8xf32>, tensor<8xf32>) outs(%e : tensor<64x8xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %0 = arith.subf %in, %m : f32
+    linalg.yield %0 : f32
+  } -> tensor<64x8xf32>
+  %er = tensor.empty() : tensor<8xf32>
+  %fr = linalg.fill ins(%zero : f32) outs(%er : tensor<8xf32>) -> tensor<8xf32>
+  %var = linalg.generic {indexing_maps = [#x, #cr], iterator_types = ["reduction", "parallel"]}
+      ins(%centered : tensor<64x8xf32>) outs(%fr : tensor<8xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %0 = arith.mulf %in, %in : f32
+    %1 = arith.addf %0, %acc : f32
+    linalg.yield %1 : f32
+  } -> tensor<8xf32>
+  %scaled = linalg.generic {indexing_maps = [#x, #x], iterator_types = ["parallel", "parallel"]}
+      ins(%centered : tensor<64x8xf32>) outs(%e : tensor<64x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.mulf %in, %in : f32
+    linalg.yield %0 : f32
+  } -> tensor<64x8xf32>
+  %exp = linalg.generic {indexing_maps = [#x, #x], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<64x8xf32>) outs(%e : tensor<64x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = math.exp %in : f32
+    linalg.yield %0 : f32
+  } -> tensor<64x8xf32>
+  %sum = linalg.generic {indexing_maps = [#x, #cr], iterator_types = ["reduction", "parallel"]}
+      ins(%exp : tensor<64x8xf32>) outs(%fr : tensor<8xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %0 = arith.addf %in, %acc : f32
+    linalg.yield %0 : f32
+  } -> tensor<8xf32>
+  %residual = linalg.generic {indexing_maps = [#x, #x, #x], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %y : tensor<64x8xf32>, tensor<64x8xf32>) outs(%e : tensor<64x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %0 = arith.addf %a, %b : f32
+    linalg.yield %0 : f32
+  } -> tensor<64x8xf32>
+  %rsum = linalg.generic {indexing_maps = [#x, #cr], iterator_types = ["reduction", "parallel"]}
+      ins(%residual : tensor<64x8xf32>) outs(%fr : tensor<8xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %0 = arith.addf %in, %acc : f32
+    linalg.yield %0 : f32
+  } -> tensor<8xf32>
+  return %var, %scaled, %exp, %sum, %residual, %rsum
+      : tensor<8xf32>, tensor<64x8xf32>, tensor<64x8xf32>, tensor<8xf32>, tensor<64x8xf32>, tensor<8xf32>
+}
+
+// CHECK-LABEL: func.func @recompute(
+//  CHECK-SAME:     %[[X:[^:]*]]: tensor<64x8xf32>, %[[MEAN:[^:]*]]: tensor<8xf32>, %[[Y:[^:]*]]: tensor<64x8xf32>)
+//       CHECK:   %[[VAR:.*]] = call @recompute_kernel0(%[[X]], %[[MEAN]],
+//       CHECK:   %[[SCALED:.*]] = call @recompute_kernel1(%[[X]], %[[MEAN]],
+//       CHECK:   %[[EXP:.*]] = call @recompute_kernel2(%[[X]],
+//       CHECK:   %[[SUM:.*]] = call @recompute_kernel3(%[[EXP]],
+//       CHECK:   %[[RES:.*]] = call @recompute_kernel4(%[[X]], %[[Y]],
+//       CHECK:   %[[RSUM:.*]] = call @recompute_kernel3(%[[RES]],
+//       CHECK:   return %[[VAR]], %[[SCALED]], %[[EXP]], %[[SUM]], %[[RES]], %[[RSUM]]
+// CHECK-LABEL: func.func private @recompute_kernel0(
+//       CHECK:   linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]
+//       CHECK:     arith.subf
+//       CHECK:     arith.mulf
+//       CHECK:     arith.addf
+// CHECK-LABEL: func.func private @recompute_kernel1(
+//       CHECK:   linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]
+//       CHECK:     arith.subf
+//       CHECK:     arith.mulf
