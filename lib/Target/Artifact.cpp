@@ -20,6 +20,7 @@ using namespace tgc;
 static LogicalResult linkLibrary(const ArtifactOptions &options, ArrayRef<std::string> objects,
                                  Location loc) {
   std::vector<std::string> argv = {options.linker, "-shared", "-o", options.libraryPath};
+  argv.insert(argv.end(), options.linkerFlags.begin(), options.linkerFlags.end());
   argv.insert(argv.end(), objects.begin(), objects.end());
   argv.push_back(options.runtimeLibrary);
   argv.insert(argv.end(), options.linkLibraries.begin(), options.linkLibraries.end());

@@ -9,6 +9,7 @@
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/Bitcode/BitcodeWriter.h"
+#include "llvm/IR/Constants.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/MCSubtargetInfo.h"
@@ -34,6 +35,7 @@ static std::unique_ptr<llvm::TargetMachine> targetMachine(const CpuTarget &targe
   static const bool registered = [] {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
+    llvm::InitializeNativeTargetAsmParser(); // the `.incbin` of outlineConstantData
     return true;
   }();
   (void)registered;
@@ -139,6 +141,77 @@ static std::string compilePart(StringRef part, StringRef path, const CpuTarget &
   return optimizeAndEmit(**m, *tm, path);
 }
 
+/// Constant data this large and more (weights) is not compiled from LLVM IR: instruction
+/// selection emits an array element by element, and splitting copies it through bitcode.
+static constexpr uint64_t kOutlinedDataBytes = 4 << 10;
+
+/// Whether `text` can stand in double quotes in assembly as it is.
+static bool isPlainAsmString(StringRef text) {
+  return llvm::all_of(text, [](char c) { return c >= 0x20 && c < 0x7f && c != '"' && c != '\\'; });
+}
+
+/// Moves the initializers of the large constant arrays of `m` into the file `blobPath`
+/// and makes the globals hidden declarations; returns assembly that defines them as
+/// `.incbin`s of that file (empty when there is nothing to move), or an error message
+/// in `error`. Assembling it copies the bytes as they are, which costs next to nothing.
+static std::string outlineConstantData(llvm::Module &m, StringRef modelName, StringRef blobPath,
+                                       std::string &error) {
+  if (!isPlainAsmString(blobPath))
+    return "";
+  std::string blob, assembly;
+  llvm::raw_string_ostream as(assembly);
+  for (llvm::GlobalVariable &global : m.globals()) {
+    auto *data = llvm::dyn_cast_if_present<llvm::ConstantDataSequential>(
+        global.hasInitializer() ? global.getInitializer() : nullptr);
+    if (!global.isConstant() || !data || data->getRawDataValues().size() < kOutlinedDataBytes)
+      continue;
+    if (global.hasLocalLinkage())
+      global.setName(modelName + "." + global.getName());
+    if (!isPlainAsmString(global.getName()))
+      continue;
+    StringRef bytes = data->getRawDataValues();
+    uint64_t align = std::max<uint64_t>(global.getAlign().valueOrOne().value(), 64);
+    blob.resize(llvm::alignTo(blob.size(), align));
+    uint64_t offset = blob.size();
+    blob.append(bytes);
+    std::string name = ("\"" + global.getName() + "\"").str();
+    as << ".p2align " << llvm::Log2_64(align) << "\n"
+       << ".globl " << name << "\n.hidden " << name << "\n.type " << name << ",@object\n"
+       << ".size " << name << ", " << bytes.size() << "\n"
+       << name << ":\n.incbin \"" << blobPath << "\", " << offset << ", " << bytes.size() << "\n";
+    global.setInitializer(nullptr);
+    global.setLinkage(llvm::GlobalValue::ExternalLinkage);
+    global.setVisibility(llvm::GlobalValue::HiddenVisibility);
+    global.setAlignment(llvm::Align(align));
+  }
+  if (assembly.empty())
+    return "";
+  std::error_code ec;
+  llvm::raw_fd_ostream out(blobPath, ec);
+  if (!ec)
+    out << blob;
+  if (ec || out.has_error()) {
+    error = "cannot write " + blobPath.str() + ": " + ec.message();
+    return "";
+  }
+  return ".section .tgc.data,\"a\",@progbits\n" + assembly;
+}
+
+/// Assembles `assembly` (outlineConstantData's) into the object `path`; an error
+/// message or "".
+static std::string emitDataObject(StringRef assembly, StringRef path, const CpuTarget &target) {
+  llvm::LLVMContext context;
+  llvm::Module m("tgc_data", context);
+  std::string error;
+  std::unique_ptr<llvm::TargetMachine> tm = targetMachine(target, error);
+  if (!tm)
+    return "no target for " + target.triple + ": " + error;
+  m.setDataLayout(tm->createDataLayout());
+  m.setTargetTriple(tm->getTargetTriple());
+  m.setModuleInlineAsm(assembly);
+  return optimizeAndEmit(m, *tm, path);
+}
+
 FailureOr<std::vector<std::string>> tgc::emitModelObjects(ModuleOp module, const ModelAbi &model,
                                                           StringRef objectStem,
                                                           const CpuTarget &target,
@@ -174,21 +247,36 @@ FailureOr<std::vector<std::string>> tgc::emitModelObjects(ModuleOp module, const
       f.addFnAttr(llvm::Attribute::NoInline);
       f.addFnAttr(llvm::Attribute::OptimizeNone);
     }
+  // The weights: one object assembled from a file of their bytes.
+  TimingScope outlining = parent.nest("constant data");
+  std::string blobPath = (objectStem + ".data").str();
+  std::string assembly = outlineConstantData(*llvmModule, model.signature.name, blobPath, error);
+  if (!error.empty())
+    return emitError(loc) << error;
+  outlining.stop();
+
   TimingScope splitting = parent.nest("LLVM module split");
   std::vector<llvm::SmallString<0>> parts = splitModule(*llvmModule, model.signature.name);
   llvmModule.reset();
   splitting.stop();
 
   TimingScope compiling = parent.nest("LLVM optimization and code generation");
-  std::vector<std::string> objects(parts.size()), errors(parts.size());
+  size_t count = parts.size() + (assembly.empty() ? 0 : 1);
+  std::vector<std::string> objects(count), errors(count);
   {
-    llvm::DefaultThreadPool pool(llvm::hardware_concurrency(parts.size()));
+    llvm::DefaultThreadPool pool(llvm::hardware_concurrency(count));
     for (size_t i = 0; i < parts.size(); ++i) {
       objects[i] = (objectStem + "." + Twine(i) + ".o").str();
       pool.async([&, i] { errors[i] = compilePart(parts[i], objects[i], target); });
     }
+    if (!assembly.empty()) {
+      objects.back() = (objectStem + ".data.o").str();
+      pool.async([&] { errors.back() = emitDataObject(assembly, objects.back(), target); });
+    }
     pool.wait();
   }
+  if (!assembly.empty())
+    llvm::sys::fs::remove(blobPath);
   for (const std::string &message : errors)
     if (!message.empty())
       return emitError(loc) << message;

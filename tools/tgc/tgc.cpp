@@ -119,6 +119,10 @@ static tgc::ArtifactOptions artifactOptions(const CompileOptions &options) {
   tgc::ArtifactOptions artifact;
   artifact.runtimeLibrary = envOr("TGC_RUNTIME_LIBRARY", TGC_RUNTIME_LIBRARY);
   artifact.linker = envOr("TGC_LINKER", TGC_LINKER_PATH);
+  if (std::string flags = envOr("TGC_LINKER_FLAGS", TGC_LINKER_FLAGS); !flags.empty())
+    for (llvm::StringRef flag : llvm::split(flags, ' '))
+      if (!flag.empty())
+        artifact.linkerFlags.push_back(flag.str());
   artifact.libraryPath = options.output;
   artifact.name = modelName(options);
   artifact.cpu = options.cpu;
