@@ -295,14 +295,58 @@ namespace {
 /// follows its operands, and the values it takes from outside.
 struct Group {
   Operation *root;
+  /// The op whose results the kernel returns: the root, or the insert_slice of a slice
+  /// update (sliceUpdate).
+  Operation *last;
+  /// The extract_slice through which the root's output comes in a slice update.
+  Operation *initView = nullptr;
   SmallVector<Operation *> ops;
   SetVector<Value> inputs;
   DenseSet<Operation *> members;
 
-  explicit Group(linalg::LinalgOp rootOp) : root(rootOp) {
+  explicit Group(linalg::LinalgOp rootOp) : root(rootOp), last(rootOp) {
+    tensor::InsertSliceOp insert = sliceUpdate(rootOp);
+    if (insert)
+      initView = extractOf(rootOp);
     members.insert(root);
     addOperands(root);
     ops.push_back(root);
+    if (initView) {
+      members.insert(insert);
+      addOperands(insert);
+      ops.push_back(insert);
+      last = insert;
+    }
+  }
+
+  /// The extract_slice that the output of `root` comes from, through a fill or not.
+  static tensor::ExtractSliceOp extractOf(linalg::LinalgOp root) {
+    if (root.getNumDpsInits() != 1)
+      return {};
+    Value init = root.getDpsInits()[0];
+    if (auto fill = init.getDefiningOp<linalg::FillOp>(); fill && fill->hasOneUse())
+      init = fill.getOutputs()[0];
+    auto extract = init.getDefiningOp<tensor::ExtractSliceOp>();
+    return extract && extract->hasOneUse() ? extract : tensor::ExtractSliceOp();
+  }
+
+  /// A root that computes a slice of a tensor T in place: its output is (a fill of) a
+  /// slice of T, and its one use inserts the result into T at the same place; the
+  /// insert_slice, or null. This is a loop over tiles of T (a convolution chunked over
+  /// the batch): the kernel takes all of T and returns it, so bufferization writes the
+  /// slice in place instead of copying it in and out of a buffer of its own.
+  static tensor::InsertSliceOp sliceUpdate(linalg::LinalgOp root) {
+    if (root->getNumResults() != 1 || !root->hasOneUse())
+      return {};
+    auto insert = dyn_cast<tensor::InsertSliceOp>(*root->getUsers().begin());
+    tensor::ExtractSliceOp extract = extractOf(root);
+    if (!insert || !extract || insert.getSource() != root->getResult(0) ||
+        extract.getSource() != insert.getDest() ||
+        extract.getMixedOffsets() != insert.getMixedOffsets() ||
+        extract.getMixedSizes() != insert.getMixedSizes() ||
+        extract.getMixedStrides() != insert.getMixedStrides())
+      return {};
+    return insert;
   }
 
   /// Adds what `op`'s operands (and the values its regions use from above) come from.
@@ -324,7 +368,8 @@ struct Group {
     Operation *def = value.getDefiningOp();
     if (def && members.contains(def))
       return;
-    bool copied = isInit ? isa_and_present<linalg::FillOp>(def) : def && isCopiedIntoGroup(def);
+    bool copied = isInit ? isa_and_present<linalg::FillOp>(def) || (def && def == initView)
+                         : def && isCopiedIntoGroup(def);
     if (copied) {
       members.insert(def);
       addOperands(def);
@@ -348,7 +393,7 @@ static func::FuncOp outline(Group &group, func::FuncOp func, Operation *after, S
   OpBuilder builder(ctx);
   auto kernel =
       func::FuncOp::create(builder, loc, (func.getSymName() + "_kernel" + Twine(index)).str(),
-                           FunctionType::get(ctx, inputTypes, root->getResultTypes()));
+                           FunctionType::get(ctx, inputTypes, group.last->getResultTypes()));
   kernel.setPrivate();
   kernel->setAttr(attr::kKernel, UnitAttr::get(ctx));
   symbols.insert(kernel, std::next(Block::iterator(after)));
@@ -359,13 +404,15 @@ static func::FuncOp outline(Group &group, func::FuncOp func, Operation *after, S
   for (Operation *op : group.ops)
     builder.clone(*op, mapping);
   SmallVector<Value> results;
-  for (Value result : root->getResults())
+  for (Value result : group.last->getResults())
     results.push_back(mapping.lookup(result));
   func::ReturnOp::create(builder, loc, results);
 
-  builder.setInsertionPoint(root);
+  builder.setInsertionPoint(group.last);
   auto call = func::CallOp::create(builder, loc, kernel, group.inputs.getArrayRef());
-  root->replaceAllUsesWith(call.getResults());
+  group.last->replaceAllUsesWith(call.getResults());
+  if (group.last != root)
+    group.last->erase();
   root->erase();
   return kernel;
 }
@@ -455,7 +502,7 @@ struct FormKernelsPass : public tgc::impl::FormKernelsPassBase<FormKernelsPass> 
       producers.remove(root); // a fill copied into an earlier group and a root of its own
       Group group(root);
       for (Operation *op : group.ops)
-        if (op != group.root)
+        if (op != group.root && op != group.last)
           producers.insert(op);
       after = outline(group, func, after, symbols, index++);
     }

@@ -407,3 +407,54 @@ func.func @recompute(%x: tensor<64x8xf32>, %mean: tensor<8xf32>, %y: tensor<64x8
 //       CHECK:   linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]
 //       CHECK:     arith.subf
 //       CHECK:     arith.mulf
+
+// -----
+
+// A loop over slices of a tensor (a convolution chunked over the batch): the GEMM whose
+// output is a filled slice of the loop-carried tensor, inserted back at the same place,
+// is a kernel that takes the whole tensor and the slice's offset and returns the
+// tensor, so bufferization writes the slice in place. The unfolding kernel takes the
+// input and the chunk's offset: a slice of an input is a view the kernel makes itself.
+
+#read = affine_map<(d0, d1) -> (d1, d0)>
+#write = affine_map<(d0, d1) -> (d0, d1)>
+func.func @chunks(%x: tensor<64x8xf32>, %w: tensor<4x8xf32>) -> tensor<4x64xf32> {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<4x64xf32>
+  %r = scf.for %i = %c0 to %c64 step %c16 iter_args(%acc = %empty) -> (tensor<4x64xf32>) {
+    %chunk = tensor.extract_slice %x[%i, 0] [16, 8] [1, 1] : tensor<64x8xf32> to tensor<16x8xf32>
+    %e = tensor.empty() : tensor<8x16xf32>
+    %col = linalg.generic {indexing_maps = [#read, #write], iterator_types = ["parallel", "parallel"]}
+        ins(%chunk : tensor<16x8xf32>) outs(%e : tensor<8x16xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      linalg.yield %in : f32
+    } -> tensor<8x16xf32>
+    %slice = tensor.extract_slice %acc[0, %i] [4, 16] [1, 1] : tensor<4x64xf32> to tensor<4x16xf32>
+    %filled = linalg.fill ins(%zero : f32) outs(%slice : tensor<4x16xf32>) -> tensor<4x16xf32>
+    %gemm = linalg.matmul ins(%w, %col : tensor<4x8xf32>, tensor<8x16xf32>) outs(%filled : tensor<4x16xf32>) -> tensor<4x16xf32>
+    %next = tensor.insert_slice %gemm into %acc[0, %i] [4, 16] [1, 1] : tensor<4x16xf32> into tensor<4x64xf32>
+    scf.yield %next : tensor<4x64xf32>
+  }
+  return %r : tensor<4x64xf32>
+}
+
+// CHECK-LABEL: func.func @chunks(
+//  CHECK-SAME:     %[[X:[^:]*]]: tensor<64x8xf32>, %[[W:[^:]*]]: tensor<4x8xf32>)
+//       CHECK:   scf.for %[[I:.*]] = {{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<4x64xf32>) {
+//       CHECK:     %[[E:.*]] = tensor.empty() : tensor<8x16xf32>
+//       CHECK:     %[[COL:.*]] = func.call @chunks_kernel0(%[[X]], %[[I]], %[[E]])
+//       CHECK:     %[[NEXT:.*]] = func.call @chunks_kernel1(%[[W]], %[[COL]], %[[ACC]], %[[I]]) : (tensor<4x8xf32>, tensor<8x16xf32>, tensor<4x64xf32>, index) -> tensor<4x64xf32>
+//       CHECK:     scf.yield %[[NEXT]]
+// CHECK-LABEL: func.func private @chunks_kernel0(
+//       CHECK:   tensor.extract_slice
+//       CHECK:   linalg.generic
+// CHECK-LABEL: func.func private @chunks_kernel1(
+//  CHECK-SAME:     %[[W:[^:]*]]: tensor<4x8xf32>, %[[COL:[^:]*]]: tensor<8x16xf32>, %[[ACC:[^:]*]]: tensor<4x64xf32>, %[[I:[^:]*]]: index) -> tensor<4x64xf32>
+//       CHECK:   %[[SLICE:.*]] = tensor.extract_slice %[[ACC]][0, %[[I]]] [4, 16] [1, 1]
+//       CHECK:   %[[F:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[SLICE]] : tensor<4x16xf32>)
+//       CHECK:   %[[G:.*]] = linalg.matmul ins(%[[W]], %[[COL]] : tensor<4x8xf32>, tensor<8x16xf32>) outs(%[[F]] : tensor<4x16xf32>)
+//       CHECK:   %[[R:.*]] = tensor.insert_slice %[[G]] into %[[ACC]][0, %[[I]]] [4, 16] [1, 1]
+//       CHECK:   return %[[R]]

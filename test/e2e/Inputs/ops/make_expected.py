@@ -35,6 +35,19 @@ def conv_backward(gen):
     return inputs, [gi1, gw1, gi2, gw2]
 
 
+def conv(gen):
+    """F.conv2d where the im2col columns of the whole batch exceed 1 MiB (tgc runs the
+    batch in chunks): strided along the width, and with a bias."""
+    F = torch.nn.functional
+    x1 = torch.randn(4, 2, 32, 64, generator=gen)
+    w1 = torch.randn(2, 2, 7, 7, generator=gen)
+    x2 = torch.randn(3, 4, 40, 40, generator=gen)
+    w2 = torch.randn(2, 4, 5, 5, generator=gen)
+    b2 = torch.randn(2, generator=gen)
+    inputs = {"x1": x1, "w1": w1, "x2": x2, "w2": w2, "b2": b2}
+    return inputs, [F.conv2d(x1, w1, stride=(1, 2)), F.conv2d(x2, w2, b2)]
+
+
 def losses(gen):
     """F.cross_entropy in its forms, aten.nll_loss_forward and nll_loss_backward."""
     F = torch.nn.functional
@@ -160,6 +173,7 @@ def math(gen):
 
 
 CASES = {
+    "conv": conv,
     "conv_backward": conv_backward,
     "losses": losses,
     "embedding": embedding,
