@@ -40,6 +40,11 @@ def DecomposePass : Pass<"tgc-decompose"> {
     layer_norm / batch_norm / softmax / gelu -> elementwise ops and reductions, so the
     lowering sees a small set of primitive ops. Runs on value-level functions.
   }];
+  let options = [
+    Option<"keepAttention", "keep-attention", "bool", "false",
+           "keep the scaled_dot_product_attention ops the lowering takes as fused kernels "
+           "(inference; training differentiates the decomposition)">
+  ];
   let dependentDialects = ["::tgc::TgcDialect"];
 }
 

@@ -771,6 +771,13 @@ def Tgc_ScaledDotProductAttentionOp : Tgc_Op<"scaled_dot_product_attention",
                        "type(operands) `->` type($result)";
   let inferBody = "return ::tgc::inferAttention(ctx, loc, adaptor.getQuery(), adaptor.getKey(), "
                   "adaptor.getValue(), types);";
+  let extraDecl = [{
+    /// Whether the lowering takes this op as it is, as a fused tiled kernel: f32/f64,
+    /// no dropout, no grouped-query attention, static sequence and embedding sizes,
+    /// the same batch sizes for query, key and value, and a mask (boolean or of the
+    /// query's dtype) that broadcasts to [batch..., L, S] by size-1 dimensions.
+    bool hasFusedLowering();
+  }];
 }
 
 def Tgc_MaxPool2dOp : Tgc_Op<"max_pool2d", ["aten.max_pool2d.default",

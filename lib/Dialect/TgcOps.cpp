@@ -1,6 +1,8 @@
 // tgc ops: verifiers, and the view / in-place interfaces functionalization relies on.
 #include "tgc/Dialect/TgcDialect.h"
 
+#include "tgc/Dialect/TensorMeta.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 
@@ -651,4 +653,39 @@ Value tgc::aliasedSource(Value ref, bool throughViews) {
   if (written.empty() || def->getOperand(written.front()).getType() != ref.getType())
     return Value();
   return def->getOperand(written.front());
+}
+
+bool ScaledDotProductAttentionOp::hasFusedLowering() {
+  if (!getDropoutP().isZero() || getEnableGqa())
+    return false;
+  auto q = llvm::cast<BaseTensorType>(getQuery().getType());
+  auto k = llvm::cast<BaseTensorType>(getKey().getType());
+  auto v = llvm::cast<BaseTensorType>(getValue().getType());
+  int64_t rank = q.getRank();
+  Type dtype = q.getDtype();
+  if (rank < 2 || k.getRank() != rank || v.getRank() != rank || !(dtype.isF32() || dtype.isF64()) ||
+      k.getDtype() != dtype || v.getDtype() != dtype)
+    return false;
+  for (BaseTensorType t : {q, k, v})
+    for (AffineExpr size : t.getSizes().take_back(2))
+      if (!getConstantSize(size))
+        return false;
+  if (q.getSizes().drop_back(2) != k.getSizes().drop_back(2) ||
+      q.getSizes().drop_back(2) != v.getSizes().drop_back(2) ||
+      q.getSizes().back() != k.getSizes().back() ||
+      k.getSizes()[rank - 2] != v.getSizes()[rank - 2])
+    return false;
+  Value mask = getAttnMask();
+  if (!mask)
+    return true;
+  auto m = llvm::cast<BaseTensorType>(mask.getType());
+  if (m.getRank() > rank || !(m.getDtype().isInteger(1) || m.getDtype() == dtype))
+    return false;
+  // Each mask dimension is 1 or the size of the [batch..., L, S] dimension it aligns with.
+  SmallVector<AffineExpr> full(q.getSizes().drop_back());
+  full.push_back(k.getSizes()[rank - 2]);
+  for (auto [size, target] : llvm::zip(llvm::reverse(m.getSizes()), llvm::reverse(full)))
+    if (size != target && getConstantSize(size) != 1)
+      return false;
+  return true;
 }

@@ -8,6 +8,7 @@
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 #include "tgc/Transforms/Passes.h"
@@ -51,7 +52,9 @@ static void populateFunctionalize(OpPassManager &pm, bool train) {
 /// become primitive tgc ops.
 static void populateDecompose(OpPassManager &pm, bool train) {
   pm.addPass(createMaterializeRngPass());
-  pm.addPass(createDecomposePass());
+  DecomposePassOptions decompose;
+  decompose.keepAttention = !train;
+  pm.addPass(createDecomposePass(decompose));
   // Inference: custom autograd.Functions are their forward (training: after autodiff).
   if (!train)
     pm.addPass(createInlineAutogradFunctionsPass());
@@ -120,6 +123,8 @@ static void populateBufferize(OpPassManager &pm) {
 /// LLVM dialect: what Target translates into model.so.
 static void populateLLVM(OpPassManager &pm) {
   pm.addPass(createFinalizeEntriesPass());
+  // Tiled kernels (an scf.forall over tiles) run their tiles on threads.
+  pm.addPass(createForallToParallelLoopPass());
   pm.addPass(createConvertLinalgToBlasPass());
   pm.addPass(createLowerReductionsPass());
   pm.addPass(createConvertLinalgToParallelLoopsPass());

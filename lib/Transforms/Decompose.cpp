@@ -444,10 +444,17 @@ struct DecomposeNativeDropout : OpRewritePattern<NativeDropoutOp> {
 };
 
 /// softmax(q @ k^T * scale, masked) @ v, with the causal mask as a lower triangle.
+/// With `keepFused`, an attention the lowering takes as a fused kernel
+/// (hasFusedLowering) stays (inference; autodiff differentiates the decomposition).
 struct DecomposeAttention : OpRewritePattern<ScaledDotProductAttentionOp> {
-  using OpRewritePattern::OpRewritePattern;
+  DecomposeAttention(MLIRContext *ctx, bool keepFused)
+      : OpRewritePattern(ctx), keepFused(keepFused) {}
+  bool keepFused;
+
   LogicalResult matchAndRewrite(ScaledDotProductAttentionOp op,
                                 PatternRewriter &rewriter) const override {
+    if (keepFused && op.hasFusedLowering())
+      return rewriter.notifyMatchFailure(op, "lowered as a fused kernel");
     if (!op.getDropoutP().isZero() || op.getEnableGqa())
       return rewriter.notifyMatchFailure(op, "attention dropout and GQA are not supported");
     Location loc = op.getLoc();
@@ -538,13 +545,14 @@ struct DecomposeCrossEntropy : OpRewritePattern<CrossEntropyLossOp> {
 };
 
 /// Ops that no pattern could decompose and that lowering cannot take either.
-LogicalResult reportUndecomposed(Operation *root) {
-  WalkResult walk = root->walk([](Operation *op) {
+LogicalResult reportUndecomposed(Operation *root, bool keepAttention) {
+  WalkResult walk = root->walk([&](Operation *op) {
     if (llvm::isa<DropoutOp, NativeDropoutOp>(op))
       return op->emitOpError("with p > 0 in training mode needs the RNG state: run "
                              "tgc-materialize-rng first"),
              WalkResult::interrupt();
-    if (auto attention = llvm::dyn_cast<ScaledDotProductAttentionOp>(op))
+    if (auto attention = llvm::dyn_cast<ScaledDotProductAttentionOp>(op);
+        attention && !(keepAttention && attention.hasFusedLowering()))
       return attention.emitOpError("with dropout, grouped-query attention or a symbolic "
                                    "embedding size and no scale is not supported yet"),
              WalkResult::interrupt();
@@ -575,13 +583,15 @@ struct PropagateSavedHooksScope : RewriterBase::Listener {
 };
 
 struct DecomposePass : public tgc::impl::DecomposePassBase<DecomposePass> {
+  using DecomposePassBase::DecomposePassBase;
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<DecomposeLinear, DecomposeAddmm, DecomposeMatmul, DecomposeT, DecomposeLayerNorm,
                  DecomposeBatchNorm, DecomposeSoftmax<SoftmaxOp, false>,
                  DecomposeSoftmax<LogSoftmaxOp, true>, DecomposeMean, DecomposeVar, DecomposeSplit,
-                 DecomposeStack, DecomposeDropout, DecomposeAttention, DecomposeAdaptivePool,
-                 DecomposeConv1d, DecomposeCrossEntropy, DecomposeNativeDropout>(&getContext());
+                 DecomposeStack, DecomposeDropout, DecomposeAdaptivePool, DecomposeConv1d,
+                 DecomposeCrossEntropy, DecomposeNativeDropout>(&getContext());
+    patterns.add<DecomposeAttention>(&getContext(), keepAttention);
     PropagateSavedHooksScope propagateScope;
     GreedyRewriteConfig config;
     config.setListener(&propagateScope);
@@ -589,7 +599,7 @@ struct DecomposePass : public tgc::impl::DecomposePassBase<DecomposePass> {
       getOperation()->emitError() << getArgument() << ": the rewriting did not converge";
       return signalPassFailure();
     }
-    if (failed(reportUndecomposed(getOperation())))
+    if (failed(reportUndecomposed(getOperation(), keepAttention)))
       return signalPassFailure();
     // Decompositions may refine result metadata (requires_grad of running statistics
     // computed from batch statistics); function results follow what is returned.

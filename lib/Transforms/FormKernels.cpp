@@ -304,10 +304,11 @@ struct Group {
   SetVector<Value> inputs;
   DenseSet<Operation *> members;
 
-  explicit Group(linalg::LinalgOp rootOp) : root(rootOp), last(rootOp) {
-    tensor::InsertSliceOp insert = sliceUpdate(rootOp);
+  explicit Group(Operation *rootOp) : root(rootOp), last(rootOp) {
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(rootOp);
+    tensor::InsertSliceOp insert = linalgOp ? sliceUpdate(linalgOp) : tensor::InsertSliceOp();
     if (insert)
-      initView = extractOf(rootOp);
+      initView = extractOf(linalgOp);
     members.insert(root);
     addOperands(root);
     ops.push_back(root);
@@ -490,15 +491,25 @@ struct FormKernelsPass : public tgc::impl::FormKernelsPassBase<FormKernelsPass> 
   }
 
   void formKernels(func::FuncOp func, SymbolTable &symbols) {
-    SmallVector<linalg::LinalgOp> roots;
-    func.walk([&](linalg::LinalgOp op) {
-      if (op.hasPureTensorSemantics() && !isInitFillOnly(op))
+    // Roots: structured ops, and tiled ops (an scf.forall over tiles, with the structured
+    // ops of a tile inside: fused attention), each one kernel as a whole.
+    SmallVector<Operation *> roots;
+    func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (auto forall = dyn_cast<scf::ForallOp>(op)) {
+        if (forall->getNumResults() != 0) {
+          roots.push_back(op);
+          return WalkResult::skip();
+        }
+      }
+      auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+      if (linalgOp && linalgOp.hasPureTensorSemantics() && !isInitFillOnly(linalgOp))
         roots.push_back(op);
+      return WalkResult::advance();
     });
     SetVector<Operation *> producers;
     Operation *after = func;
     unsigned index = 0;
-    for (linalg::LinalgOp root : roots) {
+    for (Operation *root : roots) {
       producers.remove(root); // a fill copied into an earlier group and a root of its own
       Group group(root);
       for (Operation *op : group.ops)

@@ -103,6 +103,7 @@ void populateElementwisePatterns(const LoweringContext &lowering,
                                  mlir::RewritePatternSet &patterns);
 void populateLinearAlgebraPatterns(const LoweringContext &lowering,
                                    mlir::RewritePatternSet &patterns);
+void populateAttentionPatterns(const LoweringContext &lowering, mlir::RewritePatternSet &patterns);
 void populateReductionPatterns(const LoweringContext &lowering, mlir::RewritePatternSet &patterns);
 void populateViewPatterns(const LoweringContext &lowering, mlir::RewritePatternSet &patterns);
 void populatePoolingPatterns(const LoweringContext &lowering, mlir::RewritePatternSet &patterns);

@@ -400,6 +400,7 @@ struct ConvertTgcToLinalgPass
     patterns.add<SymSizeLowering, BindSymbolLowering>(lowering, ctx);
     populateElementwisePatterns(lowering, patterns);
     populateLinearAlgebraPatterns(lowering, patterns);
+    populateAttentionPatterns(lowering, patterns);
     populateReductionPatterns(lowering, patterns);
     populateViewPatterns(lowering, patterns);
     populatePoolingPatterns(lowering, patterns);

@@ -48,6 +48,24 @@ def conv(gen):
     return inputs, [F.conv2d(x1, w1, stride=(1, 2)), F.conv2d(x2, w2, b2)]
 
 
+def attention(gen):
+    """F.scaled_dot_product_attention (tgc: one fused kernel with an online softmax over
+    tiles of keys): causal; a float mask broadcast over heads with a scale; a boolean
+    mask over [L, S] on 3-d operands (every query sees key 0)."""
+    F = torch.nn.functional
+    r = lambda *s: torch.randn(*s, generator=gen)
+    q1, k1, v1 = r(1, 2, 160, 8), r(1, 2, 160, 8), r(1, 2, 160, 8)
+    q2, k2, v2, m2 = r(1, 2, 40, 16), r(1, 2, 150, 16), r(1, 2, 150, 24), r(1, 1, 40, 150)
+    q3, k3, v3 = r(1, 40, 16), r(1, 70, 16), r(1, 70, 16)
+    m3 = torch.rand(40, 70, generator=gen) < 0.7
+    m3[:, 0] = True
+    inputs = {"q1": q1, "k1": k1, "v1": v1, "q2": q2, "k2": k2, "v2": v2, "m2": m2,
+              "q3": q3, "k3": k3, "v3": v3, "m3": m3}
+    return inputs, [F.scaled_dot_product_attention(q1, k1, v1, is_causal=True),
+                    F.scaled_dot_product_attention(q2, k2, v2, m2, scale=0.3),
+                    F.scaled_dot_product_attention(q3, k3, v3, m3)]
+
+
 def losses(gen):
     """F.cross_entropy in its forms, aten.nll_loss_forward and nll_loss_backward."""
     F = torch.nn.functional
@@ -174,6 +192,7 @@ def math(gen):
 
 CASES = {
     "conv": conv,
+    "attention": attention,
     "conv_backward": conv_backward,
     "losses": losses,
     "embedding": embedding,
