@@ -157,6 +157,29 @@ static LogicalResult foldTransposes(func::FuncOp func) {
   return success();
 }
 
+/// Whether fusing the producer of `operand` into its consumer does not multiply costly
+/// work: the consumer reads it in full (with every one of its loops), or the producer
+/// has no division, square root or other math function. A producer fused into a
+/// consumer that broadcasts it is recomputed for every element it is broadcast to:
+/// eval-mode batch norm's per-channel `weight * rsqrt(var + eps)` would become an rsqrt
+/// and a division per pixel. Such producers stay kernels over their small results;
+/// cheap ones (a mask's compare, a scale) still fuse.
+static bool fusionKeepsWork(OpOperand *operand) {
+  auto consumer = dyn_cast<linalg::GenericOp>(operand->getOwner());
+  auto producer = operand->get().getDefiningOp<linalg::GenericOp>();
+  if (!consumer || !producer)
+    return false;
+  AffineMap map = consumer.getMatchingIndexingMap(operand);
+  if (llvm::all_of(llvm::seq(consumer.getNumLoops()),
+                   [&](unsigned d) { return map.isFunctionOfDim(d); }))
+    return true;
+  return llvm::none_of(producer.getBody()->without_terminator(), [](Operation &op) {
+    return isa<arith::DivFOp, arith::RemFOp, arith::DivSIOp, arith::DivUIOp>(op) ||
+           (isa<math::MathDialect>(op.getDialect()) &&
+            !isa<math::AbsFOp, math::CopySignOp, math::FmaOp>(op));
+  });
+}
+
 /// Ops of a body that make recomputing it in every consumer cheaper than writing its
 /// result once and reading it back: a handful of arithmetic ops, no transcendental.
 static constexpr unsigned kMaxRecomputedOps = 8;
@@ -203,7 +226,8 @@ static bool cloneCheapProducers(func::FuncOp func) {
   for (linalg::GenericOp producer : producers) {
     SmallVector<OpOperand *> fusable;
     for (OpOperand &use : producer->getResult(0).getUses())
-      if (isa<linalg::GenericOp>(use.getOwner()) && linalg::areElementwiseOpsFusable(&use))
+      if (isa<linalg::GenericOp>(use.getOwner()) && linalg::areElementwiseOpsFusable(&use) &&
+          fusionKeepsWork(&use))
         fusable.push_back(&use);
     // The producer itself goes to the last fusable use when no other use keeps it.
     bool keepsOriginal =
@@ -226,7 +250,7 @@ static LogicalResult fuseElementwise(func::FuncOp func) {
     RewritePatternSet patterns(func.getContext());
     linalg::ControlFusionFn singleUse = [](OpOperand *fused) {
       Operation *producer = fused->get().getDefiningOp();
-      return producer && producer->hasOneUse();
+      return producer && producer->hasOneUse() && fusionKeepsWork(fused);
     };
     linalg::populateElementwiseOpsFusionPatterns(patterns, singleUse);
     linalg::GenericOp::getCanonicalizationPatterns(patterns, func.getContext());

@@ -458,3 +458,56 @@ func.func @chunks(%x: tensor<64x8xf32>, %w: tensor<4x8xf32>) -> tensor<4x64xf32>
 //       CHECK:   %[[G:.*]] = linalg.matmul ins(%[[W]], %[[COL]] : tensor<4x8xf32>, tensor<8x16xf32>) outs(%[[F]] : tensor<4x16xf32>)
 //       CHECK:   %[[R:.*]] = tensor.insert_slice %[[G]] into %[[ACC]][0, %[[I]]] [4, 16] [1, 1]
 //       CHECK:   return %[[R]]
+
+// -----
+
+// A producer that a consumer reads broadcast would be recomputed for every element it is
+// broadcast to: one with an rsqrt (eval-mode batch norm's per-channel scale) stays a
+// kernel over its 8 channels; a cheap one (a multiplication) still fuses.
+
+#px = affine_map<(d0, d1) -> (d0, d1)>
+#ch = affine_map<(d0, d1) -> (d1)>
+#one = affine_map<(d0) -> (d0)>
+func.func @broadcast(%x: tensor<64x8xf32>, %var: tensor<8xf32>, %w: tensor<8xf32>)
+    -> (tensor<64x8xf32>, tensor<64x8xf32>) {
+  %e8 = tensor.empty() : tensor<8xf32>
+  %scale = linalg.generic {indexing_maps = [#one, #one], iterator_types = ["parallel"]}
+      ins(%var : tensor<8xf32>) outs(%e8 : tensor<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = math.rsqrt %in : f32
+    linalg.yield %0 : f32
+  } -> tensor<8xf32>
+  %double = linalg.generic {indexing_maps = [#one, #one], iterator_types = ["parallel"]}
+      ins(%w : tensor<8xf32>) outs(%e8 : tensor<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.addf %in, %in : f32
+    linalg.yield %0 : f32
+  } -> tensor<8xf32>
+  %e = tensor.empty() : tensor<64x8xf32>
+  %y = linalg.generic {indexing_maps = [#px, #ch, #px], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %scale : tensor<64x8xf32>, tensor<8xf32>) outs(%e : tensor<64x8xf32>) {
+  ^bb0(%a: f32, %s: f32, %out: f32):
+    %0 = arith.mulf %a, %s : f32
+    linalg.yield %0 : f32
+  } -> tensor<64x8xf32>
+  %z = linalg.generic {indexing_maps = [#px, #ch, #px], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %double : tensor<64x8xf32>, tensor<8xf32>) outs(%e : tensor<64x8xf32>) {
+  ^bb0(%a: f32, %s: f32, %out: f32):
+    %0 = arith.mulf %a, %s : f32
+    linalg.yield %0 : f32
+  } -> tensor<64x8xf32>
+  return %y, %z : tensor<64x8xf32>, tensor<64x8xf32>
+}
+
+// CHECK-LABEL: func.func @broadcast(
+//       CHECK:   %[[SCALE:.*]] = call @broadcast_kernel0(
+//       CHECK:   call @broadcast_kernel1(%{{.*}}, %[[SCALE]],
+//       CHECK:   call @broadcast_kernel2(
+// CHECK-LABEL: func.func private @broadcast_kernel0(
+//       CHECK:   math.rsqrt
+// CHECK-LABEL: func.func private @broadcast_kernel1(
+//   CHECK-NOT:   math.rsqrt
+//       CHECK:   arith.mulf
+// CHECK-LABEL: func.func private @broadcast_kernel2(
+//       CHECK:   arith.addf
+//       CHECK:   arith.mulf
