@@ -473,6 +473,73 @@ int tgc_rt_create(const tgc_model_desc *desc, tgc_model **out) {
   return 0;
 }
 
+/* Whether this CPU has feature `name` (`length` bytes): 1 or 0, or -1 for a name the
+ * runtime cannot test. The features that change the code LLVM generates for kernels. */
+static int cpu_has(const char *name, size_t length) {
+#if defined(__x86_64__) && defined(__clang__)
+  __builtin_cpu_init();
+#define TGC_CPU_FEATURE(s)                                                                         \
+  if (length == sizeof(s) - 1 && memcmp(name, s, length) == 0)                                     \
+    return __builtin_cpu_supports(s) ? 1 : 0;
+  TGC_CPU_FEATURE("sse4.1")
+  TGC_CPU_FEATURE("sse4.2")
+  TGC_CPU_FEATURE("popcnt")
+  TGC_CPU_FEATURE("avx")
+  TGC_CPU_FEATURE("avx2")
+  TGC_CPU_FEATURE("fma")
+  TGC_CPU_FEATURE("f16c")
+  TGC_CPU_FEATURE("bmi")
+  TGC_CPU_FEATURE("bmi2")
+  TGC_CPU_FEATURE("avxvnni")
+  TGC_CPU_FEATURE("avx512f")
+  TGC_CPU_FEATURE("avx512vl")
+  TGC_CPU_FEATURE("avx512bw")
+  TGC_CPU_FEATURE("avx512dq")
+  TGC_CPU_FEATURE("avx512cd")
+  TGC_CPU_FEATURE("avx512vnni")
+  TGC_CPU_FEATURE("avx512bf16")
+  TGC_CPU_FEATURE("avx512fp16")
+  TGC_CPU_FEATURE("avx512vbmi")
+  TGC_CPU_FEATURE("avx512vbmi2")
+  TGC_CPU_FEATURE("avx512ifma")
+  TGC_CPU_FEATURE("avx512vpopcntdq")
+  TGC_CPU_FEATURE("avx512bitalg")
+  TGC_CPU_FEATURE("gfni")
+  TGC_CPU_FEATURE("vpclmulqdq")
+#undef TGC_CPU_FEATURE
+#else
+  (void)name;
+  (void)length;
+#endif
+  return -1;
+}
+
+int tgc_rt_create_for_cpu(const tgc_model_desc *desc, const char *features, tgc_model **out) {
+  if (out)
+    *out = NULL;
+  tgc_message error;
+  tgc_message_init(&error, create_error, sizeof create_error);
+  int missing = 0;
+  for (const char *f = features ? features : ""; *f;) {
+    const char *end = strchr(f, ',');
+    size_t length = end ? (size_t)(end - f) : strlen(f);
+    if (length && cpu_has(f, length) == 0) {
+      if (!missing)
+        tgc_message_append(&error, "model '%s' was compiled for CPU features this machine lacks: ",
+                           desc && desc->name ? desc->name : "?");
+      tgc_message_append(&error, "%s%.*s", missing ? ", " : "", (int)length, f);
+      ++missing;
+    }
+    f = end ? end + 1 : f + length;
+  }
+  if (missing) {
+    tgc_message_append(&error, " (compile it on this machine, or with a portable --cpu such as "
+                               "x86-64-v2 or x86-64-v3)");
+    return 1;
+  }
+  return tgc_rt_create(desc, out);
+}
+
 TGC_EXPORT void tgc_model_set_num_threads(tgc_model *m, int n) {
   if (m)
     m->num_threads = n < 1 ? tgc_threads_default() : n;

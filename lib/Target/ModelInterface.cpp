@@ -2,6 +2,7 @@
 // and `<name>_create` (docs/abi.md).
 #include "ModelInterface.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/IRBuilder.h"
 
 using namespace mlir;
@@ -37,7 +38,8 @@ static llvm::Function *addPackedEntry(llvm::Module &m, StringRef symbol, StringR
   return entry;
 }
 
-LogicalResult tgc::addModelInterface(llvm::Module &m, const ModelAbi &model, Location loc) {
+LogicalResult tgc::addModelInterface(llvm::Module &m, const ModelAbi &model,
+                                     ArrayRef<std::string> cpuFeatures, Location loc) {
   StringRef name = model.signature.name;
   std::string signatureBlob = encodeSignatureBlob(model.signature);
   StringRef weights = model.weights;
@@ -70,13 +72,18 @@ LogicalResult tgc::addModelInterface(llvm::Module &m, const ModelAbi &model, Loc
   auto *descGlobal = new llvm::GlobalVariable(m, descType, true, llvm::GlobalValue::PrivateLinkage,
                                               desc, name + "_desc");
 
-  // int <name>_create(tgc_model **out) { return tgc_rt_create(&desc, out); }
-  llvm::FunctionCallee rtCreate =
-      m.getOrInsertFunction("tgc_rt_create", llvm::FunctionType::get(i32, {ptr, ptr}, false));
+  // int <name>_create(tgc_model **out) {
+  //   return tgc_rt_create_for_cpu(&desc, "<features>", out);
+  // }
+  std::string featureList = llvm::join(cpuFeatures, ",");
+  llvm::GlobalVariable *featuresGlobal =
+      addBlob(m, StringRef(featureList.c_str(), featureList.size() + 1), name + "_cpu_features");
+  llvm::FunctionCallee rtCreate = m.getOrInsertFunction(
+      "tgc_rt_create_for_cpu", llvm::FunctionType::get(i32, {ptr, ptr, ptr}, false));
   auto *create = llvm::Function::Create(llvm::FunctionType::get(i32, {ptr}, false),
                                         llvm::GlobalValue::ExternalLinkage, name + "_create", m);
   llvm::IRBuilder<> cb(llvm::BasicBlock::Create(ctx, "entry", create));
-  cb.CreateRet(cb.CreateCall(rtCreate, {descGlobal, create->getArg(0)}));
+  cb.CreateRet(cb.CreateCall(rtCreate, {descGlobal, featuresGlobal, create->getArg(0)}));
 
   // Everything else the module defines is internal to model.so.
   for (llvm::Function &f : m)

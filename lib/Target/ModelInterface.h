@@ -13,7 +13,8 @@ namespace tgc {
 /// Adds to `m` (the translated model) `tgc_entry_forward` (and `tgc_entry_backward`),
 /// the name, signature and weights blobs, the model descriptor and `<name>_create`;
 /// everything else `m` defines becomes internal to model.so.
-mlir::LogicalResult addModelInterface(llvm::Module &m, const ModelAbi &model, mlir::Location loc);
+mlir::LogicalResult addModelInterface(llvm::Module &m, const ModelAbi &model,
+                                      llvm::ArrayRef<std::string> cpuFeatures, mlir::Location loc);
 
 } // namespace tgc
 

@@ -233,7 +233,7 @@ FailureOr<std::vector<std::string>> tgc::emitModelObjects(ModuleOp module, const
     return emitError(loc) << "no target for " << target.triple << ": " << error;
   llvmModule->setDataLayout(tm->createDataLayout());
   llvmModule->setTargetTriple(tm->getTargetTriple());
-  if (failed(addModelInterface(*llvmModule, model, loc)))
+  if (failed(addModelInterface(*llvmModule, model, target.enabledFeatures, loc)))
     return failure();
   translating.stop();
 

@@ -888,3 +888,51 @@ TEST_CASE("Scratch blocks are aligned and large ones are reused by size", "[runt
   tgc_scratch_release();
   CHECK(_mlir_memref_to_llvm_alloc(SIZE_MAX - 8) == nullptr); // too large: NULL, no wrap
 }
+
+//===----------------------------------------------------------------------===//
+// CPU features
+//===----------------------------------------------------------------------===//
+
+TEST_CASE("A model compiled for CPU features this machine lacks is refused at creation",
+          "[runtime]") {
+  std::string weights;
+  ModelSignature sig = tinySignature(weights);
+  std::string blob = encodeSignatureBlob(sig);
+  tgc_model_desc desc{TGC_ABI_VERSION,
+                      "tiny",
+                      reinterpret_cast<const uint8_t *>(blob.data()),
+                      blob.size(),
+                      reinterpret_cast<const uint8_t *>(weights.data()),
+                      weights.size(),
+                      tiny_forward,
+                      nullptr};
+  // Features this machine has, and names the runtime cannot test, pass.
+  tgc_model *model = nullptr;
+  REQUIRE(tgc_rt_create_for_cpu(&desc, "sse4.2,64bit,not-a-feature,", &model) == 0);
+  REQUIRE(model != nullptr);
+  tgc_model_destroy(model);
+  REQUIRE(tgc_rt_create_for_cpu(&desc, "", &model) == 0);
+  tgc_model_destroy(model);
+
+  // A feature it lacks (the first of these it does not have) fails with its name.
+#if defined(__x86_64__) && defined(__clang__)
+  __builtin_cpu_init();
+  const char *missing = !__builtin_cpu_supports("avx512fp16")   ? "avx512fp16"
+                        : !__builtin_cpu_supports("avxvnni")    ? "avxvnni"
+                        : !__builtin_cpu_supports("avx512bf16") ? "avx512bf16"
+                        : !__builtin_cpu_supports("avx512f")    ? "avx512f"
+                                                                : nullptr;
+  if (!missing) {
+    WARN("this machine has every feature the test could ask for");
+    return;
+  }
+  std::string features = std::string("sse4.2,") + missing + ",avx";
+  model = reinterpret_cast<tgc_model *>(&desc);
+  CHECK(tgc_rt_create_for_cpu(&desc, features.c_str(), &model) != 0);
+  CHECK(model == nullptr);
+  std::string error = tgc_model_last_error(nullptr);
+  CHECK(error.find("model 'tiny' was compiled for CPU features this machine lacks: " +
+                   std::string(missing) + " (") != std::string::npos);
+  CHECK(error.find("--cpu") != std::string::npos);
+#endif
+}

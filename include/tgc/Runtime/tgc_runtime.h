@@ -203,6 +203,12 @@ typedef struct tgc_model_desc {
  *  tgc_model_last_error(NULL) says why. `desc` must outlive the instance. */
 int tgc_rt_create(const tgc_model_desc *desc, tgc_model **out);
 
+/** tgc_rt_create after checking that this machine's CPU has `features` (a
+ *  comma-separated list of LLVM x86 feature names: what the code was generated for,
+ *  model.json "target"); fails with an error naming the missing ones instead of letting
+ *  the model die on an illegal instruction. Names the runtime cannot test are skipped. */
+int tgc_rt_create_for_cpu(const tgc_model_desc *desc, const char *features, tgc_model **out);
+
 /*===------------------------------------------------------------------===*
  * 3. Helpers called by generated code (hidden inside model.so).
  *===------------------------------------------------------------------===*/
