@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -263,6 +264,95 @@ static LogicalResult fuseElementwise(func::FuncOp func) {
   }
 }
 
+/// Whether `a` and `b` are reductions over the same loops that read a common tensor the
+/// same way: batch norm's backward sums grad_output and grad_output * (x - mean) over
+/// the same [N, C, H, W].
+static bool areSiblingReductions(linalg::GenericOp a, linalg::GenericOp b) {
+  if (!a.hasPureTensorSemantics() || !b.hasPureTensorSemantics() || a.getNumReductionLoops() == 0 ||
+      a.getIteratorTypesArray() != b.getIteratorTypesArray())
+    return false;
+  SmallVector<int64_t> ra = a.getStaticLoopRanges(), rb = b.getStaticLoopRanges();
+  if (ra != rb || llvm::any_of(ra, ShapedType::isDynamic))
+    return false;
+  for (OpOperand *x : a.getDpsInputOperands())
+    for (OpOperand *y : b.getDpsInputOperands())
+      if (x->get() == y->get() && isa<RankedTensorType>(x->get().getType()) &&
+          a.getMatchingIndexingMap(x) == b.getMatchingIndexingMap(y))
+        return true;
+  return false;
+}
+
+/// `b`'s outputs added to `a`: one op computing both, at `a`.
+static void mergeReductions(linalg::GenericOp a, linalg::GenericOp b) {
+  IRRewriter rewriter(a.getContext());
+  rewriter.setInsertionPoint(a);
+  SmallVector<Value> inputs(a.getDpsInputs()), inits(a.getDpsInits());
+  llvm::append_range(inputs, b.getDpsInputs());
+  llvm::append_range(inits, b.getDpsInits());
+  SmallVector<AffineMap> maps;
+  for (linalg::GenericOp op : {a, b})
+    for (OpOperand *input : op.getDpsInputOperands())
+      maps.push_back(op.getMatchingIndexingMap(input));
+  for (linalg::GenericOp op : {a, b})
+    for (OpOperand &init : op.getDpsInitsMutable())
+      maps.push_back(op.getMatchingIndexingMap(&init));
+  SmallVector<Type> types(a->getResultTypes());
+  llvm::append_range(types, b->getResultTypes());
+  auto fused = linalg::GenericOp::create(
+      rewriter, a.getLoc(), types, inputs, inits, maps, a.getIteratorTypesArray(),
+      [&](OpBuilder &nb, Location loc, ValueRange args) {
+        // args: a's inputs, b's inputs, a's outputs, b's outputs.
+        unsigned ai = a.getNumDpsInputs(), bi = b.getNumDpsInputs(), ao = a.getNumDpsInits();
+        SmallVector<Value> yields;
+        auto cloneBody = [&](linalg::GenericOp op, ValueRange ins, ValueRange outs) {
+          IRMapping mapping;
+          Block *body = op.getBody();
+          mapping.map(body->getArguments().take_front(ins.size()), ins);
+          mapping.map(body->getArguments().drop_front(ins.size()), outs);
+          for (Operation &inner : body->without_terminator())
+            nb.clone(inner, mapping);
+          for (Value v : body->getTerminator()->getOperands())
+            yields.push_back(mapping.lookupOrDefault(v));
+        };
+        cloneBody(a, args.take_front(ai), args.slice(ai + bi, ao));
+        cloneBody(b, args.slice(ai, bi), args.drop_front(ai + bi + ao));
+        linalg::YieldOp::create(nb, loc, yields);
+      });
+  unsigned na = a->getNumResults();
+  rewriter.replaceOp(a, fused->getResults().take_front(na));
+  rewriter.replaceOp(b, fused->getResults().drop_front(na));
+}
+
+/// Merges sibling reductions (areSiblingReductions) into one op with the outputs of
+/// both, computed in one pass over what they read; the later one's operands must all
+/// be defined before the earlier one, where the merged op goes.
+static LogicalResult fuseSiblingReductions(func::FuncOp func) {
+  bool merged = true;
+  while (merged) {
+    merged = false;
+    SmallVector<linalg::GenericOp> reductions;
+    func.walk([&](linalg::GenericOp op) {
+      if (op.hasPureTensorSemantics() && op.getNumReductionLoops() != 0)
+        reductions.push_back(op);
+    });
+    DominanceInfo dominance(func);
+    for (size_t i = 0; i < reductions.size() && !merged; ++i) {
+      for (size_t j = i + 1; j < reductions.size() && !merged; ++j) {
+        linalg::GenericOp a = reductions[i], b = reductions[j];
+        if (a->getBlock() != b->getBlock() || !areSiblingReductions(a, b))
+          continue;
+        SetVector<Value> used(b->getOperands().begin(), b->getOperands().end());
+        getUsedValuesDefinedAbove(b->getRegions(), used);
+        if (!llvm::all_of(used, [&](Value v) { return dominance.properlyDominates(v, a); }))
+          continue;
+        mergeReductions(a, b);
+        merged = true;
+      }
+    }
+  }
+  return success();
+}
+
 /// The loop order of a reduction: its parallel dimensions first, then its reduction
 /// dimensions, each in their order, with the innermost dimension kept innermost (it is
 /// the contiguous one that vectorizes). Batch norm's mean over [N, C, H, W] (n, c, h, w)
@@ -468,7 +558,8 @@ struct FormKernelsPass : public tgc::impl::FormKernelsPassBase<FormKernelsPass> 
         functions.push_back(func);
     for (func::FuncOp func : functions) {
       if (failed(foldTransposes(func)) || failed(generalize(func)) ||
-          failed(fuseElementwise(func)) || failed(interchangeReductions(func)))
+          failed(fuseElementwise(func)) || failed(fuseSiblingReductions(func)) ||
+          failed(interchangeReductions(func)))
         return signalPassFailure();
       formKernels(func, symbols);
     }

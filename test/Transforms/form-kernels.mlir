@@ -511,3 +511,52 @@ func.func @broadcast(%x: tensor<64x8xf32>, %var: tensor<8xf32>, %w: tensor<8xf32
 // CHECK-LABEL: func.func private @broadcast_kernel2(
 //       CHECK:   arith.addf
 //       CHECK:   arith.mulf
+
+// -----
+
+// Sibling reductions (the same loops, a common tensor read the same way: batch norm's
+// backward sums of dy and of dy * x) are one op with both outputs, one kernel, one pass
+// over dy. A reduction over other loops, or one that reads the first one's result,
+// stays apart.
+
+#nc = affine_map<(d0, d1) -> (d0, d1)>
+#c = affine_map<(d0, d1) -> (d1)>
+#r = affine_map<(d0, d1) -> (d0)>
+func.func @siblings(%dy: tensor<64x8xf32>, %x: tensor<64x8xf32>, %y: tensor<8x64xf32>)
+    -> (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  %sum = linalg.generic {indexing_maps = [#nc, #c], iterator_types = ["reduction", "parallel"]}
+      ins(%dy : tensor<64x8xf32>) outs(%f : tensor<8xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %0 = arith.addf %in, %acc : f32
+    linalg.yield %0 : f32
+  } -> tensor<8xf32>
+  %dot = linalg.generic {indexing_maps = [#nc, #nc, #c], iterator_types = ["reduction", "parallel"]}
+      ins(%dy, %x : tensor<64x8xf32>, tensor<64x8xf32>) outs(%f : tensor<8xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %0 = arith.mulf %a, %b : f32
+    %1 = arith.addf %0, %acc : f32
+    linalg.yield %1 : f32
+  } -> tensor<8xf32>
+  %rows = linalg.generic {indexing_maps = [#nc, #r], iterator_types = ["parallel", "reduction"]}
+      ins(%y : tensor<8x64xf32>) outs(%f : tensor<8xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %0 = arith.addf %in, %acc : f32
+    linalg.yield %0 : f32
+  } -> tensor<8xf32>
+  return %sum, %dot, %rows : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>
+}
+
+// CHECK-LABEL: func.func @siblings(
+//  CHECK-SAME:     %[[DY:[^:]*]]: tensor<64x8xf32>, %[[X:[^:]*]]: tensor<64x8xf32>, %[[Y:[^:]*]]: tensor<8x64xf32>)
+//       CHECK:   %[[BOTH:.*]]:2 = call @siblings_kernel0(%[[DY]], %[[X]], %{{.*}}) : (tensor<64x8xf32>, tensor<64x8xf32>, tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>)
+//       CHECK:   %[[ROWS:.*]] = call @siblings_kernel1(%[[Y]],
+//       CHECK:   return %[[BOTH]]#0, %[[BOTH]]#1, %[[ROWS]]
+// CHECK-LABEL: func.func private @siblings_kernel0(
+//       CHECK:   linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]
+//       CHECK:     arith.addf
+//       CHECK:     arith.mulf
+//       CHECK:     arith.addf
+//       CHECK:     linalg.yield %{{.*}}, %{{.*}} : f32, f32
