@@ -288,7 +288,18 @@ static void mergeReductions(linalg::GenericOp a, linalg::GenericOp b) {
   rewriter.setInsertionPoint(a);
   SmallVector<Value> inputs(a.getDpsInputs()), inits(a.getDpsInits());
   llvm::append_range(inputs, b.getDpsInputs());
-  llvm::append_range(inits, b.getDpsInits());
+  for (Value init : b.getDpsInits()) {
+    // Each output its own destination: an accumulator both start from (one zero fill)
+    // is filled again for the second.
+    auto fill = init.getDefiningOp<linalg::FillOp>();
+    auto empty = fill ? fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>() : nullptr;
+    if (llvm::is_contained(inits, init) && empty) {
+      Value fresh = rewriter.clone(*empty)->getResult(0);
+      init =
+          linalg::FillOp::create(rewriter, fill.getLoc(), fill.getInputs()[0], fresh).getResult(0);
+    }
+    inits.push_back(init);
+  }
   SmallVector<AffineMap> maps;
   for (linalg::GenericOp op : {a, b})
     for (OpOperand *input : op.getDpsInputOperands())

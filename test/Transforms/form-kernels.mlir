@@ -516,8 +516,8 @@ func.func @broadcast(%x: tensor<64x8xf32>, %var: tensor<8xf32>, %w: tensor<8xf32
 
 // Sibling reductions (the same loops, a common tensor read the same way: batch norm's
 // backward sums of dy and of dy * x) are one op with both outputs, one kernel, one pass
-// over dy. A reduction over other loops, or one that reads the first one's result,
-// stays apart.
+// over dy; each output gets its own destination. A reduction over other loops stays
+// apart.
 
 #nc = affine_map<(d0, d1) -> (d0, d1)>
 #c = affine_map<(d0, d1) -> (d1)>
@@ -551,7 +551,7 @@ func.func @siblings(%dy: tensor<64x8xf32>, %x: tensor<64x8xf32>, %y: tensor<8x64
 
 // CHECK-LABEL: func.func @siblings(
 //  CHECK-SAME:     %[[DY:[^:]*]]: tensor<64x8xf32>, %[[X:[^:]*]]: tensor<64x8xf32>, %[[Y:[^:]*]]: tensor<8x64xf32>)
-//       CHECK:   %[[BOTH:.*]]:2 = call @siblings_kernel0(%[[DY]], %[[X]], %{{.*}}) : (tensor<64x8xf32>, tensor<64x8xf32>, tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>)
+//       CHECK:   %[[BOTH:.*]]:2 = call @siblings_kernel0(%[[DY]], %[[X]], %{{.*}}, %{{.*}}) : (tensor<64x8xf32>, tensor<64x8xf32>, tensor<8xf32>, tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>)
 //       CHECK:   %[[ROWS:.*]] = call @siblings_kernel1(%[[Y]],
 //       CHECK:   return %[[BOTH]]#0, %[[BOTH]]#1, %[[ROWS]]
 // CHECK-LABEL: func.func private @siblings_kernel0(
