@@ -14,7 +14,6 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -283,7 +282,7 @@ static bool areSiblingReductions(linalg::GenericOp a, linalg::GenericOp b) {
 }
 
 /// `b`'s outputs added to `a`: one op computing both, at `a`.
-static void mergeReductions(linalg::GenericOp a, linalg::GenericOp b) {
+static linalg::GenericOp mergeReductions(linalg::GenericOp a, linalg::GenericOp b) {
   IRRewriter rewriter(a.getContext());
   rewriter.setInsertionPoint(a);
   SmallVector<Value> inputs(a.getDpsInputs()), inits(a.getDpsInits());
@@ -332,32 +331,38 @@ static void mergeReductions(linalg::GenericOp a, linalg::GenericOp b) {
   unsigned na = a->getNumResults();
   rewriter.replaceOp(a, fused->getResults().take_front(na));
   rewriter.replaceOp(b, fused->getResults().drop_front(na));
+  return fused;
 }
 
 /// Merges sibling reductions (areSiblingReductions) into one op with the outputs of
 /// both, computed in one pass over what they read; the later one's operands must all
 /// be defined before the earlier one, where the merged op goes.
 static LogicalResult fuseSiblingReductions(func::FuncOp func) {
-  bool merged = true;
-  while (merged) {
-    merged = false;
+  SmallVector<Block *> blocks;
+  func.walk([&](Block *block) { blocks.push_back(block); });
+  for (Block *block : blocks) {
     SmallVector<linalg::GenericOp> reductions;
-    func.walk([&](linalg::GenericOp op) {
+    for (auto op : block->getOps<linalg::GenericOp>())
       if (op.hasPureTensorSemantics() && op.getNumReductionLoops() != 0)
         reductions.push_back(op);
-    });
-    DominanceInfo dominance(func);
-    for (size_t i = 0; i < reductions.size() && !merged; ++i) {
-      for (size_t j = i + 1; j < reductions.size() && !merged; ++j) {
+    for (size_t i = 0; i < reductions.size(); ++i) {
+      if (!reductions[i])
+        continue;
+      for (size_t j = i + 1; j < reductions.size(); ++j) {
         linalg::GenericOp a = reductions[i], b = reductions[j];
-        if (a->getBlock() != b->getBlock() || !areSiblingReductions(a, b))
+        if (!b || !areSiblingReductions(a, b))
           continue;
+        // Everything b uses must exist where a is (values of this block before a; block
+        // arguments and values of enclosing blocks dominate both).
         SetVector<Value> used(b->getOperands().begin(), b->getOperands().end());
         getUsedValuesDefinedAbove(b->getRegions(), used);
-        if (!llvm::all_of(used, [&](Value v) { return dominance.properlyDominates(v, a); }))
+        if (!llvm::all_of(used, [&](Value v) {
+              Operation *def = v.getDefiningOp();
+              return !def || def->getBlock() != block || def->isBeforeInBlock(a);
+            }))
           continue;
-        mergeReductions(a, b);
-        merged = true;
+        reductions[i] = mergeReductions(a, b);
+        reductions[j] = nullptr;
       }
     }
   }
