@@ -27,20 +27,27 @@ using namespace tgc::test;
 
 namespace {
 
+/// The descriptor a generated <name>_create hands the runtime for these blobs (which
+/// must outlive it) and forward entry.
+tgc_model_desc descriptor(const char *name, const std::string &signature,
+                          const std::string &weights, void (*forward)(void **)) {
+  return {TGC_ABI_VERSION,
+          name,
+          reinterpret_cast<const uint8_t *>(signature.data()),
+          signature.size(),
+          reinterpret_cast<const uint8_t *>(weights.data()),
+          weights.size(),
+          forward,
+          nullptr};
+}
+
 /// A model created from a signature exactly as a generated <name>_create
 /// would: blobs plus packed entry in a tgc_model_desc.
 class Instance {
 public:
   Instance(const ModelSignature &sig, std::string weightsBlob, void (*entry)(void **))
       : name(sig.name), signature(encodeSignatureBlob(sig)), weights(std::move(weightsBlob)) {
-    desc = {TGC_ABI_VERSION,
-            name.c_str(),
-            reinterpret_cast<const uint8_t *>(signature.data()),
-            signature.size(),
-            reinterpret_cast<const uint8_t *>(weights.data()),
-            weights.size(),
-            entry,
-            nullptr};
+    desc = descriptor(name.c_str(), signature, weights, entry);
     status = tgc_rt_create(&desc, &model);
   }
   ~Instance() { tgc_model_destroy(model); }
@@ -117,14 +124,7 @@ struct TinyFixture {
 };
 
 std::string createError(const std::string &signature, const std::string &weights) {
-  tgc_model_desc desc{TGC_ABI_VERSION,
-                      "broken",
-                      reinterpret_cast<const uint8_t *>(signature.data()),
-                      signature.size(),
-                      reinterpret_cast<const uint8_t *>(weights.data()),
-                      weights.size(),
-                      tiny_forward,
-                      nullptr};
+  tgc_model_desc desc = descriptor("broken", signature, weights, tiny_forward);
   tgc_model *model = reinterpret_cast<tgc_model *>(&desc);
   int rc = tgc_rt_create(&desc, &model);
   if (rc == 0) {
@@ -556,14 +556,8 @@ TEST_CASE("Signatures the runtime cannot honour are rejected at creation", "[run
 TEST_CASE("A descriptor of another ABI version is rejected", "[runtime]") {
   std::string weights;
   std::string blob = encodeSignatureBlob(tinySignature(weights));
-  tgc_model_desc desc{TGC_ABI_VERSION + 1,
-                      "tiny",
-                      reinterpret_cast<const uint8_t *>(blob.data()),
-                      blob.size(),
-                      reinterpret_cast<const uint8_t *>(weights.data()),
-                      weights.size(),
-                      tiny_forward,
-                      nullptr};
+  tgc_model_desc desc = descriptor("tiny", blob, weights, tiny_forward);
+  desc.abi_version = TGC_ABI_VERSION + 1;
   tgc_model *model = nullptr;
   CHECK(tgc_rt_create(&desc, &model) != 0);
   CHECK(model == nullptr);
@@ -898,14 +892,7 @@ TEST_CASE("A model compiled for CPU features this machine lacks is refused at cr
   std::string weights;
   ModelSignature sig = tinySignature(weights);
   std::string blob = encodeSignatureBlob(sig);
-  tgc_model_desc desc{TGC_ABI_VERSION,
-                      "tiny",
-                      reinterpret_cast<const uint8_t *>(blob.data()),
-                      blob.size(),
-                      reinterpret_cast<const uint8_t *>(weights.data()),
-                      weights.size(),
-                      tiny_forward,
-                      nullptr};
+  tgc_model_desc desc = descriptor("tiny", blob, weights, tiny_forward);
   // Features this machine has, and names the runtime cannot test, pass.
   tgc_model *model = nullptr;
   REQUIRE(tgc_rt_create_for_cpu(&desc, "sse4.2,64bit,not-a-feature,", &model) == 0);

@@ -199,58 +199,38 @@ struct ConvolutionLowering : TgcLoweringPattern<ConvolutionOp> {
       return resultType.withMeta(meta);
     };
     AffineExpr f = getAffineConstantExpr(filters, ctx);
+
+    // The product [F, N*OH*OW]: in chunks of the batch when its columns are large, else
+    // one GEMM with the columns of the whole batch.
+    Value gemm;
     std::optional<int64_t> images = getConstantSize(batch);
-    if (images && llvm::cast<RankedTensorType>(input.getType()).hasStaticShape()) {
-      int64_t chunk =
-          batchChunk(*images, patch, *outH * *outW, element.getIntOrFloatBitWidth() / 8);
-      if (chunk < *images) {
-        Value gemm =
-            chunkedProduct(rewriter, loc, input, weight, chunk, *outH, *outW, stride, dilation);
-        FailureOr<Value> perFilter =
-            lowering.reshapeTo(rewriter, op, gemm, typeWith({f, batch, outSizes[2], outSizes[3]}));
-        FailureOr<Value> out = lowering.emptyTensor(rewriter, op, resultType);
-        if (failed(perFilter) || failed(out))
-          return failure();
-        return linalg::TransposeOp::create(rewriter, loc, *perFilter, *out,
-                                           ArrayRef<int64_t>{1, 0, 2, 3})
-            ->getResult(0);
-      }
+    int64_t chunk =
+        images && llvm::cast<RankedTensorType>(input.getType()).hasStaticShape()
+            ? batchChunk(*images, patch, *outH * *outW, element.getIntOrFloatBitWidth() / 8)
+            : 0;
+    if (images && chunk < *images) {
+      gemm = chunkedProduct(rewriter, loc, input, flattenWeight(rewriter, loc, weight), wTy, chunk,
+                            *outH, *outW, stride, dilation);
+    } else {
+      int64_t channels = wTy.getDimSize(1);
+      AffineExpr kc = getAffineConstantExpr(channels, ctx), khE = getAffineConstantExpr(kh, ctx),
+                 kwE = getAffineConstantExpr(kw, ctx);
+      FailureOr<Value> colInit = lowering.emptyTensor(
+          rewriter, op, typeWith({kc, khE, kwE, batch, outSizes[2], outSizes[3]}));
+      if (failed(colInit))
+        return failure();
+      auto colType = llvm::cast<RankedTensorType>(colInit->getType());
+      int64_t columns =
+          colType.isDynamicDim(3) ? ShapedType::kDynamic : colType.getDimSize(3) * *outH * *outW;
+      Value col = unfoldColumns(rewriter, loc, input, *colInit, patch, columns, stride, dilation);
+      Value flatWeight = flattenWeight(rewriter, loc, weight);
+      FailureOr<Value> product = lowering.zeroTensor(rewriter, op, typeWith({f, batch * pixels}));
+      if (failed(product))
+        return failure();
+      gemm = linalg::MatmulOp::create(rewriter, loc, TypeRange{product->getType()},
+                                      ValueRange{flatWeight, col}, ValueRange{*product})
+                 ->getResult(0);
     }
-
-    // col[c, kh, kw, n, oh, ow] = input[n, c, oh*sh + kh*dh, ow*sw + kw*dw]: an affine
-    // copy (vectorizable along ow), collapsed to [C*KH*KW, N*OH*OW].
-    int64_t channels = wTy.getDimSize(1);
-    AffineExpr kc = getAffineConstantExpr(channels, ctx), khE = getAffineConstantExpr(kh, ctx),
-               kwE = getAffineConstantExpr(kw, ctx);
-    FailureOr<Value> colInit = lowering.emptyTensor(
-        rewriter, op, typeWith({kc, khE, kwE, batch, outSizes[2], outSizes[3]}));
-    if (failed(colInit))
-      return failure();
-    AffineExpr c, i, j, n, oh, ow;
-    bindDims(ctx, c, i, j, n, oh, ow);
-    AffineMap read = AffineMap::get(
-        6, 0, {n, c, oh * stride[0] + i * dilation[0], ow * stride[1] + j * dilation[1]}, ctx);
-    SmallVector<utils::IteratorType> parallel6(6, utils::IteratorType::parallel);
-    auto unfold = linalg::GenericOp::create(
-        rewriter, loc, colInit->getType(), input, *colInit,
-        {read, AffineMap::getMultiDimIdentityMap(6, ctx)}, parallel6,
-        [&](OpBuilder &b, Location l, ValueRange args) { linalg::YieldOp::create(b, l, args[0]); });
-    auto colType = llvm::cast<RankedTensorType>(colInit->getType());
-    int64_t columns =
-        colType.isDynamicDim(3) ? ShapedType::kDynamic : colType.getDimSize(3) * *outH * *outW;
-    Value col = tensor::CollapseShapeOp::create(
-        rewriter, loc, RankedTensorType::get({patch, columns}, element), unfold.getResult(0),
-        SmallVector<ReassociationIndices>{{0, 1, 2}, {3, 4, 5}});
-
-    Value flatWeight = tensor::CollapseShapeOp::create(
-        rewriter, loc, RankedTensorType::get({filters, patch}, element), weight,
-        SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
-    FailureOr<Value> product = lowering.zeroTensor(rewriter, op, typeWith({f, batch * pixels}));
-    if (failed(product))
-      return failure();
-    Value gemm = linalg::MatmulOp::create(rewriter, loc, TypeRange{product->getType()},
-                                          ValueRange{flatWeight, col}, ValueRange{*product})
-                     ->getResult(0);
     FailureOr<Value> perFilter =
         lowering.reshapeTo(rewriter, op, gemm, typeWith({f, batch, outSizes[2], outSizes[3]}));
     FailureOr<Value> out = lowering.emptyTensor(rewriter, op, resultType);
@@ -259,6 +239,37 @@ struct ConvolutionLowering : TgcLoweringPattern<ConvolutionOp> {
     return linalg::TransposeOp::create(rewriter, loc, *perFilter, *out,
                                        ArrayRef<int64_t>{1, 0, 2, 3})
         ->getResult(0);
+  }
+
+  /// The weight [F, C, KH, KW] as the GEMM's [F, C*KH*KW].
+  static Value flattenWeight(OpBuilder &b, Location loc, Value weight) {
+    auto wTy = llvm::cast<RankedTensorType>(weight.getType());
+    int64_t patch = wTy.getDimSize(1) * wTy.getDimSize(2) * wTy.getDimSize(3);
+    return tensor::CollapseShapeOp::create(
+        b, loc, RankedTensorType::get({wTy.getDimSize(0), patch}, wTy.getElementType()), weight,
+        SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
+  }
+
+  /// im2col: col[c, kh, kw, n, oh, ow] = x[n, c, oh*sh + kh*dh, ow*sw + kw*dw] into
+  /// `colInit`, an affine copy (vectorizable along ow), collapsed to [patch, columns].
+  static Value unfoldColumns(OpBuilder &b, Location loc, Value x, Value colInit, int64_t patch,
+                             int64_t columns, ArrayRef<int64_t> stride,
+                             ArrayRef<int64_t> dilation) {
+    MLIRContext *ctx = b.getContext();
+    AffineExpr c, i, j, n, oh, ow;
+    bindDims(ctx, c, i, j, n, oh, ow);
+    AffineMap read = AffineMap::get(
+        6, 0, {n, c, oh * stride[0] + i * dilation[0], ow * stride[1] + j * dilation[1]}, ctx);
+    auto unfold = linalg::GenericOp::create(
+        b, loc, colInit.getType(), x, colInit, {read, AffineMap::getMultiDimIdentityMap(6, ctx)},
+        SmallVector<utils::IteratorType>(6, utils::IteratorType::parallel),
+        [&](OpBuilder &nb, Location l, ValueRange args) {
+          linalg::YieldOp::create(nb, l, args[0]);
+        });
+    Type element = llvm::cast<RankedTensorType>(colInit.getType()).getElementType();
+    return tensor::CollapseShapeOp::create(b, loc, RankedTensorType::get({patch, columns}, element),
+                                           unfold.getResult(0),
+                                           SmallVector<ReassociationIndices>{{0, 1, 2}, {3, 4, 5}});
   }
 
   /// Bytes of im2col columns a chunk of the batch may take: about the second-level
@@ -292,19 +303,14 @@ struct ConvolutionLowering : TgcLoweringPattern<ConvolutionOp> {
   /// chunk of `chunk` images at a time: an scf.for over the batch unfolds the chunk's
   /// columns and multiplies them into its slice of the product, so the columns stay in
   /// the cache between the two (every shape static).
-  static Value chunkedProduct(OpBuilder &b, Location loc, Value input, Value weight, int64_t chunk,
-                              int64_t outH, int64_t outW, ArrayRef<int64_t> stride,
-                              ArrayRef<int64_t> dilation) {
-    MLIRContext *ctx = b.getContext();
+  static Value chunkedProduct(OpBuilder &b, Location loc, Value input, Value flatWeight,
+                              RankedTensorType wTy, int64_t chunk, int64_t outH, int64_t outW,
+                              ArrayRef<int64_t> stride, ArrayRef<int64_t> dilation) {
     auto inTy = llvm::cast<RankedTensorType>(input.getType());
-    auto wTy = llvm::cast<RankedTensorType>(weight.getType());
     Type element = wTy.getElementType();
     int64_t images = inTy.getDimSize(0), channels = inTy.getDimSize(1);
     int64_t filters = wTy.getDimSize(0), kh = wTy.getDimSize(2), kw = wTy.getDimSize(3);
     int64_t patch = channels * kh * kw, pixels = outH * outW;
-    Value flatWeight =
-        tensor::CollapseShapeOp::create(b, loc, RankedTensorType::get({filters, patch}, element),
-                                        weight, SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
     Value product =
         tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{filters, images * pixels}, element);
     auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v).getResult(); };
@@ -322,24 +328,9 @@ struct ConvolutionLowering : TgcLoweringPattern<ConvolutionOp> {
               RankedTensorType::get({chunk, channels, inTy.getDimSize(2), inTy.getDimSize(3)},
                                     element),
               input, inOffsets, inSizes, ones);
-          // col[c, kh, kw, n, oh, ow] = x[n, c, oh*sh + kh*dh, ow*sw + kw*dw]
           Value colInit = tensor::EmptyOp::create(
               b, loc, ArrayRef<int64_t>{channels, kh, kw, chunk, outH, outW}, element);
-          AffineExpr c, i, j, n, oh, ow;
-          bindDims(ctx, c, i, j, n, oh, ow);
-          AffineMap read = AffineMap::get(
-              6, 0, {n, c, oh * stride[0] + i * dilation[0], ow * stride[1] + j * dilation[1]},
-              ctx);
-          auto unfold = linalg::GenericOp::create(
-              b, loc, colInit.getType(), x, colInit,
-              {read, AffineMap::getMultiDimIdentityMap(6, ctx)},
-              SmallVector<utils::IteratorType>(6, utils::IteratorType::parallel),
-              [&](OpBuilder &b, Location l, ValueRange args) {
-                linalg::YieldOp::create(b, l, args[0]);
-              });
-          Value col = tensor::CollapseShapeOp::create(
-              b, loc, RankedTensorType::get({patch, chunk * pixels}, element), unfold.getResult(0),
-              SmallVector<ReassociationIndices>{{0, 1, 2}, {3, 4, 5}});
+          Value col = unfoldColumns(b, loc, x, colInit, patch, chunk * pixels, stride, dilation);
           Value column = arith::MulIOp::create(b, loc, image, index(pixels));
           SmallVector<OpFoldResult> offsets = {b.getIndexAttr(0), column};
           SmallVector<OpFoldResult> sizes = {b.getIndexAttr(filters),

@@ -4,9 +4,10 @@ Each `<case>.mlir` here is compiled and run by test/e2e/ops.test on
 `<case>.inputs.safetensors`; its results (`output.N`, and `state.<name>` for state it
 writes) must match `<case>.expected.safetensors`, which this script computes with
 PyTorch's own kernels (ATen backward ops, autograd), or for random numbers, with an
-independent Python Philox4x32-10 checked against Random123's known answer. Run with the project's venv:
+independent Python Philox4x32-10 checked against Random123's known answer. Run with a
+Python that has torch and safetensors:
 
-    /root/.cache/tgc-venv/bin/python test/e2e/Inputs/ops/make_expected.py [case...]
+    python test/e2e/Inputs/ops/make_expected.py [case...]
 """
 import os
 import sys
