@@ -196,6 +196,25 @@ def DestinationPassingPass : Pass<"tgc-destination-passing", "::mlir::ModuleOp">
                            "::mlir::memref::MemRefDialect"];
 }
 
+def PlanMemoryPass : Pass<"tgc-plan-memory", "::mlir::ModuleOp"> {
+  let summary = "Place the entries' temporaries in one arena, reusing memory by liveness";
+  let description = [{
+    On the bufferized entries named by `tgc.abi`, before buffer deallocation: each
+    `memref.alloc` of a static shape whose aliases (views, casts, reshapes) are only
+    read and written by ops in the entry becomes a `memref.view` into a new last
+    argument of the entry, `memref<Nxi8>`, the arena that the runtime allocates once
+    per model instance. A buffer is live from its allocation to the last op of the
+    entry's body that uses it or an alias; buffers whose live ranges overlap get
+    disjoint byte ranges, 64-byte aligned. Placement is greedy by size (largest first,
+    each in the smallest gap that fits among the buffers it overlaps), which is
+    deterministic. Allocations of dynamic size, or whose aliases escape (returned,
+    yielded, or passed to an op that returns a memref it might alias), stay
+    allocations. `tgc.abi`'s `memory` records, per entry, the arena's size, the
+    buffers in it, their total size and the allocations left.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect"];
+}
+
 def ConvertLinalgToBlasPass : Pass<"convert-linalg-to-blas", "::mlir::ModuleOp"> {
   let summary = "Call the runtime's BLAS GEMM for f32/f64 matmuls on buffers";
   let description = [{

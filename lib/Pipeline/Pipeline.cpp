@@ -115,6 +115,8 @@ static void populateBufferize(OpPassManager &pm) {
   // Kernels write their outputs into their arguments: the calls return nothing.
   pm.addPass(bufferization::createDropEquivalentBufferResultsPass());
   pm.addPass(createCanonicalizerPass());
+  // Static temporaries become views of the entry's arena; the rest are freed.
+  pm.addPass(createPlanMemoryPass());
   bufferization::BufferDeallocationPipelineOptions dealloc;
   bufferization::buildBufferDeallocationPipeline(pm, dealloc);
 }

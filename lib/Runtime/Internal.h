@@ -116,6 +116,7 @@ typedef struct tgc_signature {
   tgc_arg_sig *args;
   uint32_t num_results;
   tgc_result_sig *results;
+  uint64_t arena_bytes; /* the forward entry's arena (its last argument) */
   /* The backward entry (trainable models only). */
   bool has_backward;
   uint32_t num_saved;
@@ -124,6 +125,7 @@ typedef struct tgc_signature {
   uint32_t *tangents; /* user output index of each tangent */
   uint32_t num_backward_results;
   tgc_result_sig *backward_results;
+  uint64_t backward_arena_bytes;
 } tgc_signature;
 
 /* Decodes `blob` into *sig with bounds checks on every read. Returns 0, or
@@ -284,7 +286,7 @@ typedef struct tgc_binder {
 /* Buffers for one tgc_model_run, allocated once per instance since an
  * instance runs one call at a time. */
 typedef struct tgc_run_scratch {
-  void **packed_args;        /* num_args + num_results descriptor pointers */
+  void **packed_args;        /* the forward entry's descriptor pointers */
   int64_t *descriptor_words; /* all descriptors, back to back */
   int64_t *result_sizes;     /* evaluated result shapes, back to back */
   uint32_t *result_sizes_at; /* where each result's shape starts */
@@ -348,6 +350,7 @@ struct tgc_model {
   bool *symbol_bound;
   tgc_run_scratch run;
   tgc_train_state train; /* all zero unless sig.has_backward */
+  void *arena;           /* the entries' temporaries (TGC_ALIGNMENT); NULL if none */
   int num_threads;       /* threads of this instance's calls */
   char error[TGC_ERROR_CAPACITY];
 };

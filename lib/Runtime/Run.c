@@ -8,10 +8,27 @@
 
 /*===--- Scratch ----------------------------------------------------------===*/
 
+/* The arena both entries keep their temporaries in: as large as the larger needs. */
+static int allocate_arena(tgc_model *m) {
+  uint64_t bytes = m->sig.arena_bytes;
+  if (m->sig.has_backward && m->sig.backward_arena_bytes > bytes)
+    bytes = m->sig.backward_arena_bytes;
+  if (bytes == 0)
+    return 0;
+  if (bytes > SIZE_MAX - TGC_ALIGNMENT)
+    return 1;
+  m->arena = aligned_alloc(TGC_ALIGNMENT,
+                           (size_t)(bytes + TGC_ALIGNMENT - 1) / TGC_ALIGNMENT * TGC_ALIGNMENT);
+  return m->arena == NULL;
+}
+
 int tgc_run_scratch_init(tgc_model *m) {
   tgc_run_scratch *run = &m->run;
   const tgc_signature *sig = &m->sig;
-  size_t words = 0, result_dims = 0;
+  if (allocate_arena(m))
+    return 1;
+  /* The arena's descriptor comes last. */
+  size_t words = tgc_descriptor_words(1), result_dims = 0;
   for (uint32_t i = 0; i < sig->num_args; ++i)
     words += tgc_descriptor_words(sig->args[i].rank);
   for (uint32_t i = 0; i < sig->num_results; ++i) {
@@ -21,7 +38,7 @@ int tgc_run_scratch_init(tgc_model *m) {
   /* Saved values the forward writes are extra results. */
   for (uint32_t i = 0; i < sig->num_saved; ++i)
     words += tgc_descriptor_words(sig->saved[i].rank);
-  size_t slots = (size_t)sig->num_args + sig->num_results + sig->num_saved + 1;
+  size_t slots = (size_t)sig->num_args + sig->num_results + sig->num_saved + 2;
   size_t results = (size_t)sig->num_results + 1;
   size_t inputs = (size_t)m->num_inputs + 1;
   run->packed_args = calloc(slots, sizeof *run->packed_args);
@@ -57,6 +74,8 @@ void tgc_run_scratch_free(tgc_model *m) {
   free(run->input_data);
   free(run->input_packed);
   memset(run, 0, sizeof *run);
+  free(m->arena);
+  m->arena = NULL;
 }
 
 /*===--- Describing things in messages ------------------------------------===*/
@@ -369,6 +388,9 @@ static void build_descriptors(tgc_model *m, DLTensor *const *inputs) {
     words = tgc_write_descriptor(words, m->train.call_data[k],
                                  m->train.call_sizes + m->train.sizes_at[k], m->sig.saved[k].rank);
   }
+  *slot = words;
+  int64_t arena_bytes = (int64_t)m->sig.arena_bytes;
+  tgc_write_descriptor(words, arena_bytes ? m->arena : NULL, &arena_bytes, 1);
 }
 
 /* Applies a finished call: swaps in new buffer values, writes mutated

@@ -224,6 +224,7 @@ static void decode_backward(reader *r, tgc_signature *sig) {
     sig->num_backward_results = num_results;
   for (uint32_t i = 0; i < sig->num_backward_results && !r->failed; ++i)
     read_result(r, &sig->backward_results[i]);
+  sig->backward_arena_bytes = read_u64(r, "backward arena size");
 }
 
 static void decode(reader *r, tgc_signature *sig) {
@@ -248,6 +249,7 @@ static void decode(reader *r, tgc_signature *sig) {
     sig->num_results = num_results;
   for (uint32_t i = 0; i < sig->num_results && !r->failed; ++i)
     read_result(r, &sig->results[i]);
+  sig->arena_bytes = read_u64(r, "arena size");
 
   uint8_t has_backward = read_u8(r, "backward flag");
   if (!r->failed && has_backward > 1)

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <limits>
 #include <sstream>
 
@@ -83,6 +84,29 @@ static void addTrainingJson(const ModelSignature &signature, OrderedJson &root) 
   root["backward_mutations"] = std::move(mutations);
 }
 
+static OrderedJson memoryPlanJson(const MemoryPlan &plan) {
+  OrderedJson entry;
+  entry["arena_bytes"] = plan.arenaBytes;
+  entry["buffers"] = plan.buffers;
+  entry["buffer_bytes"] = plan.bufferBytes;
+  entry["unplanned"] = plan.unplanned;
+  return entry;
+}
+
+/// The temporaries: the instance's arena (as large as the larger entry needs) and each
+/// entry's plan.
+static OrderedJson memoryJson(const ModelSignature &signature) {
+  OrderedJson memory;
+  uint64_t arena = signature.memory.arenaBytes;
+  if (signature.backward)
+    arena = std::max(arena, signature.backward->memory.arenaBytes);
+  memory["arena_bytes"] = arena;
+  memory["forward"] = memoryPlanJson(signature.memory);
+  if (signature.backward)
+    memory["backward"] = memoryPlanJson(signature.backward->memory);
+  return memory;
+}
+
 std::string tgc::writeSignatureJson(const ModelSignature &signature) {
   OrderedJson inputs = OrderedJson::array(), outputs = OrderedJson::array(),
               state = OrderedJson::array(), symbols = OrderedJson::array(),
@@ -133,6 +157,7 @@ std::string tgc::writeSignatureJson(const ModelSignature &signature) {
   root["mutations"] = std::move(mutations);
   if (signature.backward)
     addTrainingJson(signature, root);
+  root["memory"] = memoryJson(signature);
   if (!signature.inputMetadataJson.empty())
     root["input_metadata"] = OrderedJson::parse(signature.inputMetadataJson);
   if (!signature.outputStructureJson.empty())

@@ -5,7 +5,7 @@
 using namespace tgc;
 
 namespace {
-constexpr uint32_t kSignatureVersion = 2;
+constexpr uint32_t kSignatureVersion = 3;
 constexpr uint64_t kWeightsAlignment = 64;
 } // namespace
 
@@ -79,6 +79,7 @@ std::string tgc::encodeSignatureBlob(const ModelSignature &signature) {
   w.u32(uint32_t(signature.results.size()));
   for (const ResultInfo &result : signature.results)
     w.result(result);
+  w.u64(signature.memory.arenaBytes);
   w.u8(signature.backward ? 1 : 0);
   if (!signature.backward)
     return w.take();
@@ -95,6 +96,7 @@ std::string tgc::encodeSignatureBlob(const ModelSignature &signature) {
   w.u32(uint32_t(bw.results.size()));
   for (const ResultInfo &result : bw.results)
     w.result(result);
+  w.u64(bw.memory.arenaBytes);
   return w.take();
 }
 

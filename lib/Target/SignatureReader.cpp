@@ -195,6 +195,7 @@ private:
   FailureOr<ResultInfo> readResult(DictionaryAttr entry);
   LogicalResult readResults(DictionaryAttr abiAttr);
   LogicalResult readBackward(DictionaryAttr backwardAttr);
+  LogicalResult readMemory(DictionaryAttr abiAttr, StringRef role, MemoryPlan &plan);
 
   ModuleOp module;
   Location loc;
@@ -368,6 +369,32 @@ LogicalResult AbiReader::readBackward(DictionaryAttr backwardAttr) {
   return success();
 }
 
+/// Entry `role`'s memory plan (tgc-plan-memory); none when the pipeline did not plan
+/// it, and then the entry has no arena argument.
+LogicalResult AbiReader::readMemory(DictionaryAttr abiAttr, StringRef role, MemoryPlan &plan) {
+  auto memory = abiAttr.getAs<DictionaryAttr>(abi::kMemoryKey);
+  if (!memory || !memory.get(role))
+    return success();
+  FailureOr<DictionaryAttr> entry = get<DictionaryAttr>(memory, role);
+  if (failed(entry))
+    return failure();
+  int64_t *fields[] = {nullptr, &plan.buffers, &plan.bufferBytes, &plan.unplanned};
+  StringRef keys[] = {abi::kArenaBytesKey, abi::kBuffersKey, abi::kBufferBytesKey,
+                      abi::kUnplannedKey};
+  for (auto [field, key] : llvm::zip_equal(fields, keys)) {
+    FailureOr<IntegerAttr> value = get<IntegerAttr>(*entry, key);
+    if (failed(value))
+      return failure();
+    if (value->getInt() < 0)
+      return emitError(loc) << "malformed tgc.abi: negative memory." << role << "." << key;
+    if (field)
+      *field = value->getInt();
+    else
+      plan.arenaBytes = uint64_t(value->getInt());
+  }
+  return success();
+}
+
 FailureOr<ModelAbi> AbiReader::read(StringRef name) {
   auto abiAttr = module->getAttrOfType<DictionaryAttr>(abi::kAbi);
   if (!abiAttr)
@@ -383,11 +410,13 @@ FailureOr<ModelAbi> AbiReader::read(StringRef name) {
   model.forwardEntry = forward->str();
   if (auto backward = entries->getAs<StringAttr>(abi::kBackwardKey))
     model.backwardEntry = backward.str();
-  if (failed(readSymbols(abiAttr)) || failed(readArgs(abiAttr)) || failed(readResults(abiAttr)))
+  if (failed(readSymbols(abiAttr)) || failed(readArgs(abiAttr)) || failed(readResults(abiAttr)) ||
+      failed(readMemory(abiAttr, abi::kForwardKey, model.signature.memory)))
     return failure();
   if (!model.backwardEntry.empty()) {
     FailureOr<DictionaryAttr> backward = get<DictionaryAttr>(abiAttr, abi::kBackwardKey);
-    if (failed(backward) || failed(readBackward(*backward)))
+    if (failed(backward) || failed(readBackward(*backward)) ||
+        failed(readMemory(abiAttr, abi::kBackwardKey, model.signature.backward->memory)))
       return failure();
   }
   return std::move(model);

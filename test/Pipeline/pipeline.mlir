@@ -20,7 +20,8 @@
 // BUF-LABEL: func.func @forward
 //  BUF-SAME:   %{{.*}}: memref<?x16xf32> {tgc.kind = "user_input", tgc.name = "x"}
 //  BUF-SAME:   %{{.*}}: memref<?x32xf32> {tgc.kind = "user_output"}
-//  BUF-SAME:   %{{.*}}: memref<i64> {tgc.kind = "buffer_mutation", tgc.target = "steps"}) {
+//  BUF-SAME:   %{{.*}}: memref<i64> {tgc.kind = "buffer_mutation", tgc.target = "steps"}
+//  BUF-SAME:   %{{.*}}: memref<{{[0-9]+}}xi8> {tgc.kind = "arena"}) {
 //   BUF-NOT:   tensor<
 
 // LLVM: llvm.func @tgc_rt_gemm_f32

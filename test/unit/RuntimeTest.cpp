@@ -490,14 +490,14 @@ TEST_CASE("A blob with a bad magic or version is rejected", "[runtime]") {
   std::string blob = encodeSignatureBlob(tinySignature(weights));
   std::string badMagic = blob, badVersion = blob;
   badMagic[0] = 'X';
-  badVersion[4] = 3;
+  badVersion[4] = 4;
   CHECK(createError(badMagic, weights) ==
         "malformed signature blob: bad magic (expected \"TGCS\") (at byte 0 "
         "of " +
             std::to_string(blob.size()) + ")");
   CHECK(createError(badVersion, weights)
-            .find("version 3 (this runtime "
-                  "reads 2)") != std::string::npos);
+            .find("version 4 (this runtime "
+                  "reads 3)") != std::string::npos);
 }
 
 TEST_CASE("Signatures the runtime cannot honour are rejected at creation", "[runtime]") {

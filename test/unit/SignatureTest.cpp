@@ -53,10 +53,11 @@ TEST_CASE("The blob follows the documented byte layout", "[signature]") {
   sig.args = {w, x};
   sig.results = {{ResultKind::UserOutput, DType::float32(), "y", 7, {b * SizeExpr::constant(2)}},
                  {ResultKind::UserInputMutation, DType::float32(), "x", 1, {b}}};
+  sig.memory.arenaBytes = 4160;
   REQUIRE(verifySignature(sig) == "");
 
   std::string expected =
-      "TGCS" + le(2, 4) +
+      "TGCS" + le(3, 4) +
       // symbols
       le(1, 4) + str("b") + le(1, 8) + le(8, 8) +
       // args
@@ -74,6 +75,8 @@ TEST_CASE("The blob follows the documented byte layout", "[signature]") {
       op(ExprOpcode::Sym, 0) + op(ExprOpcode::Const, 2) + op(ExprOpcode::Mul, 0) +
       // x mutated: target arg 1
       std::string{2, 2, 32} + str("x") + le(1, 4) + le(1, 4) + le(1, 4) + op(ExprOpcode::Sym, 0) +
+      // the forward's arena
+      le(4160, 8) +
       // no backward
       std::string{0};
   CHECK(encodeSignatureBlob(sig) == expected);
@@ -284,10 +287,21 @@ TEST_CASE("model.json lists inputs, outputs, state, symbols and mutations", "[si
       "kind": "user_input",
       "target": "x"
     }
-  ]
+  ],
+  "memory": {
+    "arena_bytes": 4160,
+    "forward": {
+      "arena_bytes": 4160,
+      "buffers": 3,
+      "buffer_bytes": 6208,
+      "unplanned": 1
+    }
+  }
 }
 )";
-  CHECK(writeSignatureJson(tiny()) == expected);
+  ModelSignature sig = tiny();
+  sig.memory = {4160, 3, 6208, 1};
+  CHECK(writeSignatureJson(sig) == expected);
 }
 
 TEST_CASE("model.json writes an unbounded symbol maximum as null", "[signature]") {

@@ -176,6 +176,19 @@ struct SavedInfo {
   uint32_t arg = kNoTarget;
 };
 
+/// The temporaries of one packed entry (tgc-plan-memory). The entry's last argument is
+/// an arena of `arenaBytes` bytes, which the runtime allocates once per instance; the
+/// other figures are reported in model.json, not encoded in the blob.
+struct MemoryPlan {
+  uint64_t arenaBytes = 0;
+  /// The temporaries placed in the arena, and their sizes added up (what they would
+  /// take without reuse).
+  int64_t buffers = 0;
+  int64_t bufferBytes = 0;
+  /// Allocations of dynamic size (or escaping), left to the scratch allocator.
+  int64_t unplanned = 0;
+};
+
 /// The backward entry of a trainable model: arguments are the saved values
 /// then the tangents, results are gradients and backward mutations.
 struct BackwardInfo {
@@ -191,6 +204,7 @@ struct BackwardInfo {
   /// unknown. Reported in model.json, not encoded in the blob.
   int64_t savedCount = -1;
   int64_t savedBytes = -1;
+  MemoryPlan memory;
 };
 
 /// The whole calling signature of a compiled model. Args and results are in
@@ -201,6 +215,8 @@ struct ModelSignature {
   std::vector<SymbolInfo> symbols;
   std::vector<ArgInfo> args;
   std::vector<ResultInfo> results;
+  /// The forward entry's temporaries.
+  MemoryPlan memory;
   /// Present for trainable models (`tgc compile --train`).
   std::optional<BackwardInfo> backward;
   /// User outputs that hold a tensor of the Python state the program leaves
