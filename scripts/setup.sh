@@ -9,7 +9,7 @@ PACKAGES=(
   clang-22 clang-format-22 lld-22 llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   libomp-22-dev
   libcli11-dev nlohmann-json3-dev catch2 libzip-dev libdlpack-dev libboost-graph-dev
-  libopenblas-dev zlib1g-dev libzstd-dev libedit-dev libxml2-dev libcurl4-openssl-dev
+  libopenblas-dev libdnnl2 zlib1g-dev libzstd-dev libedit-dev libxml2-dev libcurl4-openssl-dev
 )
 
 missing=()

@@ -1,8 +1,75 @@
-/* Gemm.c - GEMM helpers generated code calls with plain arguments. */
+/* Gemm.c - GEMM helpers generated code calls with plain arguments.
+ *
+ * f32 products of some size go to oneDNN's dnnl_sgemm when libdnnl.so.2 can be
+ * loaded (Debian's libdnnl2): measured on AVX-512 it is 4-35 % faster than
+ * OpenBLAS on the shapes models have (docs/kernels.md). The library is opened
+ * with dlopen at the first instance's creation, so model.so does not depend on
+ * it: without it, and for f64 and small products, OpenBLAS computes.
+ * TGC_GEMM=openblas keeps every product on OpenBLAS. */
 #include "Internal.h"
 
 #include <cblas.h>
+#include <dlfcn.h>
 #include <limits.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* dnnl_sgemm (oneapi/dnnl/dnnl.h): row-major C = alpha*op(A)*op(B) + beta*C. */
+typedef int (*dnnl_sgemm_fn)(char transa, char transb, int64_t M, int64_t N, int64_t K, float alpha,
+                             const float *A, int64_t lda, const float *B, int64_t ldb, float beta,
+                             float *C, int64_t ldc);
+/* Debian's oneDNN runs on OpenMP: a product is kept on the calling thread (the
+ * runtime's pool splits the work) by setting the calling thread's OpenMP
+ * thread count, a per-thread setting, to 1 around the call. */
+typedef int (*omp_get_max_threads_fn)(void);
+typedef void (*omp_set_num_threads_fn)(int);
+
+static struct {
+  pthread_once_t once;
+  dnnl_sgemm_fn sgemm;
+  omp_get_max_threads_fn get_max_threads;
+  omp_set_num_threads_fn set_num_threads;
+} dnnl = {.once = PTHREAD_ONCE_INIT};
+
+/* Multiply-adds from which an f32 product goes to oneDNN: below, its fixed cost
+ * per call (about a microsecond) outweighs its faster kernels. */
+static const double kDnnlMinWork = 32768.0;
+
+static void load_dnnl(void) {
+  const char *choice = getenv("TGC_GEMM");
+  if (choice && strcmp(choice, "openblas") == 0)
+    return;
+  void *handle = dlopen("libdnnl.so.2", RTLD_NOW | RTLD_LOCAL);
+  if (!handle)
+    return;
+  dnnl_sgemm_fn sgemm = (dnnl_sgemm_fn)dlsym(handle, "dnnl_sgemm");
+  omp_get_max_threads_fn get = (omp_get_max_threads_fn)dlsym(handle, "omp_get_max_threads");
+  omp_set_num_threads_fn set = (omp_set_num_threads_fn)dlsym(handle, "omp_set_num_threads");
+  if (!sgemm || !get || !set) {
+    dlclose(handle);
+    return;
+  }
+  dnnl.get_max_threads = get;
+  dnnl.set_num_threads = set;
+  dnnl.sgemm = sgemm;
+}
+
+/* Computes the product with oneDNN on this thread; false if it cannot. */
+static bool dnnl_gemm(int64_t transA, int64_t transB, const float *A, int64_t lda, const float *B,
+                      int64_t ldb, float *C, int64_t ldc, int64_t M, int64_t N, int64_t K,
+                      float alpha, float beta) {
+  if (!dnnl.sgemm || (double)M * (double)N * (double)K < kDnnlMinWork || K <= 0)
+    return false;
+  int threads = dnnl.get_max_threads();
+  if (threads != 1)
+    dnnl.set_num_threads(1);
+  int status = dnnl.sgemm(transA ? 'T' : 'N', transB ? 'T' : 'N', M, N, K, alpha, A, lda, B, ldb,
+                          beta, C, ldc);
+  if (threads != 1)
+    dnnl.set_num_threads(threads);
+  return status == 0;
+}
 
 /* cblas takes 32-bit ints (Debian's OpenBLAS is not ILP64). */
 static bool fits_blas_int(int64_t v) { return v >= 0 && v <= INT_MAX; }
@@ -51,6 +118,8 @@ static void gemm_one(bool f64, int64_t transA, int64_t transB, const void *A, in
                 blas_ld(ldb), beta, C, blas_ld(ldc));
   else if (f64)
     tgc_gemm_loop_f64(transA, transB, A, lda, B, ldb, C, ldc, M, N, K, alpha, beta);
+  else if (dnnl_gemm(transA, transB, A, lda, B, ldb, C, ldc, M, N, K, (float)alpha, (float)beta))
+    return;
   else if (blas)
     cblas_sgemm(CblasRowMajor, ta, tb, (int)M, (int)N, (int)K, (float)alpha, A, blas_ld(lda), B,
                 blas_ld(ldb), (float)beta, C, blas_ld(ldc));
@@ -124,9 +193,12 @@ static void gemm(gemm_job *j) {
 
 extern void openblas_set_num_threads(int) __attribute__((weak));
 
+const char *tgc_gemm_f32_library(void) { return dnnl.sgemm ? "onednn" : "openblas"; }
+
 void tgc_gemm_init(void) {
   if (openblas_set_num_threads)
     openblas_set_num_threads(1);
+  pthread_once(&dnnl.once, load_dnnl);
 }
 
 /* The entries generated code calls, per element type: a single product is the

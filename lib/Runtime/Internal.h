@@ -411,10 +411,15 @@ void tgc_run_scratch_free(tgc_model *m);
 int tgc_train_init(tgc_model *m);
 void tgc_train_free(tgc_model *m);
 
-/*===--- BLAS fallback (Gemm.c) -------------------------------------------===*/
+/*===--- GEMM libraries and fallback (Gemm.c) ----------------------------===*/
 
-/* Keeps OpenBLAS single-threaded: GEMMs run on the runtime's pool. */
+/* Keeps OpenBLAS single-threaded (GEMMs run on the runtime's pool) and loads
+ * oneDNN for f32 products when it can (once per process). */
 void tgc_gemm_init(void);
+
+/* The library larger f32 products go to after tgc_gemm_init: "onednn" or
+ * "openblas". */
+const char *tgc_gemm_f32_library(void);
 
 /* The plain-loop kernels behind tgc_rt_gemm_* for sizes beyond BLAS ints;
  * exposed for tests. */

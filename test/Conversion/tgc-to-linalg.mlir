@@ -180,27 +180,24 @@ func.func @conv(%x: !tgc.vtensor<[2, 3, 8, 8], f32>, %w: !tgc.vtensor<[4, 3, 3, 
 // -----
 
 // When the columns of the whole batch exceed 1 MiB, the batch is split into chunks whose
-// columns fit (here 8 of 16 images: 27 x 8*1024 floats): an scf.for unfolds a chunk of
-// the input and multiplies it into the chunk's columns of the product, a slice that is
-// filled, computed and inserted back in place.
+// columns fit (here 8 of 16 images: 27 x 8*1024 floats): an scf.forall over the chunks
+// (they run on the threads) unfolds a chunk of the input and multiplies it into the
+// chunk's columns of the product, a slice that is filled, computed and inserted back.
 // CHECK-LABEL: func.func @conv_chunked(
 //  CHECK-SAME:     %[[X:.*]]: tensor<16x3x34x34xf32>, %[[W:.*]]: tensor<4x3x3x3xf32>)
 //       CHECK:   %[[FLAT:.*]] = tensor.collapse_shape %[[W]] {{\[\[}}0], [1, 2, 3]] : tensor<4x3x3x3xf32> into tensor<4x27xf32>
 //       CHECK:   %[[EMPTY:.*]] = tensor.empty() : tensor<4x16384xf32>
-//   CHECK-DAG:   %[[C0:.*]] = arith.constant 0 : index
-//   CHECK-DAG:   %[[C8:.*]] = arith.constant 8 : index
-//   CHECK-DAG:   %[[C16:.*]] = arith.constant 16 : index
-//       CHECK:   %[[PRODUCT:.*]] = scf.for %[[N:.*]] = %[[C0]] to %[[C16]] step %[[C8]] iter_args(%[[ACC:.*]] = %[[EMPTY]]) -> (tensor<4x16384xf32>) {
+//       CHECK:   %[[PRODUCT:.*]] = scf.forall (%[[I:.*]]) in (2) shared_outs(%[[ACC:.*]] = %[[EMPTY]]) -> (tensor<4x16384xf32>) {
+//       CHECK:     %[[N:.*]] = affine.apply #{{.*}}(%[[I]])
 //       CHECK:     %[[CHUNK:.*]] = tensor.extract_slice %[[X]][%[[N]], 0, 0, 0] [8, 3, 34, 34] [1, 1, 1, 1]
 //       CHECK:     %[[UNFOLD:.*]] = linalg.generic {{.*}} ins(%[[CHUNK]] : tensor<8x3x34x34xf32>) outs(%{{.*}} : tensor<3x3x3x8x32x32xf32>)
 //       CHECK:     %[[COL:.*]] = tensor.collapse_shape %[[UNFOLD]] {{.*}} into tensor<27x8192xf32>
-//       CHECK:     %[[C1024:.*]] = arith.constant 1024 : index
-//       CHECK:     %[[AT:.*]] = arith.muli %[[N]], %[[C1024]]
+//       CHECK:     %[[AT:.*]] = affine.apply #{{.*}}(%[[I]])
 //       CHECK:     %[[SLICE:.*]] = tensor.extract_slice %[[ACC]][0, %[[AT]]] [4, 8192] [1, 1]
 //       CHECK:     %[[ZERO:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[SLICE]] : tensor<4x8192xf32>)
 //       CHECK:     %[[GEMM:.*]] = linalg.matmul ins(%[[FLAT]], %[[COL]] : tensor<4x27xf32>, tensor<27x8192xf32>) outs(%[[ZERO]] : tensor<4x8192xf32>)
-//       CHECK:     %[[NEXT:.*]] = tensor.insert_slice %[[GEMM]] into %[[ACC]][0, %[[AT]]] [4, 8192] [1, 1]
-//       CHECK:     scf.yield %[[NEXT]]
+//       CHECK:     scf.forall.in_parallel {
+//       CHECK:       tensor.parallel_insert_slice %[[GEMM]] into %[[ACC]][0, %[[AT]]] [4, 8192] [1, 1]
 //       CHECK:   %[[VIEW:.*]] = tensor.reshape %[[PRODUCT]]({{.*}}) : (tensor<4x16384xf32>, tensor<4xindex>) -> tensor<4x16x32x32xf32>
 //       CHECK:   linalg.transpose ins(%[[VIEW]] : tensor<4x16x32x32xf32>) outs(%{{.*}} : tensor<16x4x32x32xf32>) permutation = [1, 0, 2, 3]
 func.func @conv_chunked(%x: !tgc.vtensor<[16, 3, 34, 34], f32>, %w: !tgc.vtensor<[4, 3, 3, 3], f32>) -> !tgc.vtensor<[16, 4, 32, 32], f32> {

@@ -11,8 +11,11 @@
 
 #include <catch2/catch.hpp>
 
+#include <dlfcn.h>
+
 #include <atomic>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -828,7 +831,18 @@ TEST_CASE("parallel_for from several threads at once: a busy pool runs the call 
       CHECK(c == 50);
 }
 
+TEST_CASE("f32 products of some size go to oneDNN when libdnnl.so.2 loads", "[runtime]") {
+  tgc_gemm_init();
+  void *dnnl = dlopen("libdnnl.so.2", RTLD_NOW | RTLD_LOCAL);
+  const char *env = std::getenv("TGC_GEMM");
+  bool expected = dnnl && !(env && std::string(env) == "openblas");
+  CHECK(std::string(tgc_gemm_f32_library()) == (expected ? "onednn" : "openblas"));
+  if (dnnl)
+    dlclose(dnnl);
+}
+
 TEST_CASE("GEMMs split across threads give the single thread's bits", "[runtime][threads]") {
+  tgc_gemm_init(); // oneDNN where it is installed, as in a model
   // Large enough to be split: over rows (M > N), over columns (N > M), over the batch.
   struct Shape {
     int64_t batch, M, N, K, ta, tb;

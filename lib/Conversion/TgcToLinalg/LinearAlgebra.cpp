@@ -2,6 +2,7 @@
 #include "tgc/Conversion/TgcToLinalg.h"
 #include "tgc/Dialect/ScalarBuilder.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -300,9 +301,10 @@ struct ConvolutionLowering : TgcLoweringPattern<ConvolutionOp> {
   }
 
   /// The product [F, N*OH*OW] of the flattened weight with the im2col columns, one
-  /// chunk of `chunk` images at a time: an scf.for over the batch unfolds the chunk's
-  /// columns and multiplies them into its slice of the product, so the columns stay in
-  /// the cache between the two (every shape static).
+  /// chunk of `chunk` images at a time: an scf.forall over the chunks unfolds a chunk's
+  /// columns and multiplies them into its slice of the product. Chunks are independent,
+  /// so they run on the threads, each with its columns in its own core's cache between
+  /// the unfold and the product (every shape static).
   static Value chunkedProduct(OpBuilder &b, Location loc, Value input, Value flatWeight,
                               RankedTensorType wTy, int64_t chunk, int64_t outH, int64_t outW,
                               ArrayRef<int64_t> stride, ArrayRef<int64_t> dilation) {
@@ -313,42 +315,44 @@ struct ConvolutionLowering : TgcLoweringPattern<ConvolutionOp> {
     int64_t patch = channels * kh * kw, pixels = outH * outW;
     Value product =
         tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{filters, images * pixels}, element);
-    auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v).getResult(); };
-    auto loop = scf::ForOp::create(
-        b, loc, index(0), index(images), index(chunk), ValueRange{product},
-        [&](OpBuilder &b, Location loc, Value image, ValueRange carried) {
-          SmallVector<OpFoldResult> inOffsets = {image, b.getIndexAttr(0), b.getIndexAttr(0),
-                                                 b.getIndexAttr(0)};
-          SmallVector<OpFoldResult> inSizes = {b.getIndexAttr(chunk), b.getIndexAttr(channels),
-                                               b.getIndexAttr(inTy.getDimSize(2)),
-                                               b.getIndexAttr(inTy.getDimSize(3))};
-          SmallVector<OpFoldResult> ones(4, b.getIndexAttr(1));
-          Value x = tensor::ExtractSliceOp::create(
-              b, loc,
-              RankedTensorType::get({chunk, channels, inTy.getDimSize(2), inTy.getDimSize(3)},
-                                    element),
-              input, inOffsets, inSizes, ones);
-          Value colInit = tensor::EmptyOp::create(
-              b, loc, ArrayRef<int64_t>{channels, kh, kw, chunk, outH, outW}, element);
-          Value col = unfoldColumns(b, loc, x, colInit, patch, chunk * pixels, stride, dilation);
-          Value column = arith::MulIOp::create(b, loc, image, index(pixels));
-          SmallVector<OpFoldResult> offsets = {b.getIndexAttr(0), column};
-          SmallVector<OpFoldResult> sizes = {b.getIndexAttr(filters),
-                                             b.getIndexAttr(chunk * pixels)};
-          SmallVector<OpFoldResult> unit(2, b.getIndexAttr(1));
-          auto sliceType = RankedTensorType::get({filters, chunk * pixels}, element);
-          Value slice =
-              tensor::ExtractSliceOp::create(b, loc, sliceType, carried[0], offsets, sizes, unit);
-          Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
-          Value filled = linalg::FillOp::create(b, loc, zero, slice).getResult(0);
-          Value gemm = linalg::MatmulOp::create(b, loc, TypeRange{sliceType},
-                                                ValueRange{flatWeight, col}, ValueRange{filled})
-                           ->getResult(0);
-          Value updated =
-              tensor::InsertSliceOp::create(b, loc, gemm, carried[0], offsets, sizes, unit);
-          scf::YieldOp::create(b, loc, updated);
-        });
-    return loop.getResult(0);
+    auto forall =
+        scf::ForallOp::create(b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(images / chunk)},
+                              ValueRange{product}, std::nullopt);
+    OpBuilder body = OpBuilder::atBlockTerminator(forall.getBody());
+    Value index = forall.getInductionVars()[0];
+    Value image = affine::AffineApplyOp::create(
+        body, loc, AffineMap::get(1, 0, body.getAffineDimExpr(0) * chunk), index);
+    SmallVector<OpFoldResult> inOffsets = {image, body.getIndexAttr(0), body.getIndexAttr(0),
+                                           body.getIndexAttr(0)};
+    SmallVector<OpFoldResult> inSizes = {body.getIndexAttr(chunk), body.getIndexAttr(channels),
+                                         body.getIndexAttr(inTy.getDimSize(2)),
+                                         body.getIndexAttr(inTy.getDimSize(3))};
+    SmallVector<OpFoldResult> ones(4, body.getIndexAttr(1));
+    Value x = tensor::ExtractSliceOp::create(
+        body, loc,
+        RankedTensorType::get({chunk, channels, inTy.getDimSize(2), inTy.getDimSize(3)}, element),
+        input, inOffsets, inSizes, ones);
+    Value colInit = tensor::EmptyOp::create(
+        body, loc, ArrayRef<int64_t>{channels, kh, kw, chunk, outH, outW}, element);
+    Value col = unfoldColumns(body, loc, x, colInit, patch, chunk * pixels, stride, dilation);
+    Value column = affine::AffineApplyOp::create(
+        body, loc, AffineMap::get(1, 0, body.getAffineDimExpr(0) * (chunk * pixels)), index);
+    SmallVector<OpFoldResult> offsets = {body.getIndexAttr(0), column};
+    SmallVector<OpFoldResult> sizes = {body.getIndexAttr(filters),
+                                       body.getIndexAttr(chunk * pixels)};
+    SmallVector<OpFoldResult> unit(2, body.getIndexAttr(1));
+    auto sliceType = RankedTensorType::get({filters, chunk * pixels}, element);
+    Value slice = tensor::ExtractSliceOp::create(
+        body, loc, sliceType, forall.getRegionIterArgs()[0], offsets, sizes, unit);
+    Value zero = arith::ConstantOp::create(body, loc, body.getZeroAttr(element));
+    Value filled = linalg::FillOp::create(body, loc, zero, slice).getResult(0);
+    Value gemm = linalg::MatmulOp::create(body, loc, TypeRange{sliceType},
+                                          ValueRange{flatWeight, col}, ValueRange{filled})
+                     ->getResult(0);
+    body.setInsertionPointToStart(forall.getTerminator().getBody());
+    tensor::ParallelInsertSliceOp::create(body, loc, gemm, forall.getRegionIterArgs()[0], offsets,
+                                          sizes, unit);
+    return forall.getResult(0);
   }
 
   /// Grouped convolution through linalg.conv_2d_ngchw_gfchw on reshaped operands.
