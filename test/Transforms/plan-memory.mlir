@@ -80,6 +80,26 @@ module attributes {tgc.abi = {entries = {backward = "backward", forward = "forwa
 
 // -----
 
+// An allocation inside a parallel loop is made once per iteration, and iterations run at
+// the same time: it stays an allocation.
+// CHECK-LABEL: module attributes {tgc.abi = {
+//  CHECK-SAME:   memory = {forward = {arena_bytes = 0 : i64, buffer_bytes = 0 : i64, buffers = 0 : i64, unplanned = 1 : i64}}
+// CHECK-LABEL: func.func @forward(
+//       CHECK:   scf.forall
+//       CHECK:     memref.alloc() : memref<4xf32>
+module attributes {tgc.abi = {entries = {forward = "forward"}}} {
+  func.func private @fill(memref<4xf32>)
+  func.func @forward() {
+    scf.forall (%i) in (4) {
+      %t = memref.alloc() : memref<4xf32>
+      func.call @fill(%t) : (memref<4xf32>) -> ()
+    }
+    return
+  }
+}
+
+// -----
+
 // expected-error @below {{tgc-plan-memory needs the tgc.abi attribute}}
 module {
   func.func @forward() {
