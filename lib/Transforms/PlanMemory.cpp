@@ -11,6 +11,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Interfaces/DataLayoutInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
@@ -131,8 +132,13 @@ Plan planEntry(func::FuncOp func) {
   func.walk([&](memref::AllocOp alloc) {
     MemRefType type = alloc.getType();
     std::optional<unsigned> last;
+    // One place per allocation: not for one made in each iteration of a parallel loop
+    // (only loops whose iterations run one after the other may reuse it).
+    bool sequential = true;
+    for (Operation *parent = alloc->getParentOp(); parent != func; parent = parent->getParentOp())
+      sequential &= isa<scf::ForOp, scf::IfOp, scf::WhileOp>(parent);
     bool placeable =
-        type.hasStaticShape() && type.getLayout().isIdentity() &&
+        sequential && type.hasStaticShape() && type.getLayout().isIdentity() &&
         alloc.getAlignment().value_or(1) <= kArenaAlignment &&
         (type.getElementType().isIntOrIndexOrFloat() || isa<ComplexType>(type.getElementType()));
     if (placeable)
