@@ -43,7 +43,10 @@ def DecomposePass : Pass<"tgc-decompose"> {
   let options = [
     Option<"keepAttention", "keep-attention", "bool", "false",
            "keep the scaled_dot_product_attention ops the lowering takes as fused kernels "
-           "(inference; training differentiates the decomposition)">
+           "(inference; training differentiates the decomposition)">,
+    Option<"onePassStatistics", "one-pass-statistics", "bool", "false",
+           "batch and layer norm statistics of f32 tensors in one pass, as f64 sums of x "
+           "and x^2 (inference; training differentiates the two-pass form)">
   ];
   let dependentDialects = ["::tgc::TgcDialect"];
 }

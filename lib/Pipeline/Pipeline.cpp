@@ -54,6 +54,7 @@ static void populateDecompose(OpPassManager &pm, bool train) {
   pm.addPass(createMaterializeRngPass());
   DecomposePassOptions decompose;
   decompose.keepAttention = !train;
+  decompose.onePassStatistics = !train;
   pm.addPass(createDecomposePass(decompose));
   // Inference: custom autograd.Functions are their forward (training: after autodiff).
   if (!train)

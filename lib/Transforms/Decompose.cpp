@@ -54,10 +54,26 @@ SmallVector<int64_t> trailingDims(int64_t from, int64_t rank) {
   return dims;
 }
 
-/// mean and biased variance of `x` over `dims`, kept as size-1 dimensions.
-std::pair<Value, Value> meanAndVariance(OpBuilder &b, Location loc, Value x,
-                                        ArrayRef<int64_t> dims) {
+/// mean and biased variance of `x` over `dims`, kept as size-1 dimensions. With
+/// `onePass` (inference) an f32 `x` is read once: its sum and its sum of squares, both
+/// of x widened to f64 (so that E[x^2] - E[x]^2 does not cancel in f32 precision; the
+/// relative error of the variance is about 1e-16 * mean^2 / variance), clamped at 0.
+/// Otherwise, and for other dtypes, the variance is the mean of (x - mean)^2, a second
+/// pass after the mean.
+std::pair<Value, Value> meanAndVariance(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> dims,
+                                        bool onePass) {
   auto dimsAttr = b.getDenseI64ArrayAttr(dims);
+  Type dtype = typeOf(x).getDtype();
+  if (onePass && dtype.isF32()) {
+    auto wide = TypeAttr::get(b.getF64Type()), narrow = TypeAttr::get(dtype);
+    Value x64 = ToDTypeOp::create(b, loc, x, wide);
+    Value mean = MeanOp::create(b, loc, x64, dimsAttr, /*keepdim=*/true, TypeAttr());
+    Value meanSquare = MeanOp::create(b, loc, MulOp::create(b, loc, x64, x64), dimsAttr,
+                                      /*keepdim=*/true, TypeAttr());
+    Value variance = ReluOp::create(
+        b, loc, SubOp::create(b, loc, meanSquare, MulOp::create(b, loc, mean, mean), Attribute()));
+    return {ToDTypeOp::create(b, loc, mean, narrow), ToDTypeOp::create(b, loc, variance, narrow)};
+  }
   Value mean = MeanOp::create(b, loc, x, dimsAttr, /*keepdim=*/true, TypeAttr());
   Value centered = SubOp::create(b, loc, x, mean, Attribute());
   Value squared = MulOp::create(b, loc, centered, centered);
@@ -189,13 +205,15 @@ struct DecomposeT : OpRewritePattern<TOp> {
 //===----------------------------------------------------------------------===//
 
 struct DecomposeLayerNorm : OpRewritePattern<LayerNormOp> {
-  using OpRewritePattern::OpRewritePattern;
+  DecomposeLayerNorm(MLIRContext *ctx, bool onePass) : OpRewritePattern(ctx), onePass(onePass) {}
+  bool onePass;
+
   LogicalResult matchAndRewrite(LayerNormOp op, PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value x = op.getInput();
     int64_t rank = typeOf(x).getRank();
     SmallVector<int64_t> dims = trailingDims(rank - op.getNormalizedShape().size(), rank);
-    auto [mean, variance] = meanAndVariance(rewriter, loc, x, dims);
+    auto [mean, variance] = meanAndVariance(rewriter, loc, x, dims, onePass);
     Value eps = f64(rewriter, loc, op.getEps().convertToDouble());
     Value rstd =
         RsqrtOp::create(rewriter, loc, AddOp::create(rewriter, loc, variance, eps, Attribute()));
@@ -219,7 +237,9 @@ struct DecomposeLayerNorm : OpRewritePattern<LayerNormOp> {
 /// momentum update of the running statistics with the unbiased variance), running
 /// statistics in eval mode.
 struct DecomposeBatchNorm : OpRewritePattern<BatchNormOp> {
-  using OpRewritePattern::OpRewritePattern;
+  DecomposeBatchNorm(MLIRContext *ctx, bool onePass) : OpRewritePattern(ctx), onePass(onePass) {}
+  bool onePass;
+
   LogicalResult matchAndRewrite(BatchNormOp op, PatternRewriter &rewriter) const override {
     if (!op.getMutatedOperandIndices().empty())
       return rewriter.notifyMatchFailure(op, "functionalize first");
@@ -233,7 +253,7 @@ struct DecomposeBatchNorm : OpRewritePattern<BatchNormOp> {
     Value eps = f64(rewriter, loc, op.getEps().convertToDouble());
     Value mean, variance;
     if (op.getTraining()) {
-      std::tie(mean, variance) = meanAndVariance(rewriter, loc, x, dims);
+      std::tie(mean, variance) = meanAndVariance(rewriter, loc, x, dims, onePass);
     } else {
       mean = channelView(rewriter, loc, op.getRunningMean(), rank);
       variance = channelView(rewriter, loc, op.getRunningVar(), rank);
@@ -586,12 +606,14 @@ struct DecomposePass : public tgc::impl::DecomposePassBase<DecomposePass> {
   using DecomposePassBase::DecomposePassBase;
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<DecomposeLinear, DecomposeAddmm, DecomposeMatmul, DecomposeT, DecomposeLayerNorm,
-                 DecomposeBatchNorm, DecomposeSoftmax<SoftmaxOp, false>,
-                 DecomposeSoftmax<LogSoftmaxOp, true>, DecomposeMean, DecomposeVar, DecomposeSplit,
-                 DecomposeStack, DecomposeDropout, DecomposeAdaptivePool, DecomposeConv1d,
-                 DecomposeCrossEntropy, DecomposeNativeDropout>(&getContext());
+    patterns
+        .add<DecomposeLinear, DecomposeAddmm, DecomposeMatmul, DecomposeT,
+             DecomposeSoftmax<SoftmaxOp, false>, DecomposeSoftmax<LogSoftmaxOp, true>,
+             DecomposeMean, DecomposeVar, DecomposeSplit, DecomposeStack, DecomposeDropout,
+             DecomposeAdaptivePool, DecomposeConv1d, DecomposeCrossEntropy, DecomposeNativeDropout>(
+            &getContext());
     patterns.add<DecomposeAttention>(&getContext(), keepAttention);
+    patterns.add<DecomposeLayerNorm, DecomposeBatchNorm>(&getContext(), onePassStatistics);
     PropagateSavedHooksScope propagateScope;
     GreedyRewriteConfig config;
     config.setListener(&propagateScope);
