@@ -2,6 +2,8 @@
  * the forward (Run.c) and the backward (Train.c). */
 #include "Internal.h"
 
+#include <stdint.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +19,29 @@ int64_t *tgc_write_descriptor(int64_t *words, void *data, const int64_t *sizes, 
     memcpy(words + 3, sizes, rank * sizeof *sizes);
   tgc_contiguous_strides(sizes, rank, words + 3 + rank);
   return words + tgc_descriptor_words(rank);
+}
+
+/*===--- The arena --------------------------------------------------------===*/
+
+void tgc_arena_descriptors(tgc_model *m, void **slot, int64_t *words) {
+  int64_t capacity = (int64_t)m->arena_capacity;
+  slot[0] = words;
+  words = tgc_write_descriptor(words, m->arena, &capacity, 1);
+  slot[1] = words;
+  m->arena_request = 0;
+  tgc_write_descriptor(words, &m->arena_request, NULL, 0);
+}
+
+void tgc_arena_grow(tgc_model *m) {
+  if (m->arena_request <= 0 || (uint64_t)m->arena_request <= m->arena_capacity ||
+      (uint64_t)m->arena_request > SIZE_MAX - TGC_ALIGNMENT)
+    return;
+  void *grown = tgc_aligned_alloc((size_t)m->arena_request);
+  if (!grown)
+    return;
+  free(m->arena);
+  m->arena = grown;
+  m->arena_capacity = (uint64_t)m->arena_request;
 }
 
 /*===--- Results and inputs -----------------------------------------------===*/

@@ -350,8 +350,13 @@ struct tgc_model {
   bool *symbol_bound;
   tgc_run_scratch run;
   tgc_train_state train; /* all zero unless sig.has_backward */
-  void *arena;           /* the entries' temporaries (TGC_ALIGNMENT); NULL if none */
-  int num_threads;       /* threads of this instance's calls */
+  /* The entries' temporaries (TGC_ALIGNMENT): at least the larger entry's static
+   * arena_bytes; an entry with temporaries of dynamic size stores the bytes it
+   * needed into arena_request, and the arena grows to that after the call. */
+  void *arena;
+  uint64_t arena_capacity;
+  int64_t arena_request;
+  int num_threads; /* threads of this instance's calls */
   char error[TGC_ERROR_CAPACITY];
 };
 
@@ -384,6 +389,14 @@ void tgc_apply_mutation(tgc_model *m, const tgc_result_sig *res, void *data, con
  * when contiguous and element-aligned, else a packed copy also stored in
  * *packed (the caller frees it). Returns 1 if out of memory. */
 int tgc_contiguous_data(const DLTensor *t, void **data, void **packed);
+
+/* Writes the descriptors of the instance's arena (rank 1, its capacity) and of
+ * its request (rank 0) at `words`, pointed at by slot[0] and slot[1]. */
+void tgc_arena_descriptors(tgc_model *m, void **slot, int64_t *words);
+
+/* Grows the arena to what the last call requested; keeps the old one if that
+ * allocation fails (the entry then allocates per call). */
+void tgc_arena_grow(tgc_model *m);
 
 /*===--- Saved values (Saved.c) -------------------------------------------===*/
 

@@ -15,10 +15,10 @@ static int allocate_arena(tgc_model *m) {
     bytes = m->sig.backward_arena_bytes;
   if (bytes == 0)
     return 0;
-  if (bytes > SIZE_MAX - TGC_ALIGNMENT)
+  if (bytes > (uint64_t)INT64_MAX - TGC_ALIGNMENT)
     return 1;
-  m->arena = aligned_alloc(TGC_ALIGNMENT,
-                           (size_t)(bytes + TGC_ALIGNMENT - 1) / TGC_ALIGNMENT * TGC_ALIGNMENT);
+  m->arena = tgc_aligned_alloc((size_t)bytes);
+  m->arena_capacity = bytes;
   return m->arena == NULL;
 }
 
@@ -27,8 +27,8 @@ int tgc_run_scratch_init(tgc_model *m) {
   const tgc_signature *sig = &m->sig;
   if (allocate_arena(m))
     return 1;
-  /* The arena's descriptor comes last. */
-  size_t words = tgc_descriptor_words(1), result_dims = 0;
+  /* The arena's descriptors come last. */
+  size_t words = tgc_descriptor_words(1) + tgc_descriptor_words(0), result_dims = 0;
   for (uint32_t i = 0; i < sig->num_args; ++i)
     words += tgc_descriptor_words(sig->args[i].rank);
   for (uint32_t i = 0; i < sig->num_results; ++i) {
@@ -38,7 +38,7 @@ int tgc_run_scratch_init(tgc_model *m) {
   /* Saved values the forward writes are extra results. */
   for (uint32_t i = 0; i < sig->num_saved; ++i)
     words += tgc_descriptor_words(sig->saved[i].rank);
-  size_t slots = (size_t)sig->num_args + sig->num_results + sig->num_saved + 2;
+  size_t slots = (size_t)sig->num_args + sig->num_results + sig->num_saved + 3;
   size_t results = (size_t)sig->num_results + 1;
   size_t inputs = (size_t)m->num_inputs + 1;
   run->packed_args = calloc(slots, sizeof *run->packed_args);
@@ -76,6 +76,7 @@ void tgc_run_scratch_free(tgc_model *m) {
   memset(run, 0, sizeof *run);
   free(m->arena);
   m->arena = NULL;
+  m->arena_capacity = 0;
 }
 
 /*===--- Describing things in messages ------------------------------------===*/
@@ -388,9 +389,7 @@ static void build_descriptors(tgc_model *m, DLTensor *const *inputs) {
     words = tgc_write_descriptor(words, m->train.call_data[k],
                                  m->train.call_sizes + m->train.sizes_at[k], m->sig.saved[k].rank);
   }
-  *slot = words;
-  int64_t arena_bytes = (int64_t)m->sig.arena_bytes;
-  tgc_write_descriptor(words, arena_bytes ? m->arena : NULL, &arena_bytes, 1);
+  tgc_arena_descriptors(m, slot, words);
 }
 
 /* Applies a finished call: swaps in new buffer values, writes mutated
@@ -432,6 +431,7 @@ static int run_forward(tgc_model *m, DLTensor *const *inputs, int64_t num_inputs
   int threads = tgc_threads_enter(m->num_threads);
   m->desc->forward(m->run.packed_args);
   tgc_threads_leave(threads);
+  tgc_arena_grow(m);
   commit_run(m, inputs, outputs);
   release_run(m);
   if (keep)

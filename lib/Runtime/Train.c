@@ -21,7 +21,8 @@ int tgc_train_init(tgc_model *m) {
   }
   for (uint32_t i = 0; i < sig->num_tangents; ++i)
     words += tgc_descriptor_words(sig->results[m->output_results[sig->tangents[i]]].rank);
-  words += (sig->num_symbols + 1) * tgc_descriptor_words(1); /* symbols, then the arena */
+  /* Symbols, then the arena and its request. */
+  words += (sig->num_symbols + 1) * tgc_descriptor_words(1) + tgc_descriptor_words(0);
   for (uint32_t i = 0; i < sig->num_backward_results; ++i) {
     words += tgc_descriptor_words(sig->backward_results[i].rank);
     result_dims += sig->backward_results[i].rank;
@@ -42,7 +43,7 @@ int tgc_train_init(tgc_model *m) {
   t->output_tangent = calloc((size_t)m->num_outputs + 1, sizeof *t->output_tangent);
   t->input_mutation = calloc(inputs, sizeof *t->input_mutation);
   t->packed_args =
-      calloc(saved + tangents + sig->num_symbols + results + 1, sizeof *t->packed_args);
+      calloc(saved + tangents + sig->num_symbols + results + 2, sizeof *t->packed_args);
   t->descriptor_words = calloc(words + 1, sizeof *t->descriptor_words);
   t->result_sizes = calloc(result_dims + 1, sizeof *t->result_sizes);
   t->result_sizes_at = calloc(results, sizeof *t->result_sizes_at);
@@ -261,9 +262,7 @@ static void build_backward_descriptors(tgc_model *m, DLTensor *const *grad_outpu
     words = tgc_write_descriptor(words, t->result_data[r], t->result_sizes + t->result_sizes_at[r],
                                  m->sig.backward_results[r].rank);
   }
-  *slot = words;
-  int64_t arena_bytes = (int64_t)m->sig.backward_arena_bytes;
-  tgc_write_descriptor(words, arena_bytes ? m->arena : NULL, &arena_bytes, 1);
+  tgc_arena_descriptors(m, slot, words);
 }
 
 static void commit_backward(tgc_model *m, DLManagedTensor **grads) {
@@ -338,6 +337,7 @@ TGC_EXPORT int tgc_model_backward(tgc_model *m, DLTensor *const *grad_outputs,
   int threads = tgc_threads_enter(m->num_threads);
   m->desc->backward(m->train.packed_args);
   tgc_threads_leave(threads);
+  tgc_arena_grow(m);
   commit_backward(m, grads);
   release_backward(m);
   tgc_saved_drop_pending(m);

@@ -89,6 +89,7 @@ static OrderedJson memoryPlanJson(const MemoryPlan &plan) {
   entry["arena_bytes"] = plan.arenaBytes;
   entry["buffers"] = plan.buffers;
   entry["buffer_bytes"] = plan.bufferBytes;
+  entry["dynamic_buffers"] = plan.dynamicBuffers;
   entry["unplanned"] = plan.unplanned;
   return entry;
 }

@@ -378,9 +378,10 @@ LogicalResult AbiReader::readMemory(DictionaryAttr abiAttr, StringRef role, Memo
   FailureOr<DictionaryAttr> entry = get<DictionaryAttr>(memory, role);
   if (failed(entry))
     return failure();
-  int64_t *fields[] = {nullptr, &plan.buffers, &plan.bufferBytes, &plan.unplanned};
+  int64_t *fields[] = {nullptr, &plan.buffers, &plan.bufferBytes, &plan.unplanned,
+                       &plan.dynamicBuffers};
   StringRef keys[] = {abi::kArenaBytesKey, abi::kBuffersKey, abi::kBufferBytesKey,
-                      abi::kUnplannedKey};
+                      abi::kUnplannedKey, abi::kDynamicBuffersKey};
   for (auto [field, key] : llvm::zip_equal(fields, keys)) {
     FailureOr<IntegerAttr> value = get<IntegerAttr>(*entry, key);
     if (failed(value))

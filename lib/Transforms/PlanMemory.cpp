@@ -12,7 +12,9 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/DataLayoutInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace tgc {
@@ -43,6 +45,8 @@ struct Plan {
   int64_t arenaBytes = 0;
   int64_t bufferBytes = 0;
   int64_t unplanned = 0;
+  /// Temporaries of dynamic size placed at run time (placeDynamic).
+  int64_t dynamicBuffers = 0;
 };
 
 int64_t alignTo(int64_t bytes) {
@@ -120,8 +124,110 @@ void placeBuffers(Plan &plan) {
   }
 }
 
-/// Plans `func`'s static temporaries, rewrites them as views of a new last argument
-/// (the arena) and returns what was planned.
+/// Whether `value` can be computed at the start of `body`: an argument of the entry, or
+/// the result of a side-effect-free op of `body` whose operands can (memref.dim of an
+/// argument, index arithmetic). Collects those ops into `chain`, operands first.
+bool hoistable(Value value, Block &body, SetVector<Operation *> &chain) {
+  if (auto arg = dyn_cast<BlockArgument>(value))
+    return arg.getOwner() == &body;
+  Operation *def = value.getDefiningOp();
+  if (chain.contains(def))
+    return true;
+  if (def->getBlock() != &body || def->getNumRegions() != 0 || !isMemoryEffectFree(def))
+    return false;
+  for (Value operand : def->getOperands())
+    if (!hoistable(operand, body, chain))
+      return false;
+  chain.insert(def);
+  return true;
+}
+
+/// A temporary of dynamic size placed at run time: live over positions [first, last],
+/// with a size estimate (dynamic dimensions counted as kDynamicEstimate) that orders
+/// the placement.
+struct DynamicBuffer {
+  memref::AllocOp alloc;
+  int64_t estimate = 0;
+  unsigned first = 0;
+  unsigned last = 0;
+};
+
+constexpr int64_t kDynamicEstimate = 128;
+
+/// Places the dynamic temporaries above the static ones, in code computed at the start
+/// of the entry: in order of decreasing estimate, each at the end of the highest buffer
+/// placed before it that it overlaps (no gaps are reused: sizes are known only at run
+/// time). The temporaries go into the arena when it holds them all, else into one
+/// allocation of the call; either way the entry stores what it needed into `request`,
+/// and the runtime grows the arena to it for the next call.
+void placeDynamic(func::FuncOp func, MutableArrayRef<DynamicBuffer> buffers, int64_t staticBytes,
+                  Value arena, Value request, const SetVector<Operation *> &chain,
+                  DataLayout &layout) {
+  Block &body = func.getBody().front();
+  OpBuilder b = OpBuilder::atBlockBegin(&body);
+  Location loc = func.getLoc();
+  IRMapping hoisted;
+  for (Operation *op : chain)
+    b.clone(*op, hoisted);
+  auto constant = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v).getResult(); };
+  Value alignMinusOne = constant(kArenaAlignment - 1), align = constant(kArenaAlignment);
+  SmallVector<unsigned> order = llvm::to_vector(llvm::seq<unsigned>(0, buffers.size()));
+  llvm::stable_sort(
+      order, [&](unsigned x, unsigned y) { return buffers[x].estimate > buffers[y].estimate; });
+  SmallVector<Value> offsets(buffers.size()), ends(buffers.size());
+  SmallVector<unsigned> placed;
+  Value total = constant(0);
+  for (unsigned i : order) {
+    DynamicBuffer &buffer = buffers[i];
+    MemRefType type = buffer.alloc.getType();
+    // Bytes: the static part of the shape times each dynamic size, 64-byte aligned.
+    Value bytes =
+        constant(type.getNumDynamicDims() == type.getRank()
+                     ? int64_t(layout.getTypeSize(type.getElementType()))
+                     : int64_t(layout.getTypeSize(type.getElementType())) *
+                           llvm::product_of(llvm::make_filter_range(type.getShape(), [](int64_t d) {
+                             return !ShapedType::isDynamic(d);
+                           })));
+    for (Value size : buffer.alloc.getDynamicSizes())
+      bytes = arith::MulIOp::create(b, loc, bytes, hoisted.lookupOrDefault(size));
+    bytes = arith::MulIOp::create(
+        b, loc,
+        arith::DivUIOp::create(b, loc, arith::AddIOp::create(b, loc, bytes, alignMinusOne), align),
+        align);
+    Value offset = constant(0);
+    for (unsigned j : placed)
+      if (buffers[j].first <= buffer.last && buffer.first <= buffers[j].last)
+        offset = arith::MaxUIOp::create(b, loc, offset, ends[j]);
+    offsets[i] = offset;
+    ends[i] = arith::AddIOp::create(b, loc, offset, bytes);
+    total = arith::MaxUIOp::create(b, loc, total, ends[i]);
+    placed.push_back(i);
+  }
+  Value needed = arith::AddIOp::create(b, loc, constant(staticBytes), total);
+  memref::StoreOp::create(b, loc, arith::IndexCastOp::create(b, loc, b.getI64Type(), needed),
+                          request, ValueRange());
+  Value capacity = memref::DimOp::create(b, loc, arena, 0);
+  Value fits = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, needed, capacity);
+  auto block = scf::IfOp::create(
+      b, loc, fits, [&](OpBuilder &nb, Location l) { scf::YieldOp::create(nb, l, arena); },
+      [&](OpBuilder &nb, Location l) {
+        Value fresh = memref::AllocOp::create(nb, l, cast<MemRefType>(arena.getType()), needed,
+                                              nb.getI64IntegerAttr(kArenaAlignment));
+        scf::YieldOp::create(nb, l, fresh);
+      });
+  for (auto [buffer, offset] : llvm::zip_equal(buffers, offsets)) {
+    OpBuilder at(buffer.alloc);
+    Value shifted = arith::AddIOp::create(at, buffer.alloc.getLoc(), offset,
+                                          arith::ConstantIndexOp::create(at, loc, staticBytes));
+    auto view = memref::ViewOp::create(at, buffer.alloc.getLoc(), buffer.alloc.getType(),
+                                       block.getResult(0), shifted, buffer.alloc.getDynamicSizes());
+    buffer.alloc.replaceAllUsesWith(view.getResult());
+    buffer.alloc.erase();
+  }
+}
+
+/// Plans `func`'s temporaries, rewrites them as views of new arguments (the arena and
+/// the request of its size, see placeDynamic) and returns what was planned.
 Plan planEntry(func::FuncOp func) {
   Plan plan;
   Block &body = func.getBody().front();
@@ -129,6 +235,8 @@ Plan planEntry(func::FuncOp func) {
   for (auto [i, op] : llvm::enumerate(body))
     positions[&op] = i;
   DataLayout layout = DataLayout::closest(func);
+  SmallVector<DynamicBuffer> dynamic;
+  SetVector<Operation *> chain;
   func.walk([&](memref::AllocOp alloc) {
     MemRefType type = alloc.getType();
     std::optional<unsigned> last;
@@ -138,35 +246,58 @@ Plan planEntry(func::FuncOp func) {
     for (Operation *parent = alloc->getParentOp(); parent != func; parent = parent->getParentOp())
       sequential &= isa<scf::ForOp, scf::IfOp, scf::WhileOp>(parent);
     bool placeable =
-        sequential && type.hasStaticShape() && type.getLayout().isIdentity() &&
+        sequential && type.getLayout().isIdentity() &&
         alloc.getAlignment().value_or(1) <= kArenaAlignment &&
         (type.getElementType().isIntOrIndexOrFloat() || isa<ComplexType>(type.getElementType()));
+    // A dynamic size must be known at the start of the entry, where the offsets are
+    // computed.
+    SetVector<Operation *> sizes;
+    if (!type.hasStaticShape() && placeable) {
+      sizes = chain;
+      placeable = alloc->getBlock() == &body &&
+                  llvm::all_of(alloc.getDynamicSizes(),
+                               [&](Value size) { return hoistable(size, body, sizes); });
+    }
     if (placeable)
       last = lastUse(alloc, body, positions);
     if (!last) {
       ++plan.unplanned;
       return;
     }
+    unsigned first = positionIn(body, alloc, positions);
+    int64_t elementBytes = int64_t(layout.getTypeSize(type.getElementType()));
+    if (!type.hasStaticShape()) {
+      chain = std::move(sizes);
+      int64_t estimate = elementBytes;
+      for (int64_t d : type.getShape())
+        estimate *= ShapedType::isDynamic(d) ? kDynamicEstimate : d;
+      dynamic.push_back({alloc, estimate, first, *last});
+      return;
+    }
     Buffer buffer;
     buffer.alloc = alloc;
-    buffer.bytes =
-        alignTo(type.getNumElements() * int64_t(layout.getTypeSize(type.getElementType())));
-    buffer.first = positionIn(body, alloc, positions);
+    buffer.bytes = alignTo(type.getNumElements() * elementBytes);
+    buffer.first = first;
     buffer.last = *last;
     plan.bufferBytes += buffer.bytes;
     plan.buffers.push_back(buffer);
   });
   placeBuffers(plan);
+  plan.dynamicBuffers = int64_t(dynamic.size());
 
   MLIRContext *ctx = func.getContext();
-  auto arenaType = MemRefType::get({plan.arenaBytes}, IntegerType::get(ctx, 8));
-  if (failed(func.insertArgument(
-          func.getNumArguments(), arenaType,
-          DictionaryAttr::get(ctx, {NamedAttribute(StringAttr::get(ctx, attr::kKind),
-                                                   StringAttr::get(ctx, "arena"))}),
-          func.getLoc())))
+  auto kind = [&](StringRef name) {
+    return DictionaryAttr::get(
+        ctx, {NamedAttribute(StringAttr::get(ctx, attr::kKind), StringAttr::get(ctx, name))});
+  };
+  unsigned at = func.getNumArguments();
+  if (failed(func.insertArguments(
+          {at, at},
+          {MemRefType::get({ShapedType::kDynamic}, IntegerType::get(ctx, 8)),
+           MemRefType::get({}, IntegerType::get(ctx, 64))},
+          {kind("arena"), kind("arena_request")}, {func.getLoc(), func.getLoc()})))
     llvm_unreachable("a function without a body has no temporaries");
-  Value arena = func.getArguments().back();
+  Value arena = func.getArgument(at), request = func.getArgument(at + 1);
   for (Buffer &buffer : plan.buffers) {
     OpBuilder b(buffer.alloc);
     Location loc = buffer.alloc.getLoc();
@@ -175,6 +306,8 @@ Plan planEntry(func::FuncOp func) {
     buffer.alloc.replaceAllUsesWith(view.getResult());
     buffer.alloc.erase();
   }
+  if (!dynamic.empty())
+    placeDynamic(func, dynamic, alignTo(plan.arenaBytes), arena, request, chain, layout);
   return plan;
 }
 
@@ -210,7 +343,9 @@ struct PlanMemoryPass : public tgc::impl::PlanMemoryPassBase<PlanMemoryPass> {
               {b.getNamedAttr(abi::kArenaBytesKey, b.getI64IntegerAttr(plan.arenaBytes)),
                b.getNamedAttr(abi::kBuffersKey, b.getI64IntegerAttr(int64_t(plan.buffers.size()))),
                b.getNamedAttr(abi::kBufferBytesKey, b.getI64IntegerAttr(plan.bufferBytes)),
-               b.getNamedAttr(abi::kUnplannedKey, b.getI64IntegerAttr(plan.unplanned))})));
+               b.getNamedAttr(abi::kUnplannedKey, b.getI64IntegerAttr(plan.unplanned)),
+               b.getNamedAttr(abi::kDynamicBuffersKey,
+                              b.getI64IntegerAttr(plan.dynamicBuffers))})));
     }
     NamedAttrList updated(abiAttr);
     updated.set(abi::kMemoryKey, b.getDictionaryAttr(memory));

@@ -21,7 +21,7 @@
 //  BUF-SAME:   %{{.*}}: memref<?x16xf32> {tgc.kind = "user_input", tgc.name = "x"}
 //  BUF-SAME:   %{{.*}}: memref<?x32xf32> {tgc.kind = "user_output"}
 //  BUF-SAME:   %{{.*}}: memref<i64> {tgc.kind = "buffer_mutation", tgc.target = "steps"}
-//  BUF-SAME:   %{{.*}}: memref<{{[0-9]+}}xi8> {tgc.kind = "arena"}) {
+//  BUF-SAME:   %{{.*}}: memref<?xi8> {tgc.kind = "arena"}, %{{.*}}: memref<i64> {tgc.kind = "arena_request"}) {
 //   BUF-NOT:   tensor<
 
 // LLVM: llvm.func @tgc_rt_gemm_f32

@@ -294,13 +294,14 @@ TEST_CASE("model.json lists inputs, outputs, state, symbols and mutations", "[si
       "arena_bytes": 4160,
       "buffers": 3,
       "buffer_bytes": 6208,
+      "dynamic_buffers": 2,
       "unplanned": 1
     }
   }
 }
 )";
   ModelSignature sig = tiny();
-  sig.memory = {4160, 3, 6208, 1};
+  sig.memory = {4160, 3, 6208, 1, 2};
   CHECK(writeSignatureJson(sig) == expected);
 }
 

@@ -207,12 +207,14 @@ inline constexpr llvm::StringLiteral kSavedBytesKey = "saved_bytes";
 /// What tgc-plan-memory planned (DictionaryAttr keyed by entry role, each with
 /// `arena_bytes`: the size of the entry's last argument, the temporaries' arena;
 /// `buffers` / `buffer_bytes`: the temporaries placed in it and their sizes added up;
-/// `unplanned`: the allocations left to the runtime's scratch allocator).
+/// `dynamic_buffers`: temporaries of dynamic size, placed at run time after the static
+/// ones; `unplanned`: the allocations left to the runtime's scratch allocator).
 inline constexpr llvm::StringLiteral kMemoryKey = "memory";
 inline constexpr llvm::StringLiteral kArenaBytesKey = "arena_bytes";
 inline constexpr llvm::StringLiteral kBuffersKey = "buffers";
 inline constexpr llvm::StringLiteral kBufferBytesKey = "buffer_bytes";
 inline constexpr llvm::StringLiteral kUnplannedKey = "unplanned";
+inline constexpr llvm::StringLiteral kDynamicBuffersKey = "dynamic_buffers";
 /// Keys of an argument, result or saved value: `kind` (below; not on saved values),
 /// `name`, `type` (TypeAttr: the value tensor type, dtype and sizes), `value` (a state
 /// argument's initial value, ElementsAttr), `target` (i64: the argument a mutation or

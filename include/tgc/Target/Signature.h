@@ -185,8 +185,11 @@ struct MemoryPlan {
   /// take without reuse).
   int64_t buffers = 0;
   int64_t bufferBytes = 0;
-  /// Allocations of dynamic size (or escaping), left to the scratch allocator.
+  /// Allocations left to the scratch allocator (escaping, in a parallel loop, or of a
+  /// size not known at the entry's start).
   int64_t unplanned = 0;
+  /// Temporaries of dynamic size, placed at run time above the static ones.
+  int64_t dynamicBuffers = 0;
 };
 
 /// The backward entry of a trainable model: arguments are the saved values
