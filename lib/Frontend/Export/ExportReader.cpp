@@ -98,6 +98,7 @@ private:
 
   // Nodes.
   LogicalResult convertNode(const Json &node);
+  LogicalResult checkTensorMetadata(const Json &node);
   Location nodeLocation(const Json &node, llvm::StringRef name);
   LogicalResult parseNodeOutputs(const Json &node, SmallVectorImpl<RecordedResult> &outputs);
   FailureOr<Value> lookupValue(llvm::StringRef valueName);
@@ -566,6 +567,8 @@ LogicalResult ExportReader::convertNode(const Json &node) {
   currentLoc = nodeLocation(node, currentNode);
   if (isSymbolicIntTarget(target))
     return success();
+  if (target == "aten._assert_tensor_metadata.default")
+    return checkTensorMetadata(node);
   if (!atenCalls.supports(target))
     return emitNodeError() << "unsupported operator " << target;
 
@@ -587,6 +590,54 @@ LogicalResult ExportReader::convertNode(const Json &node) {
   if (failed(op))
     return failure();
   return bindOutputs(*op, outputs);
+}
+
+/// `aten._assert_tensor_metadata(a, size, stride, dtype, device, layout)`, which export
+/// records where the program converts a dtype: checked here, at compile time, against
+/// what tgc knows of `a` (its dtype, and its sizes where both are static), and then
+/// dropped. The device and layout are the exporting machine's and are not checked.
+LogicalResult ExportReader::checkTensorMetadata(const Json &node) {
+  Value tensor;
+  Type dtype;
+  std::optional<SmallVector<AffineExpr>> sizes;
+  for (const Json &input : node.at("inputs")) {
+    std::string name = input.at("name").get<std::string>();
+    FailureOr<std::optional<AtenValue>> value = convertArgument(input.at("arg"), name);
+    if (failed(value))
+      return failure();
+    if (!*value)
+      continue;
+    if (name == "a" && (*value)->kind == AtenValue::Kind::Tensor)
+      tensor = (*value)->values.front();
+    else if (name == "dtype" && (*value)->kind == AtenValue::Kind::DType)
+      dtype = (*value)->type;
+    else if (name == "size" && (*value)->kind == AtenValue::Kind::Ints)
+      sizes = (*value)->sizes;
+  }
+  auto type = tensor ? llvm::dyn_cast<BaseTensorType>(tensor.getType()) : BaseTensorType();
+  if (!type)
+    return emitNodeError() << "_assert_tensor_metadata has no tensor argument 'a'";
+  if (dtype && dtype != type.getDtype())
+    return emitNodeError() << "the archive asserts dtype " << dtype << " for this tensor, but "
+                           << "tgc infers " << type.getDtype();
+  if (sizes) {
+    ArrayRef<AffineExpr> inferred = type.getSizes();
+    bool differ = sizes->size() != inferred.size();
+    for (size_t d = 0; !differ && d < inferred.size(); ++d) {
+      auto recorded = llvm::dyn_cast<AffineConstantExpr>((*sizes)[d]);
+      auto known = llvm::dyn_cast<AffineConstantExpr>(inferred[d]);
+      differ = recorded && known && recorded.getValue() != known.getValue();
+    }
+    if (differ) {
+      std::string expected, actual;
+      llvm::raw_string_ostream e(expected), a(actual);
+      llvm::interleaveComma(*sizes, e);
+      llvm::interleaveComma(inferred, a);
+      return emitNodeError() << "the archive asserts sizes [" << expected
+                             << "] for this tensor, but tgc infers [" << actual << "]";
+    }
+  }
+  return success();
 }
 
 LogicalResult ExportReader::parseNodeOutputs(const Json &node,
