@@ -108,6 +108,12 @@ def Tgc_HardtanhOp : Tgc_UnarySameOp<"hardtanh", ["aten.hardtanh.default"]> {
                        DefaultValuedAttr<F64Attr, "-1.0">:$min_val,
                        DefaultValuedAttr<F64Attr, "1.0">:$max_val);
 }
+def Tgc_HardsigmoidOp : Tgc_UnaryOp<"hardsigmoid", ["aten.hardsigmoid.default"]> {
+  let description = [{ `relu6(x + 3) / 6`, as ATen computes it. }];
+}
+def Tgc_HardswishOp : Tgc_UnaryOp<"hardswish", ["aten.hardswish.default"]> {
+  let description = [{ `x * relu6(x + 3) / 6`, as ATen computes it. }];
+}
 def Tgc_LeakyReluOp : Tgc_UnaryOp<"leaky_relu", ["aten.leaky_relu.default"]> {
   let arguments = (ins Tgc_AnyTensor:$self,
                        DefaultValuedAttr<F64Attr, "0.01">:$negative_slope);
@@ -996,6 +1002,8 @@ def Tgc_ReluInPlaceOp : Tgc_InPlaceUnaryOp<"relu_", "relu", ["aten.relu_.default
 def Tgc_SigmoidInPlaceOp : Tgc_InPlaceUnaryOp<"sigmoid_", "sigmoid", ["aten.sigmoid_.default"]>;
 def Tgc_TanhInPlaceOp : Tgc_InPlaceUnaryOp<"tanh_", "tanh", ["aten.tanh_.default"]>;
 def Tgc_SiluInPlaceOp : Tgc_InPlaceUnaryOp<"silu_", "silu", ["aten.silu_.default"]>;
+def Tgc_HardsigmoidInPlaceOp : Tgc_InPlaceUnaryOp<"hardsigmoid_", "hardsigmoid", ["aten.hardsigmoid_.default"]>;
+def Tgc_HardswishInPlaceOp : Tgc_InPlaceUnaryOp<"hardswish_", "hardswish", ["aten.hardswish_.default"]>;
 def Tgc_HardtanhInPlaceOp : Tgc_InPlaceUnaryOp<"hardtanh_", "hardtanh", ["aten.hardtanh_.default"]> {
   let arguments = (ins Tgc_AnyTensor:$self,
                        DefaultValuedAttr<F64Attr, "-1.0">:$min_val,

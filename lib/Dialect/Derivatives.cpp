@@ -142,6 +142,17 @@ Value dHardtanh(Vjp &v, HardtanhOp op, Value x, Value, Value g) {
                               v.lt(x, v.scalar(op.getMaxVal().convertToDouble())));
   return v.keepWhere(inside, g);
 }
+/// hardsigmoid_backward: g / 6 strictly inside (-3, 3), else 0.
+Value dHardsigmoid(Vjp &v, HardsigmoidOp, Value x, Value, Value g) {
+  Value inside = v.logicalAnd(v.gt(x, v.scalar(-3)), v.lt(x, v.scalar(3)));
+  return v.keepWhere(inside, v.mul(g, 1.0 / 6));
+}
+/// hardswish_backward: 0 below -3, g * (x / 3 + 1/2) up to 3 (inclusive), g above.
+Value dHardswish(Vjp &v, HardswishOp, Value x, Value, Value g) {
+  Value ramp = v.mul(g, v.add(v.mul(x, 1.0 / 3), v.scalar(0.5)));
+  return v.where(v.lt(x, v.scalar(-3)), v.scalar(0.0),
+                 v.where(v.le(x, v.scalar(3)), ramp, g));
+}
 Value dLeakyRelu(Vjp &v, LeakyReluOp op, Value x, Value, Value g) {
   return v.where(v.gt(x, v.scalar(0)), g, v.mul(g, op.getNegativeSlope().convertToDouble()));
 }
@@ -695,6 +706,8 @@ void tgc::attachDerivatives(MLIRContext *ctx) {
   attachUnary<SinOp, dSin>(ctx);
   attachUnary<CosOp, dCos>(ctx);
   attachUnary<HardtanhOp, dHardtanh>(ctx);
+  attachUnary<HardsigmoidOp, dHardsigmoid>(ctx);
+  attachUnary<HardswishOp, dHardswish>(ctx);
   attachUnary<LeakyReluOp, dLeakyRelu>(ctx);
   attachUnary<GeluOp, dGelu>(ctx);
 

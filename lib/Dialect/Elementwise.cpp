@@ -283,6 +283,22 @@ Value HardtanhOp::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type 
   return minScalars(b, loc, maxScalars(b, loc, args[0], lo), hi);
 }
 
+/// relu6(x + 3) / 6.
+static Value hardsigmoid(OpBuilder &b, Location loc, Value x, Type type) {
+  Value shifted = arith::AddFOp::create(b, loc, x, scalarConstant(b, loc, type, 3));
+  Value clamped = minScalars(b, loc, maxScalars(b, loc, shifted, scalarConstant(b, loc, type, 0)),
+                             scalarConstant(b, loc, type, 6));
+  return arith::DivFOp::create(b, loc, clamped, scalarConstant(b, loc, type, 6));
+}
+
+Value HardsigmoidOp::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type type) {
+  return hardsigmoid(b, loc, args[0], type);
+}
+
+Value HardswishOp::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type type) {
+  return arith::MulFOp::create(b, loc, args[0], hardsigmoid(b, loc, args[0], type));
+}
+
 Value LeakyReluOp::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type type) {
   Value x = args[0];
   Value zero = scalarConstant(b, loc, type, 0);
