@@ -150,8 +150,7 @@ Value dHardsigmoid(Vjp &v, HardsigmoidOp, Value x, Value, Value g) {
 /// hardswish_backward: 0 below -3, g * (x / 3 + 1/2) up to 3 (inclusive), g above.
 Value dHardswish(Vjp &v, HardswishOp, Value x, Value, Value g) {
   Value ramp = v.mul(g, v.add(v.mul(x, 1.0 / 3), v.scalar(0.5)));
-  return v.where(v.lt(x, v.scalar(-3)), v.scalar(0.0),
-                 v.where(v.le(x, v.scalar(3)), ramp, g));
+  return v.where(v.lt(x, v.scalar(-3)), v.scalar(0.0), v.where(v.le(x, v.scalar(3)), ramp, g));
 }
 Value dLeakyRelu(Vjp &v, LeakyReluOp op, Value x, Value, Value g) {
   return v.where(v.gt(x, v.scalar(0)), g, v.mul(g, op.getNegativeSlope().convertToDouble()));
