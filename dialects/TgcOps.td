@@ -397,6 +397,21 @@ def Tgc_SoftmaxOp : Tgc_Op<"softmax", ["aten.softmax.int", "aten._softmax.defaul
                   "adaptor.getDtypeAttr(), types);";
 }
 
+def Tgc_CumsumOp : Tgc_Op<"cumsum", ["aten.cumsum.default"], [Pure]> {
+  let summary = "Cumulative sum along `dim` (from its end with `reverse`)";
+  let description = [{
+    ATen's cumsum: integer and bool tensors sum into int64 unless `dtype` says
+    otherwise. `reverse` (tgc's own, for the derivative) sums from the last element:
+    result[i] = sum of self[j] for j >= i.
+  }];
+  let arguments = (ins Tgc_AnyTensor:$self, I64Attr:$dim, OptionalAttr<Tgc_DTypeAttr>:$dtype,
+                       UnitAttr:$reverse);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$self attr-dict `:` type($self) `->` type($result)";
+  let inferBody = "return ::tgc::inferCumsum(ctx, loc, adaptor.getSelf(), adaptor.getDim(), "
+                  "adaptor.getDtypeAttr(), types);";
+}
+
 def Tgc_LogSoftmaxOp : Tgc_Op<"log_softmax", ["aten.log_softmax.int",
                                               "aten._log_softmax.default"], [Pure]> {
   let summary = "Log-softmax along `dim`";

@@ -437,6 +437,14 @@ LogicalResult sumVjp(Vjp &v, SumOp op) {
   return success();
 }
 
+/// cumsum: each input element reaches every output from its position on, so the
+/// gradient is the cumulative sum of the output gradient from the other end.
+LogicalResult cumsumVjp(Vjp &v, CumsumOp op) {
+  auto grad = CumsumOp::create(v.b, v.loc, v.g(), op.getDim(), TypeAttr(), !op.getReverse());
+  v.set(0, op, grad);
+  return success();
+}
+
 /// amax/amin: the gradient is shared evenly by the elements equal to the extremum.
 template <typename OpT> LogicalResult extremumReductionVjp(Vjp &v, OpT op) {
   Value x = op.getSelf();
@@ -721,6 +729,7 @@ void tgc::attachDerivatives(MLIRContext *ctx) {
   attach<WhereOp, whereVjp>(ctx);
   attach<MaskedFillOp, maskedFillVjp>(ctx);
   attach<ToDTypeOp, toDTypeVjp>(ctx);
+  attach<CumsumOp, cumsumVjp>(ctx);
   attach<ClampOp, clampVjp>(ctx);
 
   attach<MmOp, mmVjp>(ctx);

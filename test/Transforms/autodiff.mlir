@@ -240,3 +240,18 @@ module {
     return %0#0, %1 : !tgc.vtensor<[4], f32, grad>, !tgc.vtensor<[4], f32>
   }
 }
+
+// -----
+
+// cumsum's gradient is the cumulative sum of the output gradient from the other end.
+// CHECK-LABEL: func.func @joint
+//       CHECK:   %[[Y:.*]] = tgc.cumsum %{{.*}} {dim = 1 : i64}
+//       CHECK:   %[[GW:.*]] = tgc.cumsum %{{.*}} {dim = 1 : i64, reverse}
+//       CHECK:   return %[[Y]], %[[GW]]
+module {
+  func.func @forward(%w: !tgc.vtensor<[2, 5], f32, grad> {tgc.kind = "parameter", tgc.name = "w"})
+      -> (!tgc.vtensor<[2, 5], f32, grad> {tgc.kind = "user_output"}) {
+    %0 = tgc.cumsum %w {dim = 1 : i64} : !tgc.vtensor<[2, 5], f32, grad> -> !tgc.vtensor<[2, 5], f32, grad>
+    return %0 : !tgc.vtensor<[2, 5], f32, grad>
+  }
+}

@@ -54,6 +54,8 @@ mlir::LogicalResult inferLayerNorm(mlir::MLIRContext *ctx, InferLoc loc, mlir::V
                                    TypeList &types);
 mlir::LogicalResult inferSoftmax(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
                                  int64_t dim, mlir::TypeAttr dtype, TypeList &types);
+mlir::LogicalResult inferCumsum(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self, int64_t dim,
+                                mlir::TypeAttr dtype, TypeList &types);
 mlir::LogicalResult inferReduction(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
                                    mlir::DenseI64ArrayAttr dims, bool keepdim, mlir::TypeAttr dtype,
                                    ReductionKind kind, TypeList &types);

@@ -1,8 +1,11 @@
-// Lowering of reductions (sum, amax, amin) to linalg.reduce.
+// Lowering of reductions (sum, amax, amin) to linalg.reduce, and of cumsum.
 #include "tgc/Conversion/TgcToLinalg.h"
 #include "tgc/Dialect/ScalarBuilder.h"
 
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #include <limits>
 
@@ -114,10 +117,89 @@ template <typename OpTy, Combiner combiner> struct ReductionLowering : TgcLoweri
   }
 };
 
+/// cumsum as an scf.for over `dim` that carries the result and the running sum (a
+/// slice of size 1 along `dim`, in f64 for floats as ATen's CPU kernel accumulates): each
+/// step adds a slice of the input to the running sum and inserts it into the result.
+struct CumsumLowering : TgcLoweringPattern<CumsumOp> {
+  using TgcLoweringPattern::TgcLoweringPattern;
+  LogicalResult matchAndRewrite(CumsumOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto inputType = llvm::cast<BaseTensorType>(op.getSelf().getType());
+    auto resultType = llvm::cast<BaseTensorType>(op.getType());
+    Type element = lowering.convertTensorType(resultType).getElementType();
+    Value input = adaptor.getSelf();
+    int64_t rank = inputType.getRank();
+    if (rank == 0) {
+      FailureOr<Value> cast =
+          broadcastTo(rewriter, lowering, op, input, inputType, inputType, element);
+      if (failed(cast))
+        return failure();
+      rewriter.replaceOp(op, *cast);
+      return success();
+    }
+    int64_t dim = *normalizeDim(op.getDim(), rank);
+    Type accumulator =
+        isa<FloatType>(element) && !element.isF64() ? rewriter.getF64Type() : element;
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rewriter, loc, input);
+    SmallVector<OpFoldResult> sliceSizes = sizes;
+    sliceSizes[dim] = rewriter.getIndexAttr(1);
+    Value result = tensor::EmptyOp::create(rewriter, loc, sizes, element);
+    Value running = linalg::FillOp::create(
+                        rewriter, loc, scalarConstant(rewriter, loc, accumulator, 0),
+                        ValueRange{tensor::EmptyOp::create(rewriter, loc, sliceSizes, accumulator)})
+                        .getResult(0);
+    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    Value count = getValueOrCreateConstantIndexOp(rewriter, loc, sizes[dim]);
+    auto identity = AffineMap::getMultiDimIdentityMap(rank, rewriter.getContext());
+    SmallVector<utils::IteratorType> parallel(rank, utils::IteratorType::parallel);
+    bool reverse = op.getReverse();
+    auto loop = scf::ForOp::create(
+        rewriter, loc, zero, count, one, ValueRange{result, running},
+        [&](OpBuilder &b, Location l, Value step, ValueRange carried) {
+          Value at = step;
+          if (reverse)
+            at = arith::SubIOp::create(b, l, arith::SubIOp::create(b, l, count, one), step);
+          SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+          offsets[dim] = at;
+          SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+          Value slice = tensor::ExtractSliceOp::create(b, l, input, offsets, sliceSizes, strides);
+          Value sum =
+              linalg::GenericOp::create(
+                  b, l, carried[1].getType(), slice, carried[1], {identity, identity}, parallel,
+                  [&](OpBuilder &nb, Location nl, ValueRange args) {
+                    Value x = castScalar(nb, nl, args[0], accumulator);
+                    linalg::YieldOp::create(nb, nl, addScalars(nb, nl, x, args[1]));
+                  })
+                  .getResult(0);
+          Value out = sum;
+          if (accumulator != element)
+            out = linalg::GenericOp::create(
+                      b, l,
+                      TypeRange{RankedTensorType::get(
+                          cast<RankedTensorType>(sum.getType()).getShape(), element)},
+                      ValueRange{sum},
+                      ValueRange{tensor::EmptyOp::create(b, l, sliceSizes, element).getResult()},
+                      {identity, identity}, parallel,
+                      [&](OpBuilder &nb, Location nl, ValueRange args) {
+                        linalg::YieldOp::create(nb, nl, castScalar(nb, nl, args[0], element));
+                      })
+                      .getResult(0);
+          Value inserted =
+              tensor::InsertSliceOp::create(b, l, out, carried[0], offsets, sliceSizes, strides);
+          scf::YieldOp::create(b, l, ValueRange{inserted, sum});
+        });
+    rewriter.replaceOp(op, loop.getResult(0));
+    return success();
+  }
+};
+
 } // namespace
 
 void tgc::populateReductionPatterns(const LoweringContext &lowering, RewritePatternSet &patterns) {
   patterns.add<ReductionLowering<SumOp, Combiner::Sum>, ReductionLowering<AmaxOp, Combiner::Max>,
                ReductionLowering<AminOp, Combiner::Min>, ReductionLowering<AnyOp, Combiner::Or>,
-               ReductionLowering<AllOp, Combiner::And>>(lowering, patterns.getContext());
+               ReductionLowering<AllOp, Combiner::And>, CumsumLowering>(lowering,
+                                                                        patterns.getContext());
 }

@@ -65,6 +65,21 @@ LogicalResult tgc::inferSoftmax(MLIRContext *ctx, InferLoc loc, Value self, int6
   return success();
 }
 
+LogicalResult tgc::inferCumsum(MLIRContext *ctx, InferLoc loc, Value self, int64_t dim,
+                               TypeAttr dtype, TypeList &types) {
+  BaseTensorType x = tensorOf(self);
+  if (failed(requireTensor(loc, x, "self")) ||
+      failed(dimIn(loc, dim, std::max<int64_t>(x.getRank(), 1))))
+    return failure();
+  TensorMeta meta = freshLike(x, x.getSizes());
+  if (dtype)
+    meta.dtype = dtype.getValue();
+  else if (getCategory(meta.dtype) != DTypeCategory::Floating)
+    meta.dtype = IntegerType::get(ctx, 64);
+  addResult(ctx, x.isRef(), meta, types);
+  return success();
+}
+
 LogicalResult tgc::inferReduction(MLIRContext *ctx, InferLoc loc, Value self,
                                   DenseI64ArrayAttr dims, bool keepdim, TypeAttr dtype,
                                   ReductionKind kind, TypeList &types) {

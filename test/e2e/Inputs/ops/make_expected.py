@@ -191,6 +191,21 @@ def math(gen):
     return {"x": x, "pos": pos}, outputs
 
 
+def cumsum(gen):
+    """cumsum of f32 (middle and last dimension), int64 and bool; the gradient of
+    cumsum(x, 1) through autograd (tgc's reverse cumsum)."""
+    x = torch.randn(3, 5, 7, generator=gen)
+    d = torch.randn(5, 9, generator=gen)
+    i = torch.randint(-50, 50, (4, 6), generator=gen)
+    m = torch.rand(2, 8, generator=gen) > 0.5
+    g = torch.randn(3, 5, 7, generator=gen)
+    leaf = x.clone().requires_grad_()
+    torch.cumsum(leaf, 1).backward(g)
+    outputs = [torch.cumsum(x, 1), torch.cumsum(d, -1), torch.cumsum(i, 0), torch.cumsum(m, 1),
+               leaf.grad]
+    return {"x": x, "d": d, "i": i, "m": m, "g": g}, outputs
+
+
 CASES = {
     "conv": conv,
     "attention": attention,
@@ -201,6 +216,7 @@ CASES = {
     "rand": rand,
     "pool_backward": pool_backward,
     "math": math,
+    "cumsum": cumsum,
 }
 
 
