@@ -6,6 +6,7 @@
  * with dlopen at the first instance's creation, so model.so does not depend on
  * it: without it, and for f64 and small products, OpenBLAS computes.
  * TGC_GEMM=openblas keeps every product on OpenBLAS. */
+#define _GNU_SOURCE /* RTLD_DEFAULT */
 #include "Internal.h"
 
 #include <cblas.h>
@@ -21,7 +22,11 @@ typedef int (*dnnl_sgemm_fn)(char transa, char transb, int64_t M, int64_t N, int
                              float *C, int64_t ldc);
 /* Debian's oneDNN runs on OpenMP: a product is kept on the calling thread (the
  * runtime's pool splits the work) by setting the calling thread's OpenMP
- * thread count, a per-thread setting, to 1 around the call. */
+ * thread count, a per-thread setting, to 1 around the call. It must be the
+ * OpenMP runtime libdnnl's calls bind to: one already in the process's global
+ * scope wins over libdnnl's own libgomp (PyTorch brings its own), else the one
+ * libdnnl loaded. Setting the other one leaves oneDNN running a team of
+ * threads inside each of the pool's, on cores the pool already uses. */
 typedef int (*omp_get_max_threads_fn)(void);
 typedef void (*omp_set_num_threads_fn)(int);
 
@@ -44,8 +49,12 @@ static void load_dnnl(void) {
   if (!handle)
     return;
   dnnl_sgemm_fn sgemm = (dnnl_sgemm_fn)dlsym(handle, "dnnl_sgemm");
-  omp_get_max_threads_fn get = (omp_get_max_threads_fn)dlsym(handle, "omp_get_max_threads");
-  omp_set_num_threads_fn set = (omp_set_num_threads_fn)dlsym(handle, "omp_set_num_threads");
+  omp_get_max_threads_fn get = (omp_get_max_threads_fn)dlsym(RTLD_DEFAULT, "omp_get_max_threads");
+  omp_set_num_threads_fn set = (omp_set_num_threads_fn)dlsym(RTLD_DEFAULT, "omp_set_num_threads");
+  if (!get || !set) {
+    get = (omp_get_max_threads_fn)dlsym(handle, "omp_get_max_threads");
+    set = (omp_set_num_threads_fn)dlsym(handle, "omp_set_num_threads");
+  }
   if (!sgemm || !get || !set) {
     dlclose(handle);
     return;
