@@ -26,11 +26,12 @@ config.environment["TGC_RUNNER_LIBRARY"] = _runner_library
 config.substitutions.append(("%tgc_runner_library", _runner_library))
 
 # Tests that need PyTorch (`REQUIRES: torch`) run with %torch-python: $TGC_TORCH_PYTHON,
-# else the project's venv when it exists, if `import torch` works there.
+# else the python3 on PATH, if `import torch` works there.
+import shutil
 import subprocess
 
-_torch_python = os.environ.get("TGC_TORCH_PYTHON") or "/root/.cache/tgc-venv/bin/python"
-if os.path.exists(_torch_python) and subprocess.run(
+_torch_python = os.environ.get("TGC_TORCH_PYTHON") or shutil.which("python3") or ""
+if _torch_python and os.path.exists(_torch_python) and subprocess.run(
         [_torch_python, "-c", "import torch"], stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL).returncode == 0:
     config.available_features.add("torch")

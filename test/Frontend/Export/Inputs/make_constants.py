@@ -1,8 +1,7 @@
 #!/usr/bin/env python3
 """Export a small program with every kind of stored tensor, for the reader's tests.
 
-    /root/.cache/tgc-venv-2.6/bin/python test/Frontend/Export/Inputs/make_constants.py
-    /root/.cache/tgc-venv-2.8/bin/python test/Frontend/Export/Inputs/make_constants.py
+    python3 test/Frontend/Export/Inputs/make_constants.py   # with torch 2.6, then 2.8 installed
 
 writes constants_torch<major>.<minor>.pt2 next to this script: torch 2.6 and 2.7 store the
 tensors in serialized_state_dict.pt / serialized_constants.pt, torch 2.8 in

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Inputs and PyTorch's results for roundtrip.mlir (fp8/bf16 round trips).
 
-    /root/.cache/tgc-venv/bin/python test/e2e/Inputs/fp8/make_expected.py
+    python3 test/e2e/Inputs/fp8/make_expected.py
 """
 import os
 

@@ -1,6 +1,6 @@
 """Expected values for linear_relu.mlir and sum_scale.mlir, computed with PyTorch.
 
-    /root/.cache/tgc-venv/bin/python test/e2e/Inputs/train/make_linear_relu.py
+    python3 test/e2e/Inputs/train/make_linear_relu.py
 
 writes, for batch sizes 2 and 5, `inputs_bN.safetensors` (x), `grads_bN.safetensors`
 (output.0, the gradient of y) and `expected_bN.safetensors` (what `tgc run --train`
