@@ -378,21 +378,23 @@ LogicalResult AbiReader::readMemory(DictionaryAttr abiAttr, StringRef role, Memo
   FailureOr<DictionaryAttr> entry = get<DictionaryAttr>(memory, role);
   if (failed(entry))
     return failure();
-  int64_t *fields[] = {nullptr, &plan.buffers, &plan.bufferBytes, &plan.unplanned,
-                       &plan.dynamicBuffers};
-  StringRef keys[] = {abi::kArenaBytesKey, abi::kBuffersKey, abi::kBufferBytesKey,
-                      abi::kUnplannedKey, abi::kDynamicBuffersKey};
-  for (auto [field, key] : llvm::zip_equal(fields, keys)) {
+  auto read = [&](StringRef key, int64_t &field) -> LogicalResult {
     FailureOr<IntegerAttr> value = get<IntegerAttr>(*entry, key);
     if (failed(value))
       return failure();
     if (value->getInt() < 0)
       return emitError(loc) << "malformed tgc.abi: negative memory." << role << "." << key;
-    if (field)
-      *field = value->getInt();
-    else
-      plan.arenaBytes = uint64_t(value->getInt());
-  }
+    field = value->getInt();
+    return success();
+  };
+  int64_t arenaBytes = 0;
+  if (failed(read(abi::kArenaBytesKey, arenaBytes)) ||
+      failed(read(abi::kBuffersKey, plan.buffers)) ||
+      failed(read(abi::kBufferBytesKey, plan.bufferBytes)) ||
+      failed(read(abi::kUnplannedKey, plan.unplanned)) ||
+      failed(read(abi::kDynamicBuffersKey, plan.dynamicBuffers)))
+    return failure();
+  plan.arenaBytes = uint64_t(arenaBytes);
   return success();
 }
 

@@ -181,13 +181,11 @@ void placeDynamic(func::FuncOp func, MutableArrayRef<DynamicBuffer> buffers, int
     DynamicBuffer &buffer = buffers[i];
     MemRefType type = buffer.alloc.getType();
     // Bytes: the static part of the shape times each dynamic size, 64-byte aligned.
-    Value bytes =
-        constant(type.getNumDynamicDims() == type.getRank()
-                     ? int64_t(layout.getTypeSize(type.getElementType()))
-                     : int64_t(layout.getTypeSize(type.getElementType())) *
-                           llvm::product_of(llvm::make_filter_range(type.getShape(), [](int64_t d) {
-                             return !ShapedType::isDynamic(d);
-                           })));
+    int64_t staticPart = int64_t(layout.getTypeSize(type.getElementType()));
+    for (int64_t d : type.getShape())
+      if (!ShapedType::isDynamic(d))
+        staticPart *= d;
+    Value bytes = constant(staticPart);
     for (Value size : buffer.alloc.getDynamicSizes())
       bytes = arith::MulIOp::create(b, loc, bytes, hoisted.lookupOrDefault(size));
     bytes = arith::MulIOp::create(
