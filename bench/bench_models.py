@@ -9,6 +9,7 @@ from collections import OrderedDict, namedtuple
 
 import torch
 import torch.nn as nn
+import torch.nn.functional as F
 
 import models  # test/fixtures/models.py (the caller puts it on sys.path)
 
@@ -75,16 +76,38 @@ def make_gpt2_large():
 
 
 # ------------------------------------------------------------------ realistic sizes
+class SdpaSelfAttention(nn.Module):
+    """models.CausalSelfAttention as nanoGPT and transformers write it today: one
+    F.scaled_dot_product_attention(is_causal=True) instead of the explicit softmax."""
+
+    def __init__(self, n_embd, n_head):
+        super().__init__()
+        self.c_attn = nn.Linear(n_embd, 3 * n_embd)
+        self.c_proj = nn.Linear(n_embd, n_embd)
+        self.n_head = n_head
+
+    def forward(self, x):
+        B, T, C = x.size()
+        q, k, v = self.c_attn(x).split(C, dim=2)
+        q, k, v = (t.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
+                   for t in (q, k, v))
+        y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        return self.c_proj(y.transpose(1, 2).contiguous().view(B, T, C))
+
+
 class GPT(nn.Module):
     """GPT-2: token + position embeddings, `n_layer` models.GPT2Block, final LayerNorm,
     a linear LM head; idx int64 [B, T] -> logits [B, T, vocab]."""
 
-    def __init__(self, vocab=2048, block_size=128, n_layer=4, n_embd=256, n_head=8):
+    def __init__(self, vocab=2048, block_size=128, n_layer=4, n_embd=256, n_head=8, sdpa=False):
         super().__init__()
         self.wte = nn.Embedding(vocab, n_embd)
         self.wpe = nn.Embedding(block_size, n_embd)
         self.h = nn.ModuleList(models.GPT2Block(n_embd, n_head, block_size)
                                for _ in range(n_layer))
+        if sdpa:
+            for block in self.h:
+                block.attn = SdpaSelfAttention(n_embd, n_head)
         self.ln_f = nn.LayerNorm(n_embd)
         self.lm_head = nn.Linear(n_embd, vocab, bias=False)
 
@@ -100,6 +123,12 @@ def make_gpt():
     m = GPT(vocab=2048, block_size=128, n_layer=4, n_embd=256, n_head=8)
     randomize_layer_norms(m)
     return m, OrderedDict(idx=torch.randint(0, 2048, (4, 128))), None
+
+
+def make_gpt_sdpa():
+    m = GPT(vocab=2048, block_size=256, n_layer=4, n_embd=256, n_head=8, sdpa=True)
+    randomize_layer_norms(m)
+    return m, OrderedDict(idx=torch.randint(0, 2048, (4, 256))), None
 
 
 def make_mlp_wide():
@@ -139,6 +168,7 @@ LARGE = OrderedDict(
 REALISTIC = OrderedDict(
     mlp_wide=Spec(make_mlp_wide, "MLP 1024-4096-1024, x[128,1024]", True),
     gpt=Spec(make_gpt, "GPT 4 layers C=256 8 heads vocab 2048, idx[4,128]", True),
+    gpt_sdpa=Spec(make_gpt_sdpa, "GPT as gpt, attention by causal SDPA, idx[4,256]", True),
     resnet18=Spec(make_resnet18, "torchvision resnet18, x[8,3,64,64]", True),
     mobilenet_v2=Spec(make_mobilenet_v2, "torchvision mobilenet_v2 (dropout p=0), x[8,3,64,64]",
                       True),

@@ -43,7 +43,7 @@ def DecomposePass : Pass<"tgc-decompose"> {
   let options = [
     Option<"keepAttention", "keep-attention", "bool", "false",
            "keep the scaled_dot_product_attention ops the lowering takes as fused kernels "
-           "(inference; training differentiates the decomposition)">,
+           "(their backward is tgc.scaled_dot_product_attention_backward, fused too)">,
     Option<"onePassStatistics", "one-pass-statistics", "bool", "false",
            "batch and layer norm statistics of f32 tensors in one pass, as f64 sums of x "
            "and x^2 (inference; training differentiates the two-pass form)">

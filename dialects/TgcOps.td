@@ -779,26 +779,61 @@ def Tgc_RandBernoulliOp : Tgc_Op<"rand_bernoulli", [], [Pure, Tgc_NoRecompute]> 
 }
 
 def Tgc_ScaledDotProductAttentionOp : Tgc_Op<"scaled_dot_product_attention",
-    ["aten.scaled_dot_product_attention.default"], [Pure]> {
-  let summary = "softmax(query @ key^T * scale + mask) @ value";
+    ["aten.scaled_dot_product_attention.default",
+     "aten._scaled_dot_product_flash_attention_for_cpu.default"], [Pure, Tgc_NoRecompute]> {
+  let summary = "softmax(query @ key^T * scale + mask) @ value; with `with_logsumexp`, "
+                "also each row's log-sum-exp";
+  let description = [{
+    With `with_logsumexp` the op also returns the log-sum-exp of each row of the masked,
+    scaled scores, [batch..., L] in the query's dtype (-inf for a row that sees no key),
+    as `aten._scaled_dot_product_flash_attention_for_cpu` does: what the fused backward
+    (`tgc.scaled_dot_product_attention_backward`) recomputes the probabilities from.
+  }];
   let arguments = (ins Tgc_AnyTensor:$query, Tgc_AnyTensor:$key, Tgc_AnyTensor:$value,
                        Optional<Tgc_AnyTensor>:$attn_mask,
                        DefaultValuedAttr<F64Attr, "0.0">:$dropout_p,
                        DefaultValuedAttr<BoolAttr, "false">:$is_causal,
                        OptionalAttr<F64Attr>:$scale,
-                       DefaultValuedAttr<BoolAttr, "false">:$enable_gqa);
-  let results = (outs Tgc_AnyTensor:$result);
+                       DefaultValuedAttr<BoolAttr, "false">:$enable_gqa,
+                       UnitAttr:$with_logsumexp);
+  let results = (outs Variadic<Tgc_AnyTensor>:$results);
   let assemblyFormat = "$query `,` $key `,` $value (`mask` $attn_mask^)? attr-dict `:` "
-                       "type(operands) `->` type($result)";
+                       "type(operands) `->` type($results)";
   let inferBody = "return ::tgc::inferAttention(ctx, loc, adaptor.getQuery(), adaptor.getKey(), "
-                  "adaptor.getValue(), types);";
+                  "adaptor.getValue(), adaptor.getWithLogsumexp(), types);";
   let extraDecl = [{
     /// Whether the lowering takes this op as it is, as a fused tiled kernel: f32/f64,
     /// no dropout, no grouped-query attention, static sequence and embedding sizes,
     /// the same batch sizes for query, key and value, and a mask (boolean or of the
     /// query's dtype) that broadcasts to [batch..., L, S] by size-1 dimensions.
     bool hasFusedLowering();
+    /// The scale of the scores: the attribute, or 1/sqrt(E) for a static embedding size E.
+    std::optional<double> resolvedScale();
   }];
+}
+
+def Tgc_ScaledDotProductAttentionBackwardOp : Tgc_Op<"scaled_dot_product_attention_backward",
+    [], [Pure, Tgc_NoRecompute]> {
+  let summary = "Gradients of a fused attention: query, key, value and, with "
+                "`with_mask_grad`, the scores (the mask's gradient before broadcasting)";
+  let description = [{
+    The backward of a `tgc.scaled_dot_product_attention` that has a fused lowering,
+    from its output and the row log-sum-exp it returned (FlashAttention-2's backward):
+    the probabilities are recomputed tile by tile, so no [L, S] matrix is stored.
+    `scale` is the forward's resolved scale. With `with_mask_grad`, a fourth result is
+    the gradient of the masked scores, [batch..., L, S]: a floating mask's gradient
+    summed over the dimensions by which the mask broadcasts.
+  }];
+  let arguments = (ins Tgc_AnyTensor:$grad_output, Tgc_AnyTensor:$query, Tgc_AnyTensor:$key,
+                       Tgc_AnyTensor:$value, Tgc_AnyTensor:$output, Tgc_AnyTensor:$logsumexp,
+                       Optional<Tgc_AnyTensor>:$attn_mask,
+                       DefaultValuedAttr<BoolAttr, "false">:$is_causal, F64Attr:$scale,
+                       UnitAttr:$with_mask_grad);
+  let results = (outs Variadic<Tgc_AnyTensor>:$results);
+  let assemblyFormat = "$grad_output `,` $query `,` $key `,` $value `,` $output `,` $logsumexp "
+                       "(`mask` $attn_mask^)? attr-dict `:` type(operands) `->` type($results)";
+  let inferBody = "return ::tgc::inferAttentionBackward(ctx, loc, adaptor.getQuery(), "
+                  "adaptor.getKey(), adaptor.getValue(), adaptor.getWithMaskGrad(), types);";
 }
 
 def Tgc_MaxPool2dOp : Tgc_Op<"max_pool2d", ["aten.max_pool2d.default",

@@ -367,6 +367,36 @@ LogicalResult maxPoolVjp(Vjp &v, MaxPool2dOp op) {
   return success();
 }
 
+/// A fused attention (FlashAttention-2's backward, from the output and the row
+/// log-sum-exp; PyTorch's _scaled_dot_product_flash_attention_backward). An attention
+/// that does not return its log-sum-exp is replaced in the forward by one that does:
+/// the fused kernel computes it anyway.
+LogicalResult attentionVjp(Vjp &v, ScaledDotProductAttentionOp op) {
+  if (!v.g(0))
+    return success();
+  if (!op.hasFusedLowering())
+    return op.emitOpError("has no fused lowering and should have been decomposed before "
+                          "autodiff");
+  ScaledDotProductAttentionOp fused = op;
+  if (!op.getWithLogsumexp()) {
+    OpBuilder b(op);
+    fused = ScaledDotProductAttentionOp::create(
+        b, op.getLoc(), op.getQuery(), op.getKey(), op.getValue(), op.getAttnMask(),
+        op.getDropoutPAttr(), op.getIsCausalAttr(), op.getScaleAttr(), op.getEnableGqaAttr(),
+        b.getUnitAttr());
+    fused->setDiscardableAttrs(op->getDiscardableAttrDictionary());
+    op->getResult(0).replaceAllUsesWith(fused->getResult(0));
+  }
+  bool maskGrad = op.getAttnMask() && v.wants(3);
+  auto backward = ScaledDotProductAttentionBackwardOp::create(
+      v.b, v.loc, v.g(0), op.getQuery(), op.getKey(), op.getValue(), fused->getResult(0),
+      fused->getResult(1), op.getAttnMask(), op.getIsCausalAttr(),
+      v.b.getF64FloatAttr(*op.resolvedScale()), maskGrad ? v.b.getUnitAttr() : UnitAttr());
+  for (unsigned i = 0; i < backward->getNumResults(); ++i)
+    v.set(i, op, backward->getResult(i));
+  return success();
+}
+
 LogicalResult avgPoolVjp(Vjp &v, AvgPool2dOp op) {
   v.set(0, op,
         AvgPool2dBackwardOp::create(v.b, v.loc, v.g(), op.getSelf(), op.getKernelSizeAttr(),
@@ -735,6 +765,7 @@ void tgc::attachDerivatives(MLIRContext *ctx) {
   attach<MmOp, mmVjp>(ctx);
   attach<ConvolutionOp, convolutionVjp>(ctx);
   attach<MaxPool2dOp, maxPoolVjp>(ctx);
+  attach<ScaledDotProductAttentionOp, attentionVjp>(ctx);
   attach<AvgPool2dOp, avgPoolVjp>(ctx);
   attach<EmbeddingOp, embeddingVjp>(ctx);
   attach<NllLossOp, nllLossVjp>(ctx);

@@ -6,6 +6,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace tgc;
 
@@ -655,6 +657,15 @@ Value tgc::aliasedSource(Value ref, bool throughViews) {
   if (written.empty() || def->getOperand(written.front()).getType() != ref.getType())
     return Value();
   return def->getOperand(written.front());
+}
+
+std::optional<double> ScaledDotProductAttentionOp::resolvedScale() {
+  if (FloatAttr scale = getScaleAttr())
+    return scale.getValueAsDouble();
+  auto q = llvm::cast<BaseTensorType>(getQuery().getType());
+  if (std::optional<int64_t> embed = getConstantSize(q.getSizes().back()))
+    return 1.0 / std::sqrt(static_cast<double>(*embed));
+  return std::nullopt;
 }
 
 bool ScaledDotProductAttentionOp::hasFusedLowering() {

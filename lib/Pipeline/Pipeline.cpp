@@ -53,7 +53,7 @@ static void populateFunctionalize(OpPassManager &pm, bool train) {
 static void populateDecompose(OpPassManager &pm, bool train) {
   pm.addPass(createMaterializeRngPass());
   DecomposePassOptions decompose;
-  decompose.keepAttention = !train;
+  decompose.keepAttention = true;
   decompose.onePassStatistics = !train;
   pm.addPass(createDecomposePass(decompose));
   // Inference: custom autograd.Functions are their forward (training: after autodiff).
@@ -68,7 +68,9 @@ static void populateAutodiff(OpPassManager &pm) {
   pm.addPass(createAutodiffPass());
   pm.addPass(createInlineAutogradFunctionsPass());
   // The backward's compound ops (none today) and dead forward-only values.
-  pm.addPass(createDecomposePass());
+  DecomposePassOptions decompose;
+  decompose.keepAttention = true;
+  pm.addPass(createDecomposePass(decompose));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }

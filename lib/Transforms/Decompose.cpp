@@ -463,6 +463,47 @@ struct DecomposeNativeDropout : OpRewritePattern<NativeDropoutOp> {
   }
 };
 
+/// Grouped-query attention (enable_gqa): each of the Hkv key/value heads serves Hq / Hkv
+/// consecutive query heads, so key and value are repeated to Hq heads (repeat_interleave
+/// over the head dimension, as transformers' repeat_kv) and the attention is an
+/// ordinary one, which may stay fused.
+struct ExpandGroupedQueryAttention : OpRewritePattern<ScaledDotProductAttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ScaledDotProductAttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.getEnableGqa())
+      return failure();
+    BaseTensorType q = typeOf(op.getQuery()), k = typeOf(op.getKey());
+    int64_t rank = q.getRank();
+    if (rank < 3 || typeOf(op.getValue()).getRank() != rank)
+      return rewriter.notifyMatchFailure(op, "grouped-query attention needs a head dimension");
+    std::optional<int64_t> queryHeads = getConstantSize(q.getSizes()[rank - 3]);
+    std::optional<int64_t> keyHeads = getConstantSize(k.getSizes()[rank - 3]);
+    if (!queryHeads || !keyHeads || *keyHeads == 0 || *queryHeads % *keyHeads != 0)
+      return rewriter.notifyMatchFailure(op, "query heads must be a multiple of key heads");
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    int64_t group = *queryHeads / *keyHeads;
+    auto repeat = [&](Value x) -> Value {
+      if (group == 1)
+        return x;
+      SmallVector<AffineExpr> sizes(typeOf(x).getSizes());
+      Value unsqueezed = UnsqueezeOp::create(rewriter, loc, x, rank - 2);
+      SmallVector<AffineExpr> expanded(sizes);
+      expanded.insert(expanded.begin() + (rank - 2), getAffineConstantExpr(group, ctx));
+      Value broadcast = ExpandOp::create(rewriter, loc, unsqueezed, shapeAttr(ctx, expanded));
+      sizes[rank - 3] = getAffineConstantExpr(*queryHeads, ctx);
+      return ViewOp::create(rewriter, loc, broadcast, shapeAttr(ctx, sizes));
+    };
+    auto attention = ScaledDotProductAttentionOp::create(
+        rewriter, loc, op.getQuery(), repeat(op.getKey()), repeat(op.getValue()), op.getAttnMask(),
+        op.getDropoutPAttr(), op.getIsCausalAttr(), op.getScaleAttr(), rewriter.getBoolAttr(false),
+        op.getWithLogsumexpAttr());
+    rewriter.replaceOp(op, attention->getResults());
+    return success();
+  }
+};
+
 /// softmax(q @ k^T * scale, masked) @ v, with the causal mask as a lower triangle.
 /// With `keepFused`, an attention the lowering takes as a fused kernel
 /// (hasFusedLowering) stays (inference; autodiff differentiates the decomposition).
@@ -476,15 +517,14 @@ struct DecomposeAttention : OpRewritePattern<ScaledDotProductAttentionOp> {
     if (keepFused && op.hasFusedLowering())
       return rewriter.notifyMatchFailure(op, "lowered as a fused kernel");
     if (!op.getDropoutP().isZero() || op.getEnableGqa())
-      return rewriter.notifyMatchFailure(op, "attention dropout and GQA are not supported");
+      return rewriter.notifyMatchFailure(op, "attention dropout is not supported; GQA is "
+                                             "expanded first");
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
     BaseTensorType q = typeOf(op.getQuery()), k = typeOf(op.getKey());
-    std::optional<int64_t> embedding = getConstantSize(q.getSizes().back());
-    if (!op.getScaleAttr() && !embedding)
+    if (!op.resolvedScale())
       return rewriter.notifyMatchFailure(op, "default scale of a symbolic embedding size");
-    double scale = op.getScaleAttr() ? op.getScaleAttr().getValueAsDouble()
-                                     : 1.0 / std::sqrt(static_cast<double>(*embedding));
+    double scale = *op.resolvedScale();
     int64_t rank = q.getRank();
     Value keyT = TransposeOp::create(rewriter, loc, op.getKey(), rank - 2, rank - 1);
     Value scores = MatmulOp::create(rewriter, loc, op.getQuery(), keyT);
@@ -505,8 +545,22 @@ struct DecomposeAttention : OpRewritePattern<ScaledDotProductAttentionOp> {
       else
         scores = AddOp::create(rewriter, loc, scores, mask, Attribute());
     }
-    Value probs = SoftmaxOp::create(rewriter, loc, scores, rank - 1, TypeAttr(), false);
-    rewriter.replaceOpWithNewOp<MatmulOp>(op, probs, op.getValue());
+    if (!op.getWithLogsumexp()) {
+      Value probs = SoftmaxOp::create(rewriter, loc, scores, rank - 1, TypeAttr(), false);
+      rewriter.replaceOpWithNewOp<MatmulOp>(op, probs, op.getValue());
+      return success();
+    }
+    // The row log-sum-exp too: probabilities = exp(scores - lse).
+    auto last = rewriter.getDenseI64ArrayAttr({rank - 1});
+    Value max = AmaxOp::create(rewriter, loc, scores, last, /*keepdim=*/true, TypeAttr());
+    Value exp =
+        ExpOp::create(rewriter, loc, SubOp::create(rewriter, loc, scores, max, Attribute()));
+    Value sum = SumOp::create(rewriter, loc, exp, last, /*keepdim=*/true, TypeAttr());
+    Value lse = AddOp::create(rewriter, loc, LogOp::create(rewriter, loc, sum), max, Attribute());
+    Value probs =
+        ExpOp::create(rewriter, loc, SubOp::create(rewriter, loc, scores, lse, Attribute()));
+    Value out = MatmulOp::create(rewriter, loc, probs, op.getValue());
+    rewriter.replaceOp(op, {out, SqueezeOp::create(rewriter, loc, lse, last).getResult()});
     return success();
   }
 };
@@ -573,7 +627,8 @@ LogicalResult reportUndecomposed(Operation *root, bool keepAttention) {
              WalkResult::interrupt();
     if (auto attention = llvm::dyn_cast<ScaledDotProductAttentionOp>(op);
         attention && !(keepAttention && attention.hasFusedLowering()))
-      return attention.emitOpError("with dropout, grouped-query attention or a symbolic "
+      return attention.emitOpError("with dropout, grouped-query attention whose query heads "
+                                   "are not a multiple of its key heads, or a symbolic "
                                    "embedding size and no scale is not supported yet"),
              WalkResult::interrupt();
     if (auto loss = llvm::dyn_cast<CrossEntropyLossOp>(op))
@@ -613,6 +668,7 @@ struct DecomposePass : public tgc::impl::DecomposePassBase<DecomposePass> {
              DecomposeAdaptivePool, DecomposeConv1d, DecomposeCrossEntropy, DecomposeNativeDropout>(
             &getContext());
     patterns.add<DecomposeAttention>(&getContext(), keepAttention);
+    patterns.add<ExpandGroupedQueryAttention>(&getContext());
     patterns.add<DecomposeLayerNorm, DecomposeBatchNorm>(&getContext(), onePassStatistics);
     PropagateSavedHooksScope propagateScope;
     GreedyRewriteConfig config;

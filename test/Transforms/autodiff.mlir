@@ -255,3 +255,50 @@ module {
     return %0 : !tgc.vtensor<[2, 5], f32, grad>
   }
 }
+
+// -----
+
+// A fused attention's backward is tgc.scaled_dot_product_attention_backward, from the
+// output and the row log-sum-exp: the forward attention's users take one that returns
+// it instead (the old op is left dead for the canonicalizer). A floating mask that requires grad gets the gradient of the scores
+// (with_mask_grad), summed over the dimensions it broadcasts by.
+// CHECK-LABEL: func.func @joint
+//  CHECK-SAME:   (%[[Q:[^:]*]]: !tgc.vtensor<[2, 4, 16, 8], f32, grad> {tgc.kind = "parameter", tgc.name = "q"},
+//  CHECK-SAME:    %[[K:[^:]*]]: !tgc.vtensor<[2, 4, 16, 8], f32, grad> {{.*}}, %[[V:[^:]*]]: !tgc.vtensor<[2, 4, 16, 8], f32, grad> {{.*}}, %[[M:[^:]*]]: !tgc.vtensor<[1, 4, 16, 16], f32, grad> {{.*}}, %[[T:[^:]*]]: !tgc.vtensor<[2, 4, 16, 8], f32> {tgc.kind = "tangent"
+//       CHECK:   %[[A:.*]]:2 = tgc.scaled_dot_product_attention %[[Q]], %[[K]], %[[V]] mask %[[M]] {is_causal = true, scale = 2.500000e-01 : f64, with_logsumexp}
+//  CHECK-SAME:     -> !tgc.vtensor<[2, 4, 16, 8], f32, grad>, !tgc.vtensor<[2, 4, 16], f32>
+//       CHECK:   %[[G:.*]]:4 = tgc.scaled_dot_product_attention_backward %[[T]], %[[Q]], %[[K]], %[[V]], %[[A]]#0, %[[A]]#1 mask %[[M]] {is_causal = true, scale = 2.500000e-01 : f64, with_mask_grad}
+//  CHECK-SAME:     -> !tgc.vtensor<[2, 4, 16, 8], f32>, !tgc.vtensor<[2, 4, 16, 8], f32>, !tgc.vtensor<[2, 4, 16, 8], f32>, !tgc.vtensor<[2, 4, 16, 16], f32>
+//       CHECK:   %[[GM:.*]] = tgc.sum %[[G]]#3 {dim = array<i64: 0>, keepdim = true}
+//       CHECK:   return %[[A]]#0, %[[G]]#0, %[[G]]#1, %[[G]]#2, %[[GM]]
+module {
+  func.func @forward(%q: !tgc.vtensor<[2, 4, 16, 8], f32, grad> {tgc.kind = "parameter", tgc.name = "q"},
+                     %k: !tgc.vtensor<[2, 4, 16, 8], f32, grad> {tgc.kind = "parameter", tgc.name = "k"},
+                     %v: !tgc.vtensor<[2, 4, 16, 8], f32, grad> {tgc.kind = "parameter", tgc.name = "v"},
+                     %m: !tgc.vtensor<[1, 4, 16, 16], f32, grad> {tgc.kind = "parameter", tgc.name = "m"})
+      -> (!tgc.vtensor<[2, 4, 16, 8], f32, grad> {tgc.kind = "user_output"}) {
+    %0 = tgc.scaled_dot_product_attention %q, %k, %v mask %m {is_causal = true, scale = 0.25 : f64} : !tgc.vtensor<[2, 4, 16, 8], f32, grad>, !tgc.vtensor<[2, 4, 16, 8], f32, grad>, !tgc.vtensor<[2, 4, 16, 8], f32, grad>, !tgc.vtensor<[1, 4, 16, 16], f32, grad> -> !tgc.vtensor<[2, 4, 16, 8], f32, grad>
+    return %0 : !tgc.vtensor<[2, 4, 16, 8], f32, grad>
+  }
+}
+
+// -----
+
+// An attention that already returns its log-sum-exp (core ATen's CPU flash attention)
+// is differentiated as it is; a boolean mask gets no gradient, and the default scale is
+// 1/sqrt(E).
+// CHECK-LABEL: func.func @joint
+//       CHECK:   %[[A:.*]]:2 = tgc.scaled_dot_product_attention %{{.*}}, %{{.*}}, %{{.*}} mask %{{.*}} {with_logsumexp}
+//   CHECK-NOT:   tgc.scaled_dot_product_attention %
+//       CHECK:   tgc.scaled_dot_product_attention_backward %{{.*}}, %[[A]]#0, %[[A]]#1 mask %{{.*}} {scale = 0.35355339059327373 : f64}
+//  CHECK-SAME:     -> !tgc.vtensor<[4, 16, 8], f32>, !tgc.vtensor<[4, 16, 8], f32>, !tgc.vtensor<[4, 16, 8], f32>{{$}}
+module {
+  func.func @forward(%q: !tgc.vtensor<[4, 16, 8], f32, grad> {tgc.kind = "parameter", tgc.name = "q"},
+                     %k: !tgc.vtensor<[4, 16, 8], f32, grad> {tgc.kind = "parameter", tgc.name = "k"},
+                     %v: !tgc.vtensor<[4, 16, 8], f32, grad> {tgc.kind = "parameter", tgc.name = "v"},
+                     %m: !tgc.vtensor<[16, 16], i1> {tgc.kind = "user_input", tgc.name = "m"})
+      -> (!tgc.vtensor<[4, 16, 8], f32, grad> {tgc.kind = "user_output"}) {
+    %0:2 = tgc.scaled_dot_product_attention %q, %k, %v mask %m {with_logsumexp} : !tgc.vtensor<[4, 16, 8], f32, grad>, !tgc.vtensor<[4, 16, 8], f32, grad>, !tgc.vtensor<[4, 16, 8], f32, grad>, !tgc.vtensor<[16, 16], i1> -> !tgc.vtensor<[4, 16, 8], f32, grad>, !tgc.vtensor<[4, 16], f32>
+    return %0#0 : !tgc.vtensor<[4, 16, 8], f32, grad>
+  }
+}

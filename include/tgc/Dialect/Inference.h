@@ -98,7 +98,11 @@ mlir::LogicalResult inferConstant(mlir::MLIRContext *ctx, InferLoc loc, mlir::El
 mlir::LogicalResult inferCat(mlir::MLIRContext *ctx, InferLoc loc, mlir::ValueRange tensors,
                              int64_t dim, bool stack, TypeList &types);
 mlir::LogicalResult inferAttention(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value query,
-                                   mlir::Value key, mlir::Value value, TypeList &types);
+                                   mlir::Value key, mlir::Value value, bool withLogsumexp,
+                                   TypeList &types);
+mlir::LogicalResult inferAttentionBackward(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value query,
+                                           mlir::Value key, mlir::Value value, bool withMaskGrad,
+                                           TypeList &types);
 mlir::LogicalResult inferPool2d(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
                                 llvm::ArrayRef<int64_t> kernel, llvm::ArrayRef<int64_t> stride,
                                 llvm::ArrayRef<int64_t> padding, llvm::ArrayRef<int64_t> dilation,

@@ -122,9 +122,9 @@ LogicalResult tgc::inferConvolution(MLIRContext *ctx, InferLoc loc, Value input,
   return success();
 }
 
-LogicalResult tgc::inferAttention(MLIRContext *ctx, InferLoc loc, Value query, Value key,
-                                  Value value, TypeList &types) {
-  BaseTensorType q = tensorOf(query), k = tensorOf(key), v = tensorOf(value);
+/// Checks the operands of an attention (or its backward).
+static LogicalResult checkAttentionOperands(InferLoc loc, BaseTensorType q, BaseTensorType k,
+                                            BaseTensorType v) {
   if (failed(requireTensor(loc, q, "query")) || failed(requireTensor(loc, k, "key")) ||
       failed(requireTensor(loc, v, "value")))
     return failure();
@@ -132,11 +132,45 @@ LogicalResult tgc::inferAttention(MLIRContext *ctx, InferLoc loc, Value query, V
     return emitOptionalError(loc, "attention operands must have equal ranks >= 2");
   if (q.getSizes().back() != k.getSizes().back())
     return emitOptionalError(loc, "attention: query and key embeddings differ");
+  return success();
+}
+
+LogicalResult tgc::inferAttention(MLIRContext *ctx, InferLoc loc, Value query, Value key,
+                                  Value value, bool withLogsumexp, TypeList &types) {
+  BaseTensorType q = tensorOf(query), k = tensorOf(key), v = tensorOf(value);
+  if (failed(checkAttentionOperands(loc, q, k, v)))
+    return failure();
   SmallVector<AffineExpr> sizes(q.getSizes().drop_back());
   sizes.push_back(v.getSizes().back());
   TensorMeta meta = freshLike(q, sizes);
   meta.requiresGrad = anyRequiresGrad({q, k, v});
   addResult(ctx, q.isRef(), meta, types);
+  if (withLogsumexp) {
+    // [batch..., L]: autograd does not differentiate it (its only user is the backward).
+    TensorMeta lse = freshLike(q, q.getSizes().drop_back());
+    lse.requiresGrad = false;
+    addResult(ctx, q.isRef(), lse, types);
+  }
+  return success();
+}
+
+LogicalResult tgc::inferAttentionBackward(MLIRContext *ctx, InferLoc loc, Value query, Value key,
+                                          Value value, bool withMaskGrad, TypeList &types) {
+  BaseTensorType q = tensorOf(query), k = tensorOf(key), v = tensorOf(value);
+  if (failed(checkAttentionOperands(loc, q, k, v)))
+    return failure();
+  for (BaseTensorType operand : {q, k, v}) {
+    TensorMeta grad = freshLike(operand, operand.getSizes());
+    grad.requiresGrad = false;
+    addResult(ctx, q.isRef(), grad, types);
+  }
+  if (withMaskGrad) {
+    SmallVector<AffineExpr> scores(q.getSizes().drop_back());
+    scores.push_back(k.getSizes()[k.getRank() - 2]);
+    TensorMeta grad = freshLike(q, scores);
+    grad.requiresGrad = false;
+    addResult(ctx, q.isRef(), grad, types);
+  }
   return success();
 }
 

@@ -127,6 +127,13 @@ static LogicalResult setWithIndices(AdapterCall &call) {
   return success();
 }
 
+/// _scaled_dot_product_flash_attention_for_cpu (core ATen): attention that also
+/// returns each row's log-sum-exp.
+static LogicalResult setWithLogsumexp(AdapterCall &call) {
+  call.attributes.set("with_logsumexp", UnitAttr::get(call.ctx));
+  return success();
+}
+
 /// any.dim / all.dim(self, int dim, keepdim): one reduced dimension, as a list.
 static LogicalResult dimAsList(AdapterCall &call) {
   if (!findArgument(call.arguments, "dim"))
@@ -295,6 +302,7 @@ static const NodeAdapter kNodeAdapters[] = {
     {"aten.split.Tensor", "", splitSizes},
     {"aten.chunk.default", "tgc.split", splitSizes},
     {"aten.max_pool2d_with_indices.default", "", setWithIndices},
+    {"aten._scaled_dot_product_flash_attention_for_cpu.default", "", setWithLogsumexp},
     {"aten.any.dim", "", dimAsList},
     {"aten.all.dim", "", dimAsList},
     {"aten.flatten.using_ints", "tgc.view", viewToResultSizes},
