@@ -51,6 +51,23 @@ def DecomposePass : Pass<"tgc-decompose"> {
   let dependentDialects = ["::tgc::TgcDialect"];
 }
 
+def FuseAttentionPass : Pass<"tgc-fuse-attention"> {
+  let summary = "Recognize attention written out (softmax(q @ k^T * s + mask) @ v) as one "
+                "scaled_dot_product_attention";
+  let description = [{
+    The attention models write by hand (nanoGPT's, transformers' eager attention):
+    `matmul(softmax(masked(matmul(q, transpose(k, -2, -1)) * s), -1), v)`, where the
+    scale is a constant multiplier or divisor (or absent), the masking a
+    `masked_fill(cond, -inf)` (a boolean SDPA mask `!cond`) or the addition of a
+    floating mask, and between the softmax and the second matmul only a conversion to
+    the same dtype or a dropout that drops nothing. Each intermediate value has no
+    other user. The match becomes one `tgc.scaled_dot_product_attention` with an
+    explicit scale, which the lowering takes as a fused kernel in inference and in
+    training (Inductor's `fuse_attention` patterns do the same). f32 and f64 only.
+  }];
+  let dependentDialects = ["::tgc::TgcDialect"];
+}
+
 def AutodiffPass : Pass<"tgc-autodiff", "::mlir::ModuleOp"> {
   let summary = "Build the joint forward+backward function @joint from @forward";
   let description = [{

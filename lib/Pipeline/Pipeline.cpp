@@ -52,6 +52,9 @@ static void populateFunctionalize(OpPassManager &pm, bool train) {
 /// become primitive tgc ops.
 static void populateDecompose(OpPassManager &pm, bool train) {
   pm.addPass(createMaterializeRngPass());
+  // Attention written out by hand becomes one fused attention, before its matmuls and
+  // softmax are decomposed.
+  pm.addPass(createFuseAttentionPass());
   DecomposePassOptions decompose;
   decompose.keepAttention = true;
   decompose.onePassStatistics = !train;
