@@ -9,8 +9,10 @@ config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test"]
 config.test_source_root = os.path.join(config.tgc_src_root, "test")
 config.test_exec_root = os.path.join(config.tgc_obj_root, "test")
-config.excludes = ["Inputs", "fixtures", "unit", "tools", "CMakeLists.txt", "lit.site.cfg.py.in"]
+config.excludes = ["Inputs", "fixtures", "zoo", "unit", "tools", "CMakeLists.txt",
+                   "lit.site.cfg.py.in"]
 config.substitutions.append(("%fixtures", os.path.join(config.tgc_src_root, "test", "fixtures")))
+config.substitutions.append(("%zoo", os.path.join(config.tgc_src_root, "test", "zoo")))
 
 # FileCheck variables are local to their CHECK-LABEL block unless named `$X`.
 config.environment["FILECHECK_OPTS"] = "--enable-var-scope"

@@ -124,6 +124,10 @@ def Tgc_LogicalNotOp : Tgc_UnaryOp<"logical_not", ["aten.logical_not.default"],
                   "::tgc::ResultDType::Bool, types);";
 }
 
+def Tgc_BitwiseNotOp : Tgc_UnarySameOp<"bitwise_not", ["aten.bitwise_not.default"]> {
+  let hasVerifier = 1;
+}
+
 def Tgc_GeluOp : Tgc_UnaryOp<"gelu", ["aten.gelu.default"]> {
   let arguments = (ins Tgc_AnyTensor:$self,
                        DefaultValuedStrAttr<StrAttr, "none">:$approximate);
@@ -171,6 +175,16 @@ def Tgc_GtOp : Tgc_BinaryOp<"gt", ["aten.gt.Tensor", "aten.gt.Scalar"], "Bool", 
 def Tgc_GeOp : Tgc_BinaryOp<"ge", ["aten.ge.Tensor", "aten.ge.Scalar"], "Bool", ["getComputeType"]>;
 def Tgc_LogicalAndOp : Tgc_BinaryOp<"logical_and", ["aten.logical_and.default"], "Bool", ["getComputeType"]>;
 def Tgc_LogicalOrOp : Tgc_BinaryOp<"logical_or", ["aten.logical_or.default"], "Bool", ["getComputeType"]>;
+/// Bitwise ops of integer and bool tensors (ATen rejects floating operands too).
+class Tgc_BitwiseOp<string mnemonic, list<string> aten> : Tgc_BinaryOp<mnemonic, aten> {
+  let hasVerifier = 1;
+}
+def Tgc_BitwiseAndOp : Tgc_BitwiseOp<"bitwise_and", ["aten.bitwise_and.Tensor",
+    "aten.bitwise_and.Scalar", "aten.__and__.Tensor", "aten.__and__.Scalar"]>;
+def Tgc_BitwiseOrOp : Tgc_BitwiseOp<"bitwise_or", ["aten.bitwise_or.Tensor",
+    "aten.bitwise_or.Scalar", "aten.__or__.Tensor", "aten.__or__.Scalar"]>;
+def Tgc_BitwiseXorOp : Tgc_BitwiseOp<"bitwise_xor", ["aten.bitwise_xor.Tensor",
+    "aten.bitwise_xor.Scalar", "aten.__xor__.Tensor", "aten.__xor__.Scalar"]>;
 
 def Tgc_WhereOp : Tgc_Op<"where", ["aten.where.self", "aten.where.ScalarOther",
                                    "aten.where.ScalarSelf", "aten.where.Scalar"],
@@ -200,7 +214,8 @@ def Tgc_MaskedFillOp : Tgc_Op<"masked_fill", ["aten.masked_fill.Scalar",
 }
 
 def Tgc_ToDTypeOp : Tgc_Op<"to_dtype", ["aten._to_copy.default", "aten.to.dtype",
-                                        "aten.to.dtype_layout", "aten.type_as.default"],
+                                        "aten.to.dtype_layout", "aten.to.device",
+                                        "aten.type_as.default"],
                            [Pure, DeclareOpInterfaceMethods<Tgc_ElementwiseOpInterface>]> {
   let summary = "Convert to another dtype (a copy; device moves are dropped for the target)";
   let arguments = (ins Tgc_AnyTensor:$self, OptionalAttr<Tgc_DTypeAttr>:$dtype);
@@ -509,6 +524,22 @@ def Tgc_GatherOp : Tgc_Op<"gather", ["aten.gather.default"], [Pure]> {
                   "adaptor.getIndex(), types);";
 }
 
+def Tgc_IndexOp : Tgc_Op<"index", ["aten.index.Tensor"], [Pure]> {
+  let summary = "Advanced indexing self[i0, i1, ...] by integer tensors on the leading "
+                "dimensions";
+  let description = [{
+    `indices` index the first `len(indices)` dimensions of `self` and broadcast together;
+    the result's sizes are their broadcast sizes followed by the remaining dimensions of
+    `self`, as `aten.index.Tensor` with no `None` entries. A negative index counts from
+    the end; an index outside the dimension reads a clamped position instead of failing.
+  }];
+  let arguments = (ins Tgc_AnyTensor:$self, Variadic<Tgc_AnyTensor>:$indices);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$self `[` $indices `]` attr-dict `:` type(operands) `->` type($result)";
+  let inferBody = "return ::tgc::inferIndex(ctx, loc, adaptor.getSelf(), adaptor.getIndices(), "
+                  "types);";
+}
+
 def Tgc_EmbeddingOp : Tgc_Op<"embedding", ["aten.embedding.default"], [Pure]> {
   let summary = "Rows of `weight` [V, D] at `indices`: result sizes are indices' + [D]";
   let description = [{
@@ -697,6 +728,23 @@ def Tgc_SelectScatterOp : Tgc_Op<"select_scatter", ["aten.select_scatter.default
   let results = (outs Tgc_AnyTensor:$result);
   let assemblyFormat = "$self `,` $src attr-dict `:` type($self) `,` type($src) `->` type($result)";
   let inferBody = "return ::tgc::inferClone(ctx, loc, adaptor.getSelf(), types);";
+}
+
+def Tgc_DiffOp : Tgc_Op<"diff", ["aten.diff.default"], [Pure, AttrSizedOperandSegments]> {
+  let summary = "n-th forward difference along `dim`, after prepending and appending";
+  let description = [{
+    `out[i] = x[i + 1] - x[i]` applied `n` times to `cat([prepend, self, append], dim)`
+    (a bool tensor's difference is `!=`), as `torch.diff`. tgc-decompose rewrites it
+    into slices and subtractions.
+  }];
+  let arguments = (ins Tgc_AnyTensor:$self, DefaultValuedAttr<I64Attr, "1">:$n,
+                       DefaultValuedAttr<I64Attr, "-1">:$dim, Optional<Tgc_AnyTensor>:$prepend,
+                       Optional<Tgc_AnyTensor>:$append);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$self (`prepend` $prepend^)? (`append` $append^)? attr-dict `:` "
+                       "type(operands) `->` type($result)";
+  let inferBody = "return ::tgc::inferDiff(ctx, loc, adaptor.getSelf(), adaptor.getN(), "
+                  "adaptor.getDim(), adaptor.getPrepend(), adaptor.getAppend(), types);";
 }
 
 def Tgc_CatOp : Tgc_Op<"cat", ["aten.cat.default", "aten.concat.default"], [Pure]> {

@@ -248,6 +248,21 @@ Value LogicalOrOp::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type
   return arith::OrIOp::create(b, loc, args[0], args[1]);
 }
 
+Value BitwiseAndOp::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type) {
+  return arith::AndIOp::create(b, loc, args[0], args[1]);
+}
+Value BitwiseOrOp::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type) {
+  return arith::OrIOp::create(b, loc, args[0], args[1]);
+}
+Value BitwiseXorOp::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type) {
+  return arith::XOrIOp::create(b, loc, args[0], args[1]);
+}
+/// x ^ all ones: !x of a bool, ~x of an integer.
+Value BitwiseNotOp::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type type) {
+  Value ones = arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, -1));
+  return arith::XOrIOp::create(b, loc, args[0], ones);
+}
+
 //===----------------------------------------------------------------------===//
 // Selection, conversion, clamp
 //===----------------------------------------------------------------------===//

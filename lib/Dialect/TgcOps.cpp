@@ -31,6 +31,22 @@ LogicalResult DivOp::verify() {
   return success();
 }
 
+/// Bitwise ops take integer and bool operands (tensors or scalars) only.
+static LogicalResult verifyBitwise(Operation *op) {
+  for (Value operand : op->getOperands()) {
+    Type type = operand.getType();
+    if (auto tensor = llvm::dyn_cast<BaseTensorType>(type))
+      type = tensor.getDtype();
+    if (!llvm::isa<IntegerType>(type))
+      return op->emitOpError("takes integer or bool operands, got ") << type;
+  }
+  return success();
+}
+LogicalResult BitwiseAndOp::verify() { return verifyBitwise(*this); }
+LogicalResult BitwiseOrOp::verify() { return verifyBitwise(*this); }
+LogicalResult BitwiseXorOp::verify() { return verifyBitwise(*this); }
+LogicalResult BitwiseNotOp::verify() { return verifyBitwise(*this); }
+
 /// Whether every size of `type` is the constant 1 (a one-element tensor).
 static bool hasOneElement(BaseTensorType type) {
   return llvm::all_of(type.getSizes(), [](AffineExpr size) { return getConstantSize(size) == 1; });

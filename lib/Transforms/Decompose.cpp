@@ -381,6 +381,34 @@ struct DecomposeVar : OpRewritePattern<VarOp> {
   }
 };
 
+/// diff: slices of cat([prepend, self, append]) subtracted (`!=` for bool), n times.
+struct DecomposeDiff : OpRewritePattern<DiffOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(DiffOp op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    int64_t rank = typeOf(op.getSelf()).getRank();
+    int64_t dim = *normalizeDim(op.getDim(), rank);
+    SmallVector<Value> parts;
+    for (Value part : {op.getPrepend(), op.getSelf(), op.getAppend()})
+      if (part)
+        parts.push_back(part);
+    Value x = parts.size() == 1 ? parts[0] : CatOp::create(rewriter, loc, parts, dim).getResult();
+    bool isBool = typeOf(x).getDtype().isInteger(1);
+    for (int64_t i = 0; i < static_cast<int64_t>(op.getN()); ++i) {
+      AffineExpr length = typeOf(x).getSizes()[dim];
+      auto bound = [&](AffineExpr e) { return shapeAttr(ctx, {e}); };
+      AffineExpr zero = getAffineConstantExpr(0, ctx), one = getAffineConstantExpr(1, ctx);
+      Value later = SliceOp::create(rewriter, loc, x, dim, bound(one), bound(length), 1);
+      Value earlier = SliceOp::create(rewriter, loc, x, dim, bound(zero), bound(length - 1), 1);
+      x = isBool ? NeOp::create(rewriter, loc, later, earlier).getResult()
+                 : SubOp::create(rewriter, loc, later, earlier, Attribute()).getResult();
+    }
+    rewriter.replaceOp(op, x);
+    return success();
+  }
+};
+
 struct DecomposeSplit : OpRewritePattern<SplitOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(SplitOp op, PatternRewriter &rewriter) const override {
@@ -661,12 +689,11 @@ struct DecomposePass : public tgc::impl::DecomposePassBase<DecomposePass> {
   using DecomposePassBase::DecomposePassBase;
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns
-        .add<DecomposeLinear, DecomposeAddmm, DecomposeMatmul, DecomposeT,
-             DecomposeSoftmax<SoftmaxOp, false>, DecomposeSoftmax<LogSoftmaxOp, true>,
-             DecomposeMean, DecomposeVar, DecomposeSplit, DecomposeStack, DecomposeDropout,
-             DecomposeAdaptivePool, DecomposeConv1d, DecomposeCrossEntropy, DecomposeNativeDropout>(
-            &getContext());
+    patterns.add<DecomposeLinear, DecomposeAddmm, DecomposeMatmul, DecomposeT,
+                 DecomposeSoftmax<SoftmaxOp, false>, DecomposeSoftmax<LogSoftmaxOp, true>,
+                 DecomposeMean, DecomposeVar, DecomposeSplit, DecomposeDiff, DecomposeStack,
+                 DecomposeDropout, DecomposeAdaptivePool, DecomposeConv1d, DecomposeCrossEntropy,
+                 DecomposeNativeDropout>(&getContext());
     patterns.add<DecomposeAttention>(&getContext(), keepAttention);
     patterns.add<ExpandGroupedQueryAttention>(&getContext());
     patterns.add<DecomposeLayerNorm, DecomposeBatchNorm>(&getContext(), onePassStatistics);

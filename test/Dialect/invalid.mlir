@@ -66,3 +66,29 @@ func.func @bad_dim(%a: !tgc.vtensor<[4, 5], f32>) {
   %0 = tgc.softmax %a {dim = 3 : i64} : !tgc.vtensor<[4, 5], f32> -> !tgc.vtensor<[4, 5], f32>
   return
 }
+
+// -----
+
+func.func @bitwise_float(%a: !tgc.vtensor<[4], f32>, %b: !tgc.vtensor<[4], f32>) {
+  // expected-error @below {{'tgc.bitwise_and' op takes integer or bool operands, got 'f32'}}
+  %0 = tgc.bitwise_and %a, %b : !tgc.vtensor<[4], f32>, !tgc.vtensor<[4], f32> -> !tgc.vtensor<[4], f32>
+  return
+}
+
+// -----
+
+func.func @index_by_mask(%x: !tgc.vtensor<[4, 5], f32>, %m: !tgc.vtensor<[4], i1>) {
+  // expected-error @below {{failed to infer returned types}}
+  // expected-error @below {{index: boolean mask indices (a data-dependent shape) are not supported}}
+  %0 = tgc.index %x[%m] : !tgc.vtensor<[4, 5], f32>, !tgc.vtensor<[4], i1> -> !tgc.vtensor<[4, 5], f32>
+  return
+}
+
+// -----
+
+func.func @index_no_broadcast(%x: !tgc.vtensor<[4, 5], f32>, %i: !tgc.vtensor<[3], i64>, %j: !tgc.vtensor<[2], i64>) {
+  // expected-error @below {{failed to infer returned types}}
+  // expected-error @below {{index: index tensors of sizes [3] and [2] do not broadcast}}
+  %0 = tgc.index %x[%i, %j] : !tgc.vtensor<[4, 5], f32>, !tgc.vtensor<[3], i64>, !tgc.vtensor<[2], i64> -> !tgc.vtensor<[3], f32>
+  return
+}

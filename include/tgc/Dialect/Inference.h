@@ -95,6 +95,9 @@ mlir::LogicalResult inferArange(mlir::MLIRContext *ctx, InferLoc loc, mlir::Attr
 mlir::LogicalResult inferConstant(mlir::MLIRContext *ctx, InferLoc loc, mlir::ElementsAttr value,
                                   TypeList &types);
 
+mlir::LogicalResult inferDiff(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self, int64_t n,
+                              int64_t dim, mlir::Value prepend, mlir::Value append,
+                              TypeList &types);
 mlir::LogicalResult inferCat(mlir::MLIRContext *ctx, InferLoc loc, mlir::ValueRange tensors,
                              int64_t dim, bool stack, TypeList &types);
 mlir::LogicalResult inferAttention(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value query,
@@ -130,6 +133,8 @@ mlir::LogicalResult inferNllLossBackward(mlir::MLIRContext *ctx, InferLoc loc,
                                          mlir::Value target, mlir::Value weight,
                                          mlir::Value totalWeight, int64_t reduction,
                                          TypeList &types);
+mlir::LogicalResult inferIndex(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
+                               mlir::ValueRange indices, TypeList &types);
 mlir::LogicalResult inferGather(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self, int64_t dim,
                                 mlir::Value index, TypeList &types);
 mlir::LogicalResult inferEmbedding(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value weight,

@@ -25,6 +25,64 @@ Value clampIndex(OpBuilder &b, Location loc, Value index, Value size) {
                                 arith::ConstantIndexOp::create(b, loc, 0));
 }
 
+/// result[b..., r...] = self[i0[b...], ..., ik[b...], r...]: a generic over the result
+/// reading each index tensor through its broadcast map (size-1 dimensions read index 0)
+/// and self with tensor.extract.
+struct IndexLowering : TgcLoweringPattern<IndexOp> {
+  using TgcLoweringPattern::TgcLoweringPattern;
+  LogicalResult matchAndRewrite(IndexOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    BaseTensorType resultType = tgcType(op.getResult());
+    FailureOr<Value> init = lowering.emptyTensor(rewriter, op, resultType);
+    if (failed(init))
+      return failure();
+    int64_t rank = resultType.getRank();
+    int64_t indexed = static_cast<int64_t>(op.getIndices().size());
+    int64_t selfRank = tgcType(op.getSelf()).getRank();
+    int64_t broadcastRank = rank - (selfRank - indexed);
+    ArrayRef<AffineExpr> resultSizes = resultType.getSizes();
+    SmallVector<AffineMap> maps;
+    for (Value index : op.getIndices()) {
+      ArrayRef<AffineExpr> sizes = tgcType(index).getSizes();
+      int64_t lead = broadcastRank - static_cast<int64_t>(sizes.size());
+      SmallVector<AffineExpr> exprs;
+      for (auto [d, size] : llvm::enumerate(sizes)) {
+        bool broadcast = getConstantSize(size) == 1 && getConstantSize(resultSizes[lead + d]) != 1;
+        exprs.push_back(broadcast ? getAffineConstantExpr(0, ctx)
+                                  : getAffineDimExpr(lead + d, ctx));
+      }
+      maps.push_back(AffineMap::get(rank, 0, exprs, ctx));
+    }
+    maps.push_back(AffineMap::getMultiDimIdentityMap(rank, ctx));
+    Value self = adaptor.getSelf();
+    SmallVector<Value> dimSizes;
+    for (int64_t d = 0; d < indexed; ++d)
+      dimSizes.push_back(tensor::DimOp::create(rewriter, loc, self, d));
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, init->getType(), adaptor.getIndices(), *init, maps,
+        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          SmallVector<Value> coords;
+          Value zero = arith::ConstantIndexOp::create(b, l, 0);
+          for (int64_t d = 0; d < indexed; ++d) {
+            // A negative index counts from the end.
+            Value i = indexValue(b, l, args[d]);
+            Value negative = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, i, zero);
+            Value wrapped = arith::AddIOp::create(b, l, i, dimSizes[d]);
+            i = arith::SelectOp::create(b, l, negative, wrapped, i);
+            coords.push_back(clampIndex(b, l, i, dimSizes[d]));
+          }
+          for (int64_t d = indexed; d < selfRank; ++d)
+            coords.push_back(linalg::IndexOp::create(b, l, broadcastRank + d - indexed));
+          linalg::YieldOp::create(b, l, tensor::ExtractOp::create(b, l, self, coords).getResult());
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
 /// result[i] = self[i with dimension `dim` replaced by index[i]]: a generic over the
 /// index reading self with tensor.extract.
 struct GatherLowering : TgcLoweringPattern<GatherOp> {
@@ -178,6 +236,6 @@ struct EmbeddingBackwardLowering : TgcLoweringPattern<EmbeddingBackwardOp> {
 } // namespace
 
 void tgc::populateIndexingPatterns(const LoweringContext &lowering, RewritePatternSet &patterns) {
-  patterns.add<GatherLowering, EmbeddingLowering, EmbeddingBackwardLowering>(lowering,
-                                                                             patterns.getContext());
+  patterns.add<IndexLowering, GatherLowering, EmbeddingLowering, EmbeddingBackwardLowering>(
+      lowering, patterns.getContext());
 }

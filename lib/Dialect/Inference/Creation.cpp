@@ -77,6 +77,29 @@ LogicalResult tgc::inferConstant(MLIRContext *ctx, InferLoc loc, ElementsAttr va
   return success();
 }
 
+LogicalResult tgc::inferDiff(MLIRContext *ctx, InferLoc loc, Value self, int64_t n, int64_t dim,
+                             Value prepend, Value append, TypeList &types) {
+  SmallVector<Value> parts;
+  for (Value part : {prepend, self, append})
+    if (part)
+      parts.push_back(part);
+  SmallVector<Type> joined;
+  if (failed(inferCat(ctx, loc, parts, dim, /*stack=*/false, joined)))
+    return failure();
+  BaseTensorType x = tensorOf(self), all = llvm::cast<BaseTensorType>(joined[0]);
+  if (all.getDtype() != x.getDtype())
+    return emitOptionalError(loc, "diff: prepend and append must have the input's dtype");
+  if (n < 0)
+    return emitOptionalError(loc, "diff: n must be non-negative, got ", n);
+  int64_t d = *dimIn(loc, dim, x.getRank());
+  SmallVector<AffineExpr> sizes(all.getSizes());
+  std::optional<int64_t> length = getConstantSize(sizes[d]);
+  sizes[d] = length ? cst(std::max<int64_t>(*length - n, 0), ctx) : sizes[d] - n;
+  TensorMeta meta = freshLike(all, sizes);
+  addResult(ctx, x.isRef(), meta, types);
+  return success();
+}
+
 LogicalResult tgc::inferCat(MLIRContext *ctx, InferLoc loc, ValueRange tensors, int64_t dim,
                             bool stack, TypeList &types) {
   if (tensors.empty())

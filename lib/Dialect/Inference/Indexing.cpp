@@ -5,6 +5,38 @@ using namespace mlir;
 using namespace tgc;
 using namespace tgc::inference;
 
+LogicalResult tgc::inferIndex(MLIRContext *ctx, InferLoc loc, Value self, ValueRange indices,
+                              TypeList &types) {
+  BaseTensorType x = tensorOf(self);
+  if (failed(requireTensor(loc, x, "self")))
+    return failure();
+  if (indices.empty() || static_cast<int64_t>(indices.size()) > x.getRank())
+    return emitOptionalError(loc, "index: ", indices.size(), " index tensors for a tensor of rank ",
+                             x.getRank());
+  SmallVector<AffineExpr> sizes;
+  bool requiresGrad = false;
+  for (Value index : indices) {
+    BaseTensorType i = tensorOf(index);
+    if (failed(requireTensor(loc, i, "indices")))
+      return failure();
+    if (i.getDtype().isInteger(1))
+      return emitOptionalError(loc, "index: boolean mask indices (a data-dependent shape) are "
+                                    "not supported");
+    if (getCategory(i.getDtype()) != DTypeCategory::Integer)
+      return emitOptionalError(loc, "index: indices must be integer tensors, got ", i.getDtype());
+    FailureOr<SmallVector<AffineExpr>> joined = broadcastSizes(sizes, i.getSizes());
+    if (failed(joined))
+      return emitOptionalError(loc, "index: index tensors of sizes ", sizesStr(sizes), " and ",
+                               sizesStr(i.getSizes()), " do not broadcast");
+    sizes = *joined;
+  }
+  llvm::append_range(sizes, x.getSizes().drop_front(indices.size()));
+  TensorMeta meta = freshLike(x, sizes);
+  meta.requiresGrad = x.getMeta().requiresGrad || requiresGrad;
+  addResult(ctx, x.isRef(), meta, types);
+  return success();
+}
+
 LogicalResult tgc::inferGather(MLIRContext *ctx, InferLoc loc, Value self, int64_t dim, Value index,
                                TypeList &types) {
   BaseTensorType x = tensorOf(self), i = tensorOf(index);

@@ -206,6 +206,27 @@ def cumsum(gen):
     return {"x": x, "d": d, "i": i, "m": m, "g": g}, outputs
 
 
+def indexing(gen):
+    """What LLM mask building uses: aten.index.Tensor with broadcasting index tensors
+    (negative ones too) on the leading dimensions, torch.diff (with prepend; bool; n = 2),
+    and the bitwise ops of bool and int64 tensors."""
+    x = torch.randn(4, 6, 5, generator=gen)
+    rows = torch.randint(-4, 4, (3, 1), generator=gen)
+    cols = torch.randint(-6, 6, (1, 2), generator=gen)
+    p = torch.randint(0, 10, (2, 7), generator=gen)
+    first = torch.randint(0, 10, (2, 1), generator=gen)
+    m = torch.rand(3, 8, generator=gen) > 0.5
+    n = torch.rand(3, 8, generator=gen) > 0.5
+    i = torch.randint(-100, 100, (3, 8), generator=gen)
+    j = torch.randint(-100, 100, (8,), generator=gen)
+    outputs = [x[rows, cols], x[rows], torch.diff(p, dim=-1, prepend=first), torch.diff(m, dim=1),
+               torch.diff(p.to(torch.float32), n=2, dim=1), m & n, m | n, m ^ n, ~m, i & j,
+               i | j, i ^ j, ~i]
+    inputs = {"x": x, "rows": rows, "cols": cols, "p": p, "first": first, "m": m, "n": n,
+              "i": i, "j": j}
+    return inputs, outputs
+
+
 CASES = {
     "conv": conv,
     "attention": attention,
@@ -217,6 +238,7 @@ CASES = {
     "pool_backward": pool_backward,
     "math": math,
     "cumsum": cumsum,
+    "indexing": indexing,
 }
 
 

@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""Small committed fixtures of real architectures from transformers (random weights,
+tiny configs), in the layout of test/fixtures (export_fixtures.py: train.pt2, core.pt2,
+inputs/expected safetensors, and the training files train_grad.pt2,
+train_inputs / train_grad_outputs / train_expected safetensors). CI has no torch:
+test/e2e/zoo.test compiles and runs what this writes.
+
+    python3 test/zoo/export_zoo.py [name...]     # python3 with torch and transformers
+
+Models:
+  llama   LlamaForCausalLM: 1 layer, hidden 32, 4 query heads and 2 key/value heads
+          (grouped-query attention), RoPE, RMSNorm, SwiGLU MLP, vocab 64; idx i64[2, 12]
+          -> logits. Its mask building needs aten.diff, aten.index.Tensor and the
+          bitwise ops; SDPA with enable_gqa.
+"""
+import sys
+sys.dont_write_bytecode = True
+
+import os
+from collections import OrderedDict
+
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "fixtures"))
+import export_fixtures  # noqa: E402
+
+
+class LogitsOnly(torch.nn.Module):
+    """A causal LM called on token ids alone, returning its logits."""
+
+    def __init__(self, lm):
+        super().__init__()
+        self.lm = lm
+
+    def forward(self, idx):
+        return self.lm(input_ids=idx, use_cache=False).logits
+
+
+def make_llama():
+    from transformers import LlamaConfig, LlamaForCausalLM
+    torch.manual_seed(0)
+    cfg = LlamaConfig(vocab_size=64, hidden_size=32, intermediate_size=64, num_hidden_layers=1,
+                      num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=32)
+    cfg._attn_implementation = "sdpa"
+    model = LogitsOnly(LlamaForCausalLM(cfg))
+    return model, OrderedDict(idx=torch.randint(0, 64, (2, 12))), None
+
+
+MODELS = OrderedDict(llama=make_llama)
+
+
+def main():
+    names = sys.argv[1:] or list(MODELS)
+    torch.use_deterministic_algorithms(True)
+    torch.set_num_threads(1)
+    for name in names:
+        outdir = os.path.join(HERE, name)
+        export_fixtures.export_one(name, MODELS[name], outdir)
+        # AOTAutograd's saved-value report cannot trace the data-dependent mask building.
+        export_fixtures.export_train(name, MODELS[name], outdir, aot_report=False)
+
+
+if __name__ == "__main__":
+    main()
