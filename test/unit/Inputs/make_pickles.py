@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Make the torch.save pickles that test/unit/PickleTest.cpp reads.
 
-    /root/.cache/tgc-venv-2.6/bin/python test/unit/Inputs/make_pickles.py
+    venv-2.6/bin/python (torch 2.6) test/unit/Inputs/make_pickles.py
 
 (any torch 2.x works; these were made with torch 2.6.0). Each file is the data.pkl of a
 torch.save zip; its storages are not kept, since the unpickler only reads the pickle.

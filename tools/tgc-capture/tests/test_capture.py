@@ -1,6 +1,6 @@
 """Tests of tgc-capture (need torch, so they are not part of the CTest/lit suite):
 
-    /root/.cache/tgc-venv/bin/python tools/tgc-capture/tests/test_capture.py
+    python3 tools/tgc-capture/tests/test_capture.py
 
 Each `test_*` function is plain asserts (pytest also collects them where it is installed).
 """

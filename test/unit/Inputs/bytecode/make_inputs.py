@@ -7,7 +7,7 @@ table), so the C++ decoder is checked against CPython's own decoding. opcodes.js
 `opcode`'s table. values.json holds
 single marshalled values (and malformed ones) with the value `marshal.loads` returns.
 
-Run: /root/.cache/tgc-venv/bin/python test/unit/Inputs/bytecode/make_inputs.py
+Run: python3 test/unit/Inputs/bytecode/make_inputs.py
 """
 import dis
 import json
