@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Make the torch.save pickles that test/unit/PickleTest.cpp reads.
 
-    venv-2.6/bin/python (torch 2.6) test/unit/Inputs/make_pickles.py
+    python3 test/unit/Inputs/make_pickles.py      # python3 with torch
 
 (any torch 2.x works; these were made with torch 2.6.0). Each file is the data.pkl of a
 torch.save zip; its storages are not kept, since the unpickler only reads the pickle.
