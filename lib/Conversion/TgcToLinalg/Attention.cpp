@@ -148,7 +148,7 @@ struct AttentionTiles {
         ->getResult(0);
   }
 
-  /// Appends the mask's [bq, bk] tile at (q0, k0) to `inputs` (see appendMaskTile).
+  /// Appends the mask's [bq, bk] tile at (q0, k0) to `inputs`.
   void maskTile(OpBuilder &lb, Value q0, Value k0, int64_t bq, int64_t bk,
                 SmallVectorImpl<Value> &inputs, SmallVectorImpl<AffineMap> &maps) const;
 
@@ -176,13 +176,13 @@ struct AttentionTiles {
 
 /// Adds the mask's [bq, bk] tile (a size-1 dimension of the mask broadcasts: its
 /// offset is 0 and the tile reads its index 0) to the inputs of the logits.
-void appendMaskTile(OpBuilder &b, Location loc, Value mask, ArrayRef<Value> batch, Value q0,
-                    Value k0, int64_t bq, int64_t bk, int64_t rank, SmallVectorImpl<Value> &inputs,
-                    SmallVectorImpl<AffineMap> &maps) {
-  MLIRContext *ctx = b.getContext();
+void AttentionTiles::maskTile(OpBuilder &lb, Value q0, Value k0, int64_t bq, int64_t bk,
+                              SmallVectorImpl<Value> &inputs,
+                              SmallVectorImpl<AffineMap> &maps) const {
+  MLIRContext *ctx = lb.getContext();
   auto maskTy = llvm::cast<RankedTensorType>(mask.getType());
   int64_t maskRank = maskTy.getRank(), lead = rank - maskRank;
-  SmallVector<OpFoldResult> offsets, sizes, strides(maskRank, b.getIndexAttr(1));
+  SmallVector<OpFoldResult> offsets, sizes, strides(maskRank, lb.getIndexAttr(1));
   for (int64_t d = 0; d < maskRank; ++d) {
     int64_t full = d + lead;
     bool broadcast = maskTy.getDimSize(d) == 1;
@@ -190,8 +190,8 @@ void appendMaskTile(OpBuilder &b, Location loc, Value mask, ArrayRef<Value> batc
                       : full == rank - 1 ? OpFoldResult(k0)
                                          : OpFoldResult(batch[full]);
     int64_t extent = full == rank - 2 ? bq : full == rank - 1 ? bk : 1;
-    offsets.push_back(broadcast ? b.getIndexAttr(0) : at);
-    sizes.push_back(b.getIndexAttr(broadcast ? 1 : extent));
+    offsets.push_back(broadcast ? lb.getIndexAttr(0) : at);
+    sizes.push_back(lb.getIndexAttr(broadcast ? 1 : extent));
   }
   // The tile keeps the last two dimensions (1 where they broadcast).
   int64_t rowsSize = maskRank >= 2 && maskTy.getDimSize(maskRank - 2) != 1 ? bq : 1;
@@ -199,14 +199,14 @@ void appendMaskTile(OpBuilder &b, Location loc, Value mask, ArrayRef<Value> batc
   SmallVector<int64_t> tileShape = {rowsSize, colsSize};
   Value tile;
   if (maskRank >= 2) {
-    tile = tensor::ExtractSliceOp::create(b, loc,
+    tile = tensor::ExtractSliceOp::create(lb, loc,
                                           RankedTensorType::get(tileShape, maskTy.getElementType()),
                                           mask, offsets, sizes, strides);
   } else {
     Value cols = tensor::ExtractSliceOp::create(
-        b, loc, RankedTensorType::get({colsSize}, maskTy.getElementType()), mask, offsets, sizes,
+        lb, loc, RankedTensorType::get({colsSize}, maskTy.getElementType()), mask, offsets, sizes,
         strides);
-    tile = tensor::ExpandShapeOp::create(b, loc,
+    tile = tensor::ExpandShapeOp::create(lb, loc,
                                          RankedTensorType::get(tileShape, maskTy.getElementType()),
                                          cols, SmallVector<ReassociationIndices>{{0, 1}});
   }
@@ -216,10 +216,65 @@ void appendMaskTile(OpBuilder &b, Location loc, Value mask, ArrayRef<Value> batc
   maps.push_back(AffineMap::get(2, 0, {rowsSize == 1 ? c0 : i, colsSize == 1 ? c0 : j}, ctx));
 }
 
-void AttentionTiles::maskTile(OpBuilder &lb, Value q0, Value k0, int64_t bq, int64_t bk,
-                              SmallVectorImpl<Value> &inputs,
-                              SmallVectorImpl<AffineMap> &maps) const {
-  appendMaskTile(lb, loc, mask, batch, q0, k0, bq, bk, rank, inputs, maps);
+/// The sizes of an attention's operands ([batch..., L, E], [batch..., S, E],
+/// [batch..., S, Ev]) and its tiles.
+struct AttentionShape {
+  int64_t rank, batchRank, queries, embed, keys, valueEmbed, bq, bk;
+  Type element;
+
+  static AttentionShape of(Value q, Value k, Value v) {
+    auto qTy = llvm::cast<RankedTensorType>(q.getType());
+    auto kTy = llvm::cast<RankedTensorType>(k.getType());
+    auto vTy = llvm::cast<RankedTensorType>(v.getType());
+    int64_t rank = qTy.getRank();
+    int64_t queries = qTy.getDimSize(rank - 2), keys = kTy.getDimSize(rank - 2);
+    return {rank,
+            rank - 2,
+            queries,
+            qTy.getDimSize(rank - 1),
+            keys,
+            vTy.getDimSize(rank - 1),
+            tileSize(queries, kQueryTile),
+            tileSize(keys, kKeyTile),
+            qTy.getElementType()};
+  }
+  bool isStatic() const {
+    return llvm::none_of(ArrayRef<int64_t>{queries, embed, keys, valueEmbed},
+                         ShapedType::isDynamic);
+  }
+};
+
+/// One empty tensor per result of `op`: the scf.forall's shared outputs.
+FailureOr<SmallVector<Value>> emptyResults(const LoweringContext &lowering,
+                                           ConversionPatternRewriter &rewriter, Operation *op) {
+  SmallVector<Value> outs;
+  for (Value result : op->getResults()) {
+    FailureOr<Value> out = lowering.emptyTensor(rewriter, op, tgcType(result));
+    if (failed(out))
+      return failure();
+    outs.push_back(*out);
+  }
+  return outs;
+}
+
+/// [row0 : row0 + rows, col0 : col0 + cols] of a 2-d tensor.
+Value slice2d(OpBuilder &b, Location loc, Value source, OpFoldResult row0, OpFoldResult col0,
+              int64_t rows, int64_t cols) {
+  return tensor::ExtractSliceOp::create(
+      b, loc, source, ArrayRef<OpFoldResult>{row0, col0},
+      ArrayRef<OpFoldResult>{b.getIndexAttr(rows), b.getIndexAttr(cols)},
+      ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
+}
+
+/// `tile` written into a 2-d tensor at (row0, col0).
+Value insert2d(OpBuilder &b, Location loc, Value tile, Value into, OpFoldResult row0,
+               OpFoldResult col0) {
+  auto type = llvm::cast<RankedTensorType>(tile.getType());
+  return tensor::InsertSliceOp::create(
+      b, loc, tile, into, ArrayRef<OpFoldResult>{row0, col0},
+      ArrayRef<OpFoldResult>{b.getIndexAttr(type.getDimSize(0)),
+                             b.getIndexAttr(type.getDimSize(1))},
+      ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
 }
 
 /// The batch bounds of an attention's scf.forall (the query's leading sizes).
@@ -240,27 +295,17 @@ struct AttentionLowering : TgcLoweringPattern<ScaledDotProductAttentionOp> {
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
     Value q = adaptor.getQuery(), k = adaptor.getKey(), v = adaptor.getValue();
-    auto qTy = llvm::cast<RankedTensorType>(q.getType());
-    auto kTy = llvm::cast<RankedTensorType>(k.getType());
-    auto vTy = llvm::cast<RankedTensorType>(v.getType());
-    int64_t rank = qTy.getRank(), batchRank = rank - 2;
-    int64_t queries = qTy.getDimSize(rank - 2), embed = qTy.getDimSize(rank - 1);
-    int64_t keys = kTy.getDimSize(rank - 2), valueEmbed = vTy.getDimSize(rank - 1);
-    Type element = qTy.getElementType();
+    auto [rank, batchRank, queries, embed, keys, valueEmbed, bq, bk, element] =
+        AttentionShape::of(q, k, v);
     bool causal = op.getIsCausal();
-    int64_t bq = tileSize(queries, kQueryTile), bk = tileSize(keys, kKeyTile);
-    SmallVector<Value> outs;
-    for (Value result : op.getResults()) {
-      FailureOr<Value> out = lowering.emptyTensor(rewriter, op, tgcType(result));
-      if (failed(out))
-        return failure();
-      outs.push_back(*out);
-    }
+    FailureOr<SmallVector<Value>> outs = emptyResults(lowering, rewriter, op);
+    if (failed(outs))
+      return failure();
 
     // One iteration per batch element and tile of queries.
     SmallVector<OpFoldResult> bounds = batchBounds(rewriter, loc, q, batchRank);
     bounds.push_back(rewriter.getIndexAttr(queries / bq));
-    auto forall = scf::ForallOp::create(rewriter, loc, bounds, outs, std::nullopt);
+    auto forall = scf::ForallOp::create(rewriter, loc, bounds, *outs, std::nullopt);
     OpBuilder b = OpBuilder::atBlockTerminator(forall.getBody());
     SmallVector<Value> ivs(forall.getInductionVars());
     AttentionTiles t{b,
@@ -396,31 +441,20 @@ struct AttentionBackwardLowering : TgcLoweringPattern<ScaledDotProductAttentionB
     MLIRContext *ctx = rewriter.getContext();
     Value q = adaptor.getQuery(), k = adaptor.getKey(), v = adaptor.getValue();
     Value o = adaptor.getOutput(), dO = adaptor.getGradOutput(), lse = adaptor.getLogsumexp();
-    auto qTy = llvm::cast<RankedTensorType>(q.getType());
-    auto kTy = llvm::cast<RankedTensorType>(k.getType());
-    auto vTy = llvm::cast<RankedTensorType>(v.getType());
-    int64_t rank = qTy.getRank(), batchRank = rank - 2;
-    int64_t queries = qTy.getDimSize(rank - 2), embed = qTy.getDimSize(rank - 1);
-    int64_t keys = kTy.getDimSize(rank - 2), valueEmbed = vTy.getDimSize(rank - 1);
-    for (int64_t size : {queries, embed, keys, valueEmbed})
-      if (ShapedType::isDynamic(size))
-        return rewriter.notifyMatchFailure(op, "symbolic sequence or embedding size");
-    Type element = qTy.getElementType();
+    AttentionShape shape = AttentionShape::of(q, k, v);
+    if (!shape.isStatic())
+      return rewriter.notifyMatchFailure(op, "symbolic sequence or embedding size");
+    auto [rank, batchRank, queries, embed, keys, valueEmbed, bq, bk, element] = shape;
     bool causal = op.getIsCausal(), maskGrad = op.getWithMaskGrad();
-    int64_t bq = tileSize(queries, kQueryTile), bk = tileSize(keys, kKeyTile);
-    SmallVector<Value> outs;
-    for (Value result : op.getResults()) {
-      FailureOr<Value> out = lowering.emptyTensor(rewriter, op, tgcType(result));
-      if (failed(out))
-        return failure();
-      outs.push_back(*out);
-    }
+    FailureOr<SmallVector<Value>> outs = emptyResults(lowering, rewriter, op);
+    if (failed(outs))
+      return failure();
 
     // One iteration per batch element (one, for 2-d operands).
     SmallVector<OpFoldResult> bounds = batchBounds(rewriter, loc, q, batchRank);
     if (bounds.empty())
       bounds.push_back(rewriter.getIndexAttr(1));
-    auto forall = scf::ForallOp::create(rewriter, loc, bounds, outs, std::nullopt);
+    auto forall = scf::ForallOp::create(rewriter, loc, bounds, *outs, std::nullopt);
     OpBuilder b = OpBuilder::atBlockTerminator(forall.getBody());
     SmallVector<Value> ivs(forall.getInductionVars());
     AttentionTiles t{b,
@@ -507,10 +541,7 @@ struct AttentionBackwardLowering : TgcLoweringPattern<ScaledDotProductAttentionB
                                      });
                 SmallVector<Value> next(4);
                 if (maskGrad)
-                  next[3] = tensor::InsertSliceOp::create(
-                      lb, ll, dS, acc[3], ArrayRef<OpFoldResult>{q0, k0},
-                      ArrayRef<OpFoldResult>{lb.getIndexAttr(bq), lb.getIndexAttr(bk)},
-                      ArrayRef<OpFoldResult>{lb.getIndexAttr(1), lb.getIndexAttr(1)});
+                  next[3] = insert2d(lb, ll, dS, acc[3], q0, k0);
                 // The logits' gradient times the scale: what the scores' GEMM operands get.
                 Value scaled =
                     l.generic({dS}, {id2}, l.empty({bq, bk}), id2, false,
@@ -519,31 +550,19 @@ struct AttentionBackwardLowering : TgcLoweringPattern<ScaledDotProductAttentionB
                               });
                 // dK += dS^T Q; dQ[q0 : q0 + bq] += dS K.
                 Value dK = t.gemm(lb, ll, scaled, qTile, acc[1], true, false);
-                Value dQRows = tensor::ExtractSliceOp::create(
-                    lb, ll, acc[0], ArrayRef<OpFoldResult>{q0, lb.getIndexAttr(0)},
-                    ArrayRef<OpFoldResult>{lb.getIndexAttr(bq), lb.getIndexAttr(embed)},
-                    ArrayRef<OpFoldResult>{lb.getIndexAttr(1), lb.getIndexAttr(1)});
+                Value dQRows = slice2d(lb, ll, acc[0], q0, lb.getIndexAttr(0), bq, embed);
                 Value dQTile = t.gemm(lb, ll, scaled, kTile, dQRows, false, false);
-                next[0] = tensor::InsertSliceOp::create(
-                    lb, ll, dQTile, acc[0], ArrayRef<OpFoldResult>{q0, lb.getIndexAttr(0)},
-                    ArrayRef<OpFoldResult>{lb.getIndexAttr(bq), lb.getIndexAttr(embed)},
-                    ArrayRef<OpFoldResult>{lb.getIndexAttr(1), lb.getIndexAttr(1)});
+                next[0] = insert2d(lb, ll, dQTile, acc[0], q0, lb.getIndexAttr(0));
                 next[1] = dK;
                 next[2] = dV;
                 next.resize(maskGrad ? 4 : 3);
                 scf::YieldOp::create(lb, ll, next);
               });
           // The key tile's dK and dV into the batch element's rows.
-          auto place = [&](Value tile, Value into, int64_t cols) {
-            return tensor::InsertSliceOp::create(
-                       kb, kl, tile, into, ArrayRef<OpFoldResult>{k0, kb.getIndexAttr(0)},
-                       ArrayRef<OpFoldResult>{kb.getIndexAttr(bk), kb.getIndexAttr(cols)},
-                       ArrayRef<OpFoldResult>{kb.getIndexAttr(1), kb.getIndexAttr(1)})
-                .getResult();
-          };
-          SmallVector<Value> next = {queryLoop.getResult(0),
-                                     place(queryLoop.getResult(1), carried[1], embed),
-                                     place(queryLoop.getResult(2), carried[2], valueEmbed)};
+          SmallVector<Value> next = {
+              queryLoop.getResult(0),
+              insert2d(kb, kl, queryLoop.getResult(1), carried[1], k0, kb.getIndexAttr(0)),
+              insert2d(kb, kl, queryLoop.getResult(2), carried[2], k0, kb.getIndexAttr(0))};
           if (maskGrad)
             next.push_back(queryLoop.getResult(3));
           scf::YieldOp::create(kb, kl, next);

@@ -135,6 +135,14 @@ static LogicalResult checkAttentionOperands(InferLoc loc, BaseTensorType q, Base
   return success();
 }
 
+/// A result like `like` of `sizes` that autograd does not differentiate.
+static void addNoGradResult(MLIRContext *ctx, BaseTensorType like, ArrayRef<AffineExpr> sizes,
+                            TypeList &types) {
+  TensorMeta meta = freshLike(like, sizes);
+  meta.requiresGrad = false;
+  addResult(ctx, like.isRef(), meta, types);
+}
+
 LogicalResult tgc::inferAttention(MLIRContext *ctx, InferLoc loc, Value query, Value key,
                                   Value value, bool withLogsumexp, TypeList &types) {
   BaseTensorType q = tensorOf(query), k = tensorOf(key), v = tensorOf(value);
@@ -145,12 +153,9 @@ LogicalResult tgc::inferAttention(MLIRContext *ctx, InferLoc loc, Value query, V
   TensorMeta meta = freshLike(q, sizes);
   meta.requiresGrad = anyRequiresGrad({q, k, v});
   addResult(ctx, q.isRef(), meta, types);
-  if (withLogsumexp) {
-    // [batch..., L]: autograd does not differentiate it (its only user is the backward).
-    TensorMeta lse = freshLike(q, q.getSizes().drop_back());
-    lse.requiresGrad = false;
-    addResult(ctx, q.isRef(), lse, types);
-  }
+  // The log-sum-exp, [batch..., L]: its only user is the backward.
+  if (withLogsumexp)
+    addNoGradResult(ctx, q, q.getSizes().drop_back(), types);
   return success();
 }
 
@@ -159,17 +164,12 @@ LogicalResult tgc::inferAttentionBackward(MLIRContext *ctx, InferLoc loc, Value 
   BaseTensorType q = tensorOf(query), k = tensorOf(key), v = tensorOf(value);
   if (failed(checkAttentionOperands(loc, q, k, v)))
     return failure();
-  for (BaseTensorType operand : {q, k, v}) {
-    TensorMeta grad = freshLike(operand, operand.getSizes());
-    grad.requiresGrad = false;
-    addResult(ctx, q.isRef(), grad, types);
-  }
+  for (BaseTensorType operand : {q, k, v})
+    addNoGradResult(ctx, operand, operand.getSizes(), types);
   if (withMaskGrad) {
     SmallVector<AffineExpr> scores(q.getSizes().drop_back());
     scores.push_back(k.getSizes()[k.getRank() - 2]);
-    TensorMeta grad = freshLike(q, scores);
-    grad.requiresGrad = false;
-    addResult(ctx, q.isRef(), grad, types);
+    addNoGradResult(ctx, q, scores, types);
   }
   return success();
 }
