@@ -165,8 +165,15 @@ def Tgc_DivOp : Tgc_BinaryOp<"div", ["aten.div.Tensor", "aten.div.Scalar",
 }
 def Tgc_PowOp : Tgc_BinaryOp<"pow", ["aten.pow.Tensor_Scalar", "aten.pow.Tensor_Tensor",
                                      "aten.pow.Scalar"]>;
-def Tgc_MaximumOp : Tgc_BinaryOp<"maximum", ["aten.maximum.default"]>;
-def Tgc_MinimumOp : Tgc_BinaryOp<"minimum", ["aten.minimum.default"]>;
+def Tgc_MaximumOp : Tgc_BinaryOp<"maximum", ["aten.maximum.default", "aten.max.other"]>;
+def Tgc_MinimumOp : Tgc_BinaryOp<"minimum", ["aten.minimum.default", "aten.min.other"]>;
+def Tgc_FmodOp : Tgc_BinaryOp<"fmod", ["aten.fmod.Tensor", "aten.fmod.Scalar"]> {
+  let description = [{ C's fmod: the remainder of truncated division, with the dividend's sign. }];
+}
+def Tgc_RemainderOp : Tgc_BinaryOp<"remainder", ["aten.remainder.Tensor",
+                                                 "aten.remainder.Scalar"]> {
+  let description = [{ Python's %: the remainder of floor division, with the divisor's sign. }];
+}
 def Tgc_EqOp : Tgc_BinaryOp<"eq", ["aten.eq.Tensor", "aten.eq.Scalar"], "Bool", ["getComputeType"]>;
 def Tgc_NeOp : Tgc_BinaryOp<"ne", ["aten.ne.Tensor", "aten.ne.Scalar"], "Bool", ["getComputeType"]>;
 def Tgc_LtOp : Tgc_BinaryOp<"lt", ["aten.lt.Tensor", "aten.lt.Scalar"], "Bool", ["getComputeType"]>;
@@ -528,16 +535,30 @@ def Tgc_IndexOp : Tgc_Op<"index", ["aten.index.Tensor"], [Pure]> {
   let summary = "Advanced indexing self[i0, i1, ...] by integer tensors on the leading "
                 "dimensions";
   let description = [{
-    `indices` index the first `len(indices)` dimensions of `self` and broadcast together;
-    the result's sizes are their broadcast sizes followed by the remaining dimensions of
-    `self`, as `aten.index.Tensor` with no `None` entries. A negative index counts from
-    the end; an index outside the dimension reads a clamped position instead of failing.
+    `indices` index the first `len(indices)` dimensions of `self`, or the dimensions
+    `dims` (increasing; `aten.index.Tensor` with `None` entries), and broadcast
+    together. As in ATen, the broadcast sizes replace the indexed dimensions when those
+    are adjacent, and come first otherwise; the other dimensions of `self` keep their
+    order. A negative index counts from the end; an index outside the dimension reads a
+    clamped position instead of failing. tgc-decompose moves the indexed dimensions to
+    the front (permutes), so the lowering and the derivative see leading indices only.
   }];
-  let arguments = (ins Tgc_AnyTensor:$self, Variadic<Tgc_AnyTensor>:$indices);
+  let arguments = (ins Tgc_AnyTensor:$self, Variadic<Tgc_AnyTensor>:$indices,
+                       OptionalAttr<DenseI64ArrayAttr>:$dims);
   let results = (outs Tgc_AnyTensor:$result);
   let assemblyFormat = "$self `[` $indices `]` attr-dict `:` type(operands) `->` type($result)";
   let inferBody = "return ::tgc::inferIndex(ctx, loc, adaptor.getSelf(), adaptor.getIndices(), "
-                  "types);";
+                  "adaptor.getDimsAttr(), types);";
+}
+
+def Tgc_IndexSelectOp : Tgc_Op<"index_select", ["aten.index_select.default"], [Pure]> {
+  let summary = "The entries `index` (a 1-d or 0-d integer tensor) of dimension `dim`";
+  let description = [{ tgc-decompose rewrites it into `tgc.index` with `dims = [dim]`. }];
+  let arguments = (ins Tgc_AnyTensor:$self, I64Attr:$dim, Tgc_AnyTensor:$index);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$self `,` $index attr-dict `:` type(operands) `->` type($result)";
+  let inferBody = "return ::tgc::inferIndexSelect(ctx, loc, adaptor.getSelf(), adaptor.getDim(), "
+                  "adaptor.getIndex(), types);";
 }
 
 def Tgc_EmbeddingOp : Tgc_Op<"embedding", ["aten.embedding.default"], [Pure]> {
@@ -711,6 +732,36 @@ def Tgc_CloneOp : Tgc_Op<"clone", ["aten.clone.default", "aten.contiguous.defaul
   let inferBody = "return ::tgc::inferClone(ctx, loc, adaptor.getSelf(), types);";
 }
 
+def Tgc_CopyOp : Tgc_Op<"copy", ["aten.copy.default"], [Pure]> {
+  let summary = "`src` broadcast to `self`'s sizes in `self`'s dtype (functional copy_)";
+  let arguments = (ins Tgc_AnyTensor:$self, Tgc_AnyTensor:$src);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$self `,` $src attr-dict `:` type($self) `,` type($src) `->` type($result)";
+  let inferBody = "return ::tgc::inferClone(ctx, loc, adaptor.getSelf(), types);";
+}
+
+def Tgc_AsStridedOp : Tgc_Op<"as_strided", ["aten.as_strided.default"], [Pure]> {
+  let summary = "Elements of `self`'s storage at `storage_offset + sum(i_k * stride_k)`";
+  let description = [{
+    `self`'s storage is its elements in the layout tgc gives it: the strides of its type
+    for a view, row-major for a computed tensor. A result that addresses the same
+    elements in the same order (a change of the strides of size-1 dimensions, as torch's
+    decompositions emit to restore a memory format) is a copy of `self`; otherwise
+    `self` must be row-major and each result element is gathered from the position it
+    addresses, which must lie inside `self`. Sizes, strides and the offset are static.
+  }];
+  let arguments = (ins Tgc_AnyTensor:$self, Tgc_ShapeAttr:$size, Tgc_ShapeAttr:$stride,
+                       OptionalAttr<Tgc_ShapeAttr>:$storage_offset);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$self attr-dict `:` type($self) `->` type($result)";
+  let inferBody = "return ::tgc::inferAsStrided(ctx, loc, adaptor.getSelf(), adaptor.getSize(), "
+                  "adaptor.getStride(), adaptor.getStorageOffsetAttr(), types);";
+  let extraDecl = [{
+    /// Whether the result reads `self`'s elements in `self`'s own order (a restride).
+    bool isRestride();
+  }];
+}
+
 def Tgc_SliceScatterOp : Tgc_Op<"slice_scatter", ["aten.slice_scatter.default"], [Pure]> {
   let summary = "`self` with `src` written into the slice start:end:step of `dim`";
   let arguments = (ins Tgc_AnyTensor:$self, Tgc_AnyTensor:$src,
@@ -745,6 +796,84 @@ def Tgc_DiffOp : Tgc_Op<"diff", ["aten.diff.default"], [Pure, AttrSizedOperandSe
                        "type(operands) `->` type($result)";
   let inferBody = "return ::tgc::inferDiff(ctx, loc, adaptor.getSelf(), adaptor.getN(), "
                   "adaptor.getDim(), adaptor.getPrepend(), adaptor.getAppend(), types);";
+}
+
+def Tgc_PadOp : Tgc_Op<"pad", ["aten.constant_pad_nd.default", "aten.pad.default",
+                               "aten.reflection_pad1d.default", "aten.reflection_pad2d.default",
+                               "aten.reflection_pad3d.default", "aten.replication_pad1d.default",
+                               "aten.replication_pad2d.default", "aten.replication_pad3d.default",
+                               "aten._pad_circular.default"], [Pure]> {
+  let summary = "Pad the last dimensions (constant, reflect, replicate or circular)";
+  let description = [{
+    `pad` holds (before, after) pairs from the last dimension backwards, as
+    `torch.nn.functional.pad`. `constant` fills with `value` (0 when absent), and a
+    negative amount removes elements; `reflect` mirrors without repeating the edge (each
+    amount below the size), `replicate` repeats the edge element, and `circular` wraps
+    around (each amount at most the size). tgc-decompose rewrites it into slices,
+    filled tensors and concatenations, whose derivatives give the pad's.
+  }];
+  let arguments = (ins Tgc_AnyTensor:$self, DenseI64ArrayAttr:$pad,
+                       DefaultValuedAttr<StrAttr, "\"constant\"">:$mode,
+                       OptionalAttr<F64Attr>:$value);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$self attr-dict `:` type($self) `->` type($result)";
+  let inferBody = "return ::tgc::inferPad(ctx, loc, adaptor.getSelf(), adaptor.getPad(), "
+                  "adaptor.getMode(), types);";
+}
+
+def Tgc_RepeatOp : Tgc_Op<"repeat", ["aten.repeat.default"], [Pure]> {
+  let summary = "Tile `self` `repeats` times along each dimension";
+  let description = [{
+    As `Tensor.repeat`: `repeats` has at least the input's rank; extra leading entries
+    add dimensions. tgc-decompose rewrites it into a view, an expand and a copy.
+  }];
+  let arguments = (ins Tgc_AnyTensor:$self, DenseI64ArrayAttr:$repeats);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$self attr-dict `:` type($self) `->` type($result)";
+  let inferBody = "return ::tgc::inferRepeat(ctx, loc, adaptor.getSelf(), adaptor.getRepeats(), "
+                  "types);";
+}
+
+def Tgc_RollOp : Tgc_Op<"roll", ["aten.roll.default"], [Pure]> {
+  let summary = "Rotate elements along `dims` by `shifts` (the flattened tensor without dims)";
+  let description = [{
+    As `torch.roll`: element i of a rolled dimension moves to (i + shift) mod size.
+    tgc-decompose rewrites it into slices and a concatenation per dimension.
+  }];
+  let arguments = (ins Tgc_AnyTensor:$self, DenseI64ArrayAttr:$shifts,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$dims);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$self attr-dict `:` type($self) `->` type($result)";
+  let inferBody = "return ::tgc::inferRoll(ctx, loc, adaptor.getSelf(), adaptor.getShifts(), "
+                  "adaptor.getDims(), types);";
+}
+
+def Tgc_UpsampleOp : Tgc_Op<"upsample", [
+    "aten.upsample_nearest1d.vec", "aten.upsample_nearest2d.vec",
+    "aten.upsample_nearest1d.default", "aten.upsample_nearest2d.default",
+    "aten._upsample_nearest_exact1d.vec", "aten._upsample_nearest_exact2d.vec",
+    "aten._upsample_nearest_exact1d.default", "aten._upsample_nearest_exact2d.default",
+    "aten.upsample_linear1d.vec", "aten.upsample_bilinear2d.vec",
+    "aten.upsample_linear1d.default", "aten.upsample_bilinear2d.default"], [Pure]> {
+  let summary = "Resample the last 1 or 2 dimensions (nearest, nearest-exact or linear)";
+  let description = [{
+    `input` [N, C, (H,) W] resampled to `output_size` (or the input size times
+    `scale_factors`, rounded down), as ATen's upsample kernels compute source positions:
+    `nearest` reads floor(o * in / out), `nearest_exact` floor((o + 0.5) * in / out)
+    (with a given scale factor, 1 / scale replaces in / out), and `linear` interpolates
+    between the two nearest inputs, with `align_corners` as in `F.interpolate`.
+    tgc-decompose rewrites it into products with constant [out, in] interpolation
+    matrices along each resampled dimension, so its gradient is theirs.
+  }];
+  let arguments = (ins Tgc_AnyTensor:$input, OptionalAttr<DenseI64ArrayAttr>:$output_size,
+                       OptionalAttr<DenseF64ArrayAttr>:$scale_factors,
+                       DefaultValuedAttr<BoolAttr, "false">:$align_corners,
+                       DefaultValuedAttr<StrAttr, "\"nearest\"">:$mode);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let inferBody = "return ::tgc::inferUpsample(ctx, loc, adaptor.getInput(), "
+                  "adaptor.getOutputSizeAttr(), adaptor.getScaleFactorsAttr(), adaptor.getMode(), "
+                  "types);";
 }
 
 def Tgc_CatOp : Tgc_Op<"cat", ["aten.cat.default", "aten.concat.default"], [Pure]> {
@@ -998,8 +1127,12 @@ def Tgc_FullLikeOp : Tgc_Op<"full_like", ["aten.full_like.default", "aten.ones_l
 def Tgc_ArangeOp : Tgc_Op<"arange", ["aten.arange.default", "aten.arange.start",
                                      "aten.arange.start_step"], [Pure]> {
   let summary = "start, start + step, ... below end";
+  let description = [{
+    `end` may be a symbolic size (a one-element #tgc.shape, e.g. a sequence length) when
+    `start` and `step` are integers and `step` is positive.
+  }];
   let arguments = (ins OptionalAttr<AnyAttrOf<[F64Attr, I64Attr]>>:$start,
-                       AnyAttrOf<[F64Attr, I64Attr]>:$end,
+                       AnyAttrOf<[F64Attr, I64Attr, Tgc_ShapeAttr]>:$end,
                        OptionalAttr<AnyAttrOf<[F64Attr, I64Attr]>>:$step,
                        OptionalAttr<Tgc_DTypeAttr>:$dtype, OptionalAttr<Tgc_DeviceAttr>:$device);
   let results = (outs Tgc_AnyTensor:$result);
@@ -1062,6 +1195,8 @@ def Tgc_ConstantOp : Tgc_Op<"constant", [], [Pure, ConstantLike]> {
   let results = (outs Tgc_AnyTensor:$result);
   let assemblyFormat = "attr-dict $value `->` type($result)";
   let inferBody = "return ::tgc::inferConstant(ctx, loc, adaptor.getValue(), types);";
+  // ConstantLike ops must fold to their value: the greedy driver's constant CSE reads it.
+  let hasFolder = 1;
 }
 
 //===----------------------------------------------------------------------===//

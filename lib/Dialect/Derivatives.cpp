@@ -205,6 +205,19 @@ LogicalResult divVjp(Vjp &v, DivOp op) {
   return success();
 }
 
+/// fmod and remainder: a - q * b with q = trunc(a / b) (fmod) or floor(a / b)
+/// (remainder), piecewise constant: the gradients are g and -g * q.
+template <typename OpT, bool floor> LogicalResult modVjp(Vjp &v, OpT op) {
+  if (v.wants(0))
+    v.set(0, op, v.g());
+  if (v.wants(1)) {
+    Value q = DivOp::create(v.b, v.loc, op.getSelf(), op.getOther(),
+                            v.b.getStringAttr(floor ? "floor" : "trunc"));
+    v.set(1, op, v.neg(v.mul(v.g(), q)));
+  }
+  return success();
+}
+
 LogicalResult powVjp(Vjp &v, PowOp op) {
   Value base = op.getSelf(), exponent = op.getOther(), g = v.g();
   if (v.wants(0)) {
@@ -415,6 +428,50 @@ LogicalResult embeddingVjp(Vjp &v, EmbeddingOp op) {
         EmbeddingBackwardOp::create(v.b, v.loc, v.g(), op.getIndices(),
                                     v.b.getI64IntegerAttr(*rows), op.getPaddingIdxAttr(),
                                     op.getScaleGradByFreqAttr()));
+  return success();
+}
+
+/// index of leading dimensions: the indexed dimensions flattened into rows of
+/// [N, D], the indices into one linear row index, and embedding's gradient (a
+/// scatter-add of the gradient rows, summing repeated indices) viewed back.
+LogicalResult indexVjp(Vjp &v, IndexOp op) {
+  if (!v.wants(0))
+    return success();
+  if (op.getDimsAttr())
+    return op.emitOpError("derivative of an index with dims (run tgc-decompose first)");
+  ArrayRef<AffineExpr> sizes = typeOf(op.getSelf()).getSizes();
+  int64_t indexed = static_cast<int64_t>(op.getIndices().size());
+  SmallVector<int64_t> extents;
+  for (AffineExpr size : sizes.take_front(indexed)) {
+    std::optional<int64_t> c = getConstantSize(size);
+    if (!c)
+      return op.emitOpError("derivative needs static sizes of the indexed dimensions");
+    extents.push_back(*c);
+  }
+  auto i64 = [&](int64_t c) -> Value {
+    return arith::ConstantOp::create(v.b, v.loc, v.b.getI64IntegerAttr(c));
+  };
+  Value linear;
+  int64_t stride = 1;
+  for (int64_t d = indexed - 1; d >= 0; --d) {
+    Value i = op.getIndices()[d];
+    if (!typeOf(i).getDtype().isInteger(64))
+      i = ToDTypeOp::create(v.b, v.loc, i, TypeAttr::get(v.b.getI64Type()));
+    // A negative index counts from the end.
+    i = v.where(v.lt(i, i64(0)), v.add(i, i64(extents[d])), i);
+    Value term = stride == 1 ? i : v.mul(i, i64(stride));
+    linear = linear ? v.add(term, linear) : term;
+    stride *= extents[d];
+  }
+  AffineExpr width = getAffineConstantExpr(1, v.ctx());
+  for (AffineExpr size : sizes.drop_front(indexed))
+    width = width * size;
+  SmallVector<AffineExpr> rows(typeOf(linear).getSizes());
+  rows.push_back(width);
+  Value g = ViewOp::create(v.b, v.loc, v.g(), ShapeAttr::get(v.ctx(), rows));
+  Value table = EmbeddingBackwardOp::create(v.b, v.loc, g, linear, v.b.getI64IntegerAttr(stride),
+                                            v.b.getI64IntegerAttr(-1), v.b.getBoolAttr(false));
+  v.set(0, op, ViewOp::create(v.b, v.loc, table, ShapeAttr::get(v.ctx(), sizes)));
   return success();
 }
 
@@ -756,6 +813,8 @@ void tgc::attachDerivatives(MLIRContext *ctx) {
   attach<PowOp, powVjp>(ctx);
   attach<MaximumOp, extremumVjp<MaximumOp, true>>(ctx);
   attach<MinimumOp, extremumVjp<MinimumOp, false>>(ctx);
+  attach<FmodOp, modVjp<FmodOp, false>>(ctx);
+  attach<RemainderOp, modVjp<RemainderOp, true>>(ctx);
   attach<WhereOp, whereVjp>(ctx);
   attach<MaskedFillOp, maskedFillVjp>(ctx);
   attach<ToDTypeOp, toDTypeVjp>(ctx);
@@ -768,6 +827,7 @@ void tgc::attachDerivatives(MLIRContext *ctx) {
   attach<ScaledDotProductAttentionOp, attentionVjp>(ctx);
   attach<AvgPool2dOp, avgPoolVjp>(ctx);
   attach<EmbeddingOp, embeddingVjp>(ctx);
+  attach<IndexOp, indexVjp>(ctx);
   attach<NllLossOp, nllLossVjp>(ctx);
   attach<BmmOp, bmmVjp>(ctx);
 

@@ -205,6 +205,30 @@ Value MaximumOp::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type) 
 Value MinimumOp::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type) {
   return minScalars(b, loc, args[0], args[1]);
 }
+static Value fmodScalars(OpBuilder &b, Location loc, Value x, Value y, Type type) {
+  if (isFloat(type))
+    return arith::RemFOp::create(b, loc, x, y);
+  return arith::RemSIOp::create(b, loc, x, y);
+}
+Value FmodOp::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type type) {
+  return fmodScalars(b, loc, args[0], args[1], type);
+}
+Value RemainderOp::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type type) {
+  // fmod, plus the divisor where the remainder is non-zero with the other sign.
+  Value r = fmodScalars(b, loc, args[0], args[1], type);
+  Value zero = scalarConstant(b, loc, type, 0);
+  auto less = [&](Value x) -> Value {
+    if (isFloat(type))
+      return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, zero);
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x, zero);
+  };
+  Value nonZero =
+      isFloat(type) ? arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, r, zero).getResult()
+                    : arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, r, zero).getResult();
+  Value fix =
+      arith::AndIOp::create(b, loc, nonZero, arith::XOrIOp::create(b, loc, less(r), less(args[1])));
+  return arith::SelectOp::create(b, loc, fix, addScalars(b, loc, r, args[1]), r);
+}
 
 /// Comparisons compute in the promoted dtype of their operands.
 static Type comparisonType(Operation *op) {

@@ -718,3 +718,9 @@ bool ScaledDotProductAttentionOp::hasFusedLowering() {
       return false;
   return true;
 }
+
+bool AsStridedOp::isRestride() {
+  return isAsStridedRestride(getSelf(), getSize(), getStride(), getStorageOffsetAttr());
+}
+
+OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }

@@ -409,6 +409,300 @@ struct DecomposeDiff : OpRewritePattern<DiffOp> {
   }
 };
 
+/// pad: per padded dimension, slices of the input (reflect, replicate, circular; and a
+/// negative constant amount) and tensors of the fill value, concatenated. Their
+/// derivatives (slice and cat) are the pad's.
+struct DecomposePad : OpRewritePattern<PadOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(PadOp op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    StringRef mode = op.getMode();
+    ArrayRef<int64_t> pad = op.getPad();
+    Value x = op.getSelf();
+    int64_t rank = typeOf(x).getRank();
+    auto bound = [&](AffineExpr e) { return shapeAttr(ctx, {e}); };
+    auto c = [&](int64_t v) { return getAffineConstantExpr(v, ctx); };
+    auto slice = [&](Value t, int64_t d, AffineExpr lo, AffineExpr hi) -> Value {
+      return SliceOp::create(rewriter, loc, t, d, bound(lo), bound(hi), 1);
+    };
+    for (size_t i = 0; i < pad.size() / 2; ++i) {
+      int64_t d = rank - 1 - static_cast<int64_t>(i);
+      int64_t before = pad[2 * i], after = pad[2 * i + 1];
+      if (before == 0 && after == 0)
+        continue;
+      if (mode == "constant" && before < 0) {
+        x = slice(x, d, c(-before), typeOf(x).getSizes()[d]);
+        before = 0;
+      }
+      if (mode == "constant" && after < 0) {
+        x = slice(x, d, c(0), typeOf(x).getSizes()[d] + after);
+        after = 0;
+      }
+      BaseTensorType type = typeOf(x);
+      AffineExpr size = type.getSizes()[d];
+      SmallVector<Value> left, right;
+      if (mode == "constant") {
+        auto filled = [&](int64_t width) -> Value {
+          SmallVector<AffineExpr> sizes(type.getSizes());
+          sizes[d] = c(width);
+          Type dtype = type.getDtype();
+          double value = op.getValue() ? op.getValue()->convertToDouble() : 0.0;
+          Attribute fill = dtype.isInteger(1) ? Attribute(rewriter.getBoolAttr(value != 0))
+                           : llvm::isa<IntegerType>(dtype)
+                               ? Attribute(rewriter.getI64IntegerAttr(static_cast<int64_t>(value)))
+                               : Attribute(rewriter.getF64FloatAttr(value));
+          return FullOp::create(rewriter, loc, shapeAttr(ctx, sizes), fill, TypeAttr::get(dtype),
+                                DeviceAttr());
+        };
+        if (before > 0)
+          left.push_back(filled(before));
+        if (after > 0)
+          right.push_back(filled(after));
+      } else if (mode == "reflect") {
+        for (int64_t j = before; j >= 1; --j)
+          left.push_back(slice(x, d, c(j), c(j + 1)));
+        for (int64_t j = 1; j <= after; ++j)
+          right.push_back(slice(x, d, size - 1 - j, size - j));
+      } else if (mode == "replicate") {
+        if (before > 0)
+          left.assign(before, slice(x, d, c(0), c(1)));
+        if (after > 0)
+          right.assign(after, slice(x, d, size - 1, size));
+      } else {
+        if (before > 0)
+          left.push_back(slice(x, d, size - before, size));
+        if (after > 0)
+          right.push_back(slice(x, d, c(0), c(after)));
+      }
+      if (left.empty() && right.empty())
+        continue;
+      SmallVector<Value> parts(left);
+      parts.push_back(x);
+      parts.append(right);
+      x = CatOp::create(rewriter, loc, parts, d);
+    }
+    if (x == op.getSelf())
+      x = CloneOp::create(rewriter, loc, x);
+    rewriter.replaceOp(op, x);
+    return success();
+  }
+};
+
+/// index with `dims` (ATen's `None` entries): the indexed dimensions permuted to the
+/// front, an index of leading dimensions, and (adjacent dimensions after the first) the
+/// broadcast dimensions permuted back to where the indexed ones were.
+struct DecomposeIndexDims : OpRewritePattern<IndexOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(IndexOp op, PatternRewriter &rewriter) const override {
+    if (!op.getDimsAttr())
+      return failure();
+    Location loc = op.getLoc();
+    ArrayRef<int64_t> dims = *op.getDims();
+    int64_t rank = typeOf(op.getSelf()).getRank();
+    SmallVector<int64_t> order(dims);
+    for (int64_t d = 0; d < rank; ++d)
+      if (!llvm::is_contained(dims, d))
+        order.push_back(d);
+    Value self = PermuteOp::create(rewriter, loc, op.getSelf(), order);
+    Value result = IndexOp::create(rewriter, loc, self, op.getIndices(), DenseI64ArrayAttr());
+    bool adjacent = dims.back() - dims.front() + 1 == static_cast<int64_t>(dims.size());
+    int64_t before = adjacent ? dims.front() : 0;
+    if (before > 0) {
+      int64_t resultRank = typeOf(result).getRank();
+      int64_t broadcast = resultRank - (rank - static_cast<int64_t>(dims.size()));
+      SmallVector<int64_t> back;
+      for (int64_t d = 0; d < before; ++d)
+        back.push_back(broadcast + d);
+      for (int64_t d = 0; d < broadcast; ++d)
+        back.push_back(d);
+      for (int64_t d = broadcast + before; d < resultRank; ++d)
+        back.push_back(d);
+      result = PermuteOp::create(rewriter, loc, result, back);
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// repeat: each dimension viewed as [1, size], expanded to [repeats, size] and
+/// flattened (after leading size-1 dimensions for extra repeats).
+struct DecomposeRepeat : OpRewritePattern<RepeatOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(RepeatOp op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    ArrayRef<int64_t> repeats = op.getRepeats();
+    ArrayRef<AffineExpr> in = typeOf(op.getSelf()).getSizes();
+    int64_t lead = static_cast<int64_t>(repeats.size()) - static_cast<int64_t>(in.size());
+    SmallVector<AffineExpr> split, expanded, flat;
+    for (auto [d, r] : llvm::enumerate(repeats)) {
+      int64_t i = static_cast<int64_t>(d) - lead;
+      AffineExpr size = i < 0 ? getAffineConstantExpr(1, ctx) : in[i];
+      AffineExpr times = getAffineConstantExpr(r, ctx);
+      split.append({getAffineConstantExpr(1, ctx), size});
+      expanded.append({times, size});
+      flat.push_back(size * r);
+    }
+    Value x = ViewOp::create(rewriter, loc, op.getSelf(), shapeAttr(ctx, split));
+    x = ExpandOp::create(rewriter, loc, x, shapeAttr(ctx, expanded));
+    x = CloneOp::create(rewriter, loc, x);
+    rewriter.replaceOpWithNewOp<ViewOp>(op, x, shapeAttr(ctx, flat));
+    return success();
+  }
+};
+
+/// copy (functional copy_): `src` expanded and converted to `self`'s sizes and dtype.
+struct DecomposeCopy : OpRewritePattern<CopyOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(CopyOp op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    BaseTensorType target = typeOf(op.getSelf());
+    Value x = op.getSrc();
+    if (typeOf(x).getSizes() != target.getSizes())
+      x = ExpandOp::create(rewriter, loc, x, shapeAttr(rewriter.getContext(), target.getSizes()));
+    if (typeOf(x).getDtype() != target.getDtype())
+      x = ToDTypeOp::create(rewriter, loc, x, TypeAttr::get(target.getDtype()));
+    rewriter.replaceOpWithNewOp<CloneOp>(op, x);
+    return success();
+  }
+};
+
+/// as_strided that only changes strides (torch restoring a memory format): a copy.
+struct DecomposeAsStridedRestride : OpRewritePattern<AsStridedOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AsStridedOp op, PatternRewriter &rewriter) const override {
+    if (!op.isRestride())
+      return failure();
+    rewriter.replaceOpWithNewOp<CloneOp>(op, op.getSelf());
+    return success();
+  }
+};
+
+/// roll: per dimension, the last `shift` elements (mod size) concatenated before the
+/// others; without dims, the same on the flattened tensor, viewed back.
+struct DecomposeRoll : OpRewritePattern<RollOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(RollOp op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto c = [&](int64_t v) { return getAffineConstantExpr(v, ctx); };
+    ArrayRef<AffineExpr> sizes = typeOf(op.getSelf()).getSizes();
+    Value x = op.getSelf();
+    SmallVector<int64_t> dims(op.getDims());
+    if (dims.empty()) {
+      int64_t numel = 1;
+      for (AffineExpr s : sizes)
+        numel *= *getConstantSize(s);
+      x = ViewOp::create(rewriter, loc, x, shapeAttr(ctx, {c(numel)}));
+      dims.push_back(0);
+    }
+    for (auto [shift, d] : llvm::zip(op.getShifts(), dims)) {
+      int64_t dim = *normalizeDim(d, typeOf(x).getRank());
+      int64_t size = *getConstantSize(typeOf(x).getSizes()[dim]);
+      int64_t s = size ? ((shift % size) + size) % size : 0;
+      if (s == 0)
+        continue;
+      Value tail = SliceOp::create(rewriter, loc, x, dim, shapeAttr(ctx, {c(size - s)}),
+                                   shapeAttr(ctx, {c(size)}), 1);
+      Value head = SliceOp::create(rewriter, loc, x, dim, shapeAttr(ctx, {c(0)}),
+                                   shapeAttr(ctx, {c(size - s)}), 1);
+      x = CatOp::create(rewriter, loc, ValueRange{tail, head}, dim);
+    }
+    if (op.getDims().empty())
+      x = ViewOp::create(rewriter, loc, x, shapeAttr(ctx, sizes));
+    if (x == op.getSelf())
+      x = CloneOp::create(rewriter, loc, x);
+    rewriter.replaceOp(op, x);
+    return success();
+  }
+};
+
+/// index_select: an index of one dimension by the 1-d index.
+struct DecomposeIndexSelect : OpRewritePattern<IndexSelectOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(IndexSelectOp op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    int64_t dim = *normalizeDim(op.getDim(), typeOf(op.getSelf()).getRank());
+    Value index = op.getIndex();
+    if (typeOf(index).getRank() == 0)
+      index = ViewOp::create(rewriter, loc, index, shapeAttr(ctx, {getAffineConstantExpr(1, ctx)}));
+    DenseI64ArrayAttr dims = dim == 0 ? DenseI64ArrayAttr() : rewriter.getDenseI64ArrayAttr({dim});
+    rewriter.replaceOpWithNewOp<IndexOp>(op, op.getSelf(), ValueRange{index}, dims);
+    return success();
+  }
+};
+
+/// upsample: per resampled dimension, a product with a constant [out, in] matrix of
+/// interpolation weights (ATen's source positions), the last dimension as `x W^T`, the
+/// one before as `W x`. Its derivative is the products'.
+struct DecomposeUpsample : OpRewritePattern<UpsampleOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  /// Row o: the weights of input positions for output position o.
+  static SmallVector<float> weights(StringRef mode, bool alignCorners, int64_t in, int64_t out,
+                                    std::optional<double> scale) {
+    SmallVector<float> w(out * in, 0.0f);
+    // ATen's area_pixel_compute_scale: 1 / scale when given, else in / out.
+    double ratio = scale && *scale > 0 ? 1.0 / *scale : static_cast<double>(in) / out;
+    if (mode == "linear" && alignCorners)
+      ratio = out > 1 ? static_cast<double>(in - 1) / (out - 1) : 0.0;
+    for (int64_t o = 0; o < out; ++o) {
+      if (mode != "linear") {
+        double src = mode == "nearest" ? o * ratio : (o + 0.5) * ratio;
+        int64_t i = std::min(static_cast<int64_t>(std::floor(src)), in - 1);
+        w[o * in + i] = 1.0f;
+        continue;
+      }
+      double src = alignCorners ? o * ratio : std::max(ratio * (o + 0.5) - 0.5, 0.0);
+      int64_t i0 = std::min(static_cast<int64_t>(std::floor(src)), in - 1);
+      int64_t i1 = std::min(i0 + 1, in - 1);
+      double lambda = std::min(src - static_cast<double>(i0), 1.0);
+      w[o * in + i0] += static_cast<float>(1.0 - lambda);
+      w[o * in + i1] += static_cast<float>(lambda);
+    }
+    return w;
+  }
+
+  LogicalResult matchAndRewrite(UpsampleOp op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    BaseTensorType inType = typeOf(op.getInput()), outType = typeOf(op.getResult());
+    int64_t rank = inType.getRank();
+    int64_t spatial = rank - 2;
+    Type dtype = inType.getDtype();
+    Value x = op.getInput();
+    for (int64_t i = spatial - 1; i >= 0; --i) {
+      int64_t d = rank - spatial + i;
+      int64_t in = *getConstantSize(inType.getSizes()[d]);
+      int64_t out = *getConstantSize(outType.getSizes()[d]);
+      std::optional<double> scale;
+      if (op.getScaleFactors())
+        scale = (*op.getScaleFactors())[i];
+      SmallVector<float> w = weights(op.getMode(), op.getAlignCorners(), in, out, scale);
+      bool last = d == rank - 1;
+      // The last dimension takes W^T [in, out] from the right, the other W [out, in] from
+      // the left.
+      SmallVector<int64_t> shape =
+          last ? SmallVector<int64_t>{in, out} : SmallVector<int64_t>{out, in};
+      SmallVector<float> data(w);
+      if (last)
+        for (int64_t o = 0; o < out; ++o)
+          for (int64_t j = 0; j < in; ++j)
+            data[j * out + o] = w[o * in + j];
+      auto attr = DenseElementsAttr::get(RankedTensorType::get(shape, rewriter.getF32Type()),
+                                         ArrayRef<float>(data));
+      Value matrix = ConstantOp::create(rewriter, loc, attr);
+      if (dtype != rewriter.getF32Type())
+        matrix = ToDTypeOp::create(rewriter, loc, matrix, TypeAttr::get(dtype));
+      x = last ? MatmulOp::create(rewriter, loc, x, matrix).getResult()
+               : MatmulOp::create(rewriter, loc, matrix, x).getResult();
+    }
+    rewriter.replaceOp(op, x);
+    return success();
+  }
+};
+
 struct DecomposeSplit : OpRewritePattern<SplitOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(SplitOp op, PatternRewriter &rewriter) const override {
@@ -691,9 +985,11 @@ struct DecomposePass : public tgc::impl::DecomposePassBase<DecomposePass> {
     RewritePatternSet patterns(&getContext());
     patterns.add<DecomposeLinear, DecomposeAddmm, DecomposeMatmul, DecomposeT,
                  DecomposeSoftmax<SoftmaxOp, false>, DecomposeSoftmax<LogSoftmaxOp, true>,
-                 DecomposeMean, DecomposeVar, DecomposeSplit, DecomposeDiff, DecomposeStack,
-                 DecomposeDropout, DecomposeAdaptivePool, DecomposeConv1d, DecomposeCrossEntropy,
-                 DecomposeNativeDropout>(&getContext());
+                 DecomposeMean, DecomposeVar, DecomposeSplit, DecomposeDiff, DecomposePad,
+                 DecomposeIndexDims, DecomposeRepeat, DecomposeCopy, DecomposeRoll,
+                 DecomposeIndexSelect, DecomposeUpsample, DecomposeAsStridedRestride,
+                 DecomposeStack, DecomposeDropout, DecomposeAdaptivePool, DecomposeConv1d,
+                 DecomposeCrossEntropy, DecomposeNativeDropout>(&getContext());
     patterns.add<DecomposeAttention>(&getContext(), keepAttention);
     patterns.add<ExpandGroupedQueryAttention>(&getContext());
     patterns.add<DecomposeLayerNorm, DecomposeBatchNorm>(&getContext(), onePassStatistics);

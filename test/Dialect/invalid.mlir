@@ -92,3 +92,57 @@ func.func @index_no_broadcast(%x: !tgc.vtensor<[4, 5], f32>, %i: !tgc.vtensor<[3
   %0 = tgc.index %x[%i, %j] : !tgc.vtensor<[4, 5], f32>, !tgc.vtensor<[3], i64>, !tgc.vtensor<[2], i64> -> !tgc.vtensor<[3], f32>
   return
 }
+
+// -----
+
+func.func @reflect_pad_too_large(%x: !tgc.vtensor<[2, 3], f32>) {
+  // expected-error @below {{failed to infer returned types}}
+  // expected-error @below {{pad: reflect padding of 3 is too large for dimension 1 of size 3}}
+  %0 = tgc.pad %x {pad = array<i64: 3, 0>, mode = "reflect"} : !tgc.vtensor<[2, 3], f32> -> !tgc.vtensor<[2, 6], f32>
+  return
+}
+
+// -----
+
+func.func @pad_unknown_mode(%x: !tgc.vtensor<[2, 3], f32>) {
+  // expected-error @below {{failed to infer returned types}}
+  // expected-error @below {{pad: unknown mode 'mirror'}}
+  %0 = tgc.pad %x {pad = array<i64: 1, 1>, mode = "mirror"} : !tgc.vtensor<[2, 3], f32> -> !tgc.vtensor<[2, 5], f32>
+  return
+}
+
+// -----
+
+func.func @as_strided_out_of_range(%x: !tgc.vtensor<[2, 3], f32>) {
+  // expected-error @below {{failed to infer returned types}}
+  // expected-error @below {{as_strided: position 6 is outside the input's 6 elements}}
+  %0 = tgc.as_strided %x {size = #tgc.shape<[2, 2]>, stride = #tgc.shape<[3, 3]>} : !tgc.vtensor<[2, 3], f32> -> !tgc.vtensor<[2, 2], f32>
+  return
+}
+
+// -----
+
+func.func @roll_symbolic(%x: !tgc.vtensor<[s0, 3], f32>) {
+  // expected-error @below {{failed to infer returned types}}
+  // expected-error @below {{roll: dimension 0 must have a static size}}
+  %0 = tgc.roll %x {shifts = array<i64: 1>, dims = array<i64: 0>} : !tgc.vtensor<[s0, 3], f32> -> !tgc.vtensor<[s0, 3], f32>
+  return
+}
+
+// -----
+
+func.func @upsample_integer(%x: !tgc.vtensor<[1, 1, 2, 2], i64>) {
+  // expected-error @below {{failed to infer returned types}}
+  // expected-error @below {{upsample: the input must be floating point, got 'i64'}}
+  %0 = tgc.upsample %x {output_size = array<i64: 4, 4>} : !tgc.vtensor<[1, 1, 2, 2], i64> -> !tgc.vtensor<[1, 1, 4, 4], i64>
+  return
+}
+
+// -----
+
+func.func @index_dims_order(%x: !tgc.vtensor<[2, 3, 4], f32>, %i: !tgc.vtensor<[5], i64>) {
+  // expected-error @below {{failed to infer returned types}}
+  // expected-error @below {{index: dims must increase within the rank 3}}
+  %0 = tgc.index %x[%i, %i] {dims = array<i64: 2, 1>} : !tgc.vtensor<[2, 3, 4], f32>, !tgc.vtensor<[5], i64>, !tgc.vtensor<[5], i64> -> !tgc.vtensor<[5, 2], f32>
+  return
+}

@@ -95,6 +95,24 @@ mlir::LogicalResult inferArange(mlir::MLIRContext *ctx, InferLoc loc, mlir::Attr
 mlir::LogicalResult inferConstant(mlir::MLIRContext *ctx, InferLoc loc, mlir::ElementsAttr value,
                                   TypeList &types);
 
+mlir::LogicalResult inferRepeat(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
+                                llvm::ArrayRef<int64_t> repeats, TypeList &types);
+mlir::LogicalResult inferAsStrided(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
+                                   ShapeAttr size, ShapeAttr stride, ShapeAttr storageOffset,
+                                   TypeList &types);
+/// Whether as_strided(self, size, stride, storageOffset) reads `self`'s elements in
+/// `self`'s own order: the same sizes, offset and (for dimensions of size > 1) strides.
+bool isAsStridedRestride(mlir::Value self, ShapeAttr size, ShapeAttr stride,
+                         ShapeAttr storageOffset);
+mlir::LogicalResult inferRoll(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
+                              llvm::ArrayRef<int64_t> shifts, llvm::ArrayRef<int64_t> dims,
+                              TypeList &types);
+mlir::LogicalResult inferUpsample(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value input,
+                                  mlir::DenseI64ArrayAttr outputSize,
+                                  mlir::DenseF64ArrayAttr scaleFactors, llvm::StringRef mode,
+                                  TypeList &types);
+mlir::LogicalResult inferPad(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
+                             llvm::ArrayRef<int64_t> pad, llvm::StringRef mode, TypeList &types);
 mlir::LogicalResult inferDiff(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self, int64_t n,
                               int64_t dim, mlir::Value prepend, mlir::Value append,
                               TypeList &types);
@@ -133,8 +151,11 @@ mlir::LogicalResult inferNllLossBackward(mlir::MLIRContext *ctx, InferLoc loc,
                                          mlir::Value target, mlir::Value weight,
                                          mlir::Value totalWeight, int64_t reduction,
                                          TypeList &types);
+mlir::LogicalResult inferIndexSelect(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
+                                     int64_t dim, mlir::Value index, TypeList &types);
 mlir::LogicalResult inferIndex(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
-                               mlir::ValueRange indices, TypeList &types);
+                               mlir::ValueRange indices, mlir::DenseI64ArrayAttr dims,
+                               TypeList &types);
 mlir::LogicalResult inferGather(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self, int64_t dim,
                                 mlir::Value index, TypeList &types);
 mlir::LogicalResult inferEmbedding(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value weight,

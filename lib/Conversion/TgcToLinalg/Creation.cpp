@@ -80,7 +80,7 @@ struct ArangeLowering : TgcLoweringPattern<ArangeOp> {
     return lowerIndexGeneric(
         rewriter, lowering, op, {}, [&](OpBuilder &b, Location l, ValueRange idx, ValueRange) {
           // Computed in f64 (or i64) then converted, as ATen computes start + i * step.
-          bool isFloat = llvm::isa<FloatAttr>(op.getEnd()) ||
+          bool isFloat = llvm::isa<FloatAttr>(op.getEnd()) || // (a symbolic end is integral)
                          llvm::isa_and_nonnull<FloatAttr>(op.getStartAttr()) ||
                          llvm::isa_and_nonnull<FloatAttr>(op.getStepAttr());
           Type compute = isFloat ? Type(b.getF64Type()) : Type(b.getI64Type());

@@ -32,6 +32,8 @@ struct IndexLowering : TgcLoweringPattern<IndexOp> {
   using TgcLoweringPattern::TgcLoweringPattern;
   LogicalResult matchAndRewrite(IndexOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
+    if (op.getDimsAttr())
+      return op.emitOpError("with dims is lowered after tgc-decompose moves them to the front");
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
     BaseTensorType resultType = tgcType(op.getResult());
@@ -76,6 +78,52 @@ struct IndexLowering : TgcLoweringPattern<IndexOp> {
           }
           for (int64_t d = indexed; d < selfRank; ++d)
             coords.push_back(linalg::IndexOp::create(b, l, broadcastRank + d - indexed));
+          linalg::YieldOp::create(b, l, tensor::ExtractOp::create(b, l, self, coords).getResult());
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+/// as_strided gathering from a row-major `self`: each result element reads the
+/// element at position offset + sum(i_k * stride_k), delinearized by `self`'s sizes.
+/// (A restride is a copy after tgc-decompose.)
+struct AsStridedLowering : TgcLoweringPattern<AsStridedOp> {
+  using TgcLoweringPattern::TgcLoweringPattern;
+  LogicalResult matchAndRewrite(AsStridedOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    BaseTensorType resultType = tgcType(op.getResult());
+    FailureOr<Value> init = lowering.emptyTensor(rewriter, op, resultType);
+    if (failed(init))
+      return failure();
+    int64_t rank = resultType.getRank();
+    SmallVector<int64_t> strides, inSizes;
+    for (AffineExpr s : op.getStride().getSizes())
+      strides.push_back(*getConstantSize(s));
+    for (AffineExpr s : tgcType(op.getSelf()).getSizes())
+      inSizes.push_back(*getConstantSize(s));
+    int64_t offset = 0;
+    if (ShapeAttr o = op.getStorageOffsetAttr(); o && !o.getSizes().empty())
+      offset = *getConstantSize(o.getSizes()[0]);
+    Value self = adaptor.getSelf();
+    AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, rewriter.getContext());
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, init->getType(), ValueRange{}, *init, SmallVector<AffineMap>{identity},
+        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+        [&](OpBuilder &b, Location l, ValueRange) {
+          auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, l, v); };
+          Value position = c(offset);
+          for (int64_t d = 0; d < rank; ++d)
+            position = arith::AddIOp::create(
+                b, l, position,
+                arith::MulIOp::create(b, l, linalg::IndexOp::create(b, l, d), c(strides[d])));
+          SmallVector<Value> coords(inSizes.size());
+          for (int64_t d = static_cast<int64_t>(inSizes.size()) - 1; d >= 0; --d) {
+            coords[d] = d == 0 ? position : arith::RemUIOp::create(b, l, position, c(inSizes[d]));
+            if (d > 0)
+              position = arith::DivUIOp::create(b, l, position, c(inSizes[d]));
+          }
           linalg::YieldOp::create(b, l, tensor::ExtractOp::create(b, l, self, coords).getResult());
         });
     rewriter.replaceOp(op, generic.getResult(0));
@@ -236,6 +284,6 @@ struct EmbeddingBackwardLowering : TgcLoweringPattern<EmbeddingBackwardOp> {
 } // namespace
 
 void tgc::populateIndexingPatterns(const LoweringContext &lowering, RewritePatternSet &patterns) {
-  patterns.add<IndexLowering, GatherLowering, EmbeddingLowering, EmbeddingBackwardLowering>(
-      lowering, patterns.getContext());
+  patterns.add<IndexLowering, AsStridedLowering, GatherLowering, EmbeddingLowering,
+               EmbeddingBackwardLowering>(lowering, patterns.getContext());
 }

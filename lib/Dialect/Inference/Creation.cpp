@@ -50,6 +50,25 @@ static std::optional<double> scalarValue(Attribute a) {
 
 LogicalResult tgc::inferArange(MLIRContext *ctx, InferLoc loc, Attribute start, Attribute end,
                                Attribute step, TypeAttr dtype, DeviceAttr device, TypeList &types) {
+  if (auto symbolic = llvm::dyn_cast<ShapeAttr>(end)) {
+    // A symbolic end: integer start and positive step.
+    if (symbolic.getSizes().size() != 1 || llvm::isa_and_nonnull<FloatAttr>(start) ||
+        llvm::isa_and_nonnull<FloatAttr>(step))
+      return emitOptionalError(loc, "arange: a symbolic end needs an integer start and step");
+    int64_t lo = start ? llvm::cast<IntegerAttr>(start).getInt() : 0;
+    int64_t st = step ? llvm::cast<IntegerAttr>(step).getInt() : 1;
+    if (st <= 0)
+      return emitOptionalError(loc, "arange: a symbolic end needs a positive step, got ", st);
+    TensorMeta meta;
+    AffineExpr size = (symbolic.getSizes()[0] - lo).ceilDiv(st);
+    if (std::optional<int64_t> c = getConstantSize(size); c && *c < 0)
+      size = cst(0, ctx);
+    meta.sizes.push_back(size);
+    meta.dtype = dtype ? dtype.getValue() : IntegerType::get(ctx, 64);
+    meta.device = device;
+    addResult(ctx, /*isRef=*/false, meta, types);
+    return success();
+  }
   double lo = scalarValue(start).value_or(0), hi = scalarValue(end).value_or(0);
   double st = scalarValue(step).value_or(1);
   if (st == 0 || (hi - lo) / st < 0)
@@ -97,6 +116,120 @@ LogicalResult tgc::inferDiff(MLIRContext *ctx, InferLoc loc, Value self, int64_t
   sizes[d] = length ? cst(std::max<int64_t>(*length - n, 0), ctx) : sizes[d] - n;
   TensorMeta meta = freshLike(all, sizes);
   addResult(ctx, x.isRef(), meta, types);
+  return success();
+}
+
+LogicalResult tgc::inferRepeat(MLIRContext *ctx, InferLoc loc, Value self,
+                               ArrayRef<int64_t> repeats, TypeList &types) {
+  BaseTensorType x = tensorOf(self);
+  if (failed(requireTensor(loc, x, "self")))
+    return failure();
+  int64_t lead = static_cast<int64_t>(repeats.size()) - x.getRank();
+  if (lead < 0)
+    return emitOptionalError(loc, "repeat: ", repeats.size(), " repeats for a tensor of rank ",
+                             x.getRank());
+  SmallVector<AffineExpr> sizes;
+  for (auto [d, r] : llvm::enumerate(repeats)) {
+    if (r < 0)
+      return emitOptionalError(loc, "repeat: negative repeat count ", r);
+    int64_t i = static_cast<int64_t>(d) - lead;
+    sizes.push_back((i < 0 ? cst(1, ctx) : x.getSizes()[i]) * r);
+  }
+  addResult(ctx, x.isRef(), freshLike(x, sizes), types);
+  return success();
+}
+
+LogicalResult tgc::inferRoll(MLIRContext *ctx, InferLoc loc, Value self, ArrayRef<int64_t> shifts,
+                             ArrayRef<int64_t> dims, TypeList &types) {
+  BaseTensorType x = tensorOf(self);
+  if (failed(requireTensor(loc, x, "self")))
+    return failure();
+  if (dims.empty() ? shifts.size() != 1 : shifts.size() != dims.size())
+    return emitOptionalError(loc, "roll: ", shifts.size(), " shifts for ", dims.size(), " dims");
+  for (int64_t d : dims) {
+    FailureOr<int64_t> dim = dimIn(loc, d, x.getRank());
+    if (failed(dim))
+      return failure();
+    if (!getConstantSize(x.getSizes()[*dim]))
+      return emitOptionalError(loc, "roll: dimension ", *dim, " must have a static size");
+  }
+  if (dims.empty())
+    for (AffineExpr s : x.getSizes())
+      if (!getConstantSize(s))
+        return emitOptionalError(loc, "roll of the flattened tensor needs static sizes");
+  addResult(ctx, x.isRef(), freshLike(x, x.getSizes()), types);
+  return success();
+}
+
+LogicalResult tgc::inferUpsample(MLIRContext *ctx, InferLoc loc, Value input,
+                                 DenseI64ArrayAttr outputSize, DenseF64ArrayAttr scaleFactors,
+                                 StringRef mode, TypeList &types) {
+  BaseTensorType x = tensorOf(input);
+  if (failed(requireTensor(loc, x, "input")))
+    return failure();
+  if (!llvm::is_contained({"nearest", "nearest_exact", "linear"}, mode))
+    return emitOptionalError(loc, "upsample: unknown mode '", mode, "'");
+  if (getCategory(x.getDtype()) != DTypeCategory::Floating)
+    return emitOptionalError(loc, "upsample: the input must be floating point, got ", x.getDtype());
+  int64_t spatial = outputSize ? outputSize.size() : scaleFactors ? scaleFactors.size() : 0;
+  if (spatial < 1 || spatial > 2 || x.getRank() != spatial + 2)
+    return emitOptionalError(loc,
+                             "upsample: expected 1 or 2 output sizes or scale factors for "
+                             "an input of rank ",
+                             spatial + 2, ", got ", spatial, " for rank ", x.getRank());
+  if (outputSize && scaleFactors && scaleFactors.size() != outputSize.size())
+    return emitOptionalError(loc, "upsample: output_size and scale_factors differ in length");
+  SmallVector<AffineExpr> sizes(x.getSizes());
+  for (int64_t i = 0; i < spatial; ++i) {
+    int64_t d = x.getRank() - spatial + i;
+    std::optional<int64_t> in = getConstantSize(sizes[d]);
+    if (!in)
+      return emitOptionalError(loc, "upsample: the resampled dimensions must have static sizes");
+    int64_t out =
+        outputSize ? outputSize[i] : static_cast<int64_t>(std::floor(*in * scaleFactors[i]));
+    if (out <= 0)
+      return emitOptionalError(loc, "upsample: output size ", out, " must be positive");
+    sizes[d] = cst(out, ctx);
+  }
+  addResult(ctx, x.isRef(), freshLike(x, sizes), types);
+  return success();
+}
+
+LogicalResult tgc::inferPad(MLIRContext *ctx, InferLoc loc, Value self, ArrayRef<int64_t> pad,
+                            StringRef mode, TypeList &types) {
+  BaseTensorType x = tensorOf(self);
+  if (failed(requireTensor(loc, x, "self")))
+    return failure();
+  if (!llvm::is_contained({"constant", "reflect", "replicate", "circular"}, mode))
+    return emitOptionalError(loc, "pad: unknown mode '", mode,
+                             "' (expected constant, reflect, replicate or circular)");
+  int64_t rank = x.getRank();
+  if (pad.size() % 2 != 0 || static_cast<int64_t>(pad.size()) > 2 * rank)
+    return emitOptionalError(loc,
+                             "pad: expected an even number of amounts, at most 2 per "
+                             "dimension of the rank-",
+                             rank, " input, got ", pad.size());
+  SmallVector<AffineExpr> sizes(x.getSizes());
+  for (size_t i = 0; i < pad.size() / 2; ++i) {
+    int64_t d = rank - 1 - static_cast<int64_t>(i);
+    int64_t before = pad[2 * i], after = pad[2 * i + 1];
+    std::optional<int64_t> size = getConstantSize(sizes[d]);
+    if (mode != "constant") {
+      if (before < 0 || after < 0)
+        return emitOptionalError(loc, "pad: ", mode, " padding takes no negative amounts");
+      int64_t limit = mode == "reflect" ? 1 : 0;
+      if (mode != "replicate" && size && std::max(before, after) + limit > *size)
+        return emitOptionalError(loc, "pad: ", mode, " padding of ", std::max(before, after),
+                                 " is too large for dimension ", d, " of size ", *size);
+      if (mode == "replicate" && size && *size == 0 && before + after > 0)
+        return emitOptionalError(loc, "pad: replicate padding of an empty dimension ", d);
+    }
+    AffineExpr padded = sizes[d] + before + after;
+    if (auto c = getConstantSize(padded); c && *c < 0)
+      return emitOptionalError(loc, "pad: dimension ", d, " would have negative size ", *c);
+    sizes[d] = padded;
+  }
+  addResult(ctx, x.isRef(), freshLike(x, sizes), types);
   return success();
 }
 

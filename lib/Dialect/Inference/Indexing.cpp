@@ -6,15 +6,28 @@ using namespace tgc;
 using namespace tgc::inference;
 
 LogicalResult tgc::inferIndex(MLIRContext *ctx, InferLoc loc, Value self, ValueRange indices,
-                              TypeList &types) {
+                              DenseI64ArrayAttr dimsAttr, TypeList &types) {
   BaseTensorType x = tensorOf(self);
   if (failed(requireTensor(loc, x, "self")))
     return failure();
-  if (indices.empty() || static_cast<int64_t>(indices.size()) > x.getRank())
+  int64_t rank = x.getRank();
+  if (indices.empty() || static_cast<int64_t>(indices.size()) > rank)
     return emitOptionalError(loc, "index: ", indices.size(), " index tensors for a tensor of rank ",
-                             x.getRank());
-  SmallVector<AffineExpr> sizes;
-  bool requiresGrad = false;
+                             rank);
+  SmallVector<int64_t> dims;
+  if (dimsAttr) {
+    dims.assign(dimsAttr.asArrayRef().begin(), dimsAttr.asArrayRef().end());
+    if (dims.size() != indices.size())
+      return emitOptionalError(loc, "index: ", dims.size(), " dims for ", indices.size(),
+                               " index tensors");
+    for (auto [i, d] : llvm::enumerate(dims))
+      if (d < 0 || d >= rank || (i > 0 && d <= dims[i - 1]))
+        return emitOptionalError(loc, "index: dims must increase within the rank ", rank);
+  } else {
+    for (int64_t d = 0; d < static_cast<int64_t>(indices.size()); ++d)
+      dims.push_back(d);
+  }
+  SmallVector<AffineExpr> broadcast;
   for (Value index : indices) {
     BaseTensorType i = tensorOf(index);
     if (failed(requireTensor(loc, i, "indices")))
@@ -24,16 +37,44 @@ LogicalResult tgc::inferIndex(MLIRContext *ctx, InferLoc loc, Value self, ValueR
                                     "not supported");
     if (getCategory(i.getDtype()) != DTypeCategory::Integer)
       return emitOptionalError(loc, "index: indices must be integer tensors, got ", i.getDtype());
-    FailureOr<SmallVector<AffineExpr>> joined = broadcastSizes(sizes, i.getSizes());
+    FailureOr<SmallVector<AffineExpr>> joined = broadcastSizes(broadcast, i.getSizes());
     if (failed(joined))
-      return emitOptionalError(loc, "index: index tensors of sizes ", sizesStr(sizes), " and ",
+      return emitOptionalError(loc, "index: index tensors of sizes ", sizesStr(broadcast), " and ",
                                sizesStr(i.getSizes()), " do not broadcast");
-    sizes = *joined;
+    broadcast = *joined;
   }
-  llvm::append_range(sizes, x.getSizes().drop_front(indices.size()));
+  // Adjacent indexed dimensions are replaced in place; separated ones go first.
+  bool adjacent = dims.back() - dims.front() + 1 == static_cast<int64_t>(dims.size());
+  SmallVector<AffineExpr> sizes;
+  ArrayRef<AffineExpr> in = x.getSizes();
+  if (adjacent)
+    llvm::append_range(sizes, in.take_front(dims.front()));
+  llvm::append_range(sizes, broadcast);
+  for (int64_t d = adjacent ? dims.back() + 1 : 0; d < rank; ++d)
+    if (!llvm::is_contained(dims, d))
+      sizes.push_back(in[d]);
   TensorMeta meta = freshLike(x, sizes);
-  meta.requiresGrad = x.getMeta().requiresGrad || requiresGrad;
+  meta.requiresGrad = x.getMeta().requiresGrad;
   addResult(ctx, x.isRef(), meta, types);
+  return success();
+}
+
+LogicalResult tgc::inferIndexSelect(MLIRContext *ctx, InferLoc loc, Value self, int64_t dim,
+                                    Value index, TypeList &types) {
+  BaseTensorType x = tensorOf(self), i = tensorOf(index);
+  if (failed(requireTensor(loc, x, "self")) || failed(requireTensor(loc, i, "index")))
+    return failure();
+  FailureOr<int64_t> d = dimIn(loc, dim, std::max<int64_t>(x.getRank(), 1));
+  if (failed(d))
+    return failure();
+  if (i.getRank() > 1 || getCategory(i.getDtype()) != DTypeCategory::Integer ||
+      i.getDtype().isInteger(1))
+    return emitOptionalError(loc, "index_select: index must be a 1-d or 0-d integer tensor");
+  if (x.getRank() == 0)
+    return emitOptionalError(loc, "index_select of a 0-d tensor is not supported");
+  SmallVector<AffineExpr> sizes(x.getSizes());
+  sizes[*d] = i.getRank() ? i.getSizes()[0] : cst(1, ctx);
+  addResult(ctx, x.isRef(), freshLike(x, sizes), types);
   return success();
 }
 

@@ -21,6 +21,54 @@ static bool isContiguous(const TensorMeta &meta, MLIRContext *ctx) {
   return meta.strides.empty() || meta.strides == TensorMeta::contiguousStrides(meta.sizes, ctx);
 }
 
+/// `expr` as a constant times a product of symbols and dimensions, if it is one.
+static bool asMonomial(AffineExpr expr, int64_t &constant, SmallVectorImpl<AffineExpr> &factors) {
+  if (auto c = llvm::dyn_cast<AffineConstantExpr>(expr)) {
+    constant *= c.getValue();
+    return true;
+  }
+  if (llvm::isa<AffineSymbolExpr, AffineDimExpr>(expr)) {
+    factors.push_back(expr);
+    return true;
+  }
+  auto binary = llvm::dyn_cast<AffineBinaryOpExpr>(expr);
+  return binary && binary.getKind() == AffineExprKind::Mul &&
+         asMonomial(binary.getLHS(), constant, factors) &&
+         asMonomial(binary.getRHS(), constant, factors);
+}
+
+/// numerator / denominator, cancelling common symbolic factors of two monomials
+/// ((s0 * 64) / (s0 * 32) = 2), else a floordiv.
+static AffineExpr divideSizes(AffineExpr numerator, AffineExpr denominator) {
+  int64_t n = 1, d = 1;
+  SmallVector<AffineExpr> nf, df;
+  if (asMonomial(numerator, n, nf) && asMonomial(denominator, d, df) && d != 0 && n % d == 0) {
+    for (AffineExpr f : df) {
+      auto *it = llvm::find(nf, f);
+      if (it == nf.end())
+        return numerator.floorDiv(denominator);
+      nf.erase(it);
+    }
+    AffineExpr result = getAffineConstantExpr(n / d, numerator.getContext());
+    for (AffineExpr f : nf)
+      result = result * f;
+    return result;
+  }
+  return numerator.floorDiv(denominator);
+}
+
+/// A size expression simplified (`s0 - (s0 - 1)` is 1).
+static AffineExpr simplifySize(AffineExpr expr) {
+  unsigned symbols = 0, dims = 0;
+  expr.walk([&](AffineExpr e) {
+    if (auto s = llvm::dyn_cast<AffineSymbolExpr>(e))
+      symbols = std::max(symbols, s.getPosition() + 1);
+    if (auto d = llvm::dyn_cast<AffineDimExpr>(e))
+      dims = std::max(dims, d.getPosition() + 1);
+  });
+  return simplifyAffineExpr(expr, dims, symbols);
+}
+
 LogicalResult tgc::inferView(MLIRContext *ctx, InferLoc loc, Value self, ShapeAttr size,
                              TypeList &types) {
   BaseTensorType x = tensorOf(self);
@@ -41,7 +89,7 @@ LogicalResult tgc::inferView(MLIRContext *ctx, InferLoc loc, Value self, ShapeAt
   }
   AffineExpr numel = in.numel(ctx);
   if (inferred >= 0)
-    sizes[inferred] = numel.floorDiv(known);
+    sizes[inferred] = divideSizes(numel, known);
   else if (getConstantSize(numel) && getConstantSize(known) && numel != known)
     return emitOptionalError(loc, "view: shape ", size, " is invalid for a tensor of ",
                              exprStr(numel), " elements");
@@ -208,7 +256,7 @@ LogicalResult tgc::inferSlice(MLIRContext *ctx, InferLoc loc, Value self, int64_
   AffineExpr size = in.sizes[*d];
   AffineExpr lo = resolveSliceBound(start, size, /*isEnd=*/false, ctx);
   AffineExpr hi = resolveSliceBound(end, size, /*isEnd=*/true, ctx);
-  AffineExpr length = (hi - lo).ceilDiv(step);
+  AffineExpr length = simplifySize((hi - lo).ceilDiv(step));
   if (auto c = getConstantSize(length); c && *c < 0)
     length = cst(0, ctx);
   SmallVector<AffineExpr> sizes = in.sizes, strides = stridesOf(in, ctx);
@@ -288,5 +336,70 @@ LogicalResult tgc::inferClone(MLIRContext *ctx, InferLoc loc, Value self, TypeLi
   if (failed(requireTensor(loc, x, "self")))
     return failure();
   addResult(ctx, x.isRef(), freshLike(x, x.getSizes()), types);
+  return success();
+}
+
+bool tgc::isAsStridedRestride(Value self, ShapeAttr size, ShapeAttr stride,
+                              ShapeAttr storageOffset) {
+  BaseTensorType x = tensorOf(self);
+  if (!x)
+    return false;
+  TensorMeta in = x.getMeta();
+  MLIRContext *ctx = self.getContext();
+  SmallVector<AffineExpr> strides = stridesOf(in, ctx);
+  AffineExpr offset = in.storageOffset ? in.storageOffset : cst(0, ctx);
+  AffineExpr wanted = storageOffset && !storageOffset.getSizes().empty()
+                          ? storageOffset.getSizes()[0]
+                          : cst(0, ctx);
+  if (size.getSizes() != ArrayRef<AffineExpr>(in.sizes) ||
+      stride.getSizes().size() != in.sizes.size() || wanted != offset)
+    return false;
+  for (auto [d, s] : llvm::enumerate(in.sizes))
+    if (getConstantSize(s) != 1 && stride.getSizes()[d] != strides[d])
+      return false;
+  return true;
+}
+
+LogicalResult tgc::inferAsStrided(MLIRContext *ctx, InferLoc loc, Value self, ShapeAttr size,
+                                  ShapeAttr stride, ShapeAttr storageOffset, TypeList &types) {
+  BaseTensorType x = tensorOf(self);
+  if (failed(requireTensor(loc, x, "self")))
+    return failure();
+  ArrayRef<AffineExpr> sizes = size.getSizes(), strides = stride.getSizes();
+  if (sizes.size() != strides.size())
+    return emitOptionalError(loc, "as_strided: ", sizes.size(), " sizes but ", strides.size(),
+                             " strides");
+  if (!isAsStridedRestride(self, size, stride, storageOffset)) {
+    const TensorMeta &in = x.getMeta();
+    if (!isContiguous(in, ctx) || (in.storageOffset && getConstantSize(in.storageOffset) != 0))
+      return emitOptionalError(loc, "as_strided of a tensor that is not row-major is "
+                                    "supported only as a change of strides");
+    int64_t numel = 1, last = 0;
+    for (AffineExpr s : x.getSizes()) {
+      std::optional<int64_t> c = getConstantSize(s);
+      if (!c)
+        return emitOptionalError(loc, "as_strided: the input's sizes must be static");
+      numel *= *c;
+    }
+    if (storageOffset && !storageOffset.getSizes().empty()) {
+      std::optional<int64_t> c = getConstantSize(storageOffset.getSizes()[0]);
+      if (!c)
+        return emitOptionalError(loc, "as_strided: the storage offset must be static");
+      last = *c;
+    }
+    bool empty = false;
+    for (auto [s, st] : llvm::zip(sizes, strides)) {
+      std::optional<int64_t> n = getConstantSize(s), k = getConstantSize(st);
+      if (!n || !k || *n < 0 || *k < 0)
+        return emitOptionalError(loc, "as_strided: sizes and strides must be static and "
+                                      "non-negative");
+      empty |= *n == 0;
+      last += *n > 0 ? (*n - 1) * *k : 0;
+    }
+    if (!empty && (last < 0 || last >= numel))
+      return emitOptionalError(loc, "as_strided: position ", last, " is outside the input's ",
+                               numel, " elements");
+  }
+  addResult(ctx, x.isRef(), freshLike(x, sizes), types);
   return success();
 }

@@ -23,7 +23,8 @@ struct AtenValue {
   enum class Kind {
     None,    ///< an absent optional
     Tensor,  ///< one SSA tensor
-    Tensors, ///< Tensor[] (may hold scalar SSA values for Tensor?[] holes: see values)
+    Tensors, ///< Tensor[]; for Tensor?[] the tensors present, and `bools` says which
+             ///< positions of the list hold one (empty: all)
     Int,     ///< an int or SymInt: `size` (a constant expression for a plain int);
              ///< `values` may hold an i64 SSA value computing a symbolic size, for ops
              ///< that take the int as an operand

@@ -298,6 +298,59 @@ static LogicalResult typeAsOther(AdapterCall &call) {
   return success();
 }
 
+/// reflection_padNd / replication_padNd(self, padding) and _pad_circular(self, pad): a
+/// tgc.pad of that mode.
+template <const char *mode> static LogicalResult padMode(AdapterCall &call) {
+  if (std::optional<AtenValue> padding = takeArgument(call.arguments, "padding"))
+    call.arguments.push_back(AtenArgument{"pad", *padding});
+  call.attributes.set("mode", StringAttr::get(call.ctx, mode));
+  return success();
+}
+static constexpr char kReflect[] = "reflect", kReplicate[] = "replicate", kCircular[] = "circular";
+
+/// index.Tensor(self, Tensor?[] indices): the dimensions the present index tensors
+/// index, when a `None` entry comes before one of them.
+static LogicalResult indexDims(AdapterCall &call) {
+  const AtenValue *indices = findArgument(call.arguments, "indices");
+  if (!indices || indices->kind != AtenValue::Kind::Tensors || indices->bools.empty())
+    return success();
+  SmallVector<int64_t> dims;
+  for (auto [d, present] : llvm::enumerate(indices->bools))
+    if (present)
+      dims.push_back(static_cast<int64_t>(d));
+  bool leading = llvm::all_of(llvm::enumerate(dims),
+                              [](auto p) { return p.value() == static_cast<int64_t>(p.index()); });
+  if (!leading)
+    call.attributes.set("dims", DenseI64ArrayAttr::get(call.ctx, dims));
+  return success();
+}
+
+/// upsample_*(input, output_size, [align_corners,] scale_factors) and their .default forms
+/// (self, output_size, [align_corners,] scales_h, scales_w / scales): a tgc.upsample of
+/// that mode; per-dimension scales become `scale_factors` when all are given.
+template <const char *mode> static LogicalResult upsampleMode(AdapterCall &call) {
+  if (std::optional<AtenValue> self = takeArgument(call.arguments, "self"))
+    call.arguments.push_back(AtenArgument{"input", *self});
+  SmallVector<double> scales;
+  bool all = true, any = false;
+  for (const char *name : {"scales_h", "scales_w", "scales"}) {
+    std::optional<AtenValue> scale = takeArgument(call.arguments, name);
+    if (!scale)
+      continue;
+    any = true;
+    if (scale->kind == AtenValue::Kind::Float)
+      scales.push_back(scale->floatValue);
+    else
+      all = false;
+  }
+  if (any && all && !scales.empty())
+    call.attributes.set("scale_factors", DenseF64ArrayAttr::get(call.ctx, scales));
+  call.attributes.set("mode", StringAttr::get(call.ctx, mode));
+  return success();
+}
+static constexpr char kNearest[] = "nearest", kNearestExact[] = "nearest_exact",
+                      kLinear[] = "linear";
+
 static const NodeAdapter kNodeAdapters[] = {
     {"aten.split.Tensor", "", splitSizes},
     {"aten.chunk.default", "tgc.split", splitSizes},
@@ -326,6 +379,26 @@ static const NodeAdapter kNodeAdapters[] = {
     {"aten.new_ones.default", "", newFilledWith<1>},
     {"aten.new_zeros.default", "", newFilledWith<0>},
     {"aten.type_as.default", "", typeAsOther},
+    {"aten.reflection_pad1d.default", "", padMode<kReflect>},
+    {"aten.reflection_pad2d.default", "", padMode<kReflect>},
+    {"aten.reflection_pad3d.default", "", padMode<kReflect>},
+    {"aten.replication_pad1d.default", "", padMode<kReplicate>},
+    {"aten.replication_pad2d.default", "", padMode<kReplicate>},
+    {"aten.replication_pad3d.default", "", padMode<kReplicate>},
+    {"aten._pad_circular.default", "", padMode<kCircular>},
+    {"aten.index.Tensor", "", indexDims},
+    {"aten.upsample_nearest1d.vec", "", upsampleMode<kNearest>},
+    {"aten._upsample_nearest_exact1d.vec", "", upsampleMode<kNearestExact>},
+    {"aten.upsample_nearest2d.vec", "", upsampleMode<kNearest>},
+    {"aten._upsample_nearest_exact2d.vec", "", upsampleMode<kNearestExact>},
+    {"aten.upsample_linear1d.vec", "", upsampleMode<kLinear>},
+    {"aten.upsample_bilinear2d.vec", "", upsampleMode<kLinear>},
+    {"aten.upsample_nearest1d.default", "", upsampleMode<kNearest>},
+    {"aten._upsample_nearest_exact1d.default", "", upsampleMode<kNearestExact>},
+    {"aten.upsample_nearest2d.default", "", upsampleMode<kNearest>},
+    {"aten._upsample_nearest_exact2d.default", "", upsampleMode<kNearestExact>},
+    {"aten.upsample_linear1d.default", "", upsampleMode<kLinear>},
+    {"aten.upsample_bilinear2d.default", "", upsampleMode<kLinear>},
 };
 
 const NodeAdapter *tgc::frontend::findNodeAdapter(llvm::StringRef target) {

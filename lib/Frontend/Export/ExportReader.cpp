@@ -704,6 +704,23 @@ FailureOr<std::optional<AtenValue>> ExportReader::convertArgument(const Json &ar
   }
   if (kind == "as_optional_tensor")
     return convertArgument(value, name);
+  if (kind == "as_optional_tensors") {
+    // Tensor?[] (index's indices): the tensors present, `bools` says which positions.
+    SmallVector<Value> tensors;
+    SmallVector<bool> present;
+    for (const Json &element : value) {
+      if (unionKind(element) == "as_tensor") {
+        FailureOr<Value> v = tensorValue(unionValue(element));
+        if (failed(v))
+          return failure();
+        tensors.push_back(*v);
+      }
+      present.push_back(unionKind(element) == "as_tensor");
+    }
+    AtenValue list = AtenValue::tensors(tensors);
+    list.bools.assign(present.begin(), present.end());
+    return std::optional<AtenValue>(list);
+  }
   if (kind == "as_tensors") {
     SmallVector<Value> tensors;
     for (const Json &tensor : value) {

@@ -107,6 +107,11 @@ class _Pending:
         self.release()
 
 
+# State the compiler adds (`tgc.rng_state`, docs/design.md) belongs to the instance, not
+# to the bound module: it is neither pushed nor pulled.
+_INTERNAL_STATE = "tgc."
+
+
 class CompiledModule:
     """The callable `tgc.load` returns. Calling it runs the model.so on the caller's
     tensors (zero-copy), keeps the live module's parameters and buffers and the
@@ -172,7 +177,8 @@ class CompiledModule:
                 self._state.append((name, kind))
         if self.module is not None:
             for name, kind in state.items():
-                if kind not in ("parameter", "buffer") or name in self._sources:
+                if (kind not in ("parameter", "buffer") or name in self._sources
+                        or name.startswith(_INTERNAL_STATE)):
                     continue
                 if self._live(name, kind) is None:
                     raise TgcError(f"tgc.load: the model's {kind} '{name}' is not a "
@@ -186,10 +192,10 @@ class CompiledModule:
             return
         self._buffer_mutations = list(dict.fromkeys(
             m["target"] for sig in signatures for m in sig["mutations"]
-            if m["kind"] == "buffer"))
+            if m["kind"] == "buffer" and not m["target"].startswith(_INTERNAL_STATE)))
         self._backward_buffer_mutations = list(dict.fromkeys(
             m["target"] for sig in signatures for m in sig.get("backward_mutations", [])
-            if m["kind"] == "buffer"))
+            if m["kind"] == "buffer" and not m["target"].startswith(_INTERNAL_STATE)))
 
     # ------------------------------------------------------------------ state sync
     def _live(self, name, kind):
