@@ -986,6 +986,10 @@ def Tgc_ScaledDotProductAttentionOp : Tgc_Op<"scaled_dot_product_attention",
     bool hasFusedLowering();
     /// The scale of the scores: the attribute, or 1/sqrt(E) for a static embedding size E.
     std::optional<double> resolvedScale();
+    /// The masked, scaled scores `q k^T` [batch..., L, S] as tgc ops (what the softmax
+    /// takes); null when the scale is unknown (resolvedScale) or with grouped-query
+    /// attention.
+    ::mlir::Value buildScores(::mlir::OpBuilder &b);
   }];
 }
 

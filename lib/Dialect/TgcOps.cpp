@@ -684,6 +684,39 @@ std::optional<double> ScaledDotProductAttentionOp::resolvedScale() {
   return std::nullopt;
 }
 
+Value ScaledDotProductAttentionOp::buildScores(OpBuilder &b) {
+  std::optional<double> scale = resolvedScale();
+  if (!scale || getEnableGqa())
+    return Value();
+  Location loc = getLoc();
+  MLIRContext *ctx = b.getContext();
+  auto q = llvm::cast<BaseTensorType>(getQuery().getType());
+  auto k = llvm::cast<BaseTensorType>(getKey().getType());
+  auto f64 = [&](double v) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getF64FloatAttr(v));
+  };
+  int64_t rank = q.getRank();
+  Value keyT = TransposeOp::create(b, loc, getKey(), rank - 2, rank - 1);
+  Value scores = MatmulOp::create(b, loc, getQuery(), keyT);
+  scores = MulOp::create(b, loc, scores, f64(*scale));
+  Value negInf = f64(-std::numeric_limits<double>::infinity());
+  if (getIsCausal()) {
+    AffineExpr l = q.getSizes()[rank - 2], s = k.getSizes()[rank - 2];
+    Value ones = FullOp::create(b, loc, ShapeAttr::get(ctx, {l, s}), b.getBoolAttr(true),
+                                TypeAttr::get(b.getI1Type()), DeviceAttr());
+    Value drop = LogicalNotOp::create(b, loc, TrilOp::create(b, loc, ones, 0));
+    scores = MaskedFillOp::create(b, loc, scores, drop, negInf);
+  }
+  if (Value mask = getAttnMask()) {
+    auto maskType = llvm::cast<BaseTensorType>(mask.getType());
+    if (maskType.getDtype().isInteger(1))
+      scores = MaskedFillOp::create(b, loc, scores, LogicalNotOp::create(b, loc, mask), negInf);
+    else
+      scores = AddOp::create(b, loc, scores, mask, Attribute());
+  }
+  return scores;
+}
+
 bool ScaledDotProductAttentionOp::hasFusedLowering() {
   if (!getDropoutP().isZero() || getEnableGqa())
     return false;

@@ -842,31 +842,10 @@ struct DecomposeAttention : OpRewritePattern<ScaledDotProductAttentionOp> {
       return rewriter.notifyMatchFailure(op, "attention dropout is not supported; GQA is "
                                              "expanded first");
     Location loc = op.getLoc();
-    MLIRContext *ctx = rewriter.getContext();
-    BaseTensorType q = typeOf(op.getQuery()), k = typeOf(op.getKey());
-    if (!op.resolvedScale())
+    Value scores = op.buildScores(rewriter);
+    if (!scores)
       return rewriter.notifyMatchFailure(op, "default scale of a symbolic embedding size");
-    double scale = *op.resolvedScale();
-    int64_t rank = q.getRank();
-    Value keyT = TransposeOp::create(rewriter, loc, op.getKey(), rank - 2, rank - 1);
-    Value scores = MatmulOp::create(rewriter, loc, op.getQuery(), keyT);
-    scores = MulOp::create(rewriter, loc, scores, f64(rewriter, loc, scale));
-    Value negInf = f64(rewriter, loc, -std::numeric_limits<double>::infinity());
-    if (op.getIsCausal()) {
-      AffineExpr l = q.getSizes()[rank - 2], s = k.getSizes()[rank - 2];
-      Value ones = FullOp::create(rewriter, loc, shapeAttr(ctx, {l, s}), rewriter.getBoolAttr(true),
-                                  TypeAttr::get(rewriter.getI1Type()), DeviceAttr());
-      Value keep = TrilOp::create(rewriter, loc, ones, 0);
-      Value drop = LogicalNotOp::create(rewriter, loc, keep);
-      scores = MaskedFillOp::create(rewriter, loc, scores, drop, negInf);
-    }
-    if (Value mask = op.getAttnMask()) {
-      if (typeOf(mask).getDtype().isInteger(1))
-        scores = MaskedFillOp::create(rewriter, loc, scores,
-                                      LogicalNotOp::create(rewriter, loc, mask), negInf);
-      else
-        scores = AddOp::create(rewriter, loc, scores, mask, Attribute());
-    }
+    int64_t rank = typeOf(op.getQuery()).getRank();
     if (!op.getWithLogsumexp()) {
       Value probs = SoftmaxOp::create(rewriter, loc, scores, rank - 1, TypeAttr(), false);
       rewriter.replaceOpWithNewOp<MatmulOp>(op, probs, op.getValue());

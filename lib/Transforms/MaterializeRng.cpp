@@ -91,7 +91,36 @@ struct MaterializeRngPass : public tgc::impl::MaterializeRngPassBase<Materialize
         return signalPassFailure();
   }
 
+  /// Attention with dropout (training): the explicit softmax(scores) with a dropout of
+  /// the probabilities, times the values, so that the dropout draws from the state like
+  /// any other. (Its scores are [batch..., L, S]: not the fused kernels.)
+  LogicalResult expandAttentionDropout(func::FuncOp func) {
+    SmallVector<ScaledDotProductAttentionOp> attentions;
+    func.walk([&](ScaledDotProductAttentionOp op) {
+      if (!op.getDropoutP().isZero())
+        attentions.push_back(op);
+    });
+    for (ScaledDotProductAttentionOp op : attentions) {
+      if (op.getWithLogsumexp())
+        return op.emitOpError("with dropout and the log-sum-exp is not supported");
+      OpBuilder b(op);
+      Value scores = op.buildScores(b);
+      if (!scores)
+        return op.emitOpError("with dropout needs a static embedding size (or a scale) and no "
+                              "grouped-query attention");
+      int64_t rank = llvm::cast<BaseTensorType>(scores.getType()).getRank();
+      Value probs = SoftmaxOp::create(b, op.getLoc(), scores, rank - 1, TypeAttr(), false);
+      probs = DropoutOp::create(b, op.getLoc(), probs, op.getDropoutPAttr(), b.getBoolAttr(true));
+      Value out = MatmulOp::create(b, op.getLoc(), probs, op.getValue());
+      op->replaceAllUsesWith(ValueRange{out});
+      op.erase();
+    }
+    return success();
+  }
+
   LogicalResult materialize(ModuleOp module, func::FuncOp func) {
+    if (failed(expandAttentionDropout(func)))
+      return failure();
     SmallVector<Operation *> randomOps;
     func.walk([&](Operation *op) {
       if (isRandom(op))

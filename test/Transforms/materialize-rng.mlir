@@ -69,3 +69,29 @@ func.func @bernoulli(%x: !tgc.vtensor<[3, 1, 1], f32> {tgc.kind = "user_input", 
   %0 = tgc.bernoulli %x {p = 0.8 : f64} : !tgc.vtensor<[3, 1, 1], f32> -> !tgc.vtensor<[3, 1, 1], f32>
   return %0 : !tgc.vtensor<[3, 1, 1], f32>
 }
+
+// -----
+
+// Attention with dropout: the explicit causal softmax of the scaled scores, whose
+// probabilities the dropout masks with numbers from the state, times the values.
+// CHECK-LABEL: func.func @attention_dropout
+//  CHECK-SAME:   %[[S:.*]]: !tgc.vtensor<[2], i64> {tgc.global = @tgc.rng_state
+//  CHECK-SAME:   %[[Q:[^:]*]]: !tgc.vtensor<[1, 2, 6, 4], f32> {tgc.kind = "user_input"
+//       CHECK:   %[[KT:.*]] = tgc.transpose %{{.*}} {dim0 = 2 : i64, dim1 = 3 : i64}
+//       CHECK:   %[[QK:.*]] = tgc.matmul %[[Q]], %[[KT]]
+//       CHECK:   %[[SC:.*]] = tgc.mul %[[QK]], %{{.*}} : !tgc.vtensor<[1, 2, 6, 6], f32>, f64
+//       CHECK:   tgc.tril
+//       CHECK:   %[[MASKED:.*]] = tgc.masked_fill %[[SC]]
+//       CHECK:   %[[P:.*]] = tgc.softmax %[[MASKED]] {dim = 3 : i64}
+//       CHECK:   %[[M:.*]] = tgc.rand_bernoulli %[[S]], %{{.*}} {p = 9.000000e-01 : f64, size = #tgc.shape<[1, 2, 6, 6]>}
+//       CHECK:   %[[PM:.*]] = tgc.mul %[[P]], %[[M]]
+//       CHECK:   %[[PD:.*]] = tgc.mul %[[PM]], %{{.*}}
+//       CHECK:   %[[O:.*]] = tgc.matmul %[[PD]], %{{.*}}
+//       CHECK:   return %[[O]]
+func.func @attention_dropout(%q: !tgc.vtensor<[1, 2, 6, 4], f32> {tgc.kind = "user_input", tgc.name = "q"},
+                             %k: !tgc.vtensor<[1, 2, 6, 4], f32> {tgc.kind = "user_input", tgc.name = "k"},
+                             %v: !tgc.vtensor<[1, 2, 6, 4], f32> {tgc.kind = "user_input", tgc.name = "v"})
+    -> !tgc.vtensor<[1, 2, 6, 4], f32> {
+  %0 = tgc.scaled_dot_product_attention %q, %k, %v {dropout_p = 0.1 : f64, is_causal = true} : !tgc.vtensor<[1, 2, 6, 4], f32>, !tgc.vtensor<[1, 2, 6, 4], f32>, !tgc.vtensor<[1, 2, 6, 4], f32> -> !tgc.vtensor<[1, 2, 6, 4], f32>
+  return %0 : !tgc.vtensor<[1, 2, 6, 4], f32>
+}
