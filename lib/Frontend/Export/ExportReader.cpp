@@ -25,6 +25,7 @@
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 
 using namespace mlir;
 using namespace tgc;
@@ -137,6 +138,9 @@ private:
   /// that symbol), by symbol index.
   DenseMap<unsigned, int64_t> symbolHints;
   llvm::StringMap<Value> values;
+  /// The names of the tensors nodes and the graph's outputs read (collectReadNames).
+  llvm::StringSet<> readNames;
+  void collectReadNames(const Json &value);
 };
 
 } // namespace
@@ -456,6 +460,9 @@ LogicalResult ExportReader::buildEntryFunction() {
   }
 
   builder.setInsertionPointToEnd(entry);
+  for (const Json &node : graph->at("nodes"))
+    collectReadNames(node.at("inputs"));
+  collectReadNames(graph->at("outputs"));
   for (const Json &node : graph->at("nodes"))
     if (failed(convertNode(node)))
       return failure();
@@ -824,13 +831,40 @@ LogicalResult ExportReader::bindOutputs(Operation *op, llvm::ArrayRef<RecordedRe
         llvm::all_of(llvm::zip(inferred, recorded), [&](auto sizes) {
           return isSameSize(std::get<0>(sizes), std::get<1>(sizes), symbolNames.size());
         });
-    if (!sameSizes || type.getDtype() != output.meta->dtype)
-      return emitNodeError() << "tgc infers " << sizesAndDType(type.getMeta()) << " for '"
-                             << output.name << "' but the archive records "
-                             << sizesAndDType(*output.meta);
+    if (!sameSizes || type.getDtype() != output.meta->dtype) {
+      if (readNames.contains(output.name))
+        return emitNodeError() << "tgc infers " << sizesAndDType(type.getMeta()) << " for '"
+                               << output.name << "' but the archive records "
+                               << sizesAndDType(*output.meta);
+      // Nothing reads it (an unused output of batch norm, whose shape differs between
+      // torch releases and devices): follow the archive, i.e. leave it unbound.
+      InFlightDiagnostic warning = emitWarning(currentLoc);
+      if (!currentNode.empty())
+        warning << "node '" << currentNode << "': ";
+      warning << "tgc infers " << sizesAndDType(type.getMeta()) << " for '" << output.name
+              << "' but the archive records " << sizesAndDType(*output.meta)
+              << "; nothing reads it, so the archive's metadata is kept";
+      continue;
+    }
     values[output.name] = result;
   }
   return success();
+}
+
+/// Every tensor name in `value` (a node's inputs, the graph's outputs): the `name` of
+/// an as_tensor / as_tensors / as_optional_tensors argument, at any depth.
+void ExportReader::collectReadNames(const Json &value) {
+  if (value.is_object()) {
+    for (auto it = value.begin(); it != value.end(); ++it) {
+      if (it.key() == "name" && it.value().is_string())
+        readNames.insert(it.value().get<std::string>());
+      else
+        collectReadNames(it.value());
+    }
+  } else if (value.is_array()) {
+    for (const Json &element : value)
+      collectReadNames(element);
+  }
 }
 
 OwningOpRef<ModuleOp> tgc::pt2::readExportArchive(llvm::StringRef path, MLIRContext *ctx) {
