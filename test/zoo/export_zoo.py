@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Small committed fixtures of real architectures from transformers (random weights,
+"""Small committed fixtures of real architectures from transformers and torchvision (random weights,
 tiny configs), in the layout of test/fixtures (export_fixtures.py: train.pt2, core.pt2,
 inputs/expected safetensors, and the training files train_grad.pt2,
 train_inputs / train_grad_outputs / train_expected safetensors). CI has no torch:
@@ -12,6 +12,10 @@ Models:
           (grouped-query attention), RoPE, RMSNorm, SwiGLU MLP, vocab 64; idx i64[2, 12]
           -> logits. Its mask building needs aten.diff, aten.index.Tensor and the
           bitwise ops; SDPA with enable_gqa.
+  swin    torchvision SwinTransformer: patch 4, embed 16, depths (1, 1), heads (2, 4),
+          window 4 (shifted windows: roll and pads), x f32[1, 3, 32, 32], stochastic depth
+          off -> logits [1, 10]. Its relative position bias indexes a learned table by
+          a position buffer (index's gradient).
 """
 import sys
 sys.dont_write_bytecode = True
@@ -47,7 +51,15 @@ def make_llama():
     return model, OrderedDict(idx=torch.randint(0, 64, (2, 12))), None
 
 
-MODELS = OrderedDict(llama=make_llama)
+def make_swin():
+    from torchvision.models.swin_transformer import SwinTransformer
+    torch.manual_seed(0)
+    model = SwinTransformer(patch_size=[4, 4], embed_dim=16, depths=[1, 1], num_heads=[2, 4],
+                            window_size=[4, 4], stochastic_depth_prob=0.0, num_classes=10)
+    return model, OrderedDict(x=torch.randn(1, 3, 32, 32)), None
+
+
+MODELS = OrderedDict(llama=make_llama, swin=make_swin)
 
 
 def main():
