@@ -99,6 +99,15 @@ mlir::Value windowGather(
     llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location, const WindowPosition &)>
         contribution);
 
+/// Replaces `op` with a linalg.generic over its result's index space (identity maps for
+/// `inputs`) whose body computes each element from the indices and the input elements.
+mlir::LogicalResult
+lowerIndexGeneric(mlir::ConversionPatternRewriter &rewriter, const LoweringContext &lowering,
+                  mlir::Operation *op, mlir::ValueRange inputs,
+                  llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location,
+                                                 mlir::ValueRange, mlir::ValueRange)>
+                      body);
+
 void populateElementwisePatterns(const LoweringContext &lowering,
                                  mlir::RewritePatternSet &patterns);
 void populateLinearAlgebraPatterns(const LoweringContext &lowering,

@@ -47,31 +47,6 @@ struct ScalarTensorLowering : TgcLoweringPattern<ScalarTensorOp> {
   }
 };
 
-/// A generic over the result's index space whose body computes from the indices.
-LogicalResult
-lowerIndexGeneric(ConversionPatternRewriter &rewriter, const LoweringContext &lowering,
-                  Operation *op, ValueRange inputs,
-                  function_ref<Value(OpBuilder &, Location, ValueRange, ValueRange)> body) {
-  auto resultType = tgcType(op->getResult(0));
-  FailureOr<Value> init = lowering.emptyTensor(rewriter, op, resultType);
-  if (failed(init))
-    return failure();
-  MLIRContext *ctx = rewriter.getContext();
-  int64_t rank = resultType.getRank();
-  SmallVector<AffineMap> maps(inputs.size() + 1, AffineMap::getMultiDimIdentityMap(rank, ctx));
-  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
-  auto generic =
-      linalg::GenericOp::create(rewriter, op->getLoc(), init->getType(), inputs, *init, maps,
-                                iterators, [&](OpBuilder &b, Location l, ValueRange args) {
-                                  SmallVector<Value> indices;
-                                  for (int64_t d = 0; d < rank; ++d)
-                                    indices.push_back(linalg::IndexOp::create(b, l, d));
-                                  linalg::YieldOp::create(b, l, body(b, l, indices, args));
-                                });
-  rewriter.replaceOp(op, generic.getResult(0));
-  return success();
-}
-
 struct ArangeLowering : TgcLoweringPattern<ArangeOp> {
   using TgcLoweringPattern::TgcLoweringPattern;
   LogicalResult matchAndRewrite(ArangeOp op, OpAdaptor,
@@ -128,6 +103,30 @@ struct ConstantLowering : TgcLoweringPattern<ConstantOp> {
 };
 
 } // namespace
+
+LogicalResult
+tgc::lowerIndexGeneric(ConversionPatternRewriter &rewriter, const LoweringContext &lowering,
+                       Operation *op, ValueRange inputs,
+                       function_ref<Value(OpBuilder &, Location, ValueRange, ValueRange)> body) {
+  auto resultType = tgcType(op->getResult(0));
+  FailureOr<Value> init = lowering.emptyTensor(rewriter, op, resultType);
+  if (failed(init))
+    return failure();
+  MLIRContext *ctx = rewriter.getContext();
+  int64_t rank = resultType.getRank();
+  SmallVector<AffineMap> maps(inputs.size() + 1, AffineMap::getMultiDimIdentityMap(rank, ctx));
+  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+  auto generic =
+      linalg::GenericOp::create(rewriter, op->getLoc(), init->getType(), inputs, *init, maps,
+                                iterators, [&](OpBuilder &b, Location l, ValueRange args) {
+                                  SmallVector<Value> indices;
+                                  for (int64_t d = 0; d < rank; ++d)
+                                    indices.push_back(linalg::IndexOp::create(b, l, d));
+                                  linalg::YieldOp::create(b, l, body(b, l, indices, args));
+                                });
+  rewriter.replaceOp(op, generic.getResult(0));
+  return success();
+}
 
 void tgc::populateCreationPatterns(const LoweringContext &lowering, RewritePatternSet &patterns) {
   patterns.add<FullLowering, FullLikeLowering, ScalarTensorLowering, ArangeLowering,

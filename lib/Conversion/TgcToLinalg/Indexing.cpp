@@ -92,12 +92,6 @@ struct AsStridedLowering : TgcLoweringPattern<AsStridedOp> {
   using TgcLoweringPattern::TgcLoweringPattern;
   LogicalResult matchAndRewrite(AsStridedOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    BaseTensorType resultType = tgcType(op.getResult());
-    FailureOr<Value> init = lowering.emptyTensor(rewriter, op, resultType);
-    if (failed(init))
-      return failure();
-    int64_t rank = resultType.getRank();
     SmallVector<int64_t> strides, inSizes;
     for (AffineExpr s : op.getStride().getSizes())
       strides.push_back(*getConstantSize(s));
@@ -107,27 +101,21 @@ struct AsStridedLowering : TgcLoweringPattern<AsStridedOp> {
     if (ShapeAttr o = op.getStorageOffsetAttr(); o && !o.getSizes().empty())
       offset = *getConstantSize(o.getSizes()[0]);
     Value self = adaptor.getSelf();
-    AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, rewriter.getContext());
-    auto generic = linalg::GenericOp::create(
-        rewriter, loc, init->getType(), ValueRange{}, *init, SmallVector<AffineMap>{identity},
-        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
-        [&](OpBuilder &b, Location l, ValueRange) {
+    return lowerIndexGeneric(
+        rewriter, lowering, op, {}, [&](OpBuilder &b, Location l, ValueRange idx, ValueRange) {
           auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, l, v); };
           Value position = c(offset);
-          for (int64_t d = 0; d < rank; ++d)
-            position = arith::AddIOp::create(
-                b, l, position,
-                arith::MulIOp::create(b, l, linalg::IndexOp::create(b, l, d), c(strides[d])));
+          for (auto [i, stride] : llvm::zip(idx, strides))
+            position =
+                arith::AddIOp::create(b, l, position, arith::MulIOp::create(b, l, i, c(stride)));
           SmallVector<Value> coords(inSizes.size());
           for (int64_t d = static_cast<int64_t>(inSizes.size()) - 1; d >= 0; --d) {
             coords[d] = d == 0 ? position : arith::RemUIOp::create(b, l, position, c(inSizes[d]));
             if (d > 0)
               position = arith::DivUIOp::create(b, l, position, c(inSizes[d]));
           }
-          linalg::YieldOp::create(b, l, tensor::ExtractOp::create(b, l, self, coords).getResult());
+          return tensor::ExtractOp::create(b, l, self, coords).getResult();
         });
-    rewriter.replaceOp(op, generic.getResult(0));
-    return success();
   }
 };
 
