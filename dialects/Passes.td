@@ -183,6 +183,8 @@ def ExpandFloat8Pass : Pass<"tgc-expand-float8"> {
     `arith.truncf` to `f8E4M3FN` and `arith.extf` from it, on scalars (after linalg has
     become loops), as bit manipulation on i32 with c10::Float8_e4m3fn's rounding (to
     nearest even, NaN from 464 up): LLVM has neither instructions nor libcalls for them.
+    `arith.truncf` from f64 to bf16 or f16 goes through f32 rounded to odd (correctly
+    rounded; no `__truncdfbf2` at link time).
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::math::MathDialect"];
 }

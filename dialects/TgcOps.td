@@ -102,11 +102,52 @@ def Tgc_ReciprocalOp : Tgc_UnaryOp<"reciprocal", ["aten.reciprocal.default"]>;
 def Tgc_SiluOp : Tgc_UnaryOp<"silu", ["aten.silu.default"]>;
 def Tgc_SinOp : Tgc_UnaryOp<"sin", ["aten.sin.default"]>;
 def Tgc_CosOp : Tgc_UnaryOp<"cos", ["aten.cos.default"]>;
+def Tgc_TanOp : Tgc_UnaryOp<"tan", ["aten.tan.default"]>;
+def Tgc_AsinOp : Tgc_UnaryOp<"asin", ["aten.asin.default"]>;
+def Tgc_AcosOp : Tgc_UnaryOp<"acos", ["aten.acos.default"]>;
+def Tgc_AtanOp : Tgc_UnaryOp<"atan", ["aten.atan.default"]>;
+def Tgc_SinhOp : Tgc_UnaryOp<"sinh", ["aten.sinh.default"]>;
+def Tgc_CoshOp : Tgc_UnaryOp<"cosh", ["aten.cosh.default"]>;
+def Tgc_AsinhOp : Tgc_UnaryOp<"asinh", ["aten.asinh.default"]>;
+def Tgc_AcoshOp : Tgc_UnaryOp<"acosh", ["aten.acosh.default"]>;
+def Tgc_AtanhOp : Tgc_UnaryOp<"atanh", ["aten.atanh.default"]>;
+def Tgc_Expm1Op : Tgc_UnaryOp<"expm1", ["aten.expm1.default"]>;
+def Tgc_Log1pOp : Tgc_UnaryOp<"log1p", ["aten.log1p.default"]>;
+def Tgc_Log2Op : Tgc_UnaryOp<"log2", ["aten.log2.default"]>;
+def Tgc_Log10Op : Tgc_UnaryOp<"log10", ["aten.log10.default"]>;
+// Rounding: integers (and bools) are returned as they are.
+def Tgc_CeilOp : Tgc_UnarySameOp<"ceil", ["aten.ceil.default"]>;
+def Tgc_FloorOp : Tgc_UnarySameOp<"floor", ["aten.floor.default"]>;
+def Tgc_RoundOp : Tgc_UnarySameOp<"round", ["aten.round.default"]> {
+  let description = [{ Round half to even, as ATen's `std::nearbyint`. }];
+}
+def Tgc_TruncOp : Tgc_UnarySameOp<"trunc", ["aten.trunc.default"]>;
+def Tgc_SignOp : Tgc_UnarySameOp<"sign", ["aten.sign.default"]> {
+  let description = [{ -1, 0 or 1; NaN gives 0, as ATen computes `(0 < x) - (x < 0)`. }];
+}
+/// Float classification: bool results, computed in the operand's dtype.
+class Tgc_ClassifyOp<string mnemonic, list<string> aten>
+    : Tgc_UnaryOp<mnemonic, aten,
+                  [DeclareOpInterfaceMethods<Tgc_ElementwiseOpInterface, ["getComputeType"]>]> {
+  let inferBody = "return ::tgc::inferElementwise(ctx, loc, adaptor.getOperands(), "
+                  "::tgc::ResultDType::Bool, types);";
+}
+def Tgc_IsnanOp : Tgc_ClassifyOp<"isnan", ["aten.isnan.default"]>;
+def Tgc_IsinfOp : Tgc_ClassifyOp<"isinf", ["aten.isinf.default"]>;
 
 def Tgc_HardtanhOp : Tgc_UnarySameOp<"hardtanh", ["aten.hardtanh.default"]> {
   let arguments = (ins Tgc_AnyTensor:$self,
                        DefaultValuedAttr<F64Attr, "-1.0">:$min_val,
                        DefaultValuedAttr<F64Attr, "1.0">:$max_val);
+}
+def Tgc_EluOp : Tgc_UnaryOp<"elu", ["aten.elu.default"]> {
+  let description = [{
+    `scale * x` for x > 0, else `scale * alpha * (exp(input_scale * x) - 1)`.
+  }];
+  let arguments = (ins Tgc_AnyTensor:$self,
+                       DefaultValuedAttr<F64Attr, "1.0">:$alpha,
+                       DefaultValuedAttr<F64Attr, "1.0">:$scale,
+                       DefaultValuedAttr<F64Attr, "1.0">:$input_scale);
 }
 def Tgc_HardsigmoidOp : Tgc_UnaryOp<"hardsigmoid", ["aten.hardsigmoid.default"]> {
   let description = [{ `relu6(x + 3) / 6`, as ATen computes it. }];
@@ -167,6 +208,7 @@ def Tgc_PowOp : Tgc_BinaryOp<"pow", ["aten.pow.Tensor_Scalar", "aten.pow.Tensor_
                                      "aten.pow.Scalar"]>;
 def Tgc_MaximumOp : Tgc_BinaryOp<"maximum", ["aten.maximum.default", "aten.max.other"]>;
 def Tgc_MinimumOp : Tgc_BinaryOp<"minimum", ["aten.minimum.default", "aten.min.other"]>;
+def Tgc_Atan2Op : Tgc_BinaryOp<"atan2", ["aten.atan2.default"], "FloatPromoted">;
 def Tgc_FmodOp : Tgc_BinaryOp<"fmod", ["aten.fmod.Tensor", "aten.fmod.Scalar"]> {
   let description = [{ C's fmod: the remainder of truncated division, with the dividend's sign. }];
 }
@@ -181,6 +223,7 @@ def Tgc_LeOp : Tgc_BinaryOp<"le", ["aten.le.Tensor", "aten.le.Scalar"], "Bool", 
 def Tgc_GtOp : Tgc_BinaryOp<"gt", ["aten.gt.Tensor", "aten.gt.Scalar"], "Bool", ["getComputeType"]>;
 def Tgc_GeOp : Tgc_BinaryOp<"ge", ["aten.ge.Tensor", "aten.ge.Scalar"], "Bool", ["getComputeType"]>;
 def Tgc_LogicalAndOp : Tgc_BinaryOp<"logical_and", ["aten.logical_and.default"], "Bool", ["getComputeType"]>;
+def Tgc_LogicalXorOp : Tgc_BinaryOp<"logical_xor", ["aten.logical_xor.default"], "Bool", ["getComputeType"]>;
 def Tgc_LogicalOrOp : Tgc_BinaryOp<"logical_or", ["aten.logical_or.default"], "Bool", ["getComputeType"]>;
 /// Bitwise ops of integer and bool tensors (ATen rejects floating operands too).
 class Tgc_BitwiseOp<string mnemonic, list<string> aten> : Tgc_BinaryOp<mnemonic, aten> {
@@ -239,6 +282,18 @@ def Tgc_ClampOp : Tgc_Op<"clamp", ["aten.clamp.default", "aten.clamp_min.default
                        OptionalAttr<AnyAttrOf<[F64Attr, I64Attr]>>:$max);
   let results = (outs Tgc_AnyTensor:$result);
   let assemblyFormat = "$self attr-dict `:` type($self) `->` type($result)";
+  let inferBody = "return ::tgc::inferElementwise(ctx, loc, adaptor.getOperands(), "
+                  "::tgc::ResultDType::Promoted, types);";
+}
+
+def Tgc_ClampTensorOp : Tgc_Op<"clamp_tensor", ["aten.clamp.Tensor"],
+    [Pure, AttrSizedOperandSegments, DeclareOpInterfaceMethods<Tgc_ElementwiseOpInterface>]> {
+  let summary = "Clamp to tensor bounds: `min(max(self, min), max)`, NaN propagating";
+  let arguments = (ins Tgc_AnyTensor:$self, Optional<Tgc_AnyTensor>:$min,
+                       Optional<Tgc_AnyTensor>:$max);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$self (`min` $min^ `:` type($min))? (`max` $max^ `:` type($max))? "
+                       "attr-dict `:` type($self) `->` type($result)";
   let inferBody = "return ::tgc::inferElementwise(ctx, loc, adaptor.getOperands(), "
                   "::tgc::ResultDType::Promoted, types);";
 }
@@ -618,8 +673,41 @@ def Tgc_SumOp : Tgc_ReductionOp<"sum", ["aten.sum.dim_IntList", "aten.sum.defaul
 def Tgc_AnyOp : Tgc_ReductionOp<"any", ["aten.any.dim", "aten.any.dims", "aten.any.default"]>;
 def Tgc_AllOp : Tgc_ReductionOp<"all", ["aten.all.dim", "aten.all.dims", "aten.all.default"]>;
 def Tgc_MeanOp : Tgc_ReductionOp<"mean", ["aten.mean.dim", "aten.mean.default"]>;
-def Tgc_AmaxOp : Tgc_ReductionOp<"amax", ["aten.amax.default"]>;
-def Tgc_AminOp : Tgc_ReductionOp<"amin", ["aten.amin.default"]>;
+def Tgc_AmaxOp : Tgc_ReductionOp<"amax", ["aten.amax.default", "aten.max.default"]>;
+def Tgc_AminOp : Tgc_ReductionOp<"amin", ["aten.amin.default", "aten.min.default"]>;
+def Tgc_ProdOp : Tgc_ReductionOp<"prod", ["aten.prod.dim_int", "aten.prod.default"]>;
+
+/// The extremum over `dim` and the index of its first occurrence (NaN counts as the
+/// extremum, as in ATen); `keepdim` keeps `dim` with size 1.
+class Tgc_ExtremumDimOp<string mnemonic, list<string> aten, bit isMax>
+    : Tgc_Op<mnemonic, aten, [Pure]> {
+  let summary = mnemonic # ": values and indices of the extremum over `dim`";
+  let arguments = (ins Tgc_AnyTensor:$self, I64Attr:$dim,
+                       DefaultValuedAttr<BoolAttr, "false">:$keepdim);
+  let results = (outs Tgc_AnyTensor:$values, Tgc_AnyTensor:$indices);
+  let assemblyFormat = "$self attr-dict `:` type($self) `->` type($values) `,` type($indices)";
+  let inferBody = "return ::tgc::inferArgReduction(ctx, loc, adaptor.getSelf(), "
+                  "adaptor.getDimAttr(), adaptor.getKeepdim(), /*withValues=*/true, types);";
+  code extraDecl = "static constexpr bool isMax = " # !if(isMax, "true", "false") # ";";
+}
+def Tgc_MaxDimOp : Tgc_ExtremumDimOp<"max_dim", ["aten.max.dim"], 1>;
+def Tgc_MinDimOp : Tgc_ExtremumDimOp<"min_dim", ["aten.min.dim"], 0>;
+
+/// The index of the first extremum over `dim`, or over the flattened input (a linear
+/// index) when `dim` is absent.
+class Tgc_ArgExtremumOp<string mnemonic, list<string> aten, bit isMax>
+    : Tgc_Op<mnemonic, aten, [Pure]> {
+  let summary = mnemonic # ": index of the first extremum";
+  let arguments = (ins Tgc_AnyTensor:$self, OptionalAttr<I64Attr>:$dim,
+                       DefaultValuedAttr<BoolAttr, "false">:$keepdim);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$self attr-dict `:` type($self) `->` type($result)";
+  let inferBody = "return ::tgc::inferArgReduction(ctx, loc, adaptor.getSelf(), "
+                  "adaptor.getDimAttr(), adaptor.getKeepdim(), /*withValues=*/false, types);";
+  code extraDecl = "static constexpr bool isMax = " # !if(isMax, "true", "false") # ";";
+}
+def Tgc_ArgmaxOp : Tgc_ArgExtremumOp<"argmax", ["aten.argmax.default"], 1>;
+def Tgc_ArgminOp : Tgc_ArgExtremumOp<"argmin", ["aten.argmin.default"], 0>;
 
 def Tgc_VarOp : Tgc_Op<"var", ["aten.var.correction", "aten.var.dim"], [Pure]> {
   let summary = "Variance over `dim` with Bessel `correction`";
@@ -1236,6 +1324,8 @@ class Tgc_InPlaceUnaryOp<string mnemonic, string functional, list<string> aten>
   let extraDecl = "static ::llvm::StringRef getFunctionalOpName() { return \"tgc." # functional # "\"; }";
 }
 def Tgc_ReluInPlaceOp : Tgc_InPlaceUnaryOp<"relu_", "relu", ["aten.relu_.default"]>;
+// detach_ (torch.tensor(...) constants in the training IR): later uses read the detached tensor.
+def Tgc_DetachInPlaceOp : Tgc_InPlaceUnaryOp<"detach_", "detach", ["aten.detach_.default"]>;
 def Tgc_SigmoidInPlaceOp : Tgc_InPlaceUnaryOp<"sigmoid_", "sigmoid", ["aten.sigmoid_.default"]>;
 def Tgc_TanhInPlaceOp : Tgc_InPlaceUnaryOp<"tanh_", "tanh", ["aten.tanh_.default"]>;
 def Tgc_SiluInPlaceOp : Tgc_InPlaceUnaryOp<"silu_", "silu", ["aten.silu_.default"]>;

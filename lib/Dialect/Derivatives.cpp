@@ -498,7 +498,8 @@ SmallVector<int64_t> reducedDims(DenseI64ArrayAttr dims, int64_t rank) {
     return out;
   }
   for (int64_t d : dims.asArrayRef())
-    out.push_back(*normalizeDim(d, rank));
+    if (rank > 0) // a 0-d tensor's dimension 0 or -1 reduces nothing
+      out.push_back(*normalizeDim(d, rank));
   llvm::sort(out);
   return out;
 }

@@ -5,6 +5,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 
 #include <cmath>
+#include <limits>
 
 using namespace mlir;
 using namespace tgc;
@@ -140,7 +141,66 @@ TGC_UNARY_MATH(RsqrtOp, RsqrtOp)
 TGC_UNARY_MATH(ErfOp, ErfOp)
 TGC_UNARY_MATH(SinOp, SinOp)
 TGC_UNARY_MATH(CosOp, CosOp)
+TGC_UNARY_MATH(TanOp, TanOp)
+TGC_UNARY_MATH(AsinOp, AsinOp)
+TGC_UNARY_MATH(AcosOp, AcosOp)
+TGC_UNARY_MATH(AtanOp, AtanOp)
+TGC_UNARY_MATH(SinhOp, SinhOp)
+TGC_UNARY_MATH(CoshOp, CoshOp)
+TGC_UNARY_MATH(AsinhOp, AsinhOp)
+TGC_UNARY_MATH(AcoshOp, AcoshOp)
+TGC_UNARY_MATH(AtanhOp, AtanhOp)
+TGC_UNARY_MATH(Expm1Op, ExpM1Op)
+TGC_UNARY_MATH(Log1pOp, Log1pOp)
+TGC_UNARY_MATH(Log2Op, Log2Op)
+TGC_UNARY_MATH(Log10Op, Log10Op)
 #undef TGC_UNARY_MATH
+
+/// Rounding ops: the identity on integers and bools.
+#define TGC_ROUNDING(Op, MathOp)                                                                   \
+  Value Op::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type type) {                  \
+    if (!isFloat(type))                                                                            \
+      return args[0];                                                                              \
+    return math::MathOp::create(b, loc, args[0]);                                                  \
+  }
+TGC_ROUNDING(CeilOp, CeilOp)
+TGC_ROUNDING(FloorOp, FloorOp)
+TGC_ROUNDING(RoundOp, RoundEvenOp)
+TGC_ROUNDING(TruncOp, TruncOp)
+#undef TGC_ROUNDING
+
+/// (0 < x) - (x < 0): NaN gives 0; bools are their own sign.
+Value SignOp::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type type) {
+  Value x = args[0];
+  if (type.isInteger(1))
+    return x;
+  Value zero = scalarConstant(b, loc, type, 0);
+  Value pos, neg;
+  if (isFloat(type)) {
+    pos = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, zero);
+    neg = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, zero);
+  } else {
+    pos = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, x, zero);
+    neg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x, zero);
+  }
+  return subScalars(b, loc, castScalar(b, loc, pos, type), castScalar(b, loc, neg, type));
+}
+
+Type IsnanOp::getComputeType() { return cast<BaseTensorType>(getSelf().getType()).getDtype(); }
+Value IsnanOp::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type type) {
+  if (!isFloat(type))
+    return arith::ConstantOp::create(b, loc, b.getBoolAttr(false));
+  return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, args[0], args[0]);
+}
+Type IsinfOp::getComputeType() { return cast<BaseTensorType>(getSelf().getType()).getDtype(); }
+Value IsinfOp::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type type) {
+  if (!isFloat(type))
+    return arith::ConstantOp::create(b, loc, b.getBoolAttr(false));
+  Value inf = arith::ConstantOp::create(
+      b, loc, b.getFloatAttr(type, std::numeric_limits<double>::infinity()));
+  return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                               math::AbsFOp::create(b, loc, args[0]), inf);
+}
 
 Value SigmoidOp::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type) {
   return sigmoid(b, loc, args[0]);
@@ -210,6 +270,10 @@ static Value fmodScalars(OpBuilder &b, Location loc, Value x, Value y, Type type
     return arith::RemFOp::create(b, loc, x, y);
   return arith::RemSIOp::create(b, loc, x, y);
 }
+Value Atan2Op::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type) {
+  return math::Atan2Op::create(b, loc, args[0], args[1]);
+}
+
 Value FmodOp::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type type) {
   return fmodScalars(b, loc, args[0], args[1], type);
 }
@@ -263,6 +327,10 @@ TGC_COMPARISON(GtOp, OGT, sgt)
 TGC_COMPARISON(GeOp, OGE, sge)
 #undef TGC_COMPARISON
 
+Type LogicalXorOp::getComputeType() { return IntegerType::get(getContext(), 1); }
+Value LogicalXorOp::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type) {
+  return arith::XOrIOp::create(b, loc, args[0], args[1]);
+}
 Type LogicalAndOp::getComputeType() { return IntegerType::get(getContext(), 1); }
 Value LogicalAndOp::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type) {
   return arith::AndIOp::create(b, loc, args[0], args[1]);
@@ -303,6 +371,17 @@ Value MaskedFillOp::buildScalar(OpBuilder &b, Location loc, ValueRange args, Typ
 
 Value ToDTypeOp::buildScalar(OpBuilder &, Location, ValueRange args, Type) { return args[0]; }
 
+/// min(max(x, lo), hi) with NaN propagation from any operand, as ATen's clamp.Tensor.
+Value ClampTensorOp::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type) {
+  Value x = args[0];
+  unsigned next = 1;
+  if (getMin())
+    x = maxScalars(b, loc, x, args[next++]);
+  if (getMax())
+    x = minScalars(b, loc, x, args[next]);
+  return x;
+}
+
 Value ClampOp::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type type) {
   Value x = args[0];
   if (getMinAttr())
@@ -336,6 +415,18 @@ Value HardsigmoidOp::buildScalar(OpBuilder &b, Location loc, ValueRange args, Ty
 
 Value HardswishOp::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type type) {
   return arith::MulFOp::create(b, loc, args[0], hardsigmoid(b, loc, args[0], type));
+}
+
+Value EluOp::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type type) {
+  Value x = args[0];
+  auto c = [&](double v) { return scalarConstant(b, loc, type, v); };
+  double scale = getScale().convertToDouble();
+  Value neg = math::ExpM1Op::create(
+      b, loc, arith::MulFOp::create(b, loc, x, c(getInputScale().convertToDouble())));
+  neg = arith::MulFOp::create(b, loc, neg, c(scale * getAlpha().convertToDouble()));
+  Value pos = arith::MulFOp::create(b, loc, x, c(scale));
+  Value positive = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, c(0));
+  return arith::SelectOp::create(b, loc, positive, pos, neg);
 }
 
 Value LeakyReluOp::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type type) {

@@ -426,6 +426,7 @@ static LogicalResult buildFunctionalUnary(InPlaceOp op, OpBuilder &b, ValueRange
     return buildFunctionalUnary(*this, b, operands, newValues, results);                           \
   }
 TGC_INPLACE_UNARY(ReluInPlaceOp)
+TGC_INPLACE_UNARY(DetachInPlaceOp)
 TGC_INPLACE_UNARY(SigmoidInPlaceOp)
 TGC_INPLACE_UNARY(TanhInPlaceOp)
 TGC_INPLACE_UNARY(SiluInPlaceOp)

@@ -144,6 +144,9 @@ static void populateLLVM(OpPassManager &pm) {
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
+  // Math functions of f16/bf16 values are computed in f32 (libm and the polynomial
+  // approximations have no narrow versions), as ATen computes them.
+  pm.addPass(math::createMathExtendToSupportedTypes());
   // bf16 and fp8 conversions as integer arithmetic: no compiler-rt helper at link time.
   pm.addPass(createExpandFloat8Pass());
   arith::ArithExpandOpsPassOptions expandArith;

@@ -338,7 +338,8 @@ SmallVector<int64_t> reductionDims(DenseI64ArrayAttr dims, int64_t rank) {
     return trailingDims(0, rank);
   SmallVector<int64_t> out;
   for (int64_t d : dims.asArrayRef())
-    out.push_back(*normalizeDim(d, rank));
+    if (rank > 0) // a 0-d tensor's dimension 0 or -1 reduces nothing
+      out.push_back(*normalizeDim(d, rank));
   return out;
 }
 
@@ -373,9 +374,13 @@ struct DecomposeVar : OpRewritePattern<VarOp> {
     Value count = countElements(rewriter, loc, x, dims);
     Value correction =
         scalarFromAttr(rewriter, loc, op.getCorrectionAttr(), rewriter.getF64Type(), 1);
-    Value divisor = arith::SubFOp::create(
-        rewriter, loc, arith::SIToFPOp::create(rewriter, loc, rewriter.getF64Type(), count),
-        correction);
+    // max(N - correction, 0), as ATen: an empty or too-short reduction gives NaN or inf.
+    Value divisor = arith::MaximumFOp::create(
+        rewriter, loc,
+        arith::SubFOp::create(rewriter, loc,
+                              arith::SIToFPOp::create(rewriter, loc, rewriter.getF64Type(), count),
+                              correction),
+        arith::ConstantOp::create(rewriter, loc, rewriter.getF64FloatAttr(0.0)));
     rewriter.replaceOpWithNewOp<DivOp>(op, squares, divisor, StringAttr());
     return success();
   }
@@ -409,8 +414,8 @@ struct DecomposeDiff : OpRewritePattern<DiffOp> {
   }
 };
 
-/// pad: per padded dimension, slices of the input (reflect, replicate, circular; and a
-/// negative constant amount) and tensors of the fill value, concatenated. Their
+/// pad: per padded dimension, slices of the input (reflect, replicate, circular; a
+/// negative amount crops first, in every mode) and tensors of the fill value, concatenated. Their
 /// derivatives (slice and cat) are the pad's.
 struct DecomposePad : OpRewritePattern<PadOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -431,11 +436,11 @@ struct DecomposePad : OpRewritePattern<PadOp> {
       int64_t before = pad[2 * i], after = pad[2 * i + 1];
       if (before == 0 && after == 0)
         continue;
-      if (mode == "constant" && before < 0) {
+      if (before < 0) {
         x = slice(x, d, c(-before), typeOf(x).getSizes()[d]);
         before = 0;
       }
-      if (mode == "constant" && after < 0) {
+      if (after < 0) {
         x = slice(x, d, c(0), typeOf(x).getSizes()[d] + after);
         after = 0;
       }
@@ -624,6 +629,10 @@ struct DecomposeIndexSelect : OpRewritePattern<IndexSelectOp> {
   LogicalResult matchAndRewrite(IndexSelectOp op, PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
+    if (typeOf(op.getSelf()).getRank() == 0) { // its only index is 0
+      rewriter.replaceOpWithNewOp<CloneOp>(op, op.getSelf());
+      return success();
+    }
     int64_t dim = *normalizeDim(op.getDim(), typeOf(op.getSelf()).getRank());
     Value index = op.getIndex();
     if (typeOf(index).getRank() == 0)

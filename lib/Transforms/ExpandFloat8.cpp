@@ -1,5 +1,6 @@
 // tgc-expand-float8: conversions to and from float8_e4m3fn as integer arithmetic, which
-// LLVM has no instructions or libcalls for (the arith-expand patterns cover bf16 only).
+// LLVM has no instructions or libcalls for (the arith-expand patterns cover bf16 only),
+// and f64 -> bf16/f16 through f32 rounded to odd.
 #include "tgc/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -45,11 +46,30 @@ struct I32 {
   Value floatOf(Value bits) { return arith::BitcastOp::create(b, loc, b.getF32Type(), bits); }
 };
 
+/// f64 -> f32 rounding to odd: truncated toward zero, with the last bit set when that
+/// was inexact. Rounding that to a narrower type (to nearest even) then rounds the f64
+/// correctly; two round-to-nearest steps would not (double rounding).
+Value truncToF32Odd(OpBuilder &b, Location loc, Value f64) {
+  I32 i{b, loc};
+  Value nearest = arith::TruncFOp::create(b, loc, b.getF32Type(), f64);
+  Value back = arith::ExtFOp::create(b, loc, b.getF64Type(), nearest);
+  // Ordered: NaN stays as it is.
+  Value inexact = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE, back, f64);
+  Value awayFromZero =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, math::AbsFOp::create(b, loc, back),
+                            math::AbsFOp::create(b, loc, f64));
+  Value bits = i.bitsOf(nearest);
+  Value towardZero = i.select(awayFromZero, i.sub(bits, i.c(1)), bits);
+  return i.floatOf(i.select(inexact, i.bor(towardZero, i.c(1)), bits));
+}
+
 /// `value` (any float) as f32.
 Value toF32(OpBuilder &b, Location loc, Value value) {
   auto type = llvm::cast<FloatType>(value.getType());
   if (type.isF32())
     return value;
+  if (type.isF64())
+    return truncToF32Odd(b, loc, value);
   if (type.getWidth() > 32)
     return arith::TruncFOp::create(b, loc, b.getF32Type(), value);
   return arith::ExtFOp::create(b, loc, b.getF32Type(), value);
@@ -124,10 +144,23 @@ struct ExtFromE4M3FN : OpRewritePattern<arith::ExtFOp> {
   }
 };
 
+/// f64 -> bf16 or f16: through f32 rounded to odd, then to nearest even (LLVM would call
+/// __truncdfbf2, which older runtime libraries lack, and arith-expand covers f32 only).
+struct TruncF64ToHalf : OpRewritePattern<arith::TruncFOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(arith::TruncFOp op, PatternRewriter &rewriter) const override {
+    if (!op.getIn().getType().isF64() || !(op.getType().isBF16() || op.getType().isF16()))
+      return failure();
+    Value odd = truncToF32Odd(rewriter, op.getLoc(), op.getIn());
+    rewriter.replaceOpWithNewOp<arith::TruncFOp>(op, op.getType(), odd);
+    return success();
+  }
+};
+
 struct ExpandFloat8Pass : public tgc::impl::ExpandFloat8PassBase<ExpandFloat8Pass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<TruncToE4M3FN, ExtFromE4M3FN>(&getContext());
+    patterns.add<TruncToE4M3FN, ExtFromE4M3FN, TruncF64ToHalf>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns)))) {
       getOperation()->emitError() << getArgument() << ": the rewriting did not converge";
       signalPassFailure();

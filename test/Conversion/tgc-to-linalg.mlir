@@ -222,3 +222,61 @@ func.func @sum_f32(%x: !tgc.vtensor<[4, 8], f32>) -> !tgc.vtensor<[8], f32> {
   %0 = tgc.sum %x {dim = array<i64: 0>} : !tgc.vtensor<[4, 8], f32> -> !tgc.vtensor<[8], f32>
   return %0 : !tgc.vtensor<[8], f32>
 }
+
+// -----
+
+// max.dim: one linalg.generic reducing `dim` with two accumulators (value, index); an
+// element is taken when greater, or equal at a lower index, or NaN (a NaN beats any
+// number; of two NaNs the lower index wins), so the order of the visit does not matter.
+// keepdim reshapes both results.
+// CHECK-LABEL: func.func @max_dim
+//       CHECK:   %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
+//       CHECK:   %[[V0:.*]] = linalg.fill ins(%[[NEGINF]] : f32)
+//       CHECK:   %[[IMAX:.*]] = arith.constant 9223372036854775807 : i64
+//       CHECK:   %[[I0:.*]] = linalg.fill ins(%[[IMAX]] : i64)
+//       CHECK:   %[[R:.*]]:2 = linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]{{.*}} outs(%[[V0]], %[[I0]] : tensor<4xf32>, tensor<4xi64>)
+//       CHECK:     ^bb0(%[[IN:.*]]: f32, %[[V:.*]]: f32, %[[I:.*]]: i64):
+//       CHECK:     %[[POS:.*]] = arith.index_cast %{{.*}} : index to i64
+//       CHECK:     %[[EARLIER:.*]] = arith.cmpi slt, %[[POS]], %[[I]] : i64
+//       CHECK:     %[[GT:.*]] = arith.cmpf ogt, %[[IN]], %[[V]] : f32
+//       CHECK:     arith.cmpf oeq, %[[IN]], %[[V]] : f32
+//       CHECK:     arith.cmpf uno, %[[IN]], %[[IN]] : f32
+//       CHECK:     %[[NV:.*]] = arith.select %[[TAKE:[^,]*]], %[[IN]], %[[V]] : f32
+//  CHECK-NEXT:     %[[NI:.*]] = arith.select %[[TAKE]], %[[POS]], %[[I]] : i64
+//       CHECK:     linalg.yield %[[NV]], %[[NI]] : f32, i64
+//       CHECK:   tensor.reshape %[[R]]#0
+//       CHECK:   tensor.reshape %[[R]]#1
+func.func @max_dim(%x: !tgc.vtensor<[4, 6], f32>) -> (!tgc.vtensor<[4, 1], f32>, !tgc.vtensor<[4, 1], i64>) {
+  %v, %i = tgc.max_dim %x {dim = 1 : i64, keepdim = true} : !tgc.vtensor<[4, 6], f32> -> !tgc.vtensor<[4, 1], f32>, !tgc.vtensor<[4, 1], i64>
+  return %v, %i : !tgc.vtensor<[4, 1], f32>, !tgc.vtensor<[4, 1], i64>
+}
+
+// -----
+
+// argmin without a dim: the linear index over every dimension (row-major strides of
+// the input's sizes); integers compare signed, with no NaN case.
+// CHECK-LABEL: func.func @argmin
+//       CHECK:   %[[S1:.*]] = arith.muli %{{.*}}, %{{.*}} : index
+//       CHECK:   linalg.generic {{.*}}iterator_types = ["reduction", "reduction"]
+//       CHECK:     %[[J:.*]] = linalg.index 1 : index
+//       CHECK:     %[[I:.*]] = linalg.index 0 : index
+//       CHECK:     arith.muli %[[I]], %[[S1]] : index
+//       CHECK:     arith.cmpi slt, %{{.*}}, %{{.*}} : i32
+//   CHECK-NOT:     arith.cmpf
+//       CHECK:     linalg.yield
+func.func @argmin(%x: !tgc.vtensor<[3, 5], i32>) -> !tgc.vtensor<[], i64> {
+  %i = tgc.argmin %x : !tgc.vtensor<[3, 5], i32> -> !tgc.vtensor<[], i64>
+  return %i : !tgc.vtensor<[], i64>
+}
+
+// -----
+
+// A side-effect-free op whose result has no elements computes nothing: tensor.empty
+// (a slice at offset 0 of a size-0 dimension is not even valid tensor.extract_slice).
+// CHECK-LABEL: func.func @empty_result
+//       CHECK:   %[[E:.*]] = tensor.empty() : tensor<0x3x6xf32>
+//  CHECK-NEXT:   return %[[E]]
+func.func @empty_result(%x: !tgc.vtensor<[0, 3, 3], f32>) -> !tgc.vtensor<[0, 3, 6], f32> {
+  %0 = tgc.pad %x {pad = array<i64: 1, 2>, mode = "reflect"} : !tgc.vtensor<[0, 3, 3], f32> -> !tgc.vtensor<[0, 3, 6], f32>
+  return %0 : !tgc.vtensor<[0, 3, 6], f32>
+}

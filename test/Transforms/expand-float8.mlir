@@ -48,11 +48,21 @@ func.func @trunc_f32(%x: f32) -> f8E4M3FN {
 
 // -----
 
-// Wider sources are first truncated to f32.
+// Wider sources are first truncated to f32, rounding to odd (the nearest f32, stepped
+// toward zero when it rounded away, with the last bit set when inexact), so that the
+// rounding to 8 bits is correct.
 // CHECK-LABEL: func.func @trunc_f64
 //  CHECK-SAME:   (%[[X:.*]]: f64) -> f8E4M3FN
-//       CHECK:   %[[F32:.*]] = arith.truncf %[[X]] : f64 to f32
-//  CHECK-NEXT:   arith.bitcast %[[F32]] : f32 to i32
+//       CHECK:   %[[NEAR:.*]] = arith.truncf %[[X]] : f64 to f32
+//  CHECK-NEXT:   %[[BACK:.*]] = arith.extf %[[NEAR]] : f32 to f64
+//  CHECK-NEXT:   %[[INEXACT:.*]] = arith.cmpf one, %[[BACK]], %[[X]] : f64
+//       CHECK:   %[[AWAY:.*]] = arith.cmpf ogt, %{{.*}}, %{{.*}} : f64
+//       CHECK:   %[[BITS:.*]] = arith.bitcast %[[NEAR]] : f32 to i32
+//       CHECK:   %[[DOWN:.*]] = arith.subi %[[BITS]], %{{.*}} : i32
+//  CHECK-NEXT:   %[[RZ:.*]] = arith.select %[[AWAY]], %[[DOWN]], %[[BITS]] : i32
+//  CHECK-NEXT:   %[[ODD:.*]] = arith.ori %[[RZ]], %{{.*}} : i32
+//  CHECK-NEXT:   %[[SEL:.*]] = arith.select %[[INEXACT]], %[[ODD]], %[[BITS]] : i32
+//  CHECK-NEXT:   arith.bitcast %[[SEL]] : i32 to f32
 //   CHECK-NOT:   arith.truncf
 //       CHECK:   %[[BYTE:.*]] = arith.trunci %{{.*}} : i32 to i8
 //  CHECK-NEXT:   %[[F8:.*]] = arith.bitcast %[[BYTE]] : i8 to f8E4M3FN
@@ -138,4 +148,18 @@ func.func @other_floats(%x: f32, %y: f8E5M2) -> (bf16, f32) {
   %0 = arith.truncf %x : f32 to bf16
   %1 = arith.extf %y : f8E5M2 to f32
   return %0, %1 : bf16, f32
+}
+
+// -----
+
+// f64 -> bf16: through f32 rounded to odd, then the f32 -> bf16 truncation that
+// arith-expand turns into integer arithmetic (no __truncdfbf2 at link time).
+// CHECK-LABEL: func.func @trunc_f64_bf16
+//       CHECK:   arith.truncf %{{.*}} : f64 to f32
+//       CHECK:   %[[ODD:.*]] = arith.bitcast %{{.*}} : i32 to f32
+//  CHECK-NEXT:   %[[B:.*]] = arith.truncf %[[ODD]] : f32 to bf16
+//  CHECK-NEXT:   return %[[B]] : bf16
+func.func @trunc_f64_bf16(%x: f64) -> bf16 {
+  %0 = arith.truncf %x : f64 to bf16
+  return %0 : bf16
 }

@@ -317,15 +317,9 @@ TEST_CASE("Every table entry parses and calls an ATen target tgc has", "[capture
     llvm::Expected<FunctionSchema> schema = parseFunctionSchema(overload.signature);
     if (!schema)
       FAIL(llvm::toString(schema.takeError()));
-    // Listed so that overload resolution picks what torch's does (`x.max(0)` is a
-    // reduction, never maximum(x, 0)); the interpreter builds them from other ops
-    // (Interpreter::reduceWithIndices) before the table is consulted.
-    static const llvm::StringRef kRecognizedOnly[] = {"aten.max.dim", "aten.min.dim"};
-    CHECK((aten.supports(overload.target) || llvm::is_contained(kRecognizedOnly, overload.target)));
+    CHECK(aten.supports(overload.target));
     CHECK(isKnownTorchFunction(overload.name));
   }
-  for (llvm::StringRef target : {"aten.max.dim", "aten.min.dim"})
-    CHECK_FALSE(aten.supports(target)); // supported now: drop it from kRecognizedOnly
   CHECK_FALSE(aten.supports("aten.not_a_real_op.default"));
 }
 

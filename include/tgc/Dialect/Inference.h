@@ -25,7 +25,7 @@ enum class ResultDType {
   Bool,          ///< comparisons: i1.
 };
 enum class MatmulKind { Mm, Bmm, Matmul };
-enum class ReductionKind { sum, mean, amax, amin, var, any, all };
+enum class ReductionKind { sum, mean, amax, amin, var, any, all, prod };
 
 mlir::LogicalResult inferElementwise(mlir::MLIRContext *ctx, InferLoc loc,
                                      mlir::ValueRange operands, ResultDType rule, TypeList &types);
@@ -59,6 +59,11 @@ mlir::LogicalResult inferCumsum(mlir::MLIRContext *ctx, InferLoc loc, mlir::Valu
 mlir::LogicalResult inferReduction(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
                                    mlir::DenseI64ArrayAttr dims, bool keepdim, mlir::TypeAttr dtype,
                                    ReductionKind kind, TypeList &types);
+/// max.dim/min.dim (values and int64 indices, `withValues`) and argmax/argmin (indices
+/// only; over every dimension when `dim` is null).
+mlir::LogicalResult inferArgReduction(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
+                                      mlir::IntegerAttr dim, bool keepdim, bool withValues,
+                                      TypeList &types);
 mlir::LogicalResult inferView(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
                               ShapeAttr size, TypeList &types);
 mlir::LogicalResult inferPermute(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,

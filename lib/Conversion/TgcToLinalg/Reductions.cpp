@@ -14,13 +14,13 @@ using namespace tgc;
 
 namespace {
 
-enum class Combiner { Sum, Max, Min, Or, And };
+enum class Combiner { Sum, Max, Min, Or, And, Mul };
 
 /// The identity of `combiner` in `type`.
 Value identity(OpBuilder &b, Location loc, Type type, Combiner combiner) {
   if (combiner == Combiner::Sum || combiner == Combiner::Or)
     return scalarConstant(b, loc, type, 0);
-  if (combiner == Combiner::And)
+  if (combiner == Combiner::And || combiner == Combiner::Mul)
     return scalarConstant(b, loc, type, 1);
   bool max = combiner == Combiner::Max;
   if (auto f = llvm::dyn_cast<FloatType>(type))
@@ -47,6 +47,8 @@ Value combine(OpBuilder &b, Location loc, Value x, Value acc, Combiner combiner)
     return arith::OrIOp::create(b, loc, x, acc);
   case Combiner::And:
     return arith::AndIOp::create(b, loc, x, acc);
+  case Combiner::Mul:
+    return mulScalars(b, loc, x, acc);
   }
   llvm_unreachable("unknown combiner");
 }
@@ -62,7 +64,8 @@ template <typename OpTy, Combiner combiner> struct ReductionLowering : TgcLoweri
     SmallVector<bool> reduced(rank, !op.getDimAttr() || op.getDimAttr().empty());
     if (op.getDimAttr())
       for (int64_t d : op.getDimAttr().asArrayRef())
-        reduced[*normalizeDim(d, rank)] = true;
+        if (rank > 0) // a 0-d tensor's dimension 0 or -1
+          reduced[*normalizeDim(d, rank)] = true;
     SmallVector<int64_t> dims;
     TensorMeta kept = resultType.getMeta();
     kept.sizes.clear();
@@ -85,7 +88,8 @@ template <typename OpTy, Combiner combiner> struct ReductionLowering : TgcLoweri
     // A float sum accumulates in f64 and rounds once at the end: a sequential f32 sum of
     // many elements loses digits that eager's pairwise sums keep.
     Type accumulator = element;
-    if (combiner == Combiner::Sum && isa<FloatType>(element) && !element.isF64())
+    if ((combiner == Combiner::Sum || combiner == Combiner::Mul) && isa<FloatType>(element) &&
+        !element.isF64())
       accumulator = rewriter.getF64Type();
     TensorMeta accMeta = kept;
     accMeta.dtype = accumulator;
@@ -113,6 +117,132 @@ template <typename OpTy, Combiner combiner> struct ReductionLowering : TgcLoweri
       result = *reshaped;
     }
     rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// The reduced dimension of max.dim/min.dim (always one) and argmax/argmin (none: all).
+template <typename OpTy> std::optional<int64_t> extremumDim(OpTy op) {
+  if constexpr (std::is_same_v<OpTy, MaxDimOp> || std::is_same_v<OpTy, MinDimOp>)
+    return op.getDim();
+  else
+    return op.getDim() ? std::optional<int64_t>(*op.getDim()) : std::nullopt;
+}
+
+/// max.dim, min.dim, argmax, argmin: one linalg.generic over the input whose reduction
+/// carries the extremum and the index of its first occurrence (linear over the reduced
+/// dimensions). The choice does not depend on the visiting order: a NaN beats any
+/// number, and equal values (or NaNs) go to the lower index, as ATen's kernels choose.
+template <typename OpTy> struct ExtremumLowering : TgcLoweringPattern<OpTy> {
+  using TgcLoweringPattern<OpTy>::TgcLoweringPattern;
+  LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto inputType = llvm::cast<BaseTensorType>(op.getSelf().getType());
+    int64_t rank = inputType.getRank();
+    std::optional<int64_t> dim = extremumDim(op);
+    if (dim)
+      dim = *normalizeDim(*dim, std::max<int64_t>(rank, 1));
+    SmallVector<bool> reduced(rank, !dim);
+    if (dim && rank > 0)
+      reduced[*dim] = true;
+    auto indexType = llvm::cast<BaseTensorType>(op->getResults().back().getType());
+    TensorMeta keptIdx = indexType.getMeta();
+    keptIdx.sizes.clear();
+    SmallVector<AffineExpr> outExprs;
+    SmallVector<utils::IteratorType> iterators;
+    for (int64_t i = 0; i < rank; ++i) {
+      iterators.push_back(reduced[i] ? utils::IteratorType::reduction
+                                     : utils::IteratorType::parallel);
+      if (!reduced[i]) {
+        keptIdx.sizes.push_back(inputType.getSizes()[i]);
+        outExprs.push_back(getAffineDimExpr(i, ctx));
+      }
+    }
+    TensorMeta keptVal = keptIdx;
+    keptVal.dtype = inputType.getDtype();
+    Value input = adaptor.getSelf();
+    Type element = llvm::cast<RankedTensorType>(input.getType()).getElementType();
+    Type i64 = rewriter.getI64Type();
+    FailureOr<Value> initV = this->lowering.filledTensor(
+        rewriter, op, indexType.withMeta(keptVal),
+        identity(rewriter, loc, element, OpTy::isMax ? Combiner::Max : Combiner::Min));
+    FailureOr<Value> initI = this->lowering.filledTensor(
+        rewriter, op, indexType.withMeta(keptIdx),
+        arith::ConstantOp::create(rewriter, loc,
+                                  rewriter.getI64IntegerAttr(std::numeric_limits<int64_t>::max())));
+    if (failed(initV) || failed(initI))
+      return failure();
+    // Row-major strides of the reduced dimensions, for the linear index.
+    SmallVector<std::pair<int64_t, Value>> strides;
+    Value stride = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    for (int64_t i = rank - 1; i >= 0; --i) {
+      if (!reduced[i])
+        continue;
+      strides.push_back({i, stride});
+      Value size = tensor::DimOp::create(rewriter, loc, input, i);
+      stride = arith::MulIOp::create(rewriter, loc, stride, size);
+    }
+    AffineMap inMap = AffineMap::getMultiDimIdentityMap(rank, ctx);
+    AffineMap outMap = AffineMap::get(rank, 0, outExprs, ctx);
+    bool isFloat = llvm::isa<FloatType>(element), isBool = element.isInteger(1);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{(*initV).getType(), (*initI).getType()}, ValueRange{input},
+        ValueRange{*initV, *initI}, ArrayRef<AffineMap>{inMap, outMap, outMap}, iterators,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value x = args[0], accV = args[1], accI = args[2];
+          Value linear = arith::ConstantIndexOp::create(b, l, 0);
+          for (auto [d, st] : strides)
+            linear = arith::AddIOp::create(
+                b, l, linear, arith::MulIOp::create(b, l, linalg::IndexOp::create(b, l, d), st));
+          Value index = arith::IndexCastOp::create(b, l, i64, linear);
+          Value earlier = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, index, accI);
+          Value take;
+          if (isFloat) {
+            auto cmp = [&](arith::CmpFPredicate p, Value u, Value v) {
+              return arith::CmpFOp::create(b, l, p, u, v).getResult();
+            };
+            Value better =
+                cmp(OpTy::isMax ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT, x, accV);
+            Value tie =
+                arith::AndIOp::create(b, l, cmp(arith::CmpFPredicate::OEQ, x, accV), earlier);
+            Value xNan = cmp(arith::CmpFPredicate::UNO, x, x);
+            Value accNan = cmp(arith::CmpFPredicate::UNO, accV, accV);
+            Value nanWins = arith::AndIOp::create(
+                b, l, xNan,
+                arith::OrIOp::create(
+                    b, l,
+                    arith::XOrIOp::create(b, l, accNan,
+                                          arith::ConstantOp::create(b, l, b.getBoolAttr(true))),
+                    earlier));
+            take = arith::OrIOp::create(b, l, nanWins, arith::OrIOp::create(b, l, better, tie));
+          } else {
+            auto gt = isBool ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt;
+            auto lt = isBool ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt;
+            Value better = arith::CmpIOp::create(b, l, OpTy::isMax ? gt : lt, x, accV);
+            Value tie = arith::AndIOp::create(
+                b, l, arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, x, accV), earlier);
+            take = arith::OrIOp::create(b, l, better, tie);
+          }
+          linalg::YieldOp::create(b, l,
+                                  ValueRange{arith::SelectOp::create(b, l, take, x, accV),
+                                             arith::SelectOp::create(b, l, take, index, accI)});
+        });
+    SmallVector<Value> results;
+    for (Value r : generic.getResults())
+      results.push_back(r);
+    if (op->getNumResults() == 1)
+      results.erase(results.begin());
+    if (op.getKeepdim())
+      for (auto [r, type] : llvm::zip(results, op->getResultTypes())) {
+        FailureOr<Value> reshaped =
+            this->lowering.reshapeTo(rewriter, op, r, llvm::cast<BaseTensorType>(type));
+        if (failed(reshaped))
+          return failure();
+        r = *reshaped;
+      }
+    rewriter.replaceOp(op, results);
     return success();
   }
 };
@@ -200,6 +330,7 @@ struct CumsumLowering : TgcLoweringPattern<CumsumOp> {
 void tgc::populateReductionPatterns(const LoweringContext &lowering, RewritePatternSet &patterns) {
   patterns.add<ReductionLowering<SumOp, Combiner::Sum>, ReductionLowering<AmaxOp, Combiner::Max>,
                ReductionLowering<AminOp, Combiner::Min>, ReductionLowering<AnyOp, Combiner::Or>,
-               ReductionLowering<AllOp, Combiner::And>, CumsumLowering>(lowering,
-                                                                        patterns.getContext());
+               ReductionLowering<AllOp, Combiner::And>, ReductionLowering<ProdOp, Combiner::Mul>,
+               ExtremumLowering<MaxDimOp>, ExtremumLowering<MinDimOp>, ExtremumLowering<ArgmaxOp>,
+               ExtremumLowering<ArgminOp>, CumsumLowering>(lowering, patterns.getContext());
 }

@@ -355,6 +355,30 @@ struct BindSymbolLowering : TgcLoweringPattern<BindSymbolOp> {
   }
 };
 
+/// A side-effect-free op all of whose results have no elements computes nothing: each
+/// result is a `tensor.empty`. This spares every lowering its zero-size corner (slices
+/// at offset 0 of a size-0 dimension, which tensor.extract_slice rejects, and the like).
+struct EmptyResultLowering : ConversionPattern {
+  EmptyResultLowering(const TypeConverter &converter, MLIRContext *ctx)
+      : ConversionPattern(converter, MatchAnyOpTypeTag(), /*benefit=*/10, ctx) {}
+  LogicalResult matchAndRewrite(Operation *op, ArrayRef<Value>,
+                                ConversionPatternRewriter &rewriter) const override {
+    if (!llvm::isa<TgcDialect>(op->getDialect()) || op->getNumResults() == 0 ||
+        op->getNumRegions() != 0 || !isMemoryEffectFree(op))
+      return failure();
+    SmallVector<Value> empties;
+    for (Type type : op->getResultTypes()) {
+      auto ranked = llvm::dyn_cast_or_null<RankedTensorType>(getTypeConverter()->convertType(type));
+      if (!ranked || !llvm::is_contained(ranked.getShape(), 0) || !ranked.hasStaticShape())
+        return failure();
+      empties.push_back(tensor::EmptyOp::create(rewriter, op->getLoc(), ranked.getShape(),
+                                                ranked.getElementType()));
+    }
+    rewriter.replaceOp(op, empties);
+    return success();
+  }
+};
+
 struct ConvertTgcToLinalgPass
     : public tgc::impl::ConvertTgcToLinalgPassBase<ConvertTgcToLinalgPass> {
   void runOnOperation() override {
@@ -398,6 +422,7 @@ struct ConvertTgcToLinalgPass
     populateReturnOpTypeConversionPattern(patterns, converter);
     populateCallOpTypeConversionPattern(patterns, converter);
     patterns.add<SymSizeLowering, BindSymbolLowering>(lowering, ctx);
+    patterns.add<EmptyResultLowering>(converter, ctx);
     populateElementwisePatterns(lowering, patterns);
     populateLinearAlgebraPatterns(lowering, patterns);
     populateAttentionPatterns(lowering, patterns);

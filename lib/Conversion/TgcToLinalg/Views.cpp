@@ -36,6 +36,11 @@ template <typename OpTy> struct IdentityLowering : TgcLoweringPattern<OpTy> {
 
 LogicalResult lowerTranspose(ConversionPatternRewriter &rewriter, const LoweringContext &lowering,
                              Operation *op, Value input, ArrayRef<int64_t> permutation) {
+  // The identity (of a 0-d tensor too, whose empty linalg.transpose the verifier rejects).
+  if (llvm::equal(permutation, llvm::seq<int64_t>(0, permutation.size()))) {
+    rewriter.replaceOp(op, input);
+    return success();
+  }
   FailureOr<Value> init = lowering.emptyTensor(rewriter, op, tgcType(op->getResult(0)));
   if (failed(init))
     return failure();

@@ -215,13 +215,15 @@ LogicalResult tgc::inferPad(MLIRContext *ctx, InferLoc loc, Value self, ArrayRef
     int64_t before = pad[2 * i], after = pad[2 * i + 1];
     std::optional<int64_t> size = getConstantSize(sizes[d]);
     if (mode != "constant") {
-      if (before < 0 || after < 0)
-        return emitOptionalError(loc, "pad: ", mode, " padding takes no negative amounts");
+      // Negative amounts crop (as for constant padding); the rest pads what remains.
+      if (size)
+        size = *size + std::min<int64_t>(before, 0) + std::min<int64_t>(after, 0);
+      int64_t grow = std::max<int64_t>({before, after, 0});
       int64_t limit = mode == "reflect" ? 1 : 0;
-      if (mode != "replicate" && size && std::max(before, after) + limit > *size)
-        return emitOptionalError(loc, "pad: ", mode, " padding of ", std::max(before, after),
+      if (mode != "replicate" && size && grow > 0 && grow + limit > *size)
+        return emitOptionalError(loc, "pad: ", mode, " padding of ", grow,
                                  " is too large for dimension ", d, " of size ", *size);
-      if (mode == "replicate" && size && *size == 0 && before + after > 0)
+      if (mode == "replicate" && size && *size <= 0 && grow > 0)
         return emitOptionalError(loc, "pad: replicate padding of an empty dimension ", d);
     }
     AffineExpr padded = sizes[d] + before + after;

@@ -70,10 +70,13 @@ LogicalResult tgc::inferIndexSelect(MLIRContext *ctx, InferLoc loc, Value self, 
   if (i.getRank() > 1 || getCategory(i.getDtype()) != DTypeCategory::Integer ||
       i.getDtype().isInteger(1))
     return emitOptionalError(loc, "index_select: index must be a 1-d or 0-d integer tensor");
-  if (x.getRank() == 0)
-    return emitOptionalError(loc, "index_select of a 0-d tensor is not supported");
   SmallVector<AffineExpr> sizes(x.getSizes());
-  sizes[*d] = i.getRank() ? i.getSizes()[0] : cst(1, ctx);
+  if (x.getRank() == 0) { // a 0-d self is selected by its only index, 0
+    if (std::optional<int64_t> n = i.getRank() ? getConstantSize(i.getSizes()[0]) : 1; n && *n != 1)
+      return emitOptionalError(loc, "index_select of a 0-d tensor takes one index, got ", *n);
+  } else {
+    sizes[*d] = i.getRank() ? i.getSizes()[0] : cst(1, ctx);
+  }
   addResult(ctx, x.isRef(), freshLike(x, sizes), types);
   return success();
 }
@@ -84,8 +87,8 @@ LogicalResult tgc::inferGather(MLIRContext *ctx, InferLoc loc, Value self, int64
   if (failed(requireTensor(loc, x, "self")) || failed(requireTensor(loc, i, "index")) ||
       failed(dimIn(loc, dim, x.getRank())))
     return failure();
-  if (!i.getDtype().isInteger(64))
-    return emitOptionalError(loc, "gather: index must be i64, got ", i.getDtype());
+  if (getCategory(i.getDtype()) != DTypeCategory::Integer || i.getDtype().isInteger(1))
+    return emitOptionalError(loc, "gather: index must be an integer tensor, got ", i.getDtype());
   if (i.getRank() != x.getRank())
     return emitOptionalError(loc, "gather: index rank ", i.getRank(), " differs from self's ",
                              x.getRank());

@@ -106,7 +106,8 @@ LogicalResult tgc::inferReduction(MLIRContext *ctx, InferLoc loc, Value self,
   TensorMeta meta = freshLike(x, sizes);
   if (dtype)
     meta.dtype = dtype.getValue();
-  else if (kind == ReductionKind::sum && getCategory(meta.dtype) != DTypeCategory::Floating)
+  else if ((kind == ReductionKind::sum || kind == ReductionKind::prod) &&
+           getCategory(meta.dtype) != DTypeCategory::Floating)
     meta.dtype = IntegerType::get(ctx, 64);
   if (kind == ReductionKind::any || kind == ReductionKind::all) {
     meta.dtype = IntegerType::get(ctx, 1);
@@ -116,6 +117,38 @@ LogicalResult tgc::inferReduction(MLIRContext *ctx, InferLoc loc, Value self,
       getCategory(meta.dtype) != DTypeCategory::Floating)
     return emitOptionalError(loc, "mean/var need a floating-point dtype, got ", meta.dtype);
   addResult(ctx, x.isRef(), meta, types);
+  return success();
+}
+
+LogicalResult tgc::inferArgReduction(MLIRContext *ctx, InferLoc loc, Value self, IntegerAttr dim,
+                                     bool keepdim, bool withValues, TypeList &types) {
+  BaseTensorType x = tensorOf(self);
+  if (failed(requireTensor(loc, x, "self")))
+    return failure();
+  int64_t rank = x.getRank();
+  std::optional<int64_t> reducedDim;
+  if (dim) {
+    FailureOr<int64_t> d = dimIn(loc, dim.getInt(), rank);
+    if (failed(d))
+      return failure();
+    reducedDim = *d;
+  }
+  SmallVector<AffineExpr> sizes;
+  for (int64_t i = 0; i < rank; ++i) {
+    bool reduced = !reducedDim || *reducedDim == i;
+    if (reduced && !keepdim)
+      continue;
+    std::optional<int64_t> size = getConstantSize(x.getSizes()[i]);
+    if (reduced && size && *size == 0)
+      return emitOptionalError(loc, "cannot take the extremum of an empty dimension ", i);
+    sizes.push_back(reduced ? cst(1, ctx) : x.getSizes()[i]);
+  }
+  if (withValues)
+    addResult(ctx, x.isRef(), freshLike(x, sizes), types);
+  TensorMeta indices = freshLike(x, sizes);
+  indices.dtype = IntegerType::get(ctx, 64);
+  indices.requiresGrad = false;
+  addResult(ctx, x.isRef(), indices, types);
   return success();
 }
 
