@@ -586,6 +586,58 @@ def Tgc_GatherOp : Tgc_Op<"gather", ["aten.gather.default"], [Pure]> {
                   "adaptor.getIndex(), types);";
 }
 
+/// The scatter family: `self` with the elements of `src` (or the scalar `value`) written
+/// at `index` along `dim` (result[..., index[i], ...] for each position i of `index`),
+/// combined by `reduce` with what is there: "none" (the last write wins), "sum",
+/// "prod", "mean", "amax", "amin"; `include_self = false` leaves the old values of the
+/// written positions out. Indices outside the dimension are skipped.
+def Tgc_ScatterOp : Tgc_Op<"scatter", ["aten.scatter.src"], [Pure]> {
+  let summary = "Write `src` at `index` along `dim`";
+  let arguments = (ins Tgc_AnyTensor:$self, I64Attr:$dim, Tgc_AnyTensor:$index,
+                       Tgc_AnyTensor:$src);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$self `,` $index `,` $src attr-dict `:` type(operands) `->` type($result)";
+  let inferBody = "return ::tgc::inferScatter(ctx, loc, adaptor.getSelf(), adaptor.getDim(), "
+                  "adaptor.getIndex(), adaptor.getSrc(), types);";
+  code extraDecl = "::llvm::StringRef getReduce() { return \"none\"; } "
+                   "bool getIncludeSelf() { return true; }";
+}
+def Tgc_ScatterValueOp : Tgc_Op<"scatter_value", ["aten.scatter.value"], [Pure]> {
+  let summary = "Write the scalar `value` at `index` along `dim`";
+  let arguments = (ins Tgc_AnyTensor:$self, I64Attr:$dim, Tgc_AnyTensor:$index,
+                       Tgc_TensorOrScalar:$value);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$self `,` $index `,` $value attr-dict `:` type(operands) `->` type($result)";
+  let inferBody = "return ::tgc::inferScatter(ctx, loc, adaptor.getSelf(), adaptor.getDim(), "
+                  "adaptor.getIndex(), nullptr, types);";
+  code extraDecl = "::llvm::StringRef getReduce() { return \"none\"; } "
+                   "bool getIncludeSelf() { return true; }";
+}
+def Tgc_ScatterAddOp : Tgc_Op<"scatter_add", ["aten.scatter_add.default"], [Pure]> {
+  let summary = "Add `src` at `index` along `dim`";
+  let arguments = (ins Tgc_AnyTensor:$self, I64Attr:$dim, Tgc_AnyTensor:$index,
+                       Tgc_AnyTensor:$src);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$self `,` $index `,` $src attr-dict `:` type(operands) `->` type($result)";
+  let inferBody = "return ::tgc::inferScatter(ctx, loc, adaptor.getSelf(), adaptor.getDim(), "
+                  "adaptor.getIndex(), adaptor.getSrc(), types);";
+  code extraDecl = "::llvm::StringRef getReduce() { return \"sum\"; } "
+                   "bool getIncludeSelf() { return true; }";
+}
+def Tgc_ScatterReduceOp : Tgc_Op<"scatter_reduce", ["aten.scatter_reduce.two",
+                                                   "aten.scatter.reduce"], [Pure]> {
+  let summary = "Combine `src` at `index` along `dim` by `reduce` (`scatter(reduce=)`'s "
+                "\"add\" and \"multiply\" are \"sum\" and \"prod\")";
+  let arguments = (ins Tgc_AnyTensor:$self, I64Attr:$dim, Tgc_AnyTensor:$index,
+                       Tgc_AnyTensor:$src, StrAttr:$reduce,
+                       DefaultValuedAttr<BoolAttr, "true">:$include_self);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$self `,` $index `,` $src attr-dict `:` type(operands) `->` type($result)";
+  let inferBody = "return ::tgc::inferScatter(ctx, loc, adaptor.getSelf(), adaptor.getDim(), "
+                  "adaptor.getIndex(), adaptor.getSrc(), types);";
+  let hasVerifier = 1;
+}
+
 def Tgc_IndexOp : Tgc_Op<"index", ["aten.index.Tensor"], [Pure]> {
   let summary = "Advanced indexing self[i0, i1, ...] by integer tensors on the leading "
                 "dimensions";
@@ -936,6 +988,60 @@ def Tgc_RollOp : Tgc_Op<"roll", ["aten.roll.default"], [Pure]> {
                   "adaptor.getDims(), types);";
 }
 
+def Tgc_SortOp : Tgc_Op<"sort", ["aten.sort.default", "aten.sort.stable"], [Pure]> {
+  let summary = "Values along `dim` in order, and their positions";
+  let description = [{
+    Stable (equal values keep their order) whichever `stable` says; NaN sorts above
+    every number, as in ATen. tgc-decompose builds it from comparisons of all pairs
+    along `dim` (each element's rank, then the element of each rank): O(n^2) work per
+    row, suited to the short rows of models (top-k of a vocabulary is slow).
+  }];
+  let arguments = (ins Tgc_AnyTensor:$self, DefaultValuedAttr<I64Attr, "-1">:$dim,
+                       DefaultValuedAttr<BoolAttr, "false">:$descending,
+                       OptionalAttr<BoolAttr>:$stable);
+  let results = (outs Tgc_AnyTensor:$values, Tgc_AnyTensor:$indices);
+  let assemblyFormat = "$self attr-dict `:` type($self) `->` type($values) `,` type($indices)";
+  let inferBody = "return ::tgc::inferSortTopk(ctx, loc, adaptor.getSelf(), adaptor.getDim(), "
+                  "std::nullopt, types);";
+}
+
+def Tgc_TopkOp : Tgc_Op<"topk", ["aten.topk.default"], [Pure]> {
+  let summary = "The `k` largest (or smallest) values along `dim`, and their positions";
+  let description = [{ Always sorted; tgc-decompose takes the first k of a sort. }];
+  let arguments = (ins Tgc_AnyTensor:$self, I64Attr:$k, DefaultValuedAttr<I64Attr, "-1">:$dim,
+                       DefaultValuedAttr<BoolAttr, "true">:$largest,
+                       DefaultValuedAttr<BoolAttr, "true">:$sorted);
+  let results = (outs Tgc_AnyTensor:$values, Tgc_AnyTensor:$indices);
+  let assemblyFormat = "$self attr-dict `:` type($self) `->` type($values) `,` type($indices)";
+  let inferBody = "return ::tgc::inferSortTopk(ctx, loc, adaptor.getSelf(), adaptor.getDim(), "
+                  "adaptor.getK(), types);";
+}
+
+def Tgc_FlipOp : Tgc_Op<"flip", ["aten.flip.default"], [Pure]> {
+  let summary = "Reverse the order of elements along `dims`";
+  let description = [{ tgc-decompose rewrites it into index_select by reversed aranges. }];
+  let arguments = (ins Tgc_AnyTensor:$self, DenseI64ArrayAttr:$dims);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$self attr-dict `:` type($self) `->` type($result)";
+  let inferBody = "return ::tgc::inferFlip(ctx, loc, adaptor.getSelf(), adaptor.getDims(), "
+                  "types);";
+}
+
+def Tgc_DiagonalOp : Tgc_Op<"diagonal", ["aten.diagonal.default"], [Pure]> {
+  let summary = "The diagonal of dimensions `dim1` and `dim2` (shifted by `offset`), last";
+  let description = [{
+    A copy, not a view. tgc-decompose rewrites it into `tgc.index` of the two
+    dimensions by aranges.
+  }];
+  let arguments = (ins Tgc_AnyTensor:$self, DefaultValuedAttr<I64Attr, "0">:$offset,
+                       DefaultValuedAttr<I64Attr, "0">:$dim1,
+                       DefaultValuedAttr<I64Attr, "1">:$dim2);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$self attr-dict `:` type($self) `->` type($result)";
+  let inferBody = "return ::tgc::inferDiagonal(ctx, loc, adaptor.getSelf(), adaptor.getOffset(), "
+                  "adaptor.getDim1(), adaptor.getDim2(), types);";
+}
+
 def Tgc_UpsampleOp : Tgc_Op<"upsample", [
     "aten.upsample_nearest1d.vec", "aten.upsample_nearest2d.vec",
     "aten.upsample_nearest1d.default", "aten.upsample_nearest2d.default",
@@ -1194,6 +1300,7 @@ def Tgc_AdaptiveAvgPool2dOp : Tgc_Op<"adaptive_avg_pool2d",
 
 def Tgc_FullOp : Tgc_Op<"full", ["aten.full.default", "aten.ones.default",
                                  "aten.zeros.default", "aten.empty.memory_format",
+                                 "aten.empty_strided.default",
                                  "aten.new_ones.default", "aten.new_zeros.default"], [Pure]> {
   let summary = "A tensor of `size` filled with `fill_value`";
   let arguments = (ins Tgc_ShapeAttr:$size, AnyAttrOf<[F64Attr, I64Attr, BoolAttr]>:$fill_value,
@@ -1202,6 +1309,16 @@ def Tgc_FullOp : Tgc_Op<"full", ["aten.full.default", "aten.ones.default",
   let assemblyFormat = "attr-dict `:` type($result)";
   let inferBody = "return ::tgc::inferFull(ctx, loc, adaptor.getSize(), adaptor.getFillValue(), "
                   "adaptor.getDtypeAttr(), adaptor.getDeviceAttr(), types);";
+}
+
+def Tgc_FillOp : Tgc_Op<"fill", ["aten.fill.Scalar", "aten.fill.Tensor"],
+                        [Pure, DeclareOpInterfaceMethods<Tgc_ElementwiseOpInterface>]> {
+  let summary = "A tensor like `self` (sizes and dtype) filled with `value`";
+  let arguments = (ins Tgc_AnyTensor:$self, Tgc_TensorOrScalar:$value);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$self `,` $value attr-dict `:` type($self) `,` type($value) `->` "
+                       "type($result)";
+  let inferBody = "return ::tgc::inferClone(ctx, loc, adaptor.getSelf(), types);";
 }
 
 def Tgc_FullLikeOp : Tgc_Op<"full_like", ["aten.full_like.default", "aten.ones_like.default",

@@ -369,6 +369,8 @@ Value MaskedFillOp::buildScalar(OpBuilder &b, Location loc, ValueRange args, Typ
   return arith::SelectOp::create(b, loc, args[1], args[2], args[0]);
 }
 
+Value FillOp::buildScalar(OpBuilder &, Location, ValueRange args, Type) { return args[1]; }
+
 Value ToDTypeOp::buildScalar(OpBuilder &, Location, ValueRange args, Type) { return args[0]; }
 
 /// min(max(x, lo), hi) with NaN propagation from any operand, as ATen's clamp.Tensor.

@@ -47,6 +47,13 @@ LogicalResult BitwiseOrOp::verify() { return verifyBitwise(*this); }
 LogicalResult BitwiseXorOp::verify() { return verifyBitwise(*this); }
 LogicalResult BitwiseNotOp::verify() { return verifyBitwise(*this); }
 
+LogicalResult ScatterReduceOp::verify() {
+  if (!llvm::is_contained({"sum", "prod", "mean", "amax", "amin", "add", "multiply"}, getReduce()))
+    return emitOpError("reduce must be sum, prod, mean, amax, amin, add or multiply, got '")
+           << getReduce() << "'";
+  return success();
+}
+
 /// Whether every size of `type` is the constant 1 (a one-element tensor).
 static bool hasOneElement(BaseTensorType type) {
   return llvm::all_of(type.getSizes(), [](AffineExpr size) { return getConstantSize(size) == 1; });

@@ -584,6 +584,151 @@ struct DecomposeAsStridedRestride : OpRewritePattern<AsStridedOp> {
   }
 };
 
+/// sort: each element's rank along `dim` counts the elements that go before it (all
+/// pairs compared: smaller, or larger when descending; NaN above every number; equal
+/// values by position, so the sort is stable); the index of rank k is the position
+/// whose rank is k; the values are gathered at the indices (the derivative is
+/// gather's).
+struct DecomposeSort : OpRewritePattern<SortOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SortOp op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Value x = op.getSelf();
+    int64_t rank = typeOf(x).getRank();
+    if (rank == 0) {
+      Value zero = FullLikeOp::create(rewriter, loc, x, rewriter.getI64IntegerAttr(0),
+                                      TypeAttr::get(rewriter.getI64Type()));
+      rewriter.replaceOp(op, {CloneOp::create(rewriter, loc, x).getResult(), zero});
+      return success();
+    }
+    int64_t d = *normalizeDim(op.getDim(), rank);
+    int64_t n = *getConstantSize(typeOf(x).getSizes()[d]);
+    auto i64 = TypeAttr::get(rewriter.getI64Type());
+    // Positions 0..n-1 along dimension `at` of a rank + 1 tensor (size 1 elsewhere,
+    // counted from dimension d).
+    auto positions = [&](int64_t at) -> Value {
+      Value a = ArangeOp::create(rewriter, loc, IntegerAttr(), rewriter.getI64IntegerAttr(n),
+                                 IntegerAttr(), i64, DeviceAttr());
+      SmallVector<AffineExpr> sizes(rank + 1 - d, getAffineConstantExpr(1, ctx));
+      sizes[at - d] = getAffineConstantExpr(n, ctx);
+      return ViewOp::create(rewriter, loc, a, shapeAttr(ctx, sizes));
+    };
+    // Dimension d + 1 indexes the element ranked (i), dimension d the other (j).
+    Value xi = UnsqueezeOp::create(rewriter, loc, x, d);
+    Value xj = UnsqueezeOp::create(rewriter, loc, x, d + 1);
+    Value pi = positions(d + 1), pj = positions(d);
+    Value nanI = IsnanOp::create(rewriter, loc, xi), nanJ = IsnanOp::create(rewriter, loc, xj);
+    auto land = [&](Value a, Value b) -> Value {
+      return LogicalAndOp::create(rewriter, loc, a, b);
+    };
+    auto lor = [&](Value a, Value b) -> Value { return LogicalOrOp::create(rewriter, loc, a, b); };
+    auto lnot = [&](Value a) -> Value { return LogicalNotOp::create(rewriter, loc, a); };
+    Value ordered = op.getDescending() ? GtOp::create(rewriter, loc, xj, xi).getResult()
+                                       : LtOp::create(rewriter, loc, xj, xi).getResult();
+    Value nanOrder = op.getDescending() ? land(nanJ, lnot(nanI)) : land(nanI, lnot(nanJ));
+    Value same = lor(EqOp::create(rewriter, loc, xj, xi), land(nanI, nanJ));
+    Value before = lor(lor(ordered, nanOrder), land(same, LtOp::create(rewriter, loc, pj, pi)));
+    auto dims = rewriter.getDenseI64ArrayAttr({d});
+    Value ranks = SumOp::create(rewriter, loc, before, dims, /*keepdim=*/false, i64);
+    // indices[k] = sum over i of (rank_i == k ? i : 0): dimension d is k, d + 1 is i.
+    Value hit =
+        EqOp::create(rewriter, loc, UnsqueezeOp::create(rewriter, loc, ranks, d), positions(d));
+    Value zero = arith::ConstantOp::create(rewriter, loc, rewriter.getI64IntegerAttr(0));
+    Value picked = WhereOp::create(rewriter, loc, hit, positions(d + 1), zero);
+    Value indices = SumOp::create(rewriter, loc, picked, rewriter.getDenseI64ArrayAttr({d + 1}),
+                                  /*keepdim=*/false, i64);
+    Value values = GatherOp::create(rewriter, loc, x, d, indices, false);
+    rewriter.replaceOp(op, {values, indices});
+    return success();
+  }
+};
+
+/// topk: the first k of a sort (descending for the largest).
+struct DecomposeTopk : OpRewritePattern<TopkOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TopkOp op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    int64_t rank = typeOf(op.getSelf()).getRank();
+    auto sort =
+        SortOp::create(rewriter, loc, op.getSelf(), op.getDim(), op.getLargest(), BoolAttr());
+    if (rank == 0) {
+      rewriter.replaceOp(op, sort.getResults());
+      return success();
+    }
+    int64_t d = *normalizeDim(op.getDim(), rank);
+    auto bound = [&](int64_t v) { return shapeAttr(ctx, {getAffineConstantExpr(v, ctx)}); };
+    SmallVector<Value> firsts;
+    for (Value r : sort.getResults())
+      firsts.push_back(SliceOp::create(rewriter, loc, r, d, bound(0), bound(op.getK()), 1));
+    rewriter.replaceOp(op, firsts);
+    return success();
+  }
+};
+
+/// flip: per dimension, index_select by the reversed positions (its derivative is the
+/// index's).
+struct DecomposeFlip : OpRewritePattern<FlipOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(FlipOp op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value x = op.getSelf();
+    int64_t rank = typeOf(x).getRank();
+    for (int64_t d : op.getDims()) {
+      if (rank == 0)
+        break;
+      int64_t dim = *normalizeDim(d, rank);
+      int64_t size = *getConstantSize(typeOf(x).getSizes()[dim]);
+      if (size <= 1)
+        continue;
+      Value reversed = ArangeOp::create(
+          rewriter, loc, rewriter.getI64IntegerAttr(size - 1), rewriter.getI64IntegerAttr(-1),
+          rewriter.getI64IntegerAttr(-1), TypeAttr::get(rewriter.getI64Type()), DeviceAttr());
+      x = IndexSelectOp::create(rewriter, loc, x, dim, reversed);
+    }
+    if (x == op.getSelf())
+      x = CloneOp::create(rewriter, loc, x);
+    rewriter.replaceOp(op, x);
+    return success();
+  }
+};
+
+/// diagonal: dim1 and dim2 moved to the front, indexed by two aranges (i + max(-offset,
+/// 0), i + max(offset, 0)), the diagonal moved last.
+struct DecomposeDiagonal : OpRewritePattern<DiagonalOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(DiagonalOp op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value x = op.getSelf();
+    int64_t rank = typeOf(x).getRank();
+    int64_t d1 = *normalizeDim(op.getDim1(), rank), d2 = *normalizeDim(op.getDim2(), rank);
+    int64_t length = *getConstantSize(typeOf(op.getResult()).getSizes().back());
+    int64_t offset = op.getOffset();
+    SmallVector<int64_t> order = {d1, d2};
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != d1 && d != d2)
+        order.push_back(d);
+    Value front = PermuteOp::create(rewriter, loc, x, order);
+    auto positions = [&](int64_t start) -> Value {
+      return ArangeOp::create(rewriter, loc, rewriter.getI64IntegerAttr(start),
+                              rewriter.getI64IntegerAttr(start + length),
+                              rewriter.getI64IntegerAttr(1), TypeAttr::get(rewriter.getI64Type()),
+                              DeviceAttr());
+    };
+    Value diag = IndexOp::create(rewriter, loc, front,
+                                 ValueRange{positions(std::max<int64_t>(-offset, 0)),
+                                            positions(std::max<int64_t>(offset, 0))},
+                                 DenseI64ArrayAttr());
+    SmallVector<int64_t> back;
+    for (int64_t d = 1; d < rank - 1; ++d)
+      back.push_back(d);
+    back.push_back(0);
+    rewriter.replaceOpWithNewOp<PermuteOp>(op, diag, back);
+    return success();
+  }
+};
+
 /// roll: per dimension, the last `shift` elements (mod size) concatenated before the
 /// others; without dims, the same on the flattened tensor, viewed back.
 struct DecomposeRoll : OpRewritePattern<RollOp> {
@@ -971,13 +1116,15 @@ struct DecomposePass : public tgc::impl::DecomposePassBase<DecomposePass> {
   using DecomposePassBase::DecomposePassBase;
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<DecomposeLinear, DecomposeAddmm, DecomposeMatmul, DecomposeT,
-                 DecomposeSoftmax<SoftmaxOp, false>, DecomposeSoftmax<LogSoftmaxOp, true>,
-                 DecomposeMean, DecomposeVar, DecomposeSplit, DecomposeDiff, DecomposePad,
-                 DecomposeIndexDims, DecomposeRepeat, DecomposeCopy, DecomposeRoll,
-                 DecomposeIndexSelect, DecomposeUpsample, DecomposeAsStridedRestride,
-                 DecomposeStack, DecomposeDropout, DecomposeAdaptivePool, DecomposeConv1d,
-                 DecomposeCrossEntropy, DecomposeNativeDropout>(&getContext());
+    patterns
+        .add<DecomposeLinear, DecomposeAddmm, DecomposeMatmul, DecomposeT,
+             DecomposeSoftmax<SoftmaxOp, false>, DecomposeSoftmax<LogSoftmaxOp, true>,
+             DecomposeMean, DecomposeVar, DecomposeSplit, DecomposeDiff, DecomposePad,
+             DecomposeIndexDims, DecomposeRepeat, DecomposeCopy, DecomposeRoll, DecomposeFlip,
+             DecomposeDiagonal, DecomposeSort, DecomposeTopk, DecomposeIndexSelect,
+             DecomposeUpsample, DecomposeAsStridedRestride, DecomposeStack, DecomposeDropout,
+             DecomposeAdaptivePool, DecomposeConv1d, DecomposeCrossEntropy, DecomposeNativeDropout>(
+            &getContext());
     patterns.add<DecomposeAttention>(&getContext(), keepAttention);
     patterns.add<ExpandGroupedQueryAttention>(&getContext());
     patterns.add<DecomposeLayerNorm, DecomposeBatchNorm>(&getContext(), onePassStatistics);

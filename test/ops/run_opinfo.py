@@ -33,6 +33,8 @@ ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 SAMPLES = 4  # per entry and dtype
 # |tgc - eager| <= ATOL + RTOL * |eager|, elementwise.
 TOL = {"float32": (1e-4, 1e-5), "bfloat16": (1.6e-2, 1e-2)}
+# The table's columns: float32 holds the ops that have no floating form too (bitwise
+# ops), run in their first integer dtype.
 
 
 # ------------------------------------------------------------------ worker side
@@ -158,6 +160,28 @@ def _close(actual, expected, dtype):
             if bool(nan_ok.all()) and bool(inf_ok.all()) else "NaN/Inf differ from eager")
 
 
+def _same_picks(s, actual, expected):
+    """Whether integer results that differ from eager's are positions (along some
+    dimension of the sample's input) of equal values: sort, argsort and topk leave the
+    order of ties open unless asked to be stable, and eager's order depends on its
+    kernel."""
+    import torch
+    x = s.inputs[0] if s.inputs else None
+    if x is None or not x.is_floating_point() or actual.dtype != torch.int64 or \
+            actual.shape != expected.shape or actual.dim() != x.dim():
+        return False
+    for d in range(x.dim()):
+        n = x.shape[d]
+        if actual.min() < 0 or actual.max() >= n or expected.max() >= n:
+            continue
+        try:
+            if torch.equal(x.gather(d, actual), x.gather(d, expected)):
+                return True
+        except RuntimeError:
+            continue
+    return False
+
+
 def _compile(tgc, ep, path):
     import torch
     torch.export.save(ep, path)
@@ -200,7 +224,7 @@ def _core_table():
 def _is_random(s, outs):
     """An op whose eager result changes from call to call (dropout, bernoulli, ...)."""
     import torch
-    torch.manual_seed(1234)
+    torch.manual_seed(4321)  # the expected results were drawn after seed 1234
     again = _outputs(s.call(*s.inputs))
     return any(not torch.equal(a.nan_to_num(0), b.nan_to_num(0)) for a, b in zip(outs, again))
 
@@ -269,7 +293,10 @@ def run_entry(op, dtype_name, tgc, workdir):
                     if a.shape != e.shape or a.dtype != e.dtype:
                         mism = f"shape/dtype {list(a.shape)} {a.dtype} vs {list(e.shape)} {e.dtype}"
                 else:
-                    mism = mism or _close(a, e, dtype_name)
+                    bad = _close(a, e, dtype_name)
+                    if bad and _same_picks(s, a, e):
+                        bad = None  # positions of equal values, in another order
+                    mism = mism or bad
             k += n
             r = dict(status="mismatch" if mism else "pass", ops=o)
             if mism:
@@ -372,14 +399,14 @@ def jobs(only):
     for o in list(op_db) + list(EXTRA_OPS()):
         if only and o.name not in only and o.aten_name not in only:
             continue
-        dts = ["float32"]
         try:
-            if torch.bfloat16 in o.supported_dtypes("cpu"):
-                dts.append("bfloat16")
+            supported = o.supported_dtypes("cpu")
         except Exception:  # noqa: BLE001
-            pass
-        if torch.float32 not in o.supported_dtypes("cpu"):
-            dts = dts[1:]
+            supported = {torch.float32}
+        dts = [str(d).split(".")[1] for d in (torch.float32, torch.bfloat16) if d in supported]
+        if not dts:  # integer- or bool-only ops (bitwise ops): their first integer dtype
+            dts = [str(d).split(".")[1] for d in (torch.int64, torch.int32, torch.bool)
+                   if d in supported][:1]
         for dt in dts:
             out.append((o.name, o.variant_test_name, dt, o.aten_name))
     return out
@@ -389,6 +416,8 @@ def summarize(results, core):
     """Per core op and dtype: pass / fail / unsupported / untested, and why."""
     by_op = defaultdict(lambda: defaultdict(list))  # op -> dtype -> [(direct, result)]
     for (name, variant, dtype, aten_name), res in results:
+        if dtype != "bfloat16":  # integer-only ops count in the first column
+            dtype = "float32"
         for r in res:
             for op in r.get("ops", []):
                 packet = op.split(".")[1] if op.startswith("aten.") else op
@@ -406,9 +435,12 @@ def summarize(results, core):
                 continue
             bad = [(n, r) for n, r in direct if r["status"] != "pass"]
             good = [(n, r) for n, r in direct if r["status"] == "pass"]
-            # A failure charged to this op: a direct sample, or one whose error names it.
+            # A failure charged to this op: a direct sample, or one whose error names it
+            # (the ATen target, or the tgc op it became).
+            packet = op.split(".")[1]
             charged = [(n, r) for n, r in bad if any(d for d, n2, r2 in rs if r2 is r) or
-                       op.split(".")[1] in r.get("detail", "")]
+                       f"{op} " in r.get("detail", "") + " " or
+                       f"'tgc.{packet}'" in r.get("detail", "")]
             if good and not charged:
                 row[dtype] = dict(status="pass", samples=len(good),
                                   via=sorted({n for n, _ in good})[:3])

@@ -161,6 +161,17 @@ mlir::LogicalResult inferIndexSelect(mlir::MLIRContext *ctx, InferLoc loc, mlir:
 mlir::LogicalResult inferIndex(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
                                mlir::ValueRange indices, mlir::DenseI64ArrayAttr dims,
                                TypeList &types);
+/// The scatter family: the result is `self`'s; `index` and `src` (null for a scalar
+/// value) have its rank.
+mlir::LogicalResult inferScatter(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
+                                 int64_t dim, mlir::Value index, mlir::Value src, TypeList &types);
+mlir::LogicalResult inferFlip(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
+                              llvm::ArrayRef<int64_t> dims, TypeList &types);
+mlir::LogicalResult inferDiagonal(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
+                                  int64_t offset, int64_t dim1, int64_t dim2, TypeList &types);
+/// sort (k absent) and topk: values like `self` (k along `dim`) and int64 indices.
+mlir::LogicalResult inferSortTopk(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
+                                  int64_t dim, std::optional<int64_t> k, TypeList &types);
 mlir::LogicalResult inferGather(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self, int64_t dim,
                                 mlir::Value index, TypeList &types);
 mlir::LogicalResult inferEmbedding(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value weight,

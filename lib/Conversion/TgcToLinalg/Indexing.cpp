@@ -269,9 +269,141 @@ struct EmbeddingBackwardLowering : TgcLoweringPattern<EmbeddingBackwardOp> {
   }
 };
 
+/// The scatter family as an scf.for over the elements of `index` (in row-major order,
+/// as ATen's CPU kernel visits them: with "none" the last write wins) carrying the
+/// result, and for the reductions that leave `self` out or average, a count per
+/// position. Each step reads the index, skips it when outside the dimension, and
+/// combines the source element into the position it names; "mean" divides at the end.
+template <typename OpTy> struct ScatterLowering : TgcLoweringPattern<OpTy> {
+  using TgcLoweringPattern<OpTy>::TgcLoweringPattern;
+  LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    StringRef reduce = op.getReduce();
+    reduce = reduce == "add" ? "sum" : reduce == "multiply" ? "prod" : reduce;
+    bool includeSelf = op.getIncludeSelf();
+    Value self = adaptor.getSelf(), index = adaptor.getIndex();
+    Value src;
+    if constexpr (std::is_same_v<OpTy, ScatterValueOp>)
+      src = adaptor.getValue();
+    else
+      src = adaptor.getSrc();
+    auto selfType = llvm::cast<RankedTensorType>(self.getType());
+    Type element = selfType.getElementType();
+    int64_t rank = selfType.getRank();
+    int64_t dim = rank ? *normalizeDim(op.getDim(), rank) : 0;
+    bool counted = reduce == "mean" || (reduce != "none" && !includeSelf);
+    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    SmallVector<Value> indexSizes;
+    Value count = one;
+    for (int64_t d = 0; d < rank; ++d) {
+      indexSizes.push_back(tensor::DimOp::create(rewriter, loc, index, d));
+      count = arith::MulIOp::create(rewriter, loc, count, indexSizes.back());
+    }
+    Value limit = rank ? tensor::DimOp::create(rewriter, loc, self, dim).getResult() : one;
+    SmallVector<Value> inits = {self};
+    Type i64 = rewriter.getI64Type();
+    if (counted) {
+      auto countsType = RankedTensorType::get(selfType.getShape(), i64);
+      SmallVector<Value> dynamic;
+      for (int64_t d = 0; d < rank; ++d)
+        if (selfType.isDynamicDim(d))
+          dynamic.push_back(tensor::DimOp::create(rewriter, loc, self, d));
+      Value empty = tensor::EmptyOp::create(rewriter, loc, countsType, dynamic);
+      Value c0 = arith::ConstantOp::create(rewriter, loc, rewriter.getI64IntegerAttr(0));
+      inits.push_back(linalg::FillOp::create(rewriter, loc, c0, empty).getResult(0));
+    }
+    auto loop = scf::ForOp::create(
+        rewriter, loc, zero, count, one, inits,
+        [&](OpBuilder &b, Location l, Value i, ValueRange acc) {
+          SmallVector<Value> coords(rank);
+          Value rest = i;
+          for (int64_t d = rank - 1; d >= 0; --d) {
+            coords[d] = arith::RemUIOp::create(b, l, rest, indexSizes[d]);
+            rest = arith::DivUIOp::create(b, l, rest, indexSizes[d]);
+          }
+          Value at = indexValue(b, l, tensor::ExtractOp::create(b, l, index, coords));
+          Value valid = arith::AndIOp::create(
+              b, l, arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, at, zero),
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, at, limit));
+          auto ifOp = scf::IfOp::create(
+              b, l, valid,
+              [&](OpBuilder &tb, Location tl) {
+                SmallVector<Value> target(coords);
+                if (rank)
+                  target[dim] = at;
+                Value v = llvm::isa<RankedTensorType>(src.getType())
+                              ? tensor::ExtractOp::create(tb, tl, src, coords).getResult()
+                              : src;
+                v = castScalar(tb, tl, v, element);
+                Value old = tensor::ExtractOp::create(tb, tl, acc[0], target);
+                Value updated = v;
+                if (reduce == "sum" || reduce == "mean")
+                  updated = addScalars(tb, tl, old, v);
+                else if (reduce == "prod")
+                  updated = mulScalars(tb, tl, old, v);
+                else if (reduce == "amax")
+                  updated = maxScalars(tb, tl, old, v);
+                else if (reduce == "amin")
+                  updated = minScalars(tb, tl, old, v);
+                SmallVector<Value> results;
+                if (counted) {
+                  Value seen = tensor::ExtractOp::create(tb, tl, acc[1], target);
+                  if (!includeSelf) {
+                    Value first = arith::CmpIOp::create(
+                        tb, tl, arith::CmpIPredicate::eq, seen,
+                        arith::ConstantOp::create(tb, tl, tb.getI64IntegerAttr(0)));
+                    updated = arith::SelectOp::create(tb, tl, first, v, updated);
+                  }
+                  results.push_back(tensor::InsertOp::create(tb, tl, updated, acc[0], target));
+                  Value next = arith::AddIOp::create(
+                      tb, tl, seen, arith::ConstantOp::create(tb, tl, tb.getI64IntegerAttr(1)));
+                  results.push_back(tensor::InsertOp::create(tb, tl, next, acc[1], target));
+                } else {
+                  results.push_back(tensor::InsertOp::create(tb, tl, updated, acc[0], target));
+                }
+                scf::YieldOp::create(tb, tl, results);
+              },
+              [&](OpBuilder &eb, Location el) { scf::YieldOp::create(eb, el, acc); });
+          scf::YieldOp::create(b, l, ifOp.getResults());
+        });
+    Value result = loop.getResult(0);
+    if (reduce == "mean") {
+      // Written positions: the sum over (count + include_self) elements.
+      AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, rewriter.getContext());
+      auto generic = linalg::GenericOp::create(
+          rewriter, loc, result.getType(), ValueRange{loop.getResult(1)}, ValueRange{result},
+          SmallVector<AffineMap>{identity, identity},
+          SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+          [&](OpBuilder &b, Location l, ValueRange args) {
+            Value n = args[0];
+            if (includeSelf)
+              n = arith::AddIOp::create(b, l, n,
+                                        arith::ConstantOp::create(b, l, b.getI64IntegerAttr(1)));
+            Value divisor = castScalar(b, l, n, element);
+            Value mean = llvm::isa<FloatType>(element)
+                             ? arith::DivFOp::create(b, l, args[1], divisor).getResult()
+                             : arith::FloorDivSIOp::create(b, l, args[1], divisor).getResult();
+            Value written =
+                arith::CmpIOp::create(b, l, arith::CmpIPredicate::sgt, args[0],
+                                      arith::ConstantOp::create(b, l, b.getI64IntegerAttr(0)));
+            linalg::YieldOp::create(
+                b, l, arith::SelectOp::create(b, l, written, mean, args[1]).getResult());
+          });
+      result = generic.getResult(0);
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 } // namespace
 
 void tgc::populateIndexingPatterns(const LoweringContext &lowering, RewritePatternSet &patterns) {
-  patterns.add<IndexLowering, AsStridedLowering, GatherLowering, EmbeddingLowering,
-               EmbeddingBackwardLowering>(lowering, patterns.getContext());
+  patterns
+      .add<IndexLowering, AsStridedLowering, GatherLowering, EmbeddingLowering,
+           EmbeddingBackwardLowering, ScatterLowering<ScatterOp>, ScatterLowering<ScatterValueOp>,
+           ScatterLowering<ScatterAddOp>, ScatterLowering<ScatterReduceOp>>(lowering,
+                                                                            patterns.getContext());
 }

@@ -81,6 +81,96 @@ LogicalResult tgc::inferIndexSelect(MLIRContext *ctx, InferLoc loc, Value self, 
   return success();
 }
 
+LogicalResult tgc::inferScatter(MLIRContext *ctx, InferLoc loc, Value self, int64_t dim,
+                                Value index, Value src, TypeList &types) {
+  BaseTensorType x = tensorOf(self), i = tensorOf(index);
+  if (failed(requireTensor(loc, x, "self")) || failed(requireTensor(loc, i, "index")) ||
+      failed(dimIn(loc, dim, std::max<int64_t>(x.getRank(), 1))))
+    return failure();
+  if (getCategory(i.getDtype()) != DTypeCategory::Integer || i.getDtype().isInteger(1))
+    return emitOptionalError(loc, "scatter: index must be an integer tensor, got ", i.getDtype());
+  if (i.getRank() != x.getRank())
+    return emitOptionalError(loc, "scatter: index rank ", i.getRank(), " differs from self's ",
+                             x.getRank());
+  if (src) {
+    BaseTensorType s = tensorOf(src);
+    if (failed(requireTensor(loc, s, "src")))
+      return failure();
+    if (s.getRank() != x.getRank())
+      return emitOptionalError(loc, "scatter: src rank ", s.getRank(), " differs from self's ",
+                               x.getRank());
+  }
+  addResult(ctx, x.isRef(), freshLike(x, x.getSizes()), types);
+  return success();
+}
+
+LogicalResult tgc::inferSortTopk(MLIRContext *ctx, InferLoc loc, Value self, int64_t dim,
+                                 std::optional<int64_t> k, TypeList &types) {
+  BaseTensorType x = tensorOf(self);
+  if (failed(requireTensor(loc, x, "self")))
+    return failure();
+  FailureOr<int64_t> d = dimIn(loc, dim, std::max<int64_t>(x.getRank(), 1));
+  if (failed(d))
+    return failure();
+  SmallVector<AffineExpr> sizes(x.getSizes());
+  std::optional<int64_t> n = x.getRank() ? getConstantSize(sizes[*d]) : 1;
+  if (!n)
+    return emitOptionalError(loc, "sort/topk: dimension ", *d, " must have a static size");
+  if (k) {
+    if (*k < 0 || *k > *n)
+      return emitOptionalError(loc, "topk: k = ", *k, " is outside [0, ", *n, "]");
+    if (x.getRank())
+      sizes[*d] = cst(*k, ctx);
+  }
+  addResult(ctx, x.isRef(), freshLike(x, sizes), types);
+  TensorMeta indices = freshLike(x, sizes);
+  indices.dtype = IntegerType::get(ctx, 64);
+  indices.requiresGrad = false;
+  addResult(ctx, x.isRef(), indices, types);
+  return success();
+}
+
+LogicalResult tgc::inferFlip(MLIRContext *ctx, InferLoc loc, Value self, ArrayRef<int64_t> dims,
+                             TypeList &types) {
+  BaseTensorType x = tensorOf(self);
+  if (failed(requireTensor(loc, x, "self")))
+    return failure();
+  for (int64_t d : dims) {
+    FailureOr<int64_t> dim = dimIn(loc, d, std::max<int64_t>(x.getRank(), 1));
+    if (failed(dim))
+      return failure();
+    if (x.getRank() && !getConstantSize(x.getSizes()[*dim]))
+      return emitOptionalError(loc, "flip: dimension ", *dim, " must have a static size");
+  }
+  addResult(ctx, x.isRef(), freshLike(x, x.getSizes()), types);
+  return success();
+}
+
+LogicalResult tgc::inferDiagonal(MLIRContext *ctx, InferLoc loc, Value self, int64_t offset,
+                                 int64_t dim1, int64_t dim2, TypeList &types) {
+  BaseTensorType x = tensorOf(self);
+  if (failed(requireTensor(loc, x, "self")))
+    return failure();
+  FailureOr<int64_t> d1 = dimIn(loc, dim1, x.getRank()), d2 = dimIn(loc, dim2, x.getRank());
+  if (failed(d1) || failed(d2))
+    return failure();
+  if (*d1 == *d2)
+    return emitOptionalError(loc, "diagonal: dim1 and dim2 are both ", *d1);
+  std::optional<int64_t> s1 = getConstantSize(x.getSizes()[*d1]),
+                         s2 = getConstantSize(x.getSizes()[*d2]);
+  if (!s1 || !s2)
+    return emitOptionalError(loc, "diagonal: dimensions ", *d1, " and ", *d2,
+                             " must have static sizes");
+  int64_t length = offset >= 0 ? std::min(*s1, *s2 - offset) : std::min(*s1 + offset, *s2);
+  SmallVector<AffineExpr> sizes;
+  for (int64_t d = 0; d < x.getRank(); ++d)
+    if (d != *d1 && d != *d2)
+      sizes.push_back(x.getSizes()[d]);
+  sizes.push_back(cst(std::max<int64_t>(length, 0), ctx));
+  addResult(ctx, x.isRef(), freshLike(x, sizes), types);
+  return success();
+}
+
 LogicalResult tgc::inferGather(MLIRContext *ctx, InferLoc loc, Value self, int64_t dim, Value index,
                                TypeList &types) {
   BaseTensorType x = tensorOf(self), i = tensorOf(index);

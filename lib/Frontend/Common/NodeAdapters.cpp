@@ -281,6 +281,12 @@ template <int64_t fill> static LogicalResult filledWith(AdapterCall &call) {
   return success();
 }
 
+/// empty_strided(size, stride): tgc values have no strides to honour; zeros.
+static LogicalResult emptyStrided(AdapterCall &call) {
+  takeArgument(call.arguments, "stride");
+  return filledWith<0>(call);
+}
+
 /// new_ones/new_zeros(self, size): `self` only gives the default dtype.
 template <int64_t fill> static LogicalResult newFilledWith(AdapterCall &call) {
   call.attributes.set("fill_value", IntegerAttr::get(IntegerType::get(call.ctx, 64), fill));
@@ -373,6 +379,7 @@ static const NodeAdapter kNodeAdapters[] = {
     {"aten.ones.default", "", filledWith<1>},
     {"aten.zeros.default", "", filledWith<0>},
     {"aten.empty.memory_format", "", filledWith<0>},
+    {"aten.empty_strided.default", "", emptyStrided},
     {"aten.ones_like.default", "", filledWith<1>},
     {"aten.zeros_like.default", "", filledWith<0>},
     {"aten.empty_like.default", "", filledWith<0>},
