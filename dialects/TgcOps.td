@@ -658,6 +658,25 @@ def Tgc_IndexOp : Tgc_Op<"index", ["aten.index.Tensor"], [Pure]> {
                   "adaptor.getDimsAttr(), types);";
 }
 
+def Tgc_IndexPutOp : Tgc_Op<"index_put", ["aten.index_put.default"], [Pure]> {
+  let summary = "`self` with `values` written (or added) at self[indices]";
+  let description = [{
+    `indices` and `dims` as for `tgc.index`; `values` broadcasts to the shape of
+    self[indices]. With `accumulate` the values are added (repeated positions add up),
+    else written in order (the last write wins). A negative index counts from the end;
+    indices outside the dimension are skipped. tgc-decompose brings it to the form the
+    lowering takes: indexed dimensions leading, indices broadcast to one shape B and
+    `values` expanded to B + the other sizes.
+  }];
+  let arguments = (ins Tgc_AnyTensor:$self, Variadic<Tgc_AnyTensor>:$indices,
+                       Tgc_AnyTensor:$values, DefaultValuedAttr<BoolAttr, "false">:$accumulate,
+                       OptionalAttr<DenseI64ArrayAttr>:$dims);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$self `[` $indices `]` `,` $values attr-dict `:` type(operands) `->` "
+                       "type($result)";
+  let inferBody = "return ::tgc::inferClone(ctx, loc, adaptor.getSelf(), types);";
+}
+
 def Tgc_IndexSelectOp : Tgc_Op<"index_select", ["aten.index_select.default"], [Pure]> {
   let summary = "The entries `index` (a 1-d or 0-d integer tensor) of dimension `dim`";
   let description = [{ tgc-decompose rewrites it into `tgc.index` with `dims = [dim]`. }];

@@ -584,6 +584,135 @@ struct DecomposeAsStridedRestride : OpRewritePattern<AsStridedOp> {
   }
 };
 
+/// index_put: the indexed dimensions moved to the front (as for index), the indices
+/// expanded to their broadcast shape B and the values to B + the other sizes, in the
+/// order the leading form reads them; the result permuted back.
+struct DecomposeIndexPut : OpRewritePattern<IndexPutOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(IndexPutOp op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Value self = op.getSelf();
+    int64_t rank = typeOf(self).getRank();
+    int64_t k = static_cast<int64_t>(op.getIndices().size());
+    if (llvm::any_of(op.getIndices(), [](Value i) { return typeOf(i).getDtype().isInteger(1); }))
+      return putByMask(op, rewriter);
+    SmallVector<int64_t> dims;
+    if (op.getDimsAttr())
+      dims.assign(op.getDims()->begin(), op.getDims()->end());
+    else
+      for (int64_t d = 0; d < k; ++d)
+        dims.push_back(d);
+    // B: the broadcast of the index shapes.
+    SmallVector<AffineExpr> b;
+    for (Value index : op.getIndices()) {
+      FailureOr<SmallVector<AffineExpr>> joined = broadcastSizes(b, typeOf(index).getSizes());
+      if (failed(joined))
+        return op.emitOpError("index shapes do not broadcast");
+      b = *joined;
+    }
+    SmallVector<int64_t> order(dims);
+    for (int64_t d = 0; d < rank; ++d)
+      if (!llvm::is_contained(dims, d))
+        order.push_back(d);
+    ArrayRef<AffineExpr> sizes = typeOf(self).getSizes();
+    SmallVector<AffineExpr> leading(b);
+    for (int64_t d : ArrayRef<int64_t>(order).drop_front(k))
+      leading.push_back(sizes[d]);
+    bool isLeading =
+        !op.getDimsAttr() && typeOf(op.getValues()).getSizes() == ArrayRef(leading) &&
+        llvm::all_of(op.getIndices(), [&](Value i) { return typeOf(i).getSizes() == ArrayRef(b); });
+    if (isLeading)
+      return failure();
+    // The values as self[indices] is shaped: B in place of adjacent indexed dimensions
+    // after others, else B first.
+    bool adjacent = dims.back() - dims.front() + 1 == k;
+    int64_t before = adjacent ? dims.front() : 0;
+    SmallVector<AffineExpr> target(sizes.begin(), sizes.begin() + before);
+    llvm::append_range(target, b);
+    for (int64_t d : ArrayRef<int64_t>(order).drop_front(k))
+      if (d >= before)
+        target.push_back(sizes[d]);
+    Value values = ExpandOp::create(rewriter, loc, op.getValues(), shapeAttr(ctx, target));
+    if (before > 0) { // [pre, B, post] -> [B, pre, post]
+      int64_t nb = static_cast<int64_t>(b.size());
+      SmallVector<int64_t> perm;
+      for (int64_t d = 0; d < nb; ++d)
+        perm.push_back(before + d);
+      for (int64_t d = 0; d < before; ++d)
+        perm.push_back(d);
+      for (int64_t d = before + nb; d < static_cast<int64_t>(target.size()); ++d)
+        perm.push_back(d);
+      values = PermuteOp::create(rewriter, loc, values, perm);
+    }
+    SmallVector<Value> indices;
+    for (Value index : op.getIndices())
+      indices.push_back(ExpandOp::create(rewriter, loc, index, shapeAttr(ctx, b)));
+    Value permuted = PermuteOp::create(rewriter, loc, self, order);
+    Value put = IndexPutOp::create(rewriter, loc, permuted, indices, values, op.getAccumulate(),
+                                   DenseI64ArrayAttr());
+    SmallVector<int64_t> inverse(rank);
+    for (int64_t i = 0; i < rank; ++i)
+      inverse[order[i]] = i;
+    rewriter.replaceOpWithNewOp<PermuteOp>(op, put, inverse);
+    return success();
+  }
+
+  /// self[mask] = values (a bool mask over the leading dimensions): where(mask, v,
+  /// self) with v the values broadcast over the rest, or, when values has one row per
+  /// true element, its row numbered by the running count of true elements.
+  LogicalResult putByMask(IndexPutOp op, PatternRewriter &rewriter) const {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Value self = op.getSelf(), mask = op.getIndices()[0];
+    BaseTensorType selfType = typeOf(self), maskType = typeOf(mask);
+    int64_t maskRank = maskType.getRank(), restRank = selfType.getRank() - maskRank;
+    if (op.getIndices().size() != 1 || op.getDimsAttr() ||
+        selfType.getSizes().take_front(maskRank) != maskType.getSizes())
+      return op.emitOpError("a boolean mask must be the only index and cover the leading "
+                            "dimensions of self exactly");
+    auto c = [&](int64_t v) { return getAffineConstantExpr(v, ctx); };
+    ArrayRef<AffineExpr> rest = selfType.getSizes().drop_front(maskRank);
+    SmallVector<AffineExpr> condSizes(maskType.getSizes());
+    condSizes.append(restRank, c(1));
+    Value cond = ViewOp::create(rewriter, loc, mask, shapeAttr(ctx, condSizes));
+    Value values = op.getValues();
+    BaseTensorType valuesType = typeOf(values);
+    Value rows;
+    if (valuesType.getRank() <= restRank || getConstantSize(valuesType.getSizes()[0]) == 1) {
+      rows = values; // broadcasts over the mask's dimensions
+    } else {
+      std::optional<int64_t> numel = 1;
+      for (AffineExpr s : maskType.getSizes())
+        numel = getConstantSize(s) && numel ? std::optional<int64_t>(*numel * *getConstantSize(s))
+                                            : std::nullopt;
+      if (!numel)
+        return op.emitOpError("a boolean mask with symbolic sizes is not supported");
+      auto i64 = TypeAttr::get(rewriter.getI64Type());
+      Value flat = ViewOp::create(rewriter, loc, mask, shapeAttr(ctx, {c(*numel)}));
+      Value count = CumsumOp::create(rewriter, loc, flat, 0, i64);
+      Value one = arith::ConstantOp::create(rewriter, loc, rewriter.getI64IntegerAttr(1));
+      Value position =
+          ClampOp::create(rewriter, loc, SubOp::create(rewriter, loc, count, one, Attribute()),
+                          rewriter.getI64IntegerAttr(0), Attribute());
+      SmallVector<AffineExpr> rowSizes(maskType.getSizes());
+      llvm::append_range(rowSizes, valuesType.getSizes().drop_front(1));
+      rows = IndexSelectOp::create(rewriter, loc, values, 0, position);
+      rows = ViewOp::create(rewriter, loc, rows, shapeAttr(ctx, rowSizes));
+    }
+    if (op.getAccumulate())
+      rows = AddOp::create(rewriter, loc, self, rows, Attribute());
+    Value result = WhereOp::create(rewriter, loc, cond, rows, self);
+    if (typeOf(result).getDtype() != selfType.getDtype())
+      result = ToDTypeOp::create(rewriter, loc, result, TypeAttr::get(selfType.getDtype()));
+    if (typeOf(result).getSizes() != selfType.getSizes())
+      result = ExpandOp::create(rewriter, loc, result, shapeAttr(ctx, selfType.getSizes()));
+    (void)rest;
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 /// sort: each element's rank along `dim` counts the elements that go before it (all
 /// pairs compared: smaller, or larger when descending; NaN above every number; equal
 /// values by position, so the sort is stable); the index of rank k is the position
@@ -1116,15 +1245,14 @@ struct DecomposePass : public tgc::impl::DecomposePassBase<DecomposePass> {
   using DecomposePassBase::DecomposePassBase;
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns
-        .add<DecomposeLinear, DecomposeAddmm, DecomposeMatmul, DecomposeT,
-             DecomposeSoftmax<SoftmaxOp, false>, DecomposeSoftmax<LogSoftmaxOp, true>,
-             DecomposeMean, DecomposeVar, DecomposeSplit, DecomposeDiff, DecomposePad,
-             DecomposeIndexDims, DecomposeRepeat, DecomposeCopy, DecomposeRoll, DecomposeFlip,
-             DecomposeDiagonal, DecomposeSort, DecomposeTopk, DecomposeIndexSelect,
-             DecomposeUpsample, DecomposeAsStridedRestride, DecomposeStack, DecomposeDropout,
-             DecomposeAdaptivePool, DecomposeConv1d, DecomposeCrossEntropy, DecomposeNativeDropout>(
-            &getContext());
+    patterns.add<DecomposeLinear, DecomposeAddmm, DecomposeMatmul, DecomposeT,
+                 DecomposeSoftmax<SoftmaxOp, false>, DecomposeSoftmax<LogSoftmaxOp, true>,
+                 DecomposeMean, DecomposeVar, DecomposeSplit, DecomposeDiff, DecomposePad,
+                 DecomposeIndexDims, DecomposeRepeat, DecomposeCopy, DecomposeRoll, DecomposeFlip,
+                 DecomposeDiagonal, DecomposeSort, DecomposeTopk, DecomposeIndexPut,
+                 DecomposeIndexSelect, DecomposeUpsample, DecomposeAsStridedRestride,
+                 DecomposeStack, DecomposeDropout, DecomposeAdaptivePool, DecomposeConv1d,
+                 DecomposeCrossEntropy, DecomposeNativeDropout>(&getContext());
     patterns.add<DecomposeAttention>(&getContext(), keepAttention);
     patterns.add<ExpandGroupedQueryAttention>(&getContext());
     patterns.add<DecomposeLayerNorm, DecomposeBatchNorm>(&getContext(), onePassStatistics);

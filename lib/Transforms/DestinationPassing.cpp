@@ -21,6 +21,17 @@ LogicalResult convertFunction(func::FuncOp func) {
   func.getAllArgAttrs(argAttrs);
   if (argAttrs.empty())
     argAttrs.assign(argTypes.size(), DictionaryAttr::get(func.getContext()));
+  // The caller's tensors are read-only: one-shot bufferization copies before writing
+  // into one (an scf.for carrying a scatter or index_put from an input, say), where it
+  // would otherwise update the argument's buffer in place.
+  for (auto [i, type] : llvm::enumerate(argTypes))
+    if (llvm::isa<TensorType>(type))
+      argAttrs[i] = DictionaryAttr::get(
+          func.getContext(), llvm::to_vector(llvm::concat<const NamedAttribute>(
+                                 argAttrs[i].getValue(),
+                                 ArrayRef<NamedAttribute>{NamedAttribute(
+                                     StringAttr::get(func.getContext(), "bufferization.writable"),
+                                     BoolAttr::get(func.getContext(), false))})));
   OpBuilder b(ret);
   Block &entry = func.getBody().front();
   for (auto [i, value] : llvm::enumerate(ret.getOperands())) {

@@ -2,8 +2,10 @@
 
 // Each tensor result becomes a memref argument after the inputs (dynamic sizes
 // included), written with materialize_in_destination; result attributes move with it.
+// The inputs are the caller's: not writable (bufferization copies before a write).
 // CHECK-LABEL: func.func @forward
-//  CHECK-SAME:   (%[[X:[^:]*]]: tensor<?x4xf32> {tgc.kind = "user_input"}, %[[B:[^:]*]]: tensor<4xf32>,
+//  CHECK-SAME:   (%[[X:[^:]*]]: tensor<?x4xf32> {bufferization.writable = false, tgc.kind = "user_input"},
+//  CHECK-SAME:    %[[B:[^:]*]]: tensor<4xf32> {bufferization.writable = false},
 //  CHECK-SAME:    %[[OUT0:[^:]*]]: memref<?x4xf32> {tgc.kind = "user_output"},
 //  CHECK-SAME:    %[[OUT1:[^:]*]]: memref<4xf32> {tgc.kind = "buffer_mutation", tgc.target = "b"})
 //   CHECK-NOT:   ->

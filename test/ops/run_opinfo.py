@@ -11,7 +11,8 @@ it. Ops that appear in no sample (backward ops, random ops, symbolic-size querie
 covered by the script's own samples (EXTRA below). The table goes to docs/ops.md.
 
     python3 test/ops/run_opinfo.py [--tgc build/bin/tgc] [--workdir DIR] [--only OP...]
-        [--jobs N] [--json results.json] [--no-docs]
+        [--jobs N] [--json results.json] [--update results.json] [--table results.json]
+        [--no-docs]
 
 Each OpInfo entry runs in a worker process; a crash in the compiled code is a result,
 the worker is restarted. python3 needs torch and expecttest (PyPI)."""
@@ -506,6 +507,8 @@ def main():
     ap.add_argument("--update", metavar="JSON",
                     help="start from these results, rerun the --only entries, write back")
     ap.add_argument("--no-docs", action="store_true")
+    ap.add_argument("--table", metavar="JSON",
+                    help="only write the table (docs/ops.md) from earlier --json results")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     args.tgc = os.path.abspath(args.tgc)
@@ -516,6 +519,13 @@ def main():
         return
     import warnings
     warnings.filterwarnings("ignore")
+    if args.table:
+        with open(args.table) as f:
+            pairs = [((e["name"], e["variant"], e["dtype"], e["aten_name"]), e["results"])
+                     for e in json.load(f)]
+        table = summarize(pairs, core_ops())
+        write_docs(table, pairs, os.path.join(ROOT, "docs", "ops.md"))
+        return
     todo = jobs(args.only)
     results = [None] * len(todo)
     lock = threading.Lock()

@@ -269,6 +269,116 @@ struct EmbeddingBackwardLowering : TgcLoweringPattern<EmbeddingBackwardOp> {
   }
 };
 
+/// index_put in its leading form (tgc-decompose): indices [B] for the first k
+/// dimensions, values [B, rest]. An scf.for over B (row-major, so the last of repeated
+/// positions wins) writes or adds each values[b] (a `rest` slice) at the position the
+/// indices name, negative ones counted from the end, those outside skipped.
+struct IndexPutLowering : TgcLoweringPattern<IndexPutOp> {
+  using TgcLoweringPattern::TgcLoweringPattern;
+  LogicalResult matchAndRewrite(IndexPutOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    if (op.getDimsAttr())
+      return op.emitOpError("expected the leading form (run tgc-decompose first)");
+    Location loc = op.getLoc();
+    Value self = adaptor.getSelf(), values = adaptor.getValues();
+    ValueRange indices = adaptor.getIndices();
+    auto selfType = llvm::cast<RankedTensorType>(self.getType());
+    auto valuesType = llvm::cast<RankedTensorType>(values.getType());
+    Type element = selfType.getElementType();
+    int64_t k = static_cast<int64_t>(indices.size());
+    int64_t rank = selfType.getRank(), restRank = rank - k;
+    int64_t bRank = valuesType.getRank() - restRank;
+    if (valuesType.getElementType() != element) {
+      FailureOr<Value> cast = broadcastTo(rewriter, lowering, op, values, tgcType(op.getValues()),
+                                          tgcType(op.getValues()), element);
+      if (failed(cast))
+        return failure();
+      values = *cast;
+      valuesType = llvm::cast<RankedTensorType>(values.getType());
+    }
+    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    SmallVector<Value> bSizes;
+    Value count = one;
+    for (int64_t d = 0; d < bRank; ++d) {
+      bSizes.push_back(tensor::DimOp::create(rewriter, loc, values, d));
+      count = arith::MulIOp::create(rewriter, loc, count, bSizes.back());
+    }
+    SmallVector<Value> limits;
+    for (int64_t d = 0; d < k; ++d)
+      limits.push_back(tensor::DimOp::create(rewriter, loc, self, d));
+    SmallVector<OpFoldResult> restSizes;
+    for (int64_t d = k; d < rank; ++d)
+      restSizes.push_back(tensor::getMixedSize(rewriter, loc, self, d));
+    auto restType = RankedTensorType::get(selfType.getShape().drop_front(k), element);
+    bool accumulate = op.getAccumulate();
+    auto loop = scf::ForOp::create(
+        rewriter, loc, zero, count, one, ValueRange{self},
+        [&](OpBuilder &b, Location l, Value i, ValueRange acc) {
+          SmallVector<Value> coords(bRank);
+          Value rest = i;
+          for (int64_t d = bRank - 1; d >= 0; --d) {
+            coords[d] = arith::RemUIOp::create(b, l, rest, bSizes[d]);
+            rest = arith::DivUIOp::create(b, l, rest, bSizes[d]);
+          }
+          SmallVector<Value> target;
+          Value valid = arith::ConstantOp::create(b, l, b.getBoolAttr(true));
+          for (int64_t d = 0; d < k; ++d) {
+            Value at = indexValue(b, l, tensor::ExtractOp::create(b, l, indices[d], coords));
+            Value negative = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, at, zero);
+            at = arith::SelectOp::create(b, l, negative, arith::AddIOp::create(b, l, at, limits[d]),
+                                         at);
+            valid = arith::AndIOp::create(
+                b, l, valid,
+                arith::AndIOp::create(
+                    b, l, arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, at, zero),
+                    arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, at, limits[d])));
+            target.push_back(at);
+          }
+          auto ifOp = scf::IfOp::create(
+              b, l, valid,
+              [&](OpBuilder &tb, Location tl) {
+                Value updated;
+                if (restRank == 0) {
+                  Value v = tensor::ExtractOp::create(tb, tl, values, coords);
+                  if (accumulate)
+                    v = addScalars(tb, tl, tensor::ExtractOp::create(tb, tl, acc[0], target), v);
+                  updated = tensor::InsertOp::create(tb, tl, v, acc[0], target);
+                } else {
+                  auto slice = [&](Value source, ArrayRef<Value> lead) -> Value {
+                    SmallVector<OpFoldResult> offsets(lead.begin(), lead.end()), sizes;
+                    sizes.assign(lead.size(), tb.getIndexAttr(1));
+                    offsets.append(restRank, tb.getIndexAttr(0));
+                    llvm::append_range(sizes, restSizes);
+                    SmallVector<OpFoldResult> strides(offsets.size(), tb.getIndexAttr(1));
+                    return tensor::ExtractSliceOp::create(tb, tl, restType, source, offsets, sizes,
+                                                          strides);
+                  };
+                  Value v = slice(values, coords);
+                  if (accumulate) {
+                    Value old = slice(acc[0], target);
+                    v = linalg::AddOp::create(tb, tl, TypeRange{restType}, ValueRange{old, v},
+                                              ValueRange{old})
+                            ->getResult(0);
+                  }
+                  SmallVector<OpFoldResult> offsets(target.begin(), target.end()), sizes;
+                  sizes.assign(k, tb.getIndexAttr(1));
+                  offsets.append(restRank, tb.getIndexAttr(0));
+                  llvm::append_range(sizes, restSizes);
+                  SmallVector<OpFoldResult> strides(offsets.size(), tb.getIndexAttr(1));
+                  updated =
+                      tensor::InsertSliceOp::create(tb, tl, v, acc[0], offsets, sizes, strides);
+                }
+                scf::YieldOp::create(tb, tl, updated);
+              },
+              [&](OpBuilder &eb, Location el) { scf::YieldOp::create(eb, el, acc[0]); });
+          scf::YieldOp::create(b, l, ifOp.getResult(0));
+        });
+    rewriter.replaceOp(op, loop.getResult(0));
+    return success();
+  }
+};
+
 /// The scatter family as an scf.for over the elements of `index` (in row-major order,
 /// as ATen's CPU kernel visits them: with "none" the last write wins) carrying the
 /// result, and for the reductions that leave `self` out or average, a count per
@@ -401,9 +511,8 @@ template <typename OpTy> struct ScatterLowering : TgcLoweringPattern<OpTy> {
 } // namespace
 
 void tgc::populateIndexingPatterns(const LoweringContext &lowering, RewritePatternSet &patterns) {
-  patterns
-      .add<IndexLowering, AsStridedLowering, GatherLowering, EmbeddingLowering,
-           EmbeddingBackwardLowering, ScatterLowering<ScatterOp>, ScatterLowering<ScatterValueOp>,
-           ScatterLowering<ScatterAddOp>, ScatterLowering<ScatterReduceOp>>(lowering,
-                                                                            patterns.getContext());
+  patterns.add<IndexLowering, AsStridedLowering, GatherLowering, EmbeddingLowering,
+               EmbeddingBackwardLowering, IndexPutLowering, ScatterLowering<ScatterOp>,
+               ScatterLowering<ScatterValueOp>, ScatterLowering<ScatterAddOp>,
+               ScatterLowering<ScatterReduceOp>>(lowering, patterns.getContext());
 }

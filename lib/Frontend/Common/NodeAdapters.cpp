@@ -314,7 +314,7 @@ template <const char *mode> static LogicalResult padMode(AdapterCall &call) {
 }
 static constexpr char kReflect[] = "reflect", kReplicate[] = "replicate", kCircular[] = "circular";
 
-/// index.Tensor(self, Tensor?[] indices): the dimensions the present index tensors
+/// index.Tensor(self, Tensor?[] indices) and index_put: the dimensions the present index tensors
 /// index, when a `None` entry comes before one of them.
 static LogicalResult indexDims(AdapterCall &call) {
   const AtenValue *indices = findArgument(call.arguments, "indices");
@@ -394,6 +394,7 @@ static const NodeAdapter kNodeAdapters[] = {
     {"aten.replication_pad3d.default", "", padMode<kReplicate>},
     {"aten._pad_circular.default", "", padMode<kCircular>},
     {"aten.index.Tensor", "", indexDims},
+    {"aten.index_put.default", "", indexDims},
     {"aten.upsample_nearest1d.vec", "", upsampleMode<kNearest>},
     {"aten._upsample_nearest_exact1d.vec", "", upsampleMode<kNearestExact>},
     {"aten.upsample_nearest2d.vec", "", upsampleMode<kNearest>},
