@@ -118,9 +118,39 @@ def _local_scalar(dt):
     yield Sample(_r(1, dtype=dt))
 
 
+def _image(dt):
+    yield Sample(_r(2, 3, 5, 6, dtype=dt))
+
+
+def _volume(dt):
+    yield Sample(_r(2, 3, 4, 5, 6, dtype=dt))
+
+
+def _ints(dt):
+    yield Sample(torch.randint(-50, 50, (4, 5)))
+
+
+def _scatter_value(dt):
+    yield Sample(_r(4, 5, dtype=dt), 1, torch.randint(0, 5, (4, 2)), 2.5)
+
+
 def extra_ops():
     f32 = (torch.float32,)
+    i64 = (torch.int64,)
     return [
+        Entry("reflection_pad2d", lambda x: aten.reflection_pad2d(x, [2, 1, 1, 3]), _image),
+        Entry("reflection_pad3d", lambda x: aten.reflection_pad3d(x, [1, 2, 2, 1, 1, 0]),
+              _volume),
+        Entry("replication_pad3d", lambda x: aten.replication_pad3d(x, [1, 2, 0, 3, 2, 1]),
+              _volume),
+        Entry("upsample_nearest2d.vec", lambda x: aten.upsample_nearest2d.vec(x, [7, 9], None),
+              _image),
+        Entry("bitwise_and.Scalar", lambda x: aten.bitwise_and.Scalar(x, 12), _ints, i64),
+        Entry("bitwise_or.Scalar", lambda x: aten.bitwise_or.Scalar(x, 5), _ints, i64),
+        Entry("bitwise_xor.Scalar", lambda x: aten.bitwise_xor.Scalar(x, -3), _ints, i64),
+        Entry("div.Scalar_mode", lambda x: aten.div.Scalar_mode(x, 3, rounding_mode="floor"),
+              _image),
+        Entry("scatter.value", lambda *a: aten.scatter.value(*a), _scatter_value),
         Entry("convolution_backward", lambda *a: aten.convolution_backward(*a)
               if a[-1][2] else aten.convolution_backward(*a)[:2], _conv_bwd),
         Entry("max_pool2d_with_indices_backward",
