@@ -584,6 +584,12 @@ struct DecomposeAsStridedRestride : OpRewritePattern<AsStridedOp> {
   }
 };
 
+/// The int64 positions start, start + step, ... before end (a 1-d tgc.arange).
+Value int64Range(OpBuilder &b, Location loc, int64_t start, int64_t end, int64_t step = 1) {
+  return ArangeOp::create(b, loc, b.getI64IntegerAttr(start), b.getI64IntegerAttr(end),
+                          b.getI64IntegerAttr(step), TypeAttr::get(b.getI64Type()), DeviceAttr());
+}
+
 /// index_put: the indexed dimensions moved to the front (as for index), the indices
 /// expanded to their broadcast shape B and the values to B + the other sizes, in the
 /// order the leading form reads them; the result permuted back.
@@ -672,7 +678,6 @@ struct DecomposeIndexPut : OpRewritePattern<IndexPutOp> {
       return op.emitOpError("a boolean mask must be the only index and cover the leading "
                             "dimensions of self exactly");
     auto c = [&](int64_t v) { return getAffineConstantExpr(v, ctx); };
-    ArrayRef<AffineExpr> rest = selfType.getSizes().drop_front(maskRank);
     SmallVector<AffineExpr> condSizes(maskType.getSizes());
     condSizes.append(restRank, c(1));
     Value cond = ViewOp::create(rewriter, loc, mask, shapeAttr(ctx, condSizes));
@@ -707,7 +712,6 @@ struct DecomposeIndexPut : OpRewritePattern<IndexPutOp> {
       result = ToDTypeOp::create(rewriter, loc, result, TypeAttr::get(selfType.getDtype()));
     if (typeOf(result).getSizes() != selfType.getSizes())
       result = ExpandOp::create(rewriter, loc, result, shapeAttr(ctx, selfType.getSizes()));
-    (void)rest;
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -737,8 +741,7 @@ struct DecomposeSort : OpRewritePattern<SortOp> {
     // Positions 0..n-1 along dimension `at` of a rank + 1 tensor (size 1 elsewhere,
     // counted from dimension d).
     auto positions = [&](int64_t at) -> Value {
-      Value a = ArangeOp::create(rewriter, loc, IntegerAttr(), rewriter.getI64IntegerAttr(n),
-                                 IntegerAttr(), i64, DeviceAttr());
+      Value a = int64Range(rewriter, loc, 0, n);
       SmallVector<AffineExpr> sizes(rank + 1 - d, getAffineConstantExpr(1, ctx));
       sizes[at - d] = getAffineConstantExpr(n, ctx);
       return ViewOp::create(rewriter, loc, a, shapeAttr(ctx, sizes));
@@ -811,10 +814,7 @@ struct DecomposeFlip : OpRewritePattern<FlipOp> {
       int64_t size = *getConstantSize(typeOf(x).getSizes()[dim]);
       if (size <= 1)
         continue;
-      Value reversed = ArangeOp::create(
-          rewriter, loc, rewriter.getI64IntegerAttr(size - 1), rewriter.getI64IntegerAttr(-1),
-          rewriter.getI64IntegerAttr(-1), TypeAttr::get(rewriter.getI64Type()), DeviceAttr());
-      x = IndexSelectOp::create(rewriter, loc, x, dim, reversed);
+      x = IndexSelectOp::create(rewriter, loc, x, dim, int64Range(rewriter, loc, size - 1, -1, -1));
     }
     if (x == op.getSelf())
       x = CloneOp::create(rewriter, loc, x);
@@ -839,11 +839,8 @@ struct DecomposeDiagonal : OpRewritePattern<DiagonalOp> {
       if (d != d1 && d != d2)
         order.push_back(d);
     Value front = PermuteOp::create(rewriter, loc, x, order);
-    auto positions = [&](int64_t start) -> Value {
-      return ArangeOp::create(rewriter, loc, rewriter.getI64IntegerAttr(start),
-                              rewriter.getI64IntegerAttr(start + length),
-                              rewriter.getI64IntegerAttr(1), TypeAttr::get(rewriter.getI64Type()),
-                              DeviceAttr());
+    auto positions = [&](int64_t start) {
+      return int64Range(rewriter, loc, start, start + length);
     };
     Value diag = IndexOp::create(rewriter, loc, front,
                                  ValueRange{positions(std::max<int64_t>(-offset, 0)),

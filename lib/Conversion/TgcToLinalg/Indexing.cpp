@@ -3,6 +3,7 @@
 #include "tgc/Conversion/TgcToLinalg.h"
 #include "tgc/Dialect/ScalarBuilder.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -23,6 +24,34 @@ Value clampIndex(OpBuilder &b, Location loc, Value index, Value size) {
   Value last = arith::SubIOp::create(b, loc, size, arith::ConstantIndexOp::create(b, loc, 1));
   return arith::MaxSIOp::create(b, loc, arith::MinSIOp::create(b, loc, index, last),
                                 arith::ConstantIndexOp::create(b, loc, 0));
+}
+
+/// Whether 0 <= index < limit.
+Value inBounds(OpBuilder &b, Location loc, Value index, Value limit) {
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  return arith::AndIOp::create(
+      b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, index, zero),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, index, limit));
+}
+
+/// The sizes of the first `count` dimensions of `tensor` (appended to `sizes`), and
+/// their product: the trip count of a loop over them.
+Value leadingSizes(OpBuilder &b, Location loc, Value tensor, int64_t count,
+                   SmallVectorImpl<Value> &sizes) {
+  Value product = arith::ConstantIndexOp::create(b, loc, 1);
+  for (int64_t d = 0; d < count; ++d) {
+    sizes.push_back(tensor::DimOp::create(b, loc, tensor, d));
+    product = arith::MulIOp::create(b, loc, product, sizes.back());
+  }
+  return product;
+}
+
+/// The row-major coordinates of `linear` in a space of `sizes` (none for 0-d).
+SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear, ValueRange sizes) {
+  if (sizes.empty())
+    return {};
+  auto op = affine::AffineDelinearizeIndexOp::create(b, loc, linear, sizes);
+  return SmallVector<Value>(op.getResults().begin(), op.getResults().end());
 }
 
 /// result[b..., r...] = self[i0[b...], ..., ik[b...], r...]: a generic over the result
@@ -235,9 +264,7 @@ struct EmbeddingBackwardLowering : TgcLoweringPattern<EmbeddingBackwardOp> {
         rewriter, loc, zero, count, one, ValueRange{*init},
         [&](OpBuilder &b, Location l, Value i, ValueRange acc) {
           Value row = indexValue(b, l, tensor::ExtractOp::create(b, l, indices, i));
-          Value valid = arith::AndIOp::create(
-              b, l, arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, row, zero),
-              arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, row, rows));
+          Value valid = inBounds(b, l, row, rows);
           if (paddingIdx >= 0)
             valid = arith::AndIOp::create(
                 b, l, valid,
@@ -298,15 +325,9 @@ struct IndexPutLowering : TgcLoweringPattern<IndexPutOp> {
     }
     Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
     Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
-    SmallVector<Value> bSizes;
-    Value count = one;
-    for (int64_t d = 0; d < bRank; ++d) {
-      bSizes.push_back(tensor::DimOp::create(rewriter, loc, values, d));
-      count = arith::MulIOp::create(rewriter, loc, count, bSizes.back());
-    }
-    SmallVector<Value> limits;
-    for (int64_t d = 0; d < k; ++d)
-      limits.push_back(tensor::DimOp::create(rewriter, loc, self, d));
+    SmallVector<Value> bSizes, limits;
+    Value count = leadingSizes(rewriter, loc, values, bRank, bSizes);
+    leadingSizes(rewriter, loc, self, k, limits);
     SmallVector<OpFoldResult> restSizes;
     for (int64_t d = k; d < rank; ++d)
       restSizes.push_back(tensor::getMixedSize(rewriter, loc, self, d));
@@ -315,12 +336,7 @@ struct IndexPutLowering : TgcLoweringPattern<IndexPutOp> {
     auto loop = scf::ForOp::create(
         rewriter, loc, zero, count, one, ValueRange{self},
         [&](OpBuilder &b, Location l, Value i, ValueRange acc) {
-          SmallVector<Value> coords(bRank);
-          Value rest = i;
-          for (int64_t d = bRank - 1; d >= 0; --d) {
-            coords[d] = arith::RemUIOp::create(b, l, rest, bSizes[d]);
-            rest = arith::DivUIOp::create(b, l, rest, bSizes[d]);
-          }
+          SmallVector<Value> coords = delinearize(b, l, i, bSizes);
           SmallVector<Value> target;
           Value valid = arith::ConstantOp::create(b, l, b.getBoolAttr(true));
           for (int64_t d = 0; d < k; ++d) {
@@ -328,11 +344,7 @@ struct IndexPutLowering : TgcLoweringPattern<IndexPutOp> {
             Value negative = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, at, zero);
             at = arith::SelectOp::create(b, l, negative, arith::AddIOp::create(b, l, at, limits[d]),
                                          at);
-            valid = arith::AndIOp::create(
-                b, l, valid,
-                arith::AndIOp::create(
-                    b, l, arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, at, zero),
-                    arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, at, limits[d])));
+            valid = arith::AndIOp::create(b, l, valid, inBounds(b, l, at, limits[d]));
             target.push_back(at);
           }
           auto ifOp = scf::IfOp::create(
@@ -406,37 +418,24 @@ template <typename OpTy> struct ScatterLowering : TgcLoweringPattern<OpTy> {
     Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
     Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
     SmallVector<Value> indexSizes;
-    Value count = one;
-    for (int64_t d = 0; d < rank; ++d) {
-      indexSizes.push_back(tensor::DimOp::create(rewriter, loc, index, d));
-      count = arith::MulIOp::create(rewriter, loc, count, indexSizes.back());
-    }
+    Value count = leadingSizes(rewriter, loc, index, rank, indexSizes);
     Value limit = rank ? tensor::DimOp::create(rewriter, loc, self, dim).getResult() : one;
     SmallVector<Value> inits = {self};
-    Type i64 = rewriter.getI64Type();
     if (counted) {
-      auto countsType = RankedTensorType::get(selfType.getShape(), i64);
-      SmallVector<Value> dynamic;
-      for (int64_t d = 0; d < rank; ++d)
-        if (selfType.isDynamicDim(d))
-          dynamic.push_back(tensor::DimOp::create(rewriter, loc, self, d));
-      Value empty = tensor::EmptyOp::create(rewriter, loc, countsType, dynamic);
-      Value c0 = arith::ConstantOp::create(rewriter, loc, rewriter.getI64IntegerAttr(0));
-      inits.push_back(linalg::FillOp::create(rewriter, loc, c0, empty).getResult(0));
+      BaseTensorType type = tgcType(op.getSelf());
+      TensorMeta counts = type.getMeta();
+      counts.dtype = rewriter.getI64Type();
+      FailureOr<Value> zeros = this->lowering.zeroTensor(rewriter, op, type.withMeta(counts));
+      if (failed(zeros))
+        return failure();
+      inits.push_back(*zeros);
     }
     auto loop = scf::ForOp::create(
         rewriter, loc, zero, count, one, inits,
         [&](OpBuilder &b, Location l, Value i, ValueRange acc) {
-          SmallVector<Value> coords(rank);
-          Value rest = i;
-          for (int64_t d = rank - 1; d >= 0; --d) {
-            coords[d] = arith::RemUIOp::create(b, l, rest, indexSizes[d]);
-            rest = arith::DivUIOp::create(b, l, rest, indexSizes[d]);
-          }
+          SmallVector<Value> coords = delinearize(b, l, i, indexSizes);
           Value at = indexValue(b, l, tensor::ExtractOp::create(b, l, index, coords));
-          Value valid = arith::AndIOp::create(
-              b, l, arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, at, zero),
-              arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, at, limit));
+          Value valid = inBounds(b, l, at, limit);
           auto ifOp = scf::IfOp::create(
               b, l, valid,
               [&](OpBuilder &tb, Location tl) {

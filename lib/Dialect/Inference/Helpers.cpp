@@ -47,6 +47,23 @@ TensorMeta freshLike(BaseTensorType self, ArrayRef<AffineExpr> sizes) {
   return meta;
 }
 
+TensorMeta indicesLike(BaseTensorType self, ArrayRef<AffineExpr> sizes) {
+  TensorMeta meta = freshLike(self, sizes);
+  meta.dtype = IntegerType::get(self.getContext(), 64);
+  meta.requiresGrad = false;
+  return meta;
+}
+
+LogicalResult requireIndexOfRank(InferLoc loc, StringRef op, BaseTensorType self,
+                                 BaseTensorType index) {
+  if (getCategory(index.getDtype()) != DTypeCategory::Integer || index.getDtype().isInteger(1))
+    return emitOptionalError(loc, op, ": index must be an integer tensor, got ", index.getDtype());
+  if (index.getRank() != self.getRank())
+    return emitOptionalError(loc, op, ": index rank ", index.getRank(), " differs from self's ",
+                             self.getRank());
+  return success();
+}
+
 /// The strides a capture-level input has (contiguous when unspecified).
 SmallVector<AffineExpr> stridesOf(const TensorMeta &meta, MLIRContext *ctx) {
   if (!meta.strides.empty())

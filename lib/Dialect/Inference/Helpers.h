@@ -33,6 +33,13 @@ void addResult(mlir::MLIRContext *ctx, bool isRef, TensorMeta meta, TypeList &ty
 /// A fresh (non-aliasing) result shaped `sizes` with `self`'s dtype, device and form.
 TensorMeta freshLike(BaseTensorType self, llvm::ArrayRef<mlir::AffineExpr> sizes);
 
+/// Like freshLike, for positions: int64 elements, no gradient (argmax, sort indices).
+TensorMeta indicesLike(BaseTensorType self, llvm::ArrayRef<mlir::AffineExpr> sizes);
+
+/// `op`'s index (gather, scatter): a non-bool integer tensor of `self`'s rank.
+mlir::LogicalResult requireIndexOfRank(InferLoc loc, llvm::StringRef op, BaseTensorType self,
+                                       BaseTensorType index);
+
 /// The strides a capture-level input has (contiguous when unspecified).
 llvm::SmallVector<mlir::AffineExpr> stridesOf(const TensorMeta &meta, mlir::MLIRContext *ctx);
 

@@ -87,11 +87,8 @@ LogicalResult tgc::inferScatter(MLIRContext *ctx, InferLoc loc, Value self, int6
   if (failed(requireTensor(loc, x, "self")) || failed(requireTensor(loc, i, "index")) ||
       failed(dimIn(loc, dim, std::max<int64_t>(x.getRank(), 1))))
     return failure();
-  if (getCategory(i.getDtype()) != DTypeCategory::Integer || i.getDtype().isInteger(1))
-    return emitOptionalError(loc, "scatter: index must be an integer tensor, got ", i.getDtype());
-  if (i.getRank() != x.getRank())
-    return emitOptionalError(loc, "scatter: index rank ", i.getRank(), " differs from self's ",
-                             x.getRank());
+  if (failed(requireIndexOfRank(loc, "scatter", x, i)))
+    return failure();
   if (src) {
     BaseTensorType s = tensorOf(src);
     if (failed(requireTensor(loc, s, "src")))
@@ -123,10 +120,7 @@ LogicalResult tgc::inferSortTopk(MLIRContext *ctx, InferLoc loc, Value self, int
       sizes[*d] = cst(*k, ctx);
   }
   addResult(ctx, x.isRef(), freshLike(x, sizes), types);
-  TensorMeta indices = freshLike(x, sizes);
-  indices.dtype = IntegerType::get(ctx, 64);
-  indices.requiresGrad = false;
-  addResult(ctx, x.isRef(), indices, types);
+  addResult(ctx, x.isRef(), indicesLike(x, sizes), types);
   return success();
 }
 
@@ -177,11 +171,8 @@ LogicalResult tgc::inferGather(MLIRContext *ctx, InferLoc loc, Value self, int64
   if (failed(requireTensor(loc, x, "self")) || failed(requireTensor(loc, i, "index")) ||
       failed(dimIn(loc, dim, x.getRank())))
     return failure();
-  if (getCategory(i.getDtype()) != DTypeCategory::Integer || i.getDtype().isInteger(1))
-    return emitOptionalError(loc, "gather: index must be an integer tensor, got ", i.getDtype());
-  if (i.getRank() != x.getRank())
-    return emitOptionalError(loc, "gather: index rank ", i.getRank(), " differs from self's ",
-                             x.getRank());
+  if (failed(requireIndexOfRank(loc, "gather", x, i)))
+    return failure();
   addResult(ctx, x.isRef(), freshLike(x, i.getSizes()), types);
   return success();
 }

@@ -145,10 +145,7 @@ LogicalResult tgc::inferArgReduction(MLIRContext *ctx, InferLoc loc, Value self,
   }
   if (withValues)
     addResult(ctx, x.isRef(), freshLike(x, sizes), types);
-  TensorMeta indices = freshLike(x, sizes);
-  indices.dtype = IntegerType::get(ctx, 64);
-  indices.requiresGrad = false;
-  addResult(ctx, x.isRef(), indices, types);
+  addResult(ctx, x.isRef(), indicesLike(x, sizes), types);
   return success();
 }
 
