@@ -351,7 +351,9 @@ def Tgc_AddmmOp : Tgc_Op<"addmm", ["aten.addmm.default"], [Pure]> {
 }
 
 def Tgc_ConvolutionOp : Tgc_Op<"convolution", ["aten.convolution.default",
-    "aten.conv2d.default", "aten.conv1d.default", "aten.conv3d.default"],
+    "aten.conv2d.default", "aten.conv1d.default", "aten.conv3d.default",
+    "aten.conv_transpose1d.default", "aten.conv_transpose2d.input",
+    "aten.conv_transpose3d.input"],
     [Pure, Tgc_NoRecompute]> {
   let summary = "N-d convolution (groups, stride, padding, dilation)";
   let arguments = (ins Tgc_AnyTensor:$input, Tgc_AnyTensor:$weight,
@@ -416,13 +418,41 @@ def Tgc_ConvolutionBackwardWeightOp : Tgc_Op<"convolution_backward_weight", [],
                   "::tgc::ConvolutionGradient::Weight, types);";
 }
 
+def Tgc_ConvolutionBackwardOp : Tgc_Op<"convolution_backward",
+    ["aten.convolution_backward.default"], [Pure]> {
+  let summary = "Gradients of a convolution: input, weight and bias";
+  let description = [{
+    What `aten.convolution_backward` computes, for the convolution of `input` with
+    `weight` (transposed or not). Every gradient is computed (the bias's is the sum of
+    `grad_output` over all but the channels); `output_mask` only says which ones the
+    caller uses. tgc-decompose rewrites it into convolution_backward_input/_weight (a
+    transposed convolution's input gradient is a convolution).
+  }];
+  let arguments = (ins Tgc_AnyTensor:$grad_output, Tgc_AnyTensor:$input, Tgc_AnyTensor:$weight,
+                       OptionalAttr<Tgc_ShapeAttr>:$bias_sizes,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$stride,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$padding,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$dilation,
+                       DefaultValuedAttr<BoolAttr, "false">:$transposed,
+                       OptionalAttr<DenseI64ArrayAttr>:$output_padding,
+                       DefaultValuedAttr<I64Attr, "1">:$groups,
+                       OptionalAttr<DenseBoolArrayAttr>:$output_mask);
+  let results = (outs Tgc_AnyTensor:$grad_input, Tgc_AnyTensor:$grad_weight,
+                      Tgc_AnyTensor:$grad_bias);
+  let assemblyFormat = "$grad_output `,` $input `,` $weight attr-dict `:` type(operands) `->` "
+                       "type(results)";
+  let inferBody = "return ::tgc::inferConvolutionBackwardAll(ctx, loc, adaptor.getGradOutput(), "
+                  "adaptor.getInput(), adaptor.getWeight(), types);";
+}
+
 //===----------------------------------------------------------------------===//
 // Normalization and softmax
 //===----------------------------------------------------------------------===//
 
 def Tgc_BatchNormOp : Tgc_Op<"batch_norm", ["aten.batch_norm.default",
     "aten._native_batch_norm_legit_functional.default", "aten.native_batch_norm.default",
-    "aten._native_batch_norm_legit_no_training.default", "aten._native_batch_norm_legit.default"],
+    "aten._native_batch_norm_legit_no_training.default", "aten._native_batch_norm_legit.default",
+    "aten._native_batch_norm_legit.no_stats"],
     [AttrSizedOperandSegments, DeclareOpInterfaceMethods<Tgc_InPlaceOpInterface>]> {
   let summary = "Batch normalization; in training mode it updates the running statistics";
   let description = [{
@@ -462,6 +492,62 @@ def Tgc_LayerNormOp : Tgc_Op<"layer_norm", ["aten.layer_norm.default",
                        "type(operands) `->` type($results)";
   let inferBody = "return ::tgc::inferLayerNorm(ctx, loc, adaptor.getInput(), adaptor.getNormalizedShape(), "
                   "adaptor.getNative(), types);";
+}
+
+def Tgc_GroupNormOp : Tgc_Op<"group_norm", ["aten.group_norm.default",
+                                            "aten.native_group_norm.default"],
+                             [Pure, AttrSizedOperandSegments]> {
+  let summary = "Group normalization: the channels in `group` groups, each normalized with "
+                "its own statistics over its channels and the spatial dimensions";
+  let description = [{
+    With `native`, results are (output, mean, rstd) as `native_group_norm` returns them,
+    the statistics [N, group]; otherwise just the output.
+  }];
+  let arguments = (ins Tgc_AnyTensor:$input, Optional<Tgc_AnyTensor>:$weight,
+                       Optional<Tgc_AnyTensor>:$bias, I64Attr:$group,
+                       DefaultValuedAttr<F64Attr, "1e-05">:$eps, UnitAttr:$native);
+  let results = (outs Variadic<Tgc_AnyTensor>:$results);
+  let assemblyFormat = "$input (`weight` $weight^)? (`bias` $bias^)? attr-dict `:` "
+                       "type(operands) `->` type($results)";
+  let inferBody = "return ::tgc::inferGroupNorm(ctx, loc, adaptor.getInput(), adaptor.getGroup(), "
+                  "adaptor.getNative(), types);";
+}
+
+def Tgc_LayerNormBackwardOp : Tgc_Op<"layer_norm_backward",
+    ["aten.native_layer_norm_backward.default"], [Pure, AttrSizedOperandSegments]> {
+  let summary = "Gradients of native_layer_norm: input, weight and bias";
+  let description = [{
+    From the forward's `mean` and `rstd` (kept sizes: the normalized dimensions are 1).
+    Every gradient is computed; `output_mask` only says which ones the caller uses.
+  }];
+  let arguments = (ins Tgc_AnyTensor:$grad_out, Tgc_AnyTensor:$input,
+                       DenseI64ArrayAttr:$normalized_shape, Tgc_AnyTensor:$mean,
+                       Tgc_AnyTensor:$rstd, Optional<Tgc_AnyTensor>:$weight,
+                       Optional<Tgc_AnyTensor>:$bias, OptionalAttr<DenseBoolArrayAttr>:$output_mask);
+  let results = (outs Tgc_AnyTensor:$grad_input, Tgc_AnyTensor:$grad_weight,
+                      Tgc_AnyTensor:$grad_bias);
+  let assemblyFormat = "$grad_out `,` $input `,` $mean `,` $rstd (`weight` $weight^)? "
+                       "(`bias` $bias^)? attr-dict `:` type(operands) `->` type(results)";
+  let inferBody = "return ::tgc::inferNormBackward(ctx, loc, adaptor.getGradOut(), "
+                  "adaptor.getInput(), adaptor.getNormalizedShape(), types);";
+}
+
+def Tgc_GroupNormBackwardOp : Tgc_Op<"group_norm_backward",
+    ["aten.native_group_norm_backward.default"], [Pure]> {
+  let summary = "Gradients of native_group_norm: input, weight and bias";
+  let description = [{
+    From the forward's `mean` and `rstd` [N, group]. Every gradient is computed;
+    `output_mask` only says which ones the caller uses.
+  }];
+  let arguments = (ins Tgc_AnyTensor:$grad_out, Tgc_AnyTensor:$input, Tgc_AnyTensor:$mean,
+                       Tgc_AnyTensor:$rstd, Optional<Tgc_AnyTensor>:$weight, I64Attr:$group,
+                       OptionalAttr<DenseBoolArrayAttr>:$output_mask);
+  let results = (outs Tgc_AnyTensor:$grad_input, Tgc_AnyTensor:$grad_weight,
+                      Tgc_AnyTensor:$grad_bias);
+  let assemblyFormat = "$grad_out `,` $input `,` $mean `,` $rstd (`weight` $weight^)? attr-dict "
+                       "`:` type(operands) `->` type(results)";
+  let inferBody = "return ::tgc::inferNormBackward(ctx, loc, adaptor.getGradOut(), "
+                  "adaptor.getInput(), {}, types);";
 }
 
 def Tgc_SoftmaxOp : Tgc_Op<"softmax", ["aten.softmax.int", "aten._softmax.default"], [Pure]> {

@@ -356,6 +356,26 @@ LogicalResult convolutionVjp(Vjp &v, ConvolutionOp op) {
   return success();
 }
 
+/// convolution_backward_input, which is also how a transposed convolution is built: it
+/// is linear in both operands; the gradient's gradient is the convolution it is the
+/// gradient of, and the weight's the weight gradient of that convolution, with the
+/// incoming gradient as its input.
+LogicalResult convolutionBackwardInputVjp(Vjp &v, ConvolutionBackwardInputOp op) {
+  Value g = v.g();
+  if (v.wants(0))
+    v.set(0, op,
+          ConvolutionOp::create(v.b, v.loc, g, op.getWeight(), Value(), op.getStride(),
+                                op.getPadding(), op.getDilation(), false, DenseI64ArrayAttr(),
+                                op.getGroups()));
+  if (v.wants(1))
+    v.set(1, op,
+          ConvolutionBackwardWeightOp::create(
+              v.b, v.loc, op.getGradOutput(), g,
+              ShapeAttr::get(v.ctx(), typeOf(op.getWeight()).getSizes()), op.getStrideAttr(),
+              op.getPaddingAttr(), op.getDilationAttr(), op.getGroupsAttr()));
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Pooling, embedding, losses
 //===----------------------------------------------------------------------===//
@@ -824,6 +844,7 @@ void tgc::attachDerivatives(MLIRContext *ctx) {
 
   attach<MmOp, mmVjp>(ctx);
   attach<ConvolutionOp, convolutionVjp>(ctx);
+  attach<ConvolutionBackwardInputOp, convolutionBackwardInputVjp>(ctx);
   attach<MaxPool2dOp, maxPoolVjp>(ctx);
   attach<ScaledDotProductAttentionOp, attentionVjp>(ctx);
   attach<AvgPool2dOp, avgPoolVjp>(ctx);

@@ -1,5 +1,6 @@
 // Decomposition of compound tgc ops (linear, matmul, norms, softmax, ...) into the
 // primitive ops that lowering handles.
+#include "DecomposeUtils.h"
 #include "tgc/Dialect/ScalarBuilder.h"
 #include "tgc/Transforms/Passes.h"
 
@@ -16,82 +17,9 @@ namespace tgc {
 
 using namespace mlir;
 using namespace tgc;
+using namespace tgc::decompose;
 
 namespace {
-
-BaseTensorType typeOf(Value v) { return llvm::cast<BaseTensorType>(v.getType()); }
-
-Value f64(OpBuilder &b, Location loc, double v) {
-  return arith::ConstantOp::create(b, loc, b.getF64FloatAttr(v));
-}
-
-ShapeAttr shapeAttr(MLIRContext *ctx, ArrayRef<AffineExpr> sizes) {
-  return ShapeAttr::get(ctx, sizes);
-}
-
-/// The number of elements in dimensions `dims` of `x`, as an i64 scalar.
-Value countElements(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> dims) {
-  int64_t constant = 1;
-  Value dynamic;
-  for (int64_t d : dims) {
-    AffineExpr size = typeOf(x).getSizes()[d];
-    if (std::optional<int64_t> c = getConstantSize(size)) {
-      constant *= *c;
-      continue;
-    }
-    Value s = SymSizeOp::create(b, loc, x, d);
-    dynamic = dynamic ? arith::MulIOp::create(b, loc, dynamic, s).getResult() : s;
-  }
-  Value c = arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(constant));
-  return dynamic ? arith::MulIOp::create(b, loc, dynamic, c).getResult() : c;
-}
-
-/// Dimensions `[from, rank)`.
-SmallVector<int64_t> trailingDims(int64_t from, int64_t rank) {
-  SmallVector<int64_t> dims;
-  for (int64_t d = from; d < rank; ++d)
-    dims.push_back(d);
-  return dims;
-}
-
-/// mean and biased variance of `x` over `dims`, kept as size-1 dimensions. With
-/// `onePass` (inference) an f32 `x` is read once: its sum and its sum of squares, both
-/// of x widened to f64 (so that E[x^2] - E[x]^2 does not cancel in f32 precision; the
-/// relative error of the variance is about 1e-16 * mean^2 / variance), clamped at 0.
-/// Otherwise, and for other dtypes, the variance is the mean of (x - mean)^2, a second
-/// pass after the mean.
-std::pair<Value, Value> meanAndVariance(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> dims,
-                                        bool onePass) {
-  auto dimsAttr = b.getDenseI64ArrayAttr(dims);
-  Type dtype = typeOf(x).getDtype();
-  if (onePass && dtype.isF32()) {
-    auto wide = TypeAttr::get(b.getF64Type()), narrow = TypeAttr::get(dtype);
-    Value x64 = ToDTypeOp::create(b, loc, x, wide);
-    Value mean = MeanOp::create(b, loc, x64, dimsAttr, /*keepdim=*/true, TypeAttr());
-    Value meanSquare = MeanOp::create(b, loc, MulOp::create(b, loc, x64, x64), dimsAttr,
-                                      /*keepdim=*/true, TypeAttr());
-    Value variance = ReluOp::create(
-        b, loc, SubOp::create(b, loc, meanSquare, MulOp::create(b, loc, mean, mean), Attribute()));
-    return {ToDTypeOp::create(b, loc, mean, narrow), ToDTypeOp::create(b, loc, variance, narrow)};
-  }
-  Value mean = MeanOp::create(b, loc, x, dimsAttr, /*keepdim=*/true, TypeAttr());
-  Value centered = SubOp::create(b, loc, x, mean, Attribute());
-  Value squared = MulOp::create(b, loc, centered, centered);
-  Value variance = MeanOp::create(b, loc, squared, dimsAttr, /*keepdim=*/true, TypeAttr());
-  return {mean, variance};
-}
-
-/// Drops the size-1 dimensions `dims` that a keepdim reduction left.
-Value squeezeDims(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> dims) {
-  return SqueezeOp::create(b, loc, x, b.getDenseI64ArrayAttr(dims));
-}
-
-/// Reshapes a per-channel vector [C] to broadcast against an NC... tensor of `rank`.
-Value channelView(OpBuilder &b, Location loc, Value v, int64_t rank) {
-  SmallVector<AffineExpr> sizes(rank, getAffineConstantExpr(1, b.getContext()));
-  sizes[1] = typeOf(v).getSizes()[0];
-  return ViewOp::create(b, loc, v, shapeAttr(b.getContext(), sizes));
-}
 
 //===----------------------------------------------------------------------===//
 // Linear algebra
@@ -203,108 +131,6 @@ struct DecomposeT : OpRewritePattern<TOp> {
 //===----------------------------------------------------------------------===//
 // Normalization and softmax
 //===----------------------------------------------------------------------===//
-
-struct DecomposeLayerNorm : OpRewritePattern<LayerNormOp> {
-  DecomposeLayerNorm(MLIRContext *ctx, bool onePass) : OpRewritePattern(ctx), onePass(onePass) {}
-  bool onePass;
-
-  LogicalResult matchAndRewrite(LayerNormOp op, PatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    Value x = op.getInput();
-    int64_t rank = typeOf(x).getRank();
-    SmallVector<int64_t> dims = trailingDims(rank - op.getNormalizedShape().size(), rank);
-    auto [mean, variance] = meanAndVariance(rewriter, loc, x, dims, onePass);
-    Value eps = f64(rewriter, loc, op.getEps().convertToDouble());
-    Value rstd =
-        RsqrtOp::create(rewriter, loc, AddOp::create(rewriter, loc, variance, eps, Attribute()));
-    Value out =
-        MulOp::create(rewriter, loc, SubOp::create(rewriter, loc, x, mean, Attribute()), rstd);
-    if (op.getWeight())
-      out = MulOp::create(rewriter, loc, out, op.getWeight());
-    if (op.getBias())
-      out = AddOp::create(rewriter, loc, out, op.getBias(), Attribute());
-    SmallVector<Value> results = {out};
-    if (op.getNative()) {
-      results.push_back(mean);
-      results.push_back(rstd);
-    }
-    rewriter.replaceOp(op, results);
-    return success();
-  }
-};
-
-/// Batch norm: batch statistics in training mode (and, in the functional form, the
-/// momentum update of the running statistics with the unbiased variance), running
-/// statistics in eval mode.
-struct DecomposeBatchNorm : OpRewritePattern<BatchNormOp> {
-  DecomposeBatchNorm(MLIRContext *ctx, bool onePass) : OpRewritePattern(ctx), onePass(onePass) {}
-  bool onePass;
-
-  LogicalResult matchAndRewrite(BatchNormOp op, PatternRewriter &rewriter) const override {
-    if (!op.getMutatedOperandIndices().empty())
-      return rewriter.notifyMatchFailure(op, "functionalize first");
-    Location loc = op.getLoc();
-    MLIRContext *ctx = rewriter.getContext();
-    Value x = op.getInput();
-    int64_t rank = typeOf(x).getRank();
-    SmallVector<int64_t> dims = {0};
-    for (int64_t d = 2; d < rank; ++d)
-      dims.push_back(d);
-    Value eps = f64(rewriter, loc, op.getEps().convertToDouble());
-    Value mean, variance;
-    if (op.getTraining()) {
-      std::tie(mean, variance) = meanAndVariance(rewriter, loc, x, dims, onePass);
-    } else {
-      mean = channelView(rewriter, loc, op.getRunningMean(), rank);
-      variance = channelView(rewriter, loc, op.getRunningVar(), rank);
-    }
-    Value invstd =
-        RsqrtOp::create(rewriter, loc, AddOp::create(rewriter, loc, variance, eps, Attribute()));
-    Value out =
-        MulOp::create(rewriter, loc, SubOp::create(rewriter, loc, x, mean, Attribute()), invstd);
-    if (op.getWeight())
-      out = MulOp::create(rewriter, loc, out, channelView(rewriter, loc, op.getWeight(), rank));
-    if (op.getBias())
-      out = AddOp::create(rewriter, loc, out, channelView(rewriter, loc, op.getBias(), rank),
-                          Attribute());
-    SmallVector<Value> results = {out};
-    if (!op.getTraining()) {
-      // Eval mode returns empty statistics, as ATen does.
-      for (unsigned i = 1; i < 3; ++i)
-        results.push_back(FullOp::create(
-            rewriter, loc, shapeAttr(ctx, {getAffineConstantExpr(0, ctx)}),
-            rewriter.getF64FloatAttr(0), TypeAttr::get(typeOf(x).getDtype()), DeviceAttr()));
-      rewriter.replaceOp(op, results);
-      return success();
-    }
-    results.push_back(squeezeDims(rewriter, loc, mean, dims));
-    results.push_back(squeezeDims(rewriter, loc, invstd, dims));
-    if (op.getFunctional()) {
-      double momentum = op.getMomentum().convertToDouble();
-      Value n = countElements(rewriter, loc, x, dims);
-      Value one = arith::ConstantOp::create(rewriter, loc, rewriter.getI64IntegerAttr(1));
-      Value nf = arith::SIToFPOp::create(rewriter, loc, rewriter.getF64Type(), n);
-      Value nm1 = arith::SIToFPOp::create(rewriter, loc, rewriter.getF64Type(),
-                                          arith::SubIOp::create(rewriter, loc, n, one));
-      Value bessel = arith::DivFOp::create(rewriter, loc, nf, nm1);
-      Value batchMean = results[1];
-      Value batchVar =
-          MulOp::create(rewriter, loc, squeezeDims(rewriter, loc, variance, dims), bessel);
-      auto update = [&](Value running, Value batch) -> Value {
-        Value keep = MulOp::create(rewriter, loc, running, f64(rewriter, loc, 1 - momentum));
-        Value add = MulOp::create(rewriter, loc, batch, f64(rewriter, loc, momentum));
-        Value sum = AddOp::create(rewriter, loc, keep, add, Attribute());
-        if (typeOf(sum).getDtype() != typeOf(running).getDtype())
-          sum = ToDTypeOp::create(rewriter, loc, sum, TypeAttr::get(typeOf(running).getDtype()));
-        return sum;
-      };
-      results.push_back(update(op.getRunningMean(), batchMean));
-      results.push_back(update(op.getRunningVar(), batchVar));
-    }
-    rewriter.replaceOp(op, results);
-    return success();
-  }
-};
 
 template <typename SoftmaxLike, bool isLog>
 struct DecomposeSoftmax : OpRewritePattern<SoftmaxLike> {
@@ -1001,28 +827,6 @@ struct DecomposeSplit : OpRewritePattern<SplitOp> {
   }
 };
 
-/// A 1-d convolution is a 2-d one over a height-1 image.
-struct DecomposeConv1d : OpRewritePattern<ConvolutionOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(ConvolutionOp op, PatternRewriter &rewriter) const override {
-    if (typeOf(op.getInput()).getRank() != 3 || op.getTransposed())
-      return rewriter.notifyMatchFailure(op, "not a 1-d convolution");
-    Location loc = op.getLoc();
-    auto widen = [&](ArrayRef<int64_t> v, int64_t heightValue, int64_t dflt) {
-      return SmallVector<int64_t>{heightValue, v.empty() ? dflt : v[0]};
-    };
-    Value input = UnsqueezeOp::create(rewriter, loc, op.getInput(), 2);
-    Value weight = UnsqueezeOp::create(rewriter, loc, op.getWeight(), 2);
-    auto conv = ConvolutionOp::create(rewriter, loc, input, weight, op.getBias(),
-                                      widen(op.getStride(), 1, 1), widen(op.getPadding(), 0, 0),
-                                      widen(op.getDilation(), 1, 1), false, DenseI64ArrayAttr(),
-                                      op.getGroups());
-    rewriter.replaceOpWithNewOp<SqueezeOp>(op, conv.getResult(),
-                                           rewriter.getDenseI64ArrayAttr({2}));
-    return success();
-  }
-};
-
 //===----------------------------------------------------------------------===//
 // Stacking, dropout, attention, adaptive pooling
 //===----------------------------------------------------------------------===//
@@ -1248,11 +1052,11 @@ struct DecomposePass : public tgc::impl::DecomposePassBase<DecomposePass> {
                  DecomposeIndexDims, DecomposeRepeat, DecomposeCopy, DecomposeRoll, DecomposeFlip,
                  DecomposeDiagonal, DecomposeSort, DecomposeTopk, DecomposeIndexPut,
                  DecomposeIndexSelect, DecomposeUpsample, DecomposeAsStridedRestride,
-                 DecomposeStack, DecomposeDropout, DecomposeAdaptivePool, DecomposeConv1d,
-                 DecomposeCrossEntropy, DecomposeNativeDropout>(&getContext());
+                 DecomposeStack, DecomposeDropout, DecomposeAdaptivePool, DecomposeCrossEntropy,
+                 DecomposeNativeDropout>(&getContext());
     patterns.add<DecomposeAttention>(&getContext(), keepAttention);
     patterns.add<ExpandGroupedQueryAttention>(&getContext());
-    patterns.add<DecomposeLayerNorm, DecomposeBatchNorm>(&getContext(), onePassStatistics);
+    populateDecomposeNNPatterns(patterns, onePassStatistics);
     PropagateSavedHooksScope propagateScope;
     GreedyRewriteConfig config;
     config.setListener(&propagateScope);

@@ -52,6 +52,14 @@ mlir::LogicalResult inferBatchNorm(mlir::MLIRContext *ctx, InferLoc loc, mlir::V
 mlir::LogicalResult inferLayerNorm(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value input,
                                    llvm::ArrayRef<int64_t> normalizedShape, bool native,
                                    TypeList &types);
+/// group_norm: the output, and with `native` mean and rstd [N, group].
+mlir::LogicalResult inferGroupNorm(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value input,
+                                   int64_t group, bool native, TypeList &types);
+/// Gradients of layer norm (`normalizedShape`: the weight's sizes) and group norm
+/// (empty: the weight is [C]): grad_input like `input`, grad_weight and grad_bias.
+mlir::LogicalResult inferNormBackward(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value gradOut,
+                                      mlir::Value input, llvm::ArrayRef<int64_t> normalizedShape,
+                                      TypeList &types);
 mlir::LogicalResult inferSoftmax(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
                                  int64_t dim, mlir::TypeAttr dtype, TypeList &types);
 mlir::LogicalResult inferCumsum(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self, int64_t dim,
@@ -147,6 +155,10 @@ mlir::LogicalResult inferConvolutionBackward(mlir::MLIRContext *ctx, InferLoc lo
                                              llvm::ArrayRef<int64_t> padding,
                                              llvm::ArrayRef<int64_t> dilation, int64_t groups,
                                              ConvolutionGradient which, TypeList &types);
+/// convolution_backward: gradients like `input` and `weight`, and the bias's [F].
+mlir::LogicalResult inferConvolutionBackwardAll(mlir::MLIRContext *ctx, InferLoc loc,
+                                                mlir::Value gradOutput, mlir::Value input,
+                                                mlir::Value weight, TypeList &types);
 /// nll_loss (with its total weight) and cross_entropy_loss (without).
 mlir::LogicalResult inferNllLoss(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
                                  mlir::Value target, mlir::Value weight, int64_t reduction,

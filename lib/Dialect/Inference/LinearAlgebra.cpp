@@ -229,3 +229,25 @@ LogicalResult tgc::inferConvolutionBackward(MLIRContext *ctx, InferLoc loc, Valu
   addResult(ctx, g.isRef(), meta, types);
   return success();
 }
+
+LogicalResult tgc::inferConvolutionBackwardAll(MLIRContext *ctx, InferLoc loc, Value gradOutput,
+                                               Value input, Value weight, TypeList &types) {
+  BaseTensorType g = tensorOf(gradOutput), x = tensorOf(input), w = tensorOf(weight);
+  if (failed(requireTensor(loc, g, "grad_output")) || failed(requireTensor(loc, x, "input")) ||
+      failed(requireTensor(loc, w, "weight")))
+    return failure();
+  if (g.getRank() < 3 || x.getRank() != g.getRank() || w.getRank() != g.getRank())
+    return emitOptionalError(loc, "convolution_backward: grad_output, input and weight must "
+                                  "have equal ranks >= 3");
+  bool requiresGrad = anyRequiresGrad({g, x, w});
+  for (BaseTensorType like : {x, w}) {
+    TensorMeta meta = freshLike(like, like.getSizes());
+    meta.dtype = g.getDtype();
+    meta.requiresGrad = requiresGrad;
+    addResult(ctx, g.isRef(), meta, types);
+  }
+  TensorMeta bias = freshLike(g, {g.getSizes()[1]});
+  bias.requiresGrad = requiresGrad;
+  addResult(ctx, g.isRef(), bias, types);
+  return success();
+}

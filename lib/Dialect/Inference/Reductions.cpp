@@ -20,7 +20,11 @@ LogicalResult tgc::inferBatchNorm(MLIRContext *ctx, InferLoc loc, Value input, b
   addResult(ctx, x.isRef(), stat, types);
   addResult(ctx, x.isRef(), stat, types);
   if (functional) {
+    // The new running statistics are in the computation dtype (f32 for bf16/f16
+    // inputs), as ATen's functional batch norm returns them.
     TensorMeta running = freshLike(x, {channels});
+    if (running.dtype.isBF16() || running.dtype.isF16())
+      running.dtype = Float32Type::get(ctx);
     running.requiresGrad = false;
     addResult(ctx, x.isRef(), running, types);
     addResult(ctx, x.isRef(), running, types);
@@ -48,6 +52,50 @@ LogicalResult tgc::inferLayerNorm(MLIRContext *ctx, InferLoc loc, Value input,
     statSizes[i] = cst(1, ctx);
   addResult(ctx, x.isRef(), freshLike(x, statSizes), types);
   addResult(ctx, x.isRef(), freshLike(x, statSizes), types);
+  return success();
+}
+
+LogicalResult tgc::inferGroupNorm(MLIRContext *ctx, InferLoc loc, Value input, int64_t group,
+                                  bool native, TypeList &types) {
+  BaseTensorType x = tensorOf(input);
+  if (failed(requireTensor(loc, x, "input")))
+    return failure();
+  if (x.getRank() < 2)
+    return emitOptionalError(loc, "group_norm expects an input of rank >= 2");
+  std::optional<int64_t> channels = getConstantSize(x.getSizes()[1]);
+  if (group < 1 || (channels && *channels % group != 0))
+    return emitOptionalError(loc, "group_norm: ", group, " groups do not divide the channels");
+  addResult(ctx, x.isRef(), freshLike(x, x.getSizes()), types);
+  if (!native)
+    return success();
+  TensorMeta stat = freshLike(x, {x.getSizes()[0], cst(group, ctx)});
+  addResult(ctx, x.isRef(), stat, types);
+  addResult(ctx, x.isRef(), stat, types);
+  return success();
+}
+
+LogicalResult tgc::inferNormBackward(MLIRContext *ctx, InferLoc loc, Value gradOut, Value input,
+                                     ArrayRef<int64_t> normalizedShape, TypeList &types) {
+  BaseTensorType g = tensorOf(gradOut), x = tensorOf(input);
+  if (failed(requireTensor(loc, g, "grad_out")) || failed(requireTensor(loc, x, "input")))
+    return failure();
+  if (!sameSizes(g.getSizes(), x.getSizes()))
+    return emitOptionalError(loc, "norm backward: grad_out has sizes ", sizesStr(g.getSizes()),
+                             " but the input ", sizesStr(x.getSizes()));
+  if (x.getRank() < 2 && normalizedShape.empty())
+    return emitOptionalError(loc, "group_norm backward expects an input of rank >= 2");
+  SmallVector<AffineExpr> param;
+  for (int64_t size : normalizedShape)
+    param.push_back(cst(size, ctx));
+  if (normalizedShape.empty())
+    param.push_back(x.getSizes()[1]);
+  TensorMeta gradInput = freshLike(x, x.getSizes());
+  gradInput.requiresGrad = anyRequiresGrad({g, x});
+  addResult(ctx, x.isRef(), gradInput, types);
+  TensorMeta gradParam = freshLike(x, param);
+  gradParam.requiresGrad = gradInput.requiresGrad;
+  addResult(ctx, x.isRef(), gradParam, types);
+  addResult(ctx, x.isRef(), gradParam, types);
   return success();
 }
 

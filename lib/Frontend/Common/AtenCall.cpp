@@ -7,6 +7,7 @@
 #include "AtenCall.h"
 
 #include "NodeAdapters.h"
+#include "SymbolicSizes.h"
 #include "tgc/Dialect/TgcDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -201,7 +202,12 @@ FailureOr<SmallVector<Value>> OpSpecBuilder::operandValues(const AtenValue &valu
       return constant(builder.getI64IntegerAttr(*c));
     if (!value.values.empty())
       return SmallVector<Value>(value.values);
-    break;
+    // A size computed from symbols (a .pt2 node's sym_size result): read from the
+    // graph inputs that have them.
+    if (FailureOr<Value> computed = materializeSize(builder, loc, value.size, {}, emitError);
+        succeeded(computed))
+      return SmallVector<Value>{*computed};
+    return failure();
   case AtenValue::Kind::Bool:
     return constant(builder.getBoolAttr(value.boolValue));
   case AtenValue::Kind::Float:

@@ -219,6 +219,34 @@ static LogicalResult setEvalMode(AdapterCall &call) {
   return success();
 }
 
+/// native_group_norm(input, weight, bias, N, C, HxW, group, eps) and its backward: the
+/// sizes N, C and HxW are the input's (tgc reads them from its type); the forward
+/// returns (output, mean, rstd).
+static LogicalResult groupNormSizes(AdapterCall &call) {
+  for (llvm::StringRef name : {"N", "C", "HxW"})
+    takeArgument(call.arguments, name);
+  return success();
+}
+static LogicalResult nativeGroupNorm(AdapterCall &call) {
+  call.attributes.set("native", UnitAttr::get(call.ctx));
+  return groupNormSizes(call);
+}
+
+/// group_norm(input, num_groups, weight, bias, eps, cudnn_enabled): `num_groups` is
+/// tgc.group_norm's `group`.
+static LogicalResult numGroupsAsGroup(AdapterCall &call) {
+  for (AtenArgument &argument : call.arguments)
+    if (argument.name == "num_groups")
+      argument.name = "group";
+  return success();
+}
+
+/// conv_transpose1d/2d/3d: a convolution with `transposed` set.
+static LogicalResult setTransposed(AdapterCall &call) {
+  call.attributes.set("transposed", BoolAttr::get(call.ctx, true));
+  return success();
+}
+
 /// _softmax / _log_softmax(self, dim, half_to_float): a true `half_to_float` asks for
 /// an f32 result.
 static LogicalResult halfToFloatAsDtype(AdapterCall &call) {
@@ -370,6 +398,12 @@ static const NodeAdapter kNodeAdapters[] = {
     {"aten._native_batch_norm_legit_functional.default", "", setFunctional},
     {"aten._native_batch_norm_legit_no_training.default", "", setEvalMode},
     {"aten.native_layer_norm.default", "", setNative},
+    {"aten.conv_transpose1d.default", "", setTransposed},
+    {"aten.conv_transpose2d.input", "", setTransposed},
+    {"aten.conv_transpose3d.input", "", setTransposed},
+    {"aten.native_group_norm.default", "", nativeGroupNorm},
+    {"aten.native_group_norm_backward.default", "", groupNormSizes},
+    {"aten.group_norm.default", "", numGroupsAsGroup},
     {"aten._softmax.default", "", halfToFloatAsDtype},
     {"aten._log_softmax.default", "", halfToFloatAsDtype},
     {"aten.pow.Tensor_Scalar", "", exponentAsOther},

@@ -4,6 +4,7 @@
 #include "Interpreter.h"
 
 #include "Frontend/Common/DTypes.h"
+#include "Frontend/Common/SymbolicSizes.h"
 #include "TorchFunctions.h"
 #include "tgc/Dialect/TgcDialect.h"
 
@@ -109,56 +110,12 @@ FailureOr<AtenValue> Interpreter::toAtenValue(Var value, Location loc) {
   return error(loc) << "cannot pass this value to a torch function";
 }
 
-/// Computes a symbolic size as an i64 SSA value: symbols are read from the graph
-/// inputs that define them (`tgc.sym_size`), and the expression becomes arith ops.
+/// Computes a symbolic size as an i64 SSA value (frontend::materializeSize), with the
+/// unbacked symbols the program bound so far.
 FailureOr<Value> Interpreter::materializeSize(AffineExpr size, Location loc) {
-  if (auto constant = llvm::dyn_cast<AffineConstantExpr>(size))
-    return arith::ConstantOp::create(builder, loc, builder.getI64IntegerAttr(constant.getValue()))
-        .getResult();
-  if (auto symbol = llvm::dyn_cast<AffineSymbolExpr>(size)) {
-    if (Value unbacked = unbackedValues.lookup(symbol.getPosition()))
-      return unbacked;
-    auto func = builder.getInsertionBlock()->getParent()->getParentOfType<func::FuncOp>();
-    if (!func)
-      return error(loc) << "symbolic size outside a function";
-    // At the function's entry, so that inside a torch.cond branch the size is a value
-    // from outside, which the branch lifts as the symbol (Cond.cpp).
-    OpBuilder::InsertionGuard guard(builder);
-    builder.setInsertionPointToStart(&func.getBody().front());
-    for (BlockArgument arg : func.getArguments()) {
-      auto type = llvm::dyn_cast<BaseTensorType>(arg.getType());
-      if (!type)
-        continue;
-      for (auto [dim, argSize] : llvm::enumerate(type.getSizes()))
-        if (argSize == size)
-          return SymSizeOp::create(builder, loc, arg, static_cast<int64_t>(dim)).getResult();
-    }
-    return error(loc) << "no graph input has the symbolic size s" << symbol.getPosition();
-  }
-  auto binary = llvm::cast<AffineBinaryOpExpr>(size);
-  FailureOr<Value> lhs = materializeSize(binary.getLHS(), loc);
-  FailureOr<Value> rhs =
-      failed(lhs) ? FailureOr<Value>(failure()) : materializeSize(binary.getRHS(), loc);
-  if (failed(rhs))
-    return failure();
-  switch (binary.getKind()) {
-  case AffineExprKind::Add:
-    return arith::AddIOp::create(builder, loc, *lhs, *rhs).getResult();
-  case AffineExprKind::Mul:
-    return arith::MulIOp::create(builder, loc, *lhs, *rhs).getResult();
-  case AffineExprKind::FloorDiv:
-    return arith::FloorDivSIOp::create(builder, loc, *lhs, *rhs).getResult();
-  case AffineExprKind::CeilDiv:
-    return arith::CeilDivSIOp::create(builder, loc, *lhs, *rhs).getResult();
-  case AffineExprKind::Mod: {
-    // Python's %: the result has the divisor's sign (sizes are non-negative anyway).
-    Value rem = arith::RemSIOp::create(builder, loc, *lhs, *rhs);
-    Value shifted = arith::AddIOp::create(builder, loc, rem, *rhs);
-    return arith::RemSIOp::create(builder, loc, shifted, *rhs).getResult();
-  }
-  default:
-    return error(loc) << "cannot compute this symbolic size";
-  }
+  return frontend::materializeSize(
+      builder, loc, size, [&](unsigned symbol) { return unbackedValues.lookup(symbol); },
+      [&] { return error(loc); });
 }
 
 Var Interpreter::resultsToVar(Operation *op) {

@@ -1,0 +1,521 @@
+// tgc-decompose's patterns for normalization and convolution: batch, layer and group
+// norm (and the backward ops of the last two) in primitive ops, convolutions of every
+// rank and direction as the 2-d convolution ops the lowering has.
+#include "DecomposeUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+using namespace mlir;
+using namespace tgc;
+using namespace tgc::decompose;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Normalization
+//===----------------------------------------------------------------------===//
+
+struct DecomposeLayerNorm : OpRewritePattern<LayerNormOp> {
+  DecomposeLayerNorm(MLIRContext *ctx, bool onePass) : OpRewritePattern(ctx), onePass(onePass) {}
+  bool onePass;
+
+  LogicalResult matchAndRewrite(LayerNormOp op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value x = toComputationDtype(rewriter, loc, op.getInput());
+    int64_t rank = typeOf(x).getRank();
+    SmallVector<int64_t> dims = trailingDims(rank - op.getNormalizedShape().size(), rank);
+    auto [mean, variance] = meanAndVariance(rewriter, loc, x, dims, onePass);
+    Value eps = f64(rewriter, loc, op.getEps().convertToDouble());
+    Value rstd =
+        RsqrtOp::create(rewriter, loc, AddOp::create(rewriter, loc, variance, eps, Attribute()));
+    Value out =
+        MulOp::create(rewriter, loc, SubOp::create(rewriter, loc, x, mean, Attribute()), rstd);
+    if (op.getWeight())
+      out = MulOp::create(rewriter, loc, out, op.getWeight());
+    if (op.getBias())
+      out = AddOp::create(rewriter, loc, out, op.getBias(), Attribute());
+    SmallVector<Value> results = {out};
+    if (op.getNative()) {
+      results.push_back(mean);
+      results.push_back(rstd);
+    }
+    replaceWithCast(rewriter, op, results);
+    return success();
+  }
+};
+
+/// Batch norm: batch statistics in training mode (and, in the functional form, the
+/// momentum update of the running statistics with the unbiased variance), running
+/// statistics in eval mode.
+struct DecomposeBatchNorm : OpRewritePattern<BatchNormOp> {
+  DecomposeBatchNorm(MLIRContext *ctx, bool onePass) : OpRewritePattern(ctx), onePass(onePass) {}
+  bool onePass;
+
+  LogicalResult matchAndRewrite(BatchNormOp op, PatternRewriter &rewriter) const override {
+    if (!op.getMutatedOperandIndices().empty())
+      return rewriter.notifyMatchFailure(op, "functionalize first");
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Value x = toComputationDtype(rewriter, loc, op.getInput());
+    int64_t rank = typeOf(x).getRank();
+    SmallVector<int64_t> dims = {0};
+    for (int64_t d = 2; d < rank; ++d)
+      dims.push_back(d);
+    Value eps = f64(rewriter, loc, op.getEps().convertToDouble());
+    Value mean, variance;
+    if (op.getTraining()) {
+      std::tie(mean, variance) = meanAndVariance(rewriter, loc, x, dims, onePass);
+    } else {
+      mean = channelView(rewriter, loc, op.getRunningMean(), rank);
+      variance = channelView(rewriter, loc, op.getRunningVar(), rank);
+    }
+    Value invstd =
+        RsqrtOp::create(rewriter, loc, AddOp::create(rewriter, loc, variance, eps, Attribute()));
+    Value out =
+        MulOp::create(rewriter, loc, SubOp::create(rewriter, loc, x, mean, Attribute()), invstd);
+    if (op.getWeight())
+      out = MulOp::create(rewriter, loc, out, channelView(rewriter, loc, op.getWeight(), rank));
+    if (op.getBias())
+      out = AddOp::create(rewriter, loc, out, channelView(rewriter, loc, op.getBias(), rank),
+                          Attribute());
+    SmallVector<Value> results = {out};
+    if (!op.getTraining()) {
+      // Eval mode returns empty statistics, as ATen does.
+      for (unsigned i = 1; i < 3; ++i)
+        results.push_back(FullOp::create(
+            rewriter, loc, shapeAttr(ctx, {getAffineConstantExpr(0, ctx)}),
+            rewriter.getF64FloatAttr(0), TypeAttr::get(typeOf(x).getDtype()), DeviceAttr()));
+      // The functional form returns the running statistics unchanged.
+      if (op.getFunctional()) {
+        results.push_back(op.getRunningMean());
+        results.push_back(op.getRunningVar());
+      }
+      replaceWithCast(rewriter, op, results);
+      return success();
+    }
+    results.push_back(squeezeDims(rewriter, loc, mean, dims));
+    results.push_back(squeezeDims(rewriter, loc, invstd, dims));
+    if (op.getFunctional()) {
+      double momentum = op.getMomentum().convertToDouble();
+      Value n = countElements(rewriter, loc, x, dims);
+      Value one = arith::ConstantOp::create(rewriter, loc, rewriter.getI64IntegerAttr(1));
+      Value nf = arith::SIToFPOp::create(rewriter, loc, rewriter.getF64Type(), n);
+      Value nm1 = arith::SIToFPOp::create(rewriter, loc, rewriter.getF64Type(),
+                                          arith::SubIOp::create(rewriter, loc, n, one));
+      Value bessel = arith::DivFOp::create(rewriter, loc, nf, nm1);
+      Value batchMean = results[1];
+      Value batchVar =
+          MulOp::create(rewriter, loc, squeezeDims(rewriter, loc, variance, dims), bessel);
+      auto update = [&](Value running, Value batch, Value result) -> Value {
+        Type dtype = typeOf(result).getDtype();
+        Value keep = MulOp::create(rewriter, loc, castTo(rewriter, loc, running, dtype),
+                                   f64(rewriter, loc, 1 - momentum));
+        Value add = MulOp::create(rewriter, loc, castTo(rewriter, loc, batch, dtype),
+                                  f64(rewriter, loc, momentum));
+        return AddOp::create(rewriter, loc, keep, add, Attribute());
+      };
+      results.push_back(update(op.getRunningMean(), batchMean, op->getResult(3)));
+      results.push_back(update(op.getRunningVar(), batchVar, op->getResult(4)));
+    }
+    replaceWithCast(rewriter, op, results);
+    return success();
+  }
+};
+
+/// The sizes [N, G, C/G * spatial...] of an [N, C, spatial...] tensor in `groups` groups.
+SmallVector<AffineExpr> groupedSizes(ArrayRef<AffineExpr> sizes, int64_t groups) {
+  AffineExpr perGroup = sizes[1].floorDiv(groups);
+  for (AffineExpr s : sizes.drop_front(2))
+    perGroup = perGroup * s;
+  return {sizes[0], getAffineConstantExpr(groups, sizes[0].getContext()), perGroup};
+}
+
+/// group_norm: the input viewed as [N, G, C/G * spatial], normalized over its last
+/// dimension, viewed back and scaled per channel.
+struct DecomposeGroupNorm : OpRewritePattern<GroupNormOp> {
+  DecomposeGroupNorm(MLIRContext *ctx, bool onePass) : OpRewritePattern(ctx), onePass(onePass) {}
+  bool onePass;
+
+  LogicalResult matchAndRewrite(GroupNormOp op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Value x = toComputationDtype(rewriter, loc, op.getInput());
+    ArrayRef<AffineExpr> sizes = typeOf(x).getSizes();
+    int64_t rank = sizes.size(), groups = op.getGroup();
+    Value grouped = ViewOp::create(rewriter, loc, x, shapeAttr(ctx, groupedSizes(sizes, groups)));
+    auto [mean, variance] = meanAndVariance(rewriter, loc, grouped, {2}, onePass);
+    Value eps = f64(rewriter, loc, op.getEps().convertToDouble());
+    Value rstd =
+        RsqrtOp::create(rewriter, loc, AddOp::create(rewriter, loc, variance, eps, Attribute()));
+    Value normalized = MulOp::create(
+        rewriter, loc, SubOp::create(rewriter, loc, grouped, mean, Attribute()), rstd);
+    Value out = ViewOp::create(rewriter, loc, normalized, shapeAttr(ctx, sizes));
+    if (op.getWeight())
+      out = MulOp::create(rewriter, loc, out, channelView(rewriter, loc, op.getWeight(), rank));
+    if (op.getBias())
+      out = AddOp::create(rewriter, loc, out, channelView(rewriter, loc, op.getBias(), rank),
+                          Attribute());
+    SmallVector<Value> results = {out};
+    if (op.getNative()) {
+      results.push_back(squeezeDims(rewriter, loc, mean, {2}));
+      results.push_back(squeezeDims(rewriter, loc, rstd, {2}));
+    }
+    replaceWithCast(rewriter, op, results);
+    return success();
+  }
+};
+
+/// The input gradient of a normalization over `dims` of `x` (shaped like the statistics
+/// `mean` and `rstd`, with size-1 `dims`): rstd * (g - mean(g) - xhat * mean(g * xhat))
+/// for g = grad_out * weight, xhat = (x - mean) * rstd. Also returns xhat.
+std::pair<Value, Value> normInputGradient(OpBuilder &b, Location loc, Value weighted, Value x,
+                                          Value mean, Value rstd, ArrayRef<int64_t> dims) {
+  auto dimsAttr = b.getDenseI64ArrayAttr(dims);
+  Value xhat = MulOp::create(b, loc, SubOp::create(b, loc, x, mean, Attribute()), rstd);
+  Value meanG = MeanOp::create(b, loc, weighted, dimsAttr, /*keepdim=*/true, TypeAttr());
+  Value meanGX = MeanOp::create(b, loc, MulOp::create(b, loc, weighted, xhat), dimsAttr,
+                                /*keepdim=*/true, TypeAttr());
+  Value centered = SubOp::create(b, loc, SubOp::create(b, loc, weighted, meanG, Attribute()),
+                                 MulOp::create(b, loc, xhat, meanGX), Attribute());
+  return {MulOp::create(b, loc, rstd, centered), xhat};
+}
+
+/// `v` summed over `dims` (none: `v` itself).
+Value sumOver(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> dims) {
+  if (dims.empty())
+    return v;
+  return SumOp::create(b, loc, v, b.getDenseI64ArrayAttr(dims), /*keepdim=*/false, TypeAttr());
+}
+
+struct DecomposeLayerNormBackward : OpRewritePattern<LayerNormBackwardOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(LayerNormBackwardOp op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto comp = [&](Value v) { return toComputationDtype(rewriter, loc, v); };
+    Value x = comp(op.getInput()), grad = comp(op.getGradOut());
+    int64_t rank = typeOf(x).getRank(), n = op.getNormalizedShape().size();
+    SmallVector<int64_t> dims = trailingDims(rank - n, rank), leading = trailingDims(0, rank - n);
+    Value weighted = op.getWeight() ? MulOp::create(rewriter, loc, grad, op.getWeight()) : grad;
+    auto [gradInput, xhat] =
+        normInputGradient(rewriter, loc, weighted, x, comp(op.getMean()), comp(op.getRstd()), dims);
+    Value gradWeight = sumOver(rewriter, loc, MulOp::create(rewriter, loc, grad, xhat), leading);
+    replaceWithCast(rewriter, op, {gradInput, gradWeight, sumOver(rewriter, loc, grad, leading)});
+    return success();
+  }
+};
+
+struct DecomposeGroupNormBackward : OpRewritePattern<GroupNormBackwardOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(GroupNormBackwardOp op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto comp = [&](Value v) { return toComputationDtype(rewriter, loc, v); };
+    Value x = comp(op.getInput()), grad = comp(op.getGradOut());
+    ArrayRef<AffineExpr> sizes = typeOf(x).getSizes();
+    int64_t rank = sizes.size();
+    SmallVector<AffineExpr> grouped = groupedSizes(sizes, op.getGroup());
+    auto toGroups = [&](Value v) -> Value {
+      return ViewOp::create(rewriter, loc, v, shapeAttr(ctx, grouped));
+    };
+    auto statistic = [&](Value v) -> Value {
+      return UnsqueezeOp::create(rewriter, loc, comp(v), 2);
+    };
+    Value weighted =
+        op.getWeight()
+            ? MulOp::create(rewriter, loc, grad, channelView(rewriter, loc, op.getWeight(), rank))
+                  .getResult()
+            : grad;
+    auto [gradInput, xhat] =
+        normInputGradient(rewriter, loc, toGroups(weighted), toGroups(x), statistic(op.getMean()),
+                          statistic(op.getRstd()), {2});
+    SmallVector<int64_t> notChannels = {0};
+    llvm::append_range(notChannels, trailingDims(2, rank));
+    Value xhatFull = ViewOp::create(rewriter, loc, xhat, shapeAttr(ctx, sizes));
+    replaceWithCast(
+        rewriter, op,
+        {ViewOp::create(rewriter, loc, gradInput, shapeAttr(ctx, sizes)),
+         sumOver(rewriter, loc, MulOp::create(rewriter, loc, grad, xhatFull), notChannels),
+         sumOver(rewriter, loc, grad, notChannels)});
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Convolution
+//===----------------------------------------------------------------------===//
+
+/// A per-dimension convolution parameter with its schema default filled in.
+SmallVector<int64_t> convParam(ArrayRef<int64_t> given, int64_t spatial, int64_t dflt) {
+  if (given.empty())
+    return SmallVector<int64_t>(spatial, dflt);
+  if (given.size() == 1)
+    return SmallVector<int64_t>(spatial, given[0]);
+  return SmallVector<int64_t>(given);
+}
+
+/// The constant spatial sizes of a weight [F, C/G, K...].
+std::optional<SmallVector<int64_t>> kernelSizes(Value weight) {
+  SmallVector<int64_t> kernel;
+  for (AffineExpr size : typeOf(weight).getSizes().drop_front(2)) {
+    std::optional<int64_t> k = getConstantSize(size);
+    if (!k)
+      return std::nullopt;
+    kernel.push_back(*k);
+  }
+  return kernel;
+}
+
+/// `x` + bias [C] broadcast over the channel dimension (no bias: `x`).
+Value addChannelBias(OpBuilder &b, Location loc, Value x, Value bias) {
+  if (!bias)
+    return x;
+  return AddOp::create(b, loc, x, channelView(b, loc, bias, typeOf(x).getRank()), Attribute());
+}
+
+/// A 1-d convolution (transposed or not) is a 2-d one over a height-1 image.
+struct DecomposeConv1d : OpRewritePattern<ConvolutionOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConvolutionOp op, PatternRewriter &rewriter) const override {
+    if (typeOf(op.getInput()).getRank() != 3)
+      return rewriter.notifyMatchFailure(op, "not a 1-d convolution");
+    Location loc = op.getLoc();
+    auto widen = [&](ArrayRef<int64_t> v, int64_t heightValue, int64_t dflt) {
+      return SmallVector<int64_t>{heightValue, v.empty() ? dflt : v[0]};
+    };
+    Value input = UnsqueezeOp::create(rewriter, loc, op.getInput(), 2);
+    Value weight = UnsqueezeOp::create(rewriter, loc, op.getWeight(), 2);
+    DenseI64ArrayAttr outputPadding;
+    if (op.getOutputPadding())
+      outputPadding = rewriter.getDenseI64ArrayAttr(widen(*op.getOutputPadding(), 0, 0));
+    auto conv = ConvolutionOp::create(rewriter, loc, input, weight, op.getBias(),
+                                      widen(op.getStride(), 1, 1), widen(op.getPadding(), 0, 0),
+                                      widen(op.getDilation(), 1, 1), op.getTransposed(),
+                                      outputPadding, op.getGroups());
+    rewriter.replaceOpWithNewOp<SqueezeOp>(op, conv.getResult(),
+                                           rewriter.getDenseI64ArrayAttr({2}));
+    return success();
+  }
+};
+
+/// A transposed 2-d convolution is the input gradient of the convolution it transposes:
+/// convolution_backward_input of `input` (as the gradient) with the same weight
+/// [C_in, C_out/G, KH, KW], onto [N, C_out, OH, OW] with
+/// OH = (H - 1) * stride - 2 * padding + dilation * (KH - 1) + output_padding + 1. The
+/// rows of output_padding no window reaches get 0 (and the bias).
+struct DecomposeTransposedConv2d : OpRewritePattern<ConvolutionOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConvolutionOp op, PatternRewriter &rewriter) const override {
+    if (typeOf(op.getInput()).getRank() != 4 || !op.getTransposed())
+      return rewriter.notifyMatchFailure(op, "not a transposed 2-d convolution");
+    std::optional<SmallVector<int64_t>> kernel = kernelSizes(op.getWeight());
+    if (!kernel)
+      return rewriter.notifyMatchFailure(op, "symbolic kernel sizes");
+    Location loc = op.getLoc();
+    SmallVector<int64_t> stride = convParam(op.getStride(), 2, 1);
+    SmallVector<int64_t> padding = convParam(op.getPadding(), 2, 0);
+    SmallVector<int64_t> dilation = convParam(op.getDilation(), 2, 1);
+    SmallVector<int64_t> outputPadding =
+        convParam(op.getOutputPadding().value_or(ArrayRef<int64_t>{}), 2, 0);
+    ArrayRef<AffineExpr> in = typeOf(op.getInput()).getSizes();
+    SmallVector<AffineExpr> sizes = {in[0], typeOf(op.getWeight()).getSizes()[1] * op.getGroups()};
+    for (int64_t i = 0; i < 2; ++i)
+      sizes.push_back((in[2 + i] - 1) * stride[i] - 2 * padding[i] +
+                      dilation[i] * ((*kernel)[i] - 1) + outputPadding[i] + 1);
+    // output_padding may reach stride (when below dilation): the convolution onto the
+    // result then has floor(output_padding / stride) more windows, whose gradient is 0.
+    Value x = op.getInput();
+    if (outputPadding[0] >= stride[0] || outputPadding[1] >= stride[1])
+      x = PadOp::create(rewriter, loc, x,
+                        rewriter.getDenseI64ArrayAttr(
+                            {0, outputPadding[1] / stride[1], 0, outputPadding[0] / stride[0]}),
+                        "constant", FloatAttr());
+    Value out = ConvolutionBackwardInputOp::create(
+        rewriter, loc, x, op.getWeight(), shapeAttr(rewriter.getContext(), sizes),
+        rewriter.getDenseI64ArrayAttr(stride), rewriter.getDenseI64ArrayAttr(padding),
+        rewriter.getDenseI64ArrayAttr(dilation), op.getGroupsAttr());
+    rewriter.replaceOp(op, addChannelBias(rewriter, loc, out, op.getBias()));
+    return success();
+  }
+};
+
+/// A 3-d convolution is a sum over the kernel's depth of 2-d convolutions: for depth
+/// offset kd, the input planes od * stride + kd * dilation (od < OD) as a batch of
+/// N * OD images, convolved with the weight's plane kd.
+struct DecomposeConv3d : OpRewritePattern<ConvolutionOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConvolutionOp op, PatternRewriter &rewriter) const override {
+    if (typeOf(op.getInput()).getRank() != 5 || op.getTransposed())
+      return rewriter.notifyMatchFailure(op, "not a 3-d convolution");
+    std::optional<SmallVector<int64_t>> kernel = kernelSizes(op.getWeight());
+    if (!kernel)
+      return rewriter.notifyMatchFailure(op, "symbolic kernel sizes");
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    SmallVector<int64_t> stride = convParam(op.getStride(), 3, 1);
+    SmallVector<int64_t> padding = convParam(op.getPadding(), 3, 0);
+    SmallVector<int64_t> dilation = convParam(op.getDilation(), 3, 1);
+    Value x = op.getInput();
+    if (padding[0] != 0)
+      x = PadOp::create(rewriter, loc, x,
+                        rewriter.getDenseI64ArrayAttr({0, 0, 0, 0, padding[0], padding[0]}),
+                        "constant", FloatAttr());
+    ArrayRef<AffineExpr> in = typeOf(x).getSizes();
+    AffineExpr depth = (in[2] - dilation[0] * ((*kernel)[0] - 1) - 1).floorDiv(stride[0]) + 1;
+    auto bound = [&](AffineExpr e) { return shapeAttr(ctx, {e}); };
+    Value sum;
+    for (int64_t kd = 0; kd < (*kernel)[0]; ++kd) {
+      AffineExpr start = getAffineConstantExpr(kd * dilation[0], ctx);
+      Value planes = SliceOp::create(rewriter, loc, x, 2, bound(start),
+                                     bound(start + (depth - 1) * stride[0] + 1), stride[0]);
+      Value images =
+          PermuteOp::create(rewriter, loc, planes, rewriter.getDenseI64ArrayAttr({0, 2, 1, 3, 4}));
+      images = ViewOp::create(rewriter, loc, images,
+                              shapeAttr(ctx, {in[0] * depth, in[1], in[3], in[4]}));
+      Value plane = SelectOp::create(rewriter, loc, op.getWeight(), 2, kd);
+      Value conv = ConvolutionOp::create(
+          rewriter, loc, images, plane, Value(), ArrayRef<int64_t>(stride).drop_front(),
+          ArrayRef<int64_t>(padding).drop_front(), ArrayRef<int64_t>(dilation).drop_front(), false,
+          DenseI64ArrayAttr(), op.getGroups());
+      sum = sum ? AddOp::create(rewriter, loc, sum, conv, Attribute()).getResult() : conv;
+    }
+    ArrayRef<AffineExpr> flat = typeOf(sum).getSizes();
+    Value out = ViewOp::create(rewriter, loc, sum,
+                               shapeAttr(ctx, {in[0], depth, flat[1], flat[2], flat[3]}));
+    out = PermuteOp::create(rewriter, loc, out, rewriter.getDenseI64ArrayAttr({0, 2, 1, 3, 4}));
+    rewriter.replaceOp(op, addChannelBias(rewriter, loc, out, op.getBias()));
+    return success();
+  }
+};
+
+/// A transposed 3-d convolution is a convolution (stride 1) of the input with
+/// stride - 1 zeros between its elements, padded by dilation * (K - 1) - padding before
+/// and that plus output_padding after (a negative amount crops), with the weight's
+/// channels swapped within each group and its kernel flipped.
+struct DecomposeTransposedConv3d : OpRewritePattern<ConvolutionOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConvolutionOp op, PatternRewriter &rewriter) const override {
+    if (typeOf(op.getInput()).getRank() != 5 || !op.getTransposed())
+      return rewriter.notifyMatchFailure(op, "not a transposed 3-d convolution");
+    std::optional<SmallVector<int64_t>> kernel = kernelSizes(op.getWeight());
+    std::optional<int64_t> inChannels = getConstantSize(typeOf(op.getWeight()).getSizes()[0]);
+    if (!kernel || !inChannels)
+      return rewriter.notifyMatchFailure(op, "symbolic weight sizes");
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    SmallVector<int64_t> stride = convParam(op.getStride(), 3, 1);
+    SmallVector<int64_t> padding = convParam(op.getPadding(), 3, 0);
+    SmallVector<int64_t> dilation = convParam(op.getDilation(), 3, 1);
+    SmallVector<int64_t> outputPadding =
+        convParam(op.getOutputPadding().value_or(ArrayRef<int64_t>{}), 3, 0);
+    Value x = op.getInput();
+    for (int64_t i = 0; i < 3; ++i) {
+      if (stride[i] == 1)
+        continue;
+      // [.., L, ..] -> [.., L, 1, ..] padded to [.., L, s, ..] -> [.., L * s, ..], cut
+      // to (L - 1) * s + 1.
+      int64_t dim = 2 + i;
+      Value spread = UnsqueezeOp::create(rewriter, loc, x, dim + 1);
+      SmallVector<int64_t> pad(2 * (6 - (dim + 1)), 0);
+      pad.back() = stride[i] - 1;
+      spread = PadOp::create(rewriter, loc, spread, rewriter.getDenseI64ArrayAttr(pad), "constant",
+                             FloatAttr());
+      SmallVector<AffineExpr> sizes(typeOf(x).getSizes());
+      AffineExpr length = sizes[dim];
+      sizes[dim] = length * stride[i];
+      spread = ViewOp::create(rewriter, loc, spread, shapeAttr(ctx, sizes));
+      x = SliceOp::create(rewriter, loc, spread, dim,
+                          shapeAttr(ctx, {getAffineConstantExpr(0, ctx)}),
+                          shapeAttr(ctx, {(length - 1) * stride[i] + 1}), 1);
+    }
+    SmallVector<int64_t> pad;
+    for (int64_t i = 2; i >= 0; --i) {
+      int64_t before = dilation[i] * ((*kernel)[i] - 1) - padding[i];
+      pad.append({before, before + outputPadding[i]});
+    }
+    x = PadOp::create(rewriter, loc, x, rewriter.getDenseI64ArrayAttr(pad), "constant",
+                      FloatAttr());
+    // weight [C_in, C_out/G, K...] -> [G, C_in/G, C_out/G, K...] -> [G, C_out/G, C_in/G, K...]
+    // -> [C_out, C_in/G, K...], flipped.
+    int64_t groups = op.getGroups();
+    ArrayRef<AffineExpr> w = typeOf(op.getWeight()).getSizes();
+    AffineExpr g = getAffineConstantExpr(groups, ctx);
+    AffineExpr inPerGroup = getAffineConstantExpr(*inChannels / groups, ctx);
+    Value weight = ViewOp::create(rewriter, loc, op.getWeight(),
+                                  shapeAttr(ctx, {g, inPerGroup, w[1], w[2], w[3], w[4]}));
+    weight = TransposeOp::create(rewriter, loc, weight, 1, 2);
+    weight = ViewOp::create(rewriter, loc, weight,
+                            shapeAttr(ctx, {g * w[1], inPerGroup, w[2], w[3], w[4]}));
+    weight = FlipOp::create(rewriter, loc, weight, rewriter.getDenseI64ArrayAttr({2, 3, 4}));
+    rewriter.replaceOpWithNewOp<ConvolutionOp>(
+        op, x, weight, op.getBias(), SmallVector<int64_t>(3, 1), SmallVector<int64_t>(3, 0),
+        dilation, false, DenseI64ArrayAttr(), groups);
+    return success();
+  }
+};
+
+/// convolution_backward: a convolution's input gradient is convolution_backward_input,
+/// a transposed one's a convolution; the weight gradient is convolution_backward_weight
+/// (for a transposed convolution with the roles of input and gradient swapped); the
+/// bias's the sum over all but the channels. A 1-d one is a 2-d one over a height-1
+/// image.
+struct DecomposeConvolutionBackward : OpRewritePattern<ConvolutionBackwardOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConvolutionBackwardOp op,
+                                PatternRewriter &rewriter) const override {
+    int64_t rank = typeOf(op.getInput()).getRank();
+    if (rank != 3 && rank != 4)
+      return op.emitOpError("of a ") << rank - 2 << "-d convolution is not supported yet";
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Value grad = op.getGradOutput(), input = op.getInput(), weight = op.getWeight();
+    SmallVector<int64_t> stride = convParam(op.getStride(), rank - 2, 1);
+    SmallVector<int64_t> padding = convParam(op.getPadding(), rank - 2, 0);
+    SmallVector<int64_t> dilation = convParam(op.getDilation(), rank - 2, 1);
+    if (rank == 3) {
+      grad = UnsqueezeOp::create(rewriter, loc, grad, 2);
+      input = UnsqueezeOp::create(rewriter, loc, input, 2);
+      weight = UnsqueezeOp::create(rewriter, loc, weight, 2);
+      stride.insert(stride.begin(), 1);
+      padding.insert(padding.begin(), 0);
+      dilation.insert(dilation.begin(), 1);
+    }
+    auto strideAttr = rewriter.getDenseI64ArrayAttr(stride);
+    auto paddingAttr = rewriter.getDenseI64ArrayAttr(padding);
+    auto dilationAttr = rewriter.getDenseI64ArrayAttr(dilation);
+    auto sizesOf = [&](Value v) { return shapeAttr(ctx, typeOf(v).getSizes()); };
+    Value gradInput, gradWeight;
+    if (op.getTransposed()) {
+      gradInput = ConvolutionOp::create(rewriter, loc, grad, weight, Value(), stride, padding,
+                                        dilation, false, DenseI64ArrayAttr(), op.getGroups());
+      gradWeight = ConvolutionBackwardWeightOp::create(rewriter, loc, input, grad, sizesOf(weight),
+                                                       strideAttr, paddingAttr, dilationAttr,
+                                                       op.getGroupsAttr());
+    } else {
+      gradInput = ConvolutionBackwardInputOp::create(rewriter, loc, grad, weight, sizesOf(input),
+                                                     strideAttr, paddingAttr, dilationAttr,
+                                                     op.getGroupsAttr());
+      gradWeight = ConvolutionBackwardWeightOp::create(rewriter, loc, grad, input, sizesOf(weight),
+                                                       strideAttr, paddingAttr, dilationAttr,
+                                                       op.getGroupsAttr());
+    }
+    if (rank == 3) {
+      gradInput = SqueezeOp::create(rewriter, loc, gradInput, rewriter.getDenseI64ArrayAttr({2}));
+      gradWeight = SqueezeOp::create(rewriter, loc, gradWeight, rewriter.getDenseI64ArrayAttr({2}));
+    }
+    SmallVector<int64_t> notChannels = {0};
+    llvm::append_range(notChannels, trailingDims(2, rank));
+    rewriter.replaceOp(
+        op, {gradInput, gradWeight, sumOver(rewriter, loc, op.getGradOutput(), notChannels)});
+    return success();
+  }
+};
+
+} // namespace
+
+void tgc::populateDecomposeNNPatterns(RewritePatternSet &patterns, bool onePass) {
+  MLIRContext *ctx = patterns.getContext();
+  patterns.add<DecomposeLayerNorm, DecomposeBatchNorm, DecomposeGroupNorm>(ctx, onePass);
+  patterns.add<DecomposeLayerNormBackward, DecomposeGroupNormBackward, DecomposeConv1d,
+               DecomposeTransposedConv2d, DecomposeConv3d, DecomposeTransposedConv3d,
+               DecomposeConvolutionBackward>(ctx);
+}
