@@ -1254,6 +1254,54 @@ def Tgc_RandBernoulliOp : Tgc_Op<"rand_bernoulli", [], [Pure, Tgc_NoRecompute]> 
                   "adaptor.getSize(), adaptor.getP().convertToDouble(), types);";
 }
 
+def Tgc_RandOp : Tgc_Op<"rand", ["aten.rand.default", "aten.randn.default"]> {
+  let summary = "Random numbers: uniform in [0, 1), or with `normal` standard normal";
+  let description = [{
+    Not pure: two draws are different tensors. `tgc-materialize-rng` rewrites it into
+    `tgc.rand_draw` from the instance's RNG state. The numbers are tgc's own (Philox),
+    not the ones torch's generator would give.
+  }];
+  let arguments = (ins Tgc_ShapeAttr:$size, OptionalAttr<Tgc_DTypeAttr>:$dtype,
+                       OptionalAttr<Tgc_DeviceAttr>:$device, UnitAttr:$normal);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+  let inferBody = "return ::tgc::inferRand(ctx, loc, adaptor.getSize(), adaptor.getDtypeAttr(), "
+                  "adaptor.getDeviceAttr(), types);";
+}
+
+def Tgc_RandpermOp : Tgc_Op<"randperm", ["aten.randperm.default"]> {
+  let summary = "A random permutation of 0 .. n - 1";
+  let description = [{
+    Not pure. `tgc-materialize-rng` rewrites it into the stable sort of `n` random keys
+    drawn from the instance's RNG state (`tgc.rand_draw`); the permutation is the sort's
+    indices.
+  }];
+  let arguments = (ins I64Attr:$n, OptionalAttr<Tgc_DTypeAttr>:$dtype,
+                       OptionalAttr<Tgc_DeviceAttr>:$device);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+  let inferBody = "return ::tgc::inferRandperm(ctx, loc, adaptor.getN(), adaptor.getDtypeAttr(), "
+                  "adaptor.getDeviceAttr(), types);";
+}
+
+def Tgc_RandDrawOp : Tgc_Op<"rand_draw", [], [Pure, Tgc_NoRecompute]> {
+  let summary = "Random numbers of `dtype` from the RNG state: uniform in [0, 1), or "
+                "standard normal with `normal`";
+  let description = [{
+    Counter-based (Philox4x32-10) as `tgc.rand_bernoulli`: element i (row-major linear
+    index) comes from the block for counter state offset + `offset` + i under key seed.
+    Uniform numbers have as many random bits as the dtype's significand (53 for f64 from
+    two words, 24 for f32, 11 for f16, 8 for bf16), so that they are exact and below 1;
+    normal ones come from two words by the Box-Muller transform, in f32 (f64 for f64).
+  }];
+  let arguments = (ins Tgc_AnyTensor:$state, I64:$offset, Tgc_ShapeAttr:$size,
+                       Tgc_DTypeAttr:$dtype, UnitAttr:$normal);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$state `,` $offset attr-dict `:` type($state) `->` type($result)";
+  let inferBody = "return ::tgc::inferRandDraw(ctx, loc, adaptor.getState(), adaptor.getSize(), "
+                  "adaptor.getDtype(), types);";
+}
+
 def Tgc_ScaledDotProductAttentionOp : Tgc_Op<"scaled_dot_product_attention",
     ["aten.scaled_dot_product_attention.default",
      "aten._scaled_dot_product_flash_attention_for_cpu.default"], [Pure, Tgc_NoRecompute]> {

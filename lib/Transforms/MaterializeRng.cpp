@@ -19,9 +19,10 @@ namespace {
 /// The name of the RNG state: the argument's `tgc.name` and its global's symbol.
 constexpr llvm::StringLiteral kRngState = "tgc.rng_state";
 
-/// A dropout that draws random numbers (training mode and 0 < p), or a bernoulli.
+/// A dropout that draws random numbers (training mode and 0 < p), a bernoulli, or a
+/// factory of random numbers (rand, randn, randperm).
 bool isRandom(Operation *op) {
-  if (llvm::isa<BernoulliOp>(op))
+  if (llvm::isa<BernoulliOp, RandOp, RandpermOp>(op))
     return true;
   if (auto dropout = llvm::dyn_cast<DropoutOp>(op))
     return dropout.getTrain() && !dropout.getP().isZero();
@@ -130,7 +131,7 @@ struct MaterializeRngPass : public tgc::impl::MaterializeRngPassBase<Materialize
       return success();
     for (Operation *op : randomOps)
       if (op->getParentOp() != func || !func.getBody().hasOneBlock() ||
-          llvm::isa<RefTensorType>(op->getOperand(0).getType()))
+          (op->getNumOperands() && llvm::isa<RefTensorType>(op->getOperand(0).getType())))
         return op->emitOpError("needs the RNG state, which tgc-materialize-rng adds to "
                                "value-level functions of one block only");
     MLIRContext *ctx = &getContext();
@@ -153,6 +154,32 @@ struct MaterializeRngPass : public tgc::impl::MaterializeRngPassBase<Materialize
     for (Operation *op : randomOps) {
       b.setInsertionPoint(op);
       Location loc = op->getLoc();
+      if (auto rand = llvm::dyn_cast<RandOp>(op)) {
+        Type dtype = llvm::cast<BaseTensorType>(rand.getType()).getDtype();
+        Value drawn = RandDrawOp::create(b, loc, state, offset, rand.getSizeAttr(),
+                                         TypeAttr::get(dtype), rand.getNormal());
+        offset = arith::AddIOp::create(b, loc, offset, numElements(b, loc, drawn));
+        op->replaceAllUsesWith(ValueRange{drawn});
+        op->erase();
+        continue;
+      }
+      if (auto randperm = llvm::dyn_cast<RandpermOp>(op)) {
+        // The positions of n random keys in ascending order (a stable sort, so that
+        // equal keys still give a permutation).
+        Value keys =
+            RandDrawOp::create(b, loc, state, offset,
+                               ShapeAttr::get(ctx, {getAffineConstantExpr(randperm.getN(), ctx)}),
+                               TypeAttr::get(b.getF64Type()), false);
+        offset = arith::AddIOp::create(b, loc, offset, numElements(b, loc, keys));
+        auto sort = SortOp::create(b, loc, keys, 0, false, b.getBoolAttr(true));
+        Type dtype = llvm::cast<BaseTensorType>(randperm.getType()).getDtype();
+        Value perm = sort.getIndices();
+        if (llvm::cast<BaseTensorType>(perm.getType()).getDtype() != dtype)
+          perm = ToDTypeOp::create(b, loc, perm, TypeAttr::get(dtype));
+        op->replaceAllUsesWith(ValueRange{perm});
+        op->erase();
+        continue;
+      }
       Value input = op->getOperand(0);
       if (auto bernoulli = llvm::dyn_cast<BernoulliOp>(op)) {
         auto type = llvm::cast<BaseTensorType>(input.getType());

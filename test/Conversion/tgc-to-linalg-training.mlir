@@ -188,6 +188,27 @@ func.func @rand_bernoulli(%s: !tgc.vtensor<[2], i64>, %o: i64, %x: !tgc.vtensor<
 
 // -----
 
+// rand_draw: uniform bf16 numbers are the top 8 bits of the block's first word times
+// 2^-8 (exact, below 1); normal f32 ones come from two words by Box-Muller.
+// CHECK-LABEL: func.func @rand_draw
+//       CHECK:   linalg.generic {{.*}} outs(%{{.*}} : tensor<3xbf16>)
+// CHECK-COUNT-20:  arith.mului_extended
+//       CHECK:     arith.shrui %{{.*}}, %c24_i32
+//       CHECK:     %[[U:.*]] = arith.uitofp %{{.*}} : i32 to f32
+//       CHECK:     %[[S:.*]] = arith.mulf %[[U]], %cst{{.*}} : f32
+//       CHECK:     arith.truncf %[[S]] : f32 to bf16
+//       CHECK:   linalg.generic {{.*}} outs(%{{.*}} : tensor<5xf32>)
+//       CHECK:     math.log
+//       CHECK:     math.sqrt
+//       CHECK:     math.cos
+func.func @rand_draw(%s: !tgc.vtensor<[2], i64>, %o: i64) -> (!tgc.vtensor<[3], bf16>, !tgc.vtensor<[5], f32>) {
+  %0 = tgc.rand_draw %s, %o {size = #tgc.shape<[3]>, dtype = bf16} : !tgc.vtensor<[2], i64> -> !tgc.vtensor<[3], bf16>
+  %1 = tgc.rand_draw %s, %o {size = #tgc.shape<[5]>, dtype = f32, normal} : !tgc.vtensor<[2], i64> -> !tgc.vtensor<[5], f32>
+  return %0, %1 : !tgc.vtensor<[3], bf16>, !tgc.vtensor<[5], f32>
+}
+
+// -----
+
 // max_pool2d_backward: the window gather over the input; a window contributes its
 // gradient where its argmax (flat h * W + w) is this element.
 // CHECK-LABEL: func.func @max_pool2d_backward

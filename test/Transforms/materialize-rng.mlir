@@ -95,3 +95,28 @@ func.func @attention_dropout(%q: !tgc.vtensor<[1, 2, 6, 4], f32> {tgc.kind = "us
   %0 = tgc.scaled_dot_product_attention %q, %k, %v {dropout_p = 0.1 : f64, is_causal = true} : !tgc.vtensor<[1, 2, 6, 4], f32>, !tgc.vtensor<[1, 2, 6, 4], f32>, !tgc.vtensor<[1, 2, 6, 4], f32> -> !tgc.vtensor<[1, 2, 6, 4], f32>
   return %0 : !tgc.vtensor<[1, 2, 6, 4], f32>
 }
+
+// -----
+
+// rand and randn draw tgc.rand_draw numbers of their dtype; randperm is the stable
+// ascending sort of n f64 keys, its indices converted to the requested dtype. Each draws
+// its own offset range.
+// CHECK-LABEL: func.func @factories
+//  CHECK-SAME:   (%[[S:.*]]: !tgc.vtensor<[2], i64> {{.*}}tgc.name = "tgc.rng_state"}
+//       CHECK:   %[[O0:.*]] = arith.constant 0 : i64
+//       CHECK:   %[[U:.*]] = tgc.rand_draw %[[S]], %[[O0]] {dtype = bf16, size = #tgc.shape<[3, 4]>} : !tgc.vtensor<[2], i64> -> !tgc.vtensor<[3, 4], bf16>
+//       CHECK:   %[[O1:.*]] = arith.addi %[[O0]], %c12_i64
+//       CHECK:   %[[N:.*]] = tgc.rand_draw %[[S]], %[[O1]] {dtype = f32, normal, size = #tgc.shape<[5]>}
+//       CHECK:   %[[O2:.*]] = arith.addi %[[O1]], %c5_i64
+//       CHECK:   %[[K:.*]] = tgc.rand_draw %[[S]], %[[O2]] {dtype = f64, size = #tgc.shape<[7]>}
+//       CHECK:   %[[O3:.*]] = arith.addi %[[O2]], %c7_i64
+//       CHECK:   %{{.*}}, %[[I:.*]] = tgc.sort %[[K]] {dim = 0 : i64, stable = true}
+//       CHECK:   %[[P:.*]] = tgc.to_dtype %[[I]] {dtype = i32}
+//       CHECK:   %[[ADV:.*]] = tgc.mul %{{.*}}, %[[O3]]
+//       CHECK:   return %[[U]], %[[N]], %[[P]]
+func.func @factories() -> (!tgc.vtensor<[3, 4], bf16>, !tgc.vtensor<[5], f32>, !tgc.vtensor<[7], i32>) {
+  %0 = tgc.rand {size = #tgc.shape<[3, 4]>, dtype = bf16} : !tgc.vtensor<[3, 4], bf16>
+  %1 = tgc.rand {size = #tgc.shape<[5]>, normal} : !tgc.vtensor<[5], f32>
+  %2 = tgc.randperm {n = 7 : i64, dtype = i32} : !tgc.vtensor<[7], i32>
+  return %0, %1, %2 : !tgc.vtensor<[3, 4], bf16>, !tgc.vtensor<[5], f32>, !tgc.vtensor<[7], i32>
+}

@@ -193,6 +193,15 @@ mlir::LogicalResult inferEmbeddingBackward(mlir::MLIRContext *ctx, InferLoc loc,
                                            int64_t numWeights, TypeList &types);
 mlir::LogicalResult inferNativeDropout(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value input,
                                        TypeList &types);
+/// rand/randn: float numbers of `size` (f32 unless `dtype` says otherwise).
+mlir::LogicalResult inferRand(mlir::MLIRContext *ctx, InferLoc loc, ShapeAttr size,
+                              mlir::TypeAttr dtype, DeviceAttr device, TypeList &types);
+/// randperm: [n] positions (int64 unless `dtype` says otherwise).
+mlir::LogicalResult inferRandperm(mlir::MLIRContext *ctx, InferLoc loc, int64_t n,
+                                  mlir::TypeAttr dtype, DeviceAttr device, TypeList &types);
+/// rand_draw: float numbers of `size` and `dtype` from the RNG `state`.
+mlir::LogicalResult inferRandDraw(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value state,
+                                  ShapeAttr size, mlir::Type dtype, TypeList &types);
 mlir::LogicalResult inferRandBernoulli(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value state,
                                        ShapeAttr size, double p, TypeList &types);
 /// max_pool2d_backward (with `indices`) and avg_pool2d_backward (without).

@@ -4,7 +4,11 @@
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#include <array>
+#include <cmath>
 
 using namespace mlir;
 using namespace tgc;
@@ -12,9 +16,9 @@ using namespace tgc;
 namespace {
 
 /// Philox4x32-10 (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3"; the
-/// Random123 reference): the first 32-bit word of the block for `counter` (64 bits,
+/// Random123 reference): the four 32-bit words of the block for `counter` (64 bits,
 /// as words c0, c1; c2 = c3 = 0) under `key` (64 bits, as k0, k1).
-Value philoxFirstWord(OpBuilder &b, Location loc, Value counter, Value key) {
+std::array<Value, 4> philoxBlock(OpBuilder &b, Location loc, Value counter, Value key) {
   Type i32 = b.getI32Type(), i64 = b.getI64Type();
   auto word = [&](uint32_t v) {
     return arith::ConstantOp::create(b, loc, b.getIntegerAttr(i32, v)).getResult();
@@ -43,55 +47,126 @@ Value philoxFirstWord(OpBuilder &b, Location loc, Value counter, Value key) {
         p0.getLow()};
     std::copy(std::begin(next), std::end(next), std::begin(c));
   }
-  return c[0];
+  return {c[0], c[1], c[2], c[3]};
 }
 
-/// mask[i] = u(i) < p with u(i) = (philox(offset_base + i) >> 8) * 2^-24 in [0, 1),
-/// i the row-major linear index, offset_base = state[1] + offset, key = state[0].
+/// The Philox block of every element of a random op's result: a linalg.generic over
+/// `init` whose body gets the block's words (counter = state[1] + offset + the
+/// row-major linear index, key = state[0]) and yields the element.
+Value generateFromBlocks(
+    OpBuilder &rewriter, Location loc, Value state, Value offset, Value init,
+    ArrayRef<OpFoldResult> sizes,
+    llvm::function_ref<Value(OpBuilder &, Location, std::array<Value, 4>)> element) {
+  auto at = [&](int64_t i) {
+    return tensor::ExtractOp::create(rewriter, loc, state,
+                                     ValueRange{arith::ConstantIndexOp::create(rewriter, loc, i)});
+  };
+  Value seed = at(0);
+  Value base = arith::AddIOp::create(rewriter, loc, at(1), offset);
+  SmallVector<Value> sizeValues;
+  for (OpFoldResult s : sizes)
+    sizeValues.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, s));
+  int64_t rank = sizes.size();
+  auto generic = linalg::GenericOp::create(
+      rewriter, loc, init.getType(), ValueRange{}, init,
+      AffineMap::getMultiDimIdentityMap(rank, rewriter.getContext()),
+      SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+      [&](OpBuilder &b, Location l, ValueRange) {
+        Value linear = arith::ConstantIndexOp::create(b, l, 0);
+        for (int64_t i = 0; i < rank; ++i)
+          linear = arith::AddIOp::create(b, l, arith::MulIOp::create(b, l, linear, sizeValues[i]),
+                                         linalg::IndexOp::create(b, l, i));
+        Value counter = arith::AddIOp::create(
+            b, l, base, arith::IndexCastOp::create(b, l, b.getI64Type(), linear));
+        linalg::YieldOp::create(b, l, element(b, l, philoxBlock(b, l, counter, seed)));
+      });
+  return generic.getResult(0);
+}
+
+/// The top `bits` bits of the 32-bit `word` as a float of `type` in [0, 1):
+/// (word >> (32 - bits)) * 2^-bits, exact for bits up to the significand's.
+Value unitFloat(OpBuilder &b, Location loc, Value word, int bits, FloatType type) {
+  Value top = arith::ShRUIOp::create(
+      b, loc, word, arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(32 - bits)));
+  return arith::MulFOp::create(
+      b, loc, arith::UIToFPOp::create(b, loc, type, top),
+      arith::ConstantOp::create(b, loc, b.getFloatAttr(type, std::ldexp(1.0, -bits))));
+}
+
+/// mask[i] = u(i) < p with u(i) the top 24 bits of the block's first word as a float
+/// in [0, 1).
 struct RandBernoulliLowering : TgcLoweringPattern<RandBernoulliOp> {
   using TgcLoweringPattern::TgcLoweringPattern;
   LogicalResult matchAndRewrite(RandBernoulliOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
     BaseTensorType resultType = tgcType(op.getResult());
     FailureOr<Value> init = lowering.emptyTensor(rewriter, op, resultType);
     FailureOr<SmallVector<OpFoldResult>> sizes = lowering.mixedSizes(rewriter, op, resultType);
     if (failed(init) || failed(sizes))
       return failure();
-    Value state = adaptor.getState();
-    auto at = [&](int64_t i) {
-      return tensor::ExtractOp::create(
-          rewriter, loc, state, ValueRange{arith::ConstantIndexOp::create(rewriter, loc, i)});
-    };
-    Value seed = at(0);
-    Value base = arith::AddIOp::create(rewriter, loc, at(1), adaptor.getOffset());
-    SmallVector<Value> sizeValues;
-    for (OpFoldResult s : *sizes)
-      sizeValues.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, s));
-    int64_t rank = resultType.getRank();
     double p = op.getP().convertToDouble();
-    auto generic = linalg::GenericOp::create(
-        rewriter, loc, init->getType(), ValueRange{}, *init,
-        AffineMap::getMultiDimIdentityMap(rank, rewriter.getContext()),
-        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
-        [&](OpBuilder &b, Location l, ValueRange) {
-          Value linear = arith::ConstantIndexOp::create(b, l, 0);
-          for (int64_t i = 0; i < rank; ++i)
-            linear = arith::AddIOp::create(b, l, arith::MulIOp::create(b, l, linear, sizeValues[i]),
-                                           linalg::IndexOp::create(b, l, i));
-          Value counter = arith::AddIOp::create(
-              b, l, base, arith::IndexCastOp::create(b, l, b.getI64Type(), linear));
-          Value bits = philoxFirstWord(b, l, counter, seed);
-          Value top24 = arith::ShRUIOp::create(
-              b, l, bits, arith::ConstantOp::create(b, l, b.getI32IntegerAttr(8)));
-          Value u = arith::MulFOp::create(
-              b, l, arith::UIToFPOp::create(b, l, b.getF64Type(), top24),
-              arith::ConstantOp::create(b, l, b.getF64FloatAttr(1.0 / (1 << 24))));
-          Value keep = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, u,
-                                             arith::ConstantOp::create(b, l, b.getF64FloatAttr(p)));
-          linalg::YieldOp::create(b, l, keep);
-        });
-    rewriter.replaceOp(op, generic.getResult(0));
+    rewriter.replaceOp(
+        op, generateFromBlocks(rewriter, op.getLoc(), adaptor.getState(), adaptor.getOffset(),
+                               *init, *sizes,
+                               [&](OpBuilder &b, Location l, std::array<Value, 4> words) -> Value {
+                                 Value u = unitFloat(b, l, words[0], 24, b.getF64Type());
+                                 return arith::CmpFOp::create(
+                                     b, l, arith::CmpFPredicate::OLT, u,
+                                     arith::ConstantOp::create(b, l, b.getF64FloatAttr(p)));
+                               }));
+    return success();
+  }
+};
+
+/// Uniform: the significand's worth of random bits as a float in [0, 1) (f64: 32 bits
+/// of one word and 21 of the next). Normal: sqrt(-2 ln u1) cos(2 pi u2) with u1 in
+/// (0, 1] and u2 in [0, 1) from two words, in f32 (f64 for f64), converted.
+struct RandDrawLowering : TgcLoweringPattern<RandDrawOp> {
+  using TgcLoweringPattern::TgcLoweringPattern;
+  LogicalResult matchAndRewrite(RandDrawOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    BaseTensorType resultType = tgcType(op.getResult());
+    FailureOr<Value> init = lowering.emptyTensor(rewriter, op, resultType);
+    FailureOr<SmallVector<OpFoldResult>> sizes = lowering.mixedSizes(rewriter, op, resultType);
+    if (failed(init) || failed(sizes))
+      return failure();
+    auto dtype =
+        llvm::cast<FloatType>(llvm::cast<RankedTensorType>(init->getType()).getElementType());
+    bool normal = op.getNormal();
+    auto element = [&](OpBuilder &b, Location l, std::array<Value, 4> words) -> Value {
+      FloatType compute = dtype.isF64() ? b.getF64Type() : b.getF32Type();
+      Value value;
+      if (normal) {
+        int bits = dtype.isF64() ? 32 : 24;
+        Value one = arith::ConstantOp::create(b, l, b.getFloatAttr(compute, 1.0));
+        Value u1 = arith::SubFOp::create(b, l, one, unitFloat(b, l, words[0], bits, compute));
+        Value u2 = unitFloat(b, l, words[1], bits, compute);
+        Value radius = math::SqrtOp::create(
+            b, l,
+            arith::MulFOp::create(b, l,
+                                  arith::ConstantOp::create(b, l, b.getFloatAttr(compute, -2.0)),
+                                  math::LogOp::create(b, l, u1)));
+        Value angle = arith::MulFOp::create(
+            b, l, arith::ConstantOp::create(b, l, b.getFloatAttr(compute, 2 * M_PI)), u2);
+        value = arith::MulFOp::create(b, l, radius, math::CosOp::create(b, l, angle));
+      } else if (dtype.isF64()) {
+        // (w0 * 2^21 + (w1 >> 11)) * 2^-53.
+        Value high = unitFloat(b, l, words[0], 32, compute);
+        Value low = unitFloat(b, l, words[1], 21, compute);
+        value = arith::AddFOp::create(
+            b, l, high,
+            arith::MulFOp::create(
+                b, l, low,
+                arith::ConstantOp::create(b, l, b.getF64FloatAttr(std::ldexp(1.0, -32)))));
+      } else {
+        value = unitFloat(b, l, words[0], dtype.getFPMantissaWidth(), compute);
+      }
+      if (compute == dtype)
+        return value;
+      return arith::TruncFOp::create(b, l, dtype, value);
+    };
+    rewriter.replaceOp(op, generateFromBlocks(rewriter, op.getLoc(), adaptor.getState(),
+                                              adaptor.getOffset(), *init, *sizes, element));
     return success();
   }
 };
@@ -99,5 +174,5 @@ struct RandBernoulliLowering : TgcLoweringPattern<RandBernoulliOp> {
 } // namespace
 
 void tgc::populateRandomPatterns(const LoweringContext &lowering, RewritePatternSet &patterns) {
-  patterns.add<RandBernoulliLowering>(lowering, patterns.getContext());
+  patterns.add<RandBernoulliLowering, RandDrawLowering>(lowering, patterns.getContext());
 }

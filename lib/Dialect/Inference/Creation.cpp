@@ -273,6 +273,50 @@ LogicalResult tgc::inferCat(MLIRContext *ctx, InferLoc loc, ValueRange tensors, 
   return success();
 }
 
+LogicalResult tgc::inferRand(MLIRContext *ctx, InferLoc loc, ShapeAttr size, TypeAttr dtype,
+                             DeviceAttr device, TypeList &types) {
+  TensorMeta meta;
+  meta.sizes.assign(size.getSizes().begin(), size.getSizes().end());
+  for (AffineExpr s : meta.sizes)
+    if (auto c = getConstantSize(s); c && *c < 0)
+      return emitOptionalError(loc, "negative size ", *c);
+  meta.dtype = dtype ? dtype.getValue() : defaultFloat(ctx);
+  if (!llvm::isa<FloatType>(meta.dtype))
+    return emitOptionalError(loc, "rand: random numbers of dtype ", meta.dtype,
+                             " are not supported (a float dtype is)");
+  meta.device = device;
+  addResult(ctx, /*isRef=*/false, meta, types);
+  return success();
+}
+
+LogicalResult tgc::inferRandperm(MLIRContext *ctx, InferLoc loc, int64_t n, TypeAttr dtype,
+                                 DeviceAttr device, TypeList &types) {
+  if (n < 0)
+    return emitOptionalError(loc, "randperm: n must be non-negative, got ", n);
+  TensorMeta meta;
+  meta.sizes = {cst(n, ctx)};
+  meta.dtype = dtype ? dtype.getValue() : IntegerType::get(ctx, 64);
+  meta.device = device;
+  addResult(ctx, /*isRef=*/false, meta, types);
+  return success();
+}
+
+LogicalResult tgc::inferRandDraw(MLIRContext *ctx, InferLoc loc, Value state, ShapeAttr size,
+                                 Type dtype, TypeList &types) {
+  BaseTensorType s = tensorOf(state);
+  if (failed(requireTensor(loc, s, "state")))
+    return failure();
+  if (s.getRank() != 1 || getConstantSize(s.getSizes()[0]) != 2 || !s.getDtype().isInteger(64))
+    return emitOptionalError(loc, "rand_draw: the RNG state must be i64[2] (seed, offset)");
+  if (!llvm::isa<FloatType>(dtype) || dtype.getIntOrFloatBitWidth() < 16)
+    return emitOptionalError(loc, "rand_draw: ", dtype, " is not a float dtype of 16 bits or more");
+  TensorMeta meta = freshLike(s, size.getSizes());
+  meta.dtype = dtype;
+  meta.requiresGrad = false;
+  addResult(ctx, s.isRef(), meta, types);
+  return success();
+}
+
 LogicalResult tgc::inferRandBernoulli(MLIRContext *ctx, InferLoc loc, Value state, ShapeAttr size,
                                       double p, TypeList &types) {
   BaseTensorType s = tensorOf(state);

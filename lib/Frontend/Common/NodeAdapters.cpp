@@ -332,6 +332,25 @@ static LogicalResult typeAsOther(AdapterCall &call) {
   return success();
 }
 
+/// randn: tgc.rand with `normal`.
+static LogicalResult setNormal(AdapterCall &call) {
+  call.attributes.set("normal", UnitAttr::get(call.ctx));
+  return success();
+}
+
+/// rand_like / randn_like(self, dtype): tgc.rand of self's sizes (and dtype, unless
+/// given).
+template <bool normal> static LogicalResult randLike(AdapterCall &call) {
+  FailureOr<BaseTensorType> self = tensorType(call, "self");
+  if (failed(self) || failed(setResultDtype(call, "self")))
+    return failure();
+  call.attributes.set("size", ShapeAttr::get(call.ctx, self->getSizes()));
+  takeArgument(call.arguments, "self");
+  if (normal)
+    call.attributes.set("normal", UnitAttr::get(call.ctx));
+  return success();
+}
+
 /// reflection_padNd / replication_padNd(self, padding) and _pad_circular(self, pad): a
 /// tgc.pad of that mode.
 template <const char *mode> static LogicalResult padMode(AdapterCall &call) {
@@ -398,6 +417,9 @@ static const NodeAdapter kNodeAdapters[] = {
     {"aten._native_batch_norm_legit_functional.default", "", setFunctional},
     {"aten._native_batch_norm_legit_no_training.default", "", setEvalMode},
     {"aten.native_layer_norm.default", "", setNative},
+    {"aten.randn.default", "", setNormal},
+    {"aten.rand_like.default", "tgc.rand", randLike<false>},
+    {"aten.randn_like.default", "tgc.rand", randLike<true>},
     {"aten.conv_transpose1d.default", "", setTransposed},
     {"aten.conv_transpose2d.input", "", setTransposed},
     {"aten.conv_transpose3d.input", "", setTransposed},
