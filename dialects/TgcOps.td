@@ -1437,14 +1437,75 @@ def Tgc_AvgPool2dBackwardOp : Tgc_Op<"avg_pool2d_backward",
   let hasVerifier = 1;
 }
 
-def Tgc_AdaptiveAvgPool2dOp : Tgc_Op<"adaptive_avg_pool2d",
-    ["aten.adaptive_avg_pool2d.default", "aten._adaptive_avg_pool2d.default"], [Pure]> {
-  let summary = "2-d average pooling to a given output size";
+def Tgc_AdaptiveAvgPoolOp : Tgc_Op<"adaptive_avg_pool",
+    ["aten.adaptive_avg_pool1d.default", "aten.adaptive_avg_pool2d.default",
+     "aten._adaptive_avg_pool2d.default",
+     "aten.adaptive_avg_pool3d.default", "aten._adaptive_avg_pool3d.default"], [Pure]> {
+  let summary = "Average pooling of the last len(output_size) dimensions to output_size";
+  let description = [{
+    Output element i of a dimension of size In averages the input elements
+    [floor(i * In / Out), ceil((i + 1) * In / Out)), as ATen. tgc-decompose makes an
+    output size that divides the input size an avg_pool2d, and any other a product
+    with a constant averaging matrix per dimension.
+  }];
   let arguments = (ins Tgc_AnyTensor:$self, DenseI64ArrayAttr:$output_size);
   let results = (outs Tgc_AnyTensor:$result);
   let assemblyFormat = "$self attr-dict `:` type($self) `->` type($result)";
-  let inferBody = "return ::tgc::inferAdaptivePool2d(ctx, loc, adaptor.getSelf(), "
+  let inferBody = "return ::tgc::inferAdaptivePool(ctx, loc, adaptor.getSelf(), "
                   "adaptor.getOutputSize(), types);";
+}
+
+def Tgc_AdaptiveAvgPoolBackwardOp : Tgc_Op<"adaptive_avg_pool_backward",
+    ["aten._adaptive_avg_pool2d_backward.default",
+     "aten._adaptive_avg_pool3d_backward.default"], [Pure]> {
+  let summary = "Gradient of adaptive average pooling with respect to its input `self`";
+  let arguments = (ins Tgc_AnyTensor:$grad_output, Tgc_AnyTensor:$self);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$grad_output `,` $self attr-dict `:` type(operands) `->` type($result)";
+  let inferBody = "return ::tgc::inferAdaptivePoolBackward(ctx, loc, adaptor.getGradOutput(), "
+                  "adaptor.getSelf(), types);";
+}
+
+def Tgc_MaxPool3dOp : Tgc_Op<"max_pool3d", ["aten.max_pool3d.default",
+                                            "aten.max_pool3d_with_indices.default"], [Pure]> {
+  let summary = "3-d max pooling; with `with_indices`, also the argmax (flat d * H * W + h * W + w)";
+  let description = [{
+    tgc-decompose takes the maximum over the window's positions, one strided slice of
+    the input padded with -inf per position (the first of equal maxima, as ATen).
+  }];
+  let arguments = (ins Tgc_AnyTensor:$self, DenseI64ArrayAttr:$kernel_size,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$stride,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{0}">:$padding,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{1}">:$dilation,
+                       DefaultValuedAttr<BoolAttr, "false">:$ceil_mode,
+                       UnitAttr:$with_indices);
+  let results = (outs Variadic<Tgc_AnyTensor>:$results);
+  let assemblyFormat = "$self attr-dict `:` type($self) `->` type($results)";
+  let inferBody = "return ::tgc::inferPool(ctx, loc, adaptor.getSelf(), 3, adaptor.getKernelSize(), "
+                  "adaptor.getStride(), adaptor.getPadding(), adaptor.getDilation(), "
+                  "adaptor.getCeilMode(), adaptor.getWithIndices(), types);";
+}
+
+def Tgc_AvgPool3dOp : Tgc_Op<"avg_pool3d", ["aten.avg_pool3d.default"], [Pure]> {
+  let summary = "3-d average pooling";
+  let description = [{
+    tgc-decompose sums one strided slice of the zero-padded input per window position
+    and divides by each window's divisor, a constant (divisor_override, the window's
+    size clipped to the padded input, or with count_include_pad false its elements in
+    the input).
+  }];
+  let arguments = (ins Tgc_AnyTensor:$self, DenseI64ArrayAttr:$kernel_size,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$stride,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{0}">:$padding,
+                       DefaultValuedAttr<BoolAttr, "false">:$ceil_mode,
+                       DefaultValuedAttr<BoolAttr, "true">:$count_include_pad,
+                       OptionalAttr<I64Attr>:$divisor_override);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$self attr-dict `:` type($self) `->` type($result)";
+  let inferBody = "return ::tgc::inferPool(ctx, loc, adaptor.getSelf(), 3, adaptor.getKernelSize(), "
+                  "adaptor.getStride(), adaptor.getPadding(), {1}, adaptor.getCeilMode(), "
+                  "false, types);";
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//

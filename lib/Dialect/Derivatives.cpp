@@ -714,6 +714,38 @@ LogicalResult gatherVjp(Vjp &v, GatherOp op) {
   return success();
 }
 
+/// max.dim / min.dim: the gradient of the values goes to the position of each
+/// extremum (its index along `dim`), the rest of `self` gets 0.
+template <typename OpT> LogicalResult extremumDimVjp(Vjp &v, OpT op) {
+  if (!v.g(0) || !v.wants(0))
+    return success();
+  Value self = op.getSelf();
+  ArrayRef<AffineExpr> sizes = typeOf(self).getSizes();
+  int64_t rank = sizes.size();
+  if (rank == 0) {
+    v.set(0, op, v.g(0));
+    return success();
+  }
+  int64_t dim = *normalizeDim(op.getDim(), rank);
+  std::optional<int64_t> positions = getConstantSize(sizes[dim]);
+  if (!positions)
+    return op.emitOpError("derivative needs a static size along `dim`");
+  Value index = op.getIndices(), g = v.g(0);
+  if (!op.getKeepdim()) {
+    index = UnsqueezeOp::create(v.b, v.loc, index, dim);
+    g = UnsqueezeOp::create(v.b, v.loc, g, dim);
+  }
+  // hit[..., c, ...] = index[..., 0, ...] == c, for the positions c of `dim`.
+  SmallVector<AffineExpr> arangeSizes(rank, getAffineConstantExpr(1, v.ctx()));
+  arangeSizes[dim] = sizes[dim];
+  Value arange =
+      ArangeOp::create(v.b, v.loc, IntegerAttr(), v.b.getI64IntegerAttr(*positions), IntegerAttr(),
+                       TypeAttr::get(typeOf(index).getDtype()), DeviceAttr());
+  arange = ViewOp::create(v.b, v.loc, arange, ShapeAttr::get(v.ctx(), arangeSizes));
+  v.set(0, op, v.keepWhere(v.eq(index, arange), g));
+  return success();
+}
+
 /// A gradient hook: the gradient flowing back is `@hook(grad)`.
 LogicalResult gradHookVjp(Vjp &v, GradHookOp op) {
   auto hook = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(op, op.getHookAttr());
@@ -878,4 +910,6 @@ void tgc::attachDerivatives(MLIRContext *ctx) {
   attach<AutogradFunctionOp, autogradFunctionVjp>(ctx);
   attach<FullLikeOp, noGradient<FullLikeOp>>(ctx);
   attach<GatherOp, gatherVjp>(ctx);
+  attach<MaxDimOp, extremumDimVjp<MaxDimOp>>(ctx);
+  attach<MinDimOp, extremumDimVjp<MinDimOp>>(ctx);
 }

@@ -221,6 +221,12 @@ LogicalResult AvgPool2dOp::verify() {
   return success();
 }
 
+LogicalResult AvgPool3dOp::verify() {
+  if (std::optional<uint64_t> divisor = getDivisorOverride(); divisor && *divisor == 0)
+    return emitOpError("divisor_override must be positive");
+  return success();
+}
+
 LogicalResult AvgPool2dBackwardOp::verify() {
   if (std::optional<uint64_t> divisor = getDivisorOverride(); divisor && *divisor == 0)
     return emitOpError("divisor_override must be positive");

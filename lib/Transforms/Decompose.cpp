@@ -950,26 +950,6 @@ struct DecomposeAttention : OpRewritePattern<ScaledDotProductAttentionOp> {
   }
 };
 
-/// Adaptive average pooling whose output size divides the input size is plain
-/// average pooling with kernel = stride = input / output.
-struct DecomposeAdaptivePool : OpRewritePattern<AdaptiveAvgPool2dOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(AdaptiveAvgPool2dOp op, PatternRewriter &rewriter) const override {
-    ArrayRef<AffineExpr> sizes = typeOf(op.getSelf()).getSizes();
-    SmallVector<int64_t> kernel;
-    for (int i = 0; i < 2; ++i) {
-      std::optional<int64_t> in = getConstantSize(sizes[sizes.size() - 2 + i]);
-      int64_t out = op.getOutputSize()[i];
-      if (!in || out <= 0 || *in % out != 0)
-        return rewriter.notifyMatchFailure(op, "output size must divide the input size");
-      kernel.push_back(*in / out);
-    }
-    rewriter.replaceOpWithNewOp<AvgPool2dOp>(op, op.getSelf(), kernel, kernel, ArrayRef<int64_t>{0},
-                                             false, true, IntegerAttr());
-    return success();
-  }
-};
-
 /// cross_entropy = nll_loss(log_softmax(self, class dim), target, weight) for class
 /// indices; with class probabilities, -sum(weight * target * log_softmax) over the
 /// class dimension, then the reduction (mean divides by the number of samples).
@@ -1018,10 +998,6 @@ LogicalResult reportUndecomposed(Operation *root, bool keepAttention) {
              WalkResult::interrupt();
     if (auto loss = llvm::dyn_cast<CrossEntropyLossOp>(op))
       return loss.emitOpError("with label smoothing is not supported yet"), WalkResult::interrupt();
-    if (auto pool = llvm::dyn_cast<AdaptiveAvgPool2dOp>(op))
-      return pool.emitOpError("output sizes that do not divide the input sizes are not "
-                              "supported yet"),
-             WalkResult::interrupt();
     return WalkResult::advance();
   });
   return failure(walk.wasInterrupted());
@@ -1052,8 +1028,8 @@ struct DecomposePass : public tgc::impl::DecomposePassBase<DecomposePass> {
                  DecomposeIndexDims, DecomposeRepeat, DecomposeCopy, DecomposeRoll, DecomposeFlip,
                  DecomposeDiagonal, DecomposeSort, DecomposeTopk, DecomposeIndexPut,
                  DecomposeIndexSelect, DecomposeUpsample, DecomposeAsStridedRestride,
-                 DecomposeStack, DecomposeDropout, DecomposeAdaptivePool, DecomposeCrossEntropy,
-                 DecomposeNativeDropout>(&getContext());
+                 DecomposeStack, DecomposeDropout, DecomposeCrossEntropy, DecomposeNativeDropout>(
+        &getContext());
     patterns.add<DecomposeAttention>(&getContext(), keepAttention);
     patterns.add<ExpandGroupedQueryAttention>(&getContext());
     populateDecomposeNNPatterns(patterns, onePassStatistics);

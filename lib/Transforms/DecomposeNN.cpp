@@ -1,9 +1,13 @@
-// tgc-decompose's patterns for normalization and convolution: batch, layer and group
-// norm (and the backward ops of the last two) in primitive ops, convolutions of every
-// rank and direction as the 2-d convolution ops the lowering has.
+// tgc-decompose's patterns for normalization, convolution and pooling: batch, layer
+// and group norm (and the backward ops of the last two) in primitive ops, convolutions
+// of every rank and direction as the 2-d convolution ops the lowering has, 3-d and
+// adaptive pooling as slices, reductions and products.
 #include "DecomposeUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+
+#include <limits>
+#include <type_traits>
 
 using namespace mlir;
 using namespace tgc;
@@ -510,6 +514,256 @@ struct DecomposeConvolutionBackward : OpRewritePattern<ConvolutionBackwardOp> {
   }
 };
 
+//===----------------------------------------------------------------------===//
+// Pooling
+//===----------------------------------------------------------------------===//
+
+/// The averaging matrix of adaptive pooling along a dimension of `in` elements to
+/// `out`: [out, in] (`transposed`: [in, out]), row i 1/n over the n elements
+/// [floor(i * in / out), ceil((i + 1) * in / out)).
+Value averagingMatrix(OpBuilder &b, Location loc, int64_t in, int64_t out, FloatType type,
+                      bool transposed) {
+  SmallVector<double> values(in * out, 0.0);
+  for (int64_t i = 0; i < out; ++i) {
+    int64_t start = (i * in) / out, end = ((i + 1) * in + out - 1) / out;
+    for (int64_t j = start; j < end; ++j)
+      values[transposed ? j * out + i : i * in + j] = 1.0 / static_cast<double>(end - start);
+  }
+  auto shape = transposed ? SmallVector<int64_t>{in, out} : SmallVector<int64_t>{out, in};
+  DenseElementsAttr attr;
+  if (type.isF64()) {
+    attr = DenseElementsAttr::get(RankedTensorType::get(shape, type), ArrayRef<double>(values));
+  } else {
+    SmallVector<float> narrow(values.begin(), values.end());
+    attr = DenseElementsAttr::get(RankedTensorType::get(shape, type), ArrayRef<float>(narrow));
+  }
+  return ConstantOp::create(b, loc, attr);
+}
+
+/// `x` with its dimension `dim` replaced by `matrix` times it: x moved to the last
+/// dimension, multiplied by `matrix` [old, new], and moved back.
+Value contractDim(OpBuilder &b, Location loc, Value x, int64_t dim, Value matrix) {
+  int64_t last = typeOf(x).getRank() - 1;
+  if (dim != last)
+    x = TransposeOp::create(b, loc, x, dim, last);
+  x = MatmulOp::create(b, loc, x, matrix);
+  if (dim != last)
+    x = TransposeOp::create(b, loc, x, dim, last);
+  return x;
+}
+
+/// adaptive_avg_pool and its backward: per pooled dimension, a product with the
+/// averaging matrix (its transpose for the gradient), in f32 for bf16/f16. A 2-d one
+/// whose output sizes divide the input's is avg_pool2d with kernel = stride = in / out.
+template <typename OpTy> struct DecomposeAdaptivePool : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  static constexpr bool isBackward = std::is_same_v<OpTy, AdaptiveAvgPoolBackwardOp>;
+
+  LogicalResult matchAndRewrite(OpTy op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value source = op->getOperand(0);
+    ArrayRef<AffineExpr> inSizes = typeOf(isBackward ? op->getOperand(1) : source).getSizes();
+    ArrayRef<AffineExpr> outSizes =
+        typeOf(isBackward ? op->getOperand(0) : op.getResult()).getSizes();
+    int64_t rank = inSizes.size();
+    // The pooled dimensions: the trailing ones whose sizes differ, at least the last two.
+    int64_t spatial = 2;
+    if constexpr (!isBackward)
+      spatial = op.getOutputSize().size();
+    else
+      spatial = rank - 2;
+    SmallVector<int64_t> in, out;
+    for (int64_t d = rank - spatial; d < rank; ++d) {
+      std::optional<int64_t> i = getConstantSize(inSizes[d]), o = getConstantSize(outSizes[d]);
+      if (!i || !o)
+        return rewriter.notifyMatchFailure(op, "symbolic pooled sizes");
+      in.push_back(*i);
+      out.push_back(*o);
+    }
+    if (!isBackward && spatial == 2 && in[0] % out[0] == 0 && in[1] % out[1] == 0) {
+      SmallVector<int64_t> kernel = {in[0] / out[0], in[1] / out[1]};
+      rewriter.replaceOpWithNewOp<AvgPool2dOp>(op, source, kernel, kernel, ArrayRef<int64_t>{0},
+                                               false, true, IntegerAttr());
+      return success();
+    }
+    Value x = toComputationDtype(rewriter, loc, source);
+    auto type = llvm::cast<FloatType>(typeOf(x).getDtype());
+    for (int64_t i = 0; i < spatial; ++i) {
+      if (in[i] == out[i])
+        continue;
+      Value matrix = isBackward ? averagingMatrix(rewriter, loc, in[i], out[i], type, false)
+                                : averagingMatrix(rewriter, loc, in[i], out[i], type, true);
+      x = contractDim(rewriter, loc, x, rank - spatial + i, matrix);
+    }
+    replaceWithCast(rewriter, op, {x});
+    return success();
+  }
+};
+
+/// A pooling window over the last three dimensions, as the op states it.
+struct Window3d {
+  SmallVector<int64_t> kernel, stride, padding, dilation, in, out;
+};
+
+template <typename OpTy>
+FailureOr<Window3d> window3d(OpTy op, ArrayRef<int64_t> dilation, PatternRewriter &rewriter) {
+  Window3d w;
+  auto expand = [](ArrayRef<int64_t> v, ArrayRef<int64_t> dflt) {
+    SmallVector<int64_t> out(v.empty() ? dflt : v);
+    if (out.size() == 1)
+      out.assign(3, out[0]);
+    return out;
+  };
+  w.kernel = expand(op.getKernelSize(), {});
+  w.stride = expand(op.getStride(), w.kernel);
+  w.padding = expand(op.getPadding(), {0});
+  w.dilation = expand(dilation, {1});
+  ArrayRef<AffineExpr> in = typeOf(op.getSelf()).getSizes(),
+                       out = typeOf(op->getResult(0)).getSizes();
+  for (int64_t d = in.size() - 3; d < static_cast<int64_t>(in.size()); ++d) {
+    std::optional<int64_t> i = getConstantSize(in[d]), o = getConstantSize(out[d]);
+    if (!i || !o)
+      return rewriter.notifyMatchFailure(op, "symbolic pooled sizes");
+    w.in.push_back(*i);
+    w.out.push_back(*o);
+  }
+  return w;
+}
+
+/// The input padded with `fill` (padding before, and after as far as the last window
+/// reaches) and its strided slices, one per window position (row-major over the
+/// kernel): slice k holds, at each output position, the element that position k of its
+/// window reads.
+SmallVector<Value> windowSlices(OpBuilder &b, Location loc, Value x, const Window3d &w,
+                                double fill) {
+  MLIRContext *ctx = b.getContext();
+  SmallVector<int64_t> pad;
+  for (int64_t i = 2; i >= 0; --i) {
+    int64_t reach = (w.out[i] - 1) * w.stride[i] + w.dilation[i] * (w.kernel[i] - 1) + 1;
+    pad.append({w.padding[i], std::max<int64_t>(0, reach - w.in[i] - w.padding[i])});
+  }
+  if (llvm::any_of(pad, [](int64_t p) { return p != 0; }))
+    x = PadOp::create(b, loc, x, b.getDenseI64ArrayAttr(pad), "constant", b.getF64FloatAttr(fill));
+  int64_t first = typeOf(x).getRank() - 3;
+  SmallVector<Value> slices;
+  for (int64_t kd = 0; kd < w.kernel[0]; ++kd)
+    for (int64_t kh = 0; kh < w.kernel[1]; ++kh)
+      for (int64_t kw = 0; kw < w.kernel[2]; ++kw) {
+        Value slice = x;
+        int64_t k[3] = {kd, kh, kw};
+        for (int64_t i = 0; i < 3; ++i) {
+          int64_t start = k[i] * w.dilation[i];
+          slice = SliceOp::create(
+              b, loc, slice, first + i, shapeAttr(ctx, {getAffineConstantExpr(start, ctx)}),
+              shapeAttr(ctx,
+                        {getAffineConstantExpr(start + (w.out[i] - 1) * w.stride[i] + 1, ctx)}),
+              w.stride[i]);
+        }
+        slices.push_back(slice);
+      }
+  return slices;
+}
+
+/// A constant [O0, O1, O2] of `type` with element (o0, o1, o2) = f(o0, o1, o2).
+template <typename Fn>
+Value outputConstant(OpBuilder &b, Location loc, const Window3d &w, Type type, Fn f) {
+  SmallVector<int64_t> ints;
+  SmallVector<double> floats;
+  for (int64_t o0 = 0; o0 < w.out[0]; ++o0)
+    for (int64_t o1 = 0; o1 < w.out[1]; ++o1)
+      for (int64_t o2 = 0; o2 < w.out[2]; ++o2) {
+        int64_t o[3] = {o0, o1, o2};
+        ints.push_back(f(o));
+      }
+  auto tensorType = RankedTensorType::get(w.out, type);
+  if (type.isInteger(64))
+    return ConstantOp::create(b, loc, DenseElementsAttr::get(tensorType, ArrayRef<int64_t>(ints)));
+  if (type.isF64()) {
+    floats.assign(ints.begin(), ints.end());
+    return ConstantOp::create(b, loc, DenseElementsAttr::get(tensorType, ArrayRef<double>(floats)));
+  }
+  SmallVector<float> narrow(ints.begin(), ints.end());
+  return ConstantOp::create(b, loc, DenseElementsAttr::get(tensorType, ArrayRef<float>(narrow)));
+}
+
+/// avg_pool3d: the sum of the window slices of the zero-padded input (f32 for
+/// bf16/f16) divided by each window's divisor, as ATen counts it.
+struct DecomposeAvgPool3d : OpRewritePattern<AvgPool3dOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AvgPool3dOp op, PatternRewriter &rewriter) const override {
+    FailureOr<Window3d> w = window3d(op, {}, rewriter);
+    if (failed(w))
+      return failure();
+    Location loc = op.getLoc();
+    Value x = toComputationDtype(rewriter, loc, op.getSelf());
+    Value sum;
+    for (Value slice : windowSlices(rewriter, loc, x, *w, 0.0))
+      sum = sum ? AddOp::create(rewriter, loc, sum, slice, Attribute()).getResult() : slice;
+    std::optional<uint64_t> override = op.getDivisorOverride();
+    bool includePad = op.getCountIncludePad();
+    Value divisor = outputConstant(rewriter, loc, *w, typeOf(x).getDtype(), [&](int64_t *o) {
+      if (override)
+        return static_cast<int64_t>(*override);
+      int64_t count = 1;
+      for (int i = 0; i < 3; ++i) {
+        int64_t start = o[i] * w->stride[i] - w->padding[i];
+        int64_t end = std::min(start + w->kernel[i], w->in[i] + w->padding[i]);
+        if (!includePad) {
+          start = std::max<int64_t>(start, 0);
+          end = std::min(end, w->in[i]);
+        }
+        count *= end - start;
+      }
+      return count;
+    });
+    replaceWithCast(rewriter, op, {DivOp::create(rewriter, loc, sum, divisor, StringAttr())});
+    return success();
+  }
+};
+
+/// max_pool3d: the maximum over the window slices of the input padded with -inf
+/// (stacked along a new last dimension; the first of equal maxima), and with
+/// `with_indices` its flat position d * H * W + h * W + w in the input: the window's
+/// origin plus the offset of the slice that won.
+struct DecomposeMaxPool3d : OpRewritePattern<MaxPool3dOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MaxPool3dOp op, PatternRewriter &rewriter) const override {
+    FailureOr<Window3d> w = window3d(op, op.getDilation(), rewriter);
+    if (failed(w))
+      return failure();
+    Location loc = op.getLoc();
+    SmallVector<Value> slices =
+        windowSlices(rewriter, loc, op.getSelf(), *w, -std::numeric_limits<double>::infinity());
+    int64_t rank = typeOf(op.getSelf()).getRank();
+    Value stacked = StackOp::create(rewriter, loc, slices, rank);
+    auto max = MaxDimOp::create(rewriter, loc, stacked, rank, false);
+    SmallVector<Value> results = {max.getValues()};
+    if (op.getWithIndices()) {
+      int64_t plane = w->in[1] * w->in[2], row = w->in[2];
+      Value origin = outputConstant(rewriter, loc, *w, rewriter.getI64Type(), [&](int64_t *o) {
+        return (o[0] * w->stride[0] - w->padding[0]) * plane +
+               (o[1] * w->stride[1] - w->padding[1]) * row + o[2] * w->stride[2] - w->padding[2];
+      });
+      SmallVector<int64_t> offsets;
+      for (int64_t kd = 0; kd < w->kernel[0]; ++kd)
+        for (int64_t kh = 0; kh < w->kernel[1]; ++kh)
+          for (int64_t kw = 0; kw < w->kernel[2]; ++kw)
+            offsets.push_back(kd * w->dilation[0] * plane + kh * w->dilation[1] * row +
+                              kw * w->dilation[2]);
+      Value table = ConstantOp::create(
+          rewriter, loc,
+          DenseElementsAttr::get(
+              RankedTensorType::get({static_cast<int64_t>(offsets.size())}, rewriter.getI64Type()),
+              ArrayRef<int64_t>(offsets)));
+      Value offset =
+          IndexOp::create(rewriter, loc, table, ValueRange{max.getIndices()}, DenseI64ArrayAttr());
+      results.push_back(AddOp::create(rewriter, loc, offset, origin, Attribute()));
+    }
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
 } // namespace
 
 void tgc::populateDecomposeNNPatterns(RewritePatternSet &patterns, bool onePass) {
@@ -517,5 +771,7 @@ void tgc::populateDecomposeNNPatterns(RewritePatternSet &patterns, bool onePass)
   patterns.add<DecomposeLayerNorm, DecomposeBatchNorm, DecomposeGroupNorm>(ctx, onePass);
   patterns.add<DecomposeLayerNormBackward, DecomposeGroupNormBackward, DecomposeConv1d,
                DecomposeTransposedConv2d, DecomposeConv3d, DecomposeTransposedConv3d,
-               DecomposeConvolutionBackward>(ctx);
+               DecomposeConvolutionBackward, DecomposeAdaptivePool<AdaptiveAvgPoolOp>,
+               DecomposeAdaptivePool<AdaptiveAvgPoolBackwardOp>, DecomposeAvgPool3d,
+               DecomposeMaxPool3d>(ctx);
 }

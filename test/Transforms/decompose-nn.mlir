@@ -109,3 +109,53 @@ func.func @batch_norm_eval_functional(%x: !tgc.vtensor<[3, 2, 4], f32>, %rm: !tg
   %o, %m, %s, %nm, %nv = tgc.batch_norm %x running %rm, %rv {training = false, momentum = 0.1 : f64, eps = 1.0e-5 : f64, functional} : !tgc.vtensor<[3, 2, 4], f32>, !tgc.vtensor<[2], f32>, !tgc.vtensor<[2], f32> -> !tgc.vtensor<[3, 2, 4], f32>, !tgc.vtensor<[0], f32>, !tgc.vtensor<[0], f32>, !tgc.vtensor<[2], f32>, !tgc.vtensor<[2], f32>
   return %o, %nm, %nv : !tgc.vtensor<[3, 2, 4], f32>, !tgc.vtensor<[2], f32>, !tgc.vtensor<[2], f32>
 }
+
+// -----
+
+// Adaptive pooling to sizes that do not divide the input's: per pooled dimension a
+// product with its averaging matrix ([in, out]; row 1 of the 5 -> 3 one overlaps two
+// windows: 1/2 and 1/3).
+// CHECK-LABEL: func.func @adaptive_pool
+//   CHECK-DAG:   %[[W:.*]] = tgc.constant dense<{{\[\[}}5.000000e-01, 0.000000e+00], [5.000000e-01, 0.000000e+00], [0.000000e+00, 5.000000e-01], [0.000000e+00, 5.000000e-01]]> : tensor<4x2xf32>
+//   CHECK-DAG:   %[[H:.*]] = tgc.constant dense<{{\[\[}}5.000000e-01, 0.000000e+00, 0.000000e+00], [5.000000e-01, 0.333333343, 0.000000e+00]{{.*}}> : tensor<5x3xf32>
+//       CHECK:   tgc.transpose %arg0 {dim0 = 2 : i64, dim1 = 3 : i64}
+//       CHECK:   tgc.mm %{{.*}}, %[[H]] : !tgc.vtensor<[24, 5], f32>, !tgc.vtensor<[5, 3], f32>
+//       CHECK:   tgc.mm %{{.*}}, %[[W]] : !tgc.vtensor<[18, 4], f32>, !tgc.vtensor<[4, 2], f32>
+func.func @adaptive_pool(%x: !tgc.vtensor<[2, 3, 5, 4], f32>) -> !tgc.vtensor<[2, 3, 3, 2], f32> {
+  %0 = tgc.adaptive_avg_pool %x {output_size = array<i64: 3, 2>} : !tgc.vtensor<[2, 3, 5, 4], f32> -> !tgc.vtensor<[2, 3, 3, 2], f32>
+  return %0 : !tgc.vtensor<[2, 3, 3, 2], f32>
+}
+
+// -----
+
+// max_pool3d: one strided slice per window position (8), stacked; the maximum over
+// them and, for the indices, the window origin (d * 16 + h * 4 + w) plus the winning
+// position's offset.
+// CHECK-LABEL: func.func @max_pool3d
+//   CHECK-DAG:   %[[OFF:.*]] = tgc.constant dense<[0, 1, 4, 5, 16, 17, 20, 21]> : tensor<8xi64>
+//   CHECK-DAG:   %[[ORIGIN:.*]] = tgc.constant dense<{{\[\[\[}}0, 2], [8, 10]], {{\[\[}}16, 18], [24, 26]]]> : tensor<2x2x2xi64>
+// CHECK-COUNT-24:   tgc.slice
+//       CHECK:   %[[ALL:.*]] = tgc.cat {{.*}} {dim = 5 : i64}
+//       CHECK:   %[[V:.*]], %[[K:.*]] = tgc.max_dim %[[ALL]] {dim = 5 : i64}
+//       CHECK:   %[[O:.*]] = tgc.index %[[OFF]][%[[K]]]
+//       CHECK:   %[[I:.*]] = tgc.add %[[O]], %[[ORIGIN]]
+//       CHECK:   return %[[V]], %[[I]]
+func.func @max_pool3d(%x: !tgc.vtensor<[1, 2, 3, 4, 4], f32>) -> (!tgc.vtensor<[1, 2, 2, 2, 2], f32>, !tgc.vtensor<[1, 2, 2, 2, 2], i64>) {
+  %0, %1 = tgc.max_pool3d %x {kernel_size = array<i64: 2, 2, 2>, stride = array<i64: 1, 2, 2>, with_indices} : !tgc.vtensor<[1, 2, 3, 4, 4], f32> -> !tgc.vtensor<[1, 2, 2, 2, 2], f32>, !tgc.vtensor<[1, 2, 2, 2, 2], i64>
+  return %0, %1 : !tgc.vtensor<[1, 2, 2, 2, 2], f32>, !tgc.vtensor<[1, 2, 2, 2, 2], i64>
+}
+
+// -----
+
+// avg_pool3d without counting the padding: the sum over the window slices of the
+// zero-padded input (the pad is concatenated zeros), divided by each window's count of
+// input elements (corner windows see 1 element, the middle one 8).
+// CHECK-LABEL: func.func @avg_pool3d
+//       CHECK:   %[[D:.*]] = tgc.constant dense<{{\[\[\[}}1.000000e+00, 2.000000e+00, 1.000000e+00], [2.000000e+00, 4.000000e+00, 2.000000e+00]{{.*}}8.000000e+00{{.*}}> : tensor<3x3x3xf32>
+//       CHECK:   %[[S:.*]] = tgc.add
+//       CHECK:   %[[Y:.*]] = tgc.div %{{.*}}, %[[D]]
+//       CHECK:   return %[[Y]]
+func.func @avg_pool3d(%x: !tgc.vtensor<[1, 1, 2, 2, 2], f32>) -> !tgc.vtensor<[1, 1, 3, 3, 3], f32> {
+  %0 = tgc.avg_pool3d %x {kernel_size = array<i64: 2>, stride = array<i64: 1>, padding = array<i64: 1>, count_include_pad = false} : !tgc.vtensor<[1, 1, 2, 2, 2], f32> -> !tgc.vtensor<[1, 1, 3, 3, 3], f32>
+  return %0 : !tgc.vtensor<[1, 1, 3, 3, 3], f32>
+}

@@ -133,6 +133,34 @@ def _core_ops(ep, nsamples):
     return [sorted(s) for s in ops]
 
 
+def _as_accurate(s, actual, expected):
+    """Whether a bf16 result that differs from eager's is at least as close to the op
+    computed in float64 (on the same, exactly widened, inputs) as eager's: within twice
+    eager's largest error, or the bf16 tolerance of the float64 result."""
+    import torch
+    try:
+        with torch.no_grad():
+            wide = _outputs(s.call(*[t.double() if t.is_floating_point() else t
+                                     for t in s.inputs]))
+    except Exception:  # noqa: BLE001 -- no float64 kernel: no verdict
+        return False
+    if wide is None or len(wide) != len(s.expected):
+        return False
+    ref = wide[[i for i, e in enumerate(s.expected) if e is expected][0]]
+    if ref.shape != actual.shape or not actual.is_floating_point():
+        return False
+    finite = torch.isfinite(ref)
+    if not torch.equal(finite, torch.isfinite(actual.double())):
+        return False
+    if not finite.any():
+        return True
+    ours = (actual.double() - ref)[finite].abs().max()
+    eager = (expected.double() - ref)[finite].abs().max()
+    rtol, atol = TOL["bfloat16"]
+    bound = (atol + rtol * ref[finite].abs()).max()
+    return bool(ours <= max(2 * eager, bound))
+
+
 def _is_seeded(name):
     """Whether the ATen op `name` ('aten.randn.default') draws from a generator."""
     import torch
@@ -309,6 +337,8 @@ def run_entry(op, dtype_name, tgc, workdir):
                     bad = _close(a, e, dtype_name)
                     if bad and _same_picks(s, a, e):
                         bad = None  # positions of equal values, in another order
+                    if bad and dtype_name == "bfloat16" and _as_accurate(s, a, e):
+                        bad = None  # eager's bf16 kernel rounds more than tgc does
                     mism = mism or bad
             k += n
             r = dict(status="mismatch" if mism else "pass", ops=o)

@@ -141,8 +141,17 @@ mlir::LogicalResult inferPool2d(mlir::MLIRContext *ctx, InferLoc loc, mlir::Valu
                                 llvm::ArrayRef<int64_t> kernel, llvm::ArrayRef<int64_t> stride,
                                 llvm::ArrayRef<int64_t> padding, llvm::ArrayRef<int64_t> dilation,
                                 bool ceilMode, bool withIndices, TypeList &types);
-mlir::LogicalResult inferAdaptivePool2d(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
-                                        llvm::ArrayRef<int64_t> outputSize, TypeList &types);
+/// Pooling of the last `spatial` dimensions (the input has one or two more).
+mlir::LogicalResult inferPool(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
+                              unsigned spatial, llvm::ArrayRef<int64_t> kernel,
+                              llvm::ArrayRef<int64_t> stride, llvm::ArrayRef<int64_t> padding,
+                              llvm::ArrayRef<int64_t> dilation, bool ceilMode, bool withIndices,
+                              TypeList &types);
+mlir::LogicalResult inferAdaptivePool(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
+                                      llvm::ArrayRef<int64_t> outputSize, TypeList &types);
+mlir::LogicalResult inferAdaptivePoolBackward(mlir::MLIRContext *ctx, InferLoc loc,
+                                              mlir::Value gradOutput, mlir::Value self,
+                                              TypeList &types);
 
 /// Which operand of a convolution a backward op differentiates.
 enum class ConvolutionGradient { Input, Weight };

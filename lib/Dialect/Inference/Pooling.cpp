@@ -29,21 +29,22 @@ FailureOr<Window> tgc::expandWindow(InferLoc loc, ArrayRef<int64_t> kernel,
   return w;
 }
 
-LogicalResult tgc::inferPool2d(MLIRContext *ctx, InferLoc loc, Value self, ArrayRef<int64_t> kernel,
-                               ArrayRef<int64_t> stride, ArrayRef<int64_t> padding,
-                               ArrayRef<int64_t> dilation, bool ceilMode, bool withIndices,
-                               TypeList &types) {
+LogicalResult tgc::inferPool(MLIRContext *ctx, InferLoc loc, Value self, unsigned spatial,
+                             ArrayRef<int64_t> kernel, ArrayRef<int64_t> stride,
+                             ArrayRef<int64_t> padding, ArrayRef<int64_t> dilation, bool ceilMode,
+                             bool withIndices, TypeList &types) {
   BaseTensorType x = tensorOf(self);
   if (failed(requireTensor(loc, x, "self")))
     return failure();
-  if (x.getRank() != 4 && x.getRank() != 3)
-    return emitOptionalError(loc, "2-d pooling expects a 3-d or 4-d input");
-  FailureOr<Window> w = expandWindow(loc, kernel, stride, padding, dilation, 2);
+  if (x.getRank() != spatial + 2 && x.getRank() != spatial + 1)
+    return emitOptionalError(loc, spatial, "-d pooling expects a ", spatial + 1, "-d or ",
+                             spatial + 2, "-d input");
+  FailureOr<Window> w = expandWindow(loc, kernel, stride, padding, dilation, spatial);
   if (failed(w))
     return failure();
   SmallVector<AffineExpr> sizes(x.getSizes());
-  int64_t first = x.getRank() - 2;
-  for (int i = 0; i < 2; ++i) {
+  int64_t first = x.getRank() - spatial;
+  for (unsigned i = 0; i < spatial; ++i) {
     std::optional<int64_t> in = getConstantSize(sizes[first + i]);
     if (!in)
       return emitOptionalError(loc, "pooling over a symbolic spatial size is not supported");
@@ -66,18 +67,45 @@ LogicalResult tgc::inferPool2d(MLIRContext *ctx, InferLoc loc, Value self, Array
   return success();
 }
 
-LogicalResult tgc::inferAdaptivePool2d(MLIRContext *ctx, InferLoc loc, Value self,
-                                       ArrayRef<int64_t> outputSize, TypeList &types) {
+LogicalResult tgc::inferPool2d(MLIRContext *ctx, InferLoc loc, Value self, ArrayRef<int64_t> kernel,
+                               ArrayRef<int64_t> stride, ArrayRef<int64_t> padding,
+                               ArrayRef<int64_t> dilation, bool ceilMode, bool withIndices,
+                               TypeList &types) {
+  return inferPool(ctx, loc, self, 2, kernel, stride, padding, dilation, ceilMode, withIndices,
+                   types);
+}
+
+LogicalResult tgc::inferAdaptivePool(MLIRContext *ctx, InferLoc loc, Value self,
+                                     ArrayRef<int64_t> outputSize, TypeList &types) {
   BaseTensorType x = tensorOf(self);
   if (failed(requireTensor(loc, x, "self")))
     return failure();
-  if ((x.getRank() != 4 && x.getRank() != 3) || outputSize.size() != 2)
-    return emitOptionalError(loc, "adaptive 2-d pooling expects a 3-d or 4-d input and two "
-                                  "output sizes");
+  int64_t spatial = outputSize.size();
+  if (spatial < 1 || (x.getRank() != spatial + 1 && x.getRank() != spatial + 2))
+    return emitOptionalError(loc, "adaptive ", spatial, "-d pooling expects a ", spatial + 1,
+                             "-d or ", spatial + 2, "-d input");
   SmallVector<AffineExpr> sizes(x.getSizes());
-  sizes[sizes.size() - 2] = cst(outputSize[0], ctx);
-  sizes[sizes.size() - 1] = cst(outputSize[1], ctx);
+  for (int64_t i = 0; i < spatial; ++i) {
+    if (outputSize[i] <= 0)
+      return emitOptionalError(loc, "adaptive pooling: output sizes must be positive");
+    sizes[x.getRank() - spatial + i] = cst(outputSize[i], ctx);
+  }
   addResult(ctx, x.isRef(), freshLike(x, sizes), types);
+  return success();
+}
+
+LogicalResult tgc::inferAdaptivePoolBackward(MLIRContext *ctx, InferLoc loc, Value gradOutput,
+                                             Value self, TypeList &types) {
+  BaseTensorType g = tensorOf(gradOutput), x = tensorOf(self);
+  if (failed(requireTensor(loc, g, "grad_output")) || failed(requireTensor(loc, x, "self")))
+    return failure();
+  if (g.getRank() != x.getRank() || g.getRank() < 3)
+    return emitOptionalError(loc, "adaptive pooling backward: grad_output and self must have "
+                                  "equal ranks >= 3");
+  TensorMeta meta = freshLike(x, x.getSizes());
+  meta.dtype = g.getDtype();
+  meta.requiresGrad = anyRequiresGrad({g, x});
+  addResult(ctx, x.isRef(), meta, types);
   return success();
 }
 

@@ -408,6 +408,7 @@ static const NodeAdapter kNodeAdapters[] = {
     {"aten.split.Tensor", "", splitSizes},
     {"aten.chunk.default", "tgc.split", splitSizes},
     {"aten.max_pool2d_with_indices.default", "", setWithIndices},
+    {"aten.max_pool3d_with_indices.default", "", setWithIndices},
     {"aten._scaled_dot_product_flash_attention_for_cpu.default", "", setWithLogsumexp},
     {"aten.any.dim", "", dimAsList},
     {"aten.all.dim", "", dimAsList},
