@@ -585,6 +585,32 @@ def Tgc_LogSoftmaxOp : Tgc_Op<"log_softmax", ["aten.log_softmax.int",
                   "adaptor.getDtypeAttr(), types);";
 }
 
+def Tgc_CdistOp : Tgc_Op<"cdist", ["aten._cdist_forward.default", "aten.cdist.default"],
+                         [Pure]> {
+  let summary = "p-norm distances between the rows of x1 [.., P, M] and x2 [.., R, M]";
+  let description = [{
+    Result [.., P, R]: || x1[.., i, :] - x2[.., j, :] ||_p; p = 0 counts the differing
+    elements, p = inf takes the largest difference. `compute_mode` (whether ATen may
+    use a matrix product for p = 2) does not change the values tgc computes.
+  }];
+  let arguments = (ins Tgc_AnyTensor:$x1, Tgc_AnyTensor:$x2, DefaultValuedAttr<F64Attr, "2.0">:$p,
+                       OptionalAttr<I64Attr>:$compute_mode);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$x1 `,` $x2 attr-dict `:` type(operands) `->` type($result)";
+  let inferBody = "return ::tgc::inferCdist(ctx, loc, adaptor.getX1(), adaptor.getX2(), types);";
+}
+
+def Tgc_PdistOp : Tgc_Op<"pdist", ["aten._pdist_forward.default", "aten.pdist.default"], [Pure]> {
+  let summary = "p-norm distances between each pair of rows i < j of `self` [N, M]";
+  let description = [{
+    Result [N * (N - 1) / 2], the pairs in row-major order of the upper triangle.
+  }];
+  let arguments = (ins Tgc_AnyTensor:$self, DefaultValuedAttr<F64Attr, "2.0">:$p);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$self attr-dict `:` type($self) `->` type($result)";
+  let inferBody = "return ::tgc::inferPdist(ctx, loc, adaptor.getSelf(), types);";
+}
+
 //===----------------------------------------------------------------------===//
 // Losses
 //===----------------------------------------------------------------------===//
@@ -699,6 +725,39 @@ def Tgc_ScatterValueOp : Tgc_Op<"scatter_value", ["aten.scatter.value"], [Pure]>
   code extraDecl = "::llvm::StringRef getReduce() { return \"none\"; } "
                    "bool getIncludeSelf() { return true; }";
 }
+def Tgc_MaskedScatterOp : Tgc_Op<"masked_scatter", ["aten.masked_scatter.default"], [Pure]> {
+  let summary = "`self` with the positions where `mask` is true taken from `source`, in order";
+  let description = [{
+    `self` and `mask` broadcast together; the k-th true position of the mask
+    (row-major) gets element k of `source` (flattened). tgc-decompose gathers `source` at the running count of
+    true positions (a cumsum).
+  }];
+  let arguments = (ins Tgc_AnyTensor:$self, Tgc_AnyTensor:$mask, Tgc_AnyTensor:$source);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$self `,` $mask `,` $source attr-dict `:` type(operands) `->` type($result)";
+  let inferBody = "return ::tgc::inferMaskedScatter(ctx, loc, adaptor.getSelf(), adaptor.getMask(), "
+                  "adaptor.getSource(), types);";
+}
+
+def Tgc_Col2ImOp : Tgc_Op<"col2im", ["aten.col2im.default"], [Pure]> {
+  let summary = "Fold: sums sliding-window columns back into an image (the inverse layout "
+                "of unfold)";
+  let description = [{
+    `self` [N, C * KH * KW, L] (or without N) holds, for each of the L window positions
+    of a [C, output_size] image, the window's elements; each is added to the image
+    element it was read from (none where it falls in the padding). tgc-decompose makes
+    it a scatter_add at constant positions.
+  }];
+  let arguments = (ins Tgc_AnyTensor:$self, DenseI64ArrayAttr:$output_size,
+                       DenseI64ArrayAttr:$kernel_size, DenseI64ArrayAttr:$dilation,
+                       DenseI64ArrayAttr:$padding, DenseI64ArrayAttr:$stride);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$self attr-dict `:` type($self) `->` type($result)";
+  let inferBody = "return ::tgc::inferCol2Im(ctx, loc, adaptor.getSelf(), adaptor.getOutputSize(), "
+                  "adaptor.getKernelSize(), adaptor.getDilation(), adaptor.getPadding(), "
+                  "adaptor.getStride(), types);";
+}
+
 def Tgc_ScatterAddOp : Tgc_Op<"scatter_add", ["aten.scatter_add.default"], [Pure]> {
   let summary = "Add `src` at `index` along `dim`";
   let arguments = (ins Tgc_AnyTensor:$self, I64Attr:$dim, Tgc_AnyTensor:$index,
@@ -1484,6 +1543,23 @@ def Tgc_MaxPool3dOp : Tgc_Op<"max_pool3d", ["aten.max_pool3d.default",
   let inferBody = "return ::tgc::inferPool(ctx, loc, adaptor.getSelf(), 3, adaptor.getKernelSize(), "
                   "adaptor.getStride(), adaptor.getPadding(), adaptor.getDilation(), "
                   "adaptor.getCeilMode(), adaptor.getWithIndices(), types);";
+}
+
+def Tgc_AvgPool1dOp : Tgc_Op<"avg_pool1d", ["aten.avg_pool1d.default"], [Pure]> {
+  let summary = "1-d average pooling";
+  let description = [{
+    tgc-decompose makes it an avg_pool2d over a height-1 image.
+  }];
+  let arguments = (ins Tgc_AnyTensor:$self, DenseI64ArrayAttr:$kernel_size,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$stride,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{0}">:$padding,
+                       DefaultValuedAttr<BoolAttr, "false">:$ceil_mode,
+                       DefaultValuedAttr<BoolAttr, "true">:$count_include_pad);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$self attr-dict `:` type($self) `->` type($result)";
+  let inferBody = "return ::tgc::inferPool(ctx, loc, adaptor.getSelf(), 1, adaptor.getKernelSize(), "
+                  "adaptor.getStride(), adaptor.getPadding(), {1}, adaptor.getCeilMode(), "
+                  "false, types);";
 }
 
 def Tgc_AvgPool3dOp : Tgc_Op<"avg_pool3d", ["aten.avg_pool3d.default"], [Pure]> {

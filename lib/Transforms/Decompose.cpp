@@ -543,6 +543,38 @@ struct DecomposeIndexPut : OpRewritePattern<IndexPutOp> {
   }
 };
 
+/// masked_scatter: on the flattened tensors, position i takes source[c(i) - 1] where
+/// the mask is true, c the running count of true positions (a cumsum), else self[i].
+struct DecomposeMaskedScatter : OpRewritePattern<MaskedScatterOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MaskedScatterOp op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    ArrayRef<AffineExpr> sizes = typeOf(op.getResult()).getSizes();
+    auto flat = [&](Value v) -> Value {
+      AffineExpr numel = getAffineConstantExpr(1, ctx);
+      for (AffineExpr size : typeOf(v).getSizes())
+        numel = numel * size;
+      return ViewOp::create(rewriter, loc, v, shapeAttr(ctx, {numel}));
+    };
+    auto broadcast = [&](Value v) -> Value {
+      if (typeOf(v).getSizes() == sizes)
+        return v;
+      return ExpandOp::create(rewriter, loc, v, shapeAttr(ctx, sizes));
+    };
+    Value flatMask = flat(broadcast(op.getMask()));
+    Value count = CumsumOp::create(rewriter, loc, flatMask, rewriter.getI64IntegerAttr(0),
+                                   TypeAttr::get(rewriter.getI64Type()), UnitAttr());
+    Value one = arith::ConstantOp::create(rewriter, loc, rewriter.getI64IntegerAttr(1));
+    Value position = SubOp::create(rewriter, loc, count, one, Attribute());
+    Value picked = IndexOp::create(rewriter, loc, flat(op.getSource()), ValueRange{position},
+                                   DenseI64ArrayAttr());
+    Value merged = WhereOp::create(rewriter, loc, flatMask, picked, flat(broadcast(op.getSelf())));
+    rewriter.replaceOpWithNewOp<ViewOp>(op, merged, shapeAttr(ctx, sizes));
+    return success();
+  }
+};
+
 /// sort: each element's rank along `dim` counts the elements that go before it (all
 /// pairs compared: smaller, or larger when descending; NaN above every number; equal
 /// values by position, so the sort is stable); the index of rank k is the position
@@ -1028,8 +1060,8 @@ struct DecomposePass : public tgc::impl::DecomposePassBase<DecomposePass> {
                  DecomposeIndexDims, DecomposeRepeat, DecomposeCopy, DecomposeRoll, DecomposeFlip,
                  DecomposeDiagonal, DecomposeSort, DecomposeTopk, DecomposeIndexPut,
                  DecomposeIndexSelect, DecomposeUpsample, DecomposeAsStridedRestride,
-                 DecomposeStack, DecomposeDropout, DecomposeCrossEntropy, DecomposeNativeDropout>(
-        &getContext());
+                 DecomposeStack, DecomposeDropout, DecomposeCrossEntropy, DecomposeMaskedScatter,
+                 DecomposeNativeDropout>(&getContext());
     patterns.add<DecomposeAttention>(&getContext(), keepAttention);
     patterns.add<ExpandGroupedQueryAttention>(&getContext());
     populateDecomposeNNPatterns(patterns, onePassStatistics);

@@ -6,6 +6,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
+#include <cmath>
 #include <limits>
 #include <type_traits>
 
@@ -600,6 +601,27 @@ template <typename OpTy> struct DecomposeAdaptivePool : OpRewritePattern<OpTy> {
   }
 };
 
+/// avg_pool1d: avg_pool2d over a height-1 image (window 1 x k).
+struct DecomposeAvgPool1d : OpRewritePattern<AvgPool1dOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AvgPool1dOp op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    int64_t rank = typeOf(op.getSelf()).getRank();
+    auto widen = [](ArrayRef<int64_t> v, int64_t height) {
+      SmallVector<int64_t> out = {height};
+      out.append(v.begin(), v.end());
+      return out;
+    };
+    ArrayRef<int64_t> stride = op.getStride().empty() ? op.getKernelSize() : op.getStride();
+    Value image = UnsqueezeOp::create(rewriter, loc, op.getSelf(), rank - 1);
+    Value pooled = AvgPool2dOp::create(rewriter, loc, image, widen(op.getKernelSize(), 1),
+                                       widen(stride, 1), widen(op.getPadding(), 0),
+                                       op.getCeilMode(), op.getCountIncludePad(), IntegerAttr());
+    rewriter.replaceOpWithNewOp<SqueezeOp>(op, pooled, rewriter.getDenseI64ArrayAttr({rank - 1}));
+    return success();
+  }
+};
+
 /// A pooling window over the last three dimensions, as the op states it.
 struct Window3d {
   SmallVector<int64_t> kernel, stride, padding, dilation, in, out;
@@ -764,14 +786,136 @@ struct DecomposeMaxPool3d : OpRewritePattern<MaxPool3dOp> {
   }
 };
 
+/// col2im: a scatter_add of the columns into the flattened image [N, C * H * W + 1]
+/// at constant positions (the extra last element takes what falls in the padding),
+/// cut and viewed as [N, C, H, W].
+struct DecomposeCol2Im : OpRewritePattern<Col2ImOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(Col2ImOp op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Value x = op.getSelf();
+    bool batched = typeOf(x).getRank() == 3;
+    if (!batched)
+      x = UnsqueezeOp::create(rewriter, loc, x, 0);
+    ArrayRef<AffineExpr> sizes = typeOf(x).getSizes();
+    ArrayRef<int64_t> out = op.getOutputSize(), kernel = op.getKernelSize(),
+                      dilation = op.getDilation(), padding = op.getPadding(),
+                      stride = op.getStride();
+    int64_t rows = *getConstantSize(sizes[1]), columns = *getConstantSize(sizes[2]);
+    int64_t channels = rows / (kernel[0] * kernel[1]), plane = out[0] * out[1];
+    int64_t blocksW = (out[1] + 2 * padding[1] - dilation[1] * (kernel[1] - 1) - 1) / stride[1] + 1;
+    SmallVector<int64_t> positions;
+    for (int64_t c = 0; c < channels; ++c)
+      for (int64_t ki = 0; ki < kernel[0]; ++ki)
+        for (int64_t kj = 0; kj < kernel[1]; ++kj)
+          for (int64_t l = 0; l < columns; ++l) {
+            int64_t h = (l / blocksW) * stride[0] - padding[0] + ki * dilation[0];
+            int64_t w = (l % blocksW) * stride[1] - padding[1] + kj * dilation[1];
+            bool inside = h >= 0 && h < out[0] && w >= 0 && w < out[1];
+            positions.push_back(inside ? c * plane + h * out[1] + w : channels * plane);
+          }
+    int64_t count = positions.size();
+    Value table = ConstantOp::create(
+        rewriter, loc,
+        DenseElementsAttr::get(RankedTensorType::get({1, count}, rewriter.getI64Type()),
+                               ArrayRef<int64_t>(positions)));
+    AffineExpr n = sizes[0];
+    auto cst = [&](int64_t v) { return getAffineConstantExpr(v, ctx); };
+    Value index = ExpandOp::create(rewriter, loc, table, shapeAttr(ctx, {n, cst(count)}));
+    Value src = ViewOp::create(rewriter, loc, x, shapeAttr(ctx, {n, cst(count)}));
+    Value zeros = FullOp::create(rewriter, loc, shapeAttr(ctx, {n, cst(channels * plane + 1)}),
+                                 rewriter.getF64FloatAttr(0.0), TypeAttr::get(typeOf(x).getDtype()),
+                                 DeviceAttr());
+    Value summed = ScatterAddOp::create(rewriter, loc, zeros, 1, index, src);
+    Value image = SliceOp::create(rewriter, loc, summed, 1, shapeAttr(ctx, {cst(0)}),
+                                  shapeAttr(ctx, {cst(channels * plane)}), 1);
+    image = ViewOp::create(rewriter, loc, image,
+                           shapeAttr(ctx, {n, cst(channels), cst(out[0]), cst(out[1])}));
+    if (!batched)
+      image = SqueezeOp::create(rewriter, loc, image, rewriter.getDenseI64ArrayAttr({0}));
+    rewriter.replaceOp(op, image);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Distances
+//===----------------------------------------------------------------------===//
+
+/// The p-norm of `diff` over its last dimension: p = 0 counts the non-zero elements,
+/// p = inf takes the largest magnitude.
+Value pNorm(OpBuilder &b, Location loc, Value diff, double p) {
+  int64_t last = typeOf(diff).getRank() - 1;
+  auto dims = b.getDenseI64ArrayAttr({last});
+  auto scalar = [&](double v) { return f64(b, loc, v); };
+  if (p == 0) {
+    Value nonzero = NeOp::create(b, loc, diff, scalar(0.0));
+    return SumOp::create(b, loc, nonzero, dims, false, TypeAttr::get(typeOf(diff).getDtype()));
+  }
+  Value magnitude = AbsOp::create(b, loc, diff);
+  if (std::isinf(p))
+    return AmaxOp::create(b, loc, magnitude, dims, false, TypeAttr());
+  if (p == 1)
+    return SumOp::create(b, loc, magnitude, dims, false, TypeAttr());
+  if (p == 2)
+    return SqrtOp::create(
+        b, loc, SumOp::create(b, loc, MulOp::create(b, loc, diff, diff), dims, false, TypeAttr()));
+  Value powered = PowOp::create(b, loc, magnitude, scalar(p));
+  Value sum = SumOp::create(b, loc, powered, dims, false, TypeAttr());
+  return PowOp::create(b, loc, sum, scalar(1.0 / p));
+}
+
+/// cdist: the norm over the last dimension of x1[.., P, 1, M] - x2[.., 1, R, M].
+struct DecomposeCdist : OpRewritePattern<CdistOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(CdistOp op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    int64_t rank = typeOf(op.getX1()).getRank();
+    Value a = UnsqueezeOp::create(rewriter, loc, op.getX1(), rank - 1);
+    Value b = UnsqueezeOp::create(rewriter, loc, op.getX2(), rank - 2);
+    Value diff = SubOp::create(rewriter, loc, a, b, Attribute());
+    rewriter.replaceOp(op, pNorm(rewriter, loc, diff, op.getP().convertToDouble()));
+    return success();
+  }
+};
+
+/// pdist: the rows i and j of each pair i < j (constant index lists, row-major over the
+/// upper triangle) subtracted, and their norm.
+struct DecomposePdist : OpRewritePattern<PdistOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(PdistOp op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    int64_t n = *getConstantSize(typeOf(op.getSelf()).getSizes()[0]);
+    SmallVector<int64_t> first, second;
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = i + 1; j < n; ++j) {
+        first.push_back(i);
+        second.push_back(j);
+      }
+    auto rows = [&](ArrayRef<int64_t> picks) -> Value {
+      Value list = ConstantOp::create(
+          rewriter, loc,
+          DenseElementsAttr::get(
+              RankedTensorType::get({static_cast<int64_t>(picks.size())}, rewriter.getI64Type()),
+              picks));
+      return IndexOp::create(rewriter, loc, op.getSelf(), ValueRange{list}, DenseI64ArrayAttr());
+    };
+    Value diff = SubOp::create(rewriter, loc, rows(first), rows(second), Attribute());
+    rewriter.replaceOp(op, pNorm(rewriter, loc, diff, op.getP().convertToDouble()));
+    return success();
+  }
+};
+
 } // namespace
 
 void tgc::populateDecomposeNNPatterns(RewritePatternSet &patterns, bool onePass) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<DecomposeLayerNorm, DecomposeBatchNorm, DecomposeGroupNorm>(ctx, onePass);
-  patterns.add<DecomposeLayerNormBackward, DecomposeGroupNormBackward, DecomposeConv1d,
-               DecomposeTransposedConv2d, DecomposeConv3d, DecomposeTransposedConv3d,
-               DecomposeConvolutionBackward, DecomposeAdaptivePool<AdaptiveAvgPoolOp>,
-               DecomposeAdaptivePool<AdaptiveAvgPoolBackwardOp>, DecomposeAvgPool3d,
-               DecomposeMaxPool3d>(ctx);
+  patterns
+      .add<DecomposeLayerNormBackward, DecomposeGroupNormBackward, DecomposeConv1d,
+           DecomposeTransposedConv2d, DecomposeConv3d, DecomposeTransposedConv3d,
+           DecomposeConvolutionBackward, DecomposeAdaptivePool<AdaptiveAvgPoolOp>,
+           DecomposeAdaptivePool<AdaptiveAvgPoolBackwardOp>, DecomposeAvgPool3d, DecomposeMaxPool3d,
+           DecomposeAvgPool1d, DecomposeCol2Im, DecomposeCdist, DecomposePdist>(ctx);
 }

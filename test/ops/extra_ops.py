@@ -14,10 +14,11 @@ class Sample:
 
 class Entry:
     def __init__(self, name, fn, samples, dtypes=(torch.float32, torch.bfloat16),
-                 dynamic=False):
+                 dynamic=False, training_ir=False):
         self.name, self.variant_test_name = name, "tgc"
         self.aten_name = name.split(".")[0]
         self.dynamic = dynamic  # export with every size symbolic
+        self.training_ir = training_ir  # compile the training IR (out= overloads live there)
         self.op, self._samples, self._dtypes = fn, samples, set(dtypes)
 
     def supported_dtypes(self, device):
@@ -118,6 +119,17 @@ def _local_scalar(dt):
     yield Sample(_r(1, dtype=dt))
 
 
+def _col2im(dt):
+    # Columns of unfold (kernel 2x3, dilation 1x2, padding 1x0, stride 2x1) of a 3x5x6
+    # image, with and without a batch.
+    yield Sample(_r(2, 3 * 6, 3 * 2, dtype=dt), [5, 6], [2, 3], [1, 2], [1, 0], [2, 1])
+    yield Sample(_r(2 * 4, 9, dtype=dt), [4, 4], [2, 2], [1, 1], [0, 0], [1, 1])
+
+
+def _binary(dt):
+    yield Sample(_r(3, 4, dtype=dt), _r(3, 4, dtype=dt))
+
+
 def _image(dt):
     yield Sample(_r(2, 3, 5, 6, dtype=dt))
 
@@ -150,6 +162,9 @@ def extra_ops():
         Entry("bitwise_xor.Scalar", lambda x: aten.bitwise_xor.Scalar(x, -3), _ints, i64),
         Entry("div.Scalar_mode", lambda x: aten.div.Scalar_mode(x, 3, rounding_mode="floor"),
               _image),
+        Entry("col2im", lambda x, *a: aten.col2im(x, *a), _col2im),
+        Entry("atan2.out", lambda a, b: aten.atan2.out(a, b, out=torch.empty_like(a)),
+              _binary, training_ir=True),
         Entry("scatter.value", lambda *a: aten.scatter.value(*a), _scatter_value),
         Entry("convolution_backward", lambda *a: aten.convolution_backward(*a)
               if a[-1][2] else aten.convolution_backward(*a)[:2], _conv_bwd),

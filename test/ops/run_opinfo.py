@@ -234,7 +234,7 @@ def _compile(tgc, ep, path):
     return so, None
 
 
-def _export(samples, dynamic=False):
+def _export(samples, dynamic=False, training_ir=False):
     import torch
     mod = _module(samples)
     args = tuple(t for s in samples for t in s.inputs)
@@ -243,7 +243,8 @@ def _export(samples, dynamic=False):
         dyn = {"tensors": tuple({d: torch.export.Dim.AUTO for d in range(t.dim())}
                                 for t in args)}
     ep = torch.export.export(mod, args, dynamic_shapes=dyn, strict=False)
-    return ep.run_decompositions(_core_table())
+    # Out= overloads only survive in the training IR (functionalization rewrites them).
+    return ep if training_ir else ep.run_decompositions(_core_table())
 
 
 def _core_table():
@@ -305,7 +306,7 @@ def run_entry(op, dtype_name, tgc, workdir):
     def attempt(group, tag):
         """Export, compile and run `group` as one program: per-sample results."""
         try:
-            ep = _export(group, getattr(op, "dynamic", False))
+            ep = _export(group, getattr(op, "dynamic", False), getattr(op, "training_ir", False))
         except Exception as e:  # noqa: BLE001
             return [dict(status="export-fails", detail=_short(e))] * len(group), None
         ops = _core_ops(ep, len(group))
@@ -420,18 +421,20 @@ class Worker:
 
 
 def core_ops():
+    """Every ATen operator overload tagged core. From the registered schemas: the
+    torch.ops.aten namespace lists only the packets loaded so far."""
     import torch
-    core = []
-    for name in dir(torch.ops.aten):
-        try:
-            packet = getattr(torch.ops.aten, name)
-            overloads = packet.overloads()
-        except Exception:  # noqa: BLE001
+    core = set()
+    for schema in torch._C._jit_get_all_schemas():
+        if not schema.name.startswith("aten::"):
             continue
-        for ov in overloads:
-            op = getattr(packet, ov)
-            if torch.Tag.core in op.tags:
-                core.append(str(op))
+        packet, overload = schema.name[len("aten::"):], schema.overload_name or "default"
+        try:
+            op = getattr(getattr(torch.ops.aten, packet), overload)
+        except (AttributeError, RuntimeError):
+            continue
+        if torch.Tag.core in op.tags:
+            core.add(str(op))
     return sorted(core)
 
 

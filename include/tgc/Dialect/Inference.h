@@ -168,6 +168,17 @@ mlir::LogicalResult inferConvolutionBackward(mlir::MLIRContext *ctx, InferLoc lo
 mlir::LogicalResult inferConvolutionBackwardAll(mlir::MLIRContext *ctx, InferLoc loc,
                                                 mlir::Value gradOutput, mlir::Value input,
                                                 mlir::Value weight, TypeList &types);
+/// masked_scatter: `self` and `mask` broadcast together, in `self`'s dtype.
+mlir::LogicalResult inferMaskedScatter(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
+                                       mlir::Value mask, mlir::Value source, TypeList &types);
+mlir::LogicalResult inferCdist(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value x1, mlir::Value x2,
+                               TypeList &types);
+mlir::LogicalResult inferPdist(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
+                               TypeList &types);
+mlir::LogicalResult inferCol2Im(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
+                                llvm::ArrayRef<int64_t> outputSize, llvm::ArrayRef<int64_t> kernel,
+                                llvm::ArrayRef<int64_t> dilation, llvm::ArrayRef<int64_t> padding,
+                                llvm::ArrayRef<int64_t> stride, TypeList &types);
 /// nll_loss (with its total weight) and cross_entropy_loss (without).
 mlir::LogicalResult inferNllLoss(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
                                  mlir::Value target, mlir::Value weight, int64_t reduction,

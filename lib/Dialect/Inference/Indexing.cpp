@@ -210,3 +210,22 @@ LogicalResult tgc::inferEmbeddingBackward(MLIRContext *ctx, InferLoc loc, Value 
   addResult(ctx, g.isRef(), meta, types);
   return success();
 }
+
+LogicalResult tgc::inferMaskedScatter(MLIRContext *ctx, InferLoc loc, Value self, Value mask,
+                                      Value source, TypeList &types) {
+  BaseTensorType x = tensorOf(self), m = tensorOf(mask), src = tensorOf(source);
+  if (failed(requireTensor(loc, x, "self")) || failed(requireTensor(loc, m, "mask")) ||
+      failed(requireTensor(loc, src, "source")))
+    return failure();
+  if (!m.getDtype().isInteger(1) || src.getDtype() != x.getDtype())
+    return emitOptionalError(loc, "masked_scatter: expects a bool mask and a source of self's "
+                                  "dtype");
+  FailureOr<SmallVector<AffineExpr>> sizes = broadcastSizes(x.getSizes(), m.getSizes());
+  if (failed(sizes))
+    return emitOptionalError(loc, "masked_scatter: self ", sizesStr(x.getSizes()), " and mask ",
+                             sizesStr(m.getSizes()), " do not broadcast");
+  TensorMeta meta = freshLike(x, *sizes);
+  meta.requiresGrad = anyRequiresGrad({x, src});
+  addResult(ctx, x.isRef(), meta, types);
+  return success();
+}

@@ -251,3 +251,65 @@ LogicalResult tgc::inferConvolutionBackwardAll(MLIRContext *ctx, InferLoc loc, V
   addResult(ctx, g.isRef(), bias, types);
   return success();
 }
+
+LogicalResult tgc::inferCdist(MLIRContext *ctx, InferLoc loc, Value x1, Value x2, TypeList &types) {
+  BaseTensorType a = tensorOf(x1), b = tensorOf(x2);
+  if (failed(requireTensor(loc, a, "x1")) || failed(requireTensor(loc, b, "x2")))
+    return failure();
+  if (a.getRank() < 2 || a.getRank() != b.getRank() || a.getDtype() != b.getDtype() ||
+      !llvm::isa<FloatType>(a.getDtype()))
+    return emitOptionalError(loc, "cdist: x1 and x2 must be float tensors of one dtype and "
+                                  "equal ranks >= 2");
+  ArrayRef<AffineExpr> as = a.getSizes(), bs = b.getSizes();
+  if (as.back() != bs.back())
+    return emitOptionalError(loc, "cdist: x1 and x2 must have rows of equal size");
+  FailureOr<SmallVector<AffineExpr>> batch = broadcastSizes(as.drop_back(2), bs.drop_back(2));
+  if (failed(batch))
+    return emitOptionalError(loc, "cdist: batch sizes do not broadcast");
+  SmallVector<AffineExpr> sizes(*batch);
+  sizes.append({as[as.size() - 2], bs[bs.size() - 2]});
+  TensorMeta meta = freshLike(a, sizes);
+  meta.requiresGrad = anyRequiresGrad({a, b});
+  addResult(ctx, a.isRef(), meta, types);
+  return success();
+}
+
+LogicalResult tgc::inferPdist(MLIRContext *ctx, InferLoc loc, Value self, TypeList &types) {
+  BaseTensorType x = tensorOf(self);
+  if (failed(requireTensor(loc, x, "self")))
+    return failure();
+  std::optional<int64_t> rows = x.getRank() == 2 ? getConstantSize(x.getSizes()[0]) : std::nullopt;
+  if (!rows || !llvm::isa<FloatType>(x.getDtype()))
+    return emitOptionalError(loc, "pdist: expects a float [N, M] tensor with a static N");
+  addResult(ctx, x.isRef(), freshLike(x, {cst(*rows * (*rows - 1) / 2, ctx)}), types);
+  return success();
+}
+
+LogicalResult tgc::inferCol2Im(MLIRContext *ctx, InferLoc loc, Value self,
+                               ArrayRef<int64_t> outputSize, ArrayRef<int64_t> kernel,
+                               ArrayRef<int64_t> dilation, ArrayRef<int64_t> padding,
+                               ArrayRef<int64_t> stride, TypeList &types) {
+  BaseTensorType x = tensorOf(self);
+  if (failed(requireTensor(loc, x, "self")))
+    return failure();
+  if ((x.getRank() != 2 && x.getRank() != 3) || outputSize.size() != 2 || kernel.size() != 2 ||
+      dilation.size() != 2 || padding.size() != 2 || stride.size() != 2)
+    return emitOptionalError(loc, "col2im: expects a 2-d or 3-d input and two entries per "
+                                  "window parameter");
+  ArrayRef<AffineExpr> sizes = x.getSizes();
+  std::optional<int64_t> rows = getConstantSize(sizes[sizes.size() - 2]);
+  std::optional<int64_t> columns = getConstantSize(sizes.back());
+  int64_t patch = kernel[0] * kernel[1], blocks = 1;
+  for (int i = 0; i < 2; ++i) {
+    if (kernel[i] <= 0 || dilation[i] <= 0 || stride[i] <= 0 || padding[i] < 0)
+      return emitOptionalError(loc, "col2im: invalid window");
+    blocks *= (outputSize[i] + 2 * padding[i] - dilation[i] * (kernel[i] - 1) - 1) / stride[i] + 1;
+  }
+  if (!rows || !columns || *rows % patch != 0 || *columns != blocks)
+    return emitOptionalError(loc, "col2im: expects [.., C * ", patch, ", ", blocks,
+                             "] for this window and output size, got ", sizesStr(sizes));
+  SmallVector<AffineExpr> out(sizes.drop_back(2));
+  out.append({cst(*rows / patch, ctx), cst(outputSize[0], ctx), cst(outputSize[1], ctx)});
+  addResult(ctx, x.isRef(), freshLike(x, out), types);
+  return success();
+}

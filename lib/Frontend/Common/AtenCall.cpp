@@ -415,7 +415,20 @@ std::optional<OperationName> AtenCallBuilder::lookupAtenOp(llvm::StringRef targe
 
 bool AtenCallBuilder::supports(llvm::StringRef target) {
   const NodeAdapter *adapter = findNodeAdapter(target);
-  return (adapter && !adapter->opName.empty()) || lookupAtenOp(target);
+  return (adapter && !adapter->opName.empty()) || lookupAtenOp(target) ||
+         functionalOverload(target);
+}
+
+std::optional<std::string> AtenCallBuilder::functionalOverload(llvm::StringRef target) {
+  if (!target.consume_back(".out"))
+    return std::nullopt;
+  for (llvm::StringRef overload : {".default", ".Tensor", ".Scalar"}) {
+    std::string name = (target + overload).str();
+    const NodeAdapter *adapter = findNodeAdapter(name);
+    if ((adapter && !adapter->opName.empty()) || lookupAtenOp(name))
+      return name;
+  }
+  return std::nullopt;
 }
 
 FailureOr<Operation *> AtenCallBuilder::build(Location loc, llvm::StringRef target,
@@ -428,8 +441,29 @@ FailureOr<Operation *> AtenCallBuilder::build(Location loc, llvm::StringRef targ
       adapter && !adapter->opName.empty()
           ? std::optional<OperationName>(OperationName(adapter->opName, ctx))
           : lookupAtenOp(target);
-  if (!opName)
-    return emitError() << "unsupported operator " << target;
+  if (!opName) {
+    // An out= variant (`aten.atan2.out(a, b, out=buf)`): the functional op, copied into
+    // `out`, which is the result.
+    std::optional<std::string> functional = functionalOverload(target);
+    if (!functional)
+      return emitError() << "unsupported operator " << target;
+    auto out = llvm::find_if(arguments, [](const AtenArgument &a) { return a.name == "out"; });
+    if (out == arguments.end() || out->value.kind != AtenValue::Kind::Tensor ||
+        out->value.values.size() != 1)
+      return emitError() << target << " needs one `out` tensor";
+    Value destination = out->value.values.front();
+    arguments.erase(out);
+    FailureOr<Operation *> computed =
+        build(loc, *functional, std::move(arguments), 1, emitError, recorded);
+    if (failed(computed))
+      return failure();
+    if ((*computed)->getNumResults() != 1)
+      return emitError() << target
+                         << ": the out= form of an op with several results is not "
+                            "supported";
+    return CopyInPlaceOp::create(builder, loc, destination, (*computed)->getResult(0))
+        .getOperation();
+  }
   NamedAttrList fixed;
   if (adapter) {
     AdapterCall call{ctx, arguments, recorded, fixed, emitError};

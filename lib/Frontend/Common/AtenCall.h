@@ -102,6 +102,9 @@ public:
 
 private:
   std::optional<mlir::OperationName> lookupAtenOp(llvm::StringRef target);
+  /// For an out= overload (`aten.atan2.out`), the functional one tgc supports
+  /// (`aten.atan2.default`, else .Tensor or .Scalar).
+  std::optional<std::string> functionalOverload(llvm::StringRef target);
   mlir::OpBuilder &builder;
   llvm::StringMap<mlir::OperationName> atenOps;
 };
