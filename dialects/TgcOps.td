@@ -1671,6 +1671,15 @@ def Tgc_SymSizeOp : Op<Tgc_Dialect, "sym_size", [Pure]> {
   let assemblyFormat = "$self attr-dict `:` type($self)";
 }
 
+def Tgc_ItemOp : Tgc_Op<"item", ["aten._local_scalar_dense.default", "aten.item.default"],
+                        [Pure]> {
+  let summary = "The one element of a tensor as a Python number: f64 (float), i64 or i1";
+  let arguments = (ins Tgc_AnyTensor:$self);
+  let results = (outs AnyTypeOf<[F64, I64, I1]>:$result);
+  let assemblyFormat = "$self attr-dict `:` type($self) `->` type($result)";
+  let inferBody = "return ::tgc::inferItem(ctx, loc, adaptor.getSelf(), types);";
+}
+
 def Tgc_BindSymbolOp : Op<Tgc_Dialect, "bind_symbol", []> {
   let summary = "An unbacked size symbol: its value is a tensor's one integer element";
   let description = [{

@@ -280,3 +280,19 @@ func.func @empty_result(%x: !tgc.vtensor<[0, 3, 3], f32>) -> !tgc.vtensor<[0, 3,
   %0 = tgc.pad %x {pad = array<i64: 1, 2>, mode = "reflect"} : !tgc.vtensor<[0, 3, 3], f32> -> !tgc.vtensor<[0, 3, 6], f32>
   return %0 : !tgc.vtensor<[0, 3, 6], f32>
 }
+
+// -----
+
+// item (_local_scalar_dense): the one element, as a Python float (f64), used as the
+// scalar operand of an add.
+// CHECK-LABEL: func.func @item
+//  CHECK-SAME:   (%[[S:.*]]: tensor<1x1xf32>, %[[X:.*]]: tensor<4xf32>)
+//       CHECK:   %[[E:.*]] = tensor.extract %[[S]][%c0, %c0] : tensor<1x1xf32>
+//       CHECK:   %[[F:.*]] = arith.extf %[[E]] : f32 to f64
+//       CHECK:   linalg.generic
+//       CHECK:     arith.truncf %[[F]] : f64 to f32
+func.func @item(%s: !tgc.vtensor<[1, 1], f32>, %x: !tgc.vtensor<[4], f32>) -> !tgc.vtensor<[4], f32> {
+  %0 = tgc.item %s : !tgc.vtensor<[1, 1], f32> -> f64
+  %1 = tgc.add %x, %0 : !tgc.vtensor<[4], f32>, f64 -> !tgc.vtensor<[4], f32>
+  return %1 : !tgc.vtensor<[4], f32>
+}

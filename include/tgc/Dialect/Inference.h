@@ -213,6 +213,9 @@ mlir::LogicalResult inferEmbeddingBackward(mlir::MLIRContext *ctx, InferLoc loc,
                                            int64_t numWeights, TypeList &types);
 mlir::LogicalResult inferNativeDropout(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value input,
                                        TypeList &types);
+/// item / _local_scalar_dense: the Python number type of `self`'s one element.
+mlir::LogicalResult inferItem(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
+                              TypeList &types);
 /// rand/randn: float numbers of `size` (f32 unless `dtype` says otherwise).
 mlir::LogicalResult inferRand(mlir::MLIRContext *ctx, InferLoc loc, ShapeAttr size,
                               mlir::TypeAttr dtype, DeviceAttr device, TypeList &types);

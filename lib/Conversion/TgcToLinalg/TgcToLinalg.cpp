@@ -337,6 +337,29 @@ struct SymSizeLowering : TgcLoweringPattern<SymSizeOp> {
   }
 };
 
+/// item: the tensor's one element, widened to the Python number's type.
+struct ItemLowering : TgcLoweringPattern<ItemOp> {
+  using TgcLoweringPattern::TgcLoweringPattern;
+  LogicalResult matchAndRewrite(ItemOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = llvm::cast<RankedTensorType>(adaptor.getSelf().getType());
+    SmallVector<Value> zeros(type.getRank(), arith::ConstantIndexOp::create(rewriter, loc, 0));
+    Value element = tensor::ExtractOp::create(rewriter, loc, adaptor.getSelf(), zeros);
+    Type target = op.getType(), source = element.getType();
+    if (source == target)
+      rewriter.replaceOp(op, element);
+    else if (llvm::isa<FloatType>(source))
+      rewriter.replaceOpWithNewOp<arith::ExtFOp>(op, target, element);
+    else if (source.isInteger(1) ||
+             llvm::cast<BaseTensorType>(op.getSelf().getType()).getDtype().isUnsignedInteger())
+      rewriter.replaceOpWithNewOp<arith::ExtUIOp>(op, target, element);
+    else
+      rewriter.replaceOpWithNewOp<arith::ExtSIOp>(op, target, element);
+    return success();
+  }
+};
+
 /// The bound symbol's value is its tensor's one element.
 struct BindSymbolLowering : TgcLoweringPattern<BindSymbolOp> {
   using TgcLoweringPattern::TgcLoweringPattern;
@@ -421,7 +444,7 @@ struct ConvertTgcToLinalgPass
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, converter);
     populateReturnOpTypeConversionPattern(patterns, converter);
     populateCallOpTypeConversionPattern(patterns, converter);
-    patterns.add<SymSizeLowering, BindSymbolLowering>(lowering, ctx);
+    patterns.add<SymSizeLowering, BindSymbolLowering, ItemLowering>(lowering, ctx);
     patterns.add<EmptyResultLowering>(converter, ctx);
     populateElementwisePatterns(lowering, patterns);
     populateLinearAlgebraPatterns(lowering, patterns);

@@ -273,6 +273,26 @@ LogicalResult tgc::inferCat(MLIRContext *ctx, InferLoc loc, ValueRange tensors, 
   return success();
 }
 
+LogicalResult tgc::inferItem(MLIRContext *ctx, InferLoc loc, Value self, TypeList &types) {
+  BaseTensorType x = tensorOf(self);
+  if (failed(requireTensor(loc, x, "self")))
+    return failure();
+  for (AffineExpr size : x.getSizes())
+    if (getConstantSize(size) != 1)
+      return emitOptionalError(loc, "item: expects a tensor of one element, got ",
+                               sizesStr(x.getSizes()));
+  Type dtype = x.getDtype();
+  if (llvm::isa<FloatType>(dtype))
+    types.push_back(Float64Type::get(ctx));
+  else if (dtype.isInteger(1))
+    types.push_back(IntegerType::get(ctx, 1));
+  else if (dtype.isIntOrIndex())
+    types.push_back(IntegerType::get(ctx, 64));
+  else
+    return emitOptionalError(loc, "item: elements of ", dtype, " are not supported");
+  return success();
+}
+
 LogicalResult tgc::inferRand(MLIRContext *ctx, InferLoc loc, ShapeAttr size, TypeAttr dtype,
                              DeviceAttr device, TypeList &types) {
   TensorMeta meta;

@@ -211,6 +211,8 @@ FailureOr<SmallVector<Value>> OpSpecBuilder::operandValues(const AtenValue &valu
   case AtenValue::Kind::Bool:
     return constant(builder.getBoolAttr(value.boolValue));
   case AtenValue::Kind::Float:
+    if (!value.values.empty()) // computed at run time (item())
+      return SmallVector<Value>(value.values);
     return constant(builder.getF64FloatAttr(value.floatValue));
   default:
     break;
@@ -242,6 +244,9 @@ FailureOr<SmallVector<Attribute>> OpSpecBuilder::attributeCandidates(const AtenV
     return forms;
   }
   case AtenValue::Kind::Float:
+    if (!value.values.empty())
+      return emitError() << "argument '" << name
+                         << "' is a float computed at run time; tgc needs a constant here";
     return SmallVector<Attribute>{builder.getF64FloatAttr(value.floatValue)};
   case AtenValue::Kind::Bool:
     return SmallVector<Attribute>{builder.getBoolAttr(value.boolValue)};

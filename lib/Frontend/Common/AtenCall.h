@@ -28,7 +28,8 @@ struct AtenValue {
     Int,     ///< an int or SymInt: `size` (a constant expression for a plain int);
              ///< `values` may hold an i64 SSA value computing a symbolic size, for ops
              ///< that take the int as an operand
-    Float,
+    Float,   ///< `floatValue`, or for a float the program computes (item()) its f64
+             ///< SSA value in `values`
     Bool,
     String,
     Ints, ///< int[] / SymInt[]: `sizes`

@@ -667,7 +667,11 @@ LogicalResult ExportReader::parseNodeOutputs(const Json &node,
           return failure();
     if (kind == "as_none")
       outputs.push_back({"", std::nullopt});
-    if (kind != "as_tensor" && kind != "as_tensors" && kind != "as_none")
+    // A Python float (item()): bound to the op's scalar result.
+    bool symFloat = kind == "as_sym_float" && unionKind(unionValue(output)) == "as_name";
+    if (symFloat)
+      outputs.push_back({unionValue(unionValue(output)).get<std::string>(), std::nullopt});
+    if (kind != "as_tensor" && kind != "as_tensors" && kind != "as_none" && !symFloat)
       return emitNodeError() << "results of kind '" << kind << "' are not supported";
   }
   return success();
@@ -746,6 +750,17 @@ FailureOr<std::optional<AtenValue>> ExportReader::convertArgument(const Json &ar
       return failure();
     return std::optional<AtenValue>(AtenValue::integer(*size));
   }
+  if (kind == "as_sym_float" && unionKind(value) == "as_name") {
+    // A float the program computed (item()): the scalar value bound to its name.
+    FailureOr<Value> scalar = lookupValue(unionValue(value).get<std::string>());
+    if (failed(scalar))
+      return failure();
+    AtenValue computed = AtenValue::floating(0.0);
+    computed.values.push_back(*scalar);
+    return std::optional<AtenValue>(computed);
+  }
+  if (kind == "as_sym_float")
+    return convertArgument(value, name);
   if (kind == "as_float") {
     FailureOr<double> f = floatOf(value);
     if (failed(f))
@@ -820,8 +835,11 @@ static bool isSameSize(AffineExpr a, AffineExpr b, unsigned numSymbols) {
 /// inference agrees with the metadata the export recorded.
 LogicalResult ExportReader::bindOutputs(Operation *op, llvm::ArrayRef<RecordedResult> outputs) {
   for (auto [output, result] : llvm::zip_first(outputs, op->getResults())) {
-    if (!output.meta)
+    if (!output.meta) {
+      if (!output.name.empty() && !llvm::isa<BaseTensorType>(result.getType()))
+        values[output.name] = result; // a scalar (item())
       continue;
+    }
     auto type = llvm::dyn_cast<BaseTensorType>(result.getType());
     if (!type)
       return emitNodeError() << "result '" << output.name << "' is not a tensor in tgc";
