@@ -575,6 +575,27 @@ def Tgc_CumsumOp : Tgc_Op<"cumsum", ["aten.cumsum.default"], [Pure]> {
                   "adaptor.getDtypeAttr(), types);";
 }
 
+def Tgc_CumprodOp : Tgc_Op<"cumprod", ["aten.cumprod.default"], [Pure]> {
+  let summary = "Cumulative product along `dim`";
+  let description = [{
+    ATen's cumprod: integer and bool tensors multiply into int64 unless `dtype` says
+    otherwise.
+  }];
+  let arguments = (ins Tgc_AnyTensor:$self, I64Attr:$dim, OptionalAttr<Tgc_DTypeAttr>:$dtype);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$self attr-dict `:` type($self) `->` type($result)";
+  let inferBody = "return ::tgc::inferCumsum(ctx, loc, adaptor.getSelf(), adaptor.getDim(), "
+                  "adaptor.getDtypeAttr(), types);";
+}
+
+def Tgc_WeightNormOp : Tgc_Op<"weight_norm", ["aten._weight_norm.default"], [Pure]> {
+  let summary = "v * g / ||v||, the norm over every dimension but `dim` (all for -1)";
+  let arguments = (ins Tgc_AnyTensor:$v, Tgc_AnyTensor:$g, DefaultValuedAttr<I64Attr, "0">:$dim);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$v `,` $g attr-dict `:` type(operands) `->` type($result)";
+  let inferBody = "return ::tgc::inferClone(ctx, loc, adaptor.getV(), types);";
+}
+
 def Tgc_LogSoftmaxOp : Tgc_Op<"log_softmax", ["aten.log_softmax.int",
                                               "aten._log_softmax.default"], [Pure]> {
   let summary = "Log-softmax along `dim`";

@@ -245,6 +245,34 @@ struct DecomposeGroupNormBackward : OpRewritePattern<GroupNormBackwardOp> {
   }
 };
 
+/// _weight_norm: v * (g / sqrt(sum(v^2))) with the sum over every dimension but `dim`
+/// (kept as size 1; all of them for dim -1), in f32 for bf16/f16.
+struct DecomposeWeightNorm : OpRewritePattern<WeightNormOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(WeightNormOp op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value v = toComputationDtype(rewriter, loc, op.getV());
+    int64_t rank = typeOf(v).getRank();
+    std::optional<int64_t> keep =
+        op.getDim() == -1 ? std::nullopt : normalizeDim(op.getDim(), rank);
+    SmallVector<int64_t> dims;
+    for (int64_t d = 0; d < rank; ++d)
+      if (!keep || d != *keep)
+        dims.push_back(d);
+    Value norm = v;
+    if (!dims.empty())
+      norm = SqrtOp::create(rewriter, loc,
+                            SumOp::create(rewriter, loc, MulOp::create(rewriter, loc, v, v),
+                                          rewriter.getDenseI64ArrayAttr(dims), true, TypeAttr()));
+    else
+      norm = AbsOp::create(rewriter, loc, v);
+    Value scale = DivOp::create(rewriter, loc, toComputationDtype(rewriter, loc, op.getG()), norm,
+                                StringAttr());
+    replaceWithCast(rewriter, op, {MulOp::create(rewriter, loc, v, scale)});
+    return success();
+  }
+};
+
 //===----------------------------------------------------------------------===//
 // Convolution
 //===----------------------------------------------------------------------===//

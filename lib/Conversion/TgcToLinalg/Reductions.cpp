@@ -9,6 +9,8 @@
 
 #include <limits>
 
+#include <type_traits>
+
 using namespace mlir;
 using namespace tgc;
 
@@ -247,12 +249,14 @@ template <typename OpTy> struct ExtremumLowering : TgcLoweringPattern<OpTy> {
   }
 };
 
-/// cumsum as an scf.for over `dim` that carries the result and the running sum (a
-/// slice of size 1 along `dim`, in f64 for floats as ATen's CPU kernel accumulates): each
-/// step adds a slice of the input to the running sum and inserts it into the result.
-struct CumsumLowering : TgcLoweringPattern<CumsumOp> {
-  using TgcLoweringPattern::TgcLoweringPattern;
-  LogicalResult matchAndRewrite(CumsumOp op, OpAdaptor adaptor,
+/// cumsum (cumprod) as an scf.for over `dim` that carries the result and the running
+/// sum (product): a slice of size 1 along `dim`, in f64 for floats as ATen's CPU kernel
+/// accumulates. Each step combines a slice of the input into the running value and
+/// inserts it into the result.
+template <typename OpTy, bool isProduct> struct ScanLowering : TgcLoweringPattern<OpTy> {
+  using TgcLoweringPattern<OpTy>::TgcLoweringPattern;
+  using TgcLoweringPattern<OpTy>::lowering;
+  LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto inputType = llvm::cast<BaseTensorType>(op.getSelf().getType());
@@ -275,16 +279,19 @@ struct CumsumLowering : TgcLoweringPattern<CumsumOp> {
     SmallVector<OpFoldResult> sliceSizes = sizes;
     sliceSizes[dim] = rewriter.getIndexAttr(1);
     Value result = tensor::EmptyOp::create(rewriter, loc, sizes, element);
-    Value running = linalg::FillOp::create(
-                        rewriter, loc, scalarConstant(rewriter, loc, accumulator, 0),
-                        ValueRange{tensor::EmptyOp::create(rewriter, loc, sliceSizes, accumulator)})
-                        .getResult(0);
+    Value running =
+        linalg::FillOp::create(
+            rewriter, loc, scalarConstant(rewriter, loc, accumulator, isProduct ? 1 : 0),
+            ValueRange{tensor::EmptyOp::create(rewriter, loc, sliceSizes, accumulator)})
+            .getResult(0);
     Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
     Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
     Value count = getValueOrCreateConstantIndexOp(rewriter, loc, sizes[dim]);
     auto identity = AffineMap::getMultiDimIdentityMap(rank, rewriter.getContext());
     SmallVector<utils::IteratorType> parallel(rank, utils::IteratorType::parallel);
-    bool reverse = op.getReverse();
+    bool reverse = false;
+    if constexpr (std::is_same_v<OpTy, CumsumOp>)
+      reverse = op.getReverse();
     auto loop = scf::ForOp::create(
         rewriter, loc, zero, count, one, ValueRange{result, running},
         [&](OpBuilder &b, Location l, Value step, ValueRange carried) {
@@ -296,12 +303,19 @@ struct CumsumLowering : TgcLoweringPattern<CumsumOp> {
           SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
           Value slice = tensor::ExtractSliceOp::create(b, l, input, offsets, sliceSizes, strides);
           Value sum =
-              linalg::GenericOp::create(
-                  b, l, carried[1].getType(), slice, carried[1], {identity, identity}, parallel,
-                  [&](OpBuilder &nb, Location nl, ValueRange args) {
-                    Value x = castScalar(nb, nl, args[0], accumulator);
-                    linalg::YieldOp::create(nb, nl, addScalars(nb, nl, x, args[1]));
-                  })
+              linalg::GenericOp::create(b, l, carried[1].getType(), slice, carried[1],
+                                        {identity, identity}, parallel,
+                                        [&](OpBuilder &nb, Location nl, ValueRange args) {
+                                          Value x = castScalar(nb, nl, args[0], accumulator);
+                                          Value combined;
+                                          if (!isProduct)
+                                            combined = addScalars(nb, nl, x, args[1]);
+                                          else if (isa<FloatType>(accumulator))
+                                            combined = arith::MulFOp::create(nb, nl, x, args[1]);
+                                          else
+                                            combined = arith::MulIOp::create(nb, nl, x, args[1]);
+                                          linalg::YieldOp::create(nb, nl, combined);
+                                        })
                   .getResult(0);
           Value out = sum;
           if (accumulator != element)
@@ -332,5 +346,6 @@ void tgc::populateReductionPatterns(const LoweringContext &lowering, RewritePatt
                ReductionLowering<AminOp, Combiner::Min>, ReductionLowering<AnyOp, Combiner::Or>,
                ReductionLowering<AllOp, Combiner::And>, ReductionLowering<ProdOp, Combiner::Mul>,
                ExtremumLowering<MaxDimOp>, ExtremumLowering<MinDimOp>, ExtremumLowering<ArgmaxOp>,
-               ExtremumLowering<ArgminOp>, CumsumLowering>(lowering, patterns.getContext());
+               ExtremumLowering<ArgminOp>, ScanLowering<CumsumOp, false>,
+               ScanLowering<CumprodOp, true>>(lowering, patterns.getContext());
 }
