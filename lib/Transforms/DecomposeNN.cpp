@@ -6,6 +6,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
+#include <array>
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -253,19 +254,20 @@ struct DecomposeWeightNorm : OpRewritePattern<WeightNormOp> {
     Location loc = op.getLoc();
     Value v = toComputationDtype(rewriter, loc, op.getV());
     int64_t rank = typeOf(v).getRank();
-    std::optional<int64_t> keep =
-        op.getDim() == -1 ? std::nullopt : normalizeDim(op.getDim(), rank);
+    int64_t dim = op.getDim();
+    std::optional<int64_t> keep = dim == -1 ? std::nullopt : normalizeDim(dim, rank);
     SmallVector<int64_t> dims;
     for (int64_t d = 0; d < rank; ++d)
       if (!keep || d != *keep)
         dims.push_back(d);
-    Value norm = v;
-    if (!dims.empty())
-      norm = SqrtOp::create(rewriter, loc,
-                            SumOp::create(rewriter, loc, MulOp::create(rewriter, loc, v, v),
-                                          rewriter.getDenseI64ArrayAttr(dims), true, TypeAttr()));
-    else
-      norm = AbsOp::create(rewriter, loc, v);
+    // Without dimensions to sum over (a 1-d v normalized per element), |v|.
+    Value norm =
+        dims.empty()
+            ? AbsOp::create(rewriter, loc, v).getResult()
+            : SqrtOp::create(rewriter, loc,
+                             SumOp::create(rewriter, loc, MulOp::create(rewriter, loc, v, v),
+                                           rewriter.getDenseI64ArrayAttr(dims), true, TypeAttr()))
+                  .getResult();
     Value scale = DivOp::create(rewriter, loc, toComputationDtype(rewriter, loc, op.getG()), norm,
                                 StringAttr());
     replaceWithCast(rewriter, op, {MulOp::create(rewriter, loc, v, scale)});
@@ -277,13 +279,22 @@ struct DecomposeWeightNorm : OpRewritePattern<WeightNormOp> {
 // Convolution
 //===----------------------------------------------------------------------===//
 
-/// A per-dimension convolution parameter with its schema default filled in.
-SmallVector<int64_t> convParam(ArrayRef<int64_t> given, int64_t spatial, int64_t dflt) {
-  if (given.empty())
-    return SmallVector<int64_t>(spatial, dflt);
-  if (given.size() == 1)
-    return SmallVector<int64_t>(spatial, given[0]);
-  return SmallVector<int64_t>(given);
+/// A convolution's parameters, one entry per spatial dimension, with the schema's
+/// defaults filled in (stride and dilation 1, padding and output padding 0).
+struct ConvParams {
+  SmallVector<int64_t> stride, padding, dilation, outputPadding;
+};
+
+template <typename OpTy> ConvParams convParams(OpTy op, int64_t spatial) {
+  auto expand = [&](ArrayRef<int64_t> given, int64_t dflt) {
+    if (given.empty())
+      return SmallVector<int64_t>(spatial, dflt);
+    if (given.size() == 1)
+      return SmallVector<int64_t>(spatial, given[0]);
+    return SmallVector<int64_t>(given);
+  };
+  return {expand(op.getStride(), 1), expand(op.getPadding(), 0), expand(op.getDilation(), 1),
+          expand(op.getOutputPadding().value_or(ArrayRef<int64_t>{}), 0)};
 }
 
 /// The constant spatial sizes of a weight [F, C/G, K...].
@@ -344,11 +355,7 @@ struct DecomposeTransposedConv2d : OpRewritePattern<ConvolutionOp> {
     if (!kernel)
       return rewriter.notifyMatchFailure(op, "symbolic kernel sizes");
     Location loc = op.getLoc();
-    SmallVector<int64_t> stride = convParam(op.getStride(), 2, 1);
-    SmallVector<int64_t> padding = convParam(op.getPadding(), 2, 0);
-    SmallVector<int64_t> dilation = convParam(op.getDilation(), 2, 1);
-    SmallVector<int64_t> outputPadding =
-        convParam(op.getOutputPadding().value_or(ArrayRef<int64_t>{}), 2, 0);
+    auto [stride, padding, dilation, outputPadding] = convParams(op, 2);
     ArrayRef<AffineExpr> in = typeOf(op.getInput()).getSizes();
     SmallVector<AffineExpr> sizes = {in[0], typeOf(op.getWeight()).getSizes()[1] * op.getGroups()};
     for (int64_t i = 0; i < 2; ++i)
@@ -384,9 +391,7 @@ struct DecomposeConv3d : OpRewritePattern<ConvolutionOp> {
       return rewriter.notifyMatchFailure(op, "symbolic kernel sizes");
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
-    SmallVector<int64_t> stride = convParam(op.getStride(), 3, 1);
-    SmallVector<int64_t> padding = convParam(op.getPadding(), 3, 0);
-    SmallVector<int64_t> dilation = convParam(op.getDilation(), 3, 1);
+    auto [stride, padding, dilation, outputPadding] = convParams(op, 3);
     Value x = op.getInput();
     if (padding[0] != 0)
       x = PadOp::create(rewriter, loc, x,
@@ -435,11 +440,7 @@ struct DecomposeTransposedConv3d : OpRewritePattern<ConvolutionOp> {
       return rewriter.notifyMatchFailure(op, "symbolic weight sizes");
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
-    SmallVector<int64_t> stride = convParam(op.getStride(), 3, 1);
-    SmallVector<int64_t> padding = convParam(op.getPadding(), 3, 0);
-    SmallVector<int64_t> dilation = convParam(op.getDilation(), 3, 1);
-    SmallVector<int64_t> outputPadding =
-        convParam(op.getOutputPadding().value_or(ArrayRef<int64_t>{}), 3, 0);
+    auto [stride, padding, dilation, outputPadding] = convParams(op, 3);
     Value x = op.getInput();
     for (int64_t i = 0; i < 3; ++i) {
       if (stride[i] == 1)
@@ -501,9 +502,7 @@ struct DecomposeConvolutionBackward : OpRewritePattern<ConvolutionBackwardOp> {
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
     Value grad = op.getGradOutput(), input = op.getInput(), weight = op.getWeight();
-    SmallVector<int64_t> stride = convParam(op.getStride(), rank - 2, 1);
-    SmallVector<int64_t> padding = convParam(op.getPadding(), rank - 2, 0);
-    SmallVector<int64_t> dilation = convParam(op.getDilation(), rank - 2, 1);
+    auto [stride, padding, dilation, outputPadding] = convParams(op, rank - 2);
     if (rank == 3) {
       grad = UnsqueezeOp::create(rewriter, loc, grad, 2);
       input = UnsqueezeOp::create(rewriter, loc, input, 2);
@@ -581,9 +580,10 @@ Value contractDim(OpBuilder &b, Location loc, Value x, int64_t dim, Value matrix
   return x;
 }
 
-/// adaptive_avg_pool and its backward: per pooled dimension, a product with the
-/// averaging matrix (its transpose for the gradient), in f32 for bf16/f16. A 2-d one
-/// whose output sizes divide the input's is avg_pool2d with kernel = stride = in / out.
+/// adaptive_avg_pool and its backward: per dimension whose size pooling changes, a
+/// product with the averaging matrix (its transpose for the gradient), in f32 for
+/// bf16/f16. A 2-d one whose output sizes divide the input's is avg_pool2d with
+/// kernel = stride = in / out.
 template <typename OpTy> struct DecomposeAdaptivePool : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
   static constexpr bool isBackward = std::is_same_v<OpTy, AdaptiveAvgPoolBackwardOp>;
@@ -591,39 +591,37 @@ template <typename OpTy> struct DecomposeAdaptivePool : OpRewritePattern<OpTy> {
   LogicalResult matchAndRewrite(OpTy op, PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value source = op->getOperand(0);
+    // The pooled (input) and pooled-to (output) sizes, whichever way the op goes.
     ArrayRef<AffineExpr> inSizes = typeOf(isBackward ? op->getOperand(1) : source).getSizes();
     ArrayRef<AffineExpr> outSizes =
         typeOf(isBackward ? op->getOperand(0) : op.getResult()).getSizes();
     int64_t rank = inSizes.size();
-    // The pooled dimensions: the trailing ones whose sizes differ, at least the last two.
-    int64_t spatial = 2;
-    if constexpr (!isBackward)
-      spatial = op.getOutputSize().size();
-    else
-      spatial = rank - 2;
-    SmallVector<int64_t> in, out;
-    for (int64_t d = rank - spatial; d < rank; ++d) {
+    SmallVector<std::array<int64_t, 3>> pooled; // dimension, in, out
+    for (int64_t d = 0; d < rank; ++d) {
+      if (inSizes[d] == outSizes[d])
+        continue;
       std::optional<int64_t> i = getConstantSize(inSizes[d]), o = getConstantSize(outSizes[d]);
       if (!i || !o)
         return rewriter.notifyMatchFailure(op, "symbolic pooled sizes");
-      in.push_back(*i);
-      out.push_back(*o);
+      pooled.push_back({d, *i, *o});
     }
-    if (!isBackward && spatial == 2 && in[0] % out[0] == 0 && in[1] % out[1] == 0) {
-      SmallVector<int64_t> kernel = {in[0] / out[0], in[1] / out[1]};
-      rewriter.replaceOpWithNewOp<AvgPool2dOp>(op, source, kernel, kernel, ArrayRef<int64_t>{0},
-                                               false, true, IntegerAttr());
-      return success();
+    if constexpr (!isBackward) {
+      if (op.getOutputSize().size() == 2 &&
+          llvm::all_of(pooled, [&](auto p) { return p[0] >= rank - 2 && p[1] % p[2] == 0; })) {
+        // kernel = in / out (1 where pooling keeps the size, which may be symbolic).
+        SmallVector<int64_t> kernel(2, 1);
+        for (auto [dim, in, out] : pooled)
+          kernel[dim - (rank - 2)] = in / out;
+        rewriter.replaceOpWithNewOp<AvgPool2dOp>(op, source, kernel, kernel, ArrayRef<int64_t>{0},
+                                                 false, true, IntegerAttr());
+        return success();
+      }
     }
     Value x = toComputationDtype(rewriter, loc, source);
     auto type = llvm::cast<FloatType>(typeOf(x).getDtype());
-    for (int64_t i = 0; i < spatial; ++i) {
-      if (in[i] == out[i])
-        continue;
-      Value matrix = isBackward ? averagingMatrix(rewriter, loc, in[i], out[i], type, false)
-                                : averagingMatrix(rewriter, loc, in[i], out[i], type, true);
-      x = contractDim(rewriter, loc, x, rank - spatial + i, matrix);
-    }
+    for (auto [dim, in, out] : pooled)
+      x = contractDim(rewriter, loc, x, dim,
+                      averagingMatrix(rewriter, loc, in, out, type, /*transposed=*/!isBackward));
     replaceWithCast(rewriter, op, {x});
     return success();
   }
@@ -650,24 +648,20 @@ struct DecomposeAvgPool1d : OpRewritePattern<AvgPool1dOp> {
   }
 };
 
-/// A pooling window over the last three dimensions, as the op states it.
-struct Window3d {
-  SmallVector<int64_t> kernel, stride, padding, dilation, in, out;
+/// A pooling window over the last three dimensions, as the op states it
+/// (tgc::expandWindow), with the pooled input and output sizes.
+struct Window3d : Window {
+  SmallVector<int64_t> in, out;
 };
 
 template <typename OpTy>
 FailureOr<Window3d> window3d(OpTy op, ArrayRef<int64_t> dilation, PatternRewriter &rewriter) {
+  FailureOr<Window> window =
+      expandWindow(op.getLoc(), op.getKernelSize(), op.getStride(), op.getPadding(), dilation, 3);
+  if (failed(window))
+    return failure();
   Window3d w;
-  auto expand = [](ArrayRef<int64_t> v, ArrayRef<int64_t> dflt) {
-    SmallVector<int64_t> out(v.empty() ? dflt : v);
-    if (out.size() == 1)
-      out.assign(3, out[0]);
-    return out;
-  };
-  w.kernel = expand(op.getKernelSize(), {});
-  w.stride = expand(op.getStride(), w.kernel);
-  w.padding = expand(op.getPadding(), {0});
-  w.dilation = expand(dilation, {1});
+  static_cast<Window &>(w) = *window;
   ArrayRef<AffineExpr> in = typeOf(op.getSelf()).getSizes(),
                        out = typeOf(op->getResult(0)).getSizes();
   for (int64_t d = in.size() - 3; d < static_cast<int64_t>(in.size()); ++d) {
@@ -741,7 +735,7 @@ Value outputConstant(OpBuilder &b, Location loc, const Window3d &w, Type type, F
 struct DecomposeAvgPool3d : OpRewritePattern<AvgPool3dOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(AvgPool3dOp op, PatternRewriter &rewriter) const override {
-    FailureOr<Window3d> w = window3d(op, {}, rewriter);
+    FailureOr<Window3d> w = window3d(op, {1}, rewriter);
     if (failed(w))
       return failure();
     Location loc = op.getLoc();

@@ -1,5 +1,6 @@
 // tgc-materialize-rng: random ops draw from the instance's RNG state, a buffer the
 // function takes and advances.
+#include "DecomposeUtils.h"
 #include "tgc/Dialect/Attributes.h"
 #include "tgc/Transforms/Passes.h"
 
@@ -33,19 +34,8 @@ bool isRandom(Operation *op) {
 
 /// The number of elements of `x` as an i64 scalar (symbolic sizes read with sym_size).
 Value numElements(OpBuilder &b, Location loc, Value x) {
-  auto type = llvm::cast<BaseTensorType>(x.getType());
-  int64_t constant = 1;
-  Value count;
-  for (auto [dim, size] : llvm::enumerate(type.getSizes())) {
-    if (std::optional<int64_t> c = getConstantSize(size)) {
-      constant *= *c;
-      continue;
-    }
-    Value s = SymSizeOp::create(b, loc, x, dim);
-    count = count ? arith::MulIOp::create(b, loc, count, s).getResult() : s;
-  }
-  Value c = arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(constant));
-  return count ? arith::MulIOp::create(b, loc, count, c).getResult() : c;
+  int64_t rank = llvm::cast<BaseTensorType>(x.getType()).getRank();
+  return decompose::countElements(b, loc, x, decompose::trailingDims(0, rank));
 }
 
 /// The state's global (i64[2] = [seed 0, offset 0]), created once per module.

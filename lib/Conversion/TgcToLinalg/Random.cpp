@@ -50,13 +50,18 @@ std::array<Value, 4> philoxBlock(OpBuilder &b, Location loc, Value counter, Valu
   return {c[0], c[1], c[2], c[3]};
 }
 
-/// The Philox block of every element of a random op's result: a linalg.generic over
-/// `init` whose body gets the block's words (counter = state[1] + offset + the
-/// row-major linear index, key = state[0]) and yields the element.
-Value generateFromBlocks(
-    OpBuilder &rewriter, Location loc, Value state, Value offset, Value init,
-    ArrayRef<OpFoldResult> sizes,
-    llvm::function_ref<Value(OpBuilder &, Location, std::array<Value, 4>)> element) {
+/// The result of random op `op` (of tgc type `resultType`): a linalg.generic whose body
+/// gets each element's Philox block (counter = state[1] + offset + the row-major linear
+/// index, key = state[0]) and yields the element.
+FailureOr<Value>
+generateFromBlocks(ConversionPatternRewriter &rewriter, const LoweringContext &lowering,
+                   Operation *op, BaseTensorType resultType, Value state, Value offset,
+                   llvm::function_ref<Value(OpBuilder &, Location, std::array<Value, 4>)> element) {
+  Location loc = op->getLoc();
+  FailureOr<Value> init = lowering.emptyTensor(rewriter, op, resultType);
+  FailureOr<SmallVector<OpFoldResult>> sizes = lowering.mixedSizes(rewriter, op, resultType);
+  if (failed(init) || failed(sizes))
+    return failure();
   auto at = [&](int64_t i) {
     return tensor::ExtractOp::create(rewriter, loc, state,
                                      ValueRange{arith::ConstantIndexOp::create(rewriter, loc, i)});
@@ -64,11 +69,11 @@ Value generateFromBlocks(
   Value seed = at(0);
   Value base = arith::AddIOp::create(rewriter, loc, at(1), offset);
   SmallVector<Value> sizeValues;
-  for (OpFoldResult s : sizes)
+  for (OpFoldResult s : *sizes)
     sizeValues.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, s));
-  int64_t rank = sizes.size();
+  int64_t rank = sizes->size();
   auto generic = linalg::GenericOp::create(
-      rewriter, loc, init.getType(), ValueRange{}, init,
+      rewriter, loc, init->getType(), ValueRange{}, *init,
       AffineMap::getMultiDimIdentityMap(rank, rewriter.getContext()),
       SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
       [&](OpBuilder &b, Location l, ValueRange) {
@@ -99,21 +104,17 @@ struct RandBernoulliLowering : TgcLoweringPattern<RandBernoulliOp> {
   using TgcLoweringPattern::TgcLoweringPattern;
   LogicalResult matchAndRewrite(RandBernoulliOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    BaseTensorType resultType = tgcType(op.getResult());
-    FailureOr<Value> init = lowering.emptyTensor(rewriter, op, resultType);
-    FailureOr<SmallVector<OpFoldResult>> sizes = lowering.mixedSizes(rewriter, op, resultType);
-    if (failed(init) || failed(sizes))
-      return failure();
     double p = op.getP().convertToDouble();
-    rewriter.replaceOp(
-        op, generateFromBlocks(rewriter, op.getLoc(), adaptor.getState(), adaptor.getOffset(),
-                               *init, *sizes,
-                               [&](OpBuilder &b, Location l, std::array<Value, 4> words) -> Value {
-                                 Value u = unitFloat(b, l, words[0], 24, b.getF64Type());
-                                 return arith::CmpFOp::create(
-                                     b, l, arith::CmpFPredicate::OLT, u,
-                                     arith::ConstantOp::create(b, l, b.getF64FloatAttr(p)));
-                               }));
+    FailureOr<Value> mask = generateFromBlocks(
+        rewriter, lowering, op, tgcType(op.getResult()), adaptor.getState(), adaptor.getOffset(),
+        [&](OpBuilder &b, Location l, std::array<Value, 4> words) -> Value {
+          Value u = unitFloat(b, l, words[0], 24, b.getF64Type());
+          return arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, u,
+                                       arith::ConstantOp::create(b, l, b.getF64FloatAttr(p)));
+        });
+    if (failed(mask))
+      return failure();
+    rewriter.replaceOp(op, *mask);
     return success();
   }
 };
@@ -126,12 +127,7 @@ struct RandDrawLowering : TgcLoweringPattern<RandDrawOp> {
   LogicalResult matchAndRewrite(RandDrawOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     BaseTensorType resultType = tgcType(op.getResult());
-    FailureOr<Value> init = lowering.emptyTensor(rewriter, op, resultType);
-    FailureOr<SmallVector<OpFoldResult>> sizes = lowering.mixedSizes(rewriter, op, resultType);
-    if (failed(init) || failed(sizes))
-      return failure();
-    auto dtype =
-        llvm::cast<FloatType>(llvm::cast<RankedTensorType>(init->getType()).getElementType());
+    auto dtype = llvm::cast<FloatType>(lowering.convertTensorType(resultType).getElementType());
     bool normal = op.getNormal();
     auto element = [&](OpBuilder &b, Location l, std::array<Value, 4> words) -> Value {
       FloatType compute = dtype.isF64() ? b.getF64Type() : b.getF32Type();
@@ -165,8 +161,11 @@ struct RandDrawLowering : TgcLoweringPattern<RandDrawOp> {
         return value;
       return arith::TruncFOp::create(b, l, dtype, value);
     };
-    rewriter.replaceOp(op, generateFromBlocks(rewriter, op.getLoc(), adaptor.getState(),
-                                              adaptor.getOffset(), *init, *sizes, element));
+    FailureOr<Value> drawn = generateFromBlocks(rewriter, lowering, op, resultType,
+                                                adaptor.getState(), adaptor.getOffset(), element);
+    if (failed(drawn))
+      return failure();
+    rewriter.replaceOp(op, *drawn);
     return success();
   }
 };

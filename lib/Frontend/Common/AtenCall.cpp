@@ -418,10 +418,13 @@ std::optional<OperationName> AtenCallBuilder::lookupAtenOp(llvm::StringRef targe
   return it->second;
 }
 
-bool AtenCallBuilder::supports(llvm::StringRef target) {
+bool AtenCallBuilder::hasOp(llvm::StringRef target) {
   const NodeAdapter *adapter = findNodeAdapter(target);
-  return (adapter && !adapter->opName.empty()) || lookupAtenOp(target) ||
-         functionalOverload(target);
+  return (adapter && !adapter->opName.empty()) || lookupAtenOp(target);
+}
+
+bool AtenCallBuilder::supports(llvm::StringRef target) {
+  return hasOp(target) || functionalOverload(target);
 }
 
 std::optional<std::string> AtenCallBuilder::functionalOverload(llvm::StringRef target) {
@@ -429,8 +432,7 @@ std::optional<std::string> AtenCallBuilder::functionalOverload(llvm::StringRef t
     return std::nullopt;
   for (llvm::StringRef overload : {".default", ".Tensor", ".Scalar"}) {
     std::string name = (target + overload).str();
-    const NodeAdapter *adapter = findNodeAdapter(name);
-    if ((adapter && !adapter->opName.empty()) || lookupAtenOp(name))
+    if (hasOp(name))
       return name;
   }
   return std::nullopt;

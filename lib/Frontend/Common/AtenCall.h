@@ -103,6 +103,8 @@ public:
 
 private:
   std::optional<mlir::OperationName> lookupAtenOp(llvm::StringRef target);
+  /// Whether a tgc op (or an adapter's) stands for `target` itself.
+  bool hasOp(llvm::StringRef target);
   /// For an out= overload (`aten.atan2.out`), the functional one tgc supports
   /// (`aten.atan2.default`, else .Tensor or .Scalar).
   std::optional<std::string> functionalOverload(llvm::StringRef target);
