@@ -870,6 +870,42 @@ def Tgc_EmbeddingOp : Tgc_Op<"embedding", ["aten.embedding.default"], [Pure]> {
                   "adaptor.getIndices(), types);";
 }
 
+def Tgc_EmbeddingBagOp : Tgc_Op<"embedding_bag", ["aten._embedding_bag.default",
+    "aten._embedding_bag_forward_only.default", "aten.embedding_bag.padding_idx",
+    "aten.embedding_bag.default"], [Pure]> {
+  let summary = "Sums, means or maxima of bags of rows of `weight` [V, D]";
+  let description = [{
+    Bag b holds the entries `indices[offsets[b] : offsets[b + 1]]` (the last one runs to
+    the end of `indices`, or `offsets` ends with the end when `include_last_offset`).
+    `mode` 0 sums the rows (each scaled by `per_sample_weights` when given), 1 averages
+    them, 2 takes their elementwise maximum; entries equal to `padding_idx` (when it is
+    not negative) are left out, and an empty bag gives zeros.
+
+    Results, with the sizes ATen's CPU kernel gives them: the bags [B, D]; `offset2bag`,
+    each entry's bag ([0] for a sum of float rows without padding_idx); `bag_size`, the
+    number of entries each bag reduced; `max_indices`, for mode 2 the row each maximum
+    came from (the first where several are equal; 0 in an empty bag), else [B] zeros.
+    tgc-decompose computes them with scatter-adds into the bags (the derivative comes
+    from the ops it builds); `scale_grad_by_freq` is not supported.
+  }];
+  let arguments = (ins Tgc_AnyTensor:$weight, Tgc_AnyTensor:$indices, Tgc_AnyTensor:$offsets,
+                       DefaultValuedAttr<BoolAttr, "false">:$scale_grad_by_freq,
+                       DefaultValuedAttr<I64Attr, "0">:$mode,
+                       DefaultValuedAttr<BoolAttr, "false">:$sparse,
+                       Optional<Tgc_AnyTensor>:$per_sample_weights,
+                       DefaultValuedAttr<BoolAttr, "false">:$include_last_offset,
+                       DefaultValuedAttr<I64Attr, "-1">:$padding_idx);
+  let results = (outs Tgc_AnyTensor:$result, Tgc_AnyTensor:$offset2bag, Tgc_AnyTensor:$bag_size,
+                      Tgc_AnyTensor:$max_indices);
+  let assemblyFormat = "$weight `,` $indices `,` $offsets (`weights` $per_sample_weights^ `:` "
+                       "type($per_sample_weights))? attr-dict `:` type($weight) `,` "
+                       "type($indices) `,` type($offsets) `->` type(results)";
+  let inferBody = "return ::tgc::inferEmbeddingBag(ctx, loc, adaptor.getWeight(), "
+                  "adaptor.getIndices(), adaptor.getOffsets(), adaptor.getPerSampleWeights(), "
+                  "adaptor.getMode(), adaptor.getIncludeLastOffset(), adaptor.getPaddingIdx(), "
+                  "types);";
+}
+
 def Tgc_EmbeddingBackwardOp : Tgc_Op<"embedding_backward",
                                      ["aten.embedding_dense_backward.default"], [Pure]> {
   let summary = "Gradient of embedding with respect to its weight";
@@ -1225,6 +1261,42 @@ def Tgc_DiagonalOp : Tgc_Op<"diagonal", ["aten.diagonal.default"], [Pure]> {
   let assemblyFormat = "$self attr-dict `:` type($self) `->` type($result)";
   let inferBody = "return ::tgc::inferDiagonal(ctx, loc, adaptor.getSelf(), adaptor.getOffset(), "
                   "adaptor.getDim1(), adaptor.getDim2(), types);";
+}
+
+def Tgc_AffineGridOp : Tgc_Op<"affine_grid", ["aten.affine_grid_generator.default"], [Pure]> {
+  let summary = "The sampling grid of the affine maps `theta` [N, k, k + 1] for an output "
+                "of `size` [N, C, spatial...] (k = 2 or 3)";
+  let description = [{
+    Result [N, spatial..., k]: theta times (x, y[, z], 1), where x runs over [-1, 1] along
+    the last dimension (scaled by (n - 1) / n without `align_corners`), y over the one
+    before. tgc-decompose multiplies a constant base grid by theta.
+  }];
+  let arguments = (ins Tgc_AnyTensor:$theta, DenseI64ArrayAttr:$size, BoolAttr:$align_corners);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$theta attr-dict `:` type($theta) `->` type($result)";
+  let inferBody = "return ::tgc::inferAffineGrid(ctx, loc, adaptor.getTheta(), adaptor.getSize(), "
+                  "types);";
+}
+
+def Tgc_GridSampler2dOp : Tgc_Op<"grid_sampler_2d", ["aten.grid_sampler_2d.default",
+                                                     "aten.grid_sampler.default"], [Pure]> {
+  let summary = "Samples `input` [N, C, H, W] at the points of `grid` [N, Ho, Wo, 2]";
+  let description = [{
+    `grid[n, i, j]` holds (x, y) in [-1, 1] (-1 and 1 the centers of the corner pixels
+    with `align_corners`, their outer edges without). `interpolation_mode` 0 is
+    bilinear, 1 nearest (ties to even), 2 bicubic (cubic convolution, A = -0.75);
+    `padding_mode` 0 reads zeros outside the image, 1 the nearest border pixel, 2 the
+    image reflected at its borders. The result is [N, C, Ho, Wo]. tgc-decompose reads
+    each tap with advanced indexing and weights it, as ATen's decomposition does.
+  }];
+  let arguments = (ins Tgc_AnyTensor:$input, Tgc_AnyTensor:$grid, I64Attr:$interpolation_mode,
+                       I64Attr:$padding_mode, BoolAttr:$align_corners);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$input `,` $grid attr-dict `:` type($input) `,` type($grid) `->` "
+                       "type($result)";
+  let inferBody = "return ::tgc::inferGridSampler2d(ctx, loc, adaptor.getInput(), "
+                  "adaptor.getGrid(), adaptor.getInterpolationMode(), adaptor.getPaddingMode(), "
+                  "types);";
 }
 
 def Tgc_UpsampleOp : Tgc_Op<"upsample", [

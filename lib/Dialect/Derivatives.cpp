@@ -714,6 +714,52 @@ LogicalResult gatherVjp(Vjp &v, GatherOp op) {
   return success();
 }
 
+/// scatter_add: `self`'s elements pass their gradient through; each `src` element gets
+/// the gradient of the position it was added to (a gather at `index`).
+LogicalResult scatterAddVjp(Vjp &v, ScatterAddOp op) {
+  v.set(0, op, v.g());
+  if (!v.wants(2))
+    return success();
+  if (typeOf(op.getIndex()).getSizes() != typeOf(op.getSrc()).getSizes())
+    return op.emitOpError("derivative needs an index of src's sizes");
+  v.set(2, op, GatherOp::create(v.b, v.loc, v.g(), op.getDim(), op.getIndex(), false));
+  return success();
+}
+
+/// scatter_reduce with "sum", "amax" or "amin" (derivatives.yaml's
+/// scatter_reduce_backward). For the extrema the gradient of each result element is
+/// shared evenly among the elements (of `self` and of `src`) equal to it; without
+/// `include_self` the written positions of `self` get none.
+LogicalResult scatterReduceVjp(Vjp &v, ScatterReduceOp op) {
+  Value self = op.getSelf(), index = op.getIndex(), src = op.getSrc(), g = v.g();
+  int64_t dim = op.getDim();
+  if (typeOf(index).getSizes() != typeOf(src).getSizes())
+    return op.emitOpError("derivative needs an index of src's sizes");
+  auto gather = [&](Value x) { return GatherOp::create(v.b, v.loc, x, dim, index, false); };
+  Value gradSelf, gradSrc;
+  StringRef reduce = op.getReduce();
+  if (reduce == "sum") {
+    gradSelf = g;
+    gradSrc = gather(g);
+  } else if (reduce == "amax" || reduce == "amin") {
+    Type dtype = typeOf(g).getDtype();
+    auto asFloat = [&](Value b) { return ToDTypeOp::create(v.b, v.loc, b, TypeAttr::get(dtype)); };
+    Value result = op.getResult();
+    Value selfHit = v.eq(self, result), srcHit = v.eq(src, gather(result));
+    Value count = ScatterAddOp::create(v.b, v.loc, asFloat(selfHit), dim, index, asFloat(srcHit));
+    Value shared = v.div(g, count);
+    gradSelf = v.keepWhere(selfHit, shared);
+    gradSrc = v.keepWhere(srcHit, gather(shared));
+  } else {
+    return op.emitOpError("derivative of reduce \"") << reduce << "\" is not supported yet";
+  }
+  if (!op.getIncludeSelf())
+    gradSelf = ScatterValueOp::create(v.b, v.loc, gradSelf, dim, index, v.scalar(0.0));
+  v.set(0, op, gradSelf);
+  v.set(2, op, gradSrc);
+  return success();
+}
+
 /// max.dim / min.dim: the gradient of the values goes to the position of each
 /// extremum (its index along `dim`), the rest of `self` gets 0.
 template <typename OpT> LogicalResult extremumDimVjp(Vjp &v, OpT op) {
@@ -909,7 +955,15 @@ void tgc::attachDerivatives(MLIRContext *ctx) {
   attach<GradHookOp, gradHookVjp>(ctx);
   attach<AutogradFunctionOp, autogradFunctionVjp>(ctx);
   attach<FullLikeOp, noGradient<FullLikeOp>>(ctx);
+  // Piecewise constant: a zero gradient, as derivatives.yaml states.
+  attach<FloorOp, noGradient<FloorOp>>(ctx);
+  attach<CeilOp, noGradient<CeilOp>>(ctx);
+  attach<RoundOp, noGradient<RoundOp>>(ctx);
+  attach<TruncOp, noGradient<TruncOp>>(ctx);
+  attach<SignOp, noGradient<SignOp>>(ctx);
   attach<GatherOp, gatherVjp>(ctx);
+  attach<ScatterAddOp, scatterAddVjp>(ctx);
+  attach<ScatterReduceOp, scatterReduceVjp>(ctx);
   attach<MaxDimOp, extremumDimVjp<MaxDimOp>>(ctx);
   attach<MinDimOp, extremumDimVjp<MinDimOp>>(ctx);
 }

@@ -561,8 +561,16 @@ LogicalResult BatchNormOp::buildFunctional(OpBuilder &b, ValueRange operands,
   for (unsigned i = 0; i < 3; ++i)
     results.push_back(functional.getResult(i));
   if (mutates) {
-    newValues.push_back(functional.getResult(3));
-    newValues.push_back(functional.getResult(4));
+    // The functional form's statistics are f32 for bf16/f16 inputs (ATen's opmath);
+    // written in place they take the running buffers' dtype, as ATen's copy does.
+    auto into = [&](Value v, OpOperand &target) -> Value {
+      Type dtype = llvm::cast<BaseTensorType>(operandAt(target).getType()).getDtype();
+      if (llvm::cast<BaseTensorType>(v.getType()).getDtype() == dtype)
+        return v;
+      return ToDTypeOp::create(b, getLoc(), v, TypeAttr::get(dtype));
+    };
+    newValues.push_back(into(functional.getResult(3), getRunningMeanMutable()[0]));
+    newValues.push_back(into(functional.getResult(4), getRunningVarMutable()[0]));
   }
   return success();
 }

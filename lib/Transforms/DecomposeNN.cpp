@@ -862,6 +862,311 @@ struct DecomposeCol2Im : OpRewritePattern<Col2ImOp> {
 };
 
 //===----------------------------------------------------------------------===//
+// Resampling and bags
+//===----------------------------------------------------------------------===//
+
+/// Elementwise helpers of the sampling and bag decompositions.
+struct Arith {
+  OpBuilder &b;
+  Location loc;
+  Value scalar(double v) { return f64(b, loc, v); }
+  Value add(Value x, Value y) { return AddOp::create(b, loc, x, y, Attribute()); }
+  Value sub(Value x, Value y) { return SubOp::create(b, loc, x, y, Attribute()); }
+  Value mul(Value x, Value y) { return MulOp::create(b, loc, x, y); }
+  /// x * a + c.
+  Value affine(Value x, double a, double c) { return add(mul(x, scalar(a)), scalar(c)); }
+  Value where(Value cond, Value x, Value y) { return WhereOp::create(b, loc, cond, x, y); }
+  Value both(Value x, Value y) { return LogicalAndOp::create(b, loc, x, y); }
+  Value clamp(Value x, double lo, double hi) {
+    return ClampOp::create(b, loc, x, b.getF64FloatAttr(lo), b.getF64FloatAttr(hi));
+  }
+  Value toI64(Value x) { return castTo(b, loc, x, b.getI64Type()); }
+  /// An i64 scalar (integer arithmetic stays integer).
+  Value integer(int64_t v) { return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v)); }
+};
+
+/// grid_sampler_2d, as ATen (and torch's decomposition) computes it. The grid's x and y
+/// are unnormalized to pixel coordinates; for bilinear and nearest sampling the padding
+/// mode then brings them inside the image (bicubic applies it to each tap). A tap at
+/// integral (x, y) reads input[n, :, y, x] through advanced indexing on the image
+/// viewed [N, H, W, C], or 0 outside the image; the taps are summed with their weights.
+/// bf16 and f16 compute in f32.
+struct DecomposeGridSampler2d : OpRewritePattern<GridSampler2dOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(GridSampler2dOp op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Arith a{rewriter, loc};
+    Value input = toComputationDtype(rewriter, loc, op.getInput());
+    Value grid = toComputationDtype(rewriter, loc, op.getGrid());
+    ArrayRef<AffineExpr> sizes = typeOf(input).getSizes();
+    std::optional<int64_t> height = getConstantSize(sizes[2]), width = getConstantSize(sizes[3]);
+    if (!height || !width)
+      return op.emitOpError("needs a static image height and width");
+    int64_t h = *height, w = *width, padding = op.getPaddingMode();
+    bool align = op.getAlignCorners();
+
+    auto unnormalize = [&](Value c, int64_t size) {
+      return a.affine(c, align ? size * 0.5 - 0.5 : size * 0.5, size * 0.5 - 0.5);
+    };
+    // Reflects `c` into [low, high] (given doubled, so that half-integers are exact).
+    auto reflect = [&](Value c, int64_t twiceLow, int64_t twiceHigh) -> Value {
+      if (twiceLow == twiceHigh)
+        return FullLikeOp::create(rewriter, loc, c, rewriter.getF64FloatAttr(0.0), TypeAttr());
+      double low = twiceLow / 2.0, span = (twiceHigh - twiceLow) / 2.0;
+      Value distance = AbsOp::create(rewriter, loc, a.affine(c, 1.0, -low));
+      Value extra = FmodOp::create(rewriter, loc, distance, a.scalar(span));
+      Value flips = FloorOp::create(
+          rewriter, loc, DivOp::create(rewriter, loc, distance, a.scalar(span), StringAttr()));
+      Value even = EqOp::create(
+          rewriter, loc, RemainderOp::create(rewriter, loc, flips, a.scalar(2.0)), a.scalar(0.0));
+      return a.where(even, a.affine(extra, 1.0, low), a.affine(extra, -1.0, span + low));
+    };
+    auto pad = [&](Value c, int64_t size) -> Value {
+      if (padding == 0)
+        return c;
+      if (padding == 2)
+        c = align ? reflect(c, 0, 2 * (size - 1)) : reflect(c, -1, 2 * size - 1);
+      return a.clamp(c, 0.0, static_cast<double>(size - 1));
+    };
+
+    // The image [N, H, W, C] and the batch positions [N, 1, 1] that index it.
+    AffineExpr n = sizes[0];
+    auto one = getAffineConstantExpr(1, ctx);
+    Value image =
+        PermuteOp::create(rewriter, loc, input, rewriter.getDenseI64ArrayAttr({0, 2, 3, 1}));
+    Value batch = ArangeOp::create(rewriter, loc, rewriter.getI64IntegerAttr(0),
+                                   shapeAttr(ctx, {n}), rewriter.getI64IntegerAttr(1),
+                                   TypeAttr::get(rewriter.getI64Type()), DeviceAttr());
+    batch = ViewOp::create(rewriter, loc, batch, shapeAttr(ctx, {n, one, one}));
+    // input[n, :, y, x] at integral x, y [N, Ho, Wo] as [N, Ho, Wo, C], times `weight`
+    // (null: 1); 0 outside the image.
+    auto tap = [&](Value x, Value y, Value weight) -> Value {
+      Value inside = a.both(a.both(GeOp::create(rewriter, loc, x, a.scalar(0.0)),
+                                   LtOp::create(rewriter, loc, x, a.scalar(w))),
+                            a.both(GeOp::create(rewriter, loc, y, a.scalar(0.0)),
+                                   LtOp::create(rewriter, loc, y, a.scalar(h))));
+      // Positions outside (and NaN) read pixel 0 and are then zeroed.
+      Value xi = a.toI64(a.where(inside, x, a.scalar(0.0)));
+      Value yi = a.toI64(a.where(inside, y, a.scalar(0.0)));
+      Value value =
+          IndexOp::create(rewriter, loc, image, ValueRange{batch, yi, xi}, DenseI64ArrayAttr());
+      if (weight)
+        value = a.mul(value, UnsqueezeOp::create(rewriter, loc, weight, 3));
+      return a.where(UnsqueezeOp::create(rewriter, loc, inside, 3), value, a.scalar(0.0));
+    };
+
+    Value gx = SelectOp::create(rewriter, loc, grid, 3, 0);
+    Value gy = SelectOp::create(rewriter, loc, grid, 3, 1);
+    Value out;
+    switch (op.getInterpolationMode()) {
+    case 0: { // bilinear
+      Value ix = pad(unnormalize(gx, w), w), iy = pad(unnormalize(gy, h), h);
+      Value x0 = FloorOp::create(rewriter, loc, ix), y0 = FloorOp::create(rewriter, loc, iy);
+      Value x1 = a.affine(x0, 1.0, 1.0), y1 = a.affine(y0, 1.0, 1.0);
+      Value east = a.sub(ix, x0), west = a.sub(x1, ix);
+      Value south = a.sub(iy, y0), north = a.sub(y1, iy);
+      out = a.add(a.add(a.add(tap(x0, y0, a.mul(west, north)), tap(x1, y0, a.mul(east, north))),
+                        tap(x0, y1, a.mul(west, south))),
+                  tap(x1, y1, a.mul(east, south)));
+      break;
+    }
+    case 1: { // nearest, ties to even
+      Value ix = pad(unnormalize(gx, w), w), iy = pad(unnormalize(gy, h), h);
+      out = tap(RoundOp::create(rewriter, loc, ix), RoundOp::create(rewriter, loc, iy), Value());
+      break;
+    }
+    default: { // bicubic
+      Value ix = unnormalize(gx, w), iy = unnormalize(gy, h);
+      Value x0 = FloorOp::create(rewriter, loc, ix), y0 = FloorOp::create(rewriter, loc, iy);
+      auto coefficients = [&](Value t) {
+        // Cubic convolution (A = -0.75) at distances t + 1, t, 1 - t, 2 - t.
+        const double k = -0.75;
+        auto near = [&](Value d) { // |d| <= 1
+          return a.affine(a.mul(a.mul(a.affine(d, k + 2, -(k + 3)), d), d), 1.0, 1.0);
+        };
+        auto far = [&](Value d) { // 1 < |d| < 2
+          return a.affine(a.mul(a.affine(a.mul(a.affine(d, k, -5 * k), d), 1.0, 8 * k), d), 1.0,
+                          -4 * k);
+        };
+        return std::array<Value, 4>{far(a.affine(t, 1.0, 1.0)), near(t),
+                                    near(a.affine(t, -1.0, 1.0)), far(a.affine(t, -1.0, 2.0))};
+      };
+      std::array<Value, 4> cx = coefficients(a.sub(ix, x0)), cy = coefficients(a.sub(iy, y0));
+      for (int i = 0; i < 4; ++i) {
+        Value y = pad(a.affine(y0, 1.0, i - 1), h);
+        Value row;
+        for (int j = 0; j < 4; ++j) {
+          Value term = tap(pad(a.affine(x0, 1.0, j - 1), w), y, cx[j]);
+          row = row ? a.add(row, term) : term;
+        }
+        Value term = a.mul(row, UnsqueezeOp::create(rewriter, loc, cy[i], 3));
+        out = out ? a.add(out, term) : term;
+      }
+      break;
+    }
+    }
+    out = PermuteOp::create(rewriter, loc, out, rewriter.getDenseI64ArrayAttr({0, 3, 1, 2}));
+    replaceWithCast(rewriter, op, {out});
+    return success();
+  }
+};
+
+/// affine_grid_generator: the constant base grid [P, k + 1] of (x, y[, z], 1) per output
+/// position, times theta transposed [N, k + 1, k], as [N, spatial..., k].
+struct DecomposeAffineGrid : OpRewritePattern<AffineGridOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AffineGridOp op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Value theta = toComputationDtype(rewriter, loc, op.getTheta());
+    ArrayRef<int64_t> spatial = op.getSize().drop_front(2);
+    int64_t k = spatial.size(), positions = 1;
+    for (int64_t s : spatial)
+      positions *= s;
+    // The coordinates along one dimension of n positions.
+    auto steps = [&](int64_t n) {
+      SmallVector<double> v(n, 0.0);
+      for (int64_t i = 0; n > 1 && i < n; ++i) {
+        v[i] = -1.0 + 2.0 * static_cast<double>(i) / static_cast<double>(n - 1);
+        if (!op.getAlignCorners())
+          v[i] *= static_cast<double>(n - 1) / static_cast<double>(n);
+      }
+      return v;
+    };
+    SmallVector<double> base;
+    base.reserve(positions * (k + 1));
+    for (int64_t p = 0; p < positions; ++p) {
+      // Row-major position p: its index along each spatial dimension, x the last one.
+      SmallVector<double> coordinates;
+      int64_t rest = p;
+      for (int64_t d = k - 1; d >= 0; --d) {
+        coordinates.push_back(steps(spatial[d])[rest % spatial[d]]);
+        rest /= spatial[d];
+      }
+      llvm::append_range(base, coordinates);
+      base.push_back(1.0);
+    }
+    auto type = llvm::cast<FloatType>(typeOf(theta).getDtype());
+    auto shape = RankedTensorType::get({1, positions, k + 1}, type);
+    DenseElementsAttr attr =
+        type.isF64() ? DenseElementsAttr::get(shape, ArrayRef<double>(base))
+                     : DenseElementsAttr::get(
+                           shape, ArrayRef<float>(SmallVector<float>(base.begin(), base.end())));
+    Value grid = ConstantOp::create(rewriter, loc, attr);
+    auto cst = [&](int64_t v) { return getAffineConstantExpr(v, ctx); };
+    int64_t n = op.getSize()[0];
+    grid =
+        ExpandOp::create(rewriter, loc, grid, shapeAttr(ctx, {cst(n), cst(positions), cst(k + 1)}));
+    Value mapped =
+        BmmOp::create(rewriter, loc, grid, TransposeOp::create(rewriter, loc, theta, 1, 2));
+    SmallVector<AffineExpr> sizes = {cst(n)};
+    for (int64_t s : spatial)
+      sizes.push_back(cst(s));
+    sizes.push_back(cst(k));
+    replaceWithCast(rewriter, op, {ViewOp::create(rewriter, loc, mapped, shapeAttr(ctx, sizes))});
+    return success();
+  }
+};
+
+/// _embedding_bag: each index's bag is the running count of the offsets at or before
+/// its position, minus one (ones scatter-added at the offsets, then a cumsum). Padding
+/// entries, and those past the last bag when `include_last_offset` ends it early, go to
+/// an extra bag B that is cut off at the end. The rows of `weight` at the indices are
+/// scatter-added (amax-reduced for max) into the B + 1 bags.
+struct DecomposeEmbeddingBag : OpRewritePattern<EmbeddingBagOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(EmbeddingBagOp op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Arith a{rewriter, loc};
+    if (op.getScaleGradByFreq())
+      return op.emitOpError("scale_grad_by_freq is not supported");
+    Type i64 = rewriter.getI64Type();
+    auto cst = [&](int64_t v) { return getAffineConstantExpr(v, ctx); };
+    Value indices = castTo(rewriter, loc, op.getIndices(), i64);
+    Value offsets = castTo(rewriter, loc, op.getOffsets(), i64);
+    BaseTensorType resultType = typeOf(op.getResult());
+    AffineExpr entries = typeOf(indices).getSizes()[0], bags = resultType.getSizes()[0],
+               features = resultType.getSizes()[1];
+    std::optional<int64_t> numBags = getConstantSize(bags);
+    if (!numBags)
+      return op.emitOpError("needs a static number of bags");
+    auto full = [&](ArrayRef<AffineExpr> sizes, int64_t value, Type dtype) -> Value {
+      return FullOp::create(rewriter, loc, shapeAttr(ctx, sizes), rewriter.getI64IntegerAttr(value),
+                            TypeAttr::get(dtype), DeviceAttr());
+    };
+    auto head = [&](Value x, AffineExpr size) -> Value { // x[0:size] along dimension 0
+      return SliceOp::create(rewriter, loc, x, 0, shapeAttr(ctx, {cst(0)}), shapeAttr(ctx, {size}),
+                             1);
+    };
+    auto perRow = [&](Value v) { // [L] -> [L, D]
+      return ExpandOp::create(rewriter, loc, UnsqueezeOp::create(rewriter, loc, v, 1),
+                              shapeAttr(ctx, {entries, features}));
+    };
+
+    // bag[i] = #{k : offsets[k] <= i} - 1.
+    AffineExpr offsetCount = typeOf(offsets).getSizes()[0];
+    Value starts = ScatterAddOp::create(rewriter, loc, full({entries + 1}, 0, i64), 0, offsets,
+                                        full({offsetCount}, 1, i64));
+    Value counted = CumsumOp::create(rewriter, loc, starts, 0, TypeAttr::get(i64));
+    Value offset2bag = a.sub(head(counted, entries), a.integer(1));
+    Value kept = LtOp::create(rewriter, loc, offset2bag, a.integer(*numBags));
+    if (op.getPaddingIdx() >= 0)
+      kept = a.both(kept, NeOp::create(rewriter, loc, indices, a.integer(op.getPaddingIdx())));
+    Value bag = a.where(kept, offset2bag, a.integer(*numBags));
+
+    Value rows = EmbeddingOp::create(rewriter, loc, op.getWeight(), indices, op.getPaddingIdx(),
+                                     false, false);
+    if (Value scale = op.getPerSampleWeights())
+      rows = a.mul(rows, UnsqueezeOp::create(rewriter, loc, scale, 1));
+    Type dtype = typeOf(rows).getDtype();
+    Value rowBag = perRow(bag);
+    Value bagSize = head(ScatterAddOp::create(rewriter, loc, full({bags + 1}, 0, i64), 0, bag,
+                                              full({entries}, 1, i64)),
+                         bags);
+    Value result, maxIndices;
+    if (op.getMode() == 2) {
+      Value reduced = ScatterReduceOp::create(rewriter, loc, full({bags + 1, features}, 0, dtype),
+                                              0, rowBag, rows, "amax", false);
+      result = head(reduced, bags);
+      // Per bag and feature, the first entry that holds the maximum, and its row.
+      Value won = EqOp::create(rewriter, loc, rows,
+                               GatherOp::create(rewriter, loc, reduced, 0, rowBag, false));
+      Value position =
+          ArangeOp::create(rewriter, loc, rewriter.getI64IntegerAttr(0), shapeAttr(ctx, {entries}),
+                           rewriter.getI64IntegerAttr(1), TypeAttr::get(i64), DeviceAttr());
+      Value candidate = a.where(won, perRow(position), a.integer(0));
+      Value first = ScatterReduceOp::create(rewriter, loc, full({bags + 1, features}, 0, i64), 0,
+                                            a.where(won, rowBag, a.integer(*numBags)), candidate,
+                                            "amin", false);
+      Value row = IndexOp::create(rewriter, loc, indices, ValueRange{head(first, bags)},
+                                  DenseI64ArrayAttr());
+      Value filled =
+          GtOp::create(rewriter, loc, UnsqueezeOp::create(rewriter, loc, bagSize, 1), a.integer(0));
+      maxIndices = a.where(filled, row, a.integer(0));
+    } else {
+      Value summed = ScatterAddOp::create(rewriter, loc, full({bags + 1, features}, 0, dtype), 0,
+                                          rowBag, rows);
+      result = head(summed, bags);
+      if (op.getMode() == 1) {
+        Value divisor = castTo(
+            rewriter, loc,
+            ClampOp::create(rewriter, loc, bagSize, rewriter.getI64IntegerAttr(1), IntegerAttr()),
+            dtype);
+        result = DivOp::create(rewriter, loc, result,
+                               UnsqueezeOp::create(rewriter, loc, divisor, 1), StringAttr());
+      }
+      maxIndices = full({bags}, 0, i64);
+    }
+    if (getConstantSize(typeOf(op.getOffset2bag()).getSizes()[0]) == 0)
+      offset2bag = full({cst(0)}, 0, i64);
+    replaceWithCast(rewriter, op, {result, offset2bag, bagSize, maxIndices});
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
 // Distances
 //===----------------------------------------------------------------------===//
 
@@ -934,10 +1239,11 @@ struct DecomposePdist : OpRewritePattern<PdistOp> {
 void tgc::populateDecomposeNNPatterns(RewritePatternSet &patterns, bool onePass) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<DecomposeLayerNorm, DecomposeBatchNorm, DecomposeGroupNorm>(ctx, onePass);
-  patterns
-      .add<DecomposeLayerNormBackward, DecomposeGroupNormBackward, DecomposeConv1d,
-           DecomposeTransposedConv2d, DecomposeConv3d, DecomposeTransposedConv3d,
-           DecomposeConvolutionBackward, DecomposeAdaptivePool<AdaptiveAvgPoolOp>,
-           DecomposeAdaptivePool<AdaptiveAvgPoolBackwardOp>, DecomposeAvgPool3d, DecomposeMaxPool3d,
-           DecomposeAvgPool1d, DecomposeCol2Im, DecomposeCdist, DecomposePdist>(ctx);
+  patterns.add<DecomposeLayerNormBackward, DecomposeGroupNormBackward, DecomposeConv1d,
+               DecomposeTransposedConv2d, DecomposeConv3d, DecomposeTransposedConv3d,
+               DecomposeConvolutionBackward, DecomposeAdaptivePool<AdaptiveAvgPoolOp>,
+               DecomposeAdaptivePool<AdaptiveAvgPoolBackwardOp>, DecomposeAvgPool3d,
+               DecomposeMaxPool3d, DecomposeAvgPool1d, DecomposeCol2Im, DecomposeCdist,
+               DecomposePdist, DecomposeGridSampler2d, DecomposeEmbeddingBag, DecomposeAffineGrid>(
+      ctx);
 }

@@ -159,3 +159,103 @@ func.func @avg_pool3d(%x: !tgc.vtensor<[1, 1, 2, 2, 2], f32>) -> !tgc.vtensor<[1
   %0 = tgc.avg_pool3d %x {kernel_size = array<i64: 2>, stride = array<i64: 1>, padding = array<i64: 1>, count_include_pad = false} : !tgc.vtensor<[1, 1, 2, 2, 2], f32> -> !tgc.vtensor<[1, 1, 3, 3, 3], f32>
   return %0 : !tgc.vtensor<[1, 1, 3, 3, 3], f32>
 }
+
+// -----
+
+// grid_sampler_2d, nearest with border padding and align_corners: x and y unnormalized
+// (x * (7 - 1) / 2 + 3), clamped to the image, rounded; the tap reads image[n, y, x]
+// (the input viewed [N, H, W, C]) by advanced indexing, 0 outside the image.
+// CHECK-LABEL: func.func @grid_sampler_nearest
+//   CHECK-DAG:   %[[THREE:.*]] = arith.constant 3.0
+//   CHECK-DAG:   %[[ZERO:.*]] = arith.constant 0.0
+//       CHECK:   %[[IMAGE:.*]] = tgc.permute %arg0 {dims = array<i64: 0, 2, 3, 1>}
+//       CHECK:   %[[N:.*]] = tgc.arange {dtype = i64, end = #tgc.shape<[2]>
+//       CHECK:   %[[BATCH:.*]] = tgc.view %[[N]] {size = #tgc.shape<[2, 1, 1]>}
+//       CHECK:   %[[GX:.*]] = tgc.select %arg1 {dim = 3 : i64, index = 0 : i64}
+//       CHECK:   %[[SX:.*]] = tgc.mul %[[GX]], %[[THREE]]
+//       CHECK:   %[[UX:.*]] = tgc.add %[[SX]], %[[THREE]]
+//       CHECK:   %[[CX:.*]] = tgc.clamp %[[UX]] {max = 6.0{{.*}}, min = 0.0
+//       CHECK:   %[[RX:.*]] = tgc.round %[[CX]]
+//       CHECK:   %[[RY:.*]] = tgc.round
+//       CHECK:   %[[INX:.*]] = tgc.logical_and
+//       CHECK:   %[[INY:.*]] = tgc.logical_and
+//       CHECK:   %[[INSIDE:.*]] = tgc.logical_and %[[INX]], %[[INY]]
+//       CHECK:   %[[X:.*]] = tgc.where %[[INSIDE]], %[[RX]], %[[ZERO]]
+//       CHECK:   %[[XI:.*]] = tgc.to_dtype %[[X]] {dtype = i64}
+//       CHECK:   %[[YI:.*]] = tgc.to_dtype {{.*}} {dtype = i64}
+//       CHECK:   %[[TAP:.*]] = tgc.index %[[IMAGE]][%[[BATCH]], %[[YI]], %[[XI]]] {{.*}} -> !tgc.vtensor<[2, 4, 6, 3], f32>
+//       CHECK:   %[[KEEP:.*]] = tgc.unsqueeze %[[INSIDE]] {dim = 3 : i64}
+//       CHECK:   %[[V:.*]] = tgc.where %[[KEEP]], %[[TAP]], %[[ZERO]]
+//       CHECK:   %[[OUT:.*]] = tgc.permute %[[V]] {dims = array<i64: 0, 3, 1, 2>}
+//       CHECK:   return %[[OUT]]
+func.func @grid_sampler_nearest(%x: !tgc.vtensor<[2, 3, 5, 7], f32>, %g: !tgc.vtensor<[2, 4, 6, 2], f32>) -> !tgc.vtensor<[2, 3, 4, 6], f32> {
+  %y = tgc.grid_sampler_2d %x, %g {interpolation_mode = 1 : i64, padding_mode = 1 : i64, align_corners = true} : !tgc.vtensor<[2, 3, 5, 7], f32>, !tgc.vtensor<[2, 4, 6, 2], f32> -> !tgc.vtensor<[2, 3, 4, 6], f32>
+  return %y : !tgc.vtensor<[2, 3, 4, 6], f32>
+}
+
+// -----
+
+// Bilinear sampling reads four taps; bicubic sixteen.
+// CHECK-LABEL: func.func @grid_sampler_taps
+//   CHECK-COUNT-4:   tgc.index
+//       CHECK:   return
+// CHECK-LABEL: func.func @grid_sampler_bicubic
+//   CHECK-COUNT-16:   tgc.index
+//       CHECK:   return
+func.func @grid_sampler_taps(%x: !tgc.vtensor<[1, 2, 4, 4], f32>, %g: !tgc.vtensor<[1, 3, 3, 2], f32>) -> !tgc.vtensor<[1, 2, 3, 3], f32> {
+  %y = tgc.grid_sampler_2d %x, %g {interpolation_mode = 0 : i64, padding_mode = 2 : i64, align_corners = false} : !tgc.vtensor<[1, 2, 4, 4], f32>, !tgc.vtensor<[1, 3, 3, 2], f32> -> !tgc.vtensor<[1, 2, 3, 3], f32>
+  return %y : !tgc.vtensor<[1, 2, 3, 3], f32>
+}
+func.func @grid_sampler_bicubic(%x: !tgc.vtensor<[1, 2, 4, 4], f32>, %g: !tgc.vtensor<[1, 3, 3, 2], f32>) -> !tgc.vtensor<[1, 2, 3, 3], f32> {
+  %y = tgc.grid_sampler_2d %x, %g {interpolation_mode = 2 : i64, padding_mode = 0 : i64, align_corners = false} : !tgc.vtensor<[1, 2, 4, 4], f32>, !tgc.vtensor<[1, 3, 3, 2], f32> -> !tgc.vtensor<[1, 2, 3, 3], f32>
+  return %y : !tgc.vtensor<[1, 2, 3, 3], f32>
+}
+
+// -----
+
+// embedding_bag, mean, padding_idx 2: each entry's bag is the running count of offsets
+// at or before it, minus one; padding entries go to the extra bag 4. The rows are
+// scatter-added into 5 bags, the first 4 kept and divided by their sizes (at least 1).
+// CHECK-LABEL: func.func @embedding_bag_mean
+//   CHECK-DAG:   %[[TWO:.*]] = arith.constant 2 : i64
+//   CHECK-DAG:   %[[FOUR:.*]] = arith.constant 4 : i64
+//   CHECK-DAG:   %[[ONE:.*]] = arith.constant 1 : i64
+//       CHECK:   %[[Z:.*]] = tgc.full {{.*}} : !tgc.vtensor<[9], i64>
+//       CHECK:   %[[ONES:.*]] = tgc.full {dtype = i64, fill_value = 1 : i64, size = #tgc.shape<[4]>}
+//       CHECK:   %[[STARTS:.*]] = tgc.scatter_add %[[Z]], %arg2, %[[ONES]] {dim = 0 : i64}
+//       CHECK:   %[[RUNNING:.*]] = tgc.cumsum %[[STARTS]]
+//       CHECK:   %[[HEAD:.*]] = tgc.slice %[[RUNNING]] {end = #tgc.shape<[8]>
+//       CHECK:   %[[BAG:.*]] = tgc.sub %[[HEAD]], %[[ONE]]
+//       CHECK:   %[[IN:.*]] = tgc.lt %[[BAG]], %[[FOUR]]
+//       CHECK:   %[[NOTPAD:.*]] = tgc.ne %arg1, %[[TWO]]
+//       CHECK:   %[[KEPT:.*]] = tgc.logical_and %[[IN]], %[[NOTPAD]]
+//       CHECK:   %[[B:.*]] = tgc.where %[[KEPT]], %[[BAG]], %[[FOUR]]
+//       CHECK:   %[[ROWS:.*]] = tgc.embedding %arg0, %arg1
+//       CHECK:   %[[RB:.*]] = tgc.expand {{.*}} {size = #tgc.shape<[8, 3]>}
+//       CHECK:   %[[SIZES:.*]] = tgc.scatter_add {{.*}}, %[[B]], {{.*}} -> !tgc.vtensor<[5], i64>
+//       CHECK:   %[[SUMS:.*]] = tgc.scatter_add {{.*}}, %[[RB]], %[[ROWS]] {dim = 0 : i64} {{.*}} -> !tgc.vtensor<[5, 3], f32>
+//       CHECK:   %[[KEEP:.*]] = tgc.slice %[[SUMS]] {end = #tgc.shape<[4]>
+//       CHECK:   %[[N:.*]] = tgc.clamp {{.*}} {min = 1 : i64}
+//       CHECK:   %[[D:.*]] = tgc.to_dtype %[[N]] {dtype = f32}
+//       CHECK:   %[[DV:.*]] = tgc.unsqueeze %[[D]] {dim = 1 : i64}
+//       CHECK:   %[[MEAN:.*]] = tgc.div %[[KEEP]], %[[DV]]
+//       CHECK:   return %[[MEAN]]
+func.func @embedding_bag_mean(%w: !tgc.vtensor<[10, 3], f32>, %i: !tgc.vtensor<[8], i64>, %o: !tgc.vtensor<[4], i64>) -> !tgc.vtensor<[4, 3], f32> {
+  %r:4 = tgc.embedding_bag %w, %i, %o {mode = 1 : i64, padding_idx = 2 : i64} : !tgc.vtensor<[10, 3], f32>, !tgc.vtensor<[8], i64>, !tgc.vtensor<[4], i64> -> !tgc.vtensor<[4, 3], f32>, !tgc.vtensor<[8], i64>, !tgc.vtensor<[4], i64>, !tgc.vtensor<[4], i64>
+  return %r#0 : !tgc.vtensor<[4, 3], f32>
+}
+
+// -----
+
+// affine_grid_generator (align_corners, 2 x 3 output): the base grid of (x, y, 1)
+// with x fastest, times theta transposed.
+// CHECK-LABEL: func.func @affine_grid
+//       CHECK:   %[[BASE:.*]] = tgc.constant dense<{{\[\[}}[-1.000000e+00, -1.000000e+00, 1.000000e+00], [0.000000e+00, -1.000000e+00, 1.000000e+00], [1.000000e+00, -1.000000e+00, 1.000000e+00], [-1.000000e+00, 1.000000e+00, 1.000000e+00], [0.000000e+00, 1.000000e+00, 1.000000e+00], [1.000000e+00, 1.000000e+00, 1.000000e+00]]]>
+//       CHECK:   %[[B:.*]] = tgc.expand %[[BASE]] {size = #tgc.shape<[2, 6, 3]>}
+//       CHECK:   %[[T:.*]] = tgc.transpose %arg0 {dim0 = 1 : i64, dim1 = 2 : i64}
+//       CHECK:   %[[G:.*]] = tgc.bmm %[[B]], %[[T]]
+//       CHECK:   tgc.view %[[G]] {size = #tgc.shape<[2, 2, 3, 2]>}
+func.func @affine_grid(%t: !tgc.vtensor<[2, 2, 3], f32>) -> !tgc.vtensor<[2, 2, 3, 2], f32> {
+  %y = tgc.affine_grid %t {size = array<i64: 2, 1, 2, 3>, align_corners = true} : !tgc.vtensor<[2, 2, 3], f32> -> !tgc.vtensor<[2, 2, 3, 2], f32>
+  return %y : !tgc.vtensor<[2, 2, 3, 2], f32>
+}

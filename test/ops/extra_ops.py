@@ -146,6 +146,19 @@ def _scatter_value(dt):
     yield Sample(_r(4, 5, dtype=dt), 1, torch.randint(0, 5, (4, 2)), 2.5)
 
 
+def _embedding_bag(dt):
+    w = _r(10, 3, dtype=dt)
+    idx = torch.tensor([1, 2, 4, 5, 4, 3, 2, 9, 0, 7])
+    # weight, indices, offsets, scale_grad_by_freq, mode (0 sum, 1 mean, 2 max), sparse,
+    # per_sample_weights, include_last_offset, padding_idx; bag 1 is empty. The runner
+    # takes the first four.
+    offsets = torch.tensor([0, 3, 3, 6])
+    yield Sample(w, idx, offsets, False, 0, False, None, False, -1)
+    yield Sample(w, idx, offsets, False, 2, False, None, False, 4)
+    yield Sample(w, idx, offsets, False, 0, False, _r(10, dtype=dt), False, -1)
+    yield Sample(w, idx, torch.tensor([0, 2, 5, 10]), False, 1, False, None, True, 2)
+
+
 def extra_ops():
     f32 = (torch.float32,)
     i64 = (torch.int64,)
@@ -180,8 +193,10 @@ def extra_ops():
               lambda *a: aten.native_group_norm_backward(*a), _group_norm_bwd),
         Entry("embedding_dense_backward",
               lambda *a: aten.embedding_dense_backward(*a), _embedding_bwd),
+        # The training IR keeps the op that updates the running statistics in place.
         Entry("_native_batch_norm_legit",
-              lambda *a: aten._native_batch_norm_legit(*a), _bn_legit),
+              lambda *a: aten._native_batch_norm_legit(*a), _bn_legit, training_ir=True),
+        Entry("_embedding_bag", lambda *a: aten._embedding_bag(*a)[0], _embedding_bag),
         Entry("_native_batch_norm_legit.no_stats",
               lambda *a: aten._native_batch_norm_legit.no_stats(*a), _bn_no_stats),
         Entry("_native_batch_norm_legit_no_training",

@@ -211,6 +211,19 @@ mlir::LogicalResult inferEmbedding(mlir::MLIRContext *ctx, InferLoc loc, mlir::V
 mlir::LogicalResult inferEmbeddingBackward(mlir::MLIRContext *ctx, InferLoc loc,
                                            mlir::Value gradOutput, mlir::Value indices,
                                            int64_t numWeights, TypeList &types);
+/// _embedding_bag: the bags [B, D] and the bookkeeping results, sized as ATen's CPU
+/// kernel (and its meta function) sizes them.
+mlir::LogicalResult inferEmbeddingBag(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value weight,
+                                      mlir::Value indices, mlir::Value offsets,
+                                      mlir::Value perSampleWeights, int64_t mode,
+                                      bool includeLastOffset, int64_t paddingIdx, TypeList &types);
+/// affine_grid_generator: [N, spatial..., k] from theta [N, k, k + 1].
+mlir::LogicalResult inferAffineGrid(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value theta,
+                                    llvm::ArrayRef<int64_t> size, TypeList &types);
+/// grid_sampler_2d: [N, C, Ho, Wo] from input [N, C, H, W] and grid [N, Ho, Wo, 2].
+mlir::LogicalResult inferGridSampler2d(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value input,
+                                       mlir::Value grid, int64_t interpolationMode,
+                                       int64_t paddingMode, TypeList &types);
 mlir::LogicalResult inferNativeDropout(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value input,
                                        TypeList &types);
 /// item / _local_scalar_dense: the Python number type of `self`'s one element.

@@ -229,3 +229,103 @@ LogicalResult tgc::inferMaskedScatter(MLIRContext *ctx, InferLoc loc, Value self
   addResult(ctx, x.isRef(), meta, types);
   return success();
 }
+
+LogicalResult tgc::inferEmbeddingBag(MLIRContext *ctx, InferLoc loc, Value weight, Value indices,
+                                     Value offsets, Value perSampleWeights, int64_t mode,
+                                     bool includeLastOffset, int64_t paddingIdx, TypeList &types) {
+  BaseTensorType w = tensorOf(weight), i = tensorOf(indices), o = tensorOf(offsets);
+  if (failed(requireTensor(loc, w, "weight")) || failed(requireTensor(loc, i, "indices")) ||
+      failed(requireTensor(loc, o, "offsets")))
+    return failure();
+  if (w.getRank() != 2 || getCategory(w.getDtype()) != DTypeCategory::Floating)
+    return emitOptionalError(loc, "embedding_bag: weight must be a 2-d float tensor");
+  if (i.getRank() != 1 || o.getRank() != 1 || getCategory(i.getDtype()) != DTypeCategory::Integer ||
+      getCategory(o.getDtype()) != DTypeCategory::Integer)
+    return emitOptionalError(loc, "embedding_bag: indices and offsets must be 1-d integer "
+                                  "tensors");
+  if (mode < 0 || mode > 2)
+    return emitOptionalError(loc,
+                             "embedding_bag: mode must be 0 (sum), 1 (mean) or 2 (max), "
+                             "got ",
+                             mode);
+  bool weighted = static_cast<bool>(perSampleWeights);
+  if (weighted) {
+    BaseTensorType p = tensorOf(perSampleWeights);
+    if (failed(requireTensor(loc, p, "per_sample_weights")))
+      return failure();
+    if (mode != 0 || p.getRank() != 1 || !sameSizes(p.getSizes(), i.getSizes()))
+      return emitOptionalError(loc, "embedding_bag: per_sample_weights needs mode 0 (sum) and "
+                                    "one weight per index");
+  }
+  AffineExpr bags = o.getSizes()[0];
+  if (includeLastOffset)
+    bags = bags - 1;
+  AffineExpr features = w.getSizes()[1];
+  TensorMeta out = freshLike(w, {bags, features});
+  out.requiresGrad = anyRequiresGrad({w, weighted ? tensorOf(perSampleWeights) : BaseTensorType()});
+  addResult(ctx, w.isRef(), out, types);
+  // ATen's CPU kernel leaves offset2bag empty on its fast path: a sum of f32 or f16 rows
+  // without padding_idx.
+  bool fastSum = mode == 0 && paddingIdx < 0 && (w.getDtype().isF32() || w.getDtype().isF16());
+  TensorMeta offset2bag = freshLike(o, {fastSum ? cst(0, ctx) : i.getSizes()[0]});
+  offset2bag.requiresGrad = false;
+  addResult(ctx, w.isRef(), offset2bag, types);
+  TensorMeta bagSize = freshLike(o, {bags});
+  bagSize.requiresGrad = false;
+  addResult(ctx, w.isRef(), bagSize, types);
+  TensorMeta maxIndices = freshLike(o, mode == 2 ? SmallVector<AffineExpr>{bags, features}
+                                                 : SmallVector<AffineExpr>{bags});
+  maxIndices.requiresGrad = false;
+  addResult(ctx, w.isRef(), maxIndices, types);
+  return success();
+}
+
+LogicalResult tgc::inferGridSampler2d(MLIRContext *ctx, InferLoc loc, Value input, Value grid,
+                                      int64_t interpolationMode, int64_t paddingMode,
+                                      TypeList &types) {
+  BaseTensorType x = tensorOf(input), g = tensorOf(grid);
+  if (failed(requireTensor(loc, x, "input")) || failed(requireTensor(loc, g, "grid")))
+    return failure();
+  if (interpolationMode < 0 || interpolationMode > 2 || paddingMode < 0 || paddingMode > 2)
+    return emitOptionalError(loc,
+                             "grid_sampler_2d: interpolation_mode and padding_mode must "
+                             "be 0, 1 or 2, got ",
+                             interpolationMode, " and ", paddingMode);
+  if (x.getRank() != 4 || g.getRank() != 4 || getConstantSize(g.getSizes()[3]) != 2 ||
+      x.getSizes()[0] != g.getSizes()[0])
+    return emitOptionalError(loc,
+                             "grid_sampler_2d: expects input [N, C, H, W] and grid "
+                             "[N, Ho, Wo, 2], got ",
+                             sizesStr(x.getSizes()), " and ", sizesStr(g.getSizes()));
+  if (getCategory(x.getDtype()) != DTypeCategory::Floating || g.getDtype() != x.getDtype())
+    return emitOptionalError(loc, "grid_sampler_2d: input and grid must be float tensors of "
+                                  "one dtype");
+  ArrayRef<AffineExpr> xs = x.getSizes(), gs = g.getSizes();
+  TensorMeta meta = freshLike(x, {xs[0], xs[1], gs[1], gs[2]});
+  meta.requiresGrad = anyRequiresGrad({x, g});
+  addResult(ctx, x.isRef(), meta, types);
+  return success();
+}
+
+LogicalResult tgc::inferAffineGrid(MLIRContext *ctx, InferLoc loc, Value theta,
+                                   ArrayRef<int64_t> size, TypeList &types) {
+  BaseTensorType t = tensorOf(theta);
+  if (failed(requireTensor(loc, t, "theta")))
+    return failure();
+  int64_t k = static_cast<int64_t>(size.size()) - 2;
+  ArrayRef<AffineExpr> ts = t.getSizes();
+  if ((k != 2 && k != 3) || t.getRank() != 3 || getConstantSize(ts[0]) != size[0] ||
+      getConstantSize(ts[1]) != k || getConstantSize(ts[2]) != k + 1)
+    return emitOptionalError(loc,
+                             "affine_grid_generator: expects theta [N, k, k + 1] and a "
+                             "size [N, C, spatial...] with k = 2 or 3 spatial sizes, got ",
+                             sizesStr(ts), " and ", size.size(), " sizes");
+  if (getCategory(t.getDtype()) != DTypeCategory::Floating)
+    return emitOptionalError(loc, "affine_grid_generator: theta must be a float tensor");
+  SmallVector<AffineExpr> out = {cst(size[0], ctx)};
+  for (int64_t s : size.drop_front(2))
+    out.push_back(cst(s, ctx));
+  out.push_back(cst(k, ctx));
+  addResult(ctx, t.isRef(), freshLike(t, out), types);
+  return success();
+}
