@@ -177,6 +177,19 @@ def ParallelizeKernelsPass : Pass<"tgc-parallelize-kernels", "::mlir::ModuleOp">
                            "::mlir::LLVM::LLVMDialect", "::mlir::scf::SCFDialect"];
 }
 
+def WidenAccumulatorsPass : Pass<"tgc-widen-accumulators"> {
+  let summary = "Accumulate bf16 and f16 matrix products and convolutions in f32";
+  let description = [{
+    A `linalg` matmul, batch matmul or convolution whose output is bf16 or f16 sums its
+    products in f32 and rounds once, as ATen's CPU kernels (oneDNN, its opmath) do: the
+    op is rebuilt with an f32 accumulator (a fill of the same constant, or the old one
+    widened) and its result truncated. Without it each partial sum would be rounded to
+    8 (bf16) or 11 (f16) significant bits.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def ExpandFloat8Pass : Pass<"tgc-expand-float8"> {
   let summary = "Expand conversions to and from float8_e4m3fn into integer arithmetic";
   let description = [{

@@ -98,6 +98,8 @@ static void populateLower(OpPassManager &pm, const PipelineOptions &options) {
   entries.modelName = options.modelName;
   pm.addPass(createPrepareEntriesPass(entries));
   pm.addPass(createConvertTgcToLinalgPass());
+  // bf16/f16 products and convolutions sum in f32, as ATen's kernels do.
+  pm.addPass(createWidenAccumulatorsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }

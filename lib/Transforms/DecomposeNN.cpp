@@ -1239,11 +1239,12 @@ struct DecomposePdist : OpRewritePattern<PdistOp> {
 void tgc::populateDecomposeNNPatterns(RewritePatternSet &patterns, bool onePass) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<DecomposeLayerNorm, DecomposeBatchNorm, DecomposeGroupNorm>(ctx, onePass);
-  patterns.add<DecomposeLayerNormBackward, DecomposeGroupNormBackward, DecomposeConv1d,
-               DecomposeTransposedConv2d, DecomposeConv3d, DecomposeTransposedConv3d,
-               DecomposeConvolutionBackward, DecomposeAdaptivePool<AdaptiveAvgPoolOp>,
-               DecomposeAdaptivePool<AdaptiveAvgPoolBackwardOp>, DecomposeAvgPool3d,
-               DecomposeMaxPool3d, DecomposeAvgPool1d, DecomposeCol2Im, DecomposeCdist,
-               DecomposePdist, DecomposeGridSampler2d, DecomposeEmbeddingBag, DecomposeAffineGrid>(
-      ctx);
+  patterns
+      .add<DecomposeLayerNormBackward, DecomposeGroupNormBackward, DecomposeConv1d,
+           DecomposeTransposedConv2d, DecomposeConv3d, DecomposeTransposedConv3d,
+           DecomposeConvolutionBackward, DecomposeAdaptivePool<AdaptiveAvgPoolOp>,
+           DecomposeAdaptivePool<AdaptiveAvgPoolBackwardOp>, DecomposeAvgPool3d, DecomposeMaxPool3d,
+           DecomposeAvgPool1d, DecomposeCol2Im, DecomposeCdist, DecomposePdist,
+           DecomposeGridSampler2d, DecomposeEmbeddingBag, DecomposeAffineGrid, DecomposeWeightNorm>(
+          ctx);
 }

@@ -259,3 +259,18 @@ func.func @affine_grid(%t: !tgc.vtensor<[2, 2, 3], f32>) -> !tgc.vtensor<[2, 2, 
   %y = tgc.affine_grid %t {size = array<i64: 2, 1, 2, 3>, align_corners = true} : !tgc.vtensor<[2, 2, 3], f32> -> !tgc.vtensor<[2, 2, 3, 2], f32>
   return %y : !tgc.vtensor<[2, 2, 3, 2], f32>
 }
+
+// -----
+
+// _weight_norm (dim 2): v * (g / sqrt(sum(v^2))) with the sum over the other dimensions.
+// CHECK-LABEL: func.func @weight_norm
+//       CHECK:   %[[SQ:.*]] = tgc.mul %arg0, %arg0
+//       CHECK:   %[[SUM:.*]] = tgc.sum %[[SQ]] {dim = array<i64: 0, 1>, keepdim = true}
+//       CHECK:   %[[NORM:.*]] = tgc.sqrt %[[SUM]]
+//       CHECK:   %[[SCALE:.*]] = tgc.div %arg1, %[[NORM]]
+//       CHECK:   %[[W:.*]] = tgc.mul %arg0, %[[SCALE]]
+//       CHECK:   return %[[W]]
+func.func @weight_norm(%v: !tgc.vtensor<[8, 4, 3], f32>, %g: !tgc.vtensor<[1, 1, 3], f32>) -> !tgc.vtensor<[8, 4, 3], f32> {
+  %w = tgc.weight_norm %v, %g {dim = 2 : i64} : !tgc.vtensor<[8, 4, 3], f32>, !tgc.vtensor<[1, 1, 3], f32> -> !tgc.vtensor<[8, 4, 3], f32>
+  return %w : !tgc.vtensor<[8, 4, 3], f32>
+}

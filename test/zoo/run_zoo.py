@@ -185,6 +185,43 @@ def _whisper():
                         decoder_input_ids=_ids(128, (1, 8))), None)
 
 
+def _r3d():
+    import torchvision.models.video as video
+    torch = _torch()
+    return video.r3d_18(weights=None, num_classes=10), OrderedDict(x=torch.randn(2, 3, 4, 32, 32)), None
+
+
+def _wav2vec2():
+    from transformers import Wav2Vec2Config, Wav2Vec2ForCTC
+    cfg = Wav2Vec2Config(hidden_size=64, num_hidden_layers=2, num_attention_heads=2,
+                         intermediate_size=128, conv_dim=(32, 32, 32), conv_stride=(5, 2, 2),
+                         conv_kernel=(10, 3, 3), num_conv_pos_embeddings=16,
+                         num_conv_pos_embedding_groups=4, feat_extract_norm="group",
+                         do_stable_layer_norm=False, vocab_size=32,
+                         # SpecAugment masks and LayerDrop's skipped layers depend on
+                         # random values: torch.export cannot capture them.
+                         mask_time_prob=0.0, layerdrop=0.0)
+    torch = _torch()
+    return (FirstOutput(Wav2Vec2ForCTC(cfg), "logits"),
+            OrderedDict(input_values=torch.randn(2, 1600)), None)
+
+
+def _mistral():
+    from transformers import MistralForCausalLM
+    return (FirstOutput(MistralForCausalLM(_llama_config("MistralConfig")), "logits",
+                        use_cache=False),
+            OrderedDict(input_ids=_ids(128, (2, 16))), None)
+
+
+def _deberta():
+    from transformers import DebertaV2Config, DebertaV2Model
+    cfg = DebertaV2Config(vocab_size=128, hidden_size=64, num_hidden_layers=2,
+                          num_attention_heads=4, intermediate_size=128,
+                          max_position_embeddings=64)
+    return (FirstOutput(DebertaV2Model(cfg), "last_hidden_state"),
+            OrderedDict(input_ids=_ids(128, (2, 16))), None)
+
+
 MODELS = OrderedDict((e.name, e) for e in [
     Entry("resnet18", "torchvision", "x[2,3,64,64]", _tv("resnet18")),
     Entry("resnet50", "torchvision", "x[2,3,64,64]", _tv("resnet50")),
@@ -197,6 +234,7 @@ MODELS = OrderedDict((e.name, e) for e in [
     Entry("vit", "torchvision", "VisionTransformer, patch 8, 2 layers, hidden 64, "
           "x[2,3,32,32]", _vit),
     Entry("fcn_resnet50", "torchvision", "4 classes, x[1,3,64,64]", _fcn),
+    Entry("r3d_18", "torchvision", "video ResNet (3-d convolutions), x[2,3,4,32,32]", _r3d),
     Entry("bert", "transformers", "BertModel, 2 layers, hidden 64, ids[2,16]", _bert),
     Entry("gpt2", "transformers", "GPT2LMHeadModel, 2 layers, hidden 64, ids[2,16]", _gpt2),
     Entry("llama", "transformers", "LlamaForCausalLM, 2 layers, hidden 64, 4/2 heads, "
@@ -204,6 +242,12 @@ MODELS = OrderedDict((e.name, e) for e in [
     Entry("llama_dynamic", "transformers", "as llama, T dynamic (2..64)", _llama(True)),
     Entry("qwen2", "transformers", "Qwen2ForCausalLM, 2 layers, hidden 64, 4/2 heads, "
           "ids[2,16]", _qwen2),
+    Entry("mistral", "transformers", "MistralForCausalLM, 2 layers, hidden 64, 4/2 heads, "
+          "ids[2,16]", _mistral),
+    Entry("deberta_v2", "transformers", "DebertaV2Model, 2 layers, hidden 64, ids[2,16]",
+          _deberta),
+    Entry("wav2vec2", "transformers", "Wav2Vec2ForCTC, conv front end (group norm, weight-"
+          "normed positional conv), 2 layers, hidden 64, 1600 samples", _wav2vec2),
     Entry("t5_encoder", "transformers", "T5EncoderModel, 2 layers, d 64, ids[2,16]", _t5),
     Entry("whisper", "transformers", "WhisperForConditionalGeneration, 2+2 layers, d 64, "
           "16 mel bins x 64 frames, 8 decoder ids", _whisper),
@@ -271,6 +315,33 @@ def _export(model, inputs, dyn):
     return torch.export.export(model, tuple(inputs.values()), dynamic_shapes=dyn)
 
 
+LOW_PRECISION = "bfloat16"  # --low-precision
+
+
+def _low_precision(entry, model, inputs, dyn, tgc, workdir):
+    torch = _torch()
+    import tgc as tgc_py
+    dtype = getattr(torch, LOW_PRECISION)
+    with torch.no_grad():
+        ref = copy.deepcopy(model).double()(
+            *(a.double() if a.is_floating_point() else a for a in inputs.values()))
+        low = copy.deepcopy(model).to(dtype)
+        low_inputs = OrderedDict((k, a.to(dtype) if a.is_floating_point() else a)
+                                 for k, a in inputs.items())
+        eager_err = _rel(low(*low_inputs.values()), ref)
+    try:
+        ep = _export(low, low_inputs, dyn).run_decompositions()
+        so, secs = _compile(tgc, ep, os.path.join(workdir, f"{entry.name}-{LOW_PRECISION}.pt2"))
+        with torch.no_grad():
+            got = tgc_py.load(so, low)(*low_inputs.values())
+        err = _rel(got, ref)
+        ok = got.dtype == dtype and err <= max(2 * eager_err, 2 * torch.finfo(dtype).eps)
+        return {"status": "matches" if ok else "mismatch", "rel_err": err,
+                "eager_rel_err": eager_err, "dtype": LOW_PRECISION, "compile_s": round(secs, 1)}
+    except Exception as e:  # noqa: BLE001
+        return {"status": "fails", "detail": _short(e), "dtype": LOW_PRECISION}
+
+
 def run_one(entry, tgc, workdir):
     torch = _torch()
     import tgc as tgc_py
@@ -319,6 +390,10 @@ def run_one(entry, tgc, workdir):
                            "rel_err": err, "compile_s": round(secs, 1)}
         except Exception as e:  # noqa: BLE001
             result[key] = {"status": "fails", "detail": _short(e)}
+
+    # Inference in a low-precision dtype (the model and its float inputs converted before
+    # the export): tgc's error against float64 must be at most twice eager's own.
+    result["low_precision"] = _low_precision(entry, model, inputs, dyn, tgc, workdir)
 
     # One training step, dropout 0, against autograd in float64. Eager float32's own
     # error against it shows how well conditioned each gradient is: a gradient that is
@@ -406,6 +481,8 @@ def _cell(r):
     s = r["status"]
     if "rel_err" in r:
         s += f" ({r['rel_err']:.0e}" if r["rel_err"] > 0 else " (0"
+        if "eager_rel_err" in r:
+            s += f", eager {r['eager_rel_err']:.0e}"
         if r.get("ill_conditioned"):
             s += f"; {r['ill_conditioned']} ill-conditioned"
         if r["status"] == "mismatch" and "worst" in r:
@@ -418,13 +495,15 @@ def _cell(r):
 
 
 def table(results):
-    rows = ["| model | library | config | training IR | core ATen IR | training step "
-            "(dropout 0) | training step (dropout on) |",
-            "|---|---|---|---|---|---|---|"]
+    rows = ["| model | library | config | training IR | core ATen IR | "
+            f"{LOW_PRECISION} (core ATen IR) | training step (dropout 0) | "
+            "training step (dropout on) |",
+            "|---|---|---|---|---|---|---|---|"]
     for r in results:
-        rows.append("| {} | {} | {} | {} | {} | {} | {} |".format(
+        rows.append("| {} | {} | {} | {} | {} | {} | {} | {} |".format(
             r["name"], r["library"], r["config"], _cell(r.get("training_ir")),
-            _cell(r.get("core_aten")), _cell(r.get("train")), _cell(r.get("train_dropout"))))
+            _cell(r.get("core_aten")), _cell(r.get("low_precision")), _cell(r.get("train")),
+            _cell(r.get("train_dropout"))))
     return "\n".join(rows) + "\n"
 
 
@@ -457,6 +536,7 @@ def write_docs(results, path):
 
 
 def main():
+    global LOW_PRECISION
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tgc", default=os.path.join(ROOT, "build", "bin", "tgc"))
     ap.add_argument("--workdir", default=None)
@@ -464,7 +544,10 @@ def main():
     ap.add_argument("--json")
     ap.add_argument("--no-docs", action="store_true")
     ap.add_argument("--one", help=argparse.SUPPRESS)
+    ap.add_argument("--low-precision", default=LOW_PRECISION, choices=["bfloat16", "float16"],
+                    help="the dtype of the low-precision inference check")
     args = ap.parse_args()
+    LOW_PRECISION = args.low_precision
     tgc = os.path.abspath(args.tgc)
     workdir = os.path.abspath(args.workdir or os.path.join(ROOT, "build", "zoo"))
     if args.one:
@@ -483,7 +566,8 @@ def main():
             sys.exit(f"error: no zoo model '{name}' (have: {', '.join(MODELS)})")
         t0 = time.perf_counter()
         r = subprocess.run([sys.executable, os.path.abspath(__file__), "--one", name,
-                            "--tgc", tgc, "--workdir", workdir],
+                            "--tgc", tgc, "--workdir", workdir,
+                            "--low-precision", LOW_PRECISION],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         line = [ln for ln in r.stdout.splitlines() if ln.startswith("ZOO-RESULT ")]
         if line:
@@ -495,8 +579,8 @@ def main():
                               training_ir={"status": "crashes", "detail": tail[:200]})
         results.append(res)
         print(f"{name} ({time.perf_counter() - t0:.0f} s): " + "; ".join(
-            f"{k} {_cell(res.get(k))}" for k in ("training_ir", "core_aten", "train",
-                                                 "train_dropout")), flush=True)
+            f"{k} {_cell(res.get(k))}" for k in ("training_ir", "core_aten", "low_precision",
+                                                 "train", "train_dropout")), flush=True)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=1)
