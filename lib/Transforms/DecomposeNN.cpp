@@ -392,7 +392,10 @@ struct DecomposeConv3d : OpRewritePattern<ConvolutionOp> {
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
     auto [stride, padding, dilation, outputPadding] = convParams(op, 3);
-    Value x = op.getInput();
+    // bf16/f16: the partial convolutions and their sum in f32, rounded once at the end
+    // (ATen's kernel accumulates the whole window in f32).
+    Value x = toComputationDtype(rewriter, loc, op.getInput());
+    Value weight = toComputationDtype(rewriter, loc, op.getWeight());
     if (padding[0] != 0)
       x = PadOp::create(rewriter, loc, x,
                         rewriter.getDenseI64ArrayAttr({0, 0, 0, 0, padding[0], padding[0]}),
@@ -409,7 +412,7 @@ struct DecomposeConv3d : OpRewritePattern<ConvolutionOp> {
           PermuteOp::create(rewriter, loc, planes, rewriter.getDenseI64ArrayAttr({0, 2, 1, 3, 4}));
       images = ViewOp::create(rewriter, loc, images,
                               shapeAttr(ctx, {in[0] * depth, in[1], in[3], in[4]}));
-      Value plane = SelectOp::create(rewriter, loc, op.getWeight(), 2, kd);
+      Value plane = SelectOp::create(rewriter, loc, weight, 2, kd);
       Value conv = ConvolutionOp::create(
           rewriter, loc, images, plane, Value(), ArrayRef<int64_t>(stride).drop_front(),
           ArrayRef<int64_t>(padding).drop_front(), ArrayRef<int64_t>(dilation).drop_front(), false,
@@ -420,7 +423,7 @@ struct DecomposeConv3d : OpRewritePattern<ConvolutionOp> {
     Value out = ViewOp::create(rewriter, loc, sum,
                                shapeAttr(ctx, {in[0], depth, flat[1], flat[2], flat[3]}));
     out = PermuteOp::create(rewriter, loc, out, rewriter.getDenseI64ArrayAttr({0, 2, 1, 3, 4}));
-    rewriter.replaceOp(op, addChannelBias(rewriter, loc, out, op.getBias()));
+    replaceWithCast(rewriter, op, {addChannelBias(rewriter, loc, out, op.getBias())});
     return success();
   }
 };

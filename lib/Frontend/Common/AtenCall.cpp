@@ -198,10 +198,10 @@ FailureOr<SmallVector<Value>> OpSpecBuilder::operandValues(const AtenValue &valu
   case AtenValue::Kind::None:
     return SmallVector<Value>{};
   case AtenValue::Kind::Int:
+    if (!value.values.empty()) // computed at run time (an integer item())
+      return SmallVector<Value>(value.values);
     if (std::optional<int64_t> c = getConstantSize(value.size))
       return constant(builder.getI64IntegerAttr(*c));
-    if (!value.values.empty())
-      return SmallVector<Value>(value.values);
     // A size computed from symbols (a .pt2 node's sym_size result): read from the
     // graph inputs that have them.
     if (FailureOr<Value> computed = materializeSize(builder, loc, value.size, {}, emitError);
@@ -237,6 +237,9 @@ FailureOr<SmallVector<Attribute>> OpSpecBuilder::attributeCandidates(const AtenV
   };
   switch (value.kind) {
   case AtenValue::Kind::Int: {
+    if (!value.values.empty())
+      return emitError() << "argument '" << name
+                         << "' is an integer computed at run time; tgc needs a constant here";
     SmallVector<Attribute> forms;
     if (std::optional<int64_t> c = getConstantSize(value.size))
       forms = {builder.getI64IntegerAttr(*c), builder.getF64FloatAttr(static_cast<double>(*c))};

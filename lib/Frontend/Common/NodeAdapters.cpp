@@ -315,6 +315,12 @@ static LogicalResult emptyStrided(AdapterCall &call) {
   return filledWith<0>(call);
 }
 
+/// empty_permuted(size, physical_layout): the layout only orders memory; zeros.
+static LogicalResult emptyPermuted(AdapterCall &call) {
+  takeArgument(call.arguments, "physical_layout");
+  return filledWith<0>(call);
+}
+
 /// new_ones/new_zeros(self, size): `self` only gives the default dtype.
 template <int64_t fill> static LogicalResult newFilledWith(AdapterCall &call) {
   call.attributes.set("fill_value", IntegerAttr::get(IntegerType::get(call.ctx, 64), fill));
@@ -437,6 +443,7 @@ static const NodeAdapter kNodeAdapters[] = {
     {"aten.zeros.default", "", filledWith<0>},
     {"aten.empty.memory_format", "", filledWith<0>},
     {"aten.empty_strided.default", "", emptyStrided},
+    {"aten.empty_permuted.default", "tgc.full", emptyPermuted},
     {"aten.ones_like.default", "", filledWith<1>},
     {"aten.zeros_like.default", "", filledWith<0>},
     {"aten.empty_like.default", "", filledWith<0>},

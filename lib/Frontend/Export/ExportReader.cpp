@@ -667,11 +667,12 @@ LogicalResult ExportReader::parseNodeOutputs(const Json &node,
           return failure();
     if (kind == "as_none")
       outputs.push_back({"", std::nullopt});
-    // A Python float (item()): bound to the op's scalar result.
-    bool symFloat = kind == "as_sym_float" && unionKind(unionValue(output)) == "as_name";
-    if (symFloat)
+    // A Python float or int (item()): bound to the op's scalar result.
+    bool symScalar = (kind == "as_sym_float" || kind == "as_sym_int") &&
+                     unionKind(unionValue(output)) == "as_name";
+    if (symScalar)
       outputs.push_back({unionValue(unionValue(output)).get<std::string>(), std::nullopt});
-    if (kind != "as_tensor" && kind != "as_tensors" && kind != "as_none" && !symFloat)
+    if (kind != "as_tensor" && kind != "as_tensors" && kind != "as_none" && !symScalar)
       return emitNodeError() << "results of kind '" << kind << "' are not supported";
   }
   return success();
@@ -741,6 +742,13 @@ FailureOr<std::optional<AtenValue>> ExportReader::convertArgument(const Json &ar
       tensors.push_back(*v);
     }
     return std::optional<AtenValue>(AtenValue::tensors(tensors));
+  }
+  if (kind == "as_sym_int" && unionKind(value) == "as_name" &&
+      values.count(unionValue(value).get<std::string>())) {
+    // An integer the program computed (item()): the scalar value bound to its name.
+    AtenValue computed = AtenValue::integer(getAffineConstantExpr(0, ctx));
+    computed.values.push_back(values.lookup(unionValue(value).get<std::string>()));
+    return std::optional<AtenValue>(computed);
   }
   // Layouts and memory formats are enum codes; no op reads them (they are ignorable).
   if (kind == "as_int" || kind == "as_sym_int" || kind == "as_layout" ||
