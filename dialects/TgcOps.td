@@ -350,6 +350,34 @@ def Tgc_AddmmOp : Tgc_Op<"addmm", ["aten.addmm.default"], [Pure]> {
                   "adaptor.getMat1(), adaptor.getMat2(), types);";
 }
 
+def Tgc_BaddbmmOp : Tgc_Op<"baddbmm", ["aten.baddbmm.default"], [Pure]> {
+  let summary = "beta * self + alpha * (batch1 @ batch2), batched";
+  let arguments = (ins Tgc_AnyTensor:$self, Tgc_AnyTensor:$batch1, Tgc_AnyTensor:$batch2,
+                       OptionalAttr<AnyAttrOf<[F64Attr, I64Attr]>>:$beta,
+                       OptionalAttr<AnyAttrOf<[F64Attr, I64Attr]>>:$alpha);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$self `,` $batch1 `,` $batch2 attr-dict `:` type(operands) `->` "
+                       "type($result)";
+  let inferBody = "return ::tgc::inferAddmm(ctx, loc, adaptor.getSelf(), "
+                  "adaptor.getBatch1(), adaptor.getBatch2(), types, ::tgc::MatmulKind::Bmm);";
+}
+
+def Tgc_RepeatInterleaveOp : Tgc_Op<"repeat_interleave", ["aten.repeat_interleave.self_int"],
+                                    [Pure]> {
+  let summary = "Each element of `self` `repeats` times in a row along `dim` (of the "
+                "flattened input without one)";
+  let description = [{
+    A constant repeat count only (`repeat_interleave.self_int`); `output_size` is then
+    implied. tgc-decompose makes it an unsqueeze, an expand and a view.
+  }];
+  let arguments = (ins Tgc_AnyTensor:$self, I64Attr:$repeats, OptionalAttr<I64Attr>:$dim,
+                       OptionalAttr<I64Attr>:$output_size);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$self attr-dict `:` type($self) `->` type($result)";
+  let inferBody = "return ::tgc::inferRepeatInterleave(ctx, loc, adaptor.getSelf(), "
+                  "adaptor.getRepeats(), adaptor.getDimAttr(), types);";
+}
+
 def Tgc_ConvolutionOp : Tgc_Op<"convolution", ["aten.convolution.default",
     "aten.conv2d.default", "aten.conv1d.default", "aten.conv3d.default",
     "aten.conv_transpose1d.default", "aten.conv_transpose2d.input",

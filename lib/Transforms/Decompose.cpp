@@ -38,11 +38,13 @@ struct DecomposeLinear : OpRewritePattern<LinearOp> {
   }
 };
 
-struct DecomposeAddmm : OpRewritePattern<AddmmOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(AddmmOp op, PatternRewriter &rewriter) const override {
+/// addmm / baddbmm: beta * self + alpha * the (batched) product.
+template <typename OpT, typename ProductT> struct DecomposeAddmm : OpRewritePattern<OpT> {
+  using OpRewritePattern<OpT>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpT op, PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Value product = MmOp::create(rewriter, loc, op.getMat1(), op.getMat2());
+    Value product =
+        ProductT::create(rewriter, loc, op->getOperand(1), op->getOperand(2)).getResult();
     Value self = op.getSelf();
     if (Attribute alpha = op.getAlphaAttr())
       product = MulOp::create(rewriter, loc, product,
@@ -51,6 +53,32 @@ struct DecomposeAddmm : OpRewritePattern<AddmmOp> {
       self = MulOp::create(rewriter, loc, self,
                            scalarFromAttr(rewriter, loc, beta, rewriter.getF64Type(), 1));
     rewriter.replaceOpWithNewOp<AddOp>(op, product, self, Attribute());
+    return success();
+  }
+};
+
+/// repeat_interleave by a constant count: each element repeated along a new dimension
+/// after `dim` (expand), merged into `dim` (view); without `dim`, of the flattened input.
+struct DecomposeRepeatInterleave : OpRewritePattern<RepeatInterleaveOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(RepeatInterleaveOp op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Value x = op.getSelf();
+    int64_t dim = 0;
+    if (op.getDimAttr()) {
+      if (typeOf(x).getRank() == 0)
+        x = ViewOp::create(rewriter, loc, x, shapeAttr(ctx, {getAffineConstantExpr(1, ctx)}));
+      dim = *normalizeDim(*op.getDim(), typeOf(x).getRank());
+    } else {
+      x = ViewOp::create(rewriter, loc, x, shapeAttr(ctx, {typeOf(x).getMeta().numel(ctx)}));
+    }
+    SmallVector<AffineExpr> sizes(typeOf(x).getSizes());
+    sizes.insert(sizes.begin() + dim + 1, getAffineConstantExpr(op.getRepeats(), ctx));
+    Value spread = ExpandOp::create(rewriter, loc, UnsqueezeOp::create(rewriter, loc, x, dim + 1),
+                                    shapeAttr(ctx, sizes));
+    rewriter.replaceOpWithNewOp<ViewOp>(op, spread,
+                                        shapeAttr(ctx, typeOf(op.getResult()).getSizes()));
     return success();
   }
 };
@@ -1054,7 +1082,8 @@ struct DecomposePass : public tgc::impl::DecomposePassBase<DecomposePass> {
   using DecomposePassBase::DecomposePassBase;
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<DecomposeLinear, DecomposeAddmm, DecomposeMatmul, DecomposeT,
+    patterns.add<DecomposeLinear, DecomposeAddmm<AddmmOp, MmOp>, DecomposeAddmm<BaddbmmOp, BmmOp>,
+                 DecomposeRepeatInterleave, DecomposeMatmul, DecomposeT,
                  DecomposeSoftmax<SoftmaxOp, false>, DecomposeSoftmax<LogSoftmaxOp, true>,
                  DecomposeMean, DecomposeVar, DecomposeSplit, DecomposeDiff, DecomposePad,
                  DecomposeIndexDims, DecomposeRepeat, DecomposeCopy, DecomposeRoll, DecomposeFlip,

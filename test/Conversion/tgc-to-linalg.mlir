@@ -296,3 +296,28 @@ func.func @item(%s: !tgc.vtensor<[1, 1], f32>, %x: !tgc.vtensor<[4], f32>) -> !t
   %1 = tgc.add %x, %0 : !tgc.vtensor<[4], f32>, f64 -> !tgc.vtensor<[4], f32>
   return %1 : !tgc.vtensor<[4], f32>
 }
+
+// -----
+
+// cat with an empty piece (a rotary half of size 0): it inserts nothing, so no
+// insert_slice at the result's end offset (which the verifier rejects).
+// CHECK-LABEL: func.func @cat_empty_piece
+//       CHECK:   %[[E:.*]] = tensor.empty() : tensor<2x16xf32>
+//       CHECK:   %[[R:.*]] = tensor.insert_slice %arg0 into %[[E]][0, 0] [2, 16] [1, 1]
+//   CHECK-NOT:   tensor.insert_slice
+//       CHECK:   return %[[R]]
+func.func @cat_empty_piece(%a: !tgc.vtensor<[2, 16], f32>, %b: !tgc.vtensor<[2, 0], f32>) -> !tgc.vtensor<[2, 16], f32> {
+  %c = tgc.cat %a, %b {dim = 1 : i64} : !tgc.vtensor<[2, 16], f32>, !tgc.vtensor<[2, 0], f32> -> !tgc.vtensor<[2, 16], f32>
+  return %c : !tgc.vtensor<[2, 16], f32>
+}
+
+// -----
+
+// slice_scatter of an empty source (the gradient of a cat's empty piece): self.
+// CHECK-LABEL: func.func @slice_scatter_empty
+//   CHECK-NOT:   tensor.insert_slice
+//       CHECK:   return %arg0
+func.func @slice_scatter_empty(%a: !tgc.vtensor<[2, 16], f32>, %b: !tgc.vtensor<[2, 0], f32>) -> !tgc.vtensor<[2, 16], f32> {
+  %c = tgc.slice_scatter %a, %b {dim = 1 : i64, start = #tgc.shape<[16]>, end = #tgc.shape<[9223372036854775807]>} : !tgc.vtensor<[2, 16], f32>, !tgc.vtensor<[2, 0], f32> -> !tgc.vtensor<[2, 16], f32>
+  return %c : !tgc.vtensor<[2, 16], f32>
+}

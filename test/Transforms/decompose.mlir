@@ -110,3 +110,38 @@ func.func @linear_in_hooks_scope(%x: !tgc.vtensor<[2, 3], f32>, %w: !tgc.vtensor
   %1 = tgc.t %w : !tgc.vtensor<[4, 3], f32> -> !tgc.vtensor<[3, 4], f32>
   return %0, %1 : !tgc.vtensor<[2, 4], f32>, !tgc.vtensor<[3, 4], f32>
 }
+
+// -----
+
+// baddbmm: beta * self + alpha * bmm, self broadcasting over the product's rows.
+// CHECK-LABEL: func.func @baddbmm
+//   CHECK-DAG:   %[[BETA:.*]] = arith.constant 5.000000e-01 : f64
+//   CHECK-DAG:   %[[ALPHA:.*]] = arith.constant 2.000000e+00 : f64
+//       CHECK:   %[[P:.*]] = tgc.bmm %arg1, %arg2
+//       CHECK:   %[[AP:.*]] = tgc.mul %[[P]], %[[ALPHA]]
+//       CHECK:   %[[BS:.*]] = tgc.mul %arg0, %[[BETA]]
+//       CHECK:   %[[R:.*]] = tgc.add %[[AP]], %[[BS]] {{.*}} -> !tgc.vtensor<[2, 3, 5], f32>
+//       CHECK:   return %[[R]]
+func.func @baddbmm(%s: !tgc.vtensor<[2, 1, 5], f32>, %a: !tgc.vtensor<[2, 3, 4], f32>, %b: !tgc.vtensor<[2, 4, 5], f32>) -> !tgc.vtensor<[2, 3, 5], f32> {
+  %r = tgc.baddbmm %s, %a, %b {beta = 0.5 : f64, alpha = 2 : i64} : !tgc.vtensor<[2, 1, 5], f32>, !tgc.vtensor<[2, 3, 4], f32>, !tgc.vtensor<[2, 4, 5], f32> -> !tgc.vtensor<[2, 3, 5], f32>
+  return %r : !tgc.vtensor<[2, 3, 5], f32>
+}
+
+// -----
+
+// repeat_interleave by a constant count: each element repeated along a new dimension
+// after `dim`, merged into it; without `dim`, of the flattened input.
+// CHECK-LABEL: func.func @repeat_interleave
+//       CHECK:   %[[U:.*]] = tgc.unsqueeze %arg0 {dim = 2 : i64}
+//       CHECK:   %[[E:.*]] = tgc.expand %[[U]] {size = #tgc.shape<[2, 3, 3]>}
+//       CHECK:   %[[R:.*]] = tgc.view %[[E]] {size = #tgc.shape<[2, 9]>}
+//       CHECK:   %[[F:.*]] = tgc.view %arg0 {size = #tgc.shape<[6]>}
+//       CHECK:   %[[U2:.*]] = tgc.unsqueeze %[[F]] {dim = 1 : i64}
+//       CHECK:   %[[E2:.*]] = tgc.expand %[[U2]] {size = #tgc.shape<[6, 2]>}
+//       CHECK:   %[[R2:.*]] = tgc.view %[[E2]] {size = #tgc.shape<[12]>}
+//       CHECK:   return %[[R]], %[[R2]]
+func.func @repeat_interleave(%x: !tgc.vtensor<[2, 3], f32>) -> (!tgc.vtensor<[2, 9], f32>, !tgc.vtensor<[12], f32>) {
+  %r = tgc.repeat_interleave %x {repeats = 3 : i64, dim = -1 : i64} : !tgc.vtensor<[2, 3], f32> -> !tgc.vtensor<[2, 9], f32>
+  %f = tgc.repeat_interleave %x {repeats = 2 : i64} : !tgc.vtensor<[2, 3], f32> -> !tgc.vtensor<[12], f32>
+  return %r, %f : !tgc.vtensor<[2, 9], f32>, !tgc.vtensor<[12], f32>
+}

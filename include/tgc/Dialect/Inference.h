@@ -39,8 +39,14 @@ mlir::LogicalResult inferLinear(mlir::MLIRContext *ctx, InferLoc loc, mlir::Valu
                                 mlir::Value weight, mlir::Value bias, TypeList &types);
 mlir::LogicalResult inferMatmul(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value lhs,
                                 mlir::Value rhs, MatmulKind kind, TypeList &types);
+/// addmm (kind Mm) and baddbmm (kind Bmm): the product's sizes, `self` broadcasting.
 mlir::LogicalResult inferAddmm(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
-                               mlir::Value mat1, mlir::Value mat2, TypeList &types);
+                               mlir::Value mat1, mlir::Value mat2, TypeList &types,
+                               MatmulKind kind = MatmulKind::Mm);
+/// repeat_interleave.self_int: `dim` `repeats` times longer (the flattened input
+/// without `dim`).
+mlir::LogicalResult inferRepeatInterleave(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
+                                          int64_t repeats, mlir::IntegerAttr dim, TypeList &types);
 mlir::LogicalResult inferConvolution(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value input,
                                      mlir::Value weight, llvm::ArrayRef<int64_t> stride,
                                      llvm::ArrayRef<int64_t> padding,

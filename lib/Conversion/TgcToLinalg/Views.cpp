@@ -181,6 +181,20 @@ template <typename OpTy, bool isSelect> struct ScatterLowering : TgcLoweringPatt
   using TgcLoweringPattern<OpTy>::TgcLoweringPattern;
   LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
+    // An empty source writes nothing: self (its region may start at the end, which
+    // insert_slice rejects).
+    if (llvm::any_of(tgcType(op.getSrc()).getSizes(),
+                     [](AffineExpr s) { return getConstantSize(s) == 0; })) {
+      rewriter.replaceOp(op, adaptor.getSelf());
+      return success();
+    }
+    // An empty source writes nothing: self (its region may start at the end, which
+    // insert_slice rejects).
+    if (llvm::any_of(tgcType(op.getSrc()).getSizes(),
+                     [](AffineExpr s) { return getConstantSize(s) == 0; })) {
+      rewriter.replaceOp(op, adaptor.getSelf());
+      return success();
+    }
     FailureOr<SliceRegion> region = regionOf<OpTy, isSelect>(rewriter, this->lowering, op);
     if (failed(region))
       return failure();
@@ -205,6 +219,10 @@ struct CatLowering : TgcLoweringPattern<CatOp> {
     AffineExpr offset = getAffineConstantExpr(0, rewriter.getContext());
     for (auto [operand, converted] : llvm::zip(op.getTensors(), adaptor.getTensors())) {
       BaseTensorType type = tgcType(operand);
+      // An empty piece adds nothing (and its offset may be the end of the result, which
+      // insert_slice rejects).
+      if (getConstantSize(type.getSizes()[dim]) == 0)
+        continue;
       Value piece = converted;
       if (llvm::cast<RankedTensorType>(piece.getType()).getElementType() != element) {
         FailureOr<Value> cast = broadcastTo(rewriter, lowering, op, piece, type, type, element);

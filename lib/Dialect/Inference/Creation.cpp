@@ -352,3 +352,26 @@ LogicalResult tgc::inferRandBernoulli(MLIRContext *ctx, InferLoc loc, Value stat
   addResult(ctx, s.isRef(), meta, types);
   return success();
 }
+
+LogicalResult tgc::inferRepeatInterleave(MLIRContext *ctx, InferLoc loc, Value self,
+                                         int64_t repeats, IntegerAttr dim, TypeList &types) {
+  BaseTensorType x = tensorOf(self);
+  if (failed(requireTensor(loc, x, "self")))
+    return failure();
+  if (repeats < 0)
+    return emitOptionalError(loc, "repeat_interleave: repeats must not be negative, got ", repeats);
+  SmallVector<AffineExpr> sizes;
+  if (!dim) {
+    sizes.push_back(x.getMeta().numel(ctx) * repeats);
+  } else {
+    FailureOr<int64_t> d = dimIn(loc, dim.getInt(), std::max<int64_t>(x.getRank(), 1));
+    if (failed(d))
+      return failure();
+    sizes.assign(x.getSizes().begin(), x.getSizes().end());
+    if (sizes.empty())
+      sizes.push_back(cst(1, ctx));
+    sizes[*d] = sizes[*d] * repeats;
+  }
+  addResult(ctx, x.isRef(), freshLike(x, sizes), types);
+  return success();
+}

@@ -62,9 +62,9 @@ LogicalResult tgc::inferMatmul(MLIRContext *ctx, InferLoc loc, Value lhs, Value 
 }
 
 LogicalResult tgc::inferAddmm(MLIRContext *ctx, InferLoc loc, Value self, Value mat1, Value mat2,
-                              TypeList &types) {
+                              TypeList &types, MatmulKind kind) {
   SmallVector<Type> mm;
-  if (failed(inferMatmul(ctx, loc, mat1, mat2, MatmulKind::Mm, mm)))
+  if (failed(inferMatmul(ctx, loc, mat1, mat2, kind, mm)))
     return failure();
   BaseTensorType s = tensorOf(self);
   if (failed(requireTensor(loc, s, "self")))
@@ -72,7 +72,8 @@ LogicalResult tgc::inferAddmm(MLIRContext *ctx, InferLoc loc, Value self, Value 
   auto product = llvm::cast<BaseTensorType>(mm[0]);
   FailureOr<SmallVector<AffineExpr>> b = broadcastSizes(s.getSizes(), product.getSizes());
   if (failed(b) || *b != SmallVector<AffineExpr>(product.getSizes()))
-    return emitOptionalError(loc, "addmm: self does not broadcast to the product's sizes");
+    return emitOptionalError(loc, kind == MatmulKind::Mm ? "addmm" : "baddbmm",
+                             ": self does not broadcast to the product's sizes");
   TensorMeta meta = product.getMeta();
   meta.requiresGrad |= s.getMeta().requiresGrad;
   addResult(ctx, product.isRef(), meta, types);
