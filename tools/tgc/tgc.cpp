@@ -17,6 +17,7 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Config/llvm-config.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
@@ -41,6 +42,7 @@ struct CompileOptions {
   bool timing = false;
   int64_t activationBudget = 0;
   std::string packSaved;
+  std::string depfile;
 };
 } // namespace
 
@@ -250,8 +252,48 @@ static int compile(const CompileOptions &options) {
   return failed(tgc::emitArtifact(*module, artifact)) ? 1 : 0;
 }
 
+/// `path` as a Makefile depfile writes it: spaces and '#' escaped with '\\', '$' doubled.
+static std::string depfileEscape(llvm::StringRef path) {
+  std::string out;
+  for (char c : path) {
+    if (c == ' ' || c == '#' || c == '\\')
+      out += '\\';
+    if (c == '$')
+      out += '$';
+    out += c;
+  }
+  return out;
+}
+
+/// --depfile: `<output>: <input> <tgc> <runtime library>`, the files a compile reads, so
+/// that a build system reruns it when the program, the compiler or its runtime changes.
+static int writeDepfile(const CompileOptions &options, const char *argv0) {
+  std::string self =
+      llvm::sys::fs::getMainExecutable(argv0, reinterpret_cast<void *>(&depfileEscape));
+  llvm::SmallString<256> input(options.input);
+  llvm::sys::fs::make_absolute(input);
+  std::string runtime = envOr("TGC_RUNTIME_LIBRARY", TGC_RUNTIME_LIBRARY);
+  std::string text = depfileEscape(options.output) + ":";
+  for (llvm::StringRef dependency :
+       {llvm::StringRef(input), llvm::StringRef(self), llvm::StringRef(runtime)})
+    if (!dependency.empty())
+      text += " " + depfileEscape(dependency);
+  text += "\n";
+  std::error_code ec;
+  llvm::raw_fd_ostream out(options.depfile, ec);
+  if (ec) {
+    llvm::errs() << "error: cannot write depfile '" << options.depfile << "': " << ec.message()
+                 << "\n";
+    return 1;
+  }
+  out << text;
+  return 0;
+}
+
 int main(int argc, char **argv) {
   CLI::App app{"tgc: ahead-of-time compiler for PyTorch programs"};
+  app.set_version_flag("--version",
+                       std::string("tgc " TGC_VERSION " (MLIR/LLVM " LLVM_VERSION_STRING ")"));
   app.require_subcommand(1);
 
   CompileOptions compileOptions;
@@ -311,9 +353,17 @@ int main(int argc, char **argv) {
                      "with --train: the gradient of each output, named output.N "
                      "(.safetensors)");
 
+  compileCmd->add_option("--depfile", compileOptions.depfile,
+                         "also write a Makefile-style depfile: the output, then the files the "
+                         "compile reads (the input, tgc itself, the runtime it links)");
+
   CLI11_PARSE(app, argc, argv);
-  if (compileCmd->parsed())
-    return compile(compileOptions);
+  if (compileCmd->parsed()) {
+    int status = compile(compileOptions);
+    if (status == 0 && !compileOptions.depfile.empty())
+      status = writeDepfile(compileOptions, argv[0]);
+    return status;
+  }
   if (tgc::runner::Status status = tgc::runner::runModel(runOptions)) {
     llvm::errs() << "error: " << status.message() << "\n";
     return 1;
