@@ -107,7 +107,7 @@ def _fcn():
     import torchvision.models.segmentation as seg
     model = seg.fcn_resnet50(weights=None, weights_backbone=None, num_classes=4,
                              aux_loss=False)
-    return FirstOutput(model, "out"), _image(1, 64), None
+    return FirstOutput(model, "out"), _image(2, 64), None
 
 
 def _ids(vocab, shape):
@@ -233,7 +233,7 @@ MODELS = OrderedDict((e.name, e) for e in [
           "x[2,3,32,32]", _swin),
     Entry("vit", "torchvision", "VisionTransformer, patch 8, 2 layers, hidden 64, "
           "x[2,3,32,32]", _vit),
-    Entry("fcn_resnet50", "torchvision", "4 classes, x[1,3,64,64]", _fcn),
+    Entry("fcn_resnet50", "torchvision", "4 classes, x[2,3,64,64]", _fcn),
     Entry("r3d_18", "torchvision", "video ResNet (3-d convolutions), x[2,3,4,32,32]", _r3d),
     Entry("bert", "transformers", "BertModel, 2 layers, hidden 64, ids[2,16]", _bert),
     Entry("gpt2", "transformers", "GPT2LMHeadModel, 2 layers, hidden 64, ids[2,16]", _gpt2),
