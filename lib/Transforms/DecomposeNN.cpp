@@ -561,14 +561,7 @@ Value averagingMatrix(OpBuilder &b, Location loc, int64_t in, int64_t out, Float
       values[transposed ? j * out + i : i * in + j] = 1.0 / static_cast<double>(end - start);
   }
   auto shape = transposed ? SmallVector<int64_t>{in, out} : SmallVector<int64_t>{out, in};
-  DenseElementsAttr attr;
-  if (type.isF64()) {
-    attr = DenseElementsAttr::get(RankedTensorType::get(shape, type), ArrayRef<double>(values));
-  } else {
-    SmallVector<float> narrow(values.begin(), values.end());
-    attr = DenseElementsAttr::get(RankedTensorType::get(shape, type), ArrayRef<float>(narrow));
-  }
-  return ConstantOp::create(b, loc, attr);
+  return floatConstant(b, loc, shape, type, values);
 }
 
 /// `x` with its dimension `dim` replaced by `matrix` times it: x moved to the last
@@ -715,22 +708,16 @@ SmallVector<Value> windowSlices(OpBuilder &b, Location loc, Value x, const Windo
 template <typename Fn>
 Value outputConstant(OpBuilder &b, Location loc, const Window3d &w, Type type, Fn f) {
   SmallVector<int64_t> ints;
-  SmallVector<double> floats;
   for (int64_t o0 = 0; o0 < w.out[0]; ++o0)
     for (int64_t o1 = 0; o1 < w.out[1]; ++o1)
       for (int64_t o2 = 0; o2 < w.out[2]; ++o2) {
         int64_t o[3] = {o0, o1, o2};
         ints.push_back(f(o));
       }
-  auto tensorType = RankedTensorType::get(w.out, type);
   if (type.isInteger(64))
-    return ConstantOp::create(b, loc, DenseElementsAttr::get(tensorType, ArrayRef<int64_t>(ints)));
-  if (type.isF64()) {
-    floats.assign(ints.begin(), ints.end());
-    return ConstantOp::create(b, loc, DenseElementsAttr::get(tensorType, ArrayRef<double>(floats)));
-  }
-  SmallVector<float> narrow(ints.begin(), ints.end());
-  return ConstantOp::create(b, loc, DenseElementsAttr::get(tensorType, ArrayRef<float>(narrow)));
+    return int64Constant(b, loc, w.out, ints);
+  return floatConstant(b, loc, w.out, llvm::cast<FloatType>(type),
+                       SmallVector<double>(ints.begin(), ints.end()));
 }
 
 /// avg_pool3d: the sum of the window slices of the zero-padded input (f32 for
@@ -797,11 +784,7 @@ struct DecomposeMaxPool3d : OpRewritePattern<MaxPool3dOp> {
           for (int64_t kw = 0; kw < w->kernel[2]; ++kw)
             offsets.push_back(kd * w->dilation[0] * plane + kh * w->dilation[1] * row +
                               kw * w->dilation[2]);
-      Value table = ConstantOp::create(
-          rewriter, loc,
-          DenseElementsAttr::get(
-              RankedTensorType::get({static_cast<int64_t>(offsets.size())}, rewriter.getI64Type()),
-              ArrayRef<int64_t>(offsets)));
+      Value table = int64Constant(rewriter, loc, {static_cast<int64_t>(offsets.size())}, offsets);
       Value offset =
           IndexOp::create(rewriter, loc, table, ValueRange{max.getIndices()}, DenseI64ArrayAttr());
       results.push_back(AddOp::create(rewriter, loc, offset, origin, Attribute()));
@@ -841,10 +824,7 @@ struct DecomposeCol2Im : OpRewritePattern<Col2ImOp> {
             positions.push_back(inside ? c * plane + h * out[1] + w : channels * plane);
           }
     int64_t count = positions.size();
-    Value table = ConstantOp::create(
-        rewriter, loc,
-        DenseElementsAttr::get(RankedTensorType::get({1, count}, rewriter.getI64Type()),
-                               ArrayRef<int64_t>(positions)));
+    Value table = int64Constant(rewriter, loc, {1, count}, positions);
     AffineExpr n = sizes[0];
     auto cst = [&](int64_t v) { return getAffineConstantExpr(v, ctx); };
     Value index = ExpandOp::create(rewriter, loc, table, shapeAttr(ctx, {n, cst(count)}));
@@ -1050,13 +1030,8 @@ struct DecomposeAffineGrid : OpRewritePattern<AffineGridOp> {
       llvm::append_range(base, coordinates);
       base.push_back(1.0);
     }
-    auto type = llvm::cast<FloatType>(typeOf(theta).getDtype());
-    auto shape = RankedTensorType::get({1, positions, k + 1}, type);
-    DenseElementsAttr attr =
-        type.isF64() ? DenseElementsAttr::get(shape, ArrayRef<double>(base))
-                     : DenseElementsAttr::get(
-                           shape, ArrayRef<float>(SmallVector<float>(base.begin(), base.end())));
-    Value grid = ConstantOp::create(rewriter, loc, attr);
+    Value grid = floatConstant(rewriter, loc, {1, positions, k + 1},
+                               llvm::cast<FloatType>(typeOf(theta).getDtype()), base);
     auto cst = [&](int64_t v) { return getAffineConstantExpr(v, ctx); };
     int64_t n = op.getSize()[0];
     grid =
@@ -1224,11 +1199,7 @@ struct DecomposePdist : OpRewritePattern<PdistOp> {
         second.push_back(j);
       }
     auto rows = [&](ArrayRef<int64_t> picks) -> Value {
-      Value list = ConstantOp::create(
-          rewriter, loc,
-          DenseElementsAttr::get(
-              RankedTensorType::get({static_cast<int64_t>(picks.size())}, rewriter.getI64Type()),
-              picks));
+      Value list = int64Constant(rewriter, loc, {static_cast<int64_t>(picks.size())}, picks);
       return IndexOp::create(rewriter, loc, op.getSelf(), ValueRange{list}, DenseI64ArrayAttr());
     };
     Value diff = SubOp::create(rewriter, loc, rows(first), rows(second), Attribute());

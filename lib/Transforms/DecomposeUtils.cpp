@@ -33,6 +33,22 @@ Value tgc::decompose::countElements(OpBuilder &b, Location loc, Value x, ArrayRe
   return dynamic ? arith::MulIOp::create(b, loc, dynamic, c).getResult() : c;
 }
 
+Value tgc::decompose::floatConstant(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+                                    FloatType type, ArrayRef<double> values) {
+  auto tensorType = RankedTensorType::get(shape, type);
+  if (type.isF64())
+    return ConstantOp::create(b, loc, DenseElementsAttr::get(tensorType, values));
+  assert(type.isF32() && "float constants are f32 or f64");
+  SmallVector<float> narrow(values.begin(), values.end());
+  return ConstantOp::create(b, loc, DenseElementsAttr::get(tensorType, ArrayRef<float>(narrow)));
+}
+
+Value tgc::decompose::int64Constant(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+                                    ArrayRef<int64_t> values) {
+  return ConstantOp::create(
+      b, loc, DenseElementsAttr::get(RankedTensorType::get(shape, b.getI64Type()), values));
+}
+
 Value tgc::decompose::castTo(OpBuilder &b, Location loc, Value v, Type dtype) {
   if (typeOf(v).getDtype() == dtype)
     return v;

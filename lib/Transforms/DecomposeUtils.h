@@ -21,6 +21,12 @@ ShapeAttr shapeAttr(mlir::MLIRContext *ctx, mlir::ArrayRef<mlir::AffineExpr> siz
 mlir::Value countElements(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
                           mlir::ArrayRef<int64_t> dims);
 
+/// A tgc.constant of `shape` holding `values` (row-major) as `type`, f32 or f64.
+mlir::Value floatConstant(mlir::OpBuilder &b, mlir::Location loc, mlir::ArrayRef<int64_t> shape,
+                          mlir::FloatType type, mlir::ArrayRef<double> values);
+/// A tgc.constant of `shape` holding the int64 `values` (row-major).
+mlir::Value int64Constant(mlir::OpBuilder &b, mlir::Location loc, mlir::ArrayRef<int64_t> shape,
+                          mlir::ArrayRef<int64_t> values);
 /// `v` converted to `dtype` (itself when it has it).
 mlir::Value castTo(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v, mlir::Type dtype);
 

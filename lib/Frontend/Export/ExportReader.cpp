@@ -743,11 +743,18 @@ FailureOr<std::optional<AtenValue>> ExportReader::convertArgument(const Json &ar
     }
     return std::optional<AtenValue>(AtenValue::tensors(tensors));
   }
-  if (kind == "as_sym_int" && unionKind(value) == "as_name" &&
-      values.count(unionValue(value).get<std::string>())) {
-    // An integer the program computed (item()): the scalar value bound to its name.
-    AtenValue computed = AtenValue::integer(getAffineConstantExpr(0, ctx));
-    computed.values.push_back(values.lookup(unionValue(value).get<std::string>()));
+  // A float, or an integer that no size expression names, that the program computed
+  // (item()): the scalar value bound to its name.
+  bool symFloat = kind == "as_sym_float" && unionKind(value) == "as_name";
+  bool computedInt = kind == "as_sym_int" && unionKind(value) == "as_name" &&
+                     values.count(unionValue(value).get<std::string>());
+  if (symFloat || computedInt) {
+    FailureOr<Value> scalar = lookupValue(unionValue(value).get<std::string>());
+    if (failed(scalar))
+      return failure();
+    AtenValue computed =
+        symFloat ? AtenValue::floating(0.0) : AtenValue::integer(getAffineConstantExpr(0, ctx));
+    computed.values.push_back(*scalar);
     return std::optional<AtenValue>(computed);
   }
   // Layouts and memory formats are enum codes; no op reads them (they are ignorable).
@@ -757,15 +764,6 @@ FailureOr<std::optional<AtenValue>> ExportReader::convertArgument(const Json &ar
     if (failed(size))
       return failure();
     return std::optional<AtenValue>(AtenValue::integer(*size));
-  }
-  if (kind == "as_sym_float" && unionKind(value) == "as_name") {
-    // A float the program computed (item()): the scalar value bound to its name.
-    FailureOr<Value> scalar = lookupValue(unionValue(value).get<std::string>());
-    if (failed(scalar))
-      return failure();
-    AtenValue computed = AtenValue::floating(0.0);
-    computed.values.push_back(*scalar);
-    return std::optional<AtenValue>(computed);
   }
   if (kind == "as_sym_float")
     return convertArgument(value, name);
