@@ -1332,17 +1332,24 @@ def Tgc_UpsampleOp : Tgc_Op<"upsample", [
     "aten.upsample_nearest1d.default", "aten.upsample_nearest2d.default",
     "aten._upsample_nearest_exact1d.vec", "aten._upsample_nearest_exact2d.vec",
     "aten._upsample_nearest_exact1d.default", "aten._upsample_nearest_exact2d.default",
+    "aten.upsample_nearest3d.vec", "aten.upsample_nearest3d.default",
+    "aten._upsample_nearest_exact3d.vec", "aten._upsample_nearest_exact3d.default",
     "aten.upsample_linear1d.vec", "aten.upsample_bilinear2d.vec",
-    "aten.upsample_linear1d.default", "aten.upsample_bilinear2d.default"], [Pure]> {
-  let summary = "Resample the last 1 or 2 dimensions (nearest, nearest-exact or linear)";
+    "aten.upsample_linear1d.default", "aten.upsample_bilinear2d.default",
+    "aten.upsample_trilinear3d.vec", "aten.upsample_trilinear3d.default",
+    "aten.upsample_bicubic2d.vec", "aten.upsample_bicubic2d.default"], [Pure]> {
+  let summary = "Resample the last 1 to 3 dimensions (nearest, nearest-exact, linear or "
+                "cubic)";
   let description = [{
-    `input` [N, C, (H,) W] resampled to `output_size` (or the input size times
+    `input` [N, C, (D,) (H,) W] resampled to `output_size` (or the input size times
     `scale_factors`, rounded down), as ATen's upsample kernels compute source positions:
     `nearest` reads floor(o * in / out), `nearest_exact` floor((o + 0.5) * in / out)
-    (with a given scale factor, 1 / scale replaces in / out), and `linear` interpolates
-    between the two nearest inputs, with `align_corners` as in `F.interpolate`.
-    tgc-decompose rewrites it into products with constant [out, in] interpolation
-    matrices along each resampled dimension, so its gradient is theirs.
+    (with a given scale factor, 1 / scale replaces in / out), `linear` interpolates
+    between the two nearest inputs and `cubic` (2-d only, as `upsample_bicubic2d`) is
+    cubic convolution (A = -0.75) of the four nearest, their positions clamped to the
+    input, with `align_corners` as in `F.interpolate`. tgc-decompose rewrites it into
+    products with constant [out, in] interpolation matrices along each resampled
+    dimension (each mode is separable), so its gradient is theirs.
   }];
   let arguments = (ins Tgc_AnyTensor:$input, OptionalAttr<DenseI64ArrayAttr>:$output_size,
                        OptionalAttr<DenseF64ArrayAttr>:$scale_factors,

@@ -7,6 +7,8 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -801,38 +803,61 @@ struct DecomposeIndexSelect : OpRewritePattern<IndexSelectOp> {
 };
 
 /// upsample: per resampled dimension, a product with a constant [out, in] matrix of
-/// interpolation weights (ATen's source positions), the last dimension as `x W^T`, the
-/// one before as `W x`. Its derivative is the products'.
+/// interpolation weights (ATen's source positions), the last dimension as `x W^T`, an
+/// earlier one as `W x` on the input viewed as [..., in, rest]. Its derivative is the
+/// products'.
 struct DecomposeUpsample : OpRewritePattern<UpsampleOp> {
   using OpRewritePattern::OpRewritePattern;
+
+  /// ATen's cubic convolution coefficients (A = -0.75) of the taps at floor(src) - 1 ..
+  /// floor(src) + 2 for a fraction t of the way from floor(src) to the next input.
+  static std::array<double, 4> cubicCoefficients(double t) {
+    constexpr double a = -0.75;
+    auto near = [&](double x) { return ((a + 2) * x - (a + 3)) * x * x + 1; };
+    auto far = [&](double x) { return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a; };
+    return {far(t + 1), near(t), near(1 - t), far(2 - t)};
+  }
 
   /// Row o: the weights of input positions for output position o.
   static SmallVector<float> weights(StringRef mode, bool alignCorners, int64_t in, int64_t out,
                                     std::optional<double> scale) {
-    SmallVector<float> w(out * in, 0.0f);
+    SmallVector<double> w(out * in, 0.0);
+    bool interpolates = mode == "linear" || mode == "cubic";
     // ATen's area_pixel_compute_scale: 1 / scale when given, else in / out.
     double ratio = scale && *scale > 0 ? 1.0 / *scale : static_cast<double>(in) / out;
-    if (mode == "linear" && alignCorners)
+    if (interpolates && alignCorners)
       ratio = out > 1 ? static_cast<double>(in - 1) / (out - 1) : 0.0;
     for (int64_t o = 0; o < out; ++o) {
-      if (mode != "linear") {
+      if (!interpolates) {
         double src = mode == "nearest" ? o * ratio : (o + 0.5) * ratio;
         int64_t i = std::min(static_cast<int64_t>(std::floor(src)), in - 1);
-        w[o * in + i] = 1.0f;
+        w[o * in + i] = 1.0;
         continue;
       }
-      double src = alignCorners ? o * ratio : std::max(ratio * (o + 0.5) - 0.5, 0.0);
+      // area_pixel_compute_source_index: cubic positions are not clamped at 0.
+      double src = alignCorners ? o * ratio : ratio * (o + 0.5) - 0.5;
+      if (mode == "cubic") {
+        double floorSrc = std::floor(src);
+        std::array<double, 4> c = cubicCoefficients(src - floorSrc);
+        for (int64_t k = 0; k < 4; ++k) {
+          int64_t i = std::clamp(static_cast<int64_t>(floorSrc) - 1 + k, int64_t{0}, in - 1);
+          w[o * in + i] += c[k];
+        }
+        continue;
+      }
+      src = std::max(src, 0.0);
       int64_t i0 = std::min(static_cast<int64_t>(std::floor(src)), in - 1);
       int64_t i1 = std::min(i0 + 1, in - 1);
       double lambda = std::min(src - static_cast<double>(i0), 1.0);
-      w[o * in + i0] += static_cast<float>(1.0 - lambda);
-      w[o * in + i1] += static_cast<float>(lambda);
+      w[o * in + i0] += 1.0 - lambda;
+      w[o * in + i1] += lambda;
     }
-    return w;
+    return SmallVector<float>(w.begin(), w.end());
   }
 
   LogicalResult matchAndRewrite(UpsampleOp op, PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
     BaseTensorType inType = typeOf(op.getInput()), outType = typeOf(op.getResult());
     int64_t rank = inType.getRank();
     int64_t spatial = rank - 2;
@@ -847,7 +872,7 @@ struct DecomposeUpsample : OpRewritePattern<UpsampleOp> {
         scale = (*op.getScaleFactors())[i];
       SmallVector<float> w = weights(op.getMode(), op.getAlignCorners(), in, out, scale);
       bool last = d == rank - 1;
-      // The last dimension takes W^T [in, out] from the right, the other W [out, in] from
+      // The last dimension takes W^T [in, out] from the right, the others W [out, in] from
       // the left.
       SmallVector<int64_t> shape =
           last ? SmallVector<int64_t>{in, out} : SmallVector<int64_t>{out, in};
@@ -861,8 +886,26 @@ struct DecomposeUpsample : OpRewritePattern<UpsampleOp> {
       Value matrix = ConstantOp::create(rewriter, loc, attr);
       if (dtype != rewriter.getF32Type())
         matrix = ToDTypeOp::create(rewriter, loc, matrix, TypeAttr::get(dtype));
-      x = last ? MatmulOp::create(rewriter, loc, x, matrix).getResult()
-               : MatmulOp::create(rewriter, loc, matrix, x).getResult();
+      if (last) {
+        x = MatmulOp::create(rewriter, loc, x, matrix).getResult();
+        continue;
+      }
+      // [..., in, later dimensions] as [..., in, rest] (the later dimensions are already
+      // resampled, static), multiplied from the left and viewed back.
+      SmallVector<AffineExpr> sizes(typeOf(x).getSizes());
+      if (d != rank - 2) {
+        int64_t rest = 1;
+        for (int64_t e = d + 1; e < rank; ++e)
+          rest *= *getConstantSize(sizes[e]);
+        SmallVector<AffineExpr> viewed(sizes.begin(), sizes.begin() + d + 1);
+        viewed.push_back(getAffineConstantExpr(rest, ctx));
+        x = ViewOp::create(rewriter, loc, x, shapeAttr(ctx, viewed));
+      }
+      x = MatmulOp::create(rewriter, loc, matrix, x).getResult();
+      if (d != rank - 2) {
+        sizes[d] = getAffineConstantExpr(out, ctx);
+        x = ViewOp::create(rewriter, loc, x, shapeAttr(ctx, sizes));
+      }
     }
     rewriter.replaceOp(op, x);
     return success();

@@ -140,6 +140,15 @@ func.func @upsample_integer(%x: !tgc.vtensor<[1, 1, 2, 2], i64>) {
 
 // -----
 
+func.func @upsample_cubic_3d(%x: !tgc.vtensor<[1, 1, 2, 2, 2], f32>) {
+  // expected-error @below {{failed to infer returned types}}
+  // expected-error @below {{upsample: cubic resampling is 2-d, got 3 resampled dimensions}}
+  %0 = tgc.upsample %x {mode = "cubic", output_size = array<i64: 4, 4, 4>} : !tgc.vtensor<[1, 1, 2, 2, 2], f32> -> !tgc.vtensor<[1, 1, 4, 4, 4], f32>
+  return
+}
+
+// -----
+
 func.func @index_dims_order(%x: !tgc.vtensor<[2, 3, 4], f32>, %i: !tgc.vtensor<[5], i64>) {
   // expected-error @below {{failed to infer returned types}}
   // expected-error @below {{index: dims must increase within the rank 3}}

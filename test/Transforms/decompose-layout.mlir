@@ -105,6 +105,34 @@ func.func @upsample(%x: !tgc.vtensor<[1, 1, 2, 2], f32>) -> !tgc.vtensor<[1, 1, 
 
 // -----
 
+// Bicubic 4 -> 2 without align_corners: source positions 0.5 and 2.5, cubic convolution
+// (A = -0.75) weights -0.09375, 0.59375, 0.59375, -0.09375 at floor - 1 .. floor + 2, the
+// positions outside the input clamped to its border (so the border inputs sum two
+// weights: 0.5).
+// CHECK-LABEL: func.func @upsample_bicubic
+//   CHECK-DAG:   %[[W:.*]] = tgc.constant dense<{{\[}}[5.000000e-01, 5.937500e-01, -9.375000e-02, 0.000000e+00], [0.000000e+00, -9.375000e-02, 5.937500e-01, 5.000000e-01]]> : tensor<2x4xf32>
+//   CHECK-DAG:   %[[WT:.*]] = tgc.constant dense<{{\[}}[5.000000e-01, 0.000000e+00], [5.937500e-01, -9.375000e-02], [-9.375000e-02, 5.937500e-01], [0.000000e+00, 5.000000e-01]]> : tensor<4x2xf32>
+//       CHECK:   tgc.mm %{{.*}}, %[[WT]]
+//       CHECK:   tgc.expand %[[W]]
+func.func @upsample_bicubic(%x: !tgc.vtensor<[1, 1, 4, 4], f32>) -> !tgc.vtensor<[1, 1, 2, 2], f32> {
+  %0 = tgc.upsample %x {mode = "cubic", output_size = array<i64: 2, 2>} : !tgc.vtensor<[1, 1, 4, 4], f32> -> !tgc.vtensor<[1, 1, 2, 2], f32>
+  return %0 : !tgc.vtensor<[1, 1, 2, 2], f32>
+}
+
+// -----
+
+// Trilinear: the depth is resampled on the input viewed as [N, C, D, H*W].
+// CHECK-LABEL: func.func @upsample_trilinear
+//       CHECK:   %[[V:.*]] = tgc.view %{{.*}} {size = #tgc.shape<[1, 2, 2, 12]>}
+//       CHECK:   %[[P:.*]] = tgc.bmm %{{.*}}, %{{.*}} : {{.*}} -> !tgc.vtensor<[2, 4, 12], f32>
+//       CHECK:   tgc.view %{{.*}} {size = #tgc.shape<[1, 2, 4, 3, 4]>}
+func.func @upsample_trilinear(%x: !tgc.vtensor<[1, 2, 2, 3, 2], f32>) -> !tgc.vtensor<[1, 2, 4, 3, 4], f32> {
+  %0 = tgc.upsample %x {mode = "linear", output_size = array<i64: 4, 3, 4>} : !tgc.vtensor<[1, 2, 2, 3, 2], f32> -> !tgc.vtensor<[1, 2, 4, 3, 4], f32>
+  return %0 : !tgc.vtensor<[1, 2, 4, 3, 4], f32>
+}
+
+// -----
+
 // as_strided that only changes the strides of size-1 dimensions is a copy.
 // CHECK-LABEL: func.func @as_strided_restride
 //       CHECK:   %[[C:.*]] = tgc.clone %arg0

@@ -138,6 +138,20 @@ def _volume(dt):
     yield Sample(_r(2, 3, 4, 5, 6, dtype=dt))
 
 
+def _resample2d(dt):
+    x = _r(2, 3, 5, 6, dtype=dt)
+    yield Sample(x, [7, 9], False, None)
+    yield Sample(x, [3, 4], True, None)
+    yield Sample(x, None, False, [1.7, 2.0])
+
+
+def _resample3d(dt):
+    x = _r(2, 3, 4, 5, 6, dtype=dt)
+    yield Sample(x, [6, 3, 8], False, None)
+    yield Sample(x, [2, 7, 5], True, None)
+    yield Sample(x, None, False, [1.5, 2.0, 0.5])
+
+
 def _ints(dt):
     yield Sample(torch.randint(-50, 50, (4, 5)))
 
@@ -170,6 +184,13 @@ def extra_ops():
               _volume),
         Entry("upsample_nearest2d.vec", lambda x: aten.upsample_nearest2d.vec(x, [7, 9], None),
               _image),
+        # Decomposed in the core IR: the training IR holds them.
+        Entry("upsample_bicubic2d.vec", lambda x, *a: aten.upsample_bicubic2d.vec(x, *a),
+              _resample2d, training_ir=True),
+        Entry("upsample_trilinear3d.vec", lambda x, *a: aten.upsample_trilinear3d.vec(x, *a),
+              _resample3d, training_ir=True),
+        Entry("upsample_nearest3d.vec", lambda x, s, _, f: aten.upsample_nearest3d.vec(x, s, f),
+              _resample3d, training_ir=True),
         Entry("bitwise_and.Scalar", lambda x: aten.bitwise_and.Scalar(x, 12), _ints, i64),
         Entry("bitwise_or.Scalar", lambda x: aten.bitwise_or.Scalar(x, 5), _ints, i64),
         Entry("bitwise_xor.Scalar", lambda x: aten.bitwise_xor.Scalar(x, -3), _ints, i64),

@@ -167,16 +167,19 @@ LogicalResult tgc::inferUpsample(MLIRContext *ctx, InferLoc loc, Value input,
   BaseTensorType x = tensorOf(input);
   if (failed(requireTensor(loc, x, "input")))
     return failure();
-  if (!llvm::is_contained({"nearest", "nearest_exact", "linear"}, mode))
+  if (!llvm::is_contained({"nearest", "nearest_exact", "linear", "cubic"}, mode))
     return emitOptionalError(loc, "upsample: unknown mode '", mode, "'");
   if (getCategory(x.getDtype()) != DTypeCategory::Floating)
     return emitOptionalError(loc, "upsample: the input must be floating point, got ", x.getDtype());
   int64_t spatial = outputSize ? outputSize.size() : scaleFactors ? scaleFactors.size() : 0;
-  if (spatial < 1 || spatial > 2 || x.getRank() != spatial + 2)
+  if (spatial < 1 || spatial > 3 || x.getRank() != spatial + 2)
     return emitOptionalError(loc,
-                             "upsample: expected 1 or 2 output sizes or scale factors for "
+                             "upsample: expected 1 to 3 output sizes or scale factors for "
                              "an input of rank ",
                              spatial + 2, ", got ", spatial, " for rank ", x.getRank());
+  if (mode == "cubic" && spatial != 2)
+    return emitOptionalError(loc, "upsample: cubic resampling is 2-d, got ", spatial,
+                             " resampled dimensions");
   if (outputSize && scaleFactors && scaleFactors.size() != outputSize.size())
     return emitOptionalError(loc, "upsample: output_size and scale_factors differ in length");
   SmallVector<AffineExpr> sizes(x.getSizes());

@@ -392,7 +392,7 @@ template <const char *mode> static LogicalResult upsampleMode(AdapterCall &call)
     call.arguments.push_back(AtenArgument{"input", *self});
   SmallVector<double> scales;
   bool all = true, any = false;
-  for (const char *name : {"scales_h", "scales_w", "scales"}) {
+  for (const char *name : {"scales_d", "scales_h", "scales_w", "scales"}) {
     std::optional<AtenValue> scale = takeArgument(call.arguments, name);
     if (!scale)
       continue;
@@ -408,7 +408,7 @@ template <const char *mode> static LogicalResult upsampleMode(AdapterCall &call)
   return success();
 }
 static constexpr char kNearest[] = "nearest", kNearestExact[] = "nearest_exact",
-                      kLinear[] = "linear";
+                      kLinear[] = "linear", kCubic[] = "cubic";
 
 static const NodeAdapter kNodeAdapters[] = {
     {"aten.split.Tensor", "", splitSizes},
@@ -471,6 +471,14 @@ static const NodeAdapter kNodeAdapters[] = {
     {"aten._upsample_nearest_exact2d.default", "", upsampleMode<kNearestExact>},
     {"aten.upsample_linear1d.default", "", upsampleMode<kLinear>},
     {"aten.upsample_bilinear2d.default", "", upsampleMode<kLinear>},
+    {"aten.upsample_nearest3d.vec", "", upsampleMode<kNearest>},
+    {"aten.upsample_nearest3d.default", "", upsampleMode<kNearest>},
+    {"aten._upsample_nearest_exact3d.vec", "", upsampleMode<kNearestExact>},
+    {"aten._upsample_nearest_exact3d.default", "", upsampleMode<kNearestExact>},
+    {"aten.upsample_trilinear3d.vec", "", upsampleMode<kLinear>},
+    {"aten.upsample_trilinear3d.default", "", upsampleMode<kLinear>},
+    {"aten.upsample_bicubic2d.vec", "", upsampleMode<kCubic>},
+    {"aten.upsample_bicubic2d.default", "", upsampleMode<kCubic>},
 };
 
 const NodeAdapter *tgc::frontend::findNodeAdapter(llvm::StringRef target) {

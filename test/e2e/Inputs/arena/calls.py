@@ -64,12 +64,12 @@ def main(path):
     lib.tgc_model_run.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.POINTER(DLTensor)),
                                   ctypes.c_int64,
                                   ctypes.POINTER(ctypes.POINTER(DLManagedTensor)), ctypes.c_int64]
-    w = [math.sin(0.37 * i) / 8 for i in range(COLUMNS * COLUMNS)]
+    w = [math.sin(0.37 * i) for i in range(COLUMNS)]
     rows = [math.cos(0.11 * i) * 3 for i in range(64 * COLUMNS)]
     results = {}
     for batch in (8, 2, 8, 33, 5, 33, 1):
         x, keep_x = tensor(rows[:batch * COLUMNS], [batch, COLUMNS])
-        wt, keep_w = tensor(w, [COLUMNS, COLUMNS])
+        wt, keep_w = tensor(w, [COLUMNS])
         inputs = (ctypes.POINTER(DLTensor) * 2)(ctypes.pointer(x), ctypes.pointer(wt))
         outputs = (ctypes.POINTER(DLManagedTensor) * 1)()
         if lib.tgc_model_run(model, inputs, 2, outputs, 1) != 0:
