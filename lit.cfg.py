@@ -13,6 +13,10 @@ config.excludes = ["Inputs", "fixtures", "zoo", "unit", "tools", "CMakeLists.txt
                    "lit.site.cfg.py.in"]
 config.substitutions.append(("%fixtures", os.path.join(config.tgc_src_root, "test", "fixtures")))
 config.substitutions.append(("%zoo", os.path.join(config.tgc_src_root, "test", "zoo")))
+# The package test (test/install) installs the build and builds examples/cmake with it.
+config.substitutions.append(("%tgc_src_root", config.tgc_src_root))
+config.substitutions.append(("%tgc_obj_root", config.tgc_obj_root))
+config.substitutions.append(("%cc", config.tgc_c_compiler))
 
 # FileCheck variables are local to their CHECK-LABEL block unless named `$X`.
 config.environment["FILECHECK_OPTS"] = "--enable-var-scope"

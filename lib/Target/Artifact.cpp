@@ -8,6 +8,7 @@
 #include "SignatureReader.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -19,7 +20,10 @@ using namespace tgc;
 
 static LogicalResult linkLibrary(const ArtifactOptions &options, ArrayRef<std::string> objects,
                                  Location loc) {
-  std::vector<std::string> argv = {options.linker, "-shared", "-o", options.libraryPath};
+  // The SONAME is the file name: a program linked with model.so records that name (and
+  // finds it through its RPATH), not the path it was linked from.
+  std::string soname = "-Wl,-soname," + llvm::sys::path::filename(options.libraryPath).str();
+  std::vector<std::string> argv = {options.linker, "-shared", "-o", options.libraryPath, soname};
   argv.insert(argv.end(), options.linkerFlags.begin(), options.linkerFlags.end());
   argv.insert(argv.end(), objects.begin(), objects.end());
   argv.push_back(options.runtimeLibrary);
@@ -33,7 +37,13 @@ static LogicalResult linkLibrary(const ArtifactOptions &options, ArrayRef<std::s
   return success();
 }
 
+/// Writes `text` to `path` unless the file already holds it: an unchanged model.h keeps
+/// its time stamp, so a build system does not recompile the code that includes it.
 static LogicalResult writeText(StringRef path, StringRef text, Location loc) {
+  if (llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> existing =
+          llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+      existing && (*existing)->getBuffer() == text)
+    return success();
   std::error_code ec;
   llvm::ToolOutputFile out(path, ec, llvm::sys::fs::OF_Text);
   if (ec)

@@ -52,6 +52,27 @@ static std::string envOr(const char *name, const char *fallback) {
   return value && *value ? value : fallback;
 }
 
+/// This executable's path (argv[0] resolved).
+static std::string selfPath() {
+  static int anchor;
+  static const std::string path = llvm::sys::fs::getMainExecutable("tgc", &anchor);
+  return path;
+}
+
+/// The runtime archive linked into model.so: $TGC_RUNTIME_LIBRARY; else the installed
+/// one relative to this tgc (<prefix>/bin/tgc -> <prefix>/lib/tgc/libtgc_runtime.a), so
+/// an installed prefix works wherever it is moved; else the build tree's.
+static std::string runtimeLibrary() {
+  if (const char *value = std::getenv("TGC_RUNTIME_LIBRARY"); value && *value)
+    return value;
+  llvm::SmallString<256> installed(llvm::sys::path::parent_path(selfPath()));
+  llvm::sys::path::append(installed, "..", TGC_RUNTIME_RELATIVE_PATH);
+  llvm::sys::path::remove_dots(installed, /*remove_dot_dot=*/true);
+  if (llvm::sys::fs::exists(installed))
+    return installed.str().str();
+  return TGC_RUNTIME_LIBRARY;
+}
+
 /// The model's C name from the library's file name: `my-model.v2.so` -> `my_model_v2`.
 static std::string defaultModelName(llvm::StringRef libraryPath) {
   std::string name = llvm::sys::path::stem(libraryPath).str();
@@ -119,7 +140,7 @@ static tgc::PipelineOptions pipelineOptions(const CompileOptions &options, tgc::
 
 static tgc::ArtifactOptions artifactOptions(const CompileOptions &options) {
   tgc::ArtifactOptions artifact;
-  artifact.runtimeLibrary = envOr("TGC_RUNTIME_LIBRARY", TGC_RUNTIME_LIBRARY);
+  artifact.runtimeLibrary = runtimeLibrary();
   artifact.linker = envOr("TGC_LINKER", TGC_LINKER_PATH);
   if (std::string flags = envOr("TGC_LINKER_FLAGS", TGC_LINKER_FLAGS); !flags.empty())
     for (llvm::StringRef flag : llvm::split(flags, ' '))
@@ -267,12 +288,11 @@ static std::string depfileEscape(llvm::StringRef path) {
 
 /// --depfile: `<output>: <input> <tgc> <runtime library>`, the files a compile reads, so
 /// that a build system reruns it when the program, the compiler or its runtime changes.
-static int writeDepfile(const CompileOptions &options, const char *argv0) {
-  std::string self =
-      llvm::sys::fs::getMainExecutable(argv0, reinterpret_cast<void *>(&depfileEscape));
+static int writeDepfile(const CompileOptions &options) {
+  std::string self = selfPath();
   llvm::SmallString<256> input(options.input);
   llvm::sys::fs::make_absolute(input);
-  std::string runtime = envOr("TGC_RUNTIME_LIBRARY", TGC_RUNTIME_LIBRARY);
+  std::string runtime = runtimeLibrary();
   std::string text = depfileEscape(options.output) + ":";
   for (llvm::StringRef dependency :
        {llvm::StringRef(input), llvm::StringRef(self), llvm::StringRef(runtime)})
@@ -361,7 +381,7 @@ int main(int argc, char **argv) {
   if (compileCmd->parsed()) {
     int status = compile(compileOptions);
     if (status == 0 && !compileOptions.depfile.empty())
-      status = writeDepfile(compileOptions, argv[0]);
+      status = writeDepfile(compileOptions);
     return status;
   }
   if (tgc::runner::Status status = tgc::runner::runModel(runOptions)) {
