@@ -32,11 +32,11 @@ config.environment["TGC_RUNNER_LIBRARY"] = _runner_library
 config.substitutions.append(("%tgc_runner_library", _runner_library))
 
 # Tests that need PyTorch (`REQUIRES: torch`) run with %torch-python: $TGC_TORCH_PYTHON,
-# else the python3 on PATH, if `import torch` works there.
-import shutil
+# else the project's .venv (scripts/setup.sh --with-torch), if `import torch` works there.
 import subprocess
 
-_torch_python = os.environ.get("TGC_TORCH_PYTHON") or shutil.which("python3") or ""
+_torch_python = os.environ.get("TGC_TORCH_PYTHON") or os.path.join(
+    config.tgc_src_root, ".venv", "bin", "python")
 if _torch_python and os.path.exists(_torch_python) and subprocess.run(
         [_torch_python, "-c", "import torch"], stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL).returncode == 0:

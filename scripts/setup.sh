@@ -26,6 +26,39 @@ if [ "${#missing[@]}" -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
+# --with-torch (or TGC_WITH_TORCH=1): a project virtualenv .venv/ with torch, safetensors
+# and numpy from PyPI, where the tests that call PyTorch find it (lit.cfg.py: .venv or
+# $TGC_TORCH_PYTHON, nothing else). Bytecode capture targets CPython 3.12: the venv uses
+# python3.12 when there is one (on PATH or in pyenv), else python3.
+WITH_TORCH="${TGC_WITH_TORCH:-0}"
+for arg in "$@"; do
+  case "$arg" in
+    --with-torch) WITH_TORCH=1 ;;
+    *) echo "usage: scripts/setup.sh [--with-torch]" >&2; exit 2 ;;
+  esac
+done
+if [ "$WITH_TORCH" = 1 ]; then
+  if [ ! -x .venv/bin/python ]; then
+    python=""
+    for candidate in "$(pyenv root 2>/dev/null)/versions/3.12"*/bin/python3.12 python3.12 python3; do
+      # (a pyenv shim exists for versions that are installed but not selected: run it)
+      if "$candidate" -c "import sys" > /dev/null 2>&1; then
+        python="$(command -v "$candidate")"
+        break
+      fi
+    done
+    echo "tgc setup: creating .venv with $python"
+    if ! "$python" -m venv .venv 2>/dev/null; then
+      # Debian's python3 needs python3-venv for `-m venv`.
+      sudo=""
+      if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+      $sudo apt-get install -y -qq --no-install-recommends python3-venv
+      "$python" -m venv .venv
+    fi
+  fi
+  .venv/bin/python -m pip install -q --disable-pip-version-check torch safetensors numpy
+fi
+
 BUILD_DIR="${TGC_BUILD_DIR:-build}"
 if [ ! -f "$BUILD_DIR/build.ninja" ]; then
   cmake -G Ninja -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release \

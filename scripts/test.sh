@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Sets up and builds tgc (scripts/setup.sh), then runs every test: the Catch2 unit
-# tests and the lit suite (dialect, passes, readers, CLI, numerics against PyTorch).
+# tests and the lit suite (dialect, passes, readers, CLI, numerics against PyTorch,
+# tgc.load and the capture tests against live PyTorch in .venv).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+# Every test includes those that call PyTorch: the setup makes .venv with it.
+bash scripts/setup.sh --with-torch
 BUILD_DIR="${TGC_BUILD_DIR:-build}"
 ctest --test-dir "$BUILD_DIR" --output-on-failure -j2
