@@ -978,6 +978,25 @@ def Tgc_AmaxOp : Tgc_ReductionOp<"amax", ["aten.amax.default", "aten.max.default
 def Tgc_AminOp : Tgc_ReductionOp<"amin", ["aten.amin.default", "aten.min.default"]>;
 def Tgc_ProdOp : Tgc_ReductionOp<"prod", ["aten.prod.dim_int", "aten.prod.default"]>;
 
+def Tgc_VectorNormOp : Tgc_Op<"vector_norm", ["aten.linalg_vector_norm.default"], [Pure]> {
+  let summary = "The `ord`-norm over `dim` (all dims when absent)";
+  let description = [{
+    As `torch.linalg.vector_norm` of a real tensor: `sum(|x|^ord)^(1/ord)`, the largest
+    (`inf`) or smallest (`-inf`) |x|, or the number of non-zeros (`0`), in `dtype` when
+    given. tgc-decompose rewrites it into elementwise ops and reductions; the 2-norm and
+    p-norms of an all-zero slice have gradient 0 there, as ATen's norm backward gives.
+  }];
+  let arguments = (ins Tgc_AnyTensor:$self, DefaultValuedAttr<F64Attr, "2.0">:$ord,
+                       OptionalAttr<DenseI64ArrayAttr>:$dim,
+                       DefaultValuedAttr<BoolAttr, "false">:$keepdim,
+                       OptionalAttr<Tgc_DTypeAttr>:$dtype);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$self attr-dict `:` type($self) `->` type($result)";
+  let inferBody = "return ::tgc::inferReduction(ctx, loc, adaptor.getSelf(), "
+                  "adaptor.getDimAttr(), adaptor.getKeepdim(), adaptor.getDtypeAttr(), "
+                  "::tgc::ReductionKind::mean, types);";
+}
+
 /// The extremum over `dim` and the index of its first occurrence (NaN counts as the
 /// extremum, as in ATen); `keepdim` keeps `dim` with size 1.
 class Tgc_ExtremumDimOp<string mnemonic, list<string> aten, bit isMax>
@@ -1110,6 +1129,19 @@ def Tgc_SplitOp : Tgc_Op<"split", ["aten.split.Tensor", "aten.split_with_sizes.d
   let assemblyFormat = "$self attr-dict `:` type($self) `->` type($results)";
   let inferBody = "return ::tgc::inferSplit(ctx, loc, adaptor.getSelf(), "
                   "adaptor.getSplitSizes(), adaptor.getDim(), types);";
+}
+
+def Tgc_UnbindOp : Tgc_Op<"unbind", ["aten.unbind.int"], [Pure]> {
+  let summary = "The slices of one dimension, each without it (views of `self`)";
+  let description = [{
+    As `torch.unbind`: result i is `select(self, dim, i)`; the dimension's size must be
+    static. tgc-decompose rewrites it into those selects.
+  }];
+  let arguments = (ins Tgc_AnyTensor:$self, DefaultValuedAttr<I64Attr, "0">:$dim);
+  let results = (outs Variadic<Tgc_AnyTensor>:$results);
+  let assemblyFormat = "$self attr-dict `:` type($self) `->` type($results)";
+  let inferBody = "return ::tgc::inferUnbind(ctx, loc, adaptor.getSelf(), adaptor.getDim(), "
+                  "types);";
 }
 
 def Tgc_CloneOp : Tgc_Op<"clone", ["aten.clone.default", "aten.contiguous.default",
@@ -1360,6 +1392,24 @@ def Tgc_UpsampleOp : Tgc_Op<"upsample", [
   let inferBody = "return ::tgc::inferUpsample(ctx, loc, adaptor.getInput(), "
                   "adaptor.getOutputSizeAttr(), adaptor.getScaleFactorsAttr(), adaptor.getMode(), "
                   "types);";
+}
+
+def Tgc_EinsumOp : Tgc_Op<"einsum", ["aten.einsum.default"], [Pure]> {
+  let summary = "Sum of products over the labels of `equation` (torch.einsum)";
+  let description = [{
+    As `torch.einsum(equation, *tensors)`: explicit (`ij,jk->ik`) or implicit output,
+    ellipses broadcast from the right. tgc-decompose contracts the operands pairwise,
+    left to right, each pair as one batched matrix product (labels shared and kept are
+    batch dimensions, shared and not kept are contracted), summing labels one operand
+    alone has and nothing keeps first. A label repeated within one operand (a diagonal)
+    is not supported. `path` (opt_einsum's order) is ignored.
+  }];
+  let arguments = (ins StrAttr:$equation, Variadic<Tgc_AnyTensor>:$tensors,
+                       OptionalAttr<DenseI64ArrayAttr>:$path);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$tensors attr-dict `:` type($tensors) `->` type($result)";
+  let inferBody = "return ::tgc::inferEinsum(ctx, loc, adaptor.getEquation(), "
+                  "adaptor.getTensors(), types);";
 }
 
 def Tgc_CatOp : Tgc_Op<"cat", ["aten.cat.default", "aten.concat.default"], [Pure]> {

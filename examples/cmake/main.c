@@ -24,8 +24,8 @@ int main(void) {
     for (int j = 0; j < 16; ++j)
       x[i][j] = (float)((i * 16 + j) % 7) / 7.0f - 0.5f;
   int64_t shape[2] = {4, 16};
-  DLTensor input = {.data = x, .device = {kDLCPU, 0}, .ndim = 2, .dtype = {kDLFloat, 32, 1},
-                    .shape = shape};
+  DLTensor input = {
+      .data = x, .device = {kDLCPU, 0}, .ndim = 2, .dtype = {kDLFloat, 32, 1}, .shape = shape};
   DLTensor *inputs[1] = {&input};
 
   DLManagedTensor *outputs[1] = {NULL};
@@ -40,8 +40,8 @@ int main(void) {
   printf("\n");
   outputs[0]->deleter(outputs[0]);
 
-  printf("%s: trainable %d, %lld gradients\n", tgc_model_name(train),
-         tgc_model_is_trainable(train), (long long)tgc_model_num_gradients(train));
+  printf("%s: trainable %d, %lld gradients\n", tgc_model_name(train), tgc_model_is_trainable(train),
+         (long long)tgc_model_num_gradients(train));
   tgc_model_destroy(train);
   tgc_model_destroy(mlp);
   return 0;

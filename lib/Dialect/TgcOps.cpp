@@ -686,7 +686,7 @@ Value tgc::aliasedSource(Value ref, bool throughViews) {
   Operation *def = ref.getDefiningOp();
   if (!def)
     return Value();
-  if (throughViews && isa<ViewOpInterface, SplitOp>(def) &&
+  if (throughViews && isa<ViewOpInterface, SplitOp, UnbindOp>(def) &&
       isa<RefTensorType>(def->getOperand(0).getType()))
     return def->getOperand(0);
   auto inPlace = dyn_cast<InPlaceOpInterface>(def);

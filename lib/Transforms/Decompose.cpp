@@ -1,6 +1,7 @@
 // Decomposition of compound tgc ops (linear, matmul, norms, softmax, ...) into the
 // primitive ops that lowering handles.
 #include "DecomposeUtils.h"
+#include "tgc/Dialect/Einsum.h"
 #include "tgc/Dialect/ScalarBuilder.h"
 #include "tgc/Transforms/Passes.h"
 
@@ -912,6 +913,166 @@ struct DecomposeUpsample : OpRewritePattern<UpsampleOp> {
   }
 };
 
+/// einsum: the operands contracted pairwise, left to right. Labels an operand alone has
+/// and nothing later (nor the output) needs are summed first; then for a pair, labels
+/// both have and something later needs are batch dimensions, labels both have and
+/// nothing needs are contracted, and the rest belong to one side: the pair is
+/// permuted to [batch, own, contracted] and [batch, contracted, own], viewed as matrices
+/// and multiplied (tgc.matmul broadcasts batch dimensions of size 1), and the product is
+/// viewed back. The last result is summed and permuted to the output's labels.
+struct DecomposeEinsum : OpRewritePattern<EinsumOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  struct Term {
+    Value value;
+    SmallVector<int, 6> labels;
+  };
+
+  /// Sums the labels of `term` that `needed` rejects.
+  static void sumUnneeded(PatternRewriter &rewriter, Location loc, Term &term,
+                          llvm::function_ref<bool(int)> needed) {
+    SmallVector<int64_t> dims;
+    SmallVector<int, 6> kept;
+    for (auto [i, label] : llvm::enumerate(term.labels)) {
+      if (needed(label))
+        kept.push_back(label);
+      else
+        dims.push_back(static_cast<int64_t>(i));
+    }
+    if (dims.empty())
+      return;
+    term.value = SumOp::create(rewriter, loc, term.value, rewriter.getDenseI64ArrayAttr(dims),
+                               false, TypeAttr());
+    term.labels = kept;
+  }
+
+  /// `term` with its labels in `order` (a permutation of them).
+  static Value permuted(PatternRewriter &rewriter, Location loc, const Term &term,
+                        ArrayRef<int> order) {
+    SmallVector<int64_t> dims;
+    for (int label : order)
+      dims.push_back(llvm::find(term.labels, label) - term.labels.begin());
+    if (llvm::equal(dims, llvm::seq<int64_t>(0, dims.size())))
+      return term.value;
+    return PermuteOp::create(rewriter, loc, term.value, dims);
+  }
+
+  /// `value` viewed with `sizes`, unless it has them.
+  static Value viewed(PatternRewriter &rewriter, Location loc, Value value,
+                      ArrayRef<AffineExpr> sizes) {
+    if (llvm::equal(typeOf(value).getSizes(), sizes))
+      return value;
+    return ViewOp::create(rewriter, loc, value, shapeAttr(rewriter.getContext(), sizes));
+  }
+
+  LogicalResult matchAndRewrite(EinsumOp op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    SmallVector<int64_t> ranks;
+    for (Value t : op.getTensors())
+      ranks.push_back(typeOf(t).getRank());
+    EinsumSpec spec;
+    std::string error;
+    if (!parseEinsum(op.getEquation(), ranks, spec, error))
+      return op.emitOpError(error);
+    SmallVector<Term> terms;
+    for (auto [value, labels] : llvm::zip(op.getTensors(), spec.inputs))
+      terms.push_back({value, labels});
+    // Whether a label is needed by the output or by terms[from...].
+    auto neededFrom = [&](size_t from) {
+      return [&, from](int label) {
+        if (llvm::is_contained(spec.output, label))
+          return true;
+        for (size_t k = from; k < terms.size(); ++k)
+          if (llvm::is_contained(terms[k].labels, label))
+            return true;
+        return false;
+      };
+    };
+    auto sizeOf = [&](const Term &t, int label) {
+      return typeOf(t.value).getSizes()[llvm::find(t.labels, label) - t.labels.begin()];
+    };
+    auto product = [&](const Term &t, ArrayRef<int> labels) {
+      AffineExpr p = getAffineConstantExpr(1, ctx);
+      for (int label : labels)
+        p = p * sizeOf(t, label);
+      return p;
+    };
+
+    Term acc = terms[0];
+    sumUnneeded(rewriter, loc, acc, neededFrom(1));
+    for (size_t j = 1; j < terms.size(); ++j) {
+      Term other = terms[j];
+      auto laterOrOutput = neededFrom(j + 1);
+      sumUnneeded(rewriter, loc, other, [&](int label) {
+        return laterOrOutput(label) || llvm::is_contained(acc.labels, label);
+      });
+      SmallVector<int, 6> batch, contracted, own, otherOwn;
+      for (int label : acc.labels) {
+        if (!llvm::is_contained(other.labels, label))
+          own.push_back(label);
+        else if (laterOrOutput(label))
+          batch.push_back(label);
+        else
+          contracted.push_back(label);
+      }
+      for (int label : other.labels)
+        if (!llvm::is_contained(acc.labels, label))
+          otherOwn.push_back(label);
+      for (int label : contracted)
+        if (sizeOf(acc, label) != sizeOf(other, label))
+          return op.emitOpError("einsum: a summed label has sizes that differ (broadcasting "
+                                "it is not supported)");
+      SmallVector<int, 6> leftOrder(batch), rightOrder(batch);
+      leftOrder.append(own.begin(), own.end());
+      leftOrder.append(contracted.begin(), contracted.end());
+      rightOrder.append(contracted.begin(), contracted.end());
+      rightOrder.append(otherOwn.begin(), otherOwn.end());
+      SmallVector<AffineExpr> leftSizes, rightSizes;
+      for (int label : batch) {
+        leftSizes.push_back(sizeOf(acc, label));
+        rightSizes.push_back(sizeOf(other, label));
+      }
+      leftSizes.append({product(acc, own), product(acc, contracted)});
+      rightSizes.append({product(other, contracted), product(other, otherOwn)});
+      Value left = viewed(rewriter, loc, permuted(rewriter, loc, acc, leftOrder), leftSizes);
+      Value right = viewed(rewriter, loc, permuted(rewriter, loc, other, rightOrder), rightSizes);
+      Value result = MatmulOp::create(rewriter, loc, left, right);
+      SmallVector<AffineExpr> sizes(typeOf(result).getSizes().take_front(batch.size()));
+      for (int label : own)
+        sizes.push_back(sizeOf(acc, label));
+      for (int label : otherOwn)
+        sizes.push_back(sizeOf(other, label));
+      SmallVector<int, 6> labels(batch);
+      labels.append(own.begin(), own.end());
+      labels.append(otherOwn.begin(), otherOwn.end());
+      acc = {viewed(rewriter, loc, result, sizes), labels};
+    }
+    sumUnneeded(rewriter, loc, acc,
+                [&](int label) { return llvm::is_contained(spec.output, label); });
+    Value result = permuted(rewriter, loc, acc, spec.output);
+    if (result == op.getTensors().front())
+      result = CloneOp::create(rewriter, loc, result);
+    if (typeOf(result).getDtype() != typeOf(op.getResult()).getDtype())
+      result = ToDTypeOp::create(rewriter, loc, result,
+                                 TypeAttr::get(typeOf(op.getResult()).getDtype()));
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// unbind: select(self, dim, i) for each i.
+struct DecomposeUnbind : OpRewritePattern<UnbindOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(UnbindOp op, PatternRewriter &rewriter) const override {
+    SmallVector<Value> results;
+    for (int64_t i = 0, e = op.getNumResults(); i < e; ++i)
+      results.push_back(SelectOp::create(rewriter, op.getLoc(), op.getSelf(), op.getDim(), i));
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
 struct DecomposeSplit : OpRewritePattern<SplitOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(SplitOp op, PatternRewriter &rewriter) const override {
@@ -1128,12 +1289,13 @@ struct DecomposePass : public tgc::impl::DecomposePassBase<DecomposePass> {
     patterns.add<DecomposeLinear, DecomposeAddmm<AddmmOp, MmOp>, DecomposeAddmm<BaddbmmOp, BmmOp>,
                  DecomposeRepeatInterleave, DecomposeMatmul, DecomposeT,
                  DecomposeSoftmax<SoftmaxOp, false>, DecomposeSoftmax<LogSoftmaxOp, true>,
-                 DecomposeMean, DecomposeVar, DecomposeSplit, DecomposeDiff, DecomposePad,
-                 DecomposeIndexDims, DecomposeRepeat, DecomposeCopy, DecomposeRoll, DecomposeFlip,
-                 DecomposeDiagonal, DecomposeSort, DecomposeTopk, DecomposeIndexPut,
-                 DecomposeIndexSelect, DecomposeUpsample, DecomposeAsStridedRestride,
-                 DecomposeStack, DecomposeDropout, DecomposeCrossEntropy, DecomposeMaskedScatter,
-                 DecomposeNativeDropout>(&getContext());
+                 DecomposeMean, DecomposeVar, DecomposeSplit, DecomposeUnbind, DecomposeEinsum,
+                 DecomposeDiff, DecomposePad, DecomposeIndexDims, DecomposeRepeat, DecomposeCopy,
+                 DecomposeRoll, DecomposeFlip, DecomposeDiagonal, DecomposeSort, DecomposeTopk,
+                 DecomposeIndexPut, DecomposeIndexSelect, DecomposeUpsample,
+                 DecomposeAsStridedRestride, DecomposeStack, DecomposeDropout,
+                 DecomposeCrossEntropy, DecomposeMaskedScatter, DecomposeNativeDropout>(
+        &getContext());
     patterns.add<DecomposeAttention>(&getContext(), keepAttention);
     patterns.add<ExpandGroupedQueryAttention>(&getContext());
     populateDecomposeNNPatterns(patterns, onePassStatistics);

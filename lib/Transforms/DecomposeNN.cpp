@@ -1148,28 +1148,53 @@ struct DecomposeEmbeddingBag : OpRewritePattern<EmbeddingBagOp> {
 // Distances
 //===----------------------------------------------------------------------===//
 
-/// The p-norm of `diff` over its last dimension: p = 0 counts the non-zero elements,
-/// p = inf takes the largest magnitude.
-Value pNorm(OpBuilder &b, Location loc, Value diff, double p) {
-  int64_t last = typeOf(diff).getRank() - 1;
-  auto dims = b.getDenseI64ArrayAttr({last});
+/// The p-norm of `x` over `dims` (all when null): p = 0 counts the non-zero elements,
+/// p = inf takes the largest magnitude, -inf the smallest. The root of a sum is taken
+/// as where(s == 0, 0, root(where(s == 0, 1, s))): the same value, and a gradient of 0 at
+/// an all-zero slice (ATen's norm backward masks it) instead of 0 * inf = NaN.
+Value pNorm(OpBuilder &b, Location loc, Value x, double p, DenseI64ArrayAttr dims, bool keepdim) {
   auto scalar = [&](double v) { return f64(b, loc, v); };
   if (p == 0) {
-    Value nonzero = NeOp::create(b, loc, diff, scalar(0.0));
-    return SumOp::create(b, loc, nonzero, dims, false, TypeAttr::get(typeOf(diff).getDtype()));
+    Value nonzero = NeOp::create(b, loc, x, scalar(0.0));
+    return SumOp::create(b, loc, nonzero, dims, keepdim, TypeAttr::get(typeOf(x).getDtype()));
   }
-  Value magnitude = AbsOp::create(b, loc, diff);
+  Value magnitude = AbsOp::create(b, loc, x);
   if (std::isinf(p))
-    return AmaxOp::create(b, loc, magnitude, dims, false, TypeAttr());
+    return p > 0 ? AmaxOp::create(b, loc, magnitude, dims, keepdim, TypeAttr()).getResult()
+                 : AminOp::create(b, loc, magnitude, dims, keepdim, TypeAttr()).getResult();
   if (p == 1)
-    return SumOp::create(b, loc, magnitude, dims, false, TypeAttr());
-  if (p == 2)
-    return SqrtOp::create(
-        b, loc, SumOp::create(b, loc, MulOp::create(b, loc, diff, diff), dims, false, TypeAttr()));
-  Value powered = PowOp::create(b, loc, magnitude, scalar(p));
-  Value sum = SumOp::create(b, loc, powered, dims, false, TypeAttr());
-  return PowOp::create(b, loc, sum, scalar(1.0 / p));
+    return SumOp::create(b, loc, magnitude, dims, keepdim, TypeAttr());
+  Value powered = p == 2 ? MulOp::create(b, loc, x, x).getResult()
+                         : PowOp::create(b, loc, magnitude, scalar(p)).getResult();
+  Value sum = SumOp::create(b, loc, powered, dims, keepdim, TypeAttr());
+  Value zero = EqOp::create(b, loc, sum, scalar(0.0));
+  Value safe = WhereOp::create(b, loc, zero, scalar(1.0), sum);
+  Value root = p == 2 ? SqrtOp::create(b, loc, safe).getResult()
+                      : PowOp::create(b, loc, safe, scalar(1.0 / p)).getResult();
+  return WhereOp::create(b, loc, zero, scalar(0.0), root);
 }
+
+/// The p-norm of `diff` over its last dimension.
+Value lastDimNorm(OpBuilder &b, Location loc, Value diff, double p) {
+  return pNorm(b, loc, diff, p, b.getDenseI64ArrayAttr({typeOf(diff).getRank() - 1}),
+               /*keepdim=*/false);
+}
+
+/// linalg_vector_norm: pNorm over its dims, in `dtype` when given.
+struct DecomposeVectorNorm : OpRewritePattern<VectorNormOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(VectorNormOp op, PatternRewriter &rewriter) const override {
+    Value x = op.getSelf();
+    if (TypeAttr dtype = op.getDtypeAttr(); dtype && dtype.getValue() != typeOf(x).getDtype())
+      x = ToDTypeOp::create(rewriter, op.getLoc(), x, dtype);
+    DenseI64ArrayAttr dims = op.getDimAttr();
+    if (dims && dims.empty())
+      dims = DenseI64ArrayAttr();
+    rewriter.replaceOp(
+        op, pNorm(rewriter, op.getLoc(), x, op.getOrd().convertToDouble(), dims, op.getKeepdim()));
+    return success();
+  }
+};
 
 /// cdist: the norm over the last dimension of x1[.., P, 1, M] - x2[.., 1, R, M].
 struct DecomposeCdist : OpRewritePattern<CdistOp> {
@@ -1180,7 +1205,7 @@ struct DecomposeCdist : OpRewritePattern<CdistOp> {
     Value a = UnsqueezeOp::create(rewriter, loc, op.getX1(), rank - 1);
     Value b = UnsqueezeOp::create(rewriter, loc, op.getX2(), rank - 2);
     Value diff = SubOp::create(rewriter, loc, a, b, Attribute());
-    rewriter.replaceOp(op, pNorm(rewriter, loc, diff, op.getP().convertToDouble()));
+    rewriter.replaceOp(op, lastDimNorm(rewriter, loc, diff, op.getP().convertToDouble()));
     return success();
   }
 };
@@ -1203,7 +1228,7 @@ struct DecomposePdist : OpRewritePattern<PdistOp> {
       return IndexOp::create(rewriter, loc, op.getSelf(), ValueRange{list}, DenseI64ArrayAttr());
     };
     Value diff = SubOp::create(rewriter, loc, rows(first), rows(second), Attribute());
-    rewriter.replaceOp(op, pNorm(rewriter, loc, diff, op.getP().convertToDouble()));
+    rewriter.replaceOp(op, lastDimNorm(rewriter, loc, diff, op.getP().convertToDouble()));
     return success();
   }
 };
@@ -1213,12 +1238,11 @@ struct DecomposePdist : OpRewritePattern<PdistOp> {
 void tgc::populateDecomposeNNPatterns(RewritePatternSet &patterns, bool onePass) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<DecomposeLayerNorm, DecomposeBatchNorm, DecomposeGroupNorm>(ctx, onePass);
-  patterns
-      .add<DecomposeLayerNormBackward, DecomposeGroupNormBackward, DecomposeConv1d,
-           DecomposeTransposedConv2d, DecomposeConv3d, DecomposeTransposedConv3d,
-           DecomposeConvolutionBackward, DecomposeAdaptivePool<AdaptiveAvgPoolOp>,
-           DecomposeAdaptivePool<AdaptiveAvgPoolBackwardOp>, DecomposeAvgPool3d, DecomposeMaxPool3d,
-           DecomposeAvgPool1d, DecomposeCol2Im, DecomposeCdist, DecomposePdist,
-           DecomposeGridSampler2d, DecomposeEmbeddingBag, DecomposeAffineGrid, DecomposeWeightNorm>(
-          ctx);
+  patterns.add<DecomposeLayerNormBackward, DecomposeGroupNormBackward, DecomposeConv1d,
+               DecomposeTransposedConv2d, DecomposeConv3d, DecomposeTransposedConv3d,
+               DecomposeConvolutionBackward, DecomposeAdaptivePool<AdaptiveAvgPoolOp>,
+               DecomposeAdaptivePool<AdaptiveAvgPoolBackwardOp>, DecomposeAvgPool3d,
+               DecomposeMaxPool3d, DecomposeAvgPool1d, DecomposeCol2Im, DecomposeCdist,
+               DecomposePdist, DecomposeGridSampler2d, DecomposeEmbeddingBag, DecomposeAffineGrid,
+               DecomposeWeightNorm, DecomposeVectorNorm>(ctx);
 }

@@ -179,7 +179,7 @@ LogicalResult FunctionRebuilder::visit(Operation *op) {
   if (auto inPlace = llvm::dyn_cast<InPlaceOpInterface>(op))
     if (!inPlace.getMutatedOperandIndices().empty())
       return visitInPlace(inPlace);
-  bool isView = llvm::isa<ViewOpInterface, SplitOp>(op);
+  bool isView = llvm::isa<ViewOpInterface, SplitOp, UnbindOp>(op);
   if (isView && llvm::isa<RefTensorType>(op->getOperand(0).getType())) {
     // Views are replayed lazily, on the base's value current at the time of use.
     for (Value result : op->getResults())

@@ -141,3 +141,15 @@ func.func @as_strided_restride(%x: !tgc.vtensor<[2, 64, 1, 1], f32>) -> !tgc.vte
   %0 = tgc.as_strided %x {size = #tgc.shape<[2, 64, 1, 1]>, stride = #tgc.shape<[64, 1, 64, 64]>} : !tgc.vtensor<[2, 64, 1, 1], f32> -> !tgc.vtensor<[2, 64, 1, 1], f32>
   return %0 : !tgc.vtensor<[2, 64, 1, 1], f32>
 }
+
+// -----
+
+// unbind: one select per index of the dimension.
+// CHECK-LABEL: func.func @unbind
+//       CHECK:   %[[A:.*]] = tgc.select %arg0 {dim = 1 : i64, index = 0 : i64}
+//       CHECK:   %[[B:.*]] = tgc.select %arg0 {dim = 1 : i64, index = 1 : i64}
+//       CHECK:   return %[[A]], %[[B]]
+func.func @unbind(%x: !tgc.vtensor<[3, 2, 4], f32>) -> (!tgc.vtensor<[3, 4], f32>, !tgc.vtensor<[3, 4], f32>) {
+  %0:2 = tgc.unbind %x {dim = 1 : i64} : !tgc.vtensor<[3, 2, 4], f32> -> !tgc.vtensor<[3, 4], f32>, !tgc.vtensor<[3, 4], f32>
+  return %0#0, %0#1 : !tgc.vtensor<[3, 4], f32>, !tgc.vtensor<[3, 4], f32>
+}

@@ -152,6 +152,29 @@ def _resample3d(dt):
     yield Sample(x, None, False, [1.5, 2.0, 0.5])
 
 
+def _norm_samples(dt):
+    x = _r(3, 4, 5, dtype=dt)
+    x[1] = 0  # an all-zero slice
+    yield Sample(x, 2, [2], True, None)
+    yield Sample(x, float("inf"), None, False, None)
+    yield Sample(x, 1.5, [0, 2], False, None)
+    yield Sample(x, 0, [1], False, torch.float32)
+
+
+def _einsum_pairs(dt):
+    yield Sample(_r(2, 3, 4, dtype=dt), _r(2, 4, 5, dtype=dt), "bij,bjk->bik")
+    yield Sample(_r(2, 4, 3, 8, dtype=dt), _r(2, 4, 6, 8, dtype=dt), "bhqd,bhkd->bhqk")
+    yield Sample(_r(3, 2, 4, dtype=dt), _r(5, 4, dtype=dt), "...ij,kj->...ik")
+    yield Sample(_r(3, dtype=dt), _r(4, dtype=dt), "i,j->ij")
+
+
+def _einsum_others(dt):
+    yield Sample(_r(3, 4, dtype=dt), "ij->ji")
+    yield Sample(_r(2, 3, 4, dtype=dt), "ijk->")
+    yield Sample(_r(2, 3, dtype=dt), _r(4, 3, 5, dtype=dt), _r(2, 5, dtype=dt), "bn,anm,bm->ba")
+    yield Sample(_r(2, 1, 3, 4, dtype=dt), _r(5, 4, 6, dtype=dt), "...ij,...jk")
+
+
 def _ints(dt):
     yield Sample(torch.randint(-50, 50, (4, 5)))
 
@@ -189,6 +212,14 @@ def extra_ops():
               _resample2d, training_ir=True),
         Entry("upsample_trilinear3d.vec", lambda x, *a: aten.upsample_trilinear3d.vec(x, *a),
               _resample3d, training_ir=True),
+        Entry("linalg_vector_norm", lambda x, *a: aten.linalg_vector_norm(x, *a[:3], dtype=a[3]),
+              _norm_samples, training_ir=True),
+        # einsum is decomposed in the core IR: the training IR holds it.
+        Entry("einsum", lambda *a: aten.einsum(a[-1], list(a[:-1])), _einsum_pairs,
+              training_ir=True),
+        Entry("einsum.more", lambda *a: aten.einsum(a[-1], list(a[:-1])), _einsum_others,
+              training_ir=True),
+        Entry("unbind.int", lambda x: aten.unbind.int(x, 1), _volume, training_ir=True),
         Entry("upsample_nearest3d.vec", lambda x, s, _, f: aten.upsample_nearest3d.vec(x, s, f),
               _resample3d, training_ir=True),
         Entry("bitwise_and.Scalar", lambda x: aten.bitwise_and.Scalar(x, 12), _ints, i64),

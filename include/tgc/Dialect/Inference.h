@@ -92,6 +92,8 @@ mlir::LogicalResult inferSqueeze(mlir::MLIRContext *ctx, InferLoc loc, mlir::Val
                                  mlir::DenseI64ArrayAttr dims, TypeList &types);
 mlir::LogicalResult inferSlice(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self, int64_t dim,
                                ShapeAttr start, ShapeAttr end, int64_t step, TypeList &types);
+mlir::LogicalResult inferUnbind(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self, int64_t dim,
+                                TypeList &types);
 mlir::LogicalResult inferSelect(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self, int64_t dim,
                                 int64_t index, TypeList &types);
 mlir::LogicalResult inferAlias(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
@@ -135,6 +137,8 @@ mlir::LogicalResult inferPad(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value s
 mlir::LogicalResult inferDiff(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self, int64_t n,
                               int64_t dim, mlir::Value prepend, mlir::Value append,
                               TypeList &types);
+mlir::LogicalResult inferEinsum(mlir::MLIRContext *ctx, InferLoc loc, llvm::StringRef equation,
+                                mlir::ValueRange tensors, TypeList &types);
 mlir::LogicalResult inferCat(mlir::MLIRContext *ctx, InferLoc loc, mlir::ValueRange tensors,
                              int64_t dim, bool stack, TypeList &types);
 mlir::LogicalResult inferAttention(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value query,

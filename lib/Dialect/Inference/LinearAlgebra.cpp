@@ -2,6 +2,8 @@
 // convolution with its backward.
 #include "Helpers.h"
 
+#include "tgc/Dialect/Einsum.h"
+
 using namespace mlir;
 using namespace tgc;
 using namespace tgc::inference;
@@ -312,5 +314,49 @@ LogicalResult tgc::inferCol2Im(MLIRContext *ctx, InferLoc loc, Value self,
   SmallVector<AffineExpr> out(sizes.drop_back(2));
   out.append({cst(*rows / patch, ctx), cst(outputSize[0], ctx), cst(outputSize[1], ctx)});
   addResult(ctx, x.isRef(), freshLike(x, out), types);
+  return success();
+}
+
+LogicalResult tgc::inferEinsum(MLIRContext *ctx, InferLoc loc, StringRef equation,
+                               ValueRange tensors, TypeList &types) {
+  if (tensors.empty())
+    return emitOptionalError(loc, "einsum needs at least one operand");
+  SmallVector<BaseTensorType> operands;
+  SmallVector<int64_t> ranks;
+  for (Value t : tensors) {
+    BaseTensorType x = tensorOf(t);
+    if (failed(requireTensor(loc, x, "tensors")))
+      return failure();
+    operands.push_back(x);
+    ranks.push_back(x.getRank());
+  }
+  EinsumSpec spec;
+  std::string error;
+  if (!parseEinsum(equation, ranks, spec, error))
+    return emitOptionalError(loc, error);
+  // Each label's size: the operands agree, or broadcast a size of 1.
+  DenseMap<int, AffineExpr> sizes;
+  AffineExpr one = cst(1, ctx);
+  for (auto [x, labels] : llvm::zip(operands, spec.inputs))
+    for (auto [label, size] : llvm::zip(labels, x.getSizes())) {
+      auto [it, inserted] = sizes.try_emplace(label, size);
+      if (inserted || it->second == size || size == one)
+        continue;
+      if (it->second == one) {
+        it->second = size;
+        continue;
+      }
+      return emitOptionalError(loc, "einsum '", equation, "': a label has sizes ",
+                               exprStr(it->second), " and ", exprStr(size));
+    }
+  SmallVector<AffineExpr> out;
+  for (int label : spec.output)
+    out.push_back(sizes.lookup(label));
+  TensorMeta meta = freshLike(operands.front(), out);
+  for (BaseTensorType x : operands) {
+    meta.dtype = promoteDTypes(meta.dtype, x.getDtype());
+    meta.requiresGrad |= x.getMeta().requiresGrad;
+  }
+  addResult(ctx, operands.front().isRef(), meta, types);
   return success();
 }

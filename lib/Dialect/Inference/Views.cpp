@@ -287,6 +287,25 @@ LogicalResult tgc::inferSelect(MLIRContext *ctx, InferLoc loc, Value self, int64
   return addView(ctx, x, sizes, strides, offset, types);
 }
 
+LogicalResult tgc::inferUnbind(MLIRContext *ctx, InferLoc loc, Value self, int64_t dim,
+                               TypeList &types) {
+  BaseTensorType x = tensorOf(self);
+  if (failed(requireTensor(loc, x, "self")))
+    return failure();
+  if (x.getRank() == 0)
+    return emitOptionalError(loc, "unbind of a 0-d tensor");
+  FailureOr<int64_t> d = dimIn(loc, dim, x.getRank());
+  if (failed(d))
+    return failure();
+  std::optional<int64_t> size = getConstantSize(x.getSizes()[*d]);
+  if (!size)
+    return emitOptionalError(loc, "unbind: dimension ", dim, " must have a static size");
+  for (int64_t i = 0; i < *size; ++i)
+    if (failed(inferSelect(ctx, loc, self, *d, i, types)))
+      return failure();
+  return success();
+}
+
 LogicalResult tgc::inferAlias(MLIRContext *ctx, InferLoc loc, Value self, TypeList &types) {
   BaseTensorType x = tensorOf(self);
   if (failed(requireTensor(loc, x, "self")))

@@ -201,6 +201,17 @@ static LogicalResult viewToResultSizes(AdapterCall &call) {
   return success();
 }
 
+/// expand_as / view_as / reshape_as(self, other): an expand or a view to `other`'s sizes.
+static LogicalResult sizesOfOther(AdapterCall &call) {
+  FailureOr<BaseTensorType> other = tensorType(call, "other");
+  if (failed(other))
+    return failure();
+  SmallVector<AffineExpr> sizes(other->getSizes());
+  llvm::erase_if(call.arguments, [](const AtenArgument &a) { return a.name != "self"; });
+  call.attributes.set("size", ShapeAttr::get(call.ctx, sizes));
+  return success();
+}
+
 /// _native_batch_norm_legit_functional: also returns the new running statistics.
 static LogicalResult setFunctional(AdapterCall &call) {
   call.attributes.set("functional", UnitAttr::get(call.ctx));
@@ -450,6 +461,9 @@ static const NodeAdapter kNodeAdapters[] = {
     {"aten.new_ones.default", "", newFilledWith<1>},
     {"aten.new_zeros.default", "", newFilledWith<0>},
     {"aten.type_as.default", "", typeAsOther},
+    {"aten.expand_as.default", "tgc.expand", sizesOfOther},
+    {"aten.view_as.default", "tgc.view", sizesOfOther},
+    {"aten.reshape_as.default", "tgc.view", sizesOfOther},
     {"aten.reflection_pad1d.default", "", padMode<kReflect>},
     {"aten.reflection_pad2d.default", "", padMode<kReflect>},
     {"aten.reflection_pad3d.default", "", padMode<kReflect>},

@@ -1,0 +1,117 @@
+"""Training through ops of the training IR (test/e2e/train-ops.test; needs torch): each
+small module is exported live (torch.export, training IR), compiled with
+`tgc compile --train`, bound with tgc.load(train=True), and one step (loss mean(out^2))
+is compared with eager float32: the output and every parameter's gradient (rtol 1e-4 of
+the largest magnitude), all of them finite.
+
+    python train_ops.py TGC WORKDIR
+"""
+import copy
+import os
+import subprocess
+import sys
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "tools", "python"))
+
+import tgc  # noqa: E402
+
+TGC, WORK = sys.argv[1:3]
+
+
+class VectorNorm(nn.Module):
+    """F.normalize (vector_norm, clamp_min, expand_as) and raw norms of a parameter with
+    all-zero rows: ATen's norm backward gives 0 there, not NaN."""
+
+    def __init__(self):
+        super().__init__()
+        self.z = nn.Parameter(torch.zeros(3, 4))
+        with torch.no_grad():
+            self.z[1] = torch.randn(4)
+        self.lin = nn.Linear(4, 3)
+
+    def forward(self, x):
+        a = F.normalize(self.lin(x), dim=-1)
+        return (a.sum() + torch.linalg.vector_norm(self.z, dim=1).sum()
+                + torch.linalg.vector_norm(self.z, ord=3, dim=1).sum()
+                + torch.linalg.vector_norm(self.z, ord=float("inf")) + a * 0)
+
+
+class Einsum(nn.Module):
+    """Attention-style einsums, a bilinear form of three operands and an ellipsis."""
+
+    def __init__(self):
+        super().__init__()
+        self.q = nn.Linear(8, 8)
+        self.k = nn.Linear(8, 8)
+        self.w = nn.Parameter(torch.randn(3, 8, 8) / 8)
+
+    def forward(self, x):
+        q = self.q(x).view(2, 5, 2, 4)
+        k = self.k(x).view(2, 5, 2, 4)
+        s = torch.einsum("bqhd,bkhd->bhqk", q, k).softmax(-1)
+        o = torch.einsum("bhqk,bkhd->bqhd", s, k).reshape(2, 5, 8)
+        return torch.einsum("bn,anm,bm->ba", o[:, 0], self.w, o[:, 1]) + torch.einsum(
+            "...ij,...ij->...i", o, x).sum(-1, keepdim=True)
+
+
+class Resample(nn.Module):
+    """Bicubic and trilinear upsampling, unbind."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, padding=1)
+        self.vol = nn.Parameter(torch.randn(1, 2, 2, 3, 3))
+
+    def forward(self, x):
+        y = F.interpolate(self.conv(x), size=(11, 13), mode="bicubic", align_corners=False)
+        v = F.interpolate(self.vol, scale_factor=2.0, mode="trilinear", align_corners=True)
+        a, b = y.unbind(1)[:2]
+        return a.sum((1, 2)) * b.mean() + v.sum()
+
+
+CASES = [("vector_norm", VectorNorm, (torch.randn(2, 4),)),
+         ("einsum", Einsum, (torch.randn(2, 5, 8),)),
+         ("resample", Resample, (torch.randn(2, 3, 6, 7),))]
+
+
+def relative(actual, expected):
+    scale = expected.abs().max().item() or 1.0
+    return (actual - expected).abs().max().item() / scale
+
+
+def main():
+    torch.manual_seed(0)
+    failed = False
+    for name, cls, args in CASES:
+        model = cls().train()
+        path = os.path.join(WORK, name + ".pt2")
+        torch.export.save(torch.export.export(copy.deepcopy(model), args), path)
+        so = os.path.join(WORK, name + ".so")
+        subprocess.run([TGC, "compile", path, "--train", "-o", so], check=True)
+        eager = copy.deepcopy(model)
+        expected = eager(*args)
+        expected.pow(2).mean().backward()
+        compiled = copy.deepcopy(model)
+        out = tgc.load(so, compiled, train=True)(*args)
+        out.pow(2).mean().backward()
+        errors = {"output": relative(out.detach(), expected.detach())}
+        for (n, p), (_, q) in zip(compiled.named_parameters(), eager.named_parameters()):
+            if not torch.isfinite(p.grad).all():
+                errors[n] = float("inf")
+            else:
+                errors[n] = relative(p.grad, q.grad)
+        worst = max(errors, key=errors.get)
+        ok = errors[worst] <= 1e-4
+        failed |= not ok
+        print(f"{name}: {'ok' if ok else 'MISMATCH'} ({len(errors) - 1} gradients; worst "
+              f"{worst} {errors[worst]:.1e})")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
