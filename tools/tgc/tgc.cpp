@@ -1,5 +1,7 @@
 // tgc: the compiler driver. `tgc compile` turns a program into a model library;
 // `tgc run` runs one on safetensors inputs.
+#include "Inspect.h"
+
 #include "tgc/Dialect/TgcDialect.h"
 #include "tgc/Frontend/Export/ExportReader.h"
 #include "tgc/Frontend/Trace/GraphProgram.h"
@@ -373,6 +375,12 @@ int main(int argc, char **argv) {
                      "with --train: the gradient of each output, named output.N "
                      "(.safetensors)");
 
+  std::string inspectPath;
+  CLI::App *inspectCmd = app.add_subcommand(
+      "inspect", "Print a compiled model's inputs, outputs, state and dynamic sizes");
+  inspectCmd->add_option("model", inspectPath, "the model.so (its model.json beside it)")
+      ->required();
+
   compileCmd->add_option("--depfile", compileOptions.depfile,
                          "also write a Makefile-style depfile: the output, then the files the "
                          "compile reads (the input, tgc itself, the runtime it links)");
@@ -384,6 +392,8 @@ int main(int argc, char **argv) {
       status = writeDepfile(compileOptions);
     return status;
   }
+  if (inspectCmd->parsed())
+    return inspectModel(inspectPath, llvm::outs(), llvm::errs());
   if (tgc::runner::Status status = tgc::runner::runModel(runOptions)) {
     llvm::errs() << "error: " << status.message() << "\n";
     return 1;
