@@ -22,6 +22,7 @@
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
@@ -156,10 +157,41 @@ static tgc::ArtifactOptions artifactOptions(const CompileOptions &options) {
   return artifact;
 }
 
+namespace {
+/// On a terminal, the step a compile is in, on one line of stderr that each step
+/// overwrites and that is cleared before any diagnostic and at the end. Off when stderr
+/// is not a terminal, with --timing, and with TGC_NO_PROGRESS set.
+class Progress {
+public:
+  explicit Progress(bool enabled)
+      : enabled(enabled && llvm::sys::Process::StandardErrIsDisplayed() &&
+                !std::getenv("TGC_NO_PROGRESS")) {}
+  ~Progress() { clear(); }
+  void show(llvm::StringRef step) {
+    if (!enabled)
+      return;
+    llvm::errs() << "\r\033[Ktgc: " << step << "...";
+    llvm::errs().flush();
+    shown = true;
+  }
+  void clear() {
+    if (!shown)
+      return;
+    llvm::errs() << "\r\033[K";
+    llvm::errs().flush();
+    shown = false;
+  }
+
+private:
+  bool enabled;
+  bool shown = false;
+};
+} // namespace
+
 /// Runs `pipeline` on `module` phase by phase; with timing, each phase is a timer holding
 /// its passes' timers.
 static LogicalResult runPipeline(ModuleOp module, const tgc::PipelineOptions &pipeline,
-                                 TimingScope &timing, bool timed) {
+                                 TimingScope &timing, bool timed, Progress *progress = nullptr) {
   for (int phase = int(pipeline.startAfter) + 1; phase <= int(pipeline.compileTo); ++phase) {
     tgc::PipelineOptions one = pipeline;
     one.startAfter = tgc::Phase(phase - 1);
@@ -169,6 +201,8 @@ static LogicalResult runPipeline(ModuleOp module, const tgc::PipelineOptions &pi
     if (pm.empty())
       continue;
     TimingScope phaseTiming = timing.nest(tgc::stringifyPhase(tgc::Phase(phase)));
+    if (progress)
+      progress->show(tgc::stringifyPhase(tgc::Phase(phase)));
     if (timed)
       pm.enableTiming(phaseTiming);
     if (failed(pm.run(module)))
@@ -263,15 +297,24 @@ static int compile(const CompileOptions &options) {
   artifact.timing = &timing;
   if (options.allowGraphBreaks)
     return compileProgram(options, ctx, pipeline, artifact, timing);
+  // Registered after the diagnostics' handler, so it runs first: clears the progress
+  // line, then passes the diagnostic on.
+  Progress progress(!options.timing);
+  ScopedDiagnosticHandler clearProgress(&ctx, [&](Diagnostic &) {
+    progress.clear();
+    return failure();
+  });
   OwningOpRef<ModuleOp> module;
   {
+    progress.show("reading " + llvm::sys::path::filename(options.input).str());
     TimingScope reading = timing.nest("read");
     module = readProgram(options.input, ctx);
   }
-  if (!module || failed(runPipeline(*module, pipeline, timing, options.timing)))
+  if (!module || failed(runPipeline(*module, pipeline, timing, options.timing, &progress)))
     return 1;
   if (emitsIR(options, *phase))
     return writeModule(*module, options.output);
+  progress.show("generating code and linking");
   return failed(tgc::emitArtifact(*module, artifact)) ? 1 : 0;
 }
 
