@@ -183,6 +183,13 @@ static FailureOr<SmallVector<AffineExpr>> viewSizesFromOperands(AdapterCall &cal
   return sizes;
 }
 
+/// The call as `self` and a `size` attribute (a view or an expand to `sizes`).
+static LogicalResult keepSelfWithSize(AdapterCall &call, ArrayRef<AffineExpr> sizes) {
+  llvm::erase_if(call.arguments, [](const AtenArgument &a) { return a.name != "self"; });
+  call.attributes.set("size", ShapeAttr::get(call.ctx, sizes));
+  return success();
+}
+
 /// flatten/unflatten/reshape: a view to the sizes the export computed for the result
 /// (else to those the arguments give).
 static LogicalResult viewToResultSizes(AdapterCall &call) {
@@ -196,9 +203,7 @@ static LogicalResult viewToResultSizes(AdapterCall &call) {
   }
   if (failed(sizes))
     return failure();
-  llvm::erase_if(call.arguments, [](const AtenArgument &a) { return a.name != "self"; });
-  call.attributes.set("size", ShapeAttr::get(call.ctx, *sizes));
-  return success();
+  return keepSelfWithSize(call, *sizes);
 }
 
 /// expand_as / view_as / reshape_as(self, other): an expand or a view to `other`'s sizes.
@@ -206,10 +211,7 @@ static LogicalResult sizesOfOther(AdapterCall &call) {
   FailureOr<BaseTensorType> other = tensorType(call, "other");
   if (failed(other))
     return failure();
-  SmallVector<AffineExpr> sizes(other->getSizes());
-  llvm::erase_if(call.arguments, [](const AtenArgument &a) { return a.name != "self"; });
-  call.attributes.set("size", ShapeAttr::get(call.ctx, sizes));
-  return success();
+  return keepSelfWithSize(call, other->getSizes());
 }
 
 /// _native_batch_norm_legit_functional: also returns the new running statistics.
