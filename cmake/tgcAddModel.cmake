@@ -1,5 +1,6 @@
 # tgc_add_model(<target> SOURCE <file.pt2|file.trace|file.mlir>
-#               [TRAIN] [TARGET cpu] [NAME <c-identifier>] [OPTIONS <tgc flags>...])
+#               [TRAIN] [STATIC] [TARGET cpu] [NAME <c-identifier>]
+#               [OPTIONS <tgc flags>...])
 #
 # Compiles SOURCE with `tgc compile` at build time into <name>.so, <name>.h and
 # <name>.json in ${CMAKE_CURRENT_BINARY_DIR}/tgc_models/<target>/, and makes <target> an
@@ -7,6 +8,9 @@
 # model and puts <name>.h (and the DLPack header it includes) on app's include path.
 #
 #   TRAIN    a trainable model (`--train`: forward and backward entries).
+#   STATIC   an archive, <name>.a (`--emit=static`), instead of <name>.so: <target> is an
+#            imported static library that brings in tgc::runtime, the runtime every
+#            static model of the program shares.
 #   TARGET   what to generate code for; `cpu` (the default) is the one this tgc has.
 #   NAME     the C identifier of the model's API (<name>_create); default <target>.
 #   OPTIONS  further `tgc compile` flags (`--cpu x86-64-v3`, `--activation-budget N`, ...).
@@ -16,7 +20,7 @@
 include_guard(GLOBAL)
 
 function(tgc_add_model target)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "TRAIN" "SOURCE;NAME" "TARGET;OPTIONS")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "TRAIN;STATIC" "SOURCE;NAME" "TARGET;OPTIONS")
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "tgc_add_model(${target}): unknown arguments: ${arg_UNPARSED_ARGUMENTS}")
   endif()
@@ -45,28 +49,43 @@ function(tgc_add_model target)
 
   set(dir "${CMAKE_CURRENT_BINARY_DIR}/tgc_models/${target}")
   file(MAKE_DIRECTORY "${dir}")
-  set(library "${dir}/${name}.so")
   set(flags)
   if(arg_TRAIN)
     list(APPEND flags --train)
   endif()
+  if(arg_STATIC)
+    set(library "${dir}/${name}.a")
+    list(APPEND flags --emit=static)
+  else()
+    set(library "${dir}/${name}.so")
+  endif()
+  get_filename_component(library_name "${library}" NAME)
   add_custom_command(
     OUTPUT "${library}" "${dir}/${name}.h" "${dir}/${name}.json"
     COMMAND tgc::tgc compile "${source}" -o "${library}" --name "${name}" ${flags}
             ${arg_OPTIONS} --depfile "${dir}/${name}.d"
     DEPENDS "${source}" tgc::tgc
     DEPFILE "${dir}/${name}.d"
-    COMMENT "tgc: compiling ${arg_SOURCE} into ${name}.so"
+    COMMENT "tgc: compiling ${arg_SOURCE} into ${library_name}"
     VERBATIM)
   add_custom_target(${target}_tgc_compile DEPENDS "${library}")
 
-  # model.so's SONAME is its file name: what links it records `${name}.so` and finds it
-  # through its RPATH (CMake adds this directory in the build tree).
-  add_library(${target} SHARED IMPORTED GLOBAL)
-  set_target_properties(${target} PROPERTIES
-    IMPORTED_LOCATION "${library}"
-    IMPORTED_SONAME "${name}.so"
-    INTERFACE_INCLUDE_DIRECTORIES "${dir}"
-    INTERFACE_LINK_LIBRARIES tgc::headers)
+  if(arg_STATIC)
+    add_library(${target} STATIC IMPORTED GLOBAL)
+    set_target_properties(${target} PROPERTIES
+      IMPORTED_LOCATION "${library}"
+      IMPORTED_LINK_INTERFACE_LANGUAGES C
+      INTERFACE_INCLUDE_DIRECTORIES "${dir}"
+      INTERFACE_LINK_LIBRARIES "tgc::headers;tgc::runtime")
+  else()
+    # model.so's SONAME is its file name: what links it records `${name}.so` and finds it
+    # through its RPATH (CMake adds this directory in the build tree).
+    add_library(${target} SHARED IMPORTED GLOBAL)
+    set_target_properties(${target} PROPERTIES
+      IMPORTED_LOCATION "${library}"
+      IMPORTED_SONAME "${name}.so"
+      INTERFACE_INCLUDE_DIRECTORIES "${dir}"
+      INTERFACE_LINK_LIBRARIES tgc::headers)
+  endif()
   add_dependencies(${target} ${target}_tgc_compile)
 endfunction()

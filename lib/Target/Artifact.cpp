@@ -7,6 +7,7 @@
 #include "ObjectEmission.h"
 #include "SignatureReader.h"
 
+#include "llvm/Object/ArchiveWriter.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -34,6 +35,29 @@ static LogicalResult linkLibrary(const ArtifactOptions &options, ArrayRef<std::s
   if (rc != 0)
     return emitError(loc) << "linking " << options.libraryPath << " failed (" << options.linker
                           << " exited with " << rc << ")" << (error.empty() ? "" : ": ") << error;
+  return success();
+}
+
+/// Writes the archive `options.libraryPath` of `objects` (`--emit=static`): a GNU archive
+/// with a symbol index, without time stamps or owners, so the same objects give the same
+/// bytes.
+static LogicalResult archiveObjects(const ArtifactOptions &options, ArrayRef<std::string> objects,
+                                    Location loc) {
+  std::vector<llvm::NewArchiveMember> members;
+  for (const std::string &object : objects) {
+    llvm::Expected<llvm::NewArchiveMember> member =
+        llvm::NewArchiveMember::getFile(object, /*Deterministic=*/true);
+    if (!member)
+      return emitError(loc) << "archiving " << object << ": " << llvm::toString(member.takeError());
+    member->MemberName = llvm::sys::path::filename(object); // not the directory it was in
+    members.push_back(std::move(*member));
+  }
+  if (llvm::Error error =
+          llvm::writeArchive(options.libraryPath, members, llvm::SymtabWritingMode::NormalSymtab,
+                             llvm::object::Archive::K_GNU, /*Deterministic=*/true,
+                             /*Thin=*/false))
+    return emitError(loc) << "writing " << options.libraryPath
+                          << " failed: " << llvm::toString(std::move(error));
   return success();
 }
 
@@ -81,14 +105,15 @@ static std::string withTarget(StringRef json, const CpuTarget &target) {
   return root.dump(2) + "\n";
 }
 
-/// Links `objects` into model.so, removes them unless kept, and writes model.h and
-/// model.json.
+/// Links `objects` into model.so (or archives them), removes them unless kept, and
+/// writes model.h and model.json.
 static LogicalResult finishArtifact(const ArtifactOptions &options, ArrayRef<std::string> objects,
                                     StringRef headerText, StringRef jsonText, Location loc) {
   {
     TimingScope none;
     TimingScope linking = (options.timing ? *options.timing : none).nest("link");
-    if (failed(linkLibrary(options, objects, loc)))
+    if (failed(options.kind == LibraryKind::Static ? archiveObjects(options, objects, loc)
+                                                   : linkLibrary(options, objects, loc)))
       return failure();
   }
   if (!options.keepObject)

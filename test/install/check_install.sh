@@ -7,7 +7,7 @@
 #   3. a second build does nothing; touching one model's source recompiles that model
 #      only (the app is relinked, its C file not recompiled);
 #   4. pkg-config: a model compiled by the installed tgc and a C program built with
-#      `pkg-config --cflags tgc`.
+#      `pkg-config --cflags tgc`, once with model.so and once with a static archive.
 #     check_install.sh <build dir> <source dir> <C compiler>
 set -euo pipefail
 build="$1"
@@ -35,6 +35,10 @@ cmake -S "$work/example" -B "$work/build" -G Ninja -DCMAKE_C_COMPILER="$cc" \
   || { cat "$work/configure.log"; exit 1; }
 ninja -C "$work/build" > "$work/build.log" || { cat "$work/build.log"; exit 1; }
 "$work/build/app"
+# mlp is a shared library the app loads, mlp_train (STATIC) is linked into it.
+[ -f "$work/build/tgc_models/mlp_train/mlp_train.a" ] || { echo "error: no mlp_train.a"; exit 1; }
+echo "needed: $(readelf -d "$work/build/app" | sed -n 's/.*(NEEDED).*\[\(.*\.so\)\]/\1/p' \
+  | grep -v '^lib' | tr '\n' ' ')"
 
 echo "second build:"
 ninja -C "$work/build" | tail -n 1
@@ -48,3 +52,9 @@ export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
 "$cc" -std=c11 $(pkg-config --cflags tgc) -I "$work" "$src/examples/mlp/main.c" \
   "$work/model.so" -Wl,-rpath,"$work" -o "$work/mlp"
 "$work/mlp" | head -n 1
+mkdir "$work/static"
+"$(pkg-config --variable=tgc tgc)" compile "$work/core.pt2" --emit=static -o "$work/static/model.a"
+"$cc" -std=c11 $(pkg-config --cflags tgc) -I "$work/static" "$src/examples/mlp/main.c" \
+  "$work/static/model.a" $(pkg-config --variable=static_libs tgc) -o "$work/mlp-static"
+echo "static: $(readelf -d "$work/mlp-static" | grep -c 'model' || true) references to a model library"
+"$work/mlp-static" | head -n 1

@@ -46,6 +46,8 @@ struct CompileOptions {
   int64_t activationBudget = 0;
   std::string packSaved;
   std::string depfile;
+  /// --emit: shared or static; empty: by the output's extension (`.a` is static).
+  std::string emit;
 };
 } // namespace
 
@@ -150,6 +152,9 @@ static tgc::ArtifactOptions artifactOptions(const CompileOptions &options) {
       if (!flag.empty())
         artifact.linkerFlags.push_back(flag.str());
   artifact.libraryPath = options.output;
+  bool archive = options.emit.empty() ? llvm::StringRef(options.output).ends_with(".a")
+                                      : options.emit == "static";
+  artifact.kind = archive ? tgc::LibraryKind::Static : tgc::LibraryKind::Shared;
   artifact.name = modelName(options);
   artifact.cpu = options.cpu;
   if (options.report)
@@ -367,7 +372,7 @@ int main(int argc, char **argv) {
       ->required();
   compileCmd
       ->add_option("-o,--output", compileOptions.output,
-                   "model.so (with model.h and model.json beside it), or .mlir / - "
+                   "model.so or libX.a (with model.h and model.json beside it), or .mlir / - "
                    "for IR")
       ->required();
   compileCmd->add_option("--compile-to", compileOptions.compileTo,
@@ -424,11 +429,30 @@ int main(int argc, char **argv) {
   inspectCmd->add_option("model", inspectPath, "the model.so (its model.json beside it)")
       ->required();
 
+  compileCmd
+      ->add_option("--emit", compileOptions.emit,
+                   "shared: model.so, the runtime linked in; static: an archive (libX.a) of "
+                   "the model's code alone, linked with the runtime, libtgc_runtime.a "
+                   "(default: static for an output ending in .a, else shared)")
+      ->check(CLI::IsMember({"shared", "static"}));
   compileCmd->add_option("--depfile", compileOptions.depfile,
                          "also write a Makefile-style depfile: the output, then the files the "
                          "compile reads (the input, tgc itself, the runtime it links)");
 
-  CLI11_PARSE(app, argc, argv);
+  // A bad command line is an error like any other: `error: ...` and exit code 1 (CLI11's
+  // own codes are 100 and up); --help and --version print and exit 0.
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp &e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp &e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion &e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError &e) {
+    llvm::errs() << "error: " << e.what() << "\nRun with --help for more information.\n";
+    return 1;
+  }
   if (compileCmd->parsed()) {
     int status = compile(compileOptions);
     if (status == 0 && !compileOptions.depfile.empty())

@@ -11,9 +11,19 @@
 
 namespace tgc {
 
+/// What the model's objects become (`tgc compile --emit`).
+enum class LibraryKind {
+  /// model.so: the objects linked with the runtime and its libraries.
+  Shared,
+  /// libX.a: an archive of the model's objects alone; the program that links it links
+  /// the runtime (libtgc_runtime.a, once for all its models) and its libraries.
+  Static,
+};
+
 struct ArtifactOptions {
-  /// Where model.so goes; model.h and model.json are written beside it.
+  /// Where model.so (or the archive) goes; model.h and model.json are written beside it.
   std::string libraryPath;
+  LibraryKind kind = LibraryKind::Shared;
   /// The C identifier prefixing the model's API (`<name>_create`).
   std::string name;
   /// The static runtime library linked into model.so.
@@ -41,8 +51,8 @@ struct ArtifactOptions {
 /// Builds model `options.name` from `module`, which the whole pipeline has lowered to
 /// the LLVM dialect (its signature in `tgc.abi`, recorded by tgc-prepare-entries):
 /// translates it to LLVM IR, adds the model interface with the signature and weights
-/// embedded, emits the object in process, links model.so, and writes model.h and
-/// model.json.
+/// embedded, emits the object in process, links model.so (or archives the objects), and
+/// writes model.h and model.json.
 mlir::LogicalResult emitArtifact(mlir::ModuleOp module, const ArtifactOptions &options);
 
 /// The C name of graph `index` of a program with graph breaks named `name`.
