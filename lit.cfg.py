@@ -42,3 +42,8 @@ if _torch_python and os.path.exists(_torch_python) and subprocess.run(
         stderr=subprocess.DEVNULL).returncode == 0:
     config.available_features.add("torch")
     config.substitutions.append(("%torch-python", _torch_python))
+    # `pip install` of the Python package without build isolation (no network) needs
+    # its build backend there (scripts/setup.sh --with-torch installs it).
+    if subprocess.run([_torch_python, "-c", "import hatchling"], stdout=subprocess.DEVNULL,
+                      stderr=subprocess.DEVNULL).returncode == 0:
+        config.available_features.add("hatchling")

@@ -26,8 +26,9 @@ if [ "${#missing[@]}" -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-# --with-torch (or TGC_WITH_TORCH=1): a project virtualenv .venv/ with torch, safetensors
-# and numpy from PyPI, where the tests that call PyTorch find it (lit.cfg.py: .venv or
+# --with-torch (or TGC_WITH_TORCH=1): a project virtualenv .venv/ with torch, safetensors,
+# numpy and hatchling (the build backend of pyproject.toml, for the pip install test) from
+# PyPI, where the tests that call PyTorch find it (lit.cfg.py: .venv or
 # $TGC_TORCH_PYTHON, nothing else). Bytecode capture targets CPython 3.12: the venv uses
 # python3.12 when there is one (on PATH or in pyenv), else python3.
 WITH_TORCH="${TGC_WITH_TORCH:-0}"
@@ -56,7 +57,7 @@ if [ "$WITH_TORCH" = 1 ]; then
       "$python" -m venv .venv
     fi
   fi
-  .venv/bin/python -m pip install -q --disable-pip-version-check torch safetensors numpy
+  .venv/bin/python -m pip install -q --disable-pip-version-check torch safetensors numpy hatchling
 fi
 
 BUILD_DIR="${TGC_BUILD_DIR:-build}"

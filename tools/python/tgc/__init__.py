@@ -7,12 +7,29 @@ module or function it came from.
     step = tgc.load("mlp_train.so", model, train=True)
     step(x).sum().backward()                        # p.grad as eager leaves it
 
-See README.md ("From Python") and docs/abi.md. `tgc.runtime.Model` is the lower-level
-ctypes binding (numpy or torch in, copies out) that benchmarks use.
+    compiled = tgc.compile(model, (x,))             # capture + compile + load, cached
+
+See README.md ("From Python"), docs/python.md and docs/abi.md. `tgc.runtime.Model` is
+the lower-level ctypes binding (numpy or torch in, copies out) that benchmarks use.
+
+Importing the package needs neither torch nor numpy; `load` and `compile` import torch
+when first used.
 """
 
 from .guards import GuardError
-from .loader import CompiledModule, load
 from .runtime import Model, TgcError
 
-__all__ = ["load", "CompiledModule", "Model", "TgcError", "GuardError"]
+__all__ = ["load", "compile", "CompiledModule", "Model", "TgcError", "GuardError"]
+
+_LAZY = {"load": "loader", "CompiledModule": "loader", "compile": "compiler"}
+
+
+def __getattr__(name):
+    """`load`, `CompiledModule` and `compile`, imported when first used (they need torch)."""
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module("." + _LAZY[name], __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError("module 'tgc' has no attribute %r" % name)

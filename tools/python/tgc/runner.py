@@ -2,7 +2,8 @@
 (tgc_program_*, include/tgc/Runner/tgc_runner.h; docs/graph-breaks.md).
 
 The library is found through $TGC_RUNNER_LIBRARY, else beside this package (where
-`cmake --install` puts it). `tgc.load` runs every program with graph breaks through it:
+`cmake --install` puts it), else beside the tgc compiler that `tgc.compile` uses (its
+install prefix, or its build tree: a pip-installed package). `tgc.load` runs every program with graph breaks through it:
 the graphs, the branches and the buffers they share run there; the calls between
 graphs (print) come back to Python through a callback.
 """
@@ -51,15 +52,32 @@ _SIGNATURES = {
 _library = None
 
 
+def _candidates():
+    """Where libtgc_runner.so may be, in order (the module docstring)."""
+    if os.environ.get("TGC_RUNNER_LIBRARY"):
+        return [os.environ["TGC_RUNNER_LIBRARY"]]
+    candidates = [os.path.join(os.path.dirname(os.path.abspath(__file__)), "libtgc_runner.so")]
+    try:
+        from .compiler import find_compiler
+
+        bindir = os.path.dirname(find_compiler())
+        candidates += [os.path.join(bindir, "..", "lib", "python", "tgc", "libtgc_runner.so"),
+                       os.path.join(bindir, "..", "lib", "libtgc_runner.so")]
+    except TgcError:
+        pass
+    return [os.path.normpath(c) for c in candidates]
+
+
 def library():
     """The loaded libtgc_runner.so (once per process)."""
     global _library
     if _library is None:
-        path = os.environ.get("TGC_RUNNER_LIBRARY") or os.path.join(
-            os.path.dirname(os.path.abspath(__file__)), "libtgc_runner.so")
-        if not os.path.exists(path):
-            raise TgcError(f"tgc: cannot find the runner library {path} (set "
-                           f"TGC_RUNNER_LIBRARY to libtgc_runner.so of the tgc build)")
+        candidates = _candidates()
+        path = next((c for c in candidates if os.path.exists(c)), None)
+        if path is None:
+            raise TgcError("tgc: cannot find the runner library libtgc_runner.so (tried %s; "
+                           "set TGC_RUNNER_LIBRARY to the one of the tgc build)"
+                           % ", ".join(candidates))
         lib = ctypes.CDLL(path, mode=os.RTLD_LOCAL | os.RTLD_NOW)
         for name, (restype, argtypes) in _SIGNATURES.items():
             function = getattr(lib, name)
