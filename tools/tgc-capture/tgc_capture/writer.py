@@ -8,9 +8,11 @@ import importlib.util
 import inspect
 import marshal
 import math
+import os
 import platform
 import re
 import sys
+import sysconfig
 import types
 
 import torch
@@ -48,6 +50,39 @@ CONTAINER_KINDS = ((tuple, "tuple"), (list, "list"), (set, "set"), (frozenset, "
                    (dict, "dict"))
 INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+
+def _library_roots():
+    """The directories installed Python code lives in: the standard library and every
+    site-packages (sysconfig's and those on sys.path), longest first."""
+    paths = sysconfig.get_paths()
+    roots = {paths[k] for k in ("stdlib", "platstdlib", "purelib", "platlib") if k in paths}
+    roots.update(p for p in sys.path if os.path.basename(p) in ("site-packages", "dist-packages"))
+    return sorted({os.path.normpath(r) for r in roots if r}, key=len, reverse=True)
+
+
+def portable_filename(filename, roots=None):
+    """`filename` as a trace records it: the file of installed code relative to the root
+    it was imported from (`torch/nn/modules/linear.py`), so that the same program gives
+    the same trace whatever the machine and the environment's path; the user's own files
+    as Python names them."""
+    if not os.path.isabs(filename):
+        return filename
+    for root in roots if roots is not None else _library_roots():
+        if filename.startswith(root + os.sep):
+            return filename[len(root) + 1:]
+    return filename
+
+
+def portable_code(code, roots=None):
+    """`code` and the code objects nested in it with portable_filename's filenames."""
+    roots = _library_roots() if roots is None else roots
+    consts = tuple(portable_code(c, roots) if isinstance(c, types.CodeType) else c
+                   for c in code.co_consts)
+    filename = portable_filename(code.co_filename, roots)
+    if filename == code.co_filename and all(a is b for a, b in zip(consts, code.co_consts)):
+        return code
+    return code.replace(co_filename=filename, co_consts=consts)
 
 
 class CaptureError(Exception):
@@ -146,6 +181,7 @@ class _Walk:
         self.objects = []
         self.blobs = []
         self.scanned = set()
+        self.library_roots = _library_roots()
 
     # -- values -------------------------------------------------------------------------
 
@@ -261,6 +297,7 @@ class _Walk:
         return record
 
     def _code(self, code):
+        code = portable_code(code, self.library_roots)
         _code_names(code, self.found_names)
         return {"kind": "code", "blob": self._blob(marshal.dumps(code)), "name": code.co_name,
                 "qualname": code.co_qualname, "filename": code.co_filename,
