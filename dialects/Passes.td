@@ -158,13 +158,39 @@ def LowerReductionsPass : Pass<"tgc-lower-reductions"> {
                            "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect"];
 }
 
+def VectorizeKernelsPass : Pass<"tgc-vectorize-kernels"> {
+  let summary = "Elementwise kernels as vector-dialect code, one vector register per step";
+  let description = [{
+    On memrefs (llvm phase), before linalg becomes loops: a `linalg.generic` of a
+    `tgc.kernel` function whose loops are all parallel, whose operands are f32, f64 or
+    8- to 64-bit integers read and written contiguously along its innermost loop (or
+    broadcast along it), and whose body is arith and math ops, becomes
+      * an `scf.parallel` over the outer loops and over the innermost one in steps of
+        `vector-bits` / (the widest element's bits) lanes, whose body is the op on a
+        [1, ..., 1, lanes] tile vectorized by linalg's vectorizer (full vectors,
+        unmasked), then reduced to 1-d vectors;
+      * for the last `size mod lanes` elements of each row, the op on that slice, which
+        becomes a scalar loop like any other linalg op.
+    The outer `scf.parallel` is what tgc-parallelize-kernels runs on the threads.
+    Vectorizing changes no result bit: each element is computed by the same ops.
+  }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "unsigned", /*default=*/"512",
+           "bits of a vector register (512: AVX-512; 256 for AVX2, where LLVM splits the "
+           "512-bit default into two registers)">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect"];
+}
+
 def ParallelizeKernelsPass : Pass<"tgc-parallelize-kernels", "::mlir::ModuleOp"> {
   let summary = "Run the outermost parallel loop of each kernel on the runtime's threads";
   let description = [{
     After linalg has become `scf.parallel` loops (memrefs, llvm phase): in each
     `tgc.kernel` function, a top-level `scf.parallel` with enough work (2^15 innermost
-    iterations) is outlined. Its outer dimensions (enough for 64 iterations, never the
-    innermost unless it is the only one) are linearized; the task function
+    iterations, the elements of a vector counting as iterations) is outlined. Its outer
+    dimensions (enough for 64 iterations, never the innermost unless it is the only one)
+    are linearized; the task function
     `void(ptr ctx, i64 begin, i64 end)` runs outer iterations [begin, end), each with
     the remaining dimensions as an inner loop, and loads the values the body uses from
     outside from a context record (LLVM-typed fields, bridged with

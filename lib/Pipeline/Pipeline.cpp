@@ -134,12 +134,16 @@ static void populateBufferize(OpPassManager &pm) {
 
 /// The entries get their C interface; GEMMs to OpenBLAS, the rest to loops, then the
 /// LLVM dialect: what Target translates into model.so.
-static void populateLLVM(OpPassManager &pm) {
+static void populateLLVM(OpPassManager &pm, const PipelineOptions &options) {
   pm.addPass(createFinalizeEntriesPass());
   // Tiled kernels (an scf.forall over tiles) run their tiles on threads.
   pm.addPass(createForallToParallelLoopPass());
   pm.addPass(createConvertLinalgToBlasPass());
   pm.addPass(createLowerReductionsPass());
+  // Elementwise kernels as vector code (full vectors + a scalar remainder).
+  VectorizeKernelsPassOptions vectorize;
+  vectorize.vectorBits = options.vectorBits;
+  pm.addPass(createVectorizeKernelsPass(vectorize));
   pm.addPass(createConvertLinalgToParallelLoopsPass());
   pm.addPass(createParallelizeKernelsPass());
   pm.addPass(createLowerAffinePass());
@@ -163,6 +167,9 @@ static void populateLLVM(OpPassManager &pm) {
   pm.addPass(createApproximateMathPass());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
+  // Vector transfers (in bounds, unit stride) become loads and stores.
+  pm.addPass(createConvertVectorToLLVMPass());
+  pm.addPass(createUBToLLVMConversionPass()); // the transfers' (unused) padding values
   // Temporaries through the runtime's scratch cache (_mlir_memref_to_llvm_alloc/free).
   FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
   memrefToLLVM.useGenericFunctions = true;
@@ -192,7 +199,7 @@ void tgc::buildPipeline(OpPassManager &pm, const PipelineOptions &options) {
   if (runs(Phase::Bufferize))
     populateBufferize(pm);
   if (runs(Phase::LLVM))
-    populateLLVM(pm);
+    populateLLVM(pm, options);
 }
 
 namespace {
@@ -210,6 +217,9 @@ struct PipelineCLOptions : public PassPipelineOptions<PipelineCLOptions> {
   Option<std::string> modelName{*this, "model-name",
                                 llvm::cl::desc("The model's C name, prefixing the entries"),
                                 llvm::cl::init("")};
+  Option<unsigned> vectorBits{*this, "vector-bits",
+                              llvm::cl::desc("Bits of the target's vector registers"),
+                              llvm::cl::init(512)};
 };
 } // namespace
 
@@ -232,6 +242,7 @@ static LogicalResult buildPipelineFromText(OpPassManager &pm, StringRef text,
   options.activationBudget = cl.activationBudget;
   options.packSaved = cl.packSaved;
   options.modelName = cl.modelName;
+  options.vectorBits = cl.vectorBits;
   buildPipeline(pm, options);
   return success();
 }

@@ -2,6 +2,7 @@
 // in-process code generation for the host CPU or the one `--cpu` names.
 #include "ObjectEmission.h"
 #include "ModelInterface.h"
+#include "tgc/Target/Artifact.h"
 
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
@@ -77,6 +78,20 @@ FailureOr<CpuTarget> tgc::resolveCpuTarget(StringRef cpu, Location loc) {
     if (sti->getFeatureBits().test(feature.Value))
       target.enabledFeatures.push_back(feature.Key);
   return target;
+}
+
+FailureOr<unsigned> tgc::cpuVectorBits(StringRef cpu, Location loc) {
+  FailureOr<CpuTarget> target = resolveCpuTarget(cpu, loc);
+  if (failed(target))
+    return failure();
+  auto has = [&](StringRef feature) {
+    return llvm::is_contained(target->enabledFeatures, feature);
+  };
+  if (has("avx512f"))
+    return 512u;
+  if (has("avx") || has("lasx"))
+    return 256u;
+  return 128u;
 }
 
 /// LLVM's IR optimization level, chosen by measurement: kernels are simple loop nests

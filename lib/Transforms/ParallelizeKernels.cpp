@@ -46,8 +46,8 @@ Value tripCount(OpBuilder &b, Location loc, Value lb, Value ub, Value step) {
   return arith::CeilDivUIOp::create(b, loc, extent, step);
 }
 
-/// Iterations of the innermost bodies of `region` per execution (unknown trip counts
-/// count as large).
+/// Iterations of the innermost bodies of `region` per execution, a vector's elements
+/// counting as iterations (unknown trip counts count as large).
 int64_t workOf(Region &region);
 
 int64_t workOfLoop(Operation *op) {
@@ -65,11 +65,16 @@ int64_t workOfLoop(Operation *op) {
 }
 
 int64_t workOf(Region &region) {
-  int64_t work = 0;
-  for (Operation &op : region.getOps())
+  int64_t work = 0, lanes = 1;
+  for (Operation &op : region.getOps()) {
     if (llvm::isa<scf::ParallelOp, scf::ForOp>(op))
       work += workOfLoop(&op);
-  return std::max<int64_t>(work, 1);
+    // A body of vector code (tgc-vectorize-kernels) does a vector's elements of work.
+    for (Type type : op.getResultTypes())
+      if (auto vector = llvm::dyn_cast<VectorType>(type))
+        lanes = std::max<int64_t>(lanes, vector.getNumElements());
+  }
+  return std::max<int64_t>(work, lanes);
 }
 
 struct ParallelizeKernelsPass : tgc::impl::ParallelizeKernelsPassBase<ParallelizeKernelsPass> {

@@ -297,7 +297,13 @@ static int compile(const CompileOptions &options) {
   timingManager.setEnabled(options.timing);
   timingManager.setDisplayMode(DefaultTimingManager::DisplayMode::Tree);
   TimingScope timing = timingManager.getRootScope();
-  const tgc::PipelineOptions pipeline = pipelineOptions(options, *phase, *startAfter);
+  tgc::PipelineOptions pipeline = pipelineOptions(options, *phase, *startAfter);
+  // The vector width of the CPU code is generated for (an unknown --cpu is an error).
+  FailureOr<unsigned> vectorBits =
+      tgc::cpuVectorBits(options.cpu, FileLineColLoc::get(&ctx, options.input, 0, 0));
+  if (failed(vectorBits))
+    return 1;
+  pipeline.vectorBits = *vectorBits;
   tgc::ArtifactOptions artifact = artifactOptions(options);
   artifact.timing = &timing;
   if (options.allowGraphBreaks)

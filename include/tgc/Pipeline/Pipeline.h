@@ -42,13 +42,16 @@ struct PipelineOptions {
   /// The model's C name: the llvm phase names the entries `<name>_forward` and
   /// `<name>_backward` ("" keeps their names).
   std::string modelName;
+  /// Bits of the target's vector registers (`tgc compile --cpu`: 512 with AVX-512, 256
+  /// with AVX2): elementwise kernels become vectors of this size.
+  unsigned vectorBits = 512;
 };
 
 /// Adds the passes of every phase in (`startAfter`, `compileTo`] to `pm`.
 void buildPipeline(mlir::OpPassManager &pm, const PipelineOptions &options);
 
 /// Registers `tgc-pipeline` (with `compile-to`, `train`, `activation-budget`,
-/// `pack-saved` and `model-name` options) for tgc-opt; an unknown phase is an error.
+/// `pack-saved`, `model-name` and `vector-bits` options) for tgc-opt; an unknown phase is an error.
 void registerPipelines();
 
 } // namespace tgc

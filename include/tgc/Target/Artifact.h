@@ -55,6 +55,11 @@ struct ArtifactOptions {
 /// writes model.h and model.json.
 mlir::LogicalResult emitArtifact(mlir::ModuleOp module, const ArtifactOptions &options);
 
+/// Bits of the vector registers of the CPU `tgc compile --cpu` names (`native`: this
+/// machine): 512 with AVX-512, 256 with AVX or another 256-bit unit, else 128. An
+/// unknown CPU is an error at `loc`.
+mlir::FailureOr<unsigned> cpuVectorBits(llvm::StringRef cpu, mlir::Location loc);
+
 /// The C name of graph `index` of a program with graph breaks named `name`.
 inline std::string graphModelName(llvm::StringRef name, size_t index) {
   return (name + "_g" + llvm::Twine(index)).str();
