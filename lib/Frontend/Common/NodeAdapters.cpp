@@ -277,6 +277,15 @@ static LogicalResult exponentAsOther(AdapterCall &call) {
   return success();
 }
 
+/// square(self): pow(self, 2), which is self * self as ATen computes it.
+static LogicalResult squareAsPow(AdapterCall &call) {
+  AtenValue two;
+  two.kind = AtenValue::Kind::Int;
+  two.size = getAffineConstantExpr(2, call.ctx);
+  call.arguments.push_back({"other", two});
+  return success();
+}
+
 /// var.dim(self, dim, unbiased=True, keepdim): `unbiased` is correction 1 (else 0).
 static LogicalResult unbiasedAsCorrection(AdapterCall &call) {
   std::optional<AtenValue> unbiased = takeArgument(call.arguments, "unbiased");
@@ -451,6 +460,7 @@ static const NodeAdapter kNodeAdapters[] = {
     {"aten.pow.Tensor_Scalar", "", exponentAsOther},
     {"aten.pow.Tensor_Tensor", "", exponentAsOther},
     {"aten.pow.Scalar", "", exponentAsOther},
+    {"aten.square.default", "tgc.pow", squareAsPow},
     {"aten.var.dim", "", unbiasedAsCorrection},
     {"aten.ones.default", "", filledWith<1>},
     {"aten.zeros.default", "", filledWith<0>},

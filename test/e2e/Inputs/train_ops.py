@@ -74,9 +74,21 @@ class Resample(nn.Module):
         return a.sum((1, 2)) * b.mean() + v.sum()
 
 
+class Square(nn.Module):
+    """torch.square (aten.square in the training IR)."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 6)
+
+    def forward(self, x):
+        return self.fc(x).square().mean(-1) + torch.square(x).sum(-1)
+
+
 CASES = [("vector_norm", VectorNorm, (torch.randn(2, 4),)),
          ("einsum", Einsum, (torch.randn(2, 5, 8),)),
-         ("resample", Resample, (torch.randn(2, 3, 6, 7),))]
+         ("resample", Resample, (torch.randn(2, 3, 6, 7),)),
+         ("square", Square, (torch.randn(4, 8),))]
 
 
 def relative(actual, expected):
