@@ -73,19 +73,18 @@ function(tgc_add_model target)
   if(arg_STATIC)
     add_library(${target} STATIC IMPORTED GLOBAL)
     set_target_properties(${target} PROPERTIES
-      IMPORTED_LOCATION "${library}"
       IMPORTED_LINK_INTERFACE_LANGUAGES C
-      INTERFACE_INCLUDE_DIRECTORIES "${dir}"
       INTERFACE_LINK_LIBRARIES "tgc::headers;tgc::runtime")
   else()
     # model.so's SONAME is its file name: what links it records `${name}.so` and finds it
     # through its RPATH (CMake adds this directory in the build tree).
     add_library(${target} SHARED IMPORTED GLOBAL)
     set_target_properties(${target} PROPERTIES
-      IMPORTED_LOCATION "${library}"
       IMPORTED_SONAME "${name}.so"
-      INTERFACE_INCLUDE_DIRECTORIES "${dir}"
       INTERFACE_LINK_LIBRARIES tgc::headers)
   endif()
+  set_target_properties(${target} PROPERTIES
+    IMPORTED_LOCATION "${library}"
+    INTERFACE_INCLUDE_DIRECTORIES "${dir}")
   add_dependencies(${target} ${target}_tgc_compile)
 endfunction()
