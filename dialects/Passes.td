@@ -257,6 +257,23 @@ def DestinationPassingPass : Pass<"tgc-destination-passing", "::mlir::ModuleOp">
                            "::mlir::memref::MemRefDialect"];
 }
 
+def ElideResultCopiesPass : Pass<"tgc-elide-result-copies", "::mlir::ModuleOp"> {
+  let summary = "Compute results in their out-parameters instead of copying them there";
+  let description = [{
+    On bufferized functions that are not kernels (the entries), before
+    tgc-plan-memory: a `memref.copy %t, %out` whose source is a `memref.alloc` of the
+    entry's body and whose target is an argument used by nothing else (an
+    out-parameter of tgc-destination-passing, which the runtime allocates apart from
+    every other buffer: the `restrict` of its materialize_in_destination) is removed,
+    and the allocation's uses take `%out` instead, so the kernels write the result
+    where the caller reads it. It applies when the copy is the last use of the
+    allocation and of every view of it, so no later read sees the result buffer in
+    place of the temporary, and when both have the same type. A temporary copied into
+    several out-parameters is computed in the one it is copied into last.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 def PlanMemoryPass : Pass<"tgc-plan-memory", "::mlir::ModuleOp"> {
   let summary = "Place the entries' temporaries in one arena, reusing memory by liveness";
   let description = [{
@@ -281,9 +298,11 @@ def ConvertLinalgToBlasPass : Pass<"convert-linalg-to-blas", "::mlir::ModuleOp">
   let description = [{
     After bufferization, `linalg.matmul` and `linalg.batch_matmul` on f32 or f64 memrefs
     whose rows are contiguous become calls to `tgc_rt_gemm_<t>` /
-    `tgc_rt_gemm_batched_<t>` (docs/abi.md), which call OpenBLAS: C += A @ B with
-    pointers, offsets and leading dimensions taken from the memrefs' strided metadata.
-    Other matmuls (integers, non-unit inner strides) stay linalg ops.
+    `tgc_rt_gemm_batched_<t>` (docs/abi.md), which call oneDNN or OpenBLAS: C += A @ B
+    with pointers, offsets and leading dimensions taken from the memrefs' strided
+    metadata. A matmul right after a `linalg.fill` of zero into the same buffer takes
+    the fill with it: the call computes C = A @ B (beta 0). Other matmuls (integers,
+    non-unit inner strides) stay linalg ops.
   }];
   let dependentDialects = ["::mlir::func::FuncDialect", "::mlir::memref::MemRefDialect",
                            "::mlir::LLVM::LLVMDialect", "::mlir::arith::ArithDialect"];

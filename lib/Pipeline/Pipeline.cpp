@@ -126,6 +126,8 @@ static void populateBufferize(OpPassManager &pm) {
   // Kernels write their outputs into their arguments: the calls return nothing.
   pm.addPass(bufferization::createDropEquivalentBufferResultsPass());
   pm.addPass(createCanonicalizerPass());
+  // Results are computed in the caller's buffers, not copied there at the end.
+  pm.addPass(createElideResultCopiesPass());
   // Static temporaries become views of the entry's arena; the rest are freed.
   pm.addPass(createPlanMemoryPass());
   bufferization::BufferDeallocationPipelineOptions dealloc;

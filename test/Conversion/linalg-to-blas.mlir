@@ -75,3 +75,46 @@ func.func @mm_transposed(%a: memref<4x16xf32>, %b: memref<32x16xf32>, %c: memref
     ins(%a, %b : memref<4x16xf32>, memref<32x16xf32>) outs(%c : memref<4x32xf32>)
   return
 }
+
+// -----
+
+// A zero fill of C right before the product goes with it: the GEMM overwrites C
+// (beta = 0) and no loop zeroes C first. A fill of another value, of another buffer,
+// or with an op in between stays, and its product accumulates (beta = 1).
+// CHECK-LABEL: func.func @mm_zeroed
+//   CHECK-DAG:   %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+//   CHECK-DAG:   %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+//   CHECK-NOT:   linalg.fill
+//       CHECK:   call @tgc_rt_gemm_f32({{.*}}, %[[ONE]], %[[ZERO]])
+//   CHECK-NOT:   linalg.fill
+//       CHECK:   return
+func.func @mm_zeroed(%a: memref<4x16xf32>, %b: memref<16x32xf32>, %c: memref<4x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<4x32xf32>)
+  linalg.matmul ins(%a, %b : memref<4x16xf32>, memref<16x32xf32>) outs(%c : memref<4x32xf32>)
+  return
+}
+
+// CHECK-LABEL: func.func @mm_kept_fills
+//  CHECK-SAME:   (%{{.*}}: memref<4x16xf32>, %{{.*}}: memref<16x32xf32>, %[[C:.*]]: memref<4x32xf32>, %[[D:.*]]: memref<4x32xf32>)
+//   CHECK-DAG:   %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+//       CHECK:   linalg.fill ins(%{{.*}} : f32) outs(%[[C]]
+//       CHECK:   call @tgc_rt_gemm_f32({{.*}}, %[[ONE]], %[[ONE]])
+//       CHECK:   linalg.fill ins(%{{.*}} : f32) outs(%[[D]]
+//       CHECK:   call @tgc_rt_gemm_f32({{.*}}, %[[ONE]], %[[ONE]])
+//       CHECK:   linalg.fill ins(%{{.*}} : f32) outs(%[[C]]
+//       CHECK:   memref.store
+//       CHECK:   call @tgc_rt_gemm_f32({{.*}}, %[[ONE]], %[[ONE]])
+func.func @mm_kept_fills(%a: memref<4x16xf32>, %b: memref<16x32xf32>, %c: memref<4x32xf32>, %d: memref<4x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %half = arith.constant 0.5 : f32
+  %i = arith.constant 0 : index
+  linalg.fill ins(%half : f32) outs(%c : memref<4x32xf32>)
+  linalg.matmul ins(%a, %b : memref<4x16xf32>, memref<16x32xf32>) outs(%c : memref<4x32xf32>)
+  linalg.fill ins(%zero : f32) outs(%d : memref<4x32xf32>)
+  linalg.matmul ins(%a, %b : memref<4x16xf32>, memref<16x32xf32>) outs(%c : memref<4x32xf32>)
+  linalg.fill ins(%zero : f32) outs(%c : memref<4x32xf32>)
+  memref.store %half, %c[%i, %i] : memref<4x32xf32>
+  linalg.matmul ins(%a, %b : memref<4x16xf32>, memref<16x32xf32>) outs(%c : memref<4x32xf32>)
+  return
+}

@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -82,6 +83,14 @@ FailureOr<bool> isTransposed(AffineMap map, unsigned row, unsigned col, bool bat
   return failure();
 }
 
+/// `op` if it is a linalg.fill of zero into exactly `c` (a buffer).
+linalg::FillOp zeroFillOf(Operation *op, Value c) {
+  auto fill = dyn_cast_or_null<linalg::FillOp>(op);
+  if (!fill || !fill.hasPureBufferSemantics() || fill.getDpsInits()[0] != c)
+    return {};
+  return matchPattern(fill.getDpsInputs()[0], m_AnyZeroFloat()) ? fill : linalg::FillOp();
+}
+
 /// Rewrites a (batch_)matmul C += A @ B into a call of the runtime GEMM helper.
 template <typename MatmulOp, bool batched> struct MatmulToBlas : OpRewritePattern<MatmulOp> {
   using OpRewritePattern<MatmulOp>::OpRewritePattern;
@@ -107,6 +116,9 @@ template <typename MatmulOp, bool batched> struct MatmulToBlas : OpRewritePatter
       if (type.getElementType() != element || !hasUnitInnerStride(type))
         return rewriter.notifyMatchFailure(op, "operands need contiguous rows of one type");
     }
+    // C = A @ B right after C was zeroed: the GEMM overwrites C (beta 0), with no
+    // separate pass over C to zero it first.
+    linalg::FillOp zeroFill = zeroFillOf(op->getPrevNode(), c);
     Location loc = op.getLoc();
     auto i64 = rewriter.getI64Type();
     auto cst = [&](int64_t v) -> Value {
@@ -122,6 +134,11 @@ template <typename MatmulOp, bool batched> struct MatmulToBlas : OpRewritePatter
     int64_t rA = broadcastA ? 0 : r;
     Value m = dim(c, r), n = dim(c, r + 1), k = dim(a, *transA ? rA : rA + 1);
     Value one = arith::ConstantOp::create(rewriter, loc, rewriter.getFloatAttr(element, 1.0));
+    Value beta = one;
+    if (zeroFill) {
+      rewriter.eraseOp(zeroFill);
+      beta = arith::ConstantOp::create(rewriter, loc, rewriter.getFloatAttr(element, 0.0));
+    }
     SmallVector<Value> args;
     if (batched)
       args.push_back(dim(c, 0));
@@ -133,7 +150,7 @@ template <typename MatmulOp, bool batched> struct MatmulToBlas : OpRewritePatter
         args.push_back(broadcast ? cst(0) : buf->strides[0]);
       args.push_back(buf->strides[broadcast ? 0 : r]);
     }
-    args.append({m, n, k, one, one});
+    args.append({m, n, k, one, beta});
     std::string name = std::string(batched ? "tgc_rt_gemm_batched_" : "tgc_rt_gemm_") +
                        (element.isF32() ? "f32" : "f64");
     auto module = op->template getParentOfType<ModuleOp>();
