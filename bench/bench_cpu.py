@@ -481,6 +481,8 @@ def model_specs(opts):
     if not opts.quick or opts.only:
         specs += [(name, spec, None, None)
                   for name, spec in {**bench_models.LARGE, **bench_models.REALISTIC}.items()]
+    specs += [(name, bench_models.torchvision_spec(name), None, None)
+              for name in opts.only or () if bench_models.torchvision_spec(name)]
     if opts.only:
         unknown = set(opts.only) - {s[0] for s in specs}
         if unknown:
@@ -496,7 +498,8 @@ def parse_args():
                     help="smoke test: few calls; the fixture models unless --only")
     ap.add_argument("--tgc", help="tgc binary (default: build/bin/tgc of this checkout)")
     ap.add_argument("--json", help="write the environment and all rows here")
-    ap.add_argument("--only", nargs="*", help="only these models (e.g. mlp gpt resnet18)")
+    ap.add_argument("--only", nargs="*", help="only these models (e.g. mlp gpt resnet18; tv:<name>[@<size>] "
+                                             "for any torchvision classifier)")
     ap.add_argument("--ir", default="train",
                     help="tgc archives per model, comma list of train (torch.export) and "
                          "core (run_decompositions()); default train")

@@ -1,6 +1,7 @@
 """The benchmark models beyond test/fixtures: larger variants of the fixture modules and
 models at realistic sizes (torchvision resnet18 / mobilenet_v2, a 4-layer GPT, a wide
-MLP). Each builder returns (model, OrderedDict of inputs, dynamic_shapes or None) with
+MLP), and any torchvision classification model as `tv:<name>` (torchvision_spec). Each
+builder returns (model, OrderedDict of inputs, dynamic_shapes or None) with
 random weights; the caller seeds torch first. `Spec.eval` says whether the model runs
 inference in eval() mode (the realistic models) or, like the fixture archives, in
 train() mode. `TrainLoss` turns any of them into a training step's loss."""
@@ -173,6 +174,31 @@ REALISTIC = OrderedDict(
     mobilenet_v2=Spec(make_mobilenet_v2, "torchvision mobilenet_v2 (dropout p=0), x[8,3,64,64]",
                       True),
 )
+
+
+def torchvision_spec(name):
+    """Spec of `tv:<model>[@<size>]`: any torchvision classification model by its
+    builder's name (e.g. tv:efficientnet_b0, tv:regnet_y_400mf@96), random weights,
+    dropout and stochastic depth p=0 (as mobilenet_v2), x[8,3,size,size] with size 64 unless given; None for
+    other names. For trying the benchmark on models it does not list."""
+    if not name.startswith("tv:"):
+        return None
+    model, _, size = name[3:].partition("@")
+    size = int(size) if size else 64
+
+    def build():
+        builder = getattr(torchvision_models(), model, None)
+        if builder is None or not callable(builder):
+            raise Skip(f"torchvision.models has no model '{model}'")
+        m = builder(weights=None)
+        # Dropout and stochastic depth (torchvision.ops.StochasticDepth, in EfficientNet,
+        # ConvNeXt, Swin) would make every train step random.
+        for d in m.modules():
+            if isinstance(d, nn.Dropout) or type(d).__name__ == "StochasticDepth":
+                d.p = 0.0
+        return m, OrderedDict(x=torch.randn(8, 3, size, size)), None
+
+    return Spec(build, f"torchvision {model} (dropout p=0), x[8,3,{size},{size}]", True)
 
 
 class TrainLoss(nn.Module):

@@ -390,7 +390,7 @@ def prepare_tgc(ctx, row, fx, inputs):
 def run_model(ctx, name):
     """One row: build, (saved values), Inductor's cold compile, tgc, then the timing."""
     opts = ctx.opts
-    spec = bench_models.REALISTIC.get(name)
+    spec = bench_models.REALISTIC.get(name) or bench_models.torchvision_spec(name)
     row = OrderedDict(model=name, mode="train step", desc=spec.desc if spec else DESC[name])
     ctx.rows.append(row)
     if spec:
@@ -469,7 +469,8 @@ def parse_args():
                     help="smoke test: few steps; the fixture models unless --only")
     ap.add_argument("--aot-only", action="store_true",
                     help="only the AOTAutograd saved values of the fixtures (no tgc, no timing)")
-    ap.add_argument("--only", nargs="*", help=f"only these models ({' '.join(names)})")
+    ap.add_argument("--only", nargs="*", help=f"only these models ({' '.join(names)}; tv:<name>[@<size>] "
+                                              f"for any torchvision classifier)")
     ap.add_argument("--threads", type=int, default=2,
                     help="threads on every side (torch, TGC_NUM_THREADS); default 2")
     ap.add_argument("--reps", type=int, help="max timed steps per side (default 200, quick 10)")
@@ -481,6 +482,7 @@ def parse_args():
                                       "(default: a temp dir)")
     opts = ap.parse_args()
     opts.names = list(DESC) if (opts.quick or opts.aot_only) and not opts.only else names
+    names += [n for n in opts.only or () if bench_models.torchvision_spec(n)]
     if opts.only:
         unknown = set(opts.only) - set(names)
         if unknown:

@@ -4,7 +4,8 @@
  * loaded (Debian's libdnnl2): measured on AVX-512 it is 4-35 % faster than
  * OpenBLAS on the shapes models have (docs/kernels.md). The library is opened
  * with dlopen at the first instance's creation, so model.so does not depend on
- * it: without it, and for f64 and small products, OpenBLAS computes.
+ * it: without it, and for f64 and small products, OpenBLAS computes (small
+ * products too go to oneDNN where OpenBLAS fell back to pre-AVX kernels).
  * TGC_GEMM=openblas keeps every product on OpenBLAS. */
 #define _GNU_SOURCE /* RTLD_DEFAULT */
 #include "Internal.h"
@@ -15,6 +16,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* dnnl_sgemm (oneapi/dnnl/dnnl.h): row-major C = alpha*op(A)*op(B) + beta*C. */
 typedef int (*dnnl_sgemm_fn)(char transa, char transb, int64_t M, int64_t N, int64_t K, float alpha,
@@ -33,6 +35,7 @@ typedef void (*omp_set_num_threads_fn)(int);
 static struct {
   pthread_once_t once;
   dnnl_sgemm_fn sgemm;
+  double min_work; /* multiply-adds from which an f32 product goes to oneDNN */
   omp_get_max_threads_fn get_max_threads;
   omp_set_num_threads_fn set_num_threads;
 } dnnl = {.once = PTHREAD_ONCE_INIT};
@@ -40,6 +43,28 @@ static struct {
 /* Multiply-adds from which an f32 product goes to oneDNN: below, its fixed cost
  * per call (about a microsecond) outweighs its faster kernels. */
 static const double kDnnlMinWork = 32768.0;
+/* The same where OpenBLAS lags the host (openblas_lags_host): oneDNN is as fast
+ * from 1-2K multiply-adds and 2-4x faster from 4K up (docs/kernels.md). */
+static const double kDnnlMinWorkLagging = 4096.0;
+
+extern char *openblas_get_corename(void) __attribute__((weak));
+
+/* Whether OpenBLAS runs kernels older than the host's vector units. Its runtime
+ * dispatch falls back to SSE3 ("Prescott") on CPUs it does not know: Debian 12's
+ * OpenBLAS 0.3.21 on a recent Xeon with AVX-512, where oneDNN is 2-5x faster on
+ * most of the small products that would go to OpenBLAS (docs/kernels.md). */
+static bool openblas_lags_host(void) {
+  if (!openblas_get_corename || !__builtin_cpu_supports("avx2"))
+    return false;
+  const char *core = openblas_get_corename();
+  static const char *const kPreAvx[] = {
+      "prescott", "core2", "penryn", "dunnington", "nehalem",   "atom",   "barcelona", "bobcat",
+      "opteron",  "nano",  "katmai", "coppermine", "northwood", "banias", "athlon",    "unknown"};
+  for (size_t i = 0; core && i < sizeof kPreAvx / sizeof *kPreAvx; ++i)
+    if (strncasecmp(core, kPreAvx[i], strlen(kPreAvx[i])) == 0)
+      return true;
+  return false;
+}
 
 static void load_dnnl(void) {
   const char *choice = getenv("TGC_GEMM");
@@ -61,6 +86,7 @@ static void load_dnnl(void) {
   }
   dnnl.get_max_threads = get;
   dnnl.set_num_threads = set;
+  dnnl.min_work = openblas_lags_host() ? kDnnlMinWorkLagging : kDnnlMinWork;
   dnnl.sgemm = sgemm;
 }
 
@@ -68,7 +94,7 @@ static void load_dnnl(void) {
 static bool dnnl_gemm(int64_t transA, int64_t transB, const float *A, int64_t lda, const float *B,
                       int64_t ldb, float *C, int64_t ldc, int64_t M, int64_t N, int64_t K,
                       float alpha, float beta) {
-  if (!dnnl.sgemm || (double)M * (double)N * (double)K < kDnnlMinWork || K <= 0)
+  if (!dnnl.sgemm || (double)M * (double)N * (double)K < dnnl.min_work || K <= 0)
     return false;
   int threads = dnnl.get_max_threads();
   if (threads != 1)

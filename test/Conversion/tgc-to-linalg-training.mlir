@@ -23,8 +23,10 @@ func.func @convolution_backward_weight(%g: !tgc.vtensor<[s0, 6, 5, 5], f32>, %x:
 // -----
 
 // grad_input: weight^T @ grad_output per (batch, group) as a batch_matmul reading the
-// weight transposed (BLAS), then col2im as a gather over the window: input (h, w)
-// reads column (oh, ow) when h + padding - kh * dilation = oh * stride.
+// weight transposed (BLAS), then col2im as a gather: input (h, w) reads column (oh, ow)
+// when h + padding = oh * stride + kh. With stride 2 the reduction runs over the
+// ceil(3 / 2) = 2 windows per dimension that can read an element (oh = t / 2 - j at
+// kh = t - 2 oh), not over the 3 kernel offsets.
 // CHECK-DAG: #[[$WT:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d1)>
 // CHECK-DAG: #[[$G:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
 // CHECK-DAG: #[[$C:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
@@ -34,9 +36,18 @@ func.func @convolution_backward_weight(%g: !tgc.vtensor<[s0, 6, 5, 5], f32>, %x:
 //       CHECK:   %[[GB:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0, 1], [2], [3, 4]] : tensor<?x2x3x5x5xf32> into tensor<?x3x25xf32>
 //       CHECK:   %[[CG:.*]] = linalg.batch_matmul indexing_maps = [#[[$WT]], #[[$G]], #[[$C]]] ins(%[[WB]], %[[GB]] : {{.*}}) outs(%{{.*}} : tensor<?x18x25xf32>)
 //       CHECK:   %[[COLS:.*]] = tensor.expand_shape %[[CG]] {{\[\[}}0], [1, 2, 3], [4, 5]]{{.*}} into tensor<?x2x3x3x5x5xf32>
-//       CHECK:   linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]{{.*}} outs(%{{.*}} : tensor<?x4x9x9xf32>)
-//       CHECK:     arith.remsi
-//       CHECK:     arith.divsi
+//       CHECK:   %[[WIN:.*]] = tensor.empty() : tensor<2x2xf32>
+//       CHECK:   linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%[[WIN]] : tensor<2x2xf32>) outs(%{{.*}} : tensor<?x4x9x9xf32>)
+//       CHECK:     %[[J:.*]] = linalg.index 4
+//       CHECK:     %[[T:.*]] = arith.addi %{{.*}}, %c1
+//       CHECK:     %[[Q:.*]] = arith.divsi %[[T]], %c2
+//       CHECK:     %[[OH:.*]] = arith.subi %[[Q]], %[[J]]
+//       CHECK:     %[[M:.*]] = arith.muli %[[OH]], %c2
+//       CHECK:     %[[KH:.*]] = arith.subi %[[T]], %[[M]]
+//       CHECK:     arith.cmpi sge, %[[OH]], %c0
+//       CHECK:     arith.cmpi slt, %[[KH]], %c3
+//       CHECK:     arith.cmpi slt, %[[OH]], %c5
+//   CHECK-NOT:     arith.remsi
 //       CHECK:     %[[V:.*]] = tensor.extract %[[COLS]]
 //       CHECK:     %[[S:.*]] = arith.select %{{.*}}, %[[V]], %{{.*}} : f32
 //       CHECK:     %[[A:.*]] = arith.addf %{{.*}}, %[[S]] : f32
@@ -224,4 +235,19 @@ func.func @rand_draw(%s: !tgc.vtensor<[2], i64>, %o: i64) -> (!tgc.vtensor<[3], 
 func.func @max_pool2d_backward(%g: !tgc.vtensor<[1, 2, 4, 4], f32>, %x: !tgc.vtensor<[1, 2, 8, 8], f32>, %i: !tgc.vtensor<[1, 2, 4, 4], i64>) -> !tgc.vtensor<[1, 2, 8, 8], f32> {
   %0 = tgc.max_pool2d_backward %g, %x, %i {kernel_size = array<i64: 2>} : !tgc.vtensor<[1, 2, 4, 4], f32>, !tgc.vtensor<[1, 2, 8, 8], f32>, !tgc.vtensor<[1, 2, 4, 4], i64> -> !tgc.vtensor<[1, 2, 8, 8], f32>
   return %0 : !tgc.vtensor<[1, 2, 8, 8], f32>
+}
+
+// -----
+
+// avg_pool2d_backward of a global average pool (kernel = stride = the 8x8 image, as
+// adaptive_avg_pool2d to 1x1 becomes): each element is read by one window, so the
+// reduction runs once, not over the 64 kernel offsets.
+// CHECK-LABEL: func.func @global_avg_pool2d_backward
+//       CHECK:   %[[WIN:.*]] = tensor.empty() : tensor<1x1xf32>
+//       CHECK:   linalg.generic {{.*}} ins(%[[WIN]] : tensor<1x1xf32>) outs(%{{.*}} : tensor<2x3x8x8xf32>)
+//       CHECK:     arith.divsi %{{.*}}, %c8
+//       CHECK:     arith.divf
+func.func @global_avg_pool2d_backward(%g: !tgc.vtensor<[2, 3, 1, 1], f32>, %x: !tgc.vtensor<[2, 3, 8, 8], f32>) -> !tgc.vtensor<[2, 3, 8, 8], f32> {
+  %0 = tgc.avg_pool2d_backward %g, %x {kernel_size = array<i64: 8>, stride = array<i64: 8>} : !tgc.vtensor<[2, 3, 1, 1], f32>, !tgc.vtensor<[2, 3, 8, 8], f32> -> !tgc.vtensor<[2, 3, 8, 8], f32>
+  return %0 : !tgc.vtensor<[2, 3, 8, 8], f32>
 }

@@ -81,9 +81,10 @@ mlir::AffineMap broadcastMap(llvm::ArrayRef<mlir::AffineExpr> operandSizes,
                              llvm::ArrayRef<mlir::AffineExpr> resultSizes, mlir::MLIRContext *ctx);
 
 /// One window position that reads an input element, as `windowGather` hands it to its
-/// callback: the loop indices n, c, h, w (input) and kh, kw (window), and the output
-/// position (oh, ow) whose window reads input (h, w) at (kh, kw). `valid` says whether
-/// such an output position exists; when it does not, oh and ow are 0 (safe to read).
+/// callback: the input element n, c, h, w, and the output position (oh, ow) whose window
+/// reads it at kernel offset (kh, kw). `valid` says whether such an output position
+/// exists; when it does not, oh and ow are 0 and kh, kw are in the kernel (safe to
+/// read).
 struct WindowPosition {
   mlir::Value n, c, h, w, kh, kw, oh, ow, valid;
 };
@@ -92,7 +93,9 @@ struct WindowPosition {
 /// linalg.generic over `init` [N, C, H, W] (parallel) and the window `w` (reduction)
 /// adding, at each input element, `contribution(position)` for every output position
 /// (oh, ow) < `outputSizes` whose window reads it:
-/// h + padding = oh * stride + kh * dilation (likewise w). Invalid positions add 0.
+/// h + padding = oh * stride + kh * dilation (likewise w), in decreasing oh, then ow.
+/// Invalid positions add 0. Without dilation the reduction runs over the
+/// ceil(kernel / stride) windows that can read an element, not over the kernel.
 mlir::Value windowGather(
     mlir::OpBuilder &b, mlir::Location loc, mlir::Value init, const Window &w,
     llvm::ArrayRef<int64_t> outputSizes,

@@ -219,12 +219,23 @@ Value tgc::windowGather(
     function_ref<Value(OpBuilder &, Location, const WindowPosition &)> contribution) {
   MLIRContext *ctx = b.getContext();
   Type element = llvm::cast<RankedTensorType>(init.getType()).getElementType();
-  AffineExpr n, c, h, x, kh, kw;
-  bindDims(ctx, n, c, h, x, kh, kw);
+  AffineExpr n, c, h, x, jh, jw;
+  bindDims(ctx, n, c, h, x, jh, jw);
+  // Per spatial dimension, what the reduction loop runs over. With a stride s > 1 and no
+  // dilation, the windows that read position t = in + padding are those of the outputs
+  // t / s - j for j < ceil(K / s), at kernel offset t - o * s: ceil(K / s) candidates
+  // instead of K offsets of which all but about K / s miss the stride (a global average
+  // pool's kernel is the whole image, read by one window). Otherwise the loop runs over
+  // the kernel offsets k and keeps those with (t - k * dilation) a multiple of s.
+  int64_t extent[2];
+  bool byOutput[2];
+  for (int i = 0; i < 2; ++i) {
+    byOutput[i] = w.dilation[i] == 1 && w.stride[i] > 1;
+    extent[i] = byOutput[i] ? llvm::divideCeil(w.kernel[i], w.stride[i]) : w.kernel[i];
+  }
   // The window operand only gives the reduction loops their bounds.
-  Value window =
-      tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{w.kernel[0], w.kernel[1]}, element);
-  SmallVector<AffineMap> maps = {AffineMap::get(6, 0, {kh, kw}, ctx),
+  Value window = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{extent[0], extent[1]}, element);
+  SmallVector<AffineMap> maps = {AffineMap::get(6, 0, {jh, jw}, ctx),
                                  AffineMap::get(6, 0, {n, c, h, x}, ctx)};
   SmallVector<utils::IteratorType> iterators(4, utils::IteratorType::parallel);
   iterators.append(2, utils::IteratorType::reduction);
@@ -240,32 +251,46 @@ Value tgc::windowGather(
         pos.c = index(1);
         pos.h = index(2);
         pos.w = index(3);
-        pos.kh = index(4);
-        pos.kw = index(5);
         Value valid = arith::ConstantIntOp::create(nb, l, 1, 1);
         Value zero = constant(0);
-        Value out[2];
+        auto all = [&](Value cond) { valid = arith::AndIOp::create(nb, l, valid, cond); };
+        auto cmp = [&](arith::CmpIPredicate predicate, Value lhs, Value rhs) {
+          return arith::CmpIOp::create(nb, l, predicate, lhs, rhs).getResult();
+        };
+        Value out[2], offset[2];
         for (int i = 0; i < 2; ++i) {
-          // t = position + padding - k * dilation must be a multiple of the stride,
-          // t / stride an output position.
-          Value in = i == 0 ? pos.h : pos.w, k = i == 0 ? pos.kh : pos.kw;
-          Value t =
-              arith::SubIOp::create(nb, l, arith::AddIOp::create(nb, l, in, constant(w.padding[i])),
-                                    arith::MulIOp::create(nb, l, k, constant(w.dilation[i])));
-          Value o = t;
-          auto all = [&](Value cond) { valid = arith::AndIOp::create(nb, l, valid, cond); };
-          all(arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sge, t, zero));
-          if (w.stride[i] != 1) {
-            Value rem = arith::RemSIOp::create(nb, l, t, constant(w.stride[i]));
-            all(arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq, rem, zero));
-            o = arith::DivSIOp::create(nb, l, t, constant(w.stride[i]));
+          Value in = i == 0 ? pos.h : pos.w, j = index(4 + i);
+          Value t = arith::AddIOp::create(nb, l, in, constant(w.padding[i]));
+          Value stride = constant(w.stride[i]);
+          if (byOutput[i]) {
+            // o = t / s - j (t >= 0), read at kernel offset k = t - o * s.
+            Value o = arith::SubIOp::create(nb, l, arith::DivSIOp::create(nb, l, t, stride), j);
+            Value k = arith::SubIOp::create(nb, l, t, arith::MulIOp::create(nb, l, o, stride));
+            all(cmp(arith::CmpIPredicate::sge, o, zero));
+            all(cmp(arith::CmpIPredicate::slt, k, constant(w.kernel[i])));
+            out[i] = o;
+            offset[i] = k;
+          } else {
+            // t - k * dilation must be a multiple of the stride, its quotient an output.
+            Value o = arith::SubIOp::create(
+                nb, l, t, arith::MulIOp::create(nb, l, j, constant(w.dilation[i])));
+            all(cmp(arith::CmpIPredicate::sge, o, zero));
+            if (w.stride[i] != 1) {
+              Value rem = arith::RemSIOp::create(nb, l, o, stride);
+              all(cmp(arith::CmpIPredicate::eq, rem, zero));
+              o = arith::DivSIOp::create(nb, l, o, stride);
+            }
+            out[i] = o;
+            offset[i] = j;
           }
-          all(arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt, o, constant(outputSizes[i])));
-          out[i] = o;
+          all(cmp(arith::CmpIPredicate::slt, out[i], constant(outputSizes[i])));
         }
         pos.valid = valid;
-        pos.oh = arith::SelectOp::create(nb, l, valid, out[0], zero);
-        pos.ow = arith::SelectOp::create(nb, l, valid, out[1], zero);
+        auto orZero = [&](Value v) { return arith::SelectOp::create(nb, l, valid, v, zero); };
+        pos.oh = orZero(out[0]);
+        pos.ow = orZero(out[1]);
+        pos.kh = byOutput[0] ? orZero(offset[0]) : offset[0];
+        pos.kw = byOutput[1] ? orZero(offset[1]) : offset[1];
         Value value = contribution(nb, l, pos);
         value = arith::SelectOp::create(nb, l, valid, value, scalarConstant(nb, l, element, 0));
         linalg::YieldOp::create(nb, l, addScalars(nb, l, args[1], value));
