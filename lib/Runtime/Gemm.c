@@ -230,6 +230,8 @@ extern void openblas_set_num_threads(int) __attribute__((weak));
 
 const char *tgc_gemm_f32_library(void) { return dnnl.sgemm ? "onednn" : "openblas"; }
 
+double tgc_gemm_f32_onednn_min_work(void) { return dnnl.sgemm ? dnnl.min_work : -1.0; }
+
 void tgc_gemm_init(void) {
   if (openblas_set_num_threads)
     openblas_set_num_threads(1);

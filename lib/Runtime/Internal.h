@@ -433,6 +433,8 @@ void tgc_gemm_init(void);
 /* The library larger f32 products go to after tgc_gemm_init: "onednn" or
  * "openblas". */
 const char *tgc_gemm_f32_library(void);
+/* The multiply-adds from which an f32 product goes to oneDNN (-1 without it). */
+double tgc_gemm_f32_onednn_min_work(void);
 
 /* The plain-loop kernels behind tgc_rt_gemm_* for sizes beyond BLAS ints;
  * exposed for tests. */

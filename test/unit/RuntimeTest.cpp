@@ -21,6 +21,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <strings.h>
 #include <thread>
 #include <type_traits>
 #include <vector>
@@ -839,6 +840,29 @@ TEST_CASE("f32 products of some size go to oneDNN when libdnnl.so.2 loads", "[ru
   CHECK(std::string(tgc_gemm_f32_library()) == (expected ? "onednn" : "openblas"));
   if (dnnl)
     dlclose(dnnl);
+}
+
+extern "C" char *openblas_get_corename(void) __attribute__((weak));
+
+// Run by CTest with OPENBLAS_CORETYPE set (test/unit/CMakeLists.txt): Prescott, which
+// OpenBLAS falls back to on CPUs it does not know, sends products from 2^12
+// multiply-adds to oneDNN; Haswell (AVX2 kernels) keeps OpenBLAS below 2^15.
+TEST_CASE("an OpenBLAS on pre-AVX kernels gives oneDNN the small products",
+          "[.][openblas-coretype]") {
+  const char *core = std::getenv("OPENBLAS_CORETYPE");
+  const char *want = std::getenv("TGC_TEST_ONEDNN_MIN_WORK");
+  REQUIRE(core);
+  REQUIRE(want);
+  tgc_gemm_init();
+  if (std::string(tgc_gemm_f32_library()) != "onednn" || !__builtin_cpu_supports("avx2")) {
+    WARN("not checked: needs libdnnl.so.2 and a host with AVX2");
+    return;
+  }
+  if (!openblas_get_corename || strcasecmp(openblas_get_corename(), core) != 0) {
+    WARN("not checked: this BLAS does not dispatch by OPENBLAS_CORETYPE");
+    return;
+  }
+  CHECK(tgc_gemm_f32_onednn_min_work() == std::stod(want));
 }
 
 TEST_CASE("GEMMs split across threads give the single thread's bits", "[runtime][threads]") {
