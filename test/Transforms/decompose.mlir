@@ -145,3 +145,50 @@ func.func @repeat_interleave(%x: !tgc.vtensor<[2, 3], f32>) -> (!tgc.vtensor<[2,
   %f = tgc.repeat_interleave %x {repeats = 2 : i64} : !tgc.vtensor<[2, 3], f32> -> !tgc.vtensor<[12], f32>
   return %r, %f : !tgc.vtensor<[2, 9], f32>, !tgc.vtensor<[12], f32>
 }
+
+// -----
+
+// The gradient of a tensor used through slices (split into q, k, v): each slice's
+// gradient written into zeros, summed. The sums become writes into one tensor, and
+// slices that cover the dimension become a cat: no zeros, no sums.
+// CHECK-LABEL: func.func @slice_gradients
+//  CHECK-SAME:   (%[[A:.*]]: !tgc.vtensor<[4, 2], f32>, %[[B:.*]]: !tgc.vtensor<[4, 2], f32>, %[[C:.*]]: !tgc.vtensor<[4, 2], f32>)
+//   CHECK-NOT:   tgc.add
+//       CHECK:   %[[CAT:.*]] = tgc.cat %[[C]], %[[B]], %[[A]] {dim = 1 : i64}
+//  CHECK-NEXT:   return %[[CAT]]
+func.func @slice_gradients(%a: !tgc.vtensor<[4, 2], f32>, %b: !tgc.vtensor<[4, 2], f32>, %c: !tgc.vtensor<[4, 2], f32>) -> !tgc.vtensor<[4, 6], f32> {
+  %z = tgc.full {dtype = f32, fill_value = 0.000000e+00 : f64, size = #tgc.shape<[4, 6]>} : !tgc.vtensor<[4, 6], f32>
+  %0 = tgc.slice_scatter %z, %a {dim = 1 : i64, start = #tgc.shape<[4]>, end = #tgc.shape<[6]>} : !tgc.vtensor<[4, 6], f32>, !tgc.vtensor<[4, 2], f32> -> !tgc.vtensor<[4, 6], f32>
+  %1 = tgc.slice_scatter %z, %b {dim = -1 : i64, start = #tgc.shape<[2]>, end = #tgc.shape<[4]>} : !tgc.vtensor<[4, 6], f32>, !tgc.vtensor<[4, 2], f32> -> !tgc.vtensor<[4, 6], f32>
+  %2 = tgc.add %0, %1 : !tgc.vtensor<[4, 6], f32>, !tgc.vtensor<[4, 6], f32> -> !tgc.vtensor<[4, 6], f32>
+  %3 = tgc.slice_scatter %z, %c {dim = 1 : i64, end = #tgc.shape<[2]>} : !tgc.vtensor<[4, 6], f32>, !tgc.vtensor<[4, 2], f32> -> !tgc.vtensor<[4, 6], f32>
+  %4 = tgc.add %3, %2 : !tgc.vtensor<[4, 6], f32>, !tgc.vtensor<[4, 6], f32> -> !tgc.vtensor<[4, 6], f32>
+  return %4 : !tgc.vtensor<[4, 6], f32>
+}
+
+// -----
+
+// Overlapping slices are summed; a gap keeps the zeros (the slices are written into
+// them, not concatenated); a sum with a nonzero tensor or with alpha stays a sum.
+// CHECK-LABEL: func.func @slice_gradients_kept
+//       CHECK:   %[[Z:.*]] = tgc.full
+//       CHECK:   %[[S0:.*]] = tgc.slice_scatter %[[Z]], %arg0 {{.*}}start = #tgc.shape<[0]>
+//       CHECK:   %[[S1:.*]] = tgc.slice_scatter %[[Z]], %arg1 {{.*}}start = #tgc.shape<[1]>
+//       CHECK:   tgc.add %[[S0]], %[[S1]]
+//       CHECK:   %[[G:.*]] = tgc.slice_scatter %[[Z]], %arg1 {{.*}}start = #tgc.shape<[4]>
+//       CHECK:   %[[G2:.*]] = tgc.slice_scatter %[[G]], %arg0 {{.*}}start = #tgc.shape<[0]>
+//       CHECK:   tgc.add %arg2, %[[S0]]
+//       CHECK:   tgc.add %[[S0]], %[[G]] {alpha = 2.000000e+00 : f64}
+//   CHECK-NOT:   tgc.cat
+func.func @slice_gradients_kept(%a: !tgc.vtensor<[4, 2], f32>, %b: !tgc.vtensor<[4, 2], f32>, %x: !tgc.vtensor<[4, 6], f32>)
+    -> (!tgc.vtensor<[4, 6], f32>, !tgc.vtensor<[4, 6], f32>, !tgc.vtensor<[4, 6], f32>, !tgc.vtensor<[4, 6], f32>) {
+  %z = tgc.full {dtype = f32, fill_value = 0.000000e+00 : f64, size = #tgc.shape<[4, 6]>} : !tgc.vtensor<[4, 6], f32>
+  %0 = tgc.slice_scatter %z, %a {dim = 1 : i64, start = #tgc.shape<[0]>, end = #tgc.shape<[2]>} : !tgc.vtensor<[4, 6], f32>, !tgc.vtensor<[4, 2], f32> -> !tgc.vtensor<[4, 6], f32>
+  %1 = tgc.slice_scatter %z, %b {dim = 1 : i64, start = #tgc.shape<[1]>, end = #tgc.shape<[3]>} : !tgc.vtensor<[4, 6], f32>, !tgc.vtensor<[4, 2], f32> -> !tgc.vtensor<[4, 6], f32>
+  %2 = tgc.add %0, %1 : !tgc.vtensor<[4, 6], f32>, !tgc.vtensor<[4, 6], f32> -> !tgc.vtensor<[4, 6], f32>
+  %3 = tgc.slice_scatter %z, %b {dim = 1 : i64, start = #tgc.shape<[4]>, end = #tgc.shape<[6]>} : !tgc.vtensor<[4, 6], f32>, !tgc.vtensor<[4, 2], f32> -> !tgc.vtensor<[4, 6], f32>
+  %4 = tgc.add %3, %0 : !tgc.vtensor<[4, 6], f32>, !tgc.vtensor<[4, 6], f32> -> !tgc.vtensor<[4, 6], f32>
+  %5 = tgc.add %x, %0 : !tgc.vtensor<[4, 6], f32>, !tgc.vtensor<[4, 6], f32> -> !tgc.vtensor<[4, 6], f32>
+  %6 = tgc.add %0, %3 {alpha = 2.0 : f64} : !tgc.vtensor<[4, 6], f32>, !tgc.vtensor<[4, 6], f32> -> !tgc.vtensor<[4, 6], f32>
+  return %2, %4, %5, %6 : !tgc.vtensor<[4, 6], f32>, !tgc.vtensor<[4, 6], f32>, !tgc.vtensor<[4, 6], f32>, !tgc.vtensor<[4, 6], f32>
+}
