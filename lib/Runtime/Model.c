@@ -552,8 +552,7 @@ TGC_EXPORT int tgc_model_num_threads(const tgc_model *m) { return m ? m->num_thr
 static void free_model(tgc_model *m) {
   if (!m)
     return;
-  if (atomic_fetch_sub(&live_instances, 1) == 1)
-    tgc_scratch_release();
+  bool last = atomic_fetch_sub(&live_instances, 1) == 1;
   tgc_run_scratch_free(m);
   tgc_train_free(m);
   for (uint32_t i = 0; i < m->num_state; ++i) {
@@ -572,6 +571,9 @@ static void free_model(tgc_model *m) {
   free(m->symbol_values);
   free(m->symbol_bound);
   free(m);
+  /* After the instance's saved values went back to the cache. */
+  if (last)
+    tgc_scratch_release();
 }
 
 TGC_EXPORT void tgc_model_destroy(tgc_model *m) { free_model(m); }

@@ -1,6 +1,8 @@
 /* Saved.c - The values a trainable model's forward saves for its backward:
  * evaluated and allocated per forward call, kept pending after run_train,
- * dropped when consumed or invalidated (docs/abi.md, "Training"). */
+ * dropped when consumed or invalidated (docs/abi.md, "Training"). Their memory
+ * comes from the temporaries' cache (Scratch.c): the next step's saved values
+ * have the same sizes and take the same blocks, with no fresh pages to fault in. */
 #include "Internal.h"
 
 #include <inttypes.h>
@@ -29,7 +31,7 @@ int tgc_saved_prepare_call(tgc_model *m) {
                       "saved value #%" PRIu32 ": the tensor would be too "
                       "large",
                       k);
-    t->call_data[k] = tgc_aligned_alloc(t->call_nbytes[k]);
+    t->call_data[k] = _mlir_memref_to_llvm_alloc(t->call_nbytes[k]);
     if (!t->call_data[k])
       return tgc_fail(m, "out of memory allocating saved value #%" PRIu32, k);
   }
@@ -39,7 +41,7 @@ int tgc_saved_prepare_call(tgc_model *m) {
 void tgc_saved_release_call(tgc_model *m) {
   tgc_train_state *t = &m->train;
   for (uint32_t k = 0; t->call_data && k < m->sig.num_saved; ++k) {
-    free(t->call_data[k]);
+    _mlir_memref_to_llvm_free(t->call_data[k]);
     t->call_data[k] = NULL;
   }
 }
@@ -49,7 +51,7 @@ void tgc_saved_release_call(tgc_model *m) {
 void tgc_saved_drop_pending(tgc_model *m) {
   tgc_train_state *t = &m->train;
   for (uint32_t k = 0; t->pending_data && k < m->sig.num_saved; ++k) {
-    free(t->pending_data[k]);
+    _mlir_memref_to_llvm_free(t->pending_data[k]);
     t->pending_data[k] = NULL;
   }
   t->pending = false;
