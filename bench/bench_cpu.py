@@ -481,8 +481,8 @@ def model_specs(opts):
     if not opts.quick or opts.only:
         specs += [(name, spec, None, None)
                   for name, spec in {**bench_models.LARGE, **bench_models.REALISTIC}.items()]
-    specs += [(name, bench_models.torchvision_spec(name), None, None)
-              for name in opts.only or () if bench_models.torchvision_spec(name)]
+    specs += [(name, spec, None, None) for name in opts.only or ()
+              if (spec := bench_models.torchvision_spec(name))]
     if opts.only:
         unknown = set(opts.only) - {s[0] for s in specs}
         if unknown:

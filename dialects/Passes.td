@@ -268,7 +268,9 @@ def ElideResultCopiesPass : Pass<"tgc-elide-result-copies", "::mlir::ModuleOp"> 
     and the allocation's uses take `%out` instead, so the kernels write the result
     where the caller reads it. It applies when the copy is the last use of the
     allocation and of every view of it, so no later read sees the result buffer in
-    place of the temporary, and when both have the same type. A temporary copied into
+    place of the temporary, when no other alias of it exists (one returned, yielded,
+    or made by an op that returns a memref that is not a view of it, the rule
+    tgc-plan-memory uses too), and when both have the same type. A temporary copied into
     several out-parameters is computed in the one it is copied into last.
   }];
   let dependentDialects = ["::mlir::memref::MemRefDialect"];

@@ -1346,24 +1346,21 @@ struct InsertSliceGradients : OpRewritePattern<AddOp> {
 struct ConcatenateCoveringSlices : OpRewritePattern<SliceScatterOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(SliceScatterOp op, PatternRewriter &rewriter) const override {
-    std::optional<std::array<int64_t, 3>> first = scatterRange(op);
-    if (!first)
-      return rewriter.notifyMatchFailure(op, "not a constant step-1 range");
-    int64_t dim = (*first)[0];
-    std::optional<int64_t> size = getConstantSize(typeOf(op.getSelf()).getSizes()[dim]);
-    if (!size)
-      return rewriter.notifyMatchFailure(op, "symbolic size");
     SmallVector<std::pair<std::array<int64_t, 3>, Value>> parts; // (dim, lo, hi), source
     Value base = op.getResult();
     while (auto scatter = base.getDefiningOp<SliceScatterOp>()) {
       std::optional<std::array<int64_t, 3>> range = scatterRange(scatter);
-      if (!range || (*range)[0] != dim)
-        return rewriter.notifyMatchFailure(op, "a slice of another dimension or range");
+      if (!range || (!parts.empty() && (*range)[0] != parts.front().first[0]))
+        return rewriter.notifyMatchFailure(op, "not constant step-1 ranges of one dimension");
       parts.push_back({*range, scatter.getSrc()});
       base = scatter.getSelf();
     }
     if (parts.size() < 2 || !isZeros(base))
       return rewriter.notifyMatchFailure(op, "not several slices written into zeros");
+    int64_t dim = parts.front().first[0];
+    std::optional<int64_t> size = getConstantSize(typeOf(base).getSizes()[dim]);
+    if (!size)
+      return rewriter.notifyMatchFailure(op, "symbolic size");
     llvm::sort(parts, [](const auto &a, const auto &b) { return a.first[1] < b.first[1]; });
     int64_t covered = 0;
     SmallVector<Value> sources;

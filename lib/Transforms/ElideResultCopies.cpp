@@ -5,12 +5,11 @@
 // is built in place of it; a kernel call's output becomes a temporary (`memref.alloc`)
 // that the entry copies into the out-parameter at the end. For large results (a weight
 // gradient, a saved activation) that copy is a second pass over the result's memory.
+#include "BufferAliases.h"
+#include "tgc/Dialect/Attributes.h"
 #include "tgc/Transforms/Passes.h"
 
-#include "tgc/Dialect/Attributes.h"
-
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace tgc {
 #define GEN_PASS_DEF_ELIDERESULTCOPIESPASS
@@ -22,23 +21,18 @@ using namespace tgc;
 
 namespace {
 
-/// Whether `copy` is the last use, in `body`, of `alloc` and of every view of it: each
-/// other user is (or is nested in) an op of `body` before the copy.
+/// Whether `copy` is the last use, in `body`, of `alloc` and of every view of it (each
+/// other user is, or is nested in, an op of `body` before the copy), and no alias
+/// outlives those users (visitAliasUsers).
 bool isLastUse(memref::AllocOp alloc, memref::CopyOp copy, Block &body) {
-  SmallVector<Value> worklist{alloc.getResult()};
-  while (!worklist.empty()) {
-    Value value = worklist.pop_back_val();
-    for (Operation *user : value.getUsers()) {
-      if (user == copy)
-        continue;
-      Operation *top = body.findAncestorOpInBlock(*user);
-      if (!top || !top->isBeforeInBlock(copy))
-        return false;
-      if (auto view = dyn_cast<ViewLikeOpInterface>(user); view && view.getViewSource() == value)
-        llvm::append_range(worklist, user->getResults());
-    }
-  }
-  return true;
+  bool before = true;
+  bool contained = visitAliasUsers(alloc.getResult(), [&](Operation *user) {
+    if (user == copy)
+      return;
+    Operation *top = body.findAncestorOpInBlock(*user);
+    before &= top && top->isBeforeInBlock(copy);
+  });
+  return contained && before;
 }
 
 /// Elides the copies of `func` that qualify; returns how many.

@@ -6,6 +6,7 @@
 // entry's arena once per instance; here each static allocation becomes a view at a
 // planned offset of it. Live ranges are positions in the entry's body, and offsets are
 // chosen greedily by size, as TFLite's and PyTorch's static planners do.
+#include "BufferAliases.h"
 #include "tgc/Dialect/Attributes.h"
 #include "tgc/Transforms/Passes.h"
 
@@ -15,7 +16,6 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/DataLayoutInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace tgc {
 #define GEN_PASS_DEF_PLANMEMORYPASS
@@ -62,31 +62,14 @@ unsigned positionIn(Block &body, Operation *op, const DenseMap<Operation *, unsi
 }
 
 /// The last position at which `alloc`'s memory is used, or nullopt when an alias may
-/// outlive the entry's ops: it is returned or yielded, deallocated, or passed to an op
-/// with a memref result that is not a view of it.
+/// outlive the entry's ops (visitAliasUsers).
 std::optional<unsigned> lastUse(memref::AllocOp alloc, Block &body,
                                 const DenseMap<Operation *, unsigned> &positions) {
   unsigned last = positionIn(body, alloc, positions);
-  SmallVector<Value> worklist{alloc.getResult()};
-  while (!worklist.empty()) {
-    Value value = worklist.pop_back_val();
-    for (OpOperand &use : value.getUses()) {
-      Operation *user = use.getOwner();
-      if (user->hasTrait<mlir::OpTrait::IsTerminator>() || isa<memref::DeallocOp>(user))
-        return std::nullopt;
-      auto view = dyn_cast<ViewLikeOpInterface>(user);
-      bool aliases = llvm::any_of(user->getResultTypes(),
-                                  [](Type t) { return isa<BaseMemRefType, TensorType>(t); });
-      if (view && view.getViewSource() == value) {
-        for (Value result : user->getResults())
-          if (isa<BaseMemRefType>(result.getType()))
-            worklist.push_back(result);
-      } else if (aliases) {
-        return std::nullopt;
-      }
-      last = std::max(last, positionIn(body, user, positions));
-    }
-  }
+  if (!visitAliasUsers(alloc.getResult(), [&](Operation *user) {
+        last = std::max(last, positionIn(body, user, positions));
+      }))
+    return std::nullopt;
   return last;
 }
 
