@@ -148,14 +148,26 @@ def LowerReductionsPass : Pass<"tgc-lower-reductions"> {
     carries it as an iteration argument, and a store. linalg's own lowering loads and
     stores the output in every iteration, which LLVM cannot keep in a register (the
     output may alias an input), so the loop is a chain of scalar adds through memory.
-    The combining op of each output (`arith.addf`, `mulf`, `maximumf`, `minimumf`,
-    `maxnumf`, `minnumf` of the carried value) gets the `reassoc` flag, so LLVM
-    vectorizes the innermost loop with partial results. The order of the partial
-    results depends only on the generated code, not on the thread count: results stay
-    bit-identical from run to run and across thread counts.
+    When the innermost loop reduces, its inputs are read contiguously along it (or
+    not at all), its body is arith and math ops, and each output is used once, by the
+    op that combines it (`arith.addf`, `mulf`, `maximumf`, `minimumf`, `maxnumf`,
+    `minnumf`, `addi`, `muli`, the integer min/max, `andi`, `ori`) with a value that
+    does not depend on it, that loop is vector code: vectors of 4 registers' worth of
+    lanes (`vector-bits` / the widest element's bits), then of one register, carrying
+    accumulators that start at the combiner's identity, then scalars; the vector
+    accumulators are combined by halves at the end. Other reductions keep scalar code,
+    whose combining op gets the `reassoc` flag, so LLVM may vectorize it with partial
+    results. The order of the partial results depends only on the generated code, not
+    on the thread count: results stay bit-identical from run to run and across thread
+    counts.
   }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "unsigned", /*default=*/"512",
+           "bits of a vector register; 0 leaves every reduction scalar">,
+  ];
   let dependentDialects = ["::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
-                           "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect"];
+                           "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect"];
 }
 
 def VectorizeKernelsPass : Pass<"tgc-vectorize-kernels"> {

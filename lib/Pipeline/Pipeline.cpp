@@ -141,7 +141,11 @@ static void populateLLVM(OpPassManager &pm, const PipelineOptions &options) {
   // Tiled kernels (an scf.forall over tiles) run their tiles on threads.
   pm.addPass(createForallToParallelLoopPass());
   pm.addPass(createConvertLinalgToBlasPass());
-  pm.addPass(createLowerReductionsPass());
+  // Reductions along the innermost loop as vector code, the others as loops that
+  // carry their accumulators.
+  LowerReductionsPassOptions reductions;
+  reductions.vectorBits = options.vectorBits;
+  pm.addPass(createLowerReductionsPass(reductions));
   // Elementwise kernels as vector code (full vectors + a scalar remainder).
   VectorizeKernelsPassOptions vectorize;
   vectorize.vectorBits = options.vectorBits;

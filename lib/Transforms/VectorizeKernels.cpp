@@ -9,6 +9,8 @@
 #include "tgc/Dialect/Attributes.h"
 #include "tgc/Transforms/Passes.h"
 
+#include "VectorOperands.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -29,23 +31,6 @@ using namespace mlir;
 
 namespace {
 
-/// Bits of an element of memory type `type` when vectors of it are made here: f32, f64
-/// and 8- to 64-bit integers. (i1 is stored a byte per element but loaded as packed
-/// bits by a vector load; narrow floats are widened by passes that take scalars only.)
-std::optional<unsigned> memoryElementBits(Type type) {
-  if (type.isF32() || type.isF64())
-    return type.getIntOrFloatBitWidth();
-  if (auto integer = dyn_cast<IntegerType>(type))
-    if (llvm::is_contained({8u, 16u, 32u, 64u}, integer.getWidth()))
-      return integer.getWidth();
-  return std::nullopt;
-}
-
-/// Whether values of `type` may be vector elements inside a vectorized body.
-bool isBodyType(Type type) {
-  return type.isIndex() || type.isInteger(1) || memoryElementBits(type).has_value();
-}
-
 /// The lanes of the vectors `op` becomes, or nullopt when it is not vectorized: every
 /// loop parallel; each memref operand of a vectorizable element type, read along the
 /// innermost loop with unit stride as its own innermost dimension, or not along it at
@@ -58,36 +43,18 @@ std::optional<int64_t> vectorLanes(linalg::GenericOp op, unsigned vectorBits) {
   unsigned inner = rank - 1;
   unsigned widest = 8;
   for (OpOperand &operand : op->getOpOperands()) {
-    auto type = dyn_cast<MemRefType>(operand.get().getType());
-    if (!type) {
-      if (!memoryElementBits(operand.get().getType()))
+    Type type = operand.get().getType();
+    if (!isa<MemRefType>(type)) {
+      if (!tgc::memoryElementBits(type))
         return std::nullopt;
       continue;
     }
-    std::optional<unsigned> bits = memoryElementBits(type.getElementType());
-    if (!bits)
+    if (!tgc::innerAccess(op, operand, inner))
       return std::nullopt;
-    widest = std::max(widest, *bits);
-    AffineMap map = op.getMatchingIndexingMap(&operand);
-    if (!map.isProjectedPermutation(/*allowZeroInResults=*/true))
-      return std::nullopt;
-    if (!map.isFunctionOfDim(inner))
-      continue;
-    if (map.getResults().back() != getAffineDimExpr(inner, op.getContext()))
-      return std::nullopt;
-    SmallVector<int64_t> strides;
-    int64_t offset;
-    if (failed(type.getStridesAndOffset(strides, offset)) || strides.back() != 1)
-      return std::nullopt;
+    widest = std::max(widest, *tgc::memoryElementBits(getElementTypeOrSelf(type)));
   }
-  for (Operation &bodyOp : op.getBody()->getOperations()) {
-    Dialect *dialect = bodyOp.getDialect();
-    bool allowed = isa<linalg::YieldOp, linalg::IndexOp>(bodyOp) ||
-                   (dialect && isa<arith::ArithDialect, math::MathDialect>(dialect));
-    if (!allowed || bodyOp.getNumRegions() != 0 ||
-        !llvm::all_of(bodyOp.getResultTypes(), isBodyType))
-      return std::nullopt;
-  }
+  if (!tgc::hasVectorBody(op))
+    return std::nullopt;
   int64_t lanes = vectorBits / widest;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (llvm::is_contained(ranges, 0) || lanes < 2 ||

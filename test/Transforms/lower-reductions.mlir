@@ -1,4 +1,5 @@
-// RUN: tgc-opt %s --tgc-lower-reductions --canonicalize | FileCheck %s
+// RUN: tgc-opt %s --tgc-lower-reductions=vector-bits=0 --canonicalize | FileCheck %s
+// (The scalar loops; tgc-lower-reductions-vector.mlir has the vector ones.)
 
 // A reduction whose innermost loops reduce: an scf.parallel over the parallel loops
 // loads the output element once, scf.for carries it through the reduction loops, and
