@@ -483,12 +483,30 @@ struct Group {
   /// Adds what `op`'s operands (and the values its regions use from above) come from.
   void addOperands(Operation *op) {
     auto dps = dyn_cast<DestinationStyleOpInterface>(op);
-    for (OpOperand &operand : op->getOpOperands())
-      addValue(operand.get(), dps && dps.isDpsInit(&operand));
+    for (OpOperand &operand : op->getOpOperands()) {
+      bool isInit = dps && dps.isDpsInit(&operand);
+      if (isInit)
+        separateEmptyInit(operand);
+      addValue(operand.get(), isInit);
+    }
     SetVector<Value> above;
     getUsedValuesDefinedAbove(op->getRegions(), above);
     for (Value value : above)
       addValue(value, /*isInit=*/false);
+  }
+
+  /// Gives an output that starts from a tensor.empty the group already takes (CSE
+  /// merges equal empties: an scf.forall's outputs of one shape share one) an empty
+  /// of its own, so it becomes an argument of its own. Inside the kernel nothing then
+  /// marks two outputs as the same tensor, whose contents bufferization would have to
+  /// copy for each (the kernel cannot know an argument's contents are undefined); at
+  /// the call, an empty passed twice gets a second buffer and no copy.
+  void separateEmptyInit(OpOperand &operand) {
+    auto empty = operand.get().getDefiningOp<tensor::EmptyOp>();
+    if (!empty || !inputs.contains(operand.get()))
+      return;
+    OpBuilder builder(empty);
+    operand.set(builder.clone(*empty)->getResult(0));
   }
 
   /// Copies the producer of `value` into the group or takes `value` as an input. An

@@ -560,3 +560,29 @@ func.func @siblings(%dy: tensor<64x8xf32>, %x: tensor<64x8xf32>, %y: tensor<8x64
 //       CHECK:     arith.mulf
 //       CHECK:     arith.addf
 //       CHECK:     linalg.yield %{{.*}}, %{{.*}} : f32, f32
+
+// -----
+
+// Outputs that start from one tensor.empty (CSE merges equal ones: here an scf.forall's
+// three outputs) each get an empty, and an argument, of their own: inside the kernel
+// no two outputs are then one tensor, which bufferization would copy for each.
+// CHECK-LABEL: func.func @forward(
+//       CHECK:   %[[E0:.*]] = tensor.empty() : tensor<4x8xf32>
+//       CHECK:   %[[E1:.*]] = tensor.empty() : tensor<4x8xf32>
+//       CHECK:   %[[E2:.*]] = tensor.empty() : tensor<4x8xf32>
+//       CHECK:   call @forward_kernel0(%[[E2]], %[[E0]], %[[E1]], %{{.*}})
+// CHECK-LABEL: func.func private @forward_kernel0(
+//  CHECK-SAME:     %[[A0:[^:]*]]: tensor<4x8xf32>, %[[A1:[^:]*]]: tensor<4x8xf32>, %[[A2:[^:]*]]: tensor<4x8xf32>, %[[X:.*]]: tensor<4x8xf32>)
+//       CHECK:   scf.forall (%{{.*}}) in (4) shared_outs(%{{.*}} = %[[A0]], %{{.*}} = %[[A1]], %{{.*}} = %[[A2]])
+func.func @forward(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %r:3 = scf.forall (%i) in (4) shared_outs(%o0 = %e, %o1 = %e, %o2 = %e) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+    %row = tensor.extract_slice %x[%i, 0] [1, 8] [1, 1] : tensor<4x8xf32> to tensor<1x8xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %row into %o0[%i, 0] [1, 8] [1, 1] : tensor<1x8xf32> into tensor<4x8xf32>
+      tensor.parallel_insert_slice %row into %o1[%i, 0] [1, 8] [1, 1] : tensor<1x8xf32> into tensor<4x8xf32>
+      tensor.parallel_insert_slice %row into %o2[%i, 0] [1, 8] [1, 1] : tensor<1x8xf32> into tensor<4x8xf32>
+    }
+  }
+  return %r#0, %r#1, %r#2 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+}
