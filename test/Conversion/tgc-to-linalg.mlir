@@ -57,14 +57,14 @@ func.func @mm(%a: !tgc.vtensor<[s0, 8], f32>, %b: !tgc.vtensor<[8, 4], f32>) -> 
 
 // -----
 
-// Reductions fill the identity and reduce; keepdim reshapes back to rank.
+// Reductions fill the identity and reduce; keepdim reshapes back to rank (a static
+// reshape that splits or merges dimensions is an expand_shape or collapse_shape).
 // CHECK-LABEL: func.func @amax_keepdim
 //       CHECK:   %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
 //       CHECK:   %[[INIT:.*]] = linalg.fill ins(%[[NEGINF]] : f32)
 //       CHECK:   %[[R:.*]] = linalg.reduce ins(%{{.*}} : tensor<4x10xf32>) outs(%[[INIT]] : tensor<4xf32>) dimensions = [1]
 //       CHECK:     arith.maximumf
-//       CHECK:   tensor.reshape %[[R]]
-//  CHECK-SAME:     -> tensor<4x1xf32>
+//       CHECK:   tensor.expand_shape %[[R]] {{\[\[}}0, 1]] output_shape [4, 1] : tensor<4xf32> into tensor<4x1xf32>
 func.func @amax_keepdim(%x: !tgc.vtensor<[4, 10], f32>) -> !tgc.vtensor<[4, 1], f32> {
   %0 = tgc.amax %x {dim = array<i64: 1>, keepdim = true} : !tgc.vtensor<[4, 10], f32> -> !tgc.vtensor<[4, 1], f32>
   return %0 : !tgc.vtensor<[4, 1], f32>
@@ -169,7 +169,7 @@ module {
 //       CHECK:   %[[FLAT:.*]] = tensor.collapse_shape %[[W]] {{\[\[}}0], [1, 2, 3]] : tensor<4x3x3x3xf32> into tensor<4x27xf32>
 //   CHECK-NOT:   linalg.broadcast
 //       CHECK:   %[[GEMM:.*]] = linalg.matmul ins(%[[FLAT]], %[[COL]] : tensor<4x27xf32>, tensor<27x72xf32>)
-//       CHECK:   %[[VIEW:.*]] = tensor.reshape %[[GEMM]]({{.*}}) : (tensor<4x72xf32>, tensor<4xindex>) -> tensor<4x2x6x6xf32>
+//       CHECK:   %[[VIEW:.*]] = tensor.expand_shape %[[GEMM]] {{\[\[}}0], [1, 2, 3]] output_shape [4, 2, 6, 6] : tensor<4x72xf32> into tensor<4x2x6x6xf32>
 //       CHECK:   %[[OUT:.*]] = linalg.transpose ins(%[[VIEW]] : tensor<4x2x6x6xf32>) outs(%{{.*}} : tensor<2x4x6x6xf32>) permutation = [1, 0, 2, 3]
 //       CHECK:   return %[[OUT]]
 func.func @conv(%x: !tgc.vtensor<[2, 3, 8, 8], f32>, %w: !tgc.vtensor<[4, 3, 3, 3], f32>) -> !tgc.vtensor<[2, 4, 6, 6], f32> {
@@ -198,7 +198,7 @@ func.func @conv(%x: !tgc.vtensor<[2, 3, 8, 8], f32>, %w: !tgc.vtensor<[4, 3, 3, 
 //       CHECK:     %[[GEMM:.*]] = linalg.matmul ins(%[[FLAT]], %[[COL]] : tensor<4x27xf32>, tensor<27x8192xf32>) outs(%[[ZERO]] : tensor<4x8192xf32>)
 //       CHECK:     scf.forall.in_parallel {
 //       CHECK:       tensor.parallel_insert_slice %[[GEMM]] into %[[ACC]][0, %[[AT]]] [4, 8192] [1, 1]
-//       CHECK:   %[[VIEW:.*]] = tensor.reshape %[[PRODUCT]]({{.*}}) : (tensor<4x16384xf32>, tensor<4xindex>) -> tensor<4x16x32x32xf32>
+//       CHECK:   %[[VIEW:.*]] = tensor.expand_shape %[[PRODUCT]] {{\[\[}}0], [1, 2, 3]] output_shape [4, 16, 32, 32] : tensor<4x16384xf32> into tensor<4x16x32x32xf32>
 //       CHECK:   linalg.transpose ins(%[[VIEW]] : tensor<4x16x32x32xf32>) outs(%{{.*}} : tensor<16x4x32x32xf32>) permutation = [1, 0, 2, 3]
 func.func @conv_chunked(%x: !tgc.vtensor<[16, 3, 34, 34], f32>, %w: !tgc.vtensor<[4, 3, 3, 3], f32>) -> !tgc.vtensor<[16, 4, 32, 32], f32> {
   %0 = tgc.convolution %x, %w {stride = array<i64: 1, 1>, padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>} : !tgc.vtensor<[16, 3, 34, 34], f32>, !tgc.vtensor<[4, 3, 3, 3], f32> -> !tgc.vtensor<[16, 4, 32, 32], f32>
@@ -244,8 +244,8 @@ func.func @sum_f32(%x: !tgc.vtensor<[4, 8], f32>) -> !tgc.vtensor<[8], f32> {
 //       CHECK:     %[[NV:.*]] = arith.select %[[TAKE:[^,]*]], %[[IN]], %[[V]] : f32
 //  CHECK-NEXT:     %[[NI:.*]] = arith.select %[[TAKE]], %[[POS]], %[[I]] : i64
 //       CHECK:     linalg.yield %[[NV]], %[[NI]] : f32, i64
-//       CHECK:   tensor.reshape %[[R]]#0
-//       CHECK:   tensor.reshape %[[R]]#1
+//       CHECK:   tensor.expand_shape %[[R]]#0
+//       CHECK:   tensor.expand_shape %[[R]]#1
 func.func @max_dim(%x: !tgc.vtensor<[4, 6], f32>) -> (!tgc.vtensor<[4, 1], f32>, !tgc.vtensor<[4, 1], i64>) {
   %v, %i = tgc.max_dim %x {dim = 1 : i64, keepdim = true} : !tgc.vtensor<[4, 6], f32> -> !tgc.vtensor<[4, 1], f32>, !tgc.vtensor<[4, 1], i64>
   return %v, %i : !tgc.vtensor<[4, 1], f32>, !tgc.vtensor<[4, 1], i64>

@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -158,6 +159,20 @@ FailureOr<Value> LoweringContext::reshapeTo(ConversionPatternRewriter &rewriter,
   if (failed(sizes))
     return failure();
   Location loc = op->getLoc();
+  // A reshape that splits or merges adjacent dimensions of static sizes is an
+  // expand_shape or collapse_shape: a view even of a strided buffer (a slice of a
+  // fused QKV projection), where tensor.reshape bufferizes to a copy into contiguous
+  // memory. (A collapse of dimensions that are not contiguous in memory still copies.)
+  auto sourceType = cast<RankedTensorType>(value.getType());
+  if (sourceType.hasStaticShape() && resultType.hasStaticShape() && sourceType.getRank() > 0 &&
+      resultType.getRank() > 0 && sourceType.getRank() != resultType.getRank()) {
+    if (std::optional<SmallVector<ReassociationIndices>> groups =
+            getReassociationIndicesForReshape(sourceType, resultType)) {
+      if (sourceType.getRank() < resultType.getRank())
+        return tensor::ExpandShapeOp::create(rewriter, loc, resultType, value, *groups).getResult();
+      return tensor::CollapseShapeOp::create(rewriter, loc, resultType, value, *groups).getResult();
+    }
+  }
   SmallVector<Value> sizeValues;
   for (OpFoldResult s : *sizes)
     sizeValues.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, s));
