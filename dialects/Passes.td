@@ -269,6 +269,20 @@ def DestinationPassingPass : Pass<"tgc-destination-passing", "::mlir::ModuleOp">
                            "::mlir::memref::MemRefDialect"];
 }
 
+def SeparateFillsPass : Pass<"tgc-separate-fills"> {
+  let summary = "One linalg.fill per destination, so bufferization copies no fill";
+  let description = [{
+    On tensors, before one-shot bufferization: a `linalg.fill` of a `tensor.empty`
+    that is the destination of several ops (the init of a destination-style op, an
+    `scf.for` iteration argument's initial value) is cloned, with its empty, right
+    before each of them but the first. CSE merges equal fills (the zero accumulators
+    of a tiled kernel's GEMMs), and bufferization would give each later writer a copy
+    of the filled buffer; a fill of its own writes once, and a zero fill right before
+    a GEMM then becomes the GEMM's beta = 0 (convert-linalg-to-blas).
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect"];
+}
+
 def ElideResultCopiesPass : Pass<"tgc-elide-result-copies", "::mlir::ModuleOp"> {
   let summary = "Compute results in their out-parameters instead of copying them there";
   let description = [{

@@ -121,6 +121,7 @@ static void populateBufferize(OpPassManager &pm) {
   // A loop may carry a value that is not computed in place of its iteration argument
   // (cumsum's running sum, through a kernel call): it gets a buffer of its own.
   bufferize.allowReturnAllocsFromLoops = true;
+  pm.addPass(createSeparateFillsPass());
   pm.addPass(createDestinationPassingPass());
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   // Kernels write their outputs into their arguments: the calls return nothing.
