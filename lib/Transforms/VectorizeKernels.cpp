@@ -34,8 +34,9 @@ namespace {
 /// The lanes of the vectors `op` becomes, or nullopt when it is not vectorized: every
 /// loop parallel; each memref operand of a vectorizable element type, read along the
 /// innermost loop with unit stride as its own innermost dimension, or not along it at
-/// all (a broadcast); a body of arith and math ops; an innermost loop of at least one
-/// vector (or of unknown size).
+/// all (a broadcast); a body of arith and math ops; an innermost loop of at least two
+/// elements (or of unknown size). The vectors fill a register of `vectorBits`, or the
+/// innermost loop when it is static and shorter.
 std::optional<int64_t> vectorLanes(linalg::GenericOp op, unsigned vectorBits) {
   unsigned rank = op.getNumLoops();
   if (!op.hasPureBufferSemantics() || rank == 0 || op.getNumParallelLoops() != rank)
@@ -57,8 +58,13 @@ std::optional<int64_t> vectorLanes(linalg::GenericOp op, unsigned vectorBits) {
     return std::nullopt;
   int64_t lanes = vectorBits / widest;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  if (llvm::is_contained(ranges, 0) || lanes < 2 ||
-      (!ShapedType::isDynamic(ranges[inner]) && ranges[inner] < lanes))
+  if (llvm::is_contained(ranges, 0))
+    return std::nullopt;
+  // A static innermost loop shorter than a register gets the narrower vectors that fit
+  // it (the 4x4 or 8x8 images of a network's last stages), not scalars.
+  if (!ShapedType::isDynamic(ranges[inner]) && ranges[inner] < lanes)
+    lanes = static_cast<int64_t>(llvm::bit_floor(static_cast<uint64_t>(ranges[inner])));
+  if (lanes < 2)
     return std::nullopt;
   return lanes;
 }

@@ -112,9 +112,15 @@ func.func private @bool_mask(%m: memref<64xi1>, %x: memref<64xf32>, %y: memref<6
   }
   return
 }
+// Rows shorter than a register get the widest power-of-two vectors that fit them: 4 of
+// the 7 columns as vector<4xf32>, the last 3 scalar.
 // CHECK-LABEL: func.func private @short_rows(
-//   CHECK-NOT:   vector.
+//       CHECK:   scf.parallel
+//       CHECK:     vector.transfer_read {{.*}} : memref<64x7xf32>, vector<4xf32>
+//       CHECK:     arith.negf {{.*}} : vector<4xf32>
+//       CHECK:   memref.subview %{{.*}}[0, 4] [64, 3] [1, 1]
 //       CHECK:   linalg.generic
+//       CHECK:     arith.negf {{.*}} : f32
 func.func private @short_rows(%x: memref<64x7xf32>, %y: memref<64x7xf32>) attributes {tgc.kernel} {
   linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
       ins(%x : memref<64x7xf32>) outs(%y : memref<64x7xf32>) {
@@ -142,6 +148,20 @@ func.func private @row_sum(%x: memref<8x64xf32>, %y: memref<8xf32>) attributes {
 func.func @entry(%x: memref<64xf32>, %y: memref<64xf32>) {
   linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
       ins(%x : memref<64xf32>) outs(%y : memref<64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %n = arith.negf %a : f32
+    linalg.yield %n : f32
+  }
+  return
+}
+
+// A single column is no vector.
+// CHECK-LABEL: func.func private @one_column(
+//   CHECK-NOT:   vector.
+//       CHECK:   linalg.generic
+func.func private @one_column(%x: memref<64x1xf32>, %y: memref<64x1xf32>) attributes {tgc.kernel} {
+  linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<64x1xf32>) outs(%y : memref<64x1xf32>) {
   ^bb0(%a: f32, %o: f32):
     %n = arith.negf %a : f32
     linalg.yield %n : f32

@@ -97,21 +97,144 @@ SmallVector<int64_t> expandParam(ArrayRef<int64_t> v, int64_t fill) {
 }
 
 /// `input` [N, C, H, W] with `padding` zeros before and after H and W.
-Value padSpatial(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> padding) {
-  if (!padding[0] && !padding[1])
+Value padSpatial(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> low,
+                 ArrayRef<int64_t> high) {
+  if (!low[0] && !low[1] && !high[0] && !high[1])
     return input;
   auto inTy = llvm::cast<RankedTensorType>(input.getType());
   Type element = inTy.getElementType();
-  SmallVector<OpFoldResult> low = {b.getIndexAttr(0), b.getIndexAttr(0), b.getIndexAttr(padding[0]),
-                                   b.getIndexAttr(padding[1])};
+  auto amounts = [&](ArrayRef<int64_t> pad) {
+    return SmallVector<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0), b.getIndexAttr(pad[0]),
+                                     b.getIndexAttr(pad[1])};
+  };
   SmallVector<int64_t> paddedShape(inTy.getShape());
   for (int i = 2; i < 4; ++i)
     if (!ShapedType::isDynamic(paddedShape[i]))
-      paddedShape[i] += 2 * padding[i - 2];
+      paddedShape[i] += low[i - 2] + high[i - 2];
   Value zero = scalarConstant(b, loc, element, 0);
-  return tensor::PadOp::create(b, loc, RankedTensorType::get(paddedShape, element), input, low, low,
-                               zero)
+  return tensor::PadOp::create(b, loc, RankedTensorType::get(paddedShape, element), input,
+                               amounts(low), amounts(high), zero)
       .getResult();
+}
+
+Value padSpatial(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> padding) {
+  return padSpatial(b, loc, input, padding, padding);
+}
+
+/// Taps of a kernel larger than this are not unrolled (convnext's 7x7 has 49).
+constexpr int64_t kMaxDirectTaps = 64;
+
+/// Whether a convolution is depthwise (one input and one output channel per group) with
+/// a kernel small enough to compute directly: as a sum of its taps (`tapSum`) instead of
+/// a GEMM per image and channel.
+bool isDirectDepthwise(int64_t channels, int64_t filters, int64_t groups, int64_t kernelH,
+                       int64_t kernelW) {
+  return groups > 1 && channels == groups && filters == groups &&
+         kernelH * kernelW <= kMaxDirectTaps;
+}
+
+/// `padded` [N, C, H, W] (W a multiple of s) as its s column phases [N, C, H, s, W / s]:
+/// column s * w + p at [p, w]. A window with column stride s then reads a row of one
+/// phase with unit stride, so it vectorizes like a stride-1 window. One transpose.
+Value splitColumnPhases(OpBuilder &b, Location loc, Value padded, int64_t s) {
+  auto type = llvm::cast<RankedTensorType>(padded.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  if (s == 1) {
+    // One phase: a view.
+    shape.insert(shape.begin() + 3, 1);
+    return tensor::ExpandShapeOp::create(
+        b, loc, RankedTensorType::get(shape, type.getElementType()), padded,
+        SmallVector<ReassociationIndices>{{0}, {1}, {2}, {3, 4}});
+  }
+  shape[3] /= s;
+  shape.push_back(s);
+  Value expanded = tensor::ExpandShapeOp::create(
+      b, loc, RankedTensorType::get(shape, type.getElementType()), padded,
+      SmallVector<ReassociationIndices>{{0}, {1}, {2}, {3, 4}});
+  SmallVector<OpFoldResult> sizes = {tensor::getMixedSize(b, loc, padded, 0),
+                                     b.getIndexAttr(shape[1]), b.getIndexAttr(shape[2]),
+                                     b.getIndexAttr(s), b.getIndexAttr(shape[3])};
+  Value init = tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
+  return linalg::TransposeOp::create(b, loc, expanded, init, ArrayRef<int64_t>{0, 1, 2, 4, 3})
+      ->getResult(0);
+}
+
+/// The window of the column phases `phases` [N, C, H', s, W'] that tap (kh, kw) of a
+/// convolution reads, as [N, C, rows, cols]: rows from kh * dilation with the row stride,
+/// columns from column kw * dilation with stride s (`splitColumnPhases`), so unit stride.
+Value tapWindow(OpBuilder &b, Location loc, Value phases, int64_t kh, int64_t kw, int64_t rows,
+                int64_t cols, ArrayRef<int64_t> stride, ArrayRef<int64_t> dilation) {
+  auto type = llvm::cast<RankedTensorType>(phases.getType());
+  int64_t column = kw * dilation[1];
+  SmallVector<OpFoldResult> offsets = {
+      b.getIndexAttr(0), b.getIndexAttr(0), b.getIndexAttr(kh * dilation[0]),
+      b.getIndexAttr(column % stride[1]), b.getIndexAttr(column / stride[1])};
+  SmallVector<OpFoldResult> sizes = {tensor::getMixedSize(b, loc, phases, 0),
+                                     b.getIndexAttr(type.getDimSize(1)), b.getIndexAttr(rows),
+                                     b.getIndexAttr(1), b.getIndexAttr(cols)};
+  SmallVector<OpFoldResult> strides = {b.getIndexAttr(1), b.getIndexAttr(1),
+                                       b.getIndexAttr(stride[0]), b.getIndexAttr(1),
+                                       b.getIndexAttr(1)};
+  auto tapType = RankedTensorType::get({type.getDimSize(0), type.getDimSize(1), rows, cols},
+                                       type.getElementType());
+  return tensor::ExtractSliceOp::create(b, loc, tapType, phases, offsets, sizes, strides)
+      .getResult();
+}
+
+/// Tap (kh, kw) of a depthwise weight [C, 1, KH, KW]: its [C] coefficients.
+Value tapWeight(OpBuilder &b, Location loc, Value weight, int64_t kh, int64_t kw) {
+  auto type = llvm::cast<RankedTensorType>(weight.getType());
+  SmallVector<OpFoldResult> offsets = {b.getIndexAttr(0), b.getIndexAttr(0), b.getIndexAttr(kh),
+                                       b.getIndexAttr(kw)};
+  SmallVector<OpFoldResult> sizes = {b.getIndexAttr(type.getDimSize(0)), b.getIndexAttr(1),
+                                     b.getIndexAttr(1), b.getIndexAttr(1)};
+  SmallVector<OpFoldResult> strides(4, b.getIndexAttr(1));
+  auto tapType = RankedTensorType::get({type.getDimSize(0)}, type.getElementType());
+  return tensor::ExtractSliceOp::create(b, loc, tapType, weight, offsets, sizes, strides)
+      .getResult();
+}
+
+/// The arithmetic type of a depthwise sum: f32 for narrower floats (bf16, f16).
+Type accumulatorType(Type element) {
+  if (auto f = llvm::dyn_cast<FloatType>(element); f && f.getWidth() < 32)
+    return Float32Type::get(element.getContext());
+  return element;
+}
+
+/// out[n, c, h, w] = sum over t of taps[t][n, c, h, w] * weights[t][c], one elementwise
+/// linalg.generic into `init` [N, C, H, W], summed in the order of the taps. Each tap is
+/// a window of the (padded) input read as a tensor of the output's shape, so the sum is
+/// elementwise: it vectorizes along w (a unit stride reads contiguous vectors) and fuses
+/// with its producers and consumers like any elementwise op (a depthwise convolution's
+/// batch norm and activation).
+Value tapSum(OpBuilder &b, Location loc, ArrayRef<Value> taps, ArrayRef<Value> weights,
+             Value init) {
+  MLIRContext *ctx = b.getContext();
+  AffineExpr n, c, h, w;
+  bindDims(ctx, n, c, h, w);
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(4, ctx);
+  AffineMap perChannel = AffineMap::get(4, 0, {c}, ctx);
+  SmallVector<Value> inputs(taps);
+  inputs.append(weights.begin(), weights.end());
+  SmallVector<AffineMap> maps(taps.size(), identity);
+  maps.append(weights.size(), perChannel);
+  maps.push_back(identity);
+  Type element = llvm::cast<RankedTensorType>(init.getType()).getElementType();
+  Type accumulator = accumulatorType(element);
+  size_t count = taps.size();
+  return linalg::GenericOp::create(
+             b, loc, init.getType(), inputs, init, maps,
+             SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+             [&](OpBuilder &nb, Location l, ValueRange args) {
+               Value sum;
+               for (size_t t = 0; t < count; ++t) {
+                 Value term = mulScalars(nb, l, castScalar(nb, l, args[t], accumulator),
+                                         castScalar(nb, l, args[count + t], accumulator));
+                 sum = sum ? addScalars(nb, l, sum, term) : term;
+               }
+               linalg::YieldOp::create(nb, l, castScalar(nb, l, sum, element));
+             })
+      .getResult(0);
 }
 
 /// 2-d convolution as linalg.conv_2d_nchw_fchw (or the grouped form) on an input padded
@@ -128,19 +251,27 @@ struct ConvolutionLowering : TgcLoweringPattern<ConvolutionOp> {
     SmallVector<int64_t> stride = expandParam(op.getStride(), 1);
     SmallVector<int64_t> padding = expandParam(op.getPadding(), 0);
     SmallVector<int64_t> dilation = expandParam(op.getDilation(), 1);
-    Value input = padSpatial(rewriter, loc, adaptor.getInput(), padding);
+    int64_t groups = op.getGroups();
+    Value result;
+    if (groups != 1) {
+      FailureOr<Value> direct =
+          directDepthwise(rewriter, op, adaptor.getInput(), adaptor.getWeight(), resultType, groups,
+                          stride, padding, dilation);
+      if (failed(direct))
+        return failure();
+      result = *direct;
+    }
+    Value input = result ? Value() : padSpatial(rewriter, loc, adaptor.getInput(), padding);
     FailureOr<Value> init = lowering.zeroTensor(rewriter, op, resultType);
     if (failed(init))
       return failure();
-    int64_t groups = op.getGroups();
-    Value result;
     if (groups == 1) {
       FailureOr<Value> gemm =
           im2colConvolution(rewriter, op, input, adaptor.getWeight(), resultType, stride, dilation);
       if (failed(gemm))
         return failure();
       result = *gemm;
-    } else {
+    } else if (!result) {
       FailureOr<Value> grouped = groupedConvolution(rewriter, op, input, adaptor.getWeight(), *init,
                                                     groups, rewriter.getI64TensorAttr(stride),
                                                     rewriter.getI64TensorAttr(dilation));
@@ -259,8 +390,16 @@ struct ConvolutionLowering : TgcLoweringPattern<ConvolutionOp> {
     MLIRContext *ctx = b.getContext();
     AffineExpr c, i, j, n, oh, ow;
     bindDims(ctx, c, i, j, n, oh, ow);
-    AffineMap read = AffineMap::get(
-        6, 0, {n, c, oh * stride[0] + i * dilation[0], ow * stride[1] + j * dilation[1]}, ctx);
+    // A 1-wide kernel dimension reads at offset 0: the map stays a projected permutation
+    // for a 1x1 convolution, also once its producer (a depthwise convolution's sum of
+    // taps, its batch norm) is fused into the unfold, so that still vectorizes.
+    auto colType = llvm::cast<RankedTensorType>(colInit.getType());
+    AffineExpr rowTap =
+        colType.getDimSize(1) == 1 ? getAffineConstantExpr(0, ctx) : i * dilation[0];
+    AffineExpr colTap =
+        colType.getDimSize(2) == 1 ? getAffineConstantExpr(0, ctx) : j * dilation[1];
+    AffineMap read =
+        AffineMap::get(6, 0, {n, c, oh * stride[0] + rowTap, ow * stride[1] + colTap}, ctx);
     auto unfold = linalg::GenericOp::create(
         b, loc, colInit.getType(), x, colInit, {read, AffineMap::getMultiDimIdentityMap(6, ctx)},
         SmallVector<utils::IteratorType>(6, utils::IteratorType::parallel),
@@ -353,6 +492,40 @@ struct ConvolutionLowering : TgcLoweringPattern<ConvolutionOp> {
     tensor::ParallelInsertSliceOp::create(body, loc, gemm, forall.getRegionIterArgs()[0], offsets,
                                           sizes, unit);
     return forall.getResult(0);
+  }
+
+  /// A depthwise convolution as the sum of its taps (`tapSum`) over the input padded
+  /// with zeros and split into column phases (`splitColumnPhases`; its right padding
+  /// rounded up to a multiple of the column stride), or a null value when it is not one
+  /// that `isDirectDepthwise` takes or its spatial sizes are dynamic.
+  FailureOr<Value> directDepthwise(ConversionPatternRewriter &rewriter, ConvolutionOp op,
+                                   Value input, Value weight, BaseTensorType resultType,
+                                   int64_t groups, ArrayRef<int64_t> stride,
+                                   ArrayRef<int64_t> padding, ArrayRef<int64_t> dilation) const {
+    auto inTy = llvm::cast<RankedTensorType>(input.getType());
+    auto wTy = llvm::cast<RankedTensorType>(weight.getType());
+    std::optional<int64_t> outH = getConstantSize(resultType.getSizes()[2]);
+    std::optional<int64_t> outW = getConstantSize(resultType.getSizes()[3]);
+    if (!wTy.hasStaticShape() || inTy.isDynamicDim(1) || inTy.isDynamicDim(3) || !outH || !outW ||
+        !isDirectDepthwise(inTy.getDimSize(1), wTy.getDimSize(0), groups, wTy.getDimSize(2),
+                           wTy.getDimSize(3)))
+      return Value();
+    FailureOr<Value> init = lowering.emptyTensor(rewriter, op, resultType);
+    if (failed(init))
+      return failure();
+    Location loc = op.getLoc();
+    int64_t width = inTy.getDimSize(3) + 2 * padding[1];
+    int64_t roundUp = (stride[1] - width % stride[1]) % stride[1];
+    Value padded = padSpatial(rewriter, loc, input, padding,
+                              SmallVector<int64_t>{padding[0], padding[1] + roundUp});
+    Value phases = splitColumnPhases(rewriter, loc, padded, stride[1]);
+    SmallVector<Value> taps, weights;
+    for (int64_t kh = 0; kh < wTy.getDimSize(2); ++kh)
+      for (int64_t kw = 0; kw < wTy.getDimSize(3); ++kw) {
+        taps.push_back(tapWindow(rewriter, loc, phases, kh, kw, *outH, *outW, stride, dilation));
+        weights.push_back(tapWeight(rewriter, loc, weight, kh, kw));
+      }
+    return tapSum(rewriter, loc, taps, weights, *init);
   }
 
   /// Grouped convolution through linalg.conv_2d_ngchw_gfchw on reshaped operands.

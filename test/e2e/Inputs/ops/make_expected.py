@@ -49,6 +49,34 @@ def conv(gen):
     return inputs, [F.conv2d(x1, w1, stride=(1, 2)), F.conv2d(x2, w2, b2)]
 
 
+def depthwise(gen):
+    """Depthwise F.conv2d (tgc: a sum of the kernel's taps) and its gradients through
+    aten.convolution_backward, and a grouped one with two filters per channel."""
+    inputs, outputs = {}, []
+
+    def case(i, n, c, size, kernel, stride, padding, dilation, bias=False):
+        x = torch.randn(n, c, *size, generator=gen)
+        w = torch.randn(c, 1, *kernel, generator=gen)
+        b = torch.randn(c, generator=gen) if bias else None
+        out = torch.nn.functional.conv2d(x, w, b, stride, padding, dilation, c)
+        g = torch.randn(out.shape, generator=gen)
+        gi, gw, _ = aten.convolution_backward(g, x, w, None, stride, padding, dilation,
+                                              False, [0, 0], c, [True, True, False])
+        inputs.update({f"x{i}": x, f"w{i}": w, f"g{i}": g})
+        if bias:
+            inputs[f"b{i}"] = b
+        outputs.extend([out, gi, gw])
+
+    case(1, 3, 6, (11, 13), (3, 3), [2, 2], [1, 1], [1, 1], bias=True)
+    case(2, 2, 5, (9, 9), (5, 5), [1, 1], [2, 2], [1, 2])
+    case(3, 2, 3, (8, 20), (3, 3), [2, 3], [1, 2], [1, 2])
+    x4 = torch.randn(2, 3, 6, 6, generator=gen)
+    w4 = torch.randn(6, 1, 3, 3, generator=gen)
+    inputs.update({"x4": x4, "w4": w4})
+    outputs.append(torch.nn.functional.conv2d(x4, w4, groups=3))
+    return inputs, outputs
+
+
 def attention(gen):
     """F.scaled_dot_product_attention (tgc: one fused kernel with an online softmax over
     tiles of keys): causal; a float mask broadcast over heads with a scale; a boolean
@@ -229,6 +257,7 @@ def indexing(gen):
 
 CASES = {
     "conv": conv,
+    "depthwise": depthwise,
     "attention": attention,
     "conv_backward": conv_backward,
     "losses": losses,
