@@ -251,3 +251,50 @@ func.func @global_avg_pool2d_backward(%g: !tgc.vtensor<[2, 3, 1, 1], f32>, %x: !
   %0 = tgc.avg_pool2d_backward %g, %x {kernel_size = array<i64: 8>, stride = array<i64: 8>} : !tgc.vtensor<[2, 3, 1, 1], f32>, !tgc.vtensor<[2, 3, 8, 8], f32> -> !tgc.vtensor<[2, 3, 8, 8], f32>
   return %0 : !tgc.vtensor<[2, 3, 8, 8], f32>
 }
+
+// -----
+
+// grad_input of a depthwise convolution: grad_output spread with the stride (2) into
+// zeros from q = (K - 1) * dilation - padding = 0, then a stride-1 sum of taps with the
+// flipped kernel: tap (kh, kw) reads the spread rows from (kh, kw) and weight[:, 0, 1 -
+// kh, 1 - kw]. No GEMM, no columns.
+// CHECK-LABEL: func.func @depthwise_backward_input
+//       CHECK:   %[[Z:.*]] = linalg.fill ins(%{{.*}}) outs(%{{.*}} : tensor<?x6x12x14xf32>)
+//       CHECK:   %[[SP:.*]] = tensor.insert_slice %{{.*}} into %[[Z]][0, 0, 0, 0] [%{{.*}}, 6, 6, 7] [1, 1, 2, 2]
+//       CHECK:   %[[V:.*]] = tensor.expand_shape %[[SP]] {{.*}} into tensor<?x6x12x1x14xf32>
+//       CHECK:   tensor.extract_slice %[[V]][0, 0, 0, 0, 0] [%{{.*}}, 6, 11, 1, 13] [1, 1, 1, 1, 1]
+//       CHECK:   tensor.extract_slice %{{.*}}[0, 0, 1, 1] [6, 1, 1, 1]
+//       CHECK:   tensor.extract_slice %[[V]][0, 0, 1, 0, 1] [%{{.*}}, 6, 11, 1, 13] [1, 1, 1, 1, 1]
+//       CHECK:   tensor.extract_slice %{{.*}}[0, 0, 0, 0] [6, 1, 1, 1]
+//       CHECK:   linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel"]
+//   CHECK-NOT:   linalg.batch_matmul
+//   CHECK-NOT:   tensor.extract %
+//       CHECK:   return
+func.func @depthwise_backward_input(%g: !tgc.vtensor<[s0, 6, 6, 7], f32>, %w: !tgc.vtensor<[6, 1, 2, 2], f32>) -> !tgc.vtensor<[s0, 6, 11, 13], f32> {
+  %0 = tgc.convolution_backward_input %g, %w {input_size = #tgc.shape<[s0, 6, 11, 13]>, stride = array<i64: 2>, padding = array<i64: 1>, groups = 6 : i64} : !tgc.vtensor<[s0, 6, 6, 7], f32>, !tgc.vtensor<[6, 1, 2, 2], f32> -> !tgc.vtensor<[s0, 6, 11, 13], f32>
+  return %0 : !tgc.vtensor<[s0, 6, 11, 13], f32>
+}
+
+// -----
+
+// grad_weight of a depthwise convolution: one reduction over (c | n, oh, ow) with an
+// output per tap, reading grad_output and the tap windows of the padded input's column
+// phases; the [C] sums are placed in [C, 1, KH, KW].
+// CHECK-DAG: #[[$NC:.*]] = affine_map<(d0, d1, d2, d3) -> (d1, d0, d2, d3)>
+// CHECK-DAG: #[[$C:.*]] = affine_map<(d0, d1, d2, d3) -> (d0)>
+// CHECK-LABEL: func.func @depthwise_backward_weight
+//       CHECK:   tensor.pad %{{.*}} low[0, 0, 1, 1] high[0, 0, 1, 2]
+//       CHECK:   linalg.transpose {{.*}} permutation = [0, 1, 2, 4, 3]
+//       CHECK:   %[[S:.*]]:4 = linalg.generic {indexing_maps = [#[[$NC]], #[[$NC]], #[[$NC]], #[[$NC]], #[[$NC]], #[[$C]], #[[$C]], #[[$C]], #[[$C]]], iterator_types = ["parallel", "reduction", "reduction", "reduction"]}
+//       CHECK:     ^bb0(%[[G:[a-z0-9_]+]]: f32, %[[T0:[a-z0-9_]+]]: f32, %{{[a-z0-9_]+}}: f32, %{{[a-z0-9_]+}}: f32, %{{[a-z0-9_]+}}: f32, %[[O0:[a-z0-9_]+]]: f32,
+//       CHECK:       %[[M:.*]] = arith.mulf %[[G]], %[[T0]]
+//       CHECK:       arith.addf %[[O0]], %[[M]]
+//       CHECK:   %[[R0:.*]] = tensor.insert_slice %[[S]]#0 into %{{.*}}[0, 0, 0, 0] [6, 1, 1, 1]
+//       CHECK:   %[[R1:.*]] = tensor.insert_slice %[[S]]#1 into %[[R0]][0, 0, 0, 1] [6, 1, 1, 1]
+//       CHECK:   %[[R2:.*]] = tensor.insert_slice %[[S]]#2 into %[[R1]][0, 0, 1, 0] [6, 1, 1, 1]
+//       CHECK:   %[[R3:.*]] = tensor.insert_slice %[[S]]#3 into %[[R2]][0, 0, 1, 1] [6, 1, 1, 1]
+//       CHECK:   return %[[R3]]
+func.func @depthwise_backward_weight(%g: !tgc.vtensor<[s0, 6, 6, 7], f32>, %x: !tgc.vtensor<[s0, 6, 11, 13], f32>) -> !tgc.vtensor<[6, 1, 2, 2], f32> {
+  %0 = tgc.convolution_backward_weight %g, %x {weight_size = #tgc.shape<[6, 1, 2, 2]>, stride = array<i64: 2>, padding = array<i64: 1>, groups = 6 : i64} : !tgc.vtensor<[s0, 6, 6, 7], f32>, !tgc.vtensor<[s0, 6, 11, 13], f32> -> !tgc.vtensor<[6, 1, 2, 2], f32>
+  return %0 : !tgc.vtensor<[6, 1, 2, 2], f32>
+}

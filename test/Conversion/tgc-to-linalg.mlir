@@ -321,3 +321,59 @@ func.func @slice_scatter_empty(%a: !tgc.vtensor<[2, 16], f32>, %b: !tgc.vtensor<
   %c = tgc.slice_scatter %a, %b {dim = 1 : i64, start = #tgc.shape<[16]>, end = #tgc.shape<[9223372036854775807]>} : !tgc.vtensor<[2, 16], f32>, !tgc.vtensor<[2, 0], f32> -> !tgc.vtensor<[2, 16], f32>
   return %c : !tgc.vtensor<[2, 16], f32>
 }
+
+// -----
+
+// A depthwise convolution (one channel per group) is the sum of its taps: the input is
+// padded (the right padding rounded up to a multiple of the column stride, 15 -> 16) and
+// split into its 2 column phases, [N, C, H, 2, W/2]; tap (kh, kw) reads phase kw % 2
+// from column kw / 2 with unit stride, every second row, as an [N, C, OH, OW] tensor, and
+// weight[:, 0, kh, kw] per channel. One elementwise generic sums the products in tap
+// order.
+// CHECK-DAG: #[[$ID:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-DAG: #[[$CH:.*]] = affine_map<(d0, d1, d2, d3) -> (d1)>
+// CHECK-LABEL: func.func @depthwise_convolution
+//  CHECK-SAME:   %[[X:.*]]: tensor<?x6x11x13xf32>, %[[W:.*]]: tensor<6x1x2x2xf32>
+//       CHECK:   %[[P:.*]] = tensor.pad %[[X]] low[0, 0, 1, 1] high[0, 0, 1, 2]
+//       CHECK:   %[[E:.*]] = tensor.expand_shape %[[P]] {{\[\[}}0], [1], [2], [3, 4]] {{.*}} into tensor<?x6x13x8x2xf32>
+//       CHECK:   %[[PH:.*]] = linalg.transpose ins(%[[E]] : tensor<?x6x13x8x2xf32>) outs(%{{.*}} : tensor<?x6x13x2x8xf32>) permutation = [0, 1, 2, 4, 3]
+//       CHECK:   %[[T0:.*]] = tensor.extract_slice %[[PH]][0, 0, 0, 0, 0] [%{{.*}}, 6, 6, 1, 7] [1, 1, 2, 1, 1] : tensor<?x6x13x2x8xf32> to tensor<?x6x6x7xf32>
+//       CHECK:   %[[W0:.*]] = tensor.extract_slice %[[W]][0, 0, 0, 0] [6, 1, 1, 1] [1, 1, 1, 1] : tensor<6x1x2x2xf32> to tensor<6xf32>
+//       CHECK:   %[[T1:.*]] = tensor.extract_slice %[[PH]][0, 0, 0, 1, 0] [%{{.*}}, 6, 6, 1, 7] [1, 1, 2, 1, 1]
+//       CHECK:   %[[W1:.*]] = tensor.extract_slice %[[W]][0, 0, 0, 1] [6, 1, 1, 1]
+//       CHECK:   %[[T2:.*]] = tensor.extract_slice %[[PH]][0, 0, 1, 0, 0] [%{{.*}}, 6, 6, 1, 7] [1, 1, 2, 1, 1]
+//       CHECK:   %[[W2:.*]] = tensor.extract_slice %[[W]][0, 0, 1, 0] [6, 1, 1, 1]
+//       CHECK:   %[[T3:.*]] = tensor.extract_slice %[[PH]][0, 0, 1, 1, 0] [%{{.*}}, 6, 6, 1, 7] [1, 1, 2, 1, 1]
+//       CHECK:   %[[W3:.*]] = tensor.extract_slice %[[W]][0, 0, 1, 1] [6, 1, 1, 1]
+//       CHECK:   %[[S:.*]] = linalg.generic {indexing_maps = [#[[$ID]], #[[$ID]], #[[$ID]], #[[$ID]], #[[$CH]], #[[$CH]], #[[$CH]], #[[$CH]], #[[$ID]]], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[T0]], %[[T1]], %[[T2]], %[[T3]], %[[W0]], %[[W1]], %[[W2]], %[[W3]] :
+//       CHECK:     ^bb0(%[[A0:[a-z0-9_]+]]: f32, %[[A1:[a-z0-9_]+]]: f32, %[[A2:[a-z0-9_]+]]: f32, %[[A3:[a-z0-9_]+]]: f32, %[[B0:[a-z0-9_]+]]: f32, %[[B1:[a-z0-9_]+]]: f32, %[[B2:[a-z0-9_]+]]: f32, %[[B3:[a-z0-9_]+]]: f32, %{{[a-z0-9_]+}}: f32):
+//       CHECK:       %[[M0:.*]] = arith.mulf %[[A0]], %[[B0]]
+//       CHECK:       %[[M1:.*]] = arith.mulf %[[A1]], %[[B1]]
+//       CHECK:       %[[S1:.*]] = arith.addf %[[M0]], %[[M1]]
+//       CHECK:       %[[M2:.*]] = arith.mulf %[[A2]], %[[B2]]
+//       CHECK:       %[[S2:.*]] = arith.addf %[[S1]], %[[M2]]
+//       CHECK:       %[[M3:.*]] = arith.mulf %[[A3]], %[[B3]]
+//       CHECK:       %[[S3:.*]] = arith.addf %[[S2]], %[[M3]]
+//       CHECK:       linalg.yield %[[S3]]
+//   CHECK-NOT:   linalg.conv_2d_ngchw_gfchw
+//       CHECK:   return %[[S]]
+func.func @depthwise_convolution(%x: !tgc.vtensor<[s0, 6, 11, 13], f32>, %w: !tgc.vtensor<[6, 1, 2, 2], f32>) -> !tgc.vtensor<[s0, 6, 6, 7], f32> {
+  %0 = tgc.convolution %x, %w {stride = array<i64: 2, 2>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, groups = 6 : i64} : !tgc.vtensor<[s0, 6, 11, 13], f32>, !tgc.vtensor<[6, 1, 2, 2], f32> -> !tgc.vtensor<[s0, 6, 6, 7], f32>
+  return %0 : !tgc.vtensor<[s0, 6, 6, 7], f32>
+}
+
+// -----
+
+// Stride 1: one column phase, a view of the padded input (no transpose). Two filters per
+// channel are not depthwise: the grouped convolution.
+// CHECK-LABEL: func.func @depthwise_stride_one
+//       CHECK:   %[[P:.*]] = tensor.pad
+//       CHECK:   tensor.expand_shape %[[P]] {{\[\[}}0], [1], [2], [3, 4]] output_shape [2, 3, 8, 1, 8] : tensor<2x3x8x8xf32> into tensor<2x3x8x1x8xf32>
+//   CHECK-NOT:   linalg.transpose
+//       CHECK:   linalg.generic
+//       CHECK:   linalg.conv_2d_ngchw_gfchw
+func.func @depthwise_stride_one(%x: !tgc.vtensor<[2, 3, 6, 6], f32>, %w: !tgc.vtensor<[3, 1, 3, 3], f32>, %w2: !tgc.vtensor<[6, 1, 3, 3], f32>) -> (!tgc.vtensor<[2, 3, 6, 6], f32>, !tgc.vtensor<[2, 6, 4, 4], f32>) {
+  %0 = tgc.convolution %x, %w {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, groups = 3 : i64} : !tgc.vtensor<[2, 3, 6, 6], f32>, !tgc.vtensor<[3, 1, 3, 3], f32> -> !tgc.vtensor<[2, 3, 6, 6], f32>
+  %1 = tgc.convolution %x, %w2 {stride = array<i64: 1, 1>, padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>, groups = 3 : i64} : !tgc.vtensor<[2, 3, 6, 6], f32>, !tgc.vtensor<[6, 1, 3, 3], f32> -> !tgc.vtensor<[2, 6, 4, 4], f32>
+  return %0, %1 : !tgc.vtensor<[2, 3, 6, 6], f32>, !tgc.vtensor<[2, 6, 4, 4], f32>
+}

@@ -608,6 +608,113 @@ Value splitFilterGroups(OpBuilder &b, Location loc, Value gradOutput, int64_t gr
                                        SmallVector<ReassociationIndices>{{0}, {1, 2}, {3}, {4}});
 }
 
+/// grad_input of a depthwise convolution (`isDirectDepthwise`) as the sum of the taps of
+/// a stride-1 convolution with the flipped kernel: grad_output is spread with the
+/// convolution's stride into zeros, z[n, c, q + oh * s, ...] = grad_output[n, c, oh, ...],
+/// q = (K - 1) * dilation - padding before it; then grad_input[i] = sum over k of
+/// z[i + k * dilation] * weight[K - 1 - k]. A null value when q < 0 (padding wider than
+/// the dilated kernel) or the input's spatial sizes are dynamic.
+Value depthwiseGradInput(OpBuilder &b, Location loc, Value gradOutput, Value weight, Value init,
+                         const ConvBackwardShape &shape) {
+  auto initType = llvm::cast<RankedTensorType>(init.getType());
+  int64_t kernel[2] = {shape.kernelH, shape.kernelW};
+  int64_t before[2], extent[2];
+  for (int i = 0; i < 2; ++i) {
+    before[i] = (kernel[i] - 1) * shape.dilation[i] - shape.padding[i];
+    if (before[i] < 0 || initType.isDynamicDim(2 + i))
+      return {};
+    extent[i] = initType.getDimSize(2 + i) + (kernel[i] - 1) * shape.dilation[i];
+  }
+  Type element = initType.getElementType();
+  OpFoldResult batch = tensor::getMixedSize(b, loc, gradOutput, 0);
+  SmallVector<OpFoldResult> spreadSizes = {batch, b.getIndexAttr(shape.channels),
+                                           b.getIndexAttr(extent[0]), b.getIndexAttr(extent[1])};
+  Value zeros =
+      linalg::FillOp::create(b, loc, scalarConstant(b, loc, element, 0),
+                             tensor::EmptyOp::create(b, loc, spreadSizes, element).getResult())
+          .getResult(0);
+  SmallVector<OpFoldResult> offsets = {b.getIndexAttr(0), b.getIndexAttr(0),
+                                       b.getIndexAttr(before[0]), b.getIndexAttr(before[1])};
+  SmallVector<OpFoldResult> sizes = {batch, b.getIndexAttr(shape.channels),
+                                     b.getIndexAttr(shape.outH), b.getIndexAttr(shape.outW)};
+  SmallVector<OpFoldResult> strides = {b.getIndexAttr(1), b.getIndexAttr(1),
+                                       b.getIndexAttr(shape.stride[0]),
+                                       b.getIndexAttr(shape.stride[1])};
+  Value spread =
+      tensor::InsertSliceOp::create(b, loc, gradOutput, zeros, offsets, sizes, strides).getResult();
+  Value phases = splitColumnPhases(b, loc, spread, 1);
+  SmallVector<int64_t> unit = {1, 1};
+  SmallVector<Value> taps, weights;
+  for (int64_t kh = 0; kh < shape.kernelH; ++kh)
+    for (int64_t kw = 0; kw < shape.kernelW; ++kw) {
+      taps.push_back(tapWindow(b, loc, phases, kh, kw, initType.getDimSize(2),
+                               initType.getDimSize(3), unit, shape.dilation));
+      weights.push_back(tapWeight(b, loc, weight, shape.kernelH - 1 - kh, shape.kernelW - 1 - kw));
+    }
+  return tapSum(b, loc, taps, weights, init);
+}
+
+/// grad_weight of a depthwise convolution (`isDirectDepthwise`): for each tap, the sum
+/// over n, oh, ow of grad_output times the input window the tap reads (`tapWindow` on
+/// the padded input's column phases), as one reduction with an output per tap (one pass
+/// over grad_output and the input), then the [C] results placed in [C, 1, KH, KW]. A
+/// null value when the input's width is dynamic.
+Value depthwiseGradWeight(OpBuilder &b, Location loc, Value gradOutput, Value input,
+                          RankedTensorType resultType, const ConvBackwardShape &shape) {
+  auto inputType = llvm::cast<RankedTensorType>(input.getType());
+  if (inputType.isDynamicDim(3))
+    return {};
+  MLIRContext *ctx = b.getContext();
+  Type element = resultType.getElementType();
+  int64_t width = inputType.getDimSize(3) + 2 * shape.padding[1];
+  int64_t roundUp = (shape.stride[1] - width % shape.stride[1]) % shape.stride[1];
+  Value padded = padSpatial(b, loc, input, shape.padding,
+                            SmallVector<int64_t>{shape.padding[0], shape.padding[1] + roundUp});
+  Value phases = splitColumnPhases(b, loc, padded, shape.stride[1]);
+  SmallVector<Value> inputs = {gradOutput}, inits;
+  Value zero = scalarConstant(b, loc, element, 0);
+  for (int64_t kh = 0; kh < shape.kernelH; ++kh)
+    for (int64_t kw = 0; kw < shape.kernelW; ++kw) {
+      inputs.push_back(
+          tapWindow(b, loc, phases, kh, kw, shape.outH, shape.outW, shape.stride, shape.dilation));
+      Value empty =
+          tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{shape.channels}, element).getResult();
+      inits.push_back(linalg::FillOp::create(b, loc, zero, empty).getResult(0));
+    }
+  // Loops (c, n, oh, ow): c parallel, the others summed, ow innermost (contiguous).
+  AffineExpr c, n, oh, ow;
+  bindDims(ctx, c, n, oh, ow);
+  AffineMap read = AffineMap::get(4, 0, {n, c, oh, ow}, ctx);
+  SmallVector<AffineMap> maps(inputs.size(), read);
+  maps.append(inits.size(), AffineMap::get(4, 0, {c}, ctx));
+  SmallVector<utils::IteratorType> iterators = {
+      utils::IteratorType::parallel, utils::IteratorType::reduction, utils::IteratorType::reduction,
+      utils::IteratorType::reduction};
+  size_t count = inits.size();
+  auto sums = linalg::GenericOp::create(
+      b, loc, ValueRange(inits).getTypes(), inputs, inits, maps, iterators,
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        SmallVector<Value> next;
+        for (size_t t = 0; t < count; ++t)
+          next.push_back(
+              addScalars(nb, l, args[1 + count + t], mulScalars(nb, l, args[0], args[1 + t])));
+        linalg::YieldOp::create(nb, l, next);
+      });
+  Value result = tensor::EmptyOp::create(b, loc, resultType.getShape(), element).getResult();
+  SmallVector<OpFoldResult> sizes = {b.getIndexAttr(shape.channels), b.getIndexAttr(1),
+                                     b.getIndexAttr(1), b.getIndexAttr(1)};
+  SmallVector<OpFoldResult> strides(4, b.getIndexAttr(1));
+  for (int64_t kh = 0, t = 0; kh < shape.kernelH; ++kh)
+    for (int64_t kw = 0; kw < shape.kernelW; ++kw, ++t) {
+      SmallVector<OpFoldResult> offsets = {b.getIndexAttr(0), b.getIndexAttr(0), b.getIndexAttr(kh),
+                                           b.getIndexAttr(kw)};
+      result =
+          tensor::InsertSliceOp::create(b, loc, sums.getResult(t), result, offsets, sizes, strides)
+              .getResult();
+    }
+  return result;
+}
+
 /// grad_weight as one batched GEMM over the groups: with the (padded) input unfolded
 /// into cols[g, n*OH*OW, c*KH*KW] (im2col in the GEMM's layout) and grad_output
 /// rearranged to [g, F/G, n*OH*OW], grad_weight[g] = grad_output[g] @ cols[g], which
@@ -627,6 +734,15 @@ struct ConvolutionBackwardWeightLowering : TgcLoweringPattern<ConvolutionBackwar
     int64_t groups = shape->groups, perGroup = shape->channels / groups;
     int64_t filtersPerGroup = shape->filters / groups;
     int64_t patch = perGroup * shape->kernelH * shape->kernelW;
+    if (isDirectDepthwise(shape->channels, shape->filters, groups, shape->kernelH,
+                          shape->kernelW)) {
+      auto type = llvm::cast<RankedTensorType>(lowering.convertTensorType(resultType));
+      if (Value direct = depthwiseGradWeight(rewriter, loc, adaptor.getGradOutput(),
+                                             adaptor.getInput(), type, *shape)) {
+        rewriter.replaceOp(op, direct);
+        return success();
+      }
+    }
     Value input = padSpatial(rewriter, loc, adaptor.getInput(), shape->padding);
     Type element = llvm::cast<RankedTensorType>(input.getType()).getElementType();
     OpFoldResult batch = tensor::getMixedSize(rewriter, loc, input, 0);
@@ -705,6 +821,17 @@ struct ConvolutionBackwardInputLowering : TgcLoweringPattern<ConvolutionBackward
     int64_t filtersPerGroup = shape->filters / groups;
     int64_t patch = perGroup * shape->kernelH * shape->kernelW;
     Value gradOutput = adaptor.getGradOutput();
+    if (isDirectDepthwise(shape->channels, shape->filters, groups, shape->kernelH,
+                          shape->kernelW)) {
+      FailureOr<Value> init = lowering.emptyTensor(rewriter, op, resultType);
+      if (failed(init))
+        return failure();
+      if (Value direct =
+              depthwiseGradInput(rewriter, loc, gradOutput, adaptor.getWeight(), *init, *shape)) {
+        rewriter.replaceOp(op, direct);
+        return success();
+      }
+    }
     Type element = llvm::cast<RankedTensorType>(gradOutput.getType()).getElementType();
     OpFoldResult batch = tensor::getMixedSize(rewriter, loc, gradOutput, 0);
     auto idx = [&](int64_t v) -> OpFoldResult { return rewriter.getIndexAttr(v); };
