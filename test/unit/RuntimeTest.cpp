@@ -713,6 +713,28 @@ TEST_CASE("memrefCopy copies between strided memrefs like MLIR's", "[runtime]") 
     memrefCopy(sizeof(float), &ua, &ub);
     CHECK(a == b);
   }
+  SECTION("a strided innermost dimension copies each element, whatever its width") {
+    // A 3x4 source spread into every second element of a 3x8 destination (a
+    // stride-2 convolution's gradient spread into zeros), for 2- and 8-byte elements.
+    std::vector<uint16_t> h(12), hd(24, 0);
+    std::vector<double> w(12), wd(24, 0);
+    for (size_t i = 0; i < 12; ++i) {
+      h[i] = uint16_t(i + 1);
+      w[i] = double(i) + 0.25;
+    }
+    Descriptor hs{h.data(), h.data(), 0, {3, 4, 4, 1}}, hdd{hd.data(), hd.data(), 1, {3, 4, 8, 2}};
+    Descriptor ws{w.data(), w.data(), 0, {3, 4, 4, 1}}, wdd{wd.data(), wd.data(), 1, {3, 4, 8, 2}};
+    tgc_unranked_memref uhs{2, &hs}, uhd{2, &hdd}, uws{2, &ws}, uwd{2, &wdd};
+    memrefCopy(sizeof(uint16_t), &uhs, &uhd);
+    memrefCopy(sizeof(double), &uws, &uwd);
+    for (size_t r = 0; r < 3; ++r)
+      for (size_t c = 0; c < 8; ++c) {
+        bool written = c % 2 == 1;
+        size_t from = r * 4 + c / 2;
+        CHECK(hd[r * 8 + c] == (written ? h[from] : 0));
+        CHECK(wd[r * 8 + c] == (written ? w[from] : 0.0));
+      }
+  }
 }
 
 namespace {
