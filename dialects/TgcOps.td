@@ -1414,8 +1414,14 @@ def Tgc_EinsumOp : Tgc_Op<"einsum", ["aten.einsum.default"], [Pure]> {
 
 def Tgc_CatOp : Tgc_Op<"cat", ["aten.cat.default", "aten.concat.default"], [Pure]> {
   let summary = "Concatenate along `dim`";
+  let description = [{
+    As ATen, cat skips a 1-d operand of size 0 whatever the others' rank (the empty
+    cache a model concatenates its first keys onto); canonicalization drops such
+    operands.
+  }];
   let arguments = (ins Variadic<Tgc_AnyTensor>:$tensors, DefaultValuedAttr<I64Attr, "0">:$dim);
   let results = (outs Tgc_AnyTensor:$result);
+  let hasCanonicalizer = 1;
   let assemblyFormat = "$tensors attr-dict `:` type($tensors) `->` type($result)";
   let inferBody = "return ::tgc::inferCat(ctx, loc, adaptor.getTensors(), adaptor.getDim(), "
                   "/*stack=*/false, types);";

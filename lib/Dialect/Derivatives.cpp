@@ -655,6 +655,11 @@ LogicalResult catVjp(Vjp &v, CatOp op) {
   int64_t dim = *normalizeDim(op.getDim(), rank);
   AffineExpr offset = getAffineConstantExpr(0, v.ctx());
   for (auto [i, input] : llvm::enumerate(op.getTensors())) {
+    if (typeOf(input).getRank() != rank) { // skipped by cat (isSkippedByCat): empty
+      if (v.wants(i))
+        v.set(i, op, v.zerosLike(input));
+      continue;
+    }
     AffineExpr size = typeOf(input).getSizes()[dim];
     if (v.wants(i))
       v.set(i, op,

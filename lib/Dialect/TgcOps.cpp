@@ -779,3 +779,34 @@ bool AsStridedOp::isRestride() {
 }
 
 OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
+
+namespace {
+/// cat without the operands it skips (`isSkippedByCat`) when others remain; the result
+/// type, dtype included, stays.
+struct DropSkippedCatOperands : OpRewritePattern<CatOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(CatOp op, PatternRewriter &rewriter) const override {
+    if (llvm::cast<BaseTensorType>(op.getType()).getRank() == 1)
+      return failure(); // a [0] operand of a 1-d cat is an ordinary empty piece
+    SmallVector<Value> kept;
+    for (Value v : op.getTensors())
+      if (!isSkippedByCat(llvm::cast<BaseTensorType>(v.getType())))
+        kept.push_back(v);
+    if (kept.empty() || kept.size() == op.getTensors().size())
+      return failure();
+    // Only where the dropped operands do not decide the dtype: the lowering and the
+    // derivative skip them too.
+    SmallVector<Type, 1> inferred;
+    if (failed(
+            inferCat(getContext(), std::nullopt, kept, op.getDim(), /*stack=*/false, inferred)) ||
+        inferred.size() != 1 || inferred[0] != op.getType())
+      return failure();
+    rewriter.replaceOpWithNewOp<CatOp>(op, op.getType(), kept, op.getDimAttr());
+    return success();
+  }
+};
+} // namespace
+
+void CatOp::getCanonicalizationPatterns(RewritePatternSet &patterns, MLIRContext *ctx) {
+  patterns.add<DropSkippedCatOperands>(ctx);
+}

@@ -155,3 +155,13 @@ func.func @index_dims_order(%x: !tgc.vtensor<[2, 3, 4], f32>, %i: !tgc.vtensor<[
   %0 = tgc.index %x[%i, %i] {dims = array<i64: 2, 1>} : !tgc.vtensor<[2, 3, 4], f32>, !tgc.vtensor<[5], i64>, !tgc.vtensor<[5], i64> -> !tgc.vtensor<[5, 2], f32>
   return
 }
+
+// -----
+
+// Only a 1-d operand of size 0 is skipped: a non-empty one of another rank is an error.
+func.func @cat_ranks(%a: !tgc.vtensor<[2], f32>, %b: !tgc.vtensor<[2, 3], f32>) -> !tgc.vtensor<[4, 3], f32> {
+  // expected-error @below {{cat/stack operands must have equal ranks}}
+  // expected-error @below {{failed to infer returned types}}
+  %0 = tgc.cat %a, %b : !tgc.vtensor<[2], f32>, !tgc.vtensor<[2, 3], f32> -> !tgc.vtensor<[4, 3], f32>
+  return %0 : !tgc.vtensor<[4, 3], f32>
+}

@@ -141,6 +141,10 @@ mlir::LogicalResult inferEinsum(mlir::MLIRContext *ctx, InferLoc loc, llvm::Stri
                                 mlir::ValueRange tensors, TypeList &types);
 mlir::LogicalResult inferCat(mlir::MLIRContext *ctx, InferLoc loc, mlir::ValueRange tensors,
                              int64_t dim, bool stack, TypeList &types);
+/// Whether cat skips `piece` (ATen's legacy rule): a 1-d tensor of size 0 is left out
+/// whatever the other operands' rank, as when a model concatenates its first keys onto
+/// an empty cache. It still takes part in the result's dtype.
+bool isSkippedByCat(BaseTensorType piece);
 mlir::LogicalResult inferAttention(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value query,
                                    mlir::Value key, mlir::Value value, bool withLogsumexp,
                                    TypeList &types);

@@ -220,8 +220,8 @@ struct CatLowering : TgcLoweringPattern<CatOp> {
     for (auto [operand, converted] : llvm::zip(op.getTensors(), adaptor.getTensors())) {
       BaseTensorType type = tgcType(operand);
       // An empty piece adds nothing (and its offset may be the end of the result, which
-      // insert_slice rejects).
-      if (getConstantSize(type.getSizes()[dim]) == 0)
+      // insert_slice rejects); nor does one that cat skips (isSkippedByCat).
+      if (type.getRank() != rank || getConstantSize(type.getSizes()[dim]) == 0)
         continue;
       Value piece = converted;
       if (llvm::cast<RankedTensorType>(piece.getType()).getElementType() != element) {

@@ -238,11 +238,18 @@ LogicalResult tgc::inferPad(MLIRContext *ctx, InferLoc loc, Value self, ArrayRef
   return success();
 }
 
+bool tgc::isSkippedByCat(BaseTensorType piece) {
+  return piece && piece.getRank() == 1 && getConstantSize(piece.getSizes()[0]) == 0;
+}
+
 LogicalResult tgc::inferCat(MLIRContext *ctx, InferLoc loc, ValueRange tensors, int64_t dim,
                             bool stack, TypeList &types) {
   if (tensors.empty())
     return emitOptionalError(loc, "cat/stack of no tensors");
-  BaseTensorType first = tensorOf(tensors[0]);
+  // cat takes its rank and sizes from the first operand it does not skip.
+  auto kept =
+      llvm::find_if(tensors, [&](Value v) { return stack || !isSkippedByCat(tensorOf(v)); });
+  BaseTensorType first = tensorOf(kept == tensors.end() ? tensors[0] : *kept);
   if (failed(requireTensor(loc, first, "tensors")))
     return failure();
   int64_t rank = first.getRank();
@@ -255,6 +262,11 @@ LogicalResult tgc::inferCat(MLIRContext *ctx, InferLoc loc, ValueRange tensors, 
   bool requiresGrad = false;
   for (Value v : tensors) {
     BaseTensorType t = tensorOf(v);
+    if (!stack && isSkippedByCat(t) && rank != 1) {
+      promotion.push_back({t.getDtype(), PromotionOperand::Dimensioned});
+      requiresGrad |= t.getMeta().requiresGrad;
+      continue;
+    }
     if (!t || t.getRank() != rank)
       return emitOptionalError(loc, "cat/stack operands must have equal ranks");
     for (int64_t i = 0; i < rank; ++i)
