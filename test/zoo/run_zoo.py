@@ -165,6 +165,20 @@ def _qwen2():
             OrderedDict(input_ids=_ids(128, (2, 16))), None)
 
 
+def _causal_lm(cls_name, cfg_name, **cfg):
+    """A transformers causal LM as a user calls it: with its default KV cache (the first
+    keys are concatenated onto an empty cache tensor)."""
+    def build():
+        import transformers
+        config = getattr(transformers, cfg_name)(vocab_size=128, hidden_size=64,
+                                                 num_hidden_layers=2, num_attention_heads=4,
+                                                 max_position_embeddings=64,
+                                                 attn_implementation="sdpa", **cfg)
+        model = getattr(transformers, cls_name)(config)
+        return FirstOutput(model, "logits"), OrderedDict(input_ids=_ids(128, (2, 16))), None
+    return build
+
+
 def _t5():
     from transformers import T5Config, T5EncoderModel
     cfg = T5Config(vocab_size=128, d_model=64, d_kv=16, d_ff=128, num_layers=2,
@@ -248,6 +262,14 @@ MODELS = OrderedDict((e.name, e) for e in [
           "ids[2,16]", _qwen2),
     Entry("mistral", "transformers", "MistralForCausalLM, 2 layers, hidden 64, 4/2 heads, "
           "ids[2,16]", _mistral),
+    Entry("phi", "transformers", "PhiForCausalLM, 2 layers, hidden 64, 4 heads, KV cache on, "
+          "ids[2,16]", _causal_lm("PhiForCausalLM", "PhiConfig", intermediate_size=128)),
+    Entry("gemma", "transformers", "GemmaForCausalLM, 2 layers, hidden 64, 4/2 heads, KV cache "
+          "on, ids[2,16]", _causal_lm("GemmaForCausalLM", "GemmaConfig", intermediate_size=128,
+                                      num_key_value_heads=2, head_dim=16)),
+    Entry("opt", "transformers", "OPTForCausalLM, 2 layers, hidden 64, 4 heads, KV cache on, "
+          "ids[2,16]", _causal_lm("OPTForCausalLM", "OPTConfig", ffn_dim=128,
+                                  word_embed_proj_dim=64)),
     Entry("deberta_v2", "transformers", "DebertaV2Model, 2 layers, hidden 64, ids[2,16]",
           _deberta),
     Entry("wav2vec2", "transformers", "Wav2Vec2ForCTC, conv front end (group norm, weight-"
