@@ -159,6 +159,18 @@ Value splitColumnPhases(OpBuilder &b, Location loc, Value padded, int64_t s) {
       ->getResult(0);
 }
 
+/// `input` [N, C, H, W] padded with zeros (the right padding rounded up to a multiple of
+/// the column stride) and split into its column phases (`splitColumnPhases`): what the
+/// taps of a depthwise convolution read (`tapWindow`).
+Value paddedColumnPhases(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> padding,
+                         ArrayRef<int64_t> stride) {
+  int64_t width = llvm::cast<RankedTensorType>(input.getType()).getDimSize(3) + 2 * padding[1];
+  int64_t roundUp = (stride[1] - width % stride[1]) % stride[1];
+  Value padded =
+      padSpatial(b, loc, input, padding, SmallVector<int64_t>{padding[0], padding[1] + roundUp});
+  return splitColumnPhases(b, loc, padded, stride[1]);
+}
+
 /// The window of the column phases `phases` [N, C, H', s, W'] that tap (kh, kw) of a
 /// convolution reads, as [N, C, rows, cols]: rows from kh * dilation with the row stride,
 /// columns from column kw * dilation with stride s (`splitColumnPhases`), so unit stride.
@@ -514,11 +526,7 @@ struct ConvolutionLowering : TgcLoweringPattern<ConvolutionOp> {
     if (failed(init))
       return failure();
     Location loc = op.getLoc();
-    int64_t width = inTy.getDimSize(3) + 2 * padding[1];
-    int64_t roundUp = (stride[1] - width % stride[1]) % stride[1];
-    Value padded = padSpatial(rewriter, loc, input, padding,
-                              SmallVector<int64_t>{padding[0], padding[1] + roundUp});
-    Value phases = splitColumnPhases(rewriter, loc, padded, stride[1]);
+    Value phases = paddedColumnPhases(rewriter, loc, input, padding, stride);
     SmallVector<Value> taps, weights;
     for (int64_t kh = 0; kh < wTy.getDimSize(2); ++kh)
       for (int64_t kw = 0; kw < wTy.getDimSize(3); ++kw) {
@@ -666,11 +674,7 @@ Value depthwiseGradWeight(OpBuilder &b, Location loc, Value gradOutput, Value in
     return {};
   MLIRContext *ctx = b.getContext();
   Type element = resultType.getElementType();
-  int64_t width = inputType.getDimSize(3) + 2 * shape.padding[1];
-  int64_t roundUp = (shape.stride[1] - width % shape.stride[1]) % shape.stride[1];
-  Value padded = padSpatial(b, loc, input, shape.padding,
-                            SmallVector<int64_t>{shape.padding[0], shape.padding[1] + roundUp});
-  Value phases = splitColumnPhases(b, loc, padded, shape.stride[1]);
+  Value phases = paddedColumnPhases(b, loc, input, shape.padding, shape.stride);
   SmallVector<Value> inputs = {gradOutput}, inits;
   Value zero = scalarConstant(b, loc, element, 0);
   for (int64_t kh = 0; kh < shape.kernelH; ++kh)
