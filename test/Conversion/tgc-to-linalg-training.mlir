@@ -298,3 +298,20 @@ func.func @depthwise_backward_weight(%g: !tgc.vtensor<[s0, 6, 6, 7], f32>, %x: !
   %0 = tgc.convolution_backward_weight %g, %x {weight_size = #tgc.shape<[6, 1, 2, 2]>, stride = array<i64: 2>, padding = array<i64: 1>, groups = 6 : i64} : !tgc.vtensor<[s0, 6, 6, 7], f32>, !tgc.vtensor<[s0, 6, 11, 13], f32> -> !tgc.vtensor<[6, 1, 2, 2], f32>
   return %0 : !tgc.vtensor<[6, 1, 2, 2], f32>
 }
+
+// -----
+
+// bf16: the per-tap sums accumulate in f32 and are rounded to bf16 once, at the end.
+// CHECK-LABEL: func.func @depthwise_backward_weight_bf16
+//       CHECK:   linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<6xf32>)
+//       CHECK:   linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "reduction", "reduction"]
+//       CHECK:     %[[DY:.*]] = arith.extf %{{.*}} : bf16 to f32
+//       CHECK:     %[[X:.*]] = arith.extf %{{.*}} : bf16 to f32
+//       CHECK:     %[[P:.*]] = arith.mulf %[[DY]], %[[X]] : f32
+//       CHECK:     arith.addf %{{.*}}, %[[P]] : f32
+//       CHECK:   linalg.generic {{.*}} ins(%{{.*}} : tensor<6x1x2x2xf32>) outs(%{{.*}} : tensor<6x1x2x2xbf16>)
+//       CHECK:     arith.truncf %{{.*}} : f32 to bf16
+func.func @depthwise_backward_weight_bf16(%g: !tgc.vtensor<[2, 6, 6, 7], bf16>, %x: !tgc.vtensor<[2, 6, 11, 13], bf16>) -> !tgc.vtensor<[6, 1, 2, 2], bf16> {
+  %0 = tgc.convolution_backward_weight %g, %x {weight_size = #tgc.shape<[6, 1, 2, 2]>, stride = array<i64: 2>, padding = array<i64: 1>, groups = 6 : i64} : !tgc.vtensor<[2, 6, 6, 7], bf16>, !tgc.vtensor<[2, 6, 11, 13], bf16> -> !tgc.vtensor<[6, 1, 2, 2], bf16>
+  return %0 : !tgc.vtensor<[6, 1, 2, 2], bf16>
+}

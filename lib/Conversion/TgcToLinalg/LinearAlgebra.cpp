@@ -674,15 +674,18 @@ Value depthwiseGradWeight(OpBuilder &b, Location loc, Value gradOutput, Value in
     return {};
   MLIRContext *ctx = b.getContext();
   Type element = resultType.getElementType();
+  // bf16/f16 sums accumulate in f32 (as the GEMM path's, tgc-widen-accumulators) and are
+  // rounded once at the end.
+  Type accumulator = accumulatorType(element);
   Value phases = paddedColumnPhases(b, loc, input, shape.padding, shape.stride);
   SmallVector<Value> inputs = {gradOutput}, inits;
-  Value zero = scalarConstant(b, loc, element, 0);
+  Value zero = scalarConstant(b, loc, accumulator, 0);
   for (int64_t kh = 0; kh < shape.kernelH; ++kh)
     for (int64_t kw = 0; kw < shape.kernelW; ++kw) {
       inputs.push_back(
           tapWindow(b, loc, phases, kh, kw, shape.outH, shape.outW, shape.stride, shape.dilation));
-      Value empty =
-          tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{shape.channels}, element).getResult();
+      Value empty = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{shape.channels}, accumulator)
+                        .getResult();
       inits.push_back(linalg::FillOp::create(b, loc, zero, empty).getResult(0));
     }
   // Loops (c, n, oh, ow): c parallel, the others summed, ow innermost (contiguous).
@@ -699,12 +702,14 @@ Value depthwiseGradWeight(OpBuilder &b, Location loc, Value gradOutput, Value in
       b, loc, ValueRange(inits).getTypes(), inputs, inits, maps, iterators,
       [&](OpBuilder &nb, Location l, ValueRange args) {
         SmallVector<Value> next;
+        Value dy = castScalar(nb, l, args[0], accumulator);
         for (size_t t = 0; t < count; ++t)
           next.push_back(
-              addScalars(nb, l, args[1 + count + t], mulScalars(nb, l, args[0], args[1 + t])));
+              addScalars(nb, l, args[1 + count + t],
+                         mulScalars(nb, l, dy, castScalar(nb, l, args[1 + t], accumulator))));
         linalg::YieldOp::create(nb, l, next);
       });
-  Value result = tensor::EmptyOp::create(b, loc, resultType.getShape(), element).getResult();
+  Value result = tensor::EmptyOp::create(b, loc, resultType.getShape(), accumulator).getResult();
   SmallVector<OpFoldResult> sizes = {b.getIndexAttr(shape.channels), b.getIndexAttr(1),
                                      b.getIndexAttr(1), b.getIndexAttr(1)};
   SmallVector<OpFoldResult> strides(4, b.getIndexAttr(1));
@@ -716,7 +721,17 @@ Value depthwiseGradWeight(OpBuilder &b, Location loc, Value gradOutput, Value in
           tensor::InsertSliceOp::create(b, loc, sums.getResult(t), result, offsets, sizes, strides)
               .getResult();
     }
-  return result;
+  if (accumulator == element)
+    return result;
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(4, ctx);
+  Value narrow = tensor::EmptyOp::create(b, loc, resultType.getShape(), element).getResult();
+  return linalg::GenericOp::create(
+             b, loc, resultType, result, narrow, {identity, identity},
+             SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+             [&](OpBuilder &nb, Location l, ValueRange args) {
+               linalg::YieldOp::create(nb, l, castScalar(nb, l, args[0], element));
+             })
+      .getResult(0);
 }
 
 /// grad_weight as one batched GEMM over the groups: with the (padded) input unfolded
