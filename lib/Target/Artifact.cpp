@@ -82,17 +82,21 @@ static LogicalResult writeText(StringRef path, StringRef text, Location loc) {
 static FailureOr<ModelSignature> compileModel(ModuleOp module, const ArtifactOptions &options,
                                               const CpuTarget &target, StringRef name,
                                               StringRef objectStem,
-                                              std::vector<std::string> &objects) {
+                                              std::vector<ObjectFile> &objects) {
   FailureOr<ModelAbi> model = readModelAbi(module, name);
   if (failed(model))
     return failure();
   if (options.report)
     *options.report << writeTrainingReport(model->signature);
-  FailureOr<std::vector<std::string>> written =
-      emitModelObjects(module, *model, objectStem, target, options.timing);
+  // Only a shared library linked now and not kept takes its data object from memory:
+  // an archive names its members after their files.
+  bool dataInMemory = options.kind != LibraryKind::Static && !options.keepObject;
+  FailureOr<std::vector<ObjectFile>> written =
+      emitModelObjects(module, *model, objectStem, target, dataInMemory, options.timing);
   if (failed(written))
     return failure();
-  objects.insert(objects.end(), written->begin(), written->end());
+  for (ObjectFile &object : *written)
+    objects.push_back(std::move(object));
   return std::move(model->signature);
 }
 
@@ -107,18 +111,22 @@ static std::string withTarget(StringRef json, const CpuTarget &target) {
 
 /// Links `objects` into model.so (or archives them), removes them unless kept, and
 /// writes model.h and model.json.
-static LogicalResult finishArtifact(const ArtifactOptions &options, ArrayRef<std::string> objects,
+static LogicalResult finishArtifact(const ArtifactOptions &options, ArrayRef<ObjectFile> objects,
                                     StringRef headerText, StringRef jsonText, Location loc) {
+  std::vector<std::string> paths;
+  for (const ObjectFile &object : objects)
+    paths.push_back(object.path());
   {
     TimingScope none;
     TimingScope linking = (options.timing ? *options.timing : none).nest("link");
-    if (failed(options.kind == LibraryKind::Static ? archiveObjects(options, objects, loc)
-                                                   : linkLibrary(options, objects, loc)))
+    if (failed(options.kind == LibraryKind::Static ? archiveObjects(options, paths, loc)
+                                                   : linkLibrary(options, paths, loc)))
       return failure();
   }
   if (!options.keepObject)
-    for (const std::string &object : objects)
-      llvm::sys::fs::remove(object);
+    for (const ObjectFile &object : objects)
+      if (!object.inMemory())
+        llvm::sys::fs::remove(object.path());
   SmallString<128> header(options.libraryPath), json(options.libraryPath);
   llvm::sys::path::replace_extension(header, ".h");
   llvm::sys::path::replace_extension(json, ".json");
@@ -133,7 +141,7 @@ LogicalResult tgc::emitArtifact(ModuleOp module, const ArtifactOptions &options)
   FailureOr<CpuTarget> target = resolveCpuTarget(options.cpu, module.getLoc());
   if (failed(target))
     return failure();
-  std::vector<std::string> objects;
+  std::vector<ObjectFile> objects;
   FailureOr<ModelSignature> signature =
       compileModel(module, options, *target, options.name, stem, objects);
   if (failed(signature))
@@ -152,7 +160,7 @@ LogicalResult tgc::emitProgramArtifact(ArrayRef<ModuleOp> graphs, const Artifact
   FailureOr<CpuTarget> target = resolveCpuTarget(options.cpu, ModuleOp(graphs.front()).getLoc());
   if (failed(target))
     return failure();
-  std::vector<std::string> objects;
+  std::vector<ObjectFile> objects;
   std::vector<ModelSignature> signatures;
   for (auto [i, graph] : llvm::enumerate(graphs)) {
     SmallString<128> stem(options.libraryPath);

@@ -38,8 +38,19 @@ static llvm::Function *addPackedEntry(llvm::Module &m, StringRef symbol, StringR
   return entry;
 }
 
+/// A hidden declaration of `name`, which the data object defines as `outlined`.
+static llvm::GlobalVariable *declareOutlined(llvm::Module &m, const OutlinedData &outlined) {
+  auto *type = llvm::ArrayType::get(llvm::Type::getInt8Ty(m.getContext()), outlined.bytes.size());
+  auto *global = new llvm::GlobalVariable(
+      m, type, /*isConstant=*/true, llvm::GlobalValue::ExternalLinkage, nullptr, outlined.name);
+  global->setVisibility(llvm::GlobalValue::HiddenVisibility);
+  global->setAlignment(llvm::Align(outlined.align));
+  return global;
+}
+
 LogicalResult tgc::addModelInterface(llvm::Module &m, const ModelAbi &model,
-                                     ArrayRef<std::string> cpuFeatures, Location loc) {
+                                     ArrayRef<std::string> cpuFeatures, Location loc,
+                                     std::vector<OutlinedData> &outlined) {
   StringRef name = model.signature.name;
   std::string signatureBlob = encodeSignatureBlob(model.signature);
   StringRef weights = model.weights;
@@ -62,7 +73,13 @@ LogicalResult tgc::addModelInterface(llvm::Module &m, const ModelAbi &model,
   nameBytes.push_back('\0');
   llvm::GlobalVariable *nameGlobal = addBlob(m, nameBytes, name + "_name");
   llvm::GlobalVariable *sigGlobal = addBlob(m, signatureBlob, name + "_signature");
-  llvm::GlobalVariable *weightsGlobal = addBlob(m, weights, name + "_weights");
+  // The weights (hundreds of MB for a large model) go to the data object as they are,
+  // without a copy into an LLVM constant.
+  llvm::GlobalVariable *weightsGlobal =
+      weights.size() < kOutlinedDataBytes
+          ? addBlob(m, weights, name + "_weights")
+          : declareOutlined(
+                m, outlined.emplace_back(OutlinedData{(name + ".weights").str(), weights, 64}));
   // tgc_model_desc (TGC_ABI_VERSION 2): { i64, ptr, ptr, i64, ptr, i64, ptr, ptr }.
   auto *descType = llvm::StructType::get(ctx, {i64, ptr, ptr, i64, ptr, i64, ptr, ptr});
   llvm::Constant *desc = llvm::ConstantStruct::get(

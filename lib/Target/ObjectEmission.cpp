@@ -8,11 +8,20 @@
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/BinaryFormat/ELF.h"
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/MC/MCAsmBackend.h"
+#include "llvm/MC/MCCodeEmitter.h"
+#include "llvm/MC/MCContext.h"
+#include "llvm/MC/MCExpr.h"
+#include "llvm/MC/MCObjectFileInfo.h"
+#include "llvm/MC/MCObjectWriter.h"
+#include "llvm/MC/MCSectionELF.h"
+#include "llvm/MC/MCStreamer.h"
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/FileSystem.h"
@@ -25,6 +34,10 @@
 #include "llvm/Transforms/Utils/SplitModule.h"
 
 #include <algorithm>
+#include <string>
+
+#include <sys/mman.h>
+#include <unistd.h>
 
 using namespace mlir;
 using namespace tgc;
@@ -36,7 +49,6 @@ static std::unique_ptr<llvm::TargetMachine> targetMachine(const CpuTarget &targe
   static const bool registered = [] {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
-    llvm::InitializeNativeTargetAsmParser(); // the `.incbin` of outlineConstantData
     return true;
   }();
   (void)registered;
@@ -156,25 +168,11 @@ static std::string compilePart(StringRef part, StringRef path, const CpuTarget &
   return optimizeAndEmit(**m, *tm, path);
 }
 
-/// Constant data this large and more (weights) is not compiled from LLVM IR: instruction
-/// selection emits an array element by element, and splitting copies it through bitcode.
-static constexpr uint64_t kOutlinedDataBytes = 4 << 10;
-
-/// Whether `text` can stand in double quotes in assembly as it is.
-static bool isPlainAsmString(StringRef text) {
-  return llvm::all_of(text, [](char c) { return c >= 0x20 && c < 0x7f && c != '"' && c != '\\'; });
-}
-
-/// Moves the initializers of the large constant arrays of `m` into the file `blobPath`
-/// and makes the globals hidden declarations; returns assembly that defines them as
-/// `.incbin`s of that file (empty when there is nothing to move), or an error message
-/// in `error`. Assembling it copies the bytes as they are, which costs next to nothing.
-static std::string outlineConstantData(llvm::Module &m, StringRef modelName, StringRef blobPath,
-                                       std::string &error) {
-  if (!isPlainAsmString(blobPath))
-    return "";
-  std::string blob, assembly;
-  llvm::raw_string_ostream as(assembly);
+/// Moves the initializers of the large constant arrays of `m` to `outlined` and makes
+/// the globals hidden declarations. The bytes stay in `m`'s context, which owns its
+/// constants until it is destroyed.
+static void outlineConstantData(llvm::Module &m, StringRef modelName,
+                                std::vector<OutlinedData> &outlined) {
   for (llvm::GlobalVariable &global : m.globals()) {
     auto *data = llvm::dyn_cast_if_present<llvm::ConstantDataSequential>(
         global.hasInitializer() ? global.getInitializer() : nullptr);
@@ -182,55 +180,99 @@ static std::string outlineConstantData(llvm::Module &m, StringRef modelName, Str
       continue;
     if (global.hasLocalLinkage())
       global.setName(modelName + "." + global.getName());
-    if (!isPlainAsmString(global.getName()))
-      continue;
-    StringRef bytes = data->getRawDataValues();
     uint64_t align = std::max<uint64_t>(global.getAlign().valueOrOne().value(), 64);
-    blob.resize(llvm::alignTo(blob.size(), align));
-    uint64_t offset = blob.size();
-    blob.append(bytes);
-    std::string name = ("\"" + global.getName() + "\"").str();
-    as << ".p2align " << llvm::Log2_64(align) << "\n"
-       << ".globl " << name << "\n.hidden " << name << "\n.type " << name << ",@object\n"
-       << ".size " << name << ", " << bytes.size() << "\n"
-       << name << ":\n.incbin \"" << blobPath << "\", " << offset << ", " << bytes.size() << "\n";
+    outlined.push_back({global.getName().str(), data->getRawDataValues(), align});
     global.setInitializer(nullptr);
     global.setLinkage(llvm::GlobalValue::ExternalLinkage);
     global.setVisibility(llvm::GlobalValue::HiddenVisibility);
     global.setAlignment(llvm::Align(align));
   }
-  if (assembly.empty())
-    return "";
-  std::error_code ec;
-  llvm::raw_fd_ostream out(blobPath, ec);
-  if (!ec)
-    out << blob;
-  if (ec || out.has_error()) {
-    error = "cannot write " + blobPath.str() + ": " + ec.message();
-    return "";
-  }
-  return ".section .tgc.data,\"a\",@progbits\n" + assembly;
 }
 
-/// Assembles `assembly` (outlineConstantData's) into the object `path`; an error
-/// message or "".
-static std::string emitDataObject(StringRef assembly, StringRef path, const CpuTarget &target) {
-  llvm::LLVMContext context;
-  llvm::Module m("tgc_data", context);
+ObjectFile &ObjectFile::operator=(ObjectFile &&other) noexcept {
+  if (this != &other) {
+    if (memoryFd_ >= 0)
+      ::close(memoryFd_);
+    path_ = std::move(other.path_);
+    memoryFd_ = std::exchange(other.memoryFd_, -1);
+  }
+  return *this;
+}
+
+ObjectFile::~ObjectFile() {
+  if (memoryFd_ >= 0)
+    ::close(memoryFd_);
+}
+
+/// A memory file for an object, named by its /proc path (valid for other processes of
+/// this user, the linker among them, while this process keeps it open); a file object
+/// at `fallback` where the system has no memory files.
+static ObjectFile scratchObject(StringRef fallback, bool inMemory) {
+#ifdef __linux__
+  if (inMemory) {
+    int fd = ::memfd_create("tgc-data.o", MFD_CLOEXEC);
+    if (fd >= 0)
+      return ObjectFile("/proc/" + std::to_string(::getpid()) + "/fd/" + std::to_string(fd), fd);
+  }
+#endif
+  return ObjectFile(fallback.str());
+}
+
+/// Writes the object `path` that defines `outlined`: hidden global objects in the
+/// section `.tgc.data`, streamed to the object writer through MC as they are (no LLVM
+/// IR, no assembly text, no file of their own); an error message or "".
+static std::string emitDataObject(ArrayRef<OutlinedData> outlined, StringRef path,
+                                  const CpuTarget &target) {
   std::string error;
   std::unique_ptr<llvm::TargetMachine> tm = targetMachine(target, error);
   if (!tm)
     return "no target for " + target.triple + ": " + error;
-  m.setDataLayout(tm->createDataLayout());
-  m.setTargetTriple(tm->getTargetTriple());
-  m.setModuleInlineAsm(assembly);
-  return optimizeAndEmit(m, *tm, path);
+  const llvm::Target &llvmTarget = tm->getTarget();
+  const llvm::MCSubtargetInfo &sti = *tm->getMCSubtargetInfo();
+  const llvm::MCRegisterInfo &mri = *tm->getMCRegisterInfo();
+  const llvm::MCTargetOptions &mcOptions = tm->Options.MCOptions;
+  llvm::MCContext context(tm->getTargetTriple(), tm->getMCAsmInfo(), &mri, &sti, nullptr,
+                          &mcOptions);
+  std::unique_ptr<llvm::MCObjectFileInfo> fileInfo(
+      llvmTarget.createMCObjectFileInfo(context, /*PIC=*/true));
+  context.setObjectFileInfo(fileInfo.get());
+  std::unique_ptr<llvm::MCAsmBackend> backend(llvmTarget.createMCAsmBackend(sti, mri, mcOptions));
+  std::unique_ptr<llvm::MCCodeEmitter> emitter(
+      llvmTarget.createMCCodeEmitter(*tm->getMCInstrInfo(), context));
+  if (!backend || !emitter)
+    return "the target cannot emit object files";
+  std::error_code ec;
+  llvm::ToolOutputFile out(path, ec, llvm::sys::fs::OF_None);
+  if (ec)
+    return "cannot write " + path.str() + ": " + ec.message();
+  std::unique_ptr<llvm::MCObjectWriter> writer = backend->createObjectWriter(out.os());
+  std::unique_ptr<llvm::MCStreamer> streamer(
+      llvmTarget.createMCObjectStreamer(tm->getTargetTriple(), context, std::move(backend),
+                                        std::move(writer), std::move(emitter), sti));
+  streamer->initSections(/*NoExecStack=*/true, sti);
+  streamer->switchSection(
+      context.getELFSection(".tgc.data", llvm::ELF::SHT_PROGBITS, llvm::ELF::SHF_ALLOC));
+  for (const OutlinedData &data : outlined) {
+    llvm::MCSymbol *symbol = context.getOrCreateSymbol(data.name);
+    streamer->emitValueToAlignment(llvm::Align(data.align));
+    streamer->emitSymbolAttribute(symbol, llvm::MCSA_Global);
+    streamer->emitSymbolAttribute(symbol, llvm::MCSA_Hidden);
+    streamer->emitSymbolAttribute(symbol, llvm::MCSA_ELF_TypeObject);
+    streamer->emitELFSize(symbol, llvm::MCConstantExpr::create(data.bytes.size(), context));
+    streamer->emitLabel(symbol);
+    streamer->emitBytes(data.bytes);
+  }
+  streamer->finish();
+  if (out.os().has_error())
+    return "cannot write " + path.str() + ": " + out.os().error().message();
+  out.keep();
+  return "";
 }
 
-FailureOr<std::vector<std::string>> tgc::emitModelObjects(ModuleOp module, const ModelAbi &model,
-                                                          StringRef objectStem,
-                                                          const CpuTarget &target,
-                                                          TimingScope *timing) {
+FailureOr<std::vector<ObjectFile>> tgc::emitModelObjects(ModuleOp module, const ModelAbi &model,
+                                                         StringRef objectStem,
+                                                         const CpuTarget &target, bool dataInMemory,
+                                                         TimingScope *timing) {
   Location loc = module.getLoc();
   TimingScope none;
   TimingScope &parent = timing ? *timing : none;
@@ -248,7 +290,8 @@ FailureOr<std::vector<std::string>> tgc::emitModelObjects(ModuleOp module, const
     return emitError(loc) << "no target for " << target.triple << ": " << error;
   llvmModule->setDataLayout(tm->createDataLayout());
   llvmModule->setTargetTriple(tm->getTargetTriple());
-  if (failed(addModelInterface(*llvmModule, model, target.enabledFeatures, loc)))
+  std::vector<OutlinedData> outlined;
+  if (failed(addModelInterface(*llvmModule, model, target.enabledFeatures, loc, outlined)))
     return failure();
   translating.stop();
 
@@ -262,36 +305,29 @@ FailureOr<std::vector<std::string>> tgc::emitModelObjects(ModuleOp module, const
       f.addFnAttr(llvm::Attribute::NoInline);
       f.addFnAttr(llvm::Attribute::OptimizeNone);
     }
-  // The weights: one object assembled from a file of their bytes.
-  TimingScope outlining = parent.nest("constant data");
-  std::string blobPath = (objectStem + ".data").str();
-  std::string assembly = outlineConstantData(*llvmModule, model.signature.name, blobPath, error);
-  if (!error.empty())
-    return emitError(loc) << error;
-  outlining.stop();
+  // The weights and large constants: one object of their bytes.
+  outlineConstantData(*llvmModule, model.signature.name, outlined);
 
   TimingScope splitting = parent.nest("LLVM module split");
   std::vector<llvm::SmallString<0>> parts = splitModule(*llvmModule, model.signature.name);
-  llvmModule.reset();
+  llvmModule.reset(); // the outlined constants live on in llvmContext
   splitting.stop();
 
   TimingScope compiling = parent.nest("LLVM optimization and code generation");
-  size_t count = parts.size() + (assembly.empty() ? 0 : 1);
-  std::vector<std::string> objects(count), errors(count);
+  std::vector<ObjectFile> objects;
+  for (size_t i = 0; i < parts.size(); ++i)
+    objects.emplace_back((objectStem + "." + Twine(i) + ".o").str());
+  if (!outlined.empty())
+    objects.push_back(scratchObject((objectStem + ".data.o").str(), dataInMemory));
+  std::vector<std::string> errors(objects.size());
   {
-    llvm::DefaultThreadPool pool(llvm::hardware_concurrency(count));
-    for (size_t i = 0; i < parts.size(); ++i) {
-      objects[i] = (objectStem + "." + Twine(i) + ".o").str();
-      pool.async([&, i] { errors[i] = compilePart(parts[i], objects[i], target); });
-    }
-    if (!assembly.empty()) {
-      objects.back() = (objectStem + ".data.o").str();
-      pool.async([&] { errors.back() = emitDataObject(assembly, objects.back(), target); });
-    }
+    llvm::DefaultThreadPool pool(llvm::hardware_concurrency(objects.size()));
+    for (size_t i = 0; i < parts.size(); ++i)
+      pool.async([&, i] { errors[i] = compilePart(parts[i], objects[i].path(), target); });
+    if (!outlined.empty())
+      pool.async([&] { errors.back() = emitDataObject(outlined, objects.back().path(), target); });
     pool.wait();
   }
-  if (!assembly.empty())
-    llvm::sys::fs::remove(blobPath);
   for (const std::string &message : errors)
     if (!message.empty())
       return emitError(loc) << message;

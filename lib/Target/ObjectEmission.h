@@ -9,6 +9,7 @@
 #include "mlir/Support/Timing.h"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tgc {
@@ -30,13 +31,38 @@ struct CpuTarget {
 /// every machine that has at least its features. An unknown name is an error.
 mlir::FailureOr<CpuTarget> resolveCpuTarget(llvm::StringRef cpu, mlir::Location loc);
 
+/// An object file of a model: a file at `path`, or an anonymous memory file (Linux
+/// `memfd_create`) that `path` names through /proc while this object lives. The
+/// weights of a model linked right away go to memory: written to disk, hundreds of MB
+/// cost seconds, only to be read back by the linker once.
+class ObjectFile {
+public:
+  explicit ObjectFile(std::string path, int memoryFd = -1)
+      : path_(std::move(path)), memoryFd_(memoryFd) {}
+  ObjectFile(ObjectFile &&other) noexcept
+      : path_(std::move(other.path_)), memoryFd_(std::exchange(other.memoryFd_, -1)) {}
+  ObjectFile &operator=(ObjectFile &&other) noexcept;
+  ObjectFile(const ObjectFile &) = delete;
+  ObjectFile &operator=(const ObjectFile &) = delete;
+  ~ObjectFile();
+
+  const std::string &path() const { return path_; }
+  bool inMemory() const { return memoryFd_ >= 0; }
+
+private:
+  std::string path_;
+  int memoryFd_;
+};
+
 /// Translates `module` (the LLVM dialect, as the pipeline's llvm phase leaves it) to
 /// LLVM IR, adds the interface of `model` (addModelInterface), splits it into parts that
 /// are optimized and compiled for `target` in parallel, and returns their object
-/// files, `<objectStem>.<i>.o`. With `timing`, the steps are timed under it.
-mlir::FailureOr<std::vector<std::string>>
+/// files, `<objectStem>.<i>.o`, and the object of its weights and large constants,
+/// `<objectStem>.data.o`, which is a memory file when `dataInMemory` (and the system
+/// has them). With `timing`, the steps are timed under it.
+mlir::FailureOr<std::vector<ObjectFile>>
 emitModelObjects(mlir::ModuleOp module, const ModelAbi &model, llvm::StringRef objectStem,
-                 const CpuTarget &target, mlir::TimingScope *timing = nullptr);
+                 const CpuTarget &target, bool dataInMemory, mlir::TimingScope *timing = nullptr);
 
 } // namespace tgc
 

@@ -6,7 +6,6 @@ using namespace tgc;
 
 namespace {
 constexpr uint32_t kSignatureVersion = 3;
-constexpr uint64_t kWeightsAlignment = 64;
 } // namespace
 
 namespace {

@@ -81,30 +81,44 @@ static std::vector<SizeExpr> toSizes(BaseTensorType type) {
   return sizes;
 }
 
-/// The row-major bytes of an initial value, one byte per bool.
-static FailureOr<std::string> rawBytes(ElementsAttr value, Location loc) {
+/// The row-major bytes of an initial value, one byte per bool: a view of the attribute's
+/// data where it holds them so (weights: no copy), else of `storage`, which receives them.
+static FailureOr<std::string_view> rawBytes(ElementsAttr value, std::string &storage,
+                                            Location loc) {
   if (auto resource = llvm::dyn_cast<DenseResourceElementsAttr>(value)) {
     AsmResourceBlob *blob = resource.getRawHandle().getBlob();
     if (!blob)
       return emitError(loc) << "initial value has no data";
     ArrayRef<char> data = blob->getData();
-    return std::string(data.begin(), data.end());
+    return std::string_view(data.data(), data.size());
   }
   auto dense = llvm::dyn_cast<DenseElementsAttr>(value);
   if (!dense)
     return emitError(loc) << "unsupported initial value attribute";
+  storage.clear();
   if (dense.getElementType().isInteger(1)) {
-    std::string bytes;
     for (bool b : dense.getValues<bool>())
-      bytes.push_back(b ? 1 : 0);
-    return bytes;
+      storage.push_back(b ? 1 : 0);
+    return std::string_view(storage);
   }
   ArrayRef<char> raw = dense.getRawData();
   if (!dense.isSplat())
-    return std::string(raw.begin(), raw.end());
-  std::string bytes;
+    return std::string_view(raw.data(), raw.size());
   for (int64_t i = 0, n = dense.getNumElements(); i < n; ++i)
-    bytes.append(raw.begin(), raw.end());
+    storage.append(raw.begin(), raw.end());
+  return std::string_view(storage);
+}
+
+/// An upper bound of the weights blob's size for `args`: each state value's bytes (at
+/// most as many as its attribute's elements take) and its alignment padding.
+static size_t weightsCapacity(ArrayRef<DictionaryAttr> args) {
+  size_t bytes = 0;
+  for (DictionaryAttr entry : args)
+    if (auto value = entry.getAs<ElementsAttr>(abi::kValueKey)) {
+      Type element = value.getElementType();
+      unsigned bits = element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 8;
+      bytes += value.getNumElements() * std::max(1u, bits / 8) + kWeightsAlignment;
+    }
   return bytes;
 }
 
@@ -263,6 +277,9 @@ LogicalResult AbiReader::readArgs(DictionaryAttr abiAttr) {
   FailureOr<SmallVector<DictionaryAttr>> args = entriesOf(abiAttr, abi::kArgsKey);
   if (failed(args))
     return failure();
+  // Appending the weights one by one would copy hundreds of MB as the blob grows.
+  model.weights.reserve(weightsCapacity(*args));
+  std::string storage;
   for (DictionaryAttr entry : *args) {
     FailureOr<StringAttr> kind = get<StringAttr>(entry, abi::kKindKey);
     FailureOr<StringAttr> name = get<StringAttr>(entry, abi::kNameKey);
@@ -283,7 +300,7 @@ LogicalResult AbiReader::readArgs(DictionaryAttr abiAttr) {
       auto value = entry.getAs<ElementsAttr>(abi::kValueKey);
       if (!value)
         return emitError(loc) << "state argument '" << info.name << "' has no tgc.global";
-      FailureOr<std::string> bytes = rawBytes(value, loc);
+      FailureOr<std::string_view> bytes = rawBytes(value, storage, loc);
       if (failed(bytes))
         return failure();
       appendWeights(model.weights, info, *bytes);

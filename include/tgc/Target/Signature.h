@@ -253,7 +253,10 @@ std::string verifySignature(const ModelSignature &signature);
 /// The signature blob of docs/abi.md. Expects a verified signature.
 std::string encodeSignatureBlob(const ModelSignature &signature);
 
-/// Appends `bytes` to a weights blob at the next 64-byte boundary and points
+/// The alignment of every value in a weights blob.
+constexpr uint64_t kWeightsAlignment = 64;
+
+/// Appends `bytes` to a weights blob at the next kWeightsAlignment boundary and points
 /// `arg`'s dataOffset/dataSize at them.
 void appendWeights(std::string &weightsBlob, ArgInfo &arg, std::string_view bytes);
 

@@ -2,6 +2,7 @@
 #ifndef TGC_LIB_FRONTEND_COMMON_GRAPHINPUTS_H
 #define TGC_LIB_FRONTEND_COMMON_GRAPHINPUTS_H
 
+#include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -18,6 +19,17 @@ mlir::DictionaryAttr getGraphInputAttrs(mlir::MLIRContext *ctx, llvm::StringRef 
 /// A resource name for `fqn` (a parameter's dotted name) that is a valid identifier in
 /// the IR's text form, for the dense_resource blobs of `tgc.global`s.
 std::string getResourceName(llvm::StringRef fqn);
+
+/// An allocator for copyStrided that makes `blob` a heap blob of the bytes asked for,
+/// 64-byte aligned as archives store tensors (consumers may map the data directly);
+/// the copy is then the only write of a weight's bytes.
+struct BlobAllocator {
+  mlir::AsmResourceBlob &blob;
+  char *operator()(size_t bytes) const {
+    blob = mlir::HeapAsmResourceBlob::allocate(bytes, /*align=*/64);
+    return blob.getMutableData().data();
+  }
+};
 
 } // namespace tgc::frontend
 

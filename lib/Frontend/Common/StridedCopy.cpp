@@ -41,35 +41,34 @@ static bool isRowMajor(ArrayRef<int64_t> sizes, ArrayRef<int64_t> strides) {
   return true;
 }
 
-Expected<std::vector<char>> tgc::frontend::copyStridedToContiguous(StringRef storage,
-                                                                   ArrayRef<int64_t> sizes,
-                                                                   ArrayRef<int64_t> strides,
-                                                                   int64_t storageOffset,
-                                                                   unsigned elementBytes) {
+Error tgc::frontend::copyStrided(StringRef storage, ArrayRef<int64_t> sizes,
+                                 ArrayRef<int64_t> strides, int64_t storageOffset,
+                                 unsigned elementBytes, function_ref<char *(size_t)> allocate) {
   if (sizes.size() != strides.size())
     return createStringError("the view has %zu sizes but %zu strides", sizes.size(),
                              strides.size());
   auto extent = viewExtent(sizes, strides, storageOffset);
   std::optional<int64_t> bytesNeeded =
       extent ? checkedMul<int64_t>(extent->second, elementBytes) : std::nullopt;
-  if (!bytesNeeded)
+  std::optional<int64_t> bytesOut =
+      extent ? checkedMul<int64_t>(extent->first, elementBytes) : std::nullopt;
+  if (!bytesNeeded || !bytesOut)
     return createStringError("the view has a negative or overflowing size, stride or offset");
   if (static_cast<uint64_t>(*bytesNeeded) > storage.size())
     return createStringError("the view needs %lld bytes of storage but the archive holds %zu",
                              static_cast<long long>(*bytesNeeded), storage.size());
-  std::vector<char> out(static_cast<size_t>(extent->first) * elementBytes);
-  if (out.empty())
-    return out;
+  char *out = allocate(static_cast<size_t>(*bytesOut));
+  if (*bytesOut == 0)
+    return Error::success();
   if (isRowMajor(sizes, strides)) {
-    std::memcpy(out.data(), storage.data() + storageOffset * elementBytes, out.size());
-    return out;
+    std::memcpy(out, storage.data() + storageOffset * elementBytes, *bytesOut);
+    return Error::success();
   }
   // Odometer over the row-major index; `source` is the element index in the storage.
   SmallVector<int64_t> index(sizes.size(), 0);
   int64_t source = storageOffset;
   for (size_t element = 0, e = extent->first; element < e; ++element) {
-    std::memcpy(out.data() + element * elementBytes, storage.data() + source * elementBytes,
-                elementBytes);
+    std::memcpy(out + element * elementBytes, storage.data() + source * elementBytes, elementBytes);
     for (int64_t d = static_cast<int64_t>(sizes.size()) - 1; d >= 0; --d) {
       source += strides[d];
       if (++index[d] < sizes[d])
@@ -78,5 +77,20 @@ Expected<std::vector<char>> tgc::frontend::copyStridedToContiguous(StringRef sto
       index[d] = 0;
     }
   }
+  return Error::success();
+}
+
+Expected<std::vector<char>> tgc::frontend::copyStridedToContiguous(StringRef storage,
+                                                                   ArrayRef<int64_t> sizes,
+                                                                   ArrayRef<int64_t> strides,
+                                                                   int64_t storageOffset,
+                                                                   unsigned elementBytes) {
+  std::vector<char> out;
+  if (Error error =
+          copyStrided(storage, sizes, strides, storageOffset, elementBytes, [&](size_t bytes) {
+            out.resize(bytes);
+            return out.data();
+          }))
+    return std::move(error);
   return out;
 }

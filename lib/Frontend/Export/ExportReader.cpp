@@ -524,15 +524,14 @@ FailureOr<ElementsAttr> ExportReader::readInitialValue(llvm::StringRef fqn,
     return emitError(archiveLoc) << "the stored data of '" << fqn
                                  << "' does not match its metadata in the graph";
   ArrayRef<int64_t> sizes = stored->sizes;
-  llvm::Expected<std::vector<char>> data = copyStridedToContiguous(
-      stored->storage, sizes, stored->strides, stored->storageOffset, getElementBytes(meta.dtype));
-  if (!data)
-    return emitError(archiveLoc) << "cannot read the data of '" << fqn
-                                 << "': " << llvm::toString(data.takeError());
-  auto type = RankedTensorType::get(sizes, meta.dtype);
   // 64-byte alignment, as the archive stores it, lets consumers map the data directly.
-  AsmResourceBlob blob =
-      HeapAsmResourceBlob::allocateAndCopyWithAlign(llvm::ArrayRef<char>(*data), /*align=*/64);
+  AsmResourceBlob blob;
+  if (llvm::Error error =
+          copyStrided(stored->storage, sizes, stored->strides, stored->storageOffset,
+                      getElementBytes(meta.dtype), BlobAllocator{blob}))
+    return emitError(archiveLoc) << "cannot read the data of '" << fqn
+                                 << "': " << llvm::toString(std::move(error));
+  auto type = RankedTensorType::get(sizes, meta.dtype);
   return llvm::cast<ElementsAttr>(
       DenseResourceElementsAttr::get(type, getResourceName(fqn), std::move(blob)));
 }

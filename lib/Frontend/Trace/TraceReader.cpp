@@ -204,15 +204,14 @@ FailureOr<ElementsAttr> TraceReader::readTensorData(const GraphInput &input, con
     sizes.push_back(size.get<int64_t>());
   for (const Json &stride : tensor.at("stride"))
     strides.push_back(stride.get<int64_t>());
-  llvm::Expected<std::vector<char>> data = copyStridedToContiguous(
-      llvm::StringRef(reinterpret_cast<const char *>(blob->data()), blob->size()), sizes, strides,
-      tensor.value("storage_offset", 0), getElementBytes(meta.dtype));
-  if (!data)
+  AsmResourceBlob resource;
+  if (llvm::Error error =
+          copyStrided(llvm::StringRef(reinterpret_cast<const char *>(blob->data()), blob->size()),
+                      sizes, strides, tensor.value("storage_offset", 0),
+                      getElementBytes(meta.dtype), BlobAllocator{resource}))
     return emitError(fileLoc) << "cannot read the data of '" << input.name
-                              << "': " << llvm::toString(data.takeError());
+                              << "': " << llvm::toString(std::move(error));
   auto type = RankedTensorType::get(sizes, meta.dtype);
-  AsmResourceBlob resource =
-      HeapAsmResourceBlob::allocateAndCopyWithAlign(llvm::ArrayRef<char>(*data), /*align=*/64);
   return llvm::cast<ElementsAttr>(
       DenseResourceElementsAttr::get(type, getResourceName(input.name), std::move(resource)));
 }
