@@ -586,3 +586,67 @@ func.func @forward(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, te
   }
   return %r#0, %r#1, %r#2 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
 }
+
+// -----
+
+// A consumer that permutes its operand (ConvNeXt's permute to channels-last after a
+// depthwise convolution) does not take a producer that reads two or more tensors along
+// its innermost loop: fused, every one of them would be read across the consumer's
+// innermost loop. A producer that reads one tensor so still fuses into a permuting
+// consumer.
+
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#perm = affine_map<(d0, d1, d2) -> (d0, d2, d1)>
+// CHECK-LABEL: func.func @forward(
+// CHECK-COUNT-2: call @forward_kernel
+// CHECK-NOT: call @forward_kernel
+// CHECK-LABEL: func.func private @forward_kernel0(
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// CHECK-NOT: arith.negf
+// CHECK-LABEL: func.func private @forward_kernel1(
+// CHECK: arith.negf
+func.func @forward(%a: tensor<2x8x16xf32>, %b: tensor<2x8x16xf32>) -> tensor<2x16x8xf32> {
+  %e = tensor.empty() : tensor<2x8x16xf32>
+  %sum = linalg.generic {indexing_maps = [#id3, #id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%a, %b : tensor<2x8x16xf32>, tensor<2x8x16xf32>) outs(%e : tensor<2x8x16xf32>) {
+  ^bb0(%x: f32, %y: f32, %out: f32):
+    %0 = arith.mulf %x, %y : f32
+    %1 = arith.addf %0, %x : f32
+    linalg.yield %1 : f32
+  } -> tensor<2x8x16xf32>
+  %et = tensor.empty() : tensor<2x16x8xf32>
+  %t = linalg.generic {indexing_maps = [#perm, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%sum : tensor<2x8x16xf32>) outs(%et : tensor<2x16x8xf32>) {
+  ^bb0(%x: f32, %out: f32):
+    %0 = arith.negf %x : f32
+    linalg.yield %0 : f32
+  } -> tensor<2x16x8xf32>
+  return %t : tensor<2x16x8xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @forward(
+// CHECK-COUNT-1: call @forward_kernel
+// CHECK-NOT: call @forward_kernel
+// CHECK-LABEL: func.func private @forward_kernel0(
+// CHECK: arith.mulf
+// CHECK: arith.negf
+func.func @forward(%a: tensor<2x8x16xf32>, %s: tensor<2x8xf32>) -> tensor<2x16x8xf32> {
+  %e = tensor.empty() : tensor<2x8x16xf32>
+  %scaled = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%a, %s : tensor<2x8x16xf32>, tensor<2x8xf32>) outs(%e : tensor<2x8x16xf32>) {
+  ^bb0(%x: f32, %y: f32, %out: f32):
+    %0 = arith.mulf %x, %y : f32
+    linalg.yield %0 : f32
+  } -> tensor<2x8x16xf32>
+  %et = tensor.empty() : tensor<2x16x8xf32>
+  %t = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%scaled : tensor<2x8x16xf32>) outs(%et : tensor<2x16x8xf32>) {
+  ^bb0(%x: f32, %out: f32):
+    %0 = arith.negf %x : f32
+    linalg.yield %0 : f32
+  } -> tensor<2x16x8xf32>
+  return %t : tensor<2x16x8xf32>
+}
