@@ -43,6 +43,17 @@ func.func @masked(%q: !tgc.vtensor<[2, 3, 40, 16], f32>, %k: !tgc.vtensor<[2, 3,
   return %0 : !tgc.vtensor<[2, 3, 40, 16], f32>
 }
 
+// A sequence without a divisor near the tile limits (ViT's 197 tokens, a prime) is one
+// tile of queries and one of keys, not 1 x 1 tiles.
+// CHECK-LABEL: func.func @prime(
+//       CHECK:   scf.forall (%{{[^,]*}}, %{{[^,]*}}, %{{[^)]*}}) in (2, 3, 1)
+//       CHECK:     scf.for
+//       CHECK:       linalg.matmul indexing_maps = [#{{.*}}, #{{.*}}, #{{.*}}] ins(%{{.*}}, %{{.*}} : tensor<197x16xf32>, tensor<197x16xf32>) outs(%{{.*}} : tensor<197x197xf32>)
+func.func @prime(%q: !tgc.vtensor<[2, 3, 197, 16], f32>, %k: !tgc.vtensor<[2, 3, 197, 16], f32>, %v: !tgc.vtensor<[2, 3, 197, 16], f32>) -> !tgc.vtensor<[2, 3, 197, 16], f32> {
+  %0 = tgc.scaled_dot_product_attention %q, %k, %v : !tgc.vtensor<[2, 3, 197, 16], f32>, !tgc.vtensor<[2, 3, 197, 16], f32>, !tgc.vtensor<[2, 3, 197, 16], f32> -> !tgc.vtensor<[2, 3, 197, 16], f32>
+  return %0 : !tgc.vtensor<[2, 3, 197, 16], f32>
+}
+
 // With with_logsumexp, each tile of queries also writes max + log(sum) of its rows into
 // the [batch..., L] result.
 // CHECK-LABEL: func.func @logsumexp(

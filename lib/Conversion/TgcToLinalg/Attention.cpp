@@ -24,13 +24,23 @@ namespace {
 constexpr int64_t kQueryTile = 64;
 constexpr int64_t kKeyTile = 128;
 
-/// The largest divisor of `size` that is at most `limit` (tiles cover the sequence
-/// exactly, so every tile has static sizes).
+/// A sequence this many times longer than its tile limit is tiled even when its tiles
+/// come out small; a shorter one is one tile when it has no good divisor.
+constexpr int64_t kWholeTileLimits = 8;
+
+/// The tile of a sequence of `size`: the largest divisor of `size` that is at most
+/// `limit` (tiles cover the sequence exactly, so every tile has static sizes), unless
+/// that is below a quarter of `limit` and the sequence is at most kWholeTileLimits
+/// limits long: then the whole sequence. ViT's 197 tokens (a prime) made 1 x 1 tiles, a
+/// library GEMM and an allocation per score: 17x slower than eager.
 int64_t tileSize(int64_t size, int64_t limit) {
-  for (int64_t d = std::min(size, limit); d > 1; --d)
+  int64_t tile = 1;
+  for (int64_t d = std::min(size, limit); d > 1 && tile == 1; --d)
     if (size % d == 0)
-      return d;
-  return 1;
+      tile = d;
+  if (tile * 4 < limit && size <= kWholeTileLimits * limit)
+    return size;
+  return tile;
 }
 
 /// Builds the ops of one tile: element type, sizes and the tile's offsets.
