@@ -90,8 +90,8 @@ func.func @views(%x: !tgc.vtensor<[s0, 4], f32>, %c: !tgc.vtensor<[s0], f32>) ->
 // A view to symbolic sizes computes them from the symbols' values.
 // CHECK-LABEL: func.func @view_symbolic
 //       CHECK:   %[[D:.*]] = tensor.dim %{{.*}}, %{{.*}} : tensor<?x8x32xf32>
-//       CHECK:   %[[ROWS:.*]] = affine.apply #{{.*}}()[%[[D]]]
-//       CHECK:   %[[SHAPE:.*]] = tensor.from_elements %[[ROWS]], %{{.*}} : tensor<2xindex>
+//       CHECK:   %[[$ROWS:.*]] = affine.apply #{{.*}}()[%[[D]]]
+//       CHECK:   %[[SHAPE:.*]] = tensor.from_elements %[[$ROWS]], %{{.*}} : tensor<2xindex>
 //       CHECK:   tensor.reshape %{{.*}}(%[[SHAPE]]) : (tensor<?x8x32xf32>, tensor<2xindex>) -> tensor<?x32xf32>
 func.func @view_symbolic(%x: !tgc.vtensor<[s0, 8, 32], f32>) -> !tgc.vtensor<[s0 * 8, 32], f32> {
   %0 = tgc.view %x {size = #tgc.shape<[-1, 32]>} : !tgc.vtensor<[s0, 8, 32], f32> -> !tgc.vtensor<[s0 * 8, 32], f32>
@@ -203,6 +203,30 @@ func.func @conv(%x: !tgc.vtensor<[2, 3, 8, 8], f32>, %w: !tgc.vtensor<[4, 3, 3, 
 func.func @conv_chunked(%x: !tgc.vtensor<[16, 3, 34, 34], f32>, %w: !tgc.vtensor<[4, 3, 3, 3], f32>) -> !tgc.vtensor<[16, 4, 32, 32], f32> {
   %0 = tgc.convolution %x, %w {stride = array<i64: 1, 1>, padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>} : !tgc.vtensor<[16, 3, 34, 34], f32>, !tgc.vtensor<[4, 3, 3, 3], f32> -> !tgc.vtensor<[16, 4, 32, 32], f32>
   return %0 : !tgc.vtensor<[16, 4, 32, 32], f32>
+}
+
+// -----
+
+// When one image's columns exceed 1 MiB (144 x 64*64 floats here), a chunk is a block of
+// an image's output rows: 16 rows of 64 (1024 columns, 576 KiB), 4 blocks per image.
+// A block unfolds the input rows it reads ((16 - 1) * stride 2 + 3 = 33, from row 32
+// times its block) into the product's consecutive columns of its rows.
+// CHECK-DAG: #[[$IMAGE:.*]] = affine_map<(d0) -> (d0 floordiv 4)>
+// CHECK-DAG: #[[$ROWBLOCK:.*]] = affine_map<(d0) -> ((d0 mod 4) * 32)>
+// CHECK-DAG: #[[$COLUMN:.*]] = affine_map<(d0) -> (d0 * 1024)>
+// CHECK-LABEL: func.func @conv_row_chunks(
+//  CHECK-SAME:     %[[X:.*]]: tensor<2x16x130x130xf32>, %[[W:.*]]: tensor<8x16x3x3xf32>)
+//       CHECK:   scf.forall (%[[I:.*]]) in (8) shared_outs(%[[ACC:.*]] = %{{.*}}) -> (tensor<8x8192xf32>) {
+//       CHECK:     %[[N:.*]] = affine.apply #[[$IMAGE]](%[[I]])
+//       CHECK:     %[[R:.*]] = affine.apply #[[$ROWBLOCK]](%[[I]])
+//       CHECK:     %[[CHUNK:.*]] = tensor.extract_slice %[[X]][%[[N]], 0, %[[R]], 0] [1, 16, 33, 130] [1, 1, 1, 1]
+//       CHECK:     linalg.generic {{.*}} ins(%[[CHUNK]] : tensor<1x16x33x130xf32>) outs(%{{.*}} : tensor<16x3x3x1x16x64xf32>)
+//       CHECK:     %[[AT:.*]] = affine.apply #[[$COLUMN]](%[[I]])
+//       CHECK:     linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x144xf32>, tensor<144x1024xf32>) outs(%{{.*}} : tensor<8x1024xf32>)
+//       CHECK:       tensor.parallel_insert_slice %{{.*}} into %[[ACC]][0, %[[AT]]] [8, 1024] [1, 1]
+func.func @conv_row_chunks(%x: !tgc.vtensor<[2, 16, 130, 130], f32>, %w: !tgc.vtensor<[8, 16, 3, 3], f32>) -> !tgc.vtensor<[2, 8, 64, 64], f32> {
+  %0 = tgc.convolution %x, %w {stride = array<i64: 2, 2>, padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>} : !tgc.vtensor<[2, 16, 130, 130], f32>, !tgc.vtensor<[8, 16, 3, 3], f32> -> !tgc.vtensor<[2, 8, 64, 64], f32>
+  return %0 : !tgc.vtensor<[2, 8, 64, 64], f32>
 }
 
 // -----

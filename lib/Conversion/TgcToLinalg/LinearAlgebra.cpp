@@ -344,15 +344,15 @@ struct ConvolutionLowering : TgcLoweringPattern<ConvolutionOp> {
     };
     AffineExpr f = getAffineConstantExpr(filters, ctx);
 
-    // The product [F, N*OH*OW]: in chunks of the batch when its columns are large, else
-    // one GEMM with the columns of the whole batch.
+    // The product [F, N*OH*OW]: in chunks of its columns (images, or rows of an image)
+    // when they are large, else one GEMM with the columns of the whole batch.
     Value gemm;
     std::optional<int64_t> images = getConstantSize(batch);
-    int64_t chunk =
+    ColumnChunk chunk =
         images && llvm::cast<RankedTensorType>(input.getType()).hasStaticShape()
-            ? batchChunk(*images, patch, *outH * *outW, element.getIntOrFloatBitWidth() / 8)
-            : 0;
-    if (images && chunk < *images) {
+            ? columnChunk(*images, patch, *outH, *outW, element.getIntOrFloatBitWidth() / 8)
+            : ColumnChunk{0, 0};
+    if (images && (chunk.images < *images || chunk.rows < *outH)) {
       gemm = chunkedProduct(rewriter, loc, input, flattenWeight(rewriter, loc, weight), wTy, chunk,
                             *outH, *outW, stride, dilation);
     } else {
@@ -433,66 +433,90 @@ struct ConvolutionLowering : TgcLoweringPattern<ConvolutionOp> {
   /// per product) and the library call start to count.
   static constexpr int64_t kMinChunkColumns = 256;
 
-  /// Images per chunk of the batch for the product of a [F, patch] weight with columns
-  /// of `pixels` per image: a divisor of `images`, the largest whose columns fit
-  /// kColumnChunkBytes, but with at least kMinChunkColumns columns. `images` when the
-  /// batch is one chunk.
-  static int64_t batchChunk(int64_t images, int64_t patch, int64_t pixels, int64_t elementBytes) {
-    int64_t perImage = patch * pixels * elementBytes;
-    int64_t fitting = 1, enough = images;
-    for (int64_t d = images; d >= 1; --d) {
-      if (images % d != 0)
+  /// A chunk of the product's columns: `images` whole images, or `rows` output rows of
+  /// one image (`images` is 1 then).
+  struct ColumnChunk {
+    int64_t images;
+    int64_t rows;
+  };
+
+  /// The largest divisor of `extent` whose `unitBytes` each fit kColumnChunkBytes, but
+  /// one with at least kMinChunkColumns columns (`unitColumns` each).
+  static int64_t chunkDivisor(int64_t extent, int64_t unitBytes, int64_t unitColumns) {
+    int64_t fitting = 1, enough = extent;
+    for (int64_t d = extent; d >= 1; --d) {
+      if (extent % d != 0)
         continue;
-      if (d * perImage <= kColumnChunkBytes)
+      if (d * unitBytes <= kColumnChunkBytes)
         fitting = std::max(fitting, d);
-      if (d * pixels >= kMinChunkColumns)
+      if (d * unitColumns >= kMinChunkColumns)
         enough = d;
     }
     return std::max(fitting, enough);
   }
 
+  /// The chunks of the product of a [F, patch] weight with the columns of `images`
+  /// images of outH x outW pixels: whole images (a divisor of the batch) while one
+  /// image's columns fit kColumnChunkBytes, else rows of an image (a divisor of outH),
+  /// so that a chunk's columns stay in the cache also at 224x224 (resnet's first stage
+  /// has 7 MB of columns per image). The whole batch is one chunk when it fits.
+  static ColumnChunk columnChunk(int64_t images, int64_t patch, int64_t outH, int64_t outW,
+                                 int64_t elementBytes) {
+    int64_t rowBytes = patch * outW * elementBytes;
+    if (rowBytes * outH <= kColumnChunkBytes || outH == 1)
+      return {chunkDivisor(images, rowBytes * outH, outH * outW), outH};
+    return {1, chunkDivisor(outH, rowBytes, outW)};
+  }
+
   /// The product [F, N*OH*OW] of the flattened weight with the im2col columns, one
-  /// chunk of `chunk` images at a time: an scf.forall over the chunks unfolds a chunk's
-  /// columns and multiplies them into its slice of the product. Chunks are independent,
-  /// so they run on the threads, each with its columns in its own core's cache between
-  /// the unfold and the product (every shape static).
+  /// chunk at a time: an scf.forall over the chunks unfolds a chunk's columns (from its
+  /// images' input rows) and multiplies them into its slice of the product, the chunk's
+  /// consecutive columns. Chunks are independent, so they run on the threads, each with
+  /// its columns in its own core's cache between the unfold and the product (every shape
+  /// static).
   static Value chunkedProduct(OpBuilder &b, Location loc, Value input, Value flatWeight,
-                              RankedTensorType wTy, int64_t chunk, int64_t outH, int64_t outW,
+                              RankedTensorType wTy, ColumnChunk chunk, int64_t outH, int64_t outW,
                               ArrayRef<int64_t> stride, ArrayRef<int64_t> dilation) {
     auto inTy = llvm::cast<RankedTensorType>(input.getType());
     Type element = wTy.getElementType();
     int64_t images = inTy.getDimSize(0), channels = inTy.getDimSize(1);
     int64_t filters = wTy.getDimSize(0), kh = wTy.getDimSize(2), kw = wTy.getDimSize(3);
     int64_t patch = channels * kh * kw, pixels = outH * outW;
+    int64_t blocks = outH / chunk.rows; // row blocks per image
+    int64_t columns = chunk.images * chunk.rows * outW;
+    // The input rows a block of output rows reads (all of them for whole images).
+    int64_t inRows = blocks == 1 ? inTy.getDimSize(2)
+                                 : (chunk.rows - 1) * stride[0] + (kh - 1) * dilation[0] + 1;
     Value product =
         tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{filters, images * pixels}, element);
-    auto forall =
-        scf::ForallOp::create(b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(images / chunk)},
-                              ValueRange{product}, std::nullopt);
+    auto forall = scf::ForallOp::create(
+        b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(images / chunk.images * blocks)},
+        ValueRange{product}, std::nullopt);
     OpBuilder body = OpBuilder::atBlockTerminator(forall.getBody());
     Value index = forall.getInductionVars()[0];
-    Value image = affine::AffineApplyOp::create(
-        body, loc, AffineMap::get(1, 0, body.getAffineDimExpr(0) * chunk), index);
-    SmallVector<OpFoldResult> inOffsets = {image, body.getIndexAttr(0), body.getIndexAttr(0),
-                                           body.getIndexAttr(0)};
-    SmallVector<OpFoldResult> inSizes = {body.getIndexAttr(chunk), body.getIndexAttr(channels),
-                                         body.getIndexAttr(inTy.getDimSize(2)),
+    AffineExpr i = body.getAffineDimExpr(0);
+    auto apply = [&](AffineExpr e) -> OpFoldResult {
+      return affine::AffineApplyOp::create(body, loc, AffineMap::get(1, 0, e), index).getResult();
+    };
+    OpFoldResult image = apply(i.floorDiv(blocks) * chunk.images);
+    OpFoldResult row = blocks == 1 ? OpFoldResult(body.getIndexAttr(0))
+                                   : apply((i % blocks) * (chunk.rows * stride[0]));
+    SmallVector<OpFoldResult> inOffsets = {image, body.getIndexAttr(0), row, body.getIndexAttr(0)};
+    SmallVector<OpFoldResult> inSizes = {body.getIndexAttr(chunk.images),
+                                         body.getIndexAttr(channels), body.getIndexAttr(inRows),
                                          body.getIndexAttr(inTy.getDimSize(3))};
     SmallVector<OpFoldResult> ones(4, body.getIndexAttr(1));
     Value x = tensor::ExtractSliceOp::create(
         body, loc,
-        RankedTensorType::get({chunk, channels, inTy.getDimSize(2), inTy.getDimSize(3)}, element),
-        input, inOffsets, inSizes, ones);
+        RankedTensorType::get({chunk.images, channels, inRows, inTy.getDimSize(3)}, element), input,
+        inOffsets, inSizes, ones);
     Value colInit = tensor::EmptyOp::create(
-        body, loc, ArrayRef<int64_t>{channels, kh, kw, chunk, outH, outW}, element);
-    Value col = unfoldColumns(body, loc, x, colInit, patch, chunk * pixels, stride, dilation);
-    Value column = affine::AffineApplyOp::create(
-        body, loc, AffineMap::get(1, 0, body.getAffineDimExpr(0) * (chunk * pixels)), index);
-    SmallVector<OpFoldResult> offsets = {body.getIndexAttr(0), column};
-    SmallVector<OpFoldResult> sizes = {body.getIndexAttr(filters),
-                                       body.getIndexAttr(chunk * pixels)};
+        body, loc, ArrayRef<int64_t>{channels, kh, kw, chunk.images, chunk.rows, outW}, element);
+    Value col = unfoldColumns(body, loc, x, colInit, patch, columns, stride, dilation);
+    SmallVector<OpFoldResult> offsets = {body.getIndexAttr(0), apply(i * columns)};
+    SmallVector<OpFoldResult> sizes = {body.getIndexAttr(filters), body.getIndexAttr(columns)};
     SmallVector<OpFoldResult> unit(2, body.getIndexAttr(1));
-    auto sliceType = RankedTensorType::get({filters, chunk * pixels}, element);
+    auto sliceType = RankedTensorType::get({filters, columns}, element);
     Value slice = tensor::ExtractSliceOp::create(
         body, loc, sliceType, forall.getRegionIterArgs()[0], offsets, sizes, unit);
     Value zero = arith::ConstantOp::create(body, loc, body.getZeroAttr(element));
