@@ -4,8 +4,9 @@
 // full vectors and a remainder: the full part is an `scf.parallel` whose body is the op
 // on a [1, ..., 1, lanes] tile, which linalg's vectorizer turns into unmasked
 // `vector.transfer_read`s, vector arithmetic and `vector.transfer_write`s; the
-// remainder is the op on the last `size mod lanes` columns, left to become a scalar
-// loop. Unit dimensions are then dropped, so the code works on 1-d vectors.
+// remainder is the op on the last `size mod lanes` columns, split the same way with
+// narrower vectors when its size is static, else left to become a scalar loop. Unit
+// dimensions are then dropped, so the code works on 1-d vectors.
 #include "tgc/Dialect/Attributes.h"
 #include "tgc/Transforms/Passes.h"
 
@@ -83,7 +84,8 @@ linalg::GenericOp cloneOnTile(OpBuilder &b, Location loc, linalg::GenericOp op,
 }
 
 /// Splits `op` into its full vectors (an scf.parallel of vectorized tiles) and its
-/// remainder: true; false, changing nothing, if the vectorizer does not take the tile.
+/// remainder, vectorized the same way with narrower vectors when it is static: true;
+/// false, changing nothing, if the vectorizer does not take the tile.
 FailureOr<bool> vectorize(RewriterBase &rewriter, linalg::GenericOp op, int64_t lanes) {
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
@@ -120,12 +122,17 @@ FailureOr<bool> vectorize(RewriterBase &rewriter, linalg::GenericOp op, int64_t 
     return false;
   }
 
-  // The remainder: columns [fullEnd, size) of every row.
+  // The remainder: columns [fullEnd, size) of every row. A static one of two columns or
+  // more is vectorized in turn with the widest vectors that fit it (a row of 28 is
+  // vectors of 16, 8 and 4; of 7, vectors of 4 and 2 and a scalar): the rows of a
+  // network at 224x224 (112, 56, 28, 14, 7) are rarely multiples of a register.
+  linalg::GenericOp remainder;
   if (!staticSize || *staticSize % lanes != 0) {
     SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0)), sizes(bounds);
     offsets[inner] = fullEnd;
-    sizes[inner] = arith::SubIOp::create(rewriter, loc, size, fullEnd).getResult();
-    cloneOnTile(rewriter, loc, op, offsets, sizes, bounds);
+    sizes[inner] = staticSize ? OpFoldResult(rewriter.getIndexAttr(*staticSize % lanes))
+                              : arith::SubIOp::create(rewriter, loc, size, fullEnd).getResult();
+    remainder = cloneOnTile(rewriter, loc, op, offsets, sizes, bounds);
   }
   rewriter.eraseOp(op);
 
@@ -134,6 +141,11 @@ FailureOr<bool> vectorize(RewriterBase &rewriter, linalg::GenericOp op, int64_t 
   if (failed(result))
     return tile.emitOpError("vectorization failed after its precondition held");
   rewriter.eraseOp(tile);
+  if (remainder && staticSize && *staticSize % lanes >= 2)
+    if (failed(vectorize(
+            rewriter, remainder,
+            static_cast<int64_t>(llvm::bit_floor(static_cast<uint64_t>(*staticSize % lanes))))))
+      return failure();
   return true;
 }
 

@@ -112,13 +112,17 @@ func.func private @bool_mask(%m: memref<64xi1>, %x: memref<64xf32>, %y: memref<6
   }
   return
 }
-// Rows shorter than a register get the widest power-of-two vectors that fit them: 4 of
-// the 7 columns as vector<4xf32>, the last 3 scalar.
+// Rows shorter than a register get the widest power-of-two vectors that fit them, and
+// so does a static remainder: 4 of the 7 columns as vector<4xf32>, 2 as vector<2xf32>,
+// the last one scalar.
 // CHECK-LABEL: func.func private @short_rows(
 //       CHECK:   scf.parallel
 //       CHECK:     vector.transfer_read {{.*}} : memref<64x7xf32>, vector<4xf32>
 //       CHECK:     arith.negf {{.*}} : vector<4xf32>
-//       CHECK:   memref.subview %{{.*}}[0, 4] [64, 3] [1, 1]
+//       CHECK:   scf.parallel
+//       CHECK:     vector.transfer_read %{{.*}}[%{{.*}}, %c4]{{.*}} : memref<64x7xf32>, vector<2xf32>
+//       CHECK:     arith.negf {{.*}} : vector<2xf32>
+//       CHECK:   memref.subview %{{.*}}[0, 6] [64, 1] [1, 1]
 //       CHECK:   linalg.generic
 //       CHECK:     arith.negf {{.*}} : f32
 func.func private @short_rows(%x: memref<64x7xf32>, %y: memref<64x7xf32>) attributes {tgc.kernel} {
