@@ -189,16 +189,6 @@ static void outlineConstantData(llvm::Module &m, StringRef modelName,
   }
 }
 
-ObjectFile &ObjectFile::operator=(ObjectFile &&other) noexcept {
-  if (this != &other) {
-    if (memoryFd_ >= 0)
-      ::close(memoryFd_);
-    path_ = std::move(other.path_);
-    memoryFd_ = std::exchange(other.memoryFd_, -1);
-  }
-  return *this;
-}
-
 ObjectFile::~ObjectFile() {
   if (memoryFd_ >= 0)
     ::close(memoryFd_);

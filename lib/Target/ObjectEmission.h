@@ -41,7 +41,7 @@ public:
       : path_(std::move(path)), memoryFd_(memoryFd) {}
   ObjectFile(ObjectFile &&other) noexcept
       : path_(std::move(other.path_)), memoryFd_(std::exchange(other.memoryFd_, -1)) {}
-  ObjectFile &operator=(ObjectFile &&other) noexcept;
+  ObjectFile &operator=(ObjectFile &&) = delete;
   ObjectFile(const ObjectFile &) = delete;
   ObjectFile &operator=(const ObjectFile &) = delete;
   ~ObjectFile();

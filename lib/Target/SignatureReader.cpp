@@ -116,8 +116,8 @@ static size_t weightsCapacity(ArrayRef<DictionaryAttr> args) {
   for (DictionaryAttr entry : args)
     if (auto value = entry.getAs<ElementsAttr>(abi::kValueKey)) {
       Type element = value.getElementType();
-      unsigned bits = element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 8;
-      bytes += value.getNumElements() * std::max(1u, bits / 8) + kWeightsAlignment;
+      uint64_t bits = element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 8;
+      bytes += value.getNumElements() * llvm::divideCeil(bits, 8) + kWeightsAlignment;
     }
   return bytes;
 }

@@ -84,9 +84,11 @@ linalg::GenericOp cloneOnTile(OpBuilder &b, Location loc, linalg::GenericOp op,
 }
 
 /// Splits `op` into its full vectors (an scf.parallel of vectorized tiles) and its
-/// remainder, vectorized the same way with narrower vectors when it is static: true;
-/// false, changing nothing, if the vectorizer does not take the tile.
-FailureOr<bool> vectorize(RewriterBase &rewriter, linalg::GenericOp op, int64_t lanes) {
+/// remainder; returns the remainder when its size is static (the caller may vectorize
+/// it in turn), else null. Null, changing nothing, if the vectorizer does not take the
+/// tile.
+FailureOr<linalg::GenericOp> vectorize(RewriterBase &rewriter, linalg::GenericOp op,
+                                       int64_t lanes) {
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
   unsigned rank = op.getNumLoops(), inner = rank - 1;
@@ -119,13 +121,10 @@ FailureOr<bool> vectorize(RewriterBase &rewriter, linalg::GenericOp op, int64_t 
       });
   if (failed(linalg::vectorizeOpPrecondition(tile))) {
     rewriter.eraseOp(full);
-    return false;
+    return linalg::GenericOp();
   }
 
-  // The remainder: columns [fullEnd, size) of every row. A static one of two columns or
-  // more is vectorized in turn with the widest vectors that fit it (a row of 28 is
-  // vectors of 16, 8 and 4; of 7, vectors of 4 and 2 and a scalar): the rows of a
-  // network at 224x224 (112, 56, 28, 14, 7) are rarely multiples of a register.
+  // The remainder: columns [fullEnd, size) of every row.
   linalg::GenericOp remainder;
   if (!staticSize || *staticSize % lanes != 0) {
     SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0)), sizes(bounds);
@@ -141,12 +140,7 @@ FailureOr<bool> vectorize(RewriterBase &rewriter, linalg::GenericOp op, int64_t 
   if (failed(result))
     return tile.emitOpError("vectorization failed after its precondition held");
   rewriter.eraseOp(tile);
-  if (remainder && staticSize && *staticSize % lanes >= 2)
-    if (failed(vectorize(
-            rewriter, remainder,
-            static_cast<int64_t>(llvm::bit_floor(static_cast<uint64_t>(*staticSize % lanes))))))
-      return failure();
-  return true;
+  return staticSize ? remainder : linalg::GenericOp();
 }
 
 struct VectorizeKernelsPass : tgc::impl::VectorizeKernelsPassBase<VectorizeKernelsPass> {
@@ -168,9 +162,20 @@ struct VectorizeKernelsPass : tgc::impl::VectorizeKernelsPassBase<VectorizeKerne
     if (ops.empty())
       return;
     IRRewriter rewriter(&getContext());
-    for (auto [op, lanes] : ops)
-      if (failed(vectorize(rewriter, op, lanes)))
+    // A static remainder is vectorized in turn with the widest vectors that fit it
+    // (vectorLanes: a row of 28 is vectors of 16, 8 and 4; of 7, vectors of 4 and 2 and
+    // a scalar): the rows of a network at 224x224 (112, 56, 28, 14, 7) are rarely
+    // multiples of a register.
+    for (auto [op, lanes] : ops) {
+      FailureOr<linalg::GenericOp> remainder = vectorize(rewriter, op, lanes);
+      while (succeeded(remainder) && *remainder)
+        if (std::optional<int64_t> narrower = vectorLanes(*remainder, vectorBits))
+          remainder = vectorize(rewriter, *remainder, *narrower);
+        else
+          break;
+      if (failed(remainder))
         return signalPassFailure();
+    }
 
     // [1, ..., 1, lanes] vectors become 1-d ones (on rank-reducing subviews), and
     // transfers that broadcast become a scalar load and a broadcast. Then, apart
