@@ -207,12 +207,15 @@ bool tgc_dtype_equal(DLDataType a, DLDataType b);
 /* Product of sizes times elem_size, false on overflow or a negative size. */
 bool tgc_nbytes(const int64_t *sizes, uint32_t rank, size_t elem_size, size_t *nbytes);
 
-/* The allocation functions of generated code's temporaries (Scratch.c): large
- * blocks are cached by size and reused by the next call. */
+/* The allocation functions of generated code's temporaries and of the tensors
+ * a call returns (Scratch.c): large blocks are cached by size and reused by the
+ * next call. */
 void *_mlir_memref_to_llvm_alloc(size_t size);
 void _mlir_memref_to_llvm_free(void *ptr);
 
-/* Frees the blocks the scratch cache keeps. */
+/* A model instance holds the scratch cache from its creation to its
+ * destruction; releasing the last hold frees the blocks the cache keeps. */
+void tgc_scratch_retain(void);
 void tgc_scratch_release(void);
 
 /* TGC_ALIGNMENT-aligned allocation of at least one cache line; free() it. */
@@ -233,12 +236,6 @@ char *tgc_dltensor_base(const DLTensor *t);
 void tgc_copy_strided(char *dst, const int64_t *dst_strides, const char *src,
                       const int64_t *src_strides, const int64_t *sizes, uint32_t rank,
                       size_t elem_size);
-
-/* A new DLManagedTensor owning TGC_ALIGNMENT-aligned storage for a
- * contiguous CPU tensor; its deleter frees everything. NULL if out of
- * memory. */
-DLManagedTensor *tgc_managed_tensor_new(DLDataType dtype, const int64_t *sizes, uint32_t rank,
-                                        size_t nbytes);
 
 /*===--- Messages (Message.c) ---------------------------------------------===*/
 
@@ -379,6 +376,12 @@ int tgc_result_buffer(tgc_model *m, const tgc_result_sig *res, const int64_t *si
 
 /* Frees what tgc_result_buffer allocated and was not handed out. */
 void tgc_result_buffer_free(const tgc_result_sig *res, void **data, DLManagedTensor **managed);
+
+/* A new DLManagedTensor owning TGC_ALIGNMENT-aligned storage (a scratch
+ * block) for a contiguous CPU tensor; its deleter frees everything. NULL if
+ * out of memory. */
+DLManagedTensor *tgc_managed_tensor_new(DLDataType dtype, const int64_t *sizes, uint32_t rank,
+                                        size_t nbytes);
 
 /* Applies a mutation result an entry wrote at `data` (user outputs and
  * gradients: nothing): swaps it in as the buffer's value, or copies it into

@@ -2,7 +2,6 @@
 #include "Internal.h"
 
 #include <inttypes.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,9 +10,6 @@ _Static_assert(sizeof(void *) == 8, "the tgc ABI assumes 64-bit pointers");
 
 /* Messages of failed creations, which have no instance to hold them. */
 static _Thread_local char create_error[TGC_ERROR_CAPACITY];
-
-/* Instances of this model.so alive: the scratch cache is emptied with the last. */
-static atomic_int live_instances;
 
 static void free_model(tgc_model *m);
 
@@ -462,7 +458,7 @@ int tgc_rt_create(const tgc_model_desc *desc, tgc_model **out) {
     return 1;
   }
   m->desc = desc;
-  atomic_fetch_add(&live_instances, 1);
+  tgc_scratch_retain();
   m->num_threads = tgc_threads_default();
   tgc_gemm_init();
   if (init_model(m, &error)) {
@@ -552,7 +548,6 @@ TGC_EXPORT int tgc_model_num_threads(const tgc_model *m) { return m ? m->num_thr
 static void free_model(tgc_model *m) {
   if (!m)
     return;
-  bool last = atomic_fetch_sub(&live_instances, 1) == 1;
   tgc_run_scratch_free(m);
   tgc_train_free(m);
   for (uint32_t i = 0; i < m->num_state; ++i) {
@@ -572,8 +567,7 @@ static void free_model(tgc_model *m) {
   free(m->symbol_bound);
   free(m);
   /* After the instance's saved values went back to the cache. */
-  if (last)
-    tgc_scratch_release();
+  tgc_scratch_release();
 }
 
 TGC_EXPORT void tgc_model_destroy(tgc_model *m) { free_model(m); }

@@ -6,8 +6,12 @@
  * temporaries have the same sizes call after call, so after the first call
  * none of them goes back to the OS: fresh pages cost a page fault and a clear
  * per 4 KiB, and glibc maps every block above 32 MiB afresh (im2col columns
- * are that big). At most kScratchCapacity bytes are kept; the cache is emptied
- * when the last model instance of this model.so is destroyed. */
+ * are that big). The same cache holds the storage of the tensors a call
+ * returns (Buffer.c), which their owner frees through the tensor's deleter.
+ * At most kScratchCapacity bytes are kept. Model instances hold the cache
+ * (tgc_scratch_retain): it is emptied when the last instance of this model.so
+ * is destroyed, and blocks freed while no instance is alive (an output that
+ * outlived its model) go straight back to malloc. */
 #include "Internal.h"
 
 #include <pthread.h>
@@ -30,6 +34,7 @@ _Static_assert(sizeof(scratch_header) == TGC_ALIGNMENT, "the header keeps blocks
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static scratch_header *cache; /* most recently freed first */
 static size_t cached_bytes;
+static size_t holders; /* live model instances */
 
 void *_mlir_memref_to_llvm_alloc(size_t size) {
   if (size >= kScratchCached) {
@@ -63,7 +68,7 @@ void _mlir_memref_to_llvm_free(void *ptr) {
   scratch_header *block = (scratch_header *)ptr - 1;
   if (block->size >= kScratchCached) {
     pthread_mutex_lock(&cache_lock);
-    if (cached_bytes + block->size <= kScratchCapacity) {
+    if (holders > 0 && cached_bytes + block->size <= kScratchCapacity) {
       block->next = cache;
       cache = block;
       cached_bytes += block->size;
@@ -74,11 +79,20 @@ void _mlir_memref_to_llvm_free(void *ptr) {
   free(block);
 }
 
+void tgc_scratch_retain(void) {
+  pthread_mutex_lock(&cache_lock);
+  ++holders;
+  pthread_mutex_unlock(&cache_lock);
+}
+
 void tgc_scratch_release(void) {
   pthread_mutex_lock(&cache_lock);
-  scratch_header *list = cache;
-  cache = NULL;
-  cached_bytes = 0;
+  scratch_header *list = NULL;
+  if (holders > 0 && --holders == 0) {
+    list = cache;
+    cache = NULL;
+    cached_bytes = 0;
+  }
   pthread_mutex_unlock(&cache_lock);
   while (list) {
     scratch_header *next = list->next;

@@ -920,6 +920,7 @@ TEST_CASE("GEMMs split across threads give the single thread's bits", "[runtime]
 }
 
 TEST_CASE("Scratch blocks are aligned and large ones are reused by size", "[runtime]") {
+  tgc_scratch_retain(); // as a live model instance does
   void *small = _mlir_memref_to_llvm_alloc(100);
   REQUIRE(small != nullptr);
   CHECK(reinterpret_cast<uintptr_t>(small) % TGC_ALIGNMENT == 0);
@@ -941,6 +942,25 @@ TEST_CASE("Scratch blocks are aligned and large ones are reused by size", "[runt
   _mlir_memref_to_llvm_free(nullptr);
   tgc_scratch_release();
   CHECK(_mlir_memref_to_llvm_alloc(SIZE_MAX - 8) == nullptr); // too large: NULL, no wrap
+}
+
+TEST_CASE("The storage of a deleted output is the next call's output of its size", "[runtime]") {
+  tgc_scratch_retain();
+  const int64_t sizes[2] = {512, 1024}; // 2 MiB of f32
+  DLDataType f32{kDLFloat, 32, 1};
+  DLManagedTensor *first = tgc_managed_tensor_new(f32, sizes, 2, 512 * 1024 * sizeof(float));
+  REQUIRE(first != nullptr);
+  void *data = first->dl_tensor.data;
+  CHECK(reinterpret_cast<uintptr_t>(data) % TGC_ALIGNMENT == 0);
+  std::memset(data, 3, 512 * 1024 * sizeof(float)); // every byte is writable
+  first->deleter(first);
+  DLManagedTensor *second = tgc_managed_tensor_new(f32, sizes, 2, 512 * 1024 * sizeof(float));
+  REQUIRE(second != nullptr);
+  CHECK(second->dl_tensor.data == data); // no fresh pages
+  CHECK(second->dl_tensor.shape[1] == 1024);
+  CHECK(second->dl_tensor.strides[0] == 1024);
+  tgc_scratch_release();
+  second->deleter(second); // after the last hold: back to malloc, not into the cache
 }
 
 //===----------------------------------------------------------------------===//
