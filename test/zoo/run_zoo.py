@@ -365,8 +365,9 @@ def _set_dropout(model, p):
             if not hasattr(m, "_zoo_p"):
                 m._zoo_p = m.p
             m.p = m._zoo_p if p is None else p
+        # ... and transformers' DropPath modules (SegFormer, Swin, BEiT): `drop_prob`.
         for attr in ("dropout", "attention_dropout", "activation_dropout", "dropout_prob",
-                     "attn_dropout_p"):
+                     "attn_dropout_p", "drop_prob"):
             v = getattr(m, attr, None)
             if isinstance(v, float):
                 key = "_zoo_" + attr
