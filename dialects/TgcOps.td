@@ -200,8 +200,18 @@ def Tgc_MulOp : Tgc_BinaryOp<"mul", ["aten.mul.Tensor", "aten.mul.Scalar"]>;
 def Tgc_DivOp : Tgc_BinaryOp<"div", ["aten.div.Tensor", "aten.div.Scalar",
                                      "aten.div.Tensor_mode", "aten.div.Scalar_mode"],
                              "FloatPromoted"> {
+  let description = [{
+    True division, or with `rounding_mode` ("trunc" or "floor") the rounded quotient,
+    which keeps integer operands integers (as `floor_divide` and `//`). An integer
+    division by zero, which ATen rejects with an error, gives 0, and the one quotient
+    that overflows, the minimum divided by -1, wraps to the minimum: generated code
+    never traps.
+  }];
   let arguments = (ins Tgc_TensorOrScalar:$self, Tgc_TensorOrScalar:$other,
                        OptionalAttr<StrAttr>:$rounding_mode);
+  let inferBody = "return ::tgc::inferElementwise(ctx, loc, adaptor.getOperands(), "
+                  "adaptor.getRoundingModeAttr() ? ::tgc::ResultDType::Promoted "
+                  ": ::tgc::ResultDType::FloatPromoted, types);";
   let hasVerifier = 1;
 }
 def Tgc_PowOp : Tgc_BinaryOp<"pow", ["aten.pow.Tensor_Scalar", "aten.pow.Tensor_Tensor",

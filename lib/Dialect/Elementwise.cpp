@@ -246,8 +246,25 @@ Value MulOp::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type) {
   return mulScalars(b, loc, args[0], args[1]);
 }
 Value DivOp::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type type) {
-  Value q = arith::DivFOp::create(b, loc, args[0], args[1]);
   std::optional<StringRef> mode = getRoundingMode();
+  if (!isFloat(type)) {
+    // Integer quotients (a rounding mode is set: true division is float). x86's idiv
+    // traps on a zero divisor and on MIN / -1: those divide by 1 instead, and the
+    // results are 0 and -x (wrapping MIN to itself).
+    Value x = args[0], d = args[1];
+    Value zero = scalarConstant(b, loc, type, 0), one = scalarConstant(b, loc, type, 1);
+    Value byZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, d, zero);
+    Value byMinusOne = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, d,
+                                             scalarConstant(b, loc, type, -1));
+    Value special = arith::OrIOp::create(b, loc, byZero, byMinusOne);
+    Value safe = arith::SelectOp::create(b, loc, special, one, d);
+    Value q = mode == "floor" ? arith::FloorDivSIOp::create(b, loc, x, safe).getResult()
+                              : arith::DivSIOp::create(b, loc, x, safe).getResult();
+    Value negated = arith::SubIOp::create(b, loc, zero, x);
+    q = arith::SelectOp::create(b, loc, byMinusOne, negated, q);
+    return arith::SelectOp::create(b, loc, byZero, zero, q);
+  }
+  Value q = arith::DivFOp::create(b, loc, args[0], args[1]);
   if (mode == "trunc")
     return math::TruncOp::create(b, loc, q);
   if (mode == "floor")

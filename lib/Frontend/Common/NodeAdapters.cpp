@@ -255,6 +255,12 @@ static LogicalResult numGroupsAsGroup(AdapterCall &call) {
 }
 
 /// conv_transpose1d/2d/3d: a convolution with `transposed` set.
+/// floor_divide(self, other): div with rounding_mode "floor" (integers stay integers).
+static LogicalResult floorRounding(AdapterCall &call) {
+  call.attributes.set("rounding_mode", StringAttr::get(call.ctx, "floor"));
+  return success();
+}
+
 static LogicalResult setTransposed(AdapterCall &call) {
   call.attributes.set("transposed", BoolAttr::get(call.ctx, true));
   return success();
@@ -449,6 +455,8 @@ static const NodeAdapter kNodeAdapters[] = {
     {"aten.randn.default", "", setNormal},
     {"aten.rand_like.default", "tgc.rand", randLike<false>},
     {"aten.randn_like.default", "tgc.rand", randLike<true>},
+    {"aten.floor_divide.default", "tgc.div", floorRounding},
+    {"aten.floor_divide.Scalar", "tgc.div", floorRounding},
     {"aten.conv_transpose1d.default", "", setTransposed},
     {"aten.conv_transpose2d.input", "", setTransposed},
     {"aten.conv_transpose3d.input", "", setTransposed},

@@ -255,6 +255,28 @@ def indexing(gen):
     return inputs, outputs
 
 
+def division(gen):
+    """Rounded division: torch.floor_divide and div(rounding_mode="trunc") of int64 tensors
+    of both signs, a broadcast divisor row, the same of f32 tensors, and the quotients ATen
+    rejects or x86 traps on, which tgc defines."""
+    a = torch.randint(-100, 100, (4, 8), generator=gen)
+    b = torch.randint(1, 12, (4, 8), generator=gen) * (torch.randint(0, 2, (4, 8),
+                                                                     generator=gen) * 2 - 1)
+    r = torch.tensor([1, -1, 2, -2, 3, -3, 7, -7])
+    x = torch.randn(4, 8, generator=gen) * 10
+    y = torch.randn(4, 8, generator=gen)
+    # Where ATen raises (a zero divisor) or x86 traps (INT64_MIN // -1), tgc's rule
+    # (docs/ops.md): 0, and -x wrapping.
+    lo = -2**63
+    n = torch.tensor([7, -7, lo, lo, 5, lo, 0, 9])
+    z = torch.tensor([0, 0, -1, 0, -1, 1, 0, 2])
+    safe = torch.where((z == 0) | (z == -1), torch.ones_like(z), z)
+    edge = torch.where(z == 0, torch.zeros_like(n), torch.where(z == -1, -n, n // safe))
+    outputs = [torch.floor_divide(a, b), torch.div(a, b, rounding_mode="trunc"), a // r,
+               torch.floor_divide(x, y), torch.div(x, y, rounding_mode="trunc"), edge]
+    return {"a": a, "b": b, "r": r, "x": x, "y": y, "n": n, "z": z}, outputs
+
+
 CASES = {
     "conv": conv,
     "depthwise": depthwise,
@@ -268,6 +290,7 @@ CASES = {
     "math": math,
     "cumsum": cumsum,
     "indexing": indexing,
+    "division": division,
 }
 
 
