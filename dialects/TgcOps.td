@@ -1308,6 +1308,45 @@ def Tgc_TopkOp : Tgc_Op<"topk", ["aten.topk.default"], [Pure]> {
                   "adaptor.getK(), types);";
 }
 
+def Tgc_HistcOp : Tgc_Op<"histc", ["aten.histc.default"], [Pure]> {
+  let summary = "Counts of `self`'s elements in `bins` equal-width bins over [min, max]";
+  let description = [{
+    Element x counts in bin floor((x - min) * bins / (max - min)), x == max in the last;
+    elements outside [min, max] and NaN are not counted. The result has `self`'s float
+    dtype. tgc-decompose compares each element's bin with every bin and sums. A range
+    taken from the data (min == max) is not supported.
+  }];
+  let arguments = (ins Tgc_AnyTensor:$self, DefaultValuedAttr<I64Attr, "100">:$bins,
+                       DefaultValuedAttr<F64Attr, "0.0">:$min,
+                       DefaultValuedAttr<F64Attr, "0.0">:$max);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$self attr-dict `:` type($self) `->` type($result)";
+  let inferBody = "return ::tgc::inferHistc(ctx, loc, adaptor.getSelf(), adaptor.getBins(), "
+                  "adaptor.getMin().convertToDouble(), adaptor.getMax().convertToDouble(), types);";
+}
+
+def Tgc_GroupedMmOp : Tgc_Op<"grouped_mm", ["aten._grouped_mm.default",
+                                            "transformers.grouped_mm_fallback.default"],
+                             [Pure]> {
+  let summary = "Row groups of `input` times their group's matrix of `weight`";
+  let description = [{
+    `input` [S, K] holds the rows of E groups one after the other; `offs` [E] (integer)
+    holds where each group ends (cumulative counts), `weight` [E, K, N] one matrix per
+    group. Row s of the result [S, N] is input[s] @ weight[g] for the group g that holds
+    it; rows at or after offs[E - 1] are 0 (the mixture-of-experts layers of
+    transformers: `torch._grouped_mm`, and its `grouped_mm_fallback`). tgc-decompose
+    writes it as one GEMM over every group: each row, spread over the E blocks of a
+    [S, E * K] matrix and kept only in its group's block, times `weight` viewed
+    [E * K, N]. That costs E times the multiply-adds of the grouped product, but has no
+    data-dependent shape, and its derivative is the GEMM's.
+  }];
+  let arguments = (ins Tgc_AnyTensor:$input, Tgc_AnyTensor:$weight, Tgc_AnyTensor:$offs);
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$input `,` $weight `,` $offs attr-dict `:` type(operands) `->` type($result)";
+  let inferBody = "return ::tgc::inferGroupedMm(ctx, loc, adaptor.getInput(), "
+                  "adaptor.getWeight(), adaptor.getOffs(), types);";
+}
+
 def Tgc_FlipOp : Tgc_Op<"flip", ["aten.flip.default"], [Pure]> {
   let summary = "Reverse the order of elements along `dims`";
   let description = [{ tgc-decompose rewrites it into index_select by reversed aranges. }];
@@ -1964,6 +2003,14 @@ def Tgc_MaskedFillInPlaceOp : Tgc_InPlaceUnaryOp<"masked_fill_", "masked_fill",
   let arguments = (ins Tgc_AnyTensor:$self, Tgc_AnyTensor:$mask, Tgc_TensorOrScalar:$value);
   let assemblyFormat = "$self `,` $mask `,` $value attr-dict `:` type($self) `,` type($mask) "
                        "`,` type($value) `->` type($result)";
+}
+def Tgc_IndexPutInPlaceOp : Tgc_InPlaceUnaryOp<"index_put_", "index_put",
+    ["aten.index_put_.default"]> {
+  let arguments = (ins Tgc_AnyTensor:$self, Variadic<Tgc_AnyTensor>:$indices,
+                       Tgc_AnyTensor:$values, DefaultValuedAttr<BoolAttr, "false">:$accumulate,
+                       OptionalAttr<DenseI64ArrayAttr>:$dims);
+  let assemblyFormat = "$self `[` $indices `]` `,` $values attr-dict `:` type(operands) `->` "
+                       "type($result)";
 }
 def Tgc_ClampInPlaceOp : Tgc_InPlaceUnaryOp<"clamp_", "clamp",
     ["aten.clamp_.default", "aten.clamp_min_.default", "aten.clamp_max_.default"]> {

@@ -688,6 +688,83 @@ struct DecomposeTopk : OpRewritePattern<TopkOp> {
   }
 };
 
+/// histc over a given range: each element's bin, floor((x - min) * bins / (max - min)) in
+/// x's dtype (x == max in the last bin), compared with every bin and summed over the
+/// elements in range (NaN is in none).
+struct DecomposeHistc : OpRewritePattern<HistcOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(HistcOp op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Value x = op.getSelf();
+    BaseTensorType type = typeOf(x);
+    Type dtype = type.getDtype();
+    int64_t bins = op.getBins();
+    double lo = op.getMin().convertToDouble(), hi = op.getMax().convertToDouble();
+    x = ViewOp::create(rewriter, loc, x, shapeAttr(ctx, {type.getMeta().numel(ctx)}));
+    Value shifted = SubOp::create(rewriter, loc, x, f64(rewriter, loc, lo), Attribute());
+    Value scaled =
+        MulOp::create(rewriter, loc, shifted, f64(rewriter, loc, static_cast<double>(bins)));
+    scaled = DivOp::create(rewriter, loc, scaled, f64(rewriter, loc, hi - lo), StringAttr());
+    auto i64 = rewriter.getI64Type();
+    Value bin = castTo(rewriter, loc, FloorOp::create(rewriter, loc, scaled), i64);
+    Value last = arith::ConstantOp::create(rewriter, loc, rewriter.getI64IntegerAttr(bins - 1));
+    bin = WhereOp::create(rewriter, loc, EqOp::create(rewriter, loc, x, f64(rewriter, loc, hi)),
+                          last, bin);
+    Value inRange =
+        LogicalAndOp::create(rewriter, loc, GeOp::create(rewriter, loc, x, f64(rewriter, loc, lo)),
+                             LeOp::create(rewriter, loc, x, f64(rewriter, loc, hi)));
+    // [elements, bins]: element i is in bin b.
+    Value hit = EqOp::create(rewriter, loc, UnsqueezeOp::create(rewriter, loc, bin, 1),
+                             int64Range(rewriter, loc, 0, bins));
+    hit = LogicalAndOp::create(rewriter, loc, hit, UnsqueezeOp::create(rewriter, loc, inRange, 1));
+    rewriter.replaceOp(op, SumOp::create(rewriter, loc, hit, rewriter.getDenseI64ArrayAttr({0}),
+                                         /*keepdim=*/false, TypeAttr::get(dtype)));
+    return success();
+  }
+};
+
+/// grouped_mm as one GEMM over every group (see its description): row s of input, in the
+/// block of its group g(s) = #{e : offs[e] <= s} of [S, E, K] and zero in the others (no
+/// block for rows at or after offs[E - 1]), viewed [S, E * K], times weight viewed
+/// [E * K, N].
+struct DecomposeGroupedMm : OpRewritePattern<GroupedMmOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(GroupedMmOp op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Type dtype = typeOf(op.getResult()).getDtype();
+    Value a = castTo(rewriter, loc, op.getInput(), dtype);
+    Value w = castTo(rewriter, loc, op.getWeight(), dtype);
+    ArrayRef<AffineExpr> ws = typeOf(w).getSizes();
+    int64_t groups = *getConstantSize(ws[0]), k = *getConstantSize(ws[1]);
+    auto i64 = rewriter.getI64Type();
+    // Row positions 0..S-1 (S may be symbolic): a running count of ones, less one.
+    Value ones = FullLikeOp::create(rewriter, loc, SelectOp::create(rewriter, loc, a, 1, 0),
+                                    rewriter.getI64IntegerAttr(1), TypeAttr::get(i64));
+    Value count = CumsumOp::create(rewriter, loc, ones, 0, TypeAttr::get(i64));
+    Value rows = SubOp::create(
+        rewriter, loc, count,
+        arith::ConstantOp::create(rewriter, loc, rewriter.getI64IntegerAttr(1)), Attribute());
+    Value ends = castTo(rewriter, loc, op.getOffs(), i64);
+    Value done = LeOp::create(rewriter, loc, UnsqueezeOp::create(rewriter, loc, ends, 0),
+                              UnsqueezeOp::create(rewriter, loc, rows, 1));
+    Value group = SumOp::create(rewriter, loc, done, rewriter.getDenseI64ArrayAttr({1}),
+                                /*keepdim=*/false, TypeAttr::get(i64));
+    Value member = EqOp::create(rewriter, loc, UnsqueezeOp::create(rewriter, loc, group, 1),
+                                int64Range(rewriter, loc, 0, groups));
+    Value mask = UnsqueezeOp::create(rewriter, loc, castTo(rewriter, loc, member, dtype), 2);
+    Value spread = MulOp::create(rewriter, loc, UnsqueezeOp::create(rewriter, loc, a, 1), mask);
+    AffineExpr s = typeOf(a).getSizes()[0];
+    Value flat = ViewOp::create(rewriter, loc, spread,
+                                shapeAttr(ctx, {s, getAffineConstantExpr(groups * k, ctx)}));
+    Value stacked = ViewOp::create(rewriter, loc, w,
+                                   shapeAttr(ctx, {getAffineConstantExpr(groups * k, ctx), ws[2]}));
+    rewriter.replaceOp(op, MmOp::create(rewriter, loc, flat, stacked).getResult());
+    return success();
+  }
+};
+
 /// flip: per dimension, index_select by the reversed positions (its derivative is the
 /// index's).
 struct DecomposeFlip : OpRewritePattern<FlipOp> {
@@ -1396,17 +1473,17 @@ struct DecomposePass : public tgc::impl::DecomposePassBase<DecomposePass> {
   using DecomposePassBase::DecomposePassBase;
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns
-        .add<DecomposeLinear, DecomposeAddmm<AddmmOp, MmOp>, DecomposeAddmm<BaddbmmOp, BmmOp>,
-             DecomposeRepeatInterleave, DecomposeMatmul, DecomposeT,
-             DecomposeSoftmax<SoftmaxOp, false>, DecomposeSoftmax<LogSoftmaxOp, true>,
-             DecomposeMean, DecomposeVar, DecomposeSplit, DecomposeUnbind, DecomposeEinsum,
-             DecomposeDiff, DecomposePad, DecomposeIndexDims, DecomposeRepeat, DecomposeCopy,
-             DecomposeRoll, DecomposeFlip, DecomposeDiagonal, DecomposeSort, DecomposeTopk,
-             DecomposeIndexPut, DecomposeIndexSelect, DecomposeUpsample, DecomposeAsStridedRestride,
-             DecomposeStack, DecomposeDropout, DecomposeCrossEntropy, DecomposeMaskedScatter,
-             DecomposeNativeDropout, InsertSliceGradients, ConcatenateCoveringSlices>(
-            &getContext());
+    patterns.add<DecomposeLinear, DecomposeAddmm<AddmmOp, MmOp>, DecomposeAddmm<BaddbmmOp, BmmOp>,
+                 DecomposeRepeatInterleave, DecomposeMatmul, DecomposeT,
+                 DecomposeSoftmax<SoftmaxOp, false>, DecomposeSoftmax<LogSoftmaxOp, true>,
+                 DecomposeMean, DecomposeVar, DecomposeSplit, DecomposeUnbind, DecomposeEinsum,
+                 DecomposeDiff, DecomposePad, DecomposeIndexDims, DecomposeRepeat, DecomposeCopy,
+                 DecomposeRoll, DecomposeFlip, DecomposeDiagonal, DecomposeSort, DecomposeTopk,
+                 DecomposeIndexPut, DecomposeIndexSelect, DecomposeUpsample,
+                 DecomposeAsStridedRestride, DecomposeHistc, DecomposeGroupedMm, DecomposeStack,
+                 DecomposeDropout, DecomposeCrossEntropy, DecomposeMaskedScatter,
+                 DecomposeNativeDropout, InsertSliceGradients, ConcatenateCoveringSlices>(
+        &getContext());
     patterns.add<DecomposeAttention>(&getContext(), keepAttention);
     patterns.add<ExpandGroupedQueryAttention>(&getContext());
     populateDecomposeNNPatterns(patterns, onePassStatistics);

@@ -12,6 +12,10 @@ Models:
           (grouped-query attention), RoPE, RMSNorm, SwiGLU MLP, vocab 64; idx i64[2, 12]
           -> logits. Its mask building needs aten.diff, aten.index.Tensor and the
           bitwise ops; SDPA with enable_gqa.
+  mixtral MixtralForCausalLM: 1 layer, hidden 32, 4 query / 2 key-value heads, a sparse
+          mixture of 4 experts (top 2, intermediate 64), vocab 64; idx i64[2, 12] ->
+          logits. Its routing needs topk, sort, floor_divide, histc and cumsum, its
+          experts transformers' grouped_mm_fallback (what torch.export records for f32).
   swin    torchvision SwinTransformer: patch 4, embed 16, depths (1, 1), heads (2, 4),
           window 4 (shifted windows: roll and pads), x f32[1, 3, 32, 32], stochastic depth
           off -> logits [1, 10]. Its relative position bias indexes a learned table by
@@ -51,6 +55,17 @@ def make_llama():
     return model, OrderedDict(idx=torch.randint(0, 64, (2, 12))), None
 
 
+def make_mixtral():
+    from transformers import MixtralConfig, MixtralForCausalLM
+    torch.manual_seed(0)
+    cfg = MixtralConfig(vocab_size=64, hidden_size=32, intermediate_size=64, num_hidden_layers=1,
+                        num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=32,
+                        num_local_experts=4, num_experts_per_tok=2)
+    cfg._attn_implementation = "sdpa"
+    model = LogitsOnly(MixtralForCausalLM(cfg))
+    return model, OrderedDict(idx=torch.randint(0, 64, (2, 12))), None
+
+
 def make_swin():
     from torchvision.models.swin_transformer import SwinTransformer
     torch.manual_seed(0)
@@ -59,7 +74,7 @@ def make_swin():
     return model, OrderedDict(x=torch.randn(1, 3, 32, 32)), None
 
 
-MODELS = OrderedDict(llama=make_llama, swin=make_swin)
+MODELS = OrderedDict(llama=make_llama, mixtral=make_mixtral, swin=make_swin)
 
 
 def main():

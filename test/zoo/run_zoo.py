@@ -136,12 +136,12 @@ def _gpt2():
             OrderedDict(input_ids=_ids(128, (2, 16))), None)
 
 
-def _llama_config(cls_name):
+def _llama_config(cls_name, **extra):
     import transformers
     cfg = getattr(transformers, cls_name)(
         vocab_size=128, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64,
-        attn_implementation="sdpa")
+        attn_implementation="sdpa", **extra)
     return cfg
 
 
@@ -177,6 +177,14 @@ def _causal_lm(cls_name, cfg_name, **cfg):
         model = getattr(transformers, cls_name)(config)
         return FirstOutput(model, "logits"), OrderedDict(input_ids=_ids(128, (2, 16))), None
     return build
+
+
+def _mixtral():
+    from transformers import MixtralForCausalLM
+    model = MixtralForCausalLM(_llama_config("MixtralConfig", num_local_experts=4,
+                                             num_experts_per_tok=2))
+    return (FirstOutput(model, "logits", use_cache=False),
+            OrderedDict(input_ids=_ids(128, (2, 16))), None)
 
 
 def _t5():
@@ -262,6 +270,8 @@ MODELS = OrderedDict((e.name, e) for e in [
           "ids[2,16]", _qwen2),
     Entry("mistral", "transformers", "MistralForCausalLM, 2 layers, hidden 64, 4/2 heads, "
           "ids[2,16]", _mistral),
+    Entry("mixtral", "transformers", "MixtralForCausalLM, 2 layers, hidden 64, 4/2 heads, "
+          "4 experts (top 2), ids[2,16]", _mixtral),
     Entry("phi", "transformers", "PhiForCausalLM, 2 layers, hidden 64, 4 heads, KV cache on, "
           "ids[2,16]", _causal_lm("PhiForCausalLM", "PhiConfig", intermediate_size=128)),
     Entry("gemma", "transformers", "GemmaForCausalLM, 2 layers, hidden 64, 4/2 heads, KV cache "
@@ -293,6 +303,18 @@ def _rel(actual, expected):
     return err / scale if scale > 0 else err
 
 
+def _float64_copy(model):
+    """A float64 copy of `model` for the reference steps. transformers' mixture-of-experts
+    layers compute their experts with torch._grouped_mm, which has no float64 kernel: the
+    copy takes transformers' "eager" experts (a product per expert, the same math)."""
+    m = copy.deepcopy(model).double()
+    for sub in m.modules():
+        if hasattr(sub, "set_experts_implementation") and hasattr(sub, "config"):
+            sub.set_experts_implementation("eager")
+            break
+    return m
+
+
 def _perturbed_step(model, args, delta, seed):
     """The float64 training step with every float parameter and input multiplied by
     (1 + delta * N(0, 1)): its output, parameter gradients and buffers by the names
@@ -301,7 +323,7 @@ def _perturbed_step(model, args, delta, seed):
     gen = torch.Generator().manual_seed(seed)
     noisy = lambda t: t * (1 + delta * torch.randn(t.shape, generator=gen,  # noqa: E731
                                                    dtype=t.dtype))
-    m = copy.deepcopy(model).double()
+    m = _float64_copy(model)
     with torch.no_grad():
         for p in m.parameters():
             if p.is_floating_point():
@@ -410,7 +432,7 @@ def _low_precision(entry, model, inputs, dyn, tgc, workdir):
     dtype = getattr(torch, LOW_PRECISION)
     try:
         with torch.no_grad():
-            ref = copy.deepcopy(model).double()(
+            ref = _float64_copy(model)(
                 *(a.double() if a.is_floating_point() else a for a in inputs.values()))
             low = copy.deepcopy(model).to(dtype)
             low_inputs = OrderedDict((k, a.to(dtype) if a.is_floating_point() else a)
@@ -507,7 +529,7 @@ def run_one(entry, tgc, workdir):
         out.pow(2).mean().backward()
         return out
 
-    ref64 = copy.deepcopy(model).double()
+    ref64 = _float64_copy(model)
     out64 = step(ref64, torch.float64)
     ref32 = copy.deepcopy(model)
     out32 = step(ref32)

@@ -211,6 +211,10 @@ mlir::LogicalResult inferIndex(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value
 /// value) have its rank.
 mlir::LogicalResult inferScatter(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
                                  int64_t dim, mlir::Value index, mlir::Value src, TypeList &types);
+mlir::LogicalResult inferHistc(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self, int64_t bins,
+                               double min, double max, TypeList &types);
+mlir::LogicalResult inferGroupedMm(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value input,
+                                   mlir::Value weight, mlir::Value offs, TypeList &types);
 mlir::LogicalResult inferFlip(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
                               llvm::ArrayRef<int64_t> dims, TypeList &types);
 mlir::LogicalResult inferDiagonal(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,

@@ -124,6 +124,52 @@ LogicalResult tgc::inferSortTopk(MLIRContext *ctx, InferLoc loc, Value self, int
   return success();
 }
 
+LogicalResult tgc::inferHistc(MLIRContext *ctx, InferLoc loc, Value self, int64_t bins, double min,
+                              double max, TypeList &types) {
+  BaseTensorType x = tensorOf(self);
+  if (failed(requireTensor(loc, x, "self")))
+    return failure();
+  if (!llvm::isa<FloatType>(x.getDtype()))
+    return emitOptionalError(loc, "histc: self must be a floating tensor");
+  if (bins <= 0)
+    return emitOptionalError(loc, "histc: bins must be positive, got ", bins);
+  if (!(min < max))
+    return emitOptionalError(loc, "histc: only a given range (min < max) is supported, got [", min,
+                             ", ", max, "]");
+  TensorMeta meta = freshLike(x, {cst(bins, ctx)});
+  meta.requiresGrad = false;
+  addResult(ctx, x.isRef(), meta, types);
+  return success();
+}
+
+LogicalResult tgc::inferGroupedMm(MLIRContext *ctx, InferLoc loc, Value input, Value weight,
+                                  Value offs, TypeList &types) {
+  BaseTensorType a = tensorOf(input), w = tensorOf(weight), o = tensorOf(offs);
+  if (failed(requireTensor(loc, a, "input")) || failed(requireTensor(loc, w, "weight")) ||
+      failed(requireTensor(loc, o, "offs")))
+    return failure();
+  if (a.getRank() != 2 || w.getRank() != 3 || o.getRank() != 1)
+    return emitOptionalError(loc,
+                             "grouped_mm expects input [S, K], weight [E, K, N] and offs "
+                             "[E], got ranks ",
+                             a.getRank(), ", ", w.getRank(), " and ", o.getRank());
+  if (!llvm::isa<IntegerType>(o.getDtype()))
+    return emitOptionalError(loc, "grouped_mm: offs must be an integer tensor");
+  if (a.getSizes()[1] != w.getSizes()[1] || w.getSizes()[0] != o.getSizes()[0])
+    return emitOptionalError(loc, "grouped_mm: sizes do not match (input [",
+                             exprStr(a.getSizes()[0]), ", ", exprStr(a.getSizes()[1]),
+                             "], weight [", exprStr(w.getSizes()[0]), ", ",
+                             exprStr(w.getSizes()[1]), ", ", exprStr(w.getSizes()[2]), "], offs [",
+                             exprStr(o.getSizes()[0]), "])");
+  if (!getConstantSize(w.getSizes()[0]) || !getConstantSize(w.getSizes()[1]))
+    return emitOptionalError(loc, "grouped_mm: the number of groups and K must be static");
+  TensorMeta meta = freshLike(a, {a.getSizes()[0], w.getSizes()[2]});
+  meta.dtype = promoteDTypes(a.getDtype(), w.getDtype());
+  meta.requiresGrad = anyRequiresGrad({a, w});
+  addResult(ctx, a.isRef(), meta, types);
+  return success();
+}
+
 LogicalResult tgc::inferFlip(MLIRContext *ctx, InferLoc loc, Value self, ArrayRef<int64_t> dims,
                              TypeList &types) {
   BaseTensorType x = tensorOf(self);

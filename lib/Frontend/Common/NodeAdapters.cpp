@@ -283,6 +283,22 @@ static LogicalResult exponentAsOther(AdapterCall &call) {
   return success();
 }
 
+/// _grouped_mm(self, mat2, offs, bias, out_dtype): tgc.grouped_mm(input, weight, offs) for
+/// the 2-d x 3-d form with offsets (the mixture-of-experts one) and no bias or out_dtype.
+static LogicalResult groupedMmOperands(AdapterCall &call) {
+  for (llvm::StringRef unsupported : {"bias", "out_dtype"})
+    if (std::optional<AtenValue> v = takeArgument(call.arguments, unsupported);
+        v && v->kind != AtenValue::Kind::None)
+      return call.emitError() << "_grouped_mm with `" << unsupported << "` is not supported";
+  for (AtenArgument &argument : call.arguments) {
+    if (argument.name == "self")
+      argument.name = "input";
+    else if (argument.name == "mat2")
+      argument.name = "weight";
+  }
+  return success();
+}
+
 /// square(self): pow(self, 2), which is self * self as ATen computes it.
 static LogicalResult squareAsPow(AdapterCall &call) {
   AtenValue two;
@@ -456,6 +472,7 @@ static const NodeAdapter kNodeAdapters[] = {
     {"aten.rand_like.default", "tgc.rand", randLike<false>},
     {"aten.randn_like.default", "tgc.rand", randLike<true>},
     {"aten.floor_divide.default", "tgc.div", floorRounding},
+    {"aten._grouped_mm.default", "", groupedMmOperands},
     {"aten.floor_divide.Scalar", "tgc.div", floorRounding},
     {"aten.conv_transpose1d.default", "", setTransposed},
     {"aten.conv_transpose2d.input", "", setTransposed},
@@ -493,6 +510,7 @@ static const NodeAdapter kNodeAdapters[] = {
     {"aten._pad_circular.default", "", padMode<kCircular>},
     {"aten.index.Tensor", "", indexDims},
     {"aten.index_put.default", "", indexDims},
+    {"aten.index_put_.default", "", indexDims},
     {"aten.upsample_nearest1d.vec", "", upsampleMode<kNearest>},
     {"aten._upsample_nearest_exact1d.vec", "", upsampleMode<kNearestExact>},
     {"aten.upsample_nearest2d.vec", "", upsampleMode<kNearest>},

@@ -277,6 +277,26 @@ def division(gen):
     return {"a": a, "b": b, "r": r, "x": x, "y": y, "n": n, "z": z}, outputs
 
 
+def moe(gen):
+    """histc as mixture-of-experts routing uses it (integer-valued ids over [0, E - 1],
+    one id out of range, one NaN) and over a fractional range; grouped_mm by PyTorch's own
+    kernel (torch._grouped_mm) with an empty group and two rows after the last offset,
+    which are 0 (the kernel leaves them unwritten: they are zeroed here)."""
+    ids = torch.tensor([0, 0, 1, 3, 3, 3, 2, 1, 5, 0, float("nan"), 3.0])
+    v = torch.randn(3, 5, generator=gen)
+    a = torch.randn(10, 6, generator=gen)
+    w = torch.randn(4, 6, 3, generator=gen)
+    offs = torch.tensor([3, 3, 6, 8], dtype=torch.int32)
+    out = torch.zeros(10, 3)
+    start = 0
+    for g, end in enumerate(offs.tolist()):
+        out[start:end] = a[start:end] @ w[g]
+        start = end
+    outputs = [torch.histc(ids, bins=4, min=0, max=3), torch.histc(v, bins=7, min=-1.5, max=2.0),
+               out]
+    return {"ids": ids, "v": v, "a": a, "w": w, "offs": offs}, outputs
+
+
 CASES = {
     "conv": conv,
     "depthwise": depthwise,
@@ -291,6 +311,7 @@ CASES = {
     "cumsum": cumsum,
     "indexing": indexing,
     "division": division,
+    "moe": moe,
 }
 
 
