@@ -739,16 +739,14 @@ struct DecomposeGroupedMm : OpRewritePattern<GroupedMmOp> {
     ArrayRef<AffineExpr> ws = typeOf(w).getSizes();
     int64_t groups = *getConstantSize(ws[0]), k = *getConstantSize(ws[1]);
     auto i64 = rewriter.getI64Type();
-    // Row positions 0..S-1 (S may be symbolic): a running count of ones, less one.
+    // Rows counted from 1 (S may be symbolic: a running count of ones); group e ends at
+    // or before row s when offs[e] < s + 1.
     Value ones = FullLikeOp::create(rewriter, loc, SelectOp::create(rewriter, loc, a, 1, 0),
                                     rewriter.getI64IntegerAttr(1), TypeAttr::get(i64));
-    Value count = CumsumOp::create(rewriter, loc, ones, 0, TypeAttr::get(i64));
-    Value rows = SubOp::create(
-        rewriter, loc, count,
-        arith::ConstantOp::create(rewriter, loc, rewriter.getI64IntegerAttr(1)), Attribute());
+    Value counted = CumsumOp::create(rewriter, loc, ones, 0, TypeAttr::get(i64));
     Value ends = castTo(rewriter, loc, op.getOffs(), i64);
-    Value done = LeOp::create(rewriter, loc, UnsqueezeOp::create(rewriter, loc, ends, 0),
-                              UnsqueezeOp::create(rewriter, loc, rows, 1));
+    Value done = LtOp::create(rewriter, loc, UnsqueezeOp::create(rewriter, loc, ends, 0),
+                              UnsqueezeOp::create(rewriter, loc, counted, 1));
     Value group = SumOp::create(rewriter, loc, done, rewriter.getDenseI64ArrayAttr({1}),
                                 /*keepdim=*/false, TypeAttr::get(i64));
     Value member = EqOp::create(rewriter, loc, UnsqueezeOp::create(rewriter, loc, group, 1),

@@ -254,13 +254,13 @@ static LogicalResult numGroupsAsGroup(AdapterCall &call) {
   return success();
 }
 
-/// conv_transpose1d/2d/3d: a convolution with `transposed` set.
 /// floor_divide(self, other): div with rounding_mode "floor" (integers stay integers).
 static LogicalResult floorRounding(AdapterCall &call) {
   call.attributes.set("rounding_mode", StringAttr::get(call.ctx, "floor"));
   return success();
 }
 
+/// conv_transpose1d/2d/3d: a convolution with `transposed` set.
 static LogicalResult setTransposed(AdapterCall &call) {
   call.attributes.set("transposed", BoolAttr::get(call.ctx, true));
   return success();
@@ -472,8 +472,8 @@ static const NodeAdapter kNodeAdapters[] = {
     {"aten.rand_like.default", "tgc.rand", randLike<false>},
     {"aten.randn_like.default", "tgc.rand", randLike<true>},
     {"aten.floor_divide.default", "tgc.div", floorRounding},
-    {"aten._grouped_mm.default", "", groupedMmOperands},
     {"aten.floor_divide.Scalar", "tgc.div", floorRounding},
+    {"aten._grouped_mm.default", "", groupedMmOperands},
     {"aten.conv_transpose1d.default", "", setTransposed},
     {"aten.conv_transpose2d.input", "", setTransposed},
     {"aten.conv_transpose3d.input", "", setTransposed},
