@@ -739,6 +739,54 @@ def Tgc_CrossEntropyLossOp : Tgc_Op<"cross_entropy_loss", ["aten.cross_entropy_l
   let hasVerifier = 1;
 }
 
+/// Losses of `self` against `target` element by element, with ATen's `reduction`: 0
+/// none (the losses, at the broadcast sizes), 1 mean, 2 sum. tgc-decompose writes each
+/// as elementwise ops and a reduction.
+class Tgc_PointwiseLossOp<string mnemonic, list<string> aten, dag extra = (ins),
+                          list<Trait> traits = []>
+    : Tgc_Op<mnemonic, aten, !listconcat([Pure], traits)> {
+  let arguments = !con((ins Tgc_AnyTensor:$self, Tgc_AnyTensor:$target), extra,
+                       (ins DefaultValuedAttr<I64Attr, "1">:$reduction));
+  let results = (outs Tgc_AnyTensor:$result);
+  let assemblyFormat = "$self `,` $target attr-dict `:` type($self) `,` type($target) `->` "
+                       "type($result)";
+  let inferBody = "return ::tgc::inferPointwiseLoss(ctx, loc, adaptor.getOperands(), "
+                  "adaptor.getReduction(), types);";
+}
+def Tgc_MseLossOp : Tgc_PointwiseLossOp<"mse_loss", ["aten.mse_loss.default"]> {
+  let summary = "(self - target)^2";
+}
+def Tgc_L1LossOp : Tgc_PointwiseLossOp<"l1_loss", ["aten.l1_loss.default"]> {
+  let summary = "|self - target|";
+}
+def Tgc_SmoothL1LossOp : Tgc_PointwiseLossOp<"smooth_l1_loss", ["aten.smooth_l1_loss.default"],
+    (ins DefaultValuedAttr<F64Attr, "1.0">:$beta)> {
+  let summary = "0.5 d^2 / beta where d = |self - target| < beta, else d - 0.5 beta";
+}
+def Tgc_HuberLossOp : Tgc_PointwiseLossOp<"huber_loss", ["aten.huber_loss.default"],
+    (ins DefaultValuedAttr<F64Attr, "1.0">:$delta)> {
+  let summary = "0.5 d^2 where d = |self - target| < delta, else delta (d - 0.5 delta)";
+}
+def Tgc_BinaryCrossEntropyOp : Tgc_PointwiseLossOp<"binary_cross_entropy",
+    ["aten.binary_cross_entropy.default"], (ins Optional<Tgc_AnyTensor>:$weight)> {
+  let summary = "-weight (target log(self) + (1 - target) log(1 - self)), logs clamped at -100";
+  let assemblyFormat = "$self `,` $target (`weight` $weight^)? attr-dict `:` type(operands) "
+                       "`->` type($result)";
+}
+def Tgc_BinaryCrossEntropyWithLogitsOp : Tgc_PointwiseLossOp<"binary_cross_entropy_with_logits",
+    ["aten.binary_cross_entropy_with_logits.default"],
+    (ins Optional<Tgc_AnyTensor>:$weight, Optional<Tgc_AnyTensor>:$pos_weight),
+    [AttrSizedOperandSegments]> {
+  let summary = "binary_cross_entropy of sigmoid(self), computed stably from the logits";
+  let description = [{
+    `-weight (pos_weight target log(sigmoid(self)) + (1 - target) log(1 - sigmoid(self)))`,
+    as ATen computes it: `(1 - target) self + (1 + (pos_weight - 1) target)
+    (log(exp(-m) + exp(-self - m)) + m)` with `m = max(-self, 0)`.
+  }];
+  let assemblyFormat = "$self `,` $target (`weight` $weight^)? (`pos_weight` $pos_weight^)? "
+                       "attr-dict `:` type(operands) `->` type($result)";
+}
+
 //===----------------------------------------------------------------------===//
 // Indexing: embedding, gather
 //===----------------------------------------------------------------------===//

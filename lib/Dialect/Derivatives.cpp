@@ -115,6 +115,54 @@ Value dSigmoid(Vjp &v, SigmoidOp, Value, Value y, Value g) {
 }
 Value dExp(Vjp &v, ExpOp, Value, Value y, Value g) { return v.mul(g, y); }
 Value dLog(Vjp &v, LogOp, Value x, Value, Value g) { return v.div(g, x); }
+Value dLog1p(Vjp &v, Log1pOp, Value x, Value, Value g) { return v.div(g, v.add(x, v.scalar(1))); }
+Value dLog2(Vjp &v, Log2Op, Value x, Value, Value g) { return v.div(g, v.mul(x, std::log(2.0))); }
+Value dLog10(Vjp &v, Log10Op, Value x, Value, Value g) {
+  return v.div(g, v.mul(x, std::log(10.0)));
+}
+Value dExpm1(Vjp &v, Expm1Op, Value, Value y, Value g) { return v.mul(g, v.add(y, v.scalar(1))); }
+Value dTan(Vjp &v, TanOp, Value, Value y, Value g) {
+  return v.mul(g, v.add(v.mul(y, y), v.scalar(1)));
+}
+/// 1 / sqrt(c - x^2) for asin (c = 1, sign 1) and acos (sign -1); x^2 + 1 for asinh and
+/// x^2 - 1 for acosh (derivatives.yaml's rsqrt forms).
+Value rsqrtOfSquare(Vjp &v, Value x, double squareSign, double constant) {
+  Value square = v.mul(v.mul(x, x), squareSign);
+  return RsqrtOp::create(v.b, v.loc, v.add(square, v.scalar(constant)));
+}
+Value dAsin(Vjp &v, AsinOp, Value x, Value, Value g) {
+  return v.mul(g, rsqrtOfSquare(v, x, -1, 1));
+}
+Value dAcos(Vjp &v, AcosOp, Value x, Value, Value g) {
+  return v.neg(v.mul(g, rsqrtOfSquare(v, x, -1, 1)));
+}
+Value dAsinh(Vjp &v, AsinhOp, Value x, Value, Value g) {
+  return v.mul(g, rsqrtOfSquare(v, x, 1, 1));
+}
+Value dAcosh(Vjp &v, AcoshOp, Value x, Value, Value g) {
+  return v.mul(g, rsqrtOfSquare(v, x, 1, -1));
+}
+Value dAtan(Vjp &v, AtanOp, Value x, Value, Value g) {
+  return v.div(g, v.add(v.mul(x, x), v.scalar(1)));
+}
+Value dAtanh(Vjp &v, AtanhOp, Value x, Value, Value g) {
+  return v.div(g, v.rsub(v.mul(x, x), v.scalar(1)));
+}
+Value dSinh(Vjp &v, SinhOp, Value x, Value, Value g) {
+  return v.mul(g, CoshOp::create(v.b, v.loc, x));
+}
+Value dCosh(Vjp &v, CoshOp, Value x, Value, Value g) {
+  return v.mul(g, SinhOp::create(v.b, v.loc, x));
+}
+/// elu_backward (is_result false): g * scale for x > 0, else
+/// g * input_scale * alpha * scale * exp(x * input_scale).
+Value dElu(Vjp &v, EluOp op, Value x, Value, Value g) {
+  double alpha = op.getAlpha().convertToDouble(), scale = op.getScale().convertToDouble(),
+         inputScale = op.getInputScale().convertToDouble();
+  Value negative =
+      v.mul(v.mul(g, ExpOp::create(v.b, v.loc, v.mul(x, inputScale))), inputScale * alpha * scale);
+  return v.where(v.le(x, v.scalar(0)), negative, v.mul(g, scale));
+}
 Value dSqrt(Vjp &v, SqrtOp, Value, Value y, Value g) { return v.div(g, v.mul(y, 2.0)); }
 Value dRsqrt(Vjp &v, RsqrtOp, Value, Value y, Value g) {
   return v.mul(v.mul(g, v.mul(v.mul(y, y), y)), -0.5);
@@ -896,6 +944,20 @@ void tgc::attachDerivatives(MLIRContext *ctx) {
   attachUnary<SigmoidOp, dSigmoid>(ctx);
   attachUnary<ExpOp, dExp>(ctx);
   attachUnary<LogOp, dLog>(ctx);
+  attachUnary<Log1pOp, dLog1p>(ctx);
+  attachUnary<Log2Op, dLog2>(ctx);
+  attachUnary<Log10Op, dLog10>(ctx);
+  attachUnary<Expm1Op, dExpm1>(ctx);
+  attachUnary<TanOp, dTan>(ctx);
+  attachUnary<AsinOp, dAsin>(ctx);
+  attachUnary<AcosOp, dAcos>(ctx);
+  attachUnary<AtanOp, dAtan>(ctx);
+  attachUnary<SinhOp, dSinh>(ctx);
+  attachUnary<CoshOp, dCosh>(ctx);
+  attachUnary<AsinhOp, dAsinh>(ctx);
+  attachUnary<AcoshOp, dAcosh>(ctx);
+  attachUnary<AtanhOp, dAtanh>(ctx);
+  attachUnary<EluOp, dElu>(ctx);
   attachUnary<SqrtOp, dSqrt>(ctx);
   attachUnary<RsqrtOp, dRsqrt>(ctx);
   attachUnary<ErfOp, dErf>(ctx);

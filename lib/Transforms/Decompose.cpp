@@ -1322,6 +1322,104 @@ struct DecomposeCrossEntropy : OpRewritePattern<CrossEntropyLossOp> {
   }
 };
 
+//===----------------------------------------------------------------------===//
+// Pointwise losses
+//===----------------------------------------------------------------------===//
+
+/// |self - target|.
+static Value absDifference(OpBuilder &b, Location loc, Value self, Value target) {
+  return AbsOp::create(b, loc, SubOp::create(b, loc, self, target, Attribute()));
+}
+
+static Value elementLoss(OpBuilder &b, Location loc, MseLossOp op) {
+  Value d = SubOp::create(b, loc, op.getSelf(), op.getTarget(), Attribute());
+  return MulOp::create(b, loc, d, d);
+}
+
+static Value elementLoss(OpBuilder &b, Location loc, L1LossOp op) {
+  return absDifference(b, loc, op.getSelf(), op.getTarget());
+}
+
+/// 0.5 d^2 * quadScale where d < limit, else (d - 0.5 limit) * linearScale: smooth_l1
+/// (limit beta, quadScale 1/beta, linearScale 1) and huber (limit delta, 1, delta).
+static Value piecewiseLoss(OpBuilder &b, Location loc, Value self, Value target, double limit,
+                           double quadScale, double linearScale) {
+  Value d = absDifference(b, loc, self, target);
+  Value quadratic =
+      MulOp::create(b, loc, MulOp::create(b, loc, d, d), f64(b, loc, 0.5 * quadScale));
+  Value linear = SubOp::create(b, loc, d, f64(b, loc, 0.5 * limit), Attribute());
+  if (linearScale != 1)
+    linear = MulOp::create(b, loc, linear, f64(b, loc, linearScale));
+  return WhereOp::create(b, loc, LtOp::create(b, loc, d, f64(b, loc, limit)), quadratic, linear);
+}
+
+static Value elementLoss(OpBuilder &b, Location loc, SmoothL1LossOp op) {
+  double beta = op.getBeta().convertToDouble();
+  if (beta == 0) // ATen: an l1 loss
+    return absDifference(b, loc, op.getSelf(), op.getTarget());
+  return piecewiseLoss(b, loc, op.getSelf(), op.getTarget(), beta, 1 / beta, 1);
+}
+
+static Value elementLoss(OpBuilder &b, Location loc, HuberLossOp op) {
+  double delta = op.getDelta().convertToDouble();
+  return piecewiseLoss(b, loc, op.getSelf(), op.getTarget(), delta, 1, delta);
+}
+
+/// (target - 1) max(log(1 - self), -100) - target max(log(self), -100), times weight.
+static Value elementLoss(OpBuilder &b, Location loc, BinaryCrossEntropyOp op) {
+  Value x = op.getSelf(), t = op.getTarget();
+  auto clampedLog = [&](Value v) {
+    return MaximumOp::create(b, loc, LogOp::create(b, loc, v), f64(b, loc, -100)).getResult();
+  };
+  Value oneMinusX = SubOp::create(b, loc, f64(b, loc, 1), x, Attribute());
+  Value negatives = MulOp::create(b, loc, SubOp::create(b, loc, t, f64(b, loc, 1), Attribute()),
+                                  clampedLog(oneMinusX));
+  Value loss =
+      SubOp::create(b, loc, negatives, MulOp::create(b, loc, t, clampedLog(x)), Attribute());
+  if (Value weight = op.getWeight())
+    loss = MulOp::create(b, loc, loss, weight);
+  return loss;
+}
+
+/// ATen's form: (1 - target) self - log_sigmoid(self) (1 + (pos_weight - 1) target), with
+/// log_sigmoid(x) = -(max(-x, 0) + log1p(exp(-|x|))); times weight.
+static Value elementLoss(OpBuilder &b, Location loc, BinaryCrossEntropyWithLogitsOp op) {
+  Value x = op.getSelf(), t = op.getTarget();
+  Value m = MaximumOp::create(b, loc, NegOp::create(b, loc, x), f64(b, loc, 0));
+  Value softplusNeg = AddOp::create(
+      b, loc, m,
+      Log1pOp::create(b, loc,
+                      ExpOp::create(b, loc, NegOp::create(b, loc, AbsOp::create(b, loc, x)))),
+      Attribute()); // -log_sigmoid(x)
+  if (Value posWeight = op.getPosWeight()) {
+    Value logWeight = AddOp::create(
+        b, loc,
+        MulOp::create(b, loc, SubOp::create(b, loc, posWeight, f64(b, loc, 1), Attribute()), t),
+        f64(b, loc, 1), Attribute());
+    softplusNeg = MulOp::create(b, loc, softplusNeg, logWeight);
+  }
+  Value oneMinusT = SubOp::create(b, loc, f64(b, loc, 1), t, Attribute());
+  Value loss = AddOp::create(b, loc, MulOp::create(b, loc, oneMinusT, x), softplusNeg, Attribute());
+  if (Value weight = op.getWeight())
+    loss = MulOp::create(b, loc, loss, weight);
+  return loss;
+}
+
+/// A pointwise loss: its elements (elementLoss), then the reduction.
+template <typename OpT> struct DecomposePointwiseLoss : OpRewritePattern<OpT> {
+  using OpRewritePattern<OpT>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpT op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value loss = elementLoss(rewriter, loc, op);
+    if (op.getReduction() == 1)
+      loss = MeanOp::create(rewriter, loc, loss, DenseI64ArrayAttr(), false, TypeAttr());
+    else if (op.getReduction() == 2)
+      loss = SumOp::create(rewriter, loc, loss, DenseI64ArrayAttr(), false, TypeAttr());
+    replaceWithCast(rewriter, op, {loss});
+    return success();
+  }
+};
+
 /// Ops that no pattern could decompose and that lowering cannot take either.
 LogicalResult reportUndecomposed(Operation *root, bool keepAttention) {
   WalkResult walk = root->walk([&](Operation *op) {
@@ -1471,17 +1569,19 @@ struct DecomposePass : public tgc::impl::DecomposePassBase<DecomposePass> {
   using DecomposePassBase::DecomposePassBase;
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<DecomposeLinear, DecomposeAddmm<AddmmOp, MmOp>, DecomposeAddmm<BaddbmmOp, BmmOp>,
-                 DecomposeRepeatInterleave, DecomposeMatmul, DecomposeT,
-                 DecomposeSoftmax<SoftmaxOp, false>, DecomposeSoftmax<LogSoftmaxOp, true>,
-                 DecomposeMean, DecomposeVar, DecomposeSplit, DecomposeUnbind, DecomposeEinsum,
-                 DecomposeDiff, DecomposePad, DecomposeIndexDims, DecomposeRepeat, DecomposeCopy,
-                 DecomposeRoll, DecomposeFlip, DecomposeDiagonal, DecomposeSort, DecomposeTopk,
-                 DecomposeIndexPut, DecomposeIndexSelect, DecomposeUpsample,
-                 DecomposeAsStridedRestride, DecomposeHistc, DecomposeGroupedMm, DecomposeStack,
-                 DecomposeDropout, DecomposeCrossEntropy, DecomposeMaskedScatter,
-                 DecomposeNativeDropout, InsertSliceGradients, ConcatenateCoveringSlices>(
-        &getContext());
+    patterns.add<
+        DecomposeLinear, DecomposeAddmm<AddmmOp, MmOp>, DecomposeAddmm<BaddbmmOp, BmmOp>,
+        DecomposeRepeatInterleave, DecomposeMatmul, DecomposeT, DecomposeSoftmax<SoftmaxOp, false>,
+        DecomposeSoftmax<LogSoftmaxOp, true>, DecomposeMean, DecomposeVar, DecomposeSplit,
+        DecomposeUnbind, DecomposeEinsum, DecomposeDiff, DecomposePad, DecomposeIndexDims,
+        DecomposeRepeat, DecomposeCopy, DecomposeRoll, DecomposeFlip, DecomposeDiagonal,
+        DecomposeSort, DecomposeTopk, DecomposeIndexPut, DecomposeIndexSelect, DecomposeUpsample,
+        DecomposeAsStridedRestride, DecomposeHistc, DecomposeGroupedMm, DecomposeStack,
+        DecomposeDropout, DecomposeCrossEntropy, DecomposeMaskedScatter, DecomposeNativeDropout,
+        InsertSliceGradients, ConcatenateCoveringSlices, DecomposePointwiseLoss<MseLossOp>,
+        DecomposePointwiseLoss<L1LossOp>, DecomposePointwiseLoss<SmoothL1LossOp>,
+        DecomposePointwiseLoss<HuberLossOp>, DecomposePointwiseLoss<BinaryCrossEntropyOp>,
+        DecomposePointwiseLoss<BinaryCrossEntropyWithLogitsOp>>(&getContext());
     patterns.add<DecomposeAttention>(&getContext(), keepAttention);
     patterns.add<ExpandGroupedQueryAttention>(&getContext());
     populateDecomposeNNPatterns(patterns, onePassStatistics);

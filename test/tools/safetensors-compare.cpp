@@ -3,6 +3,7 @@
 #include "tgc/Support/Safetensors.h"
 
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
@@ -24,6 +25,21 @@ static llvm::cl::list<std::string>
     ignorePrefixes("ignore-prefix",
                    llvm::cl::desc("accept tensors only the actual file has whose names start "
                                   "with this prefix (repeatable)"));
+
+/// A 16-bit float's value: `bits` in the upper half of an f32 (bf16), or IEEE half.
+static double bf16Value(uint16_t bits) {
+  uint32_t word = uint32_t(bits) << 16;
+  float f;
+  std::memcpy(&f, &word, sizeof(f));
+  return f;
+}
+static double f16Value(uint16_t bits) {
+  int exponent = (bits >> 10) & 0x1f, mantissa = bits & 0x3ff;
+  double magnitude = exponent == 0    ? std::ldexp(mantissa, -24)
+                     : exponent == 31 ? (mantissa ? std::nan("") : INFINITY)
+                                      : std::ldexp(1024 + mantissa, exponent - 25);
+  return (bits & 0x8000) ? -magnitude : magnitude;
+}
 
 /// Element `i` of `t` as a double (integers and bools exactly).
 static double element(const SafetensorsTensor &t, size_t i) {
@@ -48,9 +64,18 @@ static double element(const SafetensorsTensor &t, size_t i) {
   case SafetensorsDType::U8:
   case SafetensorsDType::BOOL:
     return load(uint8_t());
-  default:
-    return std::nan("");
+  case SafetensorsDType::U16:
+    return load(uint16_t());
+  case SafetensorsDType::U32:
+    return load(uint32_t());
+  case SafetensorsDType::U64:
+    return load(uint64_t());
+  case SafetensorsDType::BF16:
+    return bf16Value(static_cast<uint16_t>(load(uint16_t())));
+  case SafetensorsDType::F16:
+    return f16Value(static_cast<uint16_t>(load(uint16_t())));
   }
+  llvm_unreachable("a dtype the switch does not cover");
 }
 
 /// Compares one tensor; prints a line and returns whether it matches.

@@ -1,4 +1,6 @@
-// Unit tests for the .pt2 reader's algorithms: sympy size expressions, strided copies.
+// Unit tests for the .pt2 reader's algorithms: sympy size expressions, strided copies,
+// autocast's cast policies.
+#include "Frontend/Common/Autocast.h"
 #include "Frontend/Common/StridedCopy.h"
 #include "Frontend/Export/SympyExpr.h"
 
@@ -179,4 +181,46 @@ TEST_CASE("A view that does not fit its storage is an error", "[capture][strided
   CHECK_THAT(gatherError(storage, {INT64_MAX, 4}, {4, 1}, 0),
              Catch::Contains("negative or overflowing"));
   CHECK_THAT(gatherError(storage, {2}, {1, 1}, 0), Catch::Contains("1 sizes but 2 strides"));
+}
+
+TEST_CASE("Autocast policies are looked up by schema name and overload, per device",
+          "[export][autocast]") {
+  using tgc::frontend::AutocastPolicy;
+  using tgc::frontend::getAutocastPolicy;
+  // The default overload is the plain name; other overloads keep theirs.
+  CHECK(getAutocastPolicy("cpu", "aten.linear.default") == AutocastPolicy::LowerPrecision);
+  CHECK(getAutocastPolicy("cpu", "aten.conv2d.padding") == AutocastPolicy::LowerPrecision);
+  CHECK(getAutocastPolicy("cpu", "aten.conv_transpose2d.input") == AutocastPolicy::LowerPrecision);
+  CHECK(getAutocastPolicy("cpu", "aten.cat.default") == AutocastPolicy::Promote);
+  CHECK(getAutocastPolicy("cpu", "aten.mse_loss.default") == AutocastPolicy::Fp32);
+  CHECK(getAutocastPolicy("cpu", "aten.linalg_inv.default") == AutocastPolicy::Fp32);
+  // Not registered for the CPU: runs as it is.
+  CHECK(getAutocastPolicy("cpu", "aten.softmax.int") == AutocastPolicy::None);
+  CHECK(getAutocastPolicy("cpu", "aten.exp.default") == AutocastPolicy::None);
+  CHECK(getAutocastPolicy("cpu", "aten.add.Tensor") == AutocastPolicy::None);
+  // CUDA's lists differ.
+  CHECK(getAutocastPolicy("cuda", "aten.softmax.int") == AutocastPolicy::Fp32OptDType);
+  CHECK(getAutocastPolicy("cuda", "aten.exp.default") == AutocastPolicy::Fp32);
+  CHECK(getAutocastPolicy("cuda", "aten.pow.Tensor_Scalar") == AutocastPolicy::Fp32);
+  CHECK(getAutocastPolicy("cuda", "aten.pow.Scalar_Scalar") == AutocastPolicy::None);
+  CHECK(getAutocastPolicy("cuda", "aten.cat.default") == AutocastPolicy::None);
+  CHECK(getAutocastPolicy("cuda", "aten.scatter_add.default") == AutocastPolicy::Promote);
+  CHECK(getAutocastPolicy("cuda", "aten.einsum.default") == AutocastPolicy::LowerPrecision);
+  CHECK(getAutocastPolicy("mps", "aten.linear.default") == AutocastPolicy::None);
+  CHECK(getAutocastPolicy("cpu", "transformers.grouped_mm_fallback.default") ==
+        AutocastPolicy::None);
+}
+
+TEST_CASE("The innermost autocast block of the tensor's device governs it", "[export][autocast]") {
+  using tgc::frontend::AutocastRegion;
+  MLIRContext ctx;
+  std::vector<AutocastRegion> regions = {
+      {"cuda", Type(), true}, {"cpu", Type(), true}, {"cpu", Type(), false}};
+  const AutocastRegion *cpu = tgc::frontend::findAutocastRegion(regions, "cpu");
+  REQUIRE(cpu);
+  CHECK(!cpu->enabled); // the nested block that turns autocast off
+  const AutocastRegion *cuda = tgc::frontend::findAutocastRegion(regions, "cuda");
+  REQUIRE(cuda);
+  CHECK(cuda->enabled);
+  CHECK(!tgc::frontend::findAutocastRegion(regions, "xpu"));
 }

@@ -194,6 +194,11 @@ mlir::LogicalResult inferCol2Im(mlir::MLIRContext *ctx, InferLoc loc, mlir::Valu
                                 llvm::ArrayRef<int64_t> dilation, llvm::ArrayRef<int64_t> padding,
                                 llvm::ArrayRef<int64_t> stride, TypeList &types);
 /// nll_loss (with its total weight) and cross_entropy_loss (without).
+/// mse_loss, l1_loss, ... (Tgc_PointwiseLossOp): `operands` are self, target and the
+/// optional weights, which broadcast together; a scalar unless `reduction` is 0 (none).
+mlir::LogicalResult inferPointwiseLoss(mlir::MLIRContext *ctx, InferLoc loc,
+                                       mlir::ValueRange operands, int64_t reduction,
+                                       TypeList &types);
 mlir::LogicalResult inferNllLoss(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
                                  mlir::Value target, mlir::Value weight, int64_t reduction,
                                  bool withTotalWeight, TypeList &types);

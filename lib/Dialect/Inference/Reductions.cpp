@@ -237,6 +237,25 @@ static FailureOr<SmallVector<AffineExpr>> checkNllOperands(InferLoc loc, BaseTen
   return lossSizes;
 }
 
+LogicalResult tgc::inferPointwiseLoss(MLIRContext *ctx, InferLoc loc, ValueRange operands,
+                                      int64_t reduction, TypeList &types) {
+  if (reduction < 0 || reduction > 2)
+    return emitOptionalError(loc, "reduction must be 0 (none), 1 (mean) or 2 (sum), not ",
+                             reduction);
+  SmallVector<Type, 1> elementwise;
+  if (failed(inferElementwise(ctx, loc, operands, ResultDType::FloatPromoted, elementwise)))
+    return failure();
+  if (reduction == 0) {
+    types.append(elementwise.begin(), elementwise.end());
+    return success();
+  }
+  auto loss = llvm::cast<BaseTensorType>(elementwise.front());
+  TensorMeta meta = freshLike(loss, {});
+  meta.requiresGrad = loss.getMeta().requiresGrad;
+  addResult(ctx, loss.isRef(), meta, types);
+  return success();
+}
+
 LogicalResult tgc::inferNllLoss(MLIRContext *ctx, InferLoc loc, Value self, Value target,
                                 Value weight, int64_t reduction, bool withTotalWeight,
                                 TypeList &types) {

@@ -226,6 +226,29 @@ static LogicalResult setNative(AdapterCall &call) {
   return success();
 }
 
+/// selu: elu with ATen's fixed alpha and scale.
+static LogicalResult seluConstants(AdapterCall &call) {
+  call.attributes.set("alpha", FloatAttr::get(Float64Type::get(call.ctx), 1.6732632423543772));
+  call.attributes.set("scale", FloatAttr::get(Float64Type::get(call.ctx), 1.0507009873554805));
+  return success();
+}
+
+/// celu(x, alpha): elu whose input scale is 1 / alpha.
+static LogicalResult celuInputScale(AdapterCall &call) {
+  const AtenValue *alpha = findArgument(call.arguments, "alpha");
+  double value = 1.0;
+  if (alpha && alpha->kind == AtenValue::Kind::Float)
+    value = alpha->floatValue;
+  else if (alpha && alpha->kind == AtenValue::Kind::Int && getConstantSize(alpha->size))
+    value = static_cast<double>(*getConstantSize(alpha->size));
+  else if (alpha && alpha->kind != AtenValue::Kind::None)
+    return call.emitError() << "argument 'alpha' must be a constant number";
+  if (value == 0)
+    return call.emitError() << "celu's alpha must not be 0";
+  call.attributes.set("input_scale", FloatAttr::get(Float64Type::get(call.ctx), 1.0 / value));
+  return success();
+}
+
 /// _native_batch_norm_legit_no_training: batch norm with `training` fixed to false.
 static LogicalResult setEvalMode(AdapterCall &call) {
   call.attributes.set("training", BoolAttr::get(call.ctx, false));
@@ -471,6 +494,8 @@ static const NodeAdapter kNodeAdapters[] = {
     {"aten.randn.default", "", setNormal},
     {"aten.rand_like.default", "tgc.rand", randLike<false>},
     {"aten.randn_like.default", "tgc.rand", randLike<true>},
+    {"aten.selu.default", "tgc.elu", seluConstants},
+    {"aten.celu.default", "tgc.elu", celuInputScale},
     {"aten.floor_divide.default", "tgc.div", floorRounding},
     {"aten.floor_divide.Scalar", "tgc.div", floorRounding},
     {"aten._grouped_mm.default", "", groupedMmOperands},

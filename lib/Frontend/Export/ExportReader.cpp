@@ -9,6 +9,7 @@
 
 #include "ExportFormat.h"
 #include "Frontend/Common/AtenCall.h"
+#include "Frontend/Common/Autocast.h"
 #include "Frontend/Common/DTypes.h"
 #include "Frontend/Common/GraphInputs.h"
 #include "Frontend/Common/NodeAdapters.h"
@@ -24,6 +25,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Verifier.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -100,11 +102,17 @@ private:
   // Nodes.
   LogicalResult convertNode(const Json &node);
   LogicalResult checkTensorMetadata(const Json &node);
+  LogicalResult convertBroadcastTensors(const Json &node);
   Location nodeLocation(const Json &node, llvm::StringRef name);
   LogicalResult parseNodeOutputs(const Json &node, SmallVectorImpl<RecordedResult> &outputs);
   FailureOr<Value> lookupValue(llvm::StringRef valueName);
   FailureOr<std::optional<AtenValue>> convertArgument(const Json &argument, llvm::StringRef name);
-  LogicalResult bindOutputs(Operation *op, llvm::ArrayRef<RecordedResult> outputs);
+  LogicalResult bindOutputs(ValueRange results, llvm::ArrayRef<RecordedResult> outputs);
+
+  // Higher-order ops: regions of the program kept as nested graphs.
+  LogicalResult convertHigherOrder(const Json &node, llvm::StringRef target);
+  FailureOr<SmallVector<Value>> inlineGraph(const Json &subgraph,
+                                            llvm::ArrayRef<AtenValue> operands);
 
   /// An error about the node being converted (or the archive), at its location.
   InFlightDiagnostic emitNodeError() {
@@ -141,6 +149,8 @@ private:
   /// The names of the tensors nodes and the graph's outputs read (collectReadNames).
   llvm::StringSet<> readNames;
   void collectReadNames(const Json &value);
+  /// The `torch.autocast` regions the node being converted is in, outermost first.
+  SmallVector<AutocastRegion> autocastRegions;
 };
 
 } // namespace
@@ -575,6 +585,10 @@ LogicalResult ExportReader::convertNode(const Json &node) {
     return success();
   if (target == "aten._assert_tensor_metadata.default")
     return checkTensorMetadata(node);
+  if (target.starts_with("higher_order."))
+    return convertHigherOrder(node, target);
+  if (target == "aten.broadcast_tensors.default")
+    return convertBroadcastTensors(node);
   if (!atenCalls.supports(target))
     return emitNodeError() << "unsupported operator " << target;
 
@@ -590,12 +604,14 @@ LogicalResult ExportReader::convertNode(const Json &node) {
     if (*value)
       arguments.push_back({std::move(name), std::move(**value)});
   }
-  FailureOr<Operation *> op = atenCalls.build(
-      currentLoc, target, std::move(arguments), outputs.size(),
-      [this]() { return emitNodeError(); }, outputs);
+  auto errorFn = [this]() { return emitNodeError(); };
+  if (failed(applyAutocast(atenCalls, currentLoc, autocastRegions, target, arguments, errorFn)))
+    return failure();
+  FailureOr<Operation *> op =
+      atenCalls.build(currentLoc, target, std::move(arguments), outputs.size(), errorFn, outputs);
   if (failed(op))
     return failure();
-  return bindOutputs(*op, outputs);
+  return bindOutputs((*op)->getResults(), outputs);
 }
 
 /// `aten._assert_tensor_metadata(a, size, stride, dtype, device, layout)`, which export
@@ -644,6 +660,50 @@ LogicalResult ExportReader::checkTensorMetadata(const Json &node) {
     }
   }
   return success();
+}
+
+/// `aten.broadcast_tensors(tensors)` (what F.mse_loss and other losses call first):
+/// each tensor expanded to the sizes they broadcast to together.
+LogicalResult ExportReader::convertBroadcastTensors(const Json &node) {
+  SmallVector<Value> tensors;
+  for (const Json &input : node.at("inputs")) {
+    std::string name = input.at("name").get<std::string>();
+    FailureOr<std::optional<AtenValue>> value = convertArgument(input.at("arg"), name);
+    if (failed(value))
+      return failure();
+    if (name == "tensors" && *value && (*value)->kind == AtenValue::Kind::Tensors)
+      tensors.assign((*value)->values.begin(), (*value)->values.end());
+  }
+  if (tensors.empty())
+    return emitNodeError() << "broadcast_tensors has no tensor list 'tensors'";
+  SmallVector<AffineExpr> sizes;
+  for (Value tensor : tensors) {
+    ArrayRef<AffineExpr> own = llvm::cast<BaseTensorType>(tensor.getType()).getSizes();
+    FailureOr<SmallVector<AffineExpr>> both = broadcastSizes(sizes, own);
+    if (failed(both)) {
+      std::string a, b;
+      llvm::raw_string_ostream as(a), bs(b);
+      llvm::interleaveComma(sizes, as);
+      llvm::interleaveComma(own, bs);
+      return emitNodeError() << "sizes [" << a << "] and [" << b << "] do not broadcast";
+    }
+    sizes = std::move(*both);
+  }
+  SmallVector<RecordedResult> outputs;
+  if (failed(parseNodeOutputs(node, outputs)))
+    return failure();
+  SmallVector<Value> results;
+  for (Value tensor : tensors) {
+    std::vector<AtenArgument> arguments = {{"self", AtenValue::tensor(tensor)},
+                                           {"size", AtenValue::ints(sizes)}};
+    FailureOr<Operation *> op =
+        atenCalls.build(currentLoc, "aten.expand.default", std::move(arguments), 1,
+                        [this]() { return emitNodeError(); });
+    if (failed(op))
+      return failure();
+    results.push_back((*op)->getResult(0));
+  }
+  return bindOutputs(results, outputs);
 }
 
 LogicalResult ExportReader::parseNodeOutputs(const Json &node,
@@ -838,8 +898,9 @@ static bool isSameSize(AffineExpr a, AffineExpr b, unsigned numSymbols) {
 
 /// Binds the node's output names to the op's results after checking that tgc's
 /// inference agrees with the metadata the export recorded.
-LogicalResult ExportReader::bindOutputs(Operation *op, llvm::ArrayRef<RecordedResult> outputs) {
-  for (auto [output, result] : llvm::zip_first(outputs, op->getResults())) {
+LogicalResult ExportReader::bindOutputs(ValueRange results,
+                                        llvm::ArrayRef<RecordedResult> outputs) {
+  for (auto [output, result] : llvm::zip_first(outputs, results)) {
     if (!output.meta) {
       if (!output.name.empty() && !llvm::isa<BaseTensorType>(result.getType()))
         values[output.name] = result; // a scalar (item())
@@ -879,6 +940,8 @@ LogicalResult ExportReader::bindOutputs(Operation *op, llvm::ArrayRef<RecordedRe
 void ExportReader::collectReadNames(const Json &value) {
   if (value.is_object()) {
     for (auto it = value.begin(); it != value.end(); ++it) {
+      if (it.key() == "as_graph")
+        continue; // a nested graph's names are its own (inlineGraph)
       if (it.key() == "name" && it.value().is_string())
         readNames.insert(it.value().get<std::string>());
       else
@@ -888,6 +951,152 @@ void ExportReader::collectReadNames(const Json &value) {
     for (const Json &element : value)
       collectReadNames(element);
   }
+}
+
+//===----------------------------------------------------------------------===//
+// Higher-order ops
+//===----------------------------------------------------------------------===//
+
+/// `torch.no_grad()` / `enable_grad()` and `torch.autocast(...)` blocks, which the
+/// training IR keeps as higher-order ops over a nested graph (the core IR has them
+/// inlined): `wrap_with_set_grad_enabled(enabled, graph, *operands)` and
+/// `wrap_with_autocast(device_type, dtype, enabled, cache_enabled, graph, *operands)`.
+/// The nested graph is inlined. Its results are detached where grad mode is off, and
+/// its ATen calls get autocast's casts (applyAutocast) inside an enabled autocast block.
+LogicalResult ExportReader::convertHigherOrder(const Json &node, llvm::StringRef target) {
+  bool setGradEnabled = target == "higher_order.wrap_with_set_grad_enabled";
+  bool autocast = target == "higher_order.wrap_with_autocast";
+  if (!setGradEnabled && !autocast)
+    return emitNodeError() << "unsupported higher-order operator " << target;
+  // The arguments before the nested graph configure the block; those after it are the
+  // graph's operands.
+  const Json *subgraph = nullptr;
+  std::vector<AtenValue> config, operands;
+  for (const Json &input : node.at("inputs")) {
+    const Json &argument = input.at("arg");
+    if (unionKind(argument) == "as_graph") {
+      if (subgraph)
+        return emitNodeError() << target << " has more than one nested graph";
+      subgraph = &unionValue(argument).at("graph");
+      continue;
+    }
+    FailureOr<std::optional<AtenValue>> value =
+        convertArgument(argument, input.at("name").get<std::string>());
+    if (failed(value))
+      return failure();
+    (subgraph ? operands : config).push_back(**value);
+  }
+  using K = AtenValue::Kind;
+  auto kindsAre = [&](std::initializer_list<std::initializer_list<K>> kinds) {
+    return config.size() == kinds.size() && llvm::all_of(llvm::zip(config, kinds), [](auto pair) {
+             return llvm::is_contained(std::get<1>(pair), std::get<0>(pair).kind);
+           });
+  };
+  if (!subgraph)
+    return emitNodeError() << target << " has no nested graph";
+  bool enabled;
+  if (setGradEnabled) {
+    if (!kindsAre({{K::Bool}}))
+      return emitNodeError() << target << " expects (enabled, graph, operands...)";
+    enabled = config[0].boolValue;
+  } else {
+    if (!kindsAre({{K::String}, {K::DType, K::None}, {K::Bool}, {K::Bool, K::None}}))
+      return emitNodeError()
+             << target
+             << " expects (device_type, dtype, enabled, cache_enabled, graph, operands...)";
+    AutocastRegion region;
+    region.deviceType = config[0].string;
+    region.enabled = config[2].boolValue;
+    // torch's default autocast dtypes: bf16 on the CPU, f16 elsewhere.
+    region.dtype = config[1].kind == K::DType   ? config[1].type
+                   : region.deviceType == "cpu" ? Type(BFloat16Type::get(ctx))
+                                                : Type(Float16Type::get(ctx));
+    autocastRegions.push_back(std::move(region));
+  }
+
+  SmallVector<RecordedResult> outputs;
+  if (failed(parseNodeOutputs(node, outputs)))
+    return failure();
+  std::string hopNode = currentNode;
+  Location hopLoc = currentLoc;
+  FailureOr<SmallVector<Value>> results = inlineGraph(*subgraph, operands);
+  if (autocast)
+    autocastRegions.pop_back();
+  currentNode = hopNode;
+  currentLoc = hopLoc;
+  if (failed(results))
+    return failure();
+  if (results->size() != outputs.size())
+    return emitNodeError() << "the nested graph returns " << results->size()
+                           << " values but the node has " << outputs.size() << " outputs";
+  // No gradient flows out of a no_grad block.
+  if (setGradEnabled && !enabled)
+    for (Value &result : *results) {
+      if (!llvm::isa<BaseTensorType>(result.getType()))
+        continue;
+      FailureOr<Operation *> detach =
+          atenCalls.build(currentLoc, "aten.detach.default", {{"self", AtenValue::tensor(result)}},
+                          1, [this]() { return emitNodeError(); });
+      if (failed(detach))
+        return failure();
+      result = (*detach)->getResult(0);
+    }
+  return bindOutputs(*results, outputs);
+}
+
+/// Converts a nested graph's nodes in its own scope (its names are its own; its inputs
+/// are bound to `operands`) and returns the values of its outputs.
+FailureOr<SmallVector<Value>> ExportReader::inlineGraph(const Json &subgraph,
+                                                        llvm::ArrayRef<AtenValue> operands) {
+  const Json &inputs = subgraph.at("inputs");
+  if (inputs.size() != operands.size())
+    return emitNodeError() << "the nested graph takes " << inputs.size() << " inputs but "
+                           << operands.size() << " operands are passed";
+  const Json *outerGraph = graph;
+  llvm::StringMap<Value> outerValues;
+  llvm::StringSet<> outerReadNames;
+  std::swap(values, outerValues);
+  std::swap(readNames, outerReadNames);
+  llvm::scope_exit restoreScope([&]() {
+    graph = outerGraph;
+    std::swap(values, outerValues);
+    std::swap(readNames, outerReadNames);
+  });
+  graph = &subgraph;
+  for (auto [input, operand] : llvm::zip(inputs, operands)) {
+    std::string kind = unionKind(input);
+    const Json &body = unionValue(input);
+    if (kind == "as_tensor" && operand.kind == AtenValue::Kind::Tensor) {
+      values[body.at("name").get<std::string>()] = operand.values.front();
+      continue;
+    }
+    // A size: the nested graph's sym_int_values hold its expression; a computed int
+    // (item()) is bound to its value.
+    if (kind == "as_sym_int" && operand.kind == AtenValue::Kind::Int) {
+      if (unionKind(body) == "as_name" && !operand.values.empty())
+        values[unionValue(body).get<std::string>()] = operand.values.front();
+      continue;
+    }
+    return emitNodeError() << "the nested graph's input '" << input.dump()
+                           << "' does not match its operand";
+  }
+  for (const Json &node : subgraph.at("nodes"))
+    collectReadNames(node.at("inputs"));
+  collectReadNames(subgraph.at("outputs"));
+  for (const Json &node : subgraph.at("nodes"))
+    if (failed(convertNode(node)))
+      return failure();
+  SmallVector<Value> results;
+  for (const Json &output : subgraph.at("outputs")) {
+    if (unionKind(output) != "as_tensor")
+      return emitNodeError() << "the nested graph's output '" << output.dump()
+                             << "' is not a tensor; tgc supports tensor outputs only";
+    FailureOr<Value> value = lookupValue(unionValue(output).at("name").get<std::string>());
+    if (failed(value))
+      return failure();
+    results.push_back(*value);
+  }
+  return results;
 }
 
 OwningOpRef<ModuleOp> tgc::pt2::readExportArchive(llvm::StringRef path, MLIRContext *ctx) {

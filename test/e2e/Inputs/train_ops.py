@@ -85,7 +85,25 @@ class Square(nn.Module):
         return self.fc(x).square().mean(-1) + torch.square(x).sum(-1)
 
 
+class Unary(nn.Module):
+    """The unary math functions and ELU in both pieces, each on its domain."""
+
+    def __init__(self):
+        super().__init__()
+        self.unit = nn.Parameter(torch.rand(6) * 1.6 - 0.8)  # inside (-1, 1)
+        self.above = nn.Parameter(torch.rand(6) * 2 + 1.2)   # above 1
+        self.any = nn.Parameter(torch.randn(6))
+
+    def forward(self, x):
+        u, a, z = self.unit, self.above, self.any
+        terms = [u.tan(), u.asin(), u.acos(), u.atan(), u.atanh(), z.sinh(), z.cosh(),
+                 z.asinh(), a.acosh(), z.expm1(), u.log1p(), a.log2(), a.log10(),
+                 F.elu(z * 2, alpha=0.7), F.selu(z), F.celu(z, alpha=1.3)]
+        return torch.stack(terms) * x
+
+
 CASES = [("vector_norm", VectorNorm, (torch.randn(2, 4),)),
+         ("unary", Unary, (torch.randn(6),)),
          ("einsum", Einsum, (torch.randn(2, 5, 8),)),
          ("resample", Resample, (torch.randn(2, 3, 6, 7),)),
          ("square", Square, (torch.randn(4, 8),))]
