@@ -10,10 +10,12 @@
 #include "ExportFormat.h"
 #include "Frontend/Common/AtenCall.h"
 #include "Frontend/Common/Autocast.h"
+#include "Frontend/Common/CondRegions.h"
 #include "Frontend/Common/DTypes.h"
 #include "Frontend/Common/GraphInputs.h"
 #include "Frontend/Common/NodeAdapters.h"
 #include "Frontend/Common/StridedCopy.h"
+#include "Frontend/Common/SymbolicSizes.h"
 #include "Pt2Archive.h"
 #include "SympyExpr.h"
 #include "WeightsSource.h"
@@ -111,6 +113,7 @@ private:
 
   // Higher-order ops: regions of the program kept as nested graphs.
   LogicalResult convertHigherOrder(const Json &node, llvm::StringRef target);
+  LogicalResult convertCond(const Json &node);
   FailureOr<SmallVector<Value>> inlineGraph(const Json &subgraph,
                                             llvm::ArrayRef<AtenValue> operands);
 
@@ -964,6 +967,8 @@ void ExportReader::collectReadNames(const Json &value) {
 /// The nested graph is inlined. Its results are detached where grad mode is off, and
 /// its ATen calls get autocast's casts (applyAutocast) inside an enabled autocast block.
 LogicalResult ExportReader::convertHigherOrder(const Json &node, llvm::StringRef target) {
+  if (target == "higher_order.cond")
+    return convertCond(node);
   bool setGradEnabled = target == "higher_order.wrap_with_set_grad_enabled";
   bool autocast = target == "higher_order.wrap_with_autocast";
   if (!setGradEnabled && !autocast)
@@ -1042,6 +1047,105 @@ LogicalResult ExportReader::convertHigherOrder(const Json &node, llvm::StringRef
       result = (*detach)->getResult(0);
     }
   return bindOutputs(*results, outputs);
+}
+
+/// `cond(pred, true_graph, false_graph, operands)` (torch.cond): each nested graph
+/// converted into a region of a placeholder `tgc.cond`, which liftCond makes isolated.
+LogicalResult ExportReader::convertCond(const Json &node) {
+  const Json &inputs = node.at("inputs");
+  if (inputs.size() != 4 || unionKind(inputs[1].at("arg")) != "as_graph" ||
+      unionKind(inputs[2].at("arg")) != "as_graph")
+    return emitNodeError() << "cond expects (pred, true_graph, false_graph, operands)";
+  FailureOr<std::optional<AtenValue>> pred = convertArgument(inputs[0].at("arg"), "pred");
+  FailureOr<std::optional<AtenValue>> operandList =
+      convertArgument(inputs[3].at("arg"), "operands");
+  if (failed(pred) || failed(operandList))
+    return failure();
+  std::vector<AtenValue> operands;
+  if (*operandList && (*operandList)->kind == AtenValue::Kind::Tensors) {
+    for (Value operand : (*operandList)->values)
+      operands.push_back(AtenValue::tensor(operand));
+  } else if (*operandList && (*operandList)->kind != AtenValue::Kind::None) {
+    return emitNodeError() << "cond's operands must be a list of tensors";
+  }
+  const Json *branches[2] = {&unionValue(inputs[1].at("arg")).at("graph"),
+                             &unionValue(inputs[2].at("arg")).at("graph")};
+  SmallVector<RecordedResult> outputs;
+  if (failed(parseNodeOutputs(node, outputs)))
+    return failure();
+  std::string condNode = currentNode;
+  Location condLoc = currentLoc;
+  auto restoreNode = [&]() {
+    currentNode = condNode;
+    currentLoc = condLoc;
+  };
+  // A constant predicate (export specializes a Python bool) picks its branch.
+  if (*pred && (*pred)->kind == AtenValue::Kind::Bool) {
+    FailureOr<SmallVector<Value>> results =
+        inlineGraph(*branches[(*pred)->boolValue ? 0 : 1], operands);
+    restoreNode();
+    if (failed(results))
+      return failure();
+    return bindOutputs(*results, outputs);
+  }
+  if (!*pred || (*pred)->kind != AtenValue::Kind::Tensor)
+    return emitNodeError() << "cond's predicate must be a tensor or a bool";
+  Value predicate = (*pred)->values.front();
+
+  OpBuilder::InsertionGuard guard(builder);
+  auto holder = CondOp::create(builder, condLoc, TypeRange{}, predicate, ValueRange{}, ValueRange{},
+                               builder.getDenseI64ArrayAttr({}));
+  // Erases the placeholder (and what was converted into it) on failure.
+  auto dropHolder = [&]() {
+    for (Region &region : holder->getRegions())
+      for (Block &block : region)
+        block.dropAllDefinedValueUses();
+    holder->erase();
+    return failure();
+  };
+  SmallVector<Value> branchResults[2];
+  for (unsigned index = 0; index < 2; ++index) {
+    builder.createBlock(&holder->getRegion(index));
+    FailureOr<SmallVector<Value>> results = inlineGraph(*branches[index], operands);
+    restoreNode();
+    if (failed(results))
+      return dropHolder();
+    if (Operation *write = findOutsideWrite(holder->getRegion(index))) {
+      InFlightDiagnostic diag = emitNodeError() << "a torch.cond branch writes into a tensor "
+                                                   "from outside the branch";
+      diag.attachNote(write->getLoc()) << "the write";
+      return dropHolder();
+    }
+    branchResults[index] = std::move(*results);
+  }
+  if (branchResults[0].size() != branchResults[1].size() ||
+      branchResults[0].size() != outputs.size()) {
+    emitNodeError() << "cond's branches return " << branchResults[0].size() << " and "
+                    << branchResults[1].size() << " values for " << outputs.size() << " outputs";
+    return dropHolder();
+  }
+  SmallVector<Type> resultTypes;
+  for (auto [a, b] : llvm::zip(branchResults[0], branchResults[1])) {
+    auto aType = llvm::dyn_cast<BaseTensorType>(a.getType());
+    auto bType = llvm::dyn_cast<BaseTensorType>(b.getType());
+    std::optional<Type> type = aType && bType ? condResultType(aType, bType) : std::nullopt;
+    if (!type) {
+      emitNodeError() << "cond's branches return " << a.getType() << " and " << b.getType();
+      return dropHolder();
+    }
+    resultTypes.push_back(*type);
+  }
+  for (unsigned index = 0; index < 2; ++index) {
+    builder.setInsertionPointToEnd(&holder->getRegion(index).front());
+    YieldOp::create(builder, condLoc, branchResults[index]);
+  }
+  builder.setInsertionPoint(holder);
+  FailureOr<CondOp> cond = liftCond(builder, holder, resultTypes, condLoc, [&](AffineExpr size) {
+    return materializeSize(builder, condLoc, size, {}, [this]() { return emitNodeError(); });
+  });
+  if (failed(cond))
+    return failure();
+  return bindOutputs(cond->getResults(), outputs);
 }
 
 /// Converts a nested graph's nodes in its own scope (its names are its own; its inputs

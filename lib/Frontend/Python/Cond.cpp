@@ -1,6 +1,7 @@
 // torch.cond in the interpreter: both branches are speculated from one checkpoint and
 // traced into the two regions of a `tgc.cond`, whose free values and free size symbols
 // are then lifted into operands (docs/bytecode.md, "torch.cond").
+#include "Frontend/Common/CondRegions.h"
 #include "Interpreter.h"
 
 #include "tgc/Dialect/TgcDialect.h"
@@ -17,46 +18,6 @@ using namespace tgc::py;
 
 using K = Variable::Kind;
 using H = HeapObject::Kind;
-
-/// The op that writes into storage from outside `region` (through views and in-place
-/// results defined in it), if any: what PyTorch's torch.cond rejects as input mutation.
-static Operation *findOutsideWrite(Region &region) {
-  Operation *found = nullptr;
-  region.walk([&](InPlaceOpInterface op) {
-    for (unsigned index : op.getMutatedOperandIndices()) {
-      Value value = op->getOperand(index);
-      while (region.isAncestor(value.getParentRegion())) {
-        Value source = aliasedSource(value, /*throughViews=*/true);
-        if (!source)
-          break;
-        value = source;
-      }
-      if (!region.isAncestor(value.getParentRegion())) {
-        found = op;
-        return WalkResult::interrupt();
-      }
-    }
-    return WalkResult::advance();
-  });
-  return found;
-}
-
-/// The symbol a `tgc.sym_size` reads when its dimension is exactly one symbol, or the
-/// one a `tgc.bind_symbol` binds.
-static std::optional<unsigned> plainSymbolOf(Value value) {
-  if (auto bind = value.getDefiningOp<BindSymbolOp>())
-    return bind.getSymbol();
-  auto size = value.getDefiningOp<SymSizeOp>();
-  if (!size)
-    return std::nullopt;
-  auto type = llvm::cast<BaseTensorType>(size.getSelf().getType());
-  std::optional<int64_t> dim = normalizeDim(size.getDim(), type.getRank());
-  if (!dim)
-    return std::nullopt;
-  if (auto symbol = llvm::dyn_cast<AffineSymbolExpr>(type.getSizes()[*dim]))
-    return symbol.getPosition();
-  return std::nullopt;
-}
 
 FailureOr<Var>
 Interpreter::mergeBranchResults(Var onTrue, Var onFalse, Location loc,
@@ -123,88 +84,6 @@ LogicalResult Interpreter::checkBranchWrites(CondOp cond, Region &region, size_t
                            "place; torch.cond branches must not mutate their inputs";
   }
   return success();
-}
-
-/// Makes `holder` (whose regions use values from above) into an isolated `tgc.cond`:
-/// every value the branches use from outside becomes an input, except the sizes of
-/// symbols (`tgc.sym_size` of a dimension that is exactly a symbol, `tgc.bind_symbol`), which with
-/// every other symbol the branches' types mention become `sizes`, one per symbol.
-FailureOr<CondOp> Interpreter::liftCond(CondOp holder, TypeRange resultTypes, Location loc) {
-  llvm::SetVector<Value> free;
-  getUsedValuesDefinedAbove(holder->getRegions(), free);
-  // Constants (Python numbers) are copied into the branches rather than lifted.
-  for (Region &region : holder->getRegions()) {
-    Block &block = region.front();
-    OpBuilder::InsertionGuard guard(builder);
-    builder.setInsertionPointToStart(&block);
-    for (Value value : free) {
-      Operation *def = value.getDefiningOp();
-      if (def && def->getNumOperands() == 0 && def->hasTrait<mlir::OpTrait::ConstantLike>())
-        replaceAllUsesInRegionWith(value, builder.clone(*def)->getResult(0), region);
-    }
-  }
-  free.remove_if([](Value value) {
-    Operation *def = value.getDefiningOp();
-    return def && def->getNumOperands() == 0 && def->hasTrait<mlir::OpTrait::ConstantLike>();
-  });
-  SmallVector<Value> inputs;
-  SmallVector<unsigned> symbols;
-  llvm::DenseMap<unsigned, Value> symbolValue;
-  SmallVector<std::pair<Value, unsigned>> freeSizes;
-  for (Value value : free) {
-    if (std::optional<unsigned> symbol = plainSymbolOf(value)) {
-      freeSizes.push_back({value, *symbol});
-      symbolValue.try_emplace(*symbol, value);
-      if (!llvm::is_contained(symbols, *symbol))
-        symbols.push_back(*symbol);
-      continue;
-    }
-    inputs.push_back(value);
-    collectSymbols(value.getType(), symbols);
-  }
-  for (Region &region : holder->getRegions())
-    region.walk([&](Operation *op) {
-      if (op->getParentOfType<CondOp>() != holder)
-        return;
-      for (Type type : op->getResultTypes())
-        collectSymbols(type, symbols);
-    });
-  for (Type type : resultTypes)
-    collectSymbols(type, symbols);
-  llvm::sort(symbols);
-  SmallVector<Value> sizes;
-  for (unsigned symbol : symbols) {
-    Value value = symbolValue.lookup(symbol);
-    if (!value) {
-      FailureOr<Value> materialized =
-          materializeSize(getAffineSymbolExpr(symbol, builder.getContext()), loc);
-      if (failed(materialized))
-        return failure();
-      value = *materialized;
-    }
-    sizes.push_back(value);
-  }
-
-  OpBuilder::InsertionGuard guard(builder);
-  builder.setInsertionPoint(holder);
-  SmallVector<int64_t> symbolList(symbols.begin(), symbols.end());
-  auto cond = CondOp::create(builder, loc, resultTypes, holder.getPred(), inputs, sizes,
-                             builder.getDenseI64ArrayAttr(symbolList));
-  for (unsigned index = 0; index < 2; ++index) {
-    Region *region = &cond->getRegion(index);
-    region->takeBody(holder->getRegion(index));
-    Block &block = region->front();
-    for (Value input : inputs)
-      replaceAllUsesInRegionWith(input, block.addArgument(input.getType(), loc), *region);
-    SmallVector<Value> symbolArgs;
-    for (size_t i = 0; i < symbols.size(); ++i)
-      symbolArgs.push_back(block.addArgument(builder.getI64Type(), loc));
-    for (auto [value, symbol] : freeSizes)
-      replaceAllUsesInRegionWith(value, symbolArgs[llvm::find(symbols, symbol) - symbols.begin()],
-                                 *region);
-  }
-  holder.erase();
-  return cond;
 }
 
 /// torch.cond(pred, true_fn, false_fn, operands). A Python predicate picks its branch.
@@ -319,17 +198,13 @@ FailureOr<Var> Interpreter::callCond(CallArguments &arguments, Location loc) {
         Value tv = (*thenValues)[elseValues.size()], fv = heap.get(f->object).tensor;
         auto tType = llvm::cast<BaseTensorType>(tv.getType());
         auto fType = llvm::cast<BaseTensorType>(fv.getType());
-        if (tType.getSizes() != fType.getSizes() || tType.getDtype() != fType.getDtype())
+        std::optional<Type> type = condResultType(tType, fType);
+        if (!type)
           return error(loc) << "torch.cond branches return tensors of different sizes or "
                                "dtypes ("
                             << tType << " and " << fType << ")";
         elseValues.push_back(fv);
-        // A fresh, contiguous tensor, as every branch result is new storage.
-        TensorMeta meta = tType.getMeta();
-        meta.strides = TensorMeta::contiguousStrides(meta.sizes, builder.getContext());
-        meta.storageOffset = AffineExpr();
-        meta.requiresGrad = tType.getMeta().requiresGrad || fType.getMeta().requiresGrad;
-        resultTypes.push_back(BaseTensorType::get(builder.getContext(), /*isRef=*/true, meta));
+        resultTypes.push_back(*type);
         return t;
       });
   if (failed(checked))
@@ -339,7 +214,8 @@ FailureOr<Var> Interpreter::callCond(CallArguments &arguments, Location loc) {
   builder.setInsertionPointToEnd(elseBlock);
   YieldOp::create(builder, loc, elseValues);
 
-  FailureOr<CondOp> cond = liftCond(holder, resultTypes, loc);
+  FailureOr<CondOp> cond = liftCond(builder, holder, resultTypes, loc,
+                                    [&](AffineExpr size) { return materializeSize(size, loc); });
   if (failed(cond))
     return failure();
   size_t next = 0;

@@ -331,7 +331,6 @@ private:
                                                                       mlir::Location loc);
   mlir::LogicalResult checkBranchWrites(CondOp cond, mlir::Region &region, size_t objectsBefore,
                                         mlir::Location loc);
-  mlir::FailureOr<CondOp> liftCond(CondOp holder, mlir::TypeRange resultTypes, mlir::Location loc);
 
   // autograd.Function (AutogradFunction.cpp).
   bool containsTensor(const Var &value) const;
