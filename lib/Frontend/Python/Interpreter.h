@@ -5,6 +5,7 @@
 
 #include "CallRegistry.h"
 #include "Frontend/Common/AtenCall.h"
+#include "Frontend/Common/Autocast.h"
 #include "ObjectTable.h"
 #include "Variables.h"
 
@@ -256,6 +257,19 @@ public:
                                          bool wantValues, llvm::StringRef className,
                                          mlir::Location loc);
 
+  // torch.autocast blocks: the ATen calls inside get autocast's casts (applyAutocast).
+  llvm::ArrayRef<frontend::AutocastRegion> getAutocastRegions() const { return autocastRegions; }
+  void pushAutocast(frontend::AutocastRegion region) {
+    autocastRegions.push_back(std::move(region));
+  }
+  /// Leaves the innermost block; false when there is none.
+  bool popAutocast() {
+    if (autocastRegions.empty())
+      return false;
+    autocastRegions.pop_back();
+    return true;
+  }
+
   // Grad modes (`torch.no_grad()` blocks): a torch call inside a no-grad block detaches
   // its new tensors.
   bool isGradEnabled() const { return gradModes.empty() || gradModes.back(); }
@@ -419,6 +433,8 @@ private:
   /// Grad modes of the active `torch.no_grad()` / `enable_grad()` blocks, innermost
   /// last (none: enabled).
   std::vector<bool> gradModes;
+  /// The torch.autocast blocks the interpreter is in, outermost first.
+  std::vector<frontend::AutocastRegion> autocastRegions;
   GraphBreakPath *breakPath = nullptr;
   mlir::Block *breakBlock = nullptr;
 };

@@ -135,8 +135,10 @@ Var Interpreter::resultsToVar(Operation *op) {
 
 FailureOr<Var> Interpreter::buildAten(llvm::StringRef target, std::vector<AtenArgument> arguments,
                                       Location loc) {
-  FailureOr<Operation *> op = atenBuilder.build(loc, target, std::move(arguments), 0,
-                                                [&]() { return error(loc) << target << ": "; });
+  auto errorFn = [&]() { return error(loc) << target << ": "; };
+  if (failed(applyAutocast(atenBuilder, loc, autocastRegions, target, arguments, errorFn)))
+    return failure();
+  FailureOr<Operation *> op = atenBuilder.build(loc, target, std::move(arguments), 0, errorFn);
   if (failed(op))
     return failure();
   return resultsToVar(*op);

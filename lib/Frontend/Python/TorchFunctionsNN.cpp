@@ -229,6 +229,31 @@ static void addNormalizationAndLosses(std::vector<TorchFunction> &table) {
              "nll_loss(Tensor self, Tensor target, Tensor? weight=None, bool? size_average=None, "
              "int ignore_index=-100, bool? reduce=None, str reduction='mean')"),
          "aten.nll_loss.default", reductionAsEnum}}},
+      {{"torch.nn.functional.mse_loss"},
+       {{TGC_SCHEMA("mse_loss(Tensor self, Tensor target, bool? size_average=None, bool? "
+                    "reduce=None, str reduction='mean')"),
+         "aten.mse_loss.default", reductionAsEnum}}},
+      {{"torch.nn.functional.l1_loss"},
+       {{TGC_SCHEMA("l1_loss(Tensor self, Tensor target, bool? size_average=None, bool? "
+                    "reduce=None, str reduction='mean')"),
+         "aten.l1_loss.default", reductionAsEnum}}},
+      {{"torch.nn.functional.smooth_l1_loss"},
+       {{TGC_SCHEMA("smooth_l1_loss(Tensor self, Tensor target, bool? size_average=None, bool? "
+                    "reduce=None, str reduction='mean', float beta=1.0)"),
+         "aten.smooth_l1_loss.default", reductionAsEnum}}},
+      {{"torch.nn.functional.huber_loss"},
+       {{TGC_SCHEMA("huber_loss(Tensor self, Tensor target, str reduction='mean', float "
+                    "delta=1.0)"),
+         "aten.huber_loss.default", reductionAsEnum}}},
+      {{"torch.nn.functional.binary_cross_entropy"},
+       {{TGC_SCHEMA("binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, "
+                    "bool? size_average=None, bool? reduce=None, str reduction='mean')"),
+         "aten.binary_cross_entropy.default", reductionAsEnum}}},
+      {{"torch.nn.functional.binary_cross_entropy_with_logits"},
+       {{TGC_SCHEMA("binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? "
+                    "weight=None, bool? size_average=None, bool? reduce=None, str "
+                    "reduction='mean', Tensor? pos_weight=None)"),
+         "aten.binary_cross_entropy_with_logits.default", reductionAsEnum}}},
       {{"torch.nn.functional.scaled_dot_product_attention"},
        {{TGC_SCHEMA(
              "scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? "

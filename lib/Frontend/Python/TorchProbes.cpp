@@ -1,6 +1,7 @@
 // torch's questions about the run, answered as a compiled graph would answer them
 // (`torch.is_grad_enabled()`, `torch.jit.is_scripting()`, `torch.compiler.is_compiling()`),
-// and the grad-mode context managers (`with torch.no_grad():`).
+// and the grad-mode and autocast context managers (`with torch.no_grad():`,
+// `with torch.autocast("cpu"):`).
 #include "Interpreter.h"
 
 using namespace mlir;
@@ -60,6 +61,91 @@ static CallResult enterOrExitGradMode(Interpreter &in, ExternalCall &call) {
   return makeBool(false);
 }
 
+//===----------------------------------------------------------------------===//
+// Autocast
+//===----------------------------------------------------------------------===//
+
+/// `torch.autocast(device_type, dtype=None, enabled=True, cache_enabled=None)`, and
+/// `torch.cpu.amp.autocast` / `torch.cuda.amp.autocast(enabled=True, dtype=...,
+/// cache_enabled=True)`, whose device is fixed: a manager object holding the block.
+static CallResult autocastManager(Interpreter &in, ExternalCall &call) {
+  llvm::StringRef name = call.name;
+  std::optional<llvm::StringRef> fixedDevice;
+  if (name.contains(".cpu.amp."))
+    fixedDevice = "cpu";
+  else if (name.contains(".cuda.amp."))
+    fixedDevice = "cuda";
+  SmallVector<llvm::StringRef, 4> order =
+      fixedDevice
+          ? SmallVector<llvm::StringRef, 4>{"enabled", "dtype", "cache_enabled"}
+          : SmallVector<llvm::StringRef, 4>{"device_type", "dtype", "enabled", "cache_enabled"};
+  llvm::StringMap<Var> values;
+  if (call.args.size() > order.size())
+    return call.error() << call.name << "() takes at most " << order.size()
+                        << " positional arguments";
+  for (auto [i, value] : llvm::enumerate(call.args))
+    values[order[i]] = value;
+  for (auto &[keyword, value] : call.arguments.keywords) {
+    if (!llvm::is_contained(order, keyword))
+      return call.error() << call.name << "() got an unexpected keyword argument '" << keyword
+                          << "'";
+    values[keyword] = value;
+  }
+  HeapObject instance;
+  instance.kind = H::Instance;
+  instance.classObject = makeExternal(call.name);
+  Var device = fixedDevice ? makeStr(*fixedDevice) : values.lookup("device_type");
+  if (!device || !device->is(K::Str))
+    return call.error() << call.name << "() needs a constant device_type string";
+  llvm::StringRef deviceType = llvm::StringRef(device->name).split(':').first;
+  instance.setAttribute("device_type", makeStr(deviceType));
+  Var dtype = values.lookup("dtype");
+  if (dtype && !dtype->is(K::DType) && !dtype->is(K::None))
+    return call.error() << call.name << "() needs a dtype";
+  instance.setAttribute("dtype", dtype ? dtype : makeNone());
+  Var enabled = values.lookup("enabled");
+  if (enabled && !enabled->is(K::Bool))
+    return call.error() << call.name << "() needs a constant bool 'enabled'";
+  instance.setAttribute("enabled", makeBool(!enabled || enabled->boolValue));
+  return makeObject(in.newObject(std::move(instance)));
+}
+
+/// `torch.is_autocast_enabled(device_type="cuda")`: whether the innermost block for the
+/// device turns autocast on.
+static CallResult isAutocastEnabled(Interpreter &in, ExternalCall &call) {
+  if (call.args.size() > 1 || !call.arguments.keywords.empty())
+    return CallResult::declined();
+  if (!call.args.empty() && !call.args[0]->is(K::Str))
+    return call.error() << call.name << "() needs a constant device_type string";
+  llvm::StringRef device = call.args.empty() ? "cuda" : llvm::StringRef(call.args[0]->name);
+  const frontend::AutocastRegion *region =
+      frontend::findAutocastRegion(in.getAutocastRegions(), device.split(':').first);
+  return makeBool(region && region->enabled);
+}
+
+/// The manager's `__enter__` enters its block, `__exit__` leaves it.
+static CallResult enterOrExitAutocast(Interpreter &in, ExternalCall &call) {
+  if (call.args.empty() || in.getHeap().kindOf(call.args[0]) != H::Instance)
+    return call.error() << call.name << " needs the context manager";
+  if (call.name.ends_with("__enter__")) {
+    const HeapObject &manager = in.getHeap().get(call.args[0]->object);
+    frontend::AutocastRegion region;
+    region.deviceType = manager.getAttribute("device_type")->name;
+    region.enabled = manager.getAttribute("enabled")->boolValue;
+    Var dtype = manager.getAttribute("dtype");
+    MLIRContext *ctx = call.loc.getContext();
+    // torch's default autocast dtypes: bf16 on the CPU, f16 elsewhere.
+    region.dtype = dtype->is(K::DType)          ? dtype->type
+                   : region.deviceType == "cpu" ? Type(BFloat16Type::get(ctx))
+                                                : Type(Float16Type::get(ctx));
+    in.pushAutocast(std::move(region));
+    return makeNone();
+  }
+  if (!in.popAutocast())
+    return call.error() << call.name << " without __enter__";
+  return makeBool(false);
+}
+
 void tgc::py::registerTorchProbes(CallRegistry &registry) {
   registry.add("torch.is_tensor", isTensor);
   registry.add("torch.is_grad_enabled", isGradEnabled);
@@ -83,4 +169,13 @@ void tgc::py::registerTorchProbes(CallRegistry &registry) {
     registry.add((manager + ".__enter__").str(), enterOrExitGradMode);
     registry.add((manager + ".__exit__").str(), enterOrExitGradMode);
   }
+  for (llvm::StringRef manager :
+       {"torch.autocast", "torch.amp.autocast", "torch.amp.autocast_mode.autocast",
+        "torch.cpu.amp.autocast", "torch.cpu.amp.autocast_mode.autocast", "torch.cuda.amp.autocast",
+        "torch.cuda.amp.autocast_mode.autocast"}) {
+    registry.add(manager, autocastManager);
+    registry.add((manager + ".__enter__").str(), enterOrExitAutocast);
+    registry.add((manager + ".__exit__").str(), enterOrExitAutocast);
+  }
+  registry.add("torch.is_autocast_enabled", isAutocastEnabled);
 }
