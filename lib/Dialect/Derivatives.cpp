@@ -266,6 +266,17 @@ template <typename OpT, bool floor> LogicalResult modVjp(Vjp &v, OpT op) {
   return success();
 }
 
+/// atan2(a, b): g * b / (a^2 + b^2) and -g * a / (a^2 + b^2) (derivatives.yaml).
+LogicalResult atan2Vjp(Vjp &v, Atan2Op op) {
+  Value a = op.getSelf(), b = op.getOther();
+  Value scaled = v.div(v.g(), v.add(v.mul(a, a), v.mul(b, b)));
+  if (v.wants(0))
+    v.set(0, op, v.mul(scaled, b));
+  if (v.wants(1))
+    v.set(1, op, v.neg(v.mul(scaled, a)));
+  return success();
+}
+
 LogicalResult powVjp(Vjp &v, PowOp op) {
   Value base = op.getSelf(), exponent = op.getOther(), g = v.g();
   if (v.wants(0)) {
@@ -979,6 +990,7 @@ void tgc::attachDerivatives(MLIRContext *ctx) {
   attach<PowOp, powVjp>(ctx);
   attach<MaximumOp, extremumVjp<MaximumOp, true>>(ctx);
   attach<MinimumOp, extremumVjp<MinimumOp, false>>(ctx);
+  attach<Atan2Op, atan2Vjp>(ctx);
   attach<FmodOp, modVjp<FmodOp, false>>(ctx);
   attach<RemainderOp, modVjp<RemainderOp, true>>(ctx);
   attach<WhereOp, whereVjp>(ctx);

@@ -28,14 +28,31 @@ namespace {
 // Linear algebra
 //===----------------------------------------------------------------------===//
 
+/// A bf16/f16 product plus a bias rounds once, as ATen's kernels add the bias to the f32
+/// accumulator: the operands are widened to f32 (tgc-widen-accumulators folds the
+/// widening into the product, which reads the narrow operands) and the sum is rounded.
+static bool roundsOnceWithBias(Value result) {
+  Type dtype = typeOf(result).getDtype();
+  return dtype.isBF16() || dtype.isF16();
+}
+
 struct DecomposeLinear : OpRewritePattern<LinearOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(LinearOp op, PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Value weightT = TOp::create(rewriter, loc, op.getWeight());
-    Value result = MatmulOp::create(rewriter, loc, op.getInput(), weightT);
-    if (op.getBias())
-      result = AddOp::create(rewriter, loc, result, op.getBias(), Attribute());
+    Value input = op.getInput(), weight = op.getWeight(), bias = op.getBias();
+    bool wide = bias && roundsOnceWithBias(op.getResult());
+    if (wide) {
+      input = castTo(rewriter, loc, input, rewriter.getF32Type());
+      weight = castTo(rewriter, loc, weight, rewriter.getF32Type());
+      bias = castTo(rewriter, loc, bias, rewriter.getF32Type());
+    }
+    Value weightT = TOp::create(rewriter, loc, weight);
+    Value result = MatmulOp::create(rewriter, loc, input, weightT);
+    if (bias)
+      result = AddOp::create(rewriter, loc, result, bias, Attribute());
+    if (wide)
+      result = castTo(rewriter, loc, result, typeOf(op.getResult()).getDtype());
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -46,16 +63,24 @@ template <typename OpT, typename ProductT> struct DecomposeAddmm : OpRewritePatt
   using OpRewritePattern<OpT>::OpRewritePattern;
   LogicalResult matchAndRewrite(OpT op, PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Value product =
-        ProductT::create(rewriter, loc, op->getOperand(1), op->getOperand(2)).getResult();
-    Value self = op.getSelf();
+    Value a = op->getOperand(1), b = op->getOperand(2), self = op.getSelf();
+    bool wide = roundsOnceWithBias(op.getResult());
+    if (wide) {
+      a = castTo(rewriter, loc, a, rewriter.getF32Type());
+      b = castTo(rewriter, loc, b, rewriter.getF32Type());
+      self = castTo(rewriter, loc, self, rewriter.getF32Type());
+    }
+    Value product = ProductT::create(rewriter, loc, a, b).getResult();
     if (Attribute alpha = op.getAlphaAttr())
       product = MulOp::create(rewriter, loc, product,
                               scalarFromAttr(rewriter, loc, alpha, rewriter.getF64Type(), 1));
     if (Attribute beta = op.getBetaAttr())
       self = MulOp::create(rewriter, loc, self,
                            scalarFromAttr(rewriter, loc, beta, rewriter.getF64Type(), 1));
-    rewriter.replaceOpWithNewOp<AddOp>(op, product, self, Attribute());
+    Value result = AddOp::create(rewriter, loc, product, self, Attribute());
+    if (wide)
+      result = castTo(rewriter, loc, result, typeOf(op.getResult()).getDtype());
+    rewriter.replaceOp(op, result);
     return success();
   }
 };

@@ -1,5 +1,6 @@
 // tgc-widen-accumulators: bf16/f16 matrix products and convolutions accumulate in f32
-// and round once, as ATen's CPU kernels do.
+// and round once, as ATen's CPU kernels do; products of operands widened from bf16/f16
+// read the narrow operands.
 #include "tgc/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -72,6 +73,53 @@ template <typename OpT> void widen(OpT op) {
   op->erase();
 }
 
+/// The narrow tensor `v` widens, when `v` is an elementwise `extf` of all of it (an
+/// identity-indexed linalg.generic whose body only extends its input).
+Value widenedFrom(Value v) {
+  auto generic = v.getDefiningOp<linalg::GenericOp>();
+  if (!generic || generic.getNumDpsInputs() != 1 || generic.getNumDpsInits() != 1 ||
+      generic.getNumParallelLoops() != generic.getNumLoops() ||
+      !llvm::all_of(generic.getIndexingMapsArray(), [](AffineMap map) { return map.isIdentity(); }))
+    return {};
+  Block &body = generic.getRegion().front();
+  auto yield = llvm::cast<linalg::YieldOp>(body.getTerminator());
+  auto ext = yield.getOperand(0).getDefiningOp<arith::ExtFOp>();
+  if (!ext || &body.front() != ext.getOperation() || ext.getIn() != body.getArgument(0))
+    return {};
+  Value source = generic.getDpsInputs()[0];
+  auto type = llvm::dyn_cast<RankedTensorType>(source.getType());
+  return type && isNarrowFloat(type.getElementType()) ? source : Value();
+}
+
+/// A product with an f32 accumulator of operands widened from bf16/f16 reads the narrow
+/// operands: the named op extends each element to the accumulator's type itself, so the
+/// values are the same and the widened copies are not made (the f32 products that
+/// decomposition writes for a bf16 linear with bias, tgc-decompose).
+template <typename OpT> void foldWidenedOperands(OpT op) {
+  auto init = llvm::dyn_cast<RankedTensorType>(op.getDpsInits()[0].getType());
+  if (!init || !init.getElementType().isF32() || op->getNumResults() != 1)
+    return;
+  SmallVector<Value> inputs(op.getDpsInputs());
+  bool changed = false;
+  for (Value &input : inputs)
+    if (Value narrow = widenedFrom(input)) {
+      input = narrow;
+      changed = true;
+    }
+  if (!changed)
+    return;
+  // The region's block arguments follow the operand types: rebuilt by the op's builder.
+  OpBuilder b(op);
+  SmallVector<NamedAttribute> attributes;
+  for (NamedAttribute a : op->getAttrs())
+    if (a.getName() != "operandSegmentSizes")
+      attributes.push_back(a);
+  auto rebuilt =
+      OpT::create(b, op.getLoc(), op->getResultTypes(), inputs, op.getDpsInits(), attributes);
+  op->getResult(0).replaceAllUsesWith(rebuilt->getResult(0));
+  op->erase();
+}
+
 struct WidenAccumulatorsPass : tgc::impl::WidenAccumulatorsPassBase<WidenAccumulatorsPass> {
   void runOnOperation() override {
     SmallVector<Operation *> narrow;
@@ -89,6 +137,15 @@ struct WidenAccumulatorsPass : tgc::impl::WidenAccumulatorsPassBase<WidenAccumul
           .Case([](linalg::Conv2DNchwFchwOp m) { widen(m); })
           .Case([](linalg::Conv2DNgchwGfchwOp m) { widen(m); })
           .Default([](Operation *) {});
+    SmallVector<Operation *> products;
+    getOperation()->walk([&](Operation *op) {
+      if (llvm::isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
+        products.push_back(op);
+    });
+    for (Operation *op : products)
+      llvm::TypeSwitch<Operation *>(op)
+          .Case([](linalg::MatmulOp m) { foldWidenedOperands(m); })
+          .Case([](linalg::BatchMatmulOp m) { foldWidenedOperands(m); });
   }
 };
 

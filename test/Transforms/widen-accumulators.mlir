@@ -38,3 +38,35 @@ func.func @conv_f16(%x: tensor<1x1x1x5x5xf16>, %w: tensor<1x2x1x3x3xf16>, %acc: 
   %c = linalg.conv_2d_ngchw_gfchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x1x1x5x5xf16>, tensor<1x2x1x3x3xf16>) outs(%acc : tensor<1x1x2x3x3xf16>) -> tensor<1x1x2x3x3xf16>
   return %c : tensor<1x1x2x3x3xf16>
 }
+
+// An f32 product of operands widened from bf16 (what tgc-decompose writes for a bf16
+// linear with bias) reads the bf16 operands; a widened operand that is also transposed
+// (not an identity-indexed extf) stays as it is.
+// CHECK-LABEL: func.func @widened_operands
+//       CHECK:   linalg.matmul ins(%arg0, %arg1 : tensor<2x8xbf16>, tensor<8x5xbf16>) outs(%{{.*}} : tensor<2x5xf32>)
+//       CHECK:   %[[T:.*]] = linalg.generic {{.*}} ins(%arg1 : tensor<8x5xbf16>) outs(%{{.*}} : tensor<5x8xf32>)
+//       CHECK:   linalg.matmul ins(%{{.*}}, %[[T]] : tensor<2x5xf32>, tensor<5x8xf32>)
+func.func @widened_operands(%a: tensor<2x8xbf16>, %b: tensor<8x5xbf16>, %c: tensor<2x5xf32>) -> tensor<2x8xf32> {
+  %ea = tensor.empty() : tensor<2x8xf32>
+  %wa = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a : tensor<2x8xbf16>) outs(%ea : tensor<2x8xf32>) {
+  ^bb0(%in: bf16, %out: f32):
+    %x = arith.extf %in : bf16 to f32
+    linalg.yield %x : f32
+  } -> tensor<2x8xf32>
+  %eb = tensor.empty() : tensor<8x5xf32>
+  %wb = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%b : tensor<8x5xbf16>) outs(%eb : tensor<8x5xf32>) {
+  ^bb0(%in: bf16, %out: f32):
+    %x = arith.extf %in : bf16 to f32
+    linalg.yield %x : f32
+  } -> tensor<8x5xf32>
+  %p = linalg.matmul ins(%wa, %wb : tensor<2x8xf32>, tensor<8x5xf32>) outs(%c : tensor<2x5xf32>) -> tensor<2x5xf32>
+  %et = tensor.empty() : tensor<5x8xf32>
+  %t = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%b : tensor<8x5xbf16>) outs(%et : tensor<5x8xf32>) {
+  ^bb0(%in: bf16, %out: f32):
+    %x = arith.extf %in : bf16 to f32
+    linalg.yield %x : f32
+  } -> tensor<5x8xf32>
+  %e2 = tensor.empty() : tensor<2x8xf32>
+  %q = linalg.matmul ins(%p, %t : tensor<2x5xf32>, tensor<5x8xf32>) outs(%e2 : tensor<2x8xf32>) -> tensor<2x8xf32>
+  return %q : tensor<2x8xf32>
+}

@@ -1,5 +1,6 @@
 // safetensors-compare: checks every tensor of an expected file against an actual one
-// (same names, shapes and dtypes; values within |a - e| <= atol + rtol * |e|).
+// (same names, shapes and dtypes; values within |a - e| <= atol + rtol * |e|, plus
+// scale-tol times the tensor's largest |e| when given).
 #include "tgc/Support/Safetensors.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -19,6 +20,11 @@ static llvm::cl::opt<double> relTol("rtol", llvm::cl::init(1e-4),
                                     llvm::cl::desc("relative tolerance"));
 static llvm::cl::opt<double> absTol("atol", llvm::cl::init(1e-5),
                                     llvm::cl::desc("absolute tolerance"));
+static llvm::cl::opt<double>
+    scaleTol("scale-tol", llvm::cl::init(0),
+             llvm::cl::desc("also accept errors up to this fraction of the tensor's largest "
+                            "expected magnitude (for low-precision results, whose rounding "
+                            "errors scale with the values they came from)"));
 static llvm::cl::opt<bool> allowExtra("allow-extra", llvm::cl::init(false),
                                       llvm::cl::desc("accept tensors only the actual file has"));
 static llvm::cl::list<std::string>
@@ -87,11 +93,15 @@ static bool compareTensor(const SafetensorsTensor &actual, const SafetensorsTens
     return false;
   }
   size_t n = expected.numElements(), bad = 0;
-  double worst = 0;
+  double worst = 0, largest = 0;
+  for (size_t i = 0; i < n; ++i)
+    if (std::isfinite(element(expected, i)))
+      largest = std::max(largest, std::fabs(element(expected, i)));
   for (size_t i = 0; i < n; ++i) {
     double a = element(actual, i), e = element(expected, i);
     double err = std::fabs(a - e);
-    bool ok = (std::isnan(a) && std::isnan(e)) || a == e || err <= absTol + relTol * std::fabs(e);
+    bool ok = (std::isnan(a) && std::isnan(e)) || a == e ||
+              err <= absTol + relTol * std::fabs(e) + scaleTol * largest;
     if (!ok)
       ++bad;
     if (!std::isnan(err))

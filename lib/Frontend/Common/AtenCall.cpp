@@ -427,7 +427,67 @@ bool AtenCallBuilder::hasOp(llvm::StringRef target) {
 }
 
 bool AtenCallBuilder::supports(llvm::StringRef target) {
-  return hasOp(target) || functionalOverload(target);
+  if (const AtenAlias *alias = findAtenAlias(target))
+    target = alias->target;
+  return hasOp(target) || functionalOverload(target) || target == "aten.softplus.default";
+}
+
+/// softplus(x, beta=1, threshold=20): x where beta x > threshold, else
+/// log1p(exp(beta x)) / beta, as ATen computes it; its derivative is that of the ops.
+FailureOr<Operation *> AtenCallBuilder::buildSoftplus(Location loc,
+                                                      std::vector<AtenArgument> arguments,
+                                                      const ErrorFn &emitError) {
+  Value x;
+  double beta = 1, threshold = 20;
+  for (const AtenArgument &argument : arguments) {
+    const AtenValue &value = argument.value;
+    std::optional<double> number;
+    if (value.kind == AtenValue::Kind::Float && value.values.empty())
+      number = value.floatValue;
+    else if (value.kind == AtenValue::Kind::Int && getConstantSize(value.size))
+      number = static_cast<double>(*getConstantSize(value.size));
+    if (argument.name == "self" && value.kind == AtenValue::Kind::Tensor)
+      x = value.values.front();
+    else if ((argument.name == "beta" || argument.name == "threshold") && number)
+      (argument.name == "beta" ? beta : threshold) = *number;
+    else
+      return emitError() << "softplus: argument '" << argument.name
+                         << "' must be a tensor (self) or a constant number";
+  }
+  if (!x)
+    return emitError() << "softplus needs a tensor 'self'";
+  if (beta == 0)
+    return emitError() << "softplus's beta must not be 0";
+  auto call = [&](llvm::StringRef target, std::vector<AtenArgument> args) -> FailureOr<Value> {
+    FailureOr<Operation *> op = build(loc, target, std::move(args), 1, emitError);
+    if (failed(op))
+      return failure();
+    return (*op)->getResult(0);
+  };
+  FailureOr<Value> scaled =
+      beta == 1 ? FailureOr<Value>(x)
+                : call("aten.mul.Tensor",
+                       {{"self", AtenValue::tensor(x)}, {"other", AtenValue::floating(beta)}});
+  if (failed(scaled))
+    return failure();
+  FailureOr<Value> exp = call("aten.exp.default", {{"self", AtenValue::tensor(*scaled)}});
+  if (failed(exp))
+    return failure();
+  FailureOr<Value> soft = call("aten.log1p.default", {{"self", AtenValue::tensor(*exp)}});
+  if (succeeded(soft) && beta != 1)
+    soft = call("aten.div.Tensor",
+                {{"self", AtenValue::tensor(*soft)}, {"other", AtenValue::floating(beta)}});
+  if (failed(soft))
+    return failure();
+  FailureOr<Value> linear = call("aten.gt.Scalar", {{"self", AtenValue::tensor(*scaled)},
+                                                    {"other", AtenValue::floating(threshold)}});
+  if (failed(linear))
+    return failure();
+  return build(loc, "aten.where.self",
+               {{"condition", AtenValue::tensor(*linear)},
+                {"self", AtenValue::tensor(x)},
+                {"other", AtenValue::tensor(*soft)}},
+               1, emitError);
 }
 
 std::optional<std::string> AtenCallBuilder::functionalOverload(llvm::StringRef target) {
@@ -446,6 +506,15 @@ FailureOr<Operation *> AtenCallBuilder::build(Location loc, llvm::StringRef targ
                                               size_t minResults, const ErrorFn &emitError,
                                               ArrayRef<RecordedResult> recorded) {
   MLIRContext *ctx = builder.getContext();
+  if (const AtenAlias *alias = findAtenAlias(target)) {
+    for (AtenArgument &argument : arguments)
+      for (auto [from, to] : alias->renames)
+        if (!from.empty() && argument.name == from)
+          argument.name = to.str();
+    return build(loc, alias->target, std::move(arguments), minResults, emitError, recorded);
+  }
+  if (target == "aten.softplus.default")
+    return buildSoftplus(loc, std::move(arguments), emitError);
   const NodeAdapter *adapter = findNodeAdapter(target);
   std::optional<OperationName> opName =
       adapter && !adapter->opName.empty()

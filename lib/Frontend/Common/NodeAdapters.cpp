@@ -226,6 +226,52 @@ static LogicalResult setNative(AdapterCall &call) {
   return success();
 }
 
+/// movedim(self, source, destination) (ints or int lists): the permutation that puts
+/// each source dimension at its destination and keeps the order of the others.
+static LogicalResult movedimAsPermute(AdapterCall &call) {
+  FailureOr<BaseTensorType> self = tensorType(call, "self");
+  if (failed(self))
+    return failure();
+  int64_t rank = self->getRank();
+  auto dims = [&](llvm::StringRef name) -> FailureOr<SmallVector<int64_t>> {
+    std::optional<AtenValue> value = takeArgument(call.arguments, name);
+    SmallVector<AffineExpr> exprs;
+    if (value && value->kind == AtenValue::Kind::Int)
+      exprs.push_back(value->size);
+    else if (value && value->kind == AtenValue::Kind::Ints)
+      exprs.assign(value->sizes.begin(), value->sizes.end());
+    else
+      return call.emitError() << "argument '" << name << "' must be an int or a list of ints";
+    SmallVector<int64_t> normalized;
+    for (AffineExpr expr : exprs) {
+      std::optional<int64_t> dim = getConstantSize(expr);
+      std::optional<int64_t> d = dim ? normalizeDim(*dim, rank) : std::nullopt;
+      if (!d || llvm::is_contained(normalized, *d))
+        return call.emitError() << "movedim: invalid or repeated dimension in '" << name << "'";
+      normalized.push_back(*d);
+    }
+    return normalized;
+  };
+  FailureOr<SmallVector<int64_t>> source = dims("source"), destination = dims("destination");
+  if (failed(source) || failed(destination))
+    return failure();
+  if (source->size() != destination->size())
+    return call.emitError() << "movedim: source and destination have different lengths";
+  SmallVector<int64_t> permutation(rank, -1);
+  for (auto [s, d] : llvm::zip(*source, *destination))
+    permutation[d] = s;
+  int64_t next = 0;
+  for (int64_t &slot : permutation) {
+    if (slot != -1)
+      continue;
+    while (llvm::is_contained(*source, next))
+      ++next;
+    slot = next++;
+  }
+  call.attributes.set("dims", DenseI64ArrayAttr::get(call.ctx, permutation));
+  return success();
+}
+
 /// selu: elu with ATen's fixed alpha and scale.
 static LogicalResult seluConstants(AdapterCall &call) {
   call.attributes.set("alpha", FloatAttr::get(Float64Type::get(call.ctx), 1.6732632423543772));
@@ -494,6 +540,8 @@ static const NodeAdapter kNodeAdapters[] = {
     {"aten.randn.default", "", setNormal},
     {"aten.rand_like.default", "tgc.rand", randLike<false>},
     {"aten.randn_like.default", "tgc.rand", randLike<true>},
+    {"aten.movedim.int", "tgc.permute", movedimAsPermute},
+    {"aten.movedim.intlist", "tgc.permute", movedimAsPermute},
     {"aten.selu.default", "tgc.elu", seluConstants},
     {"aten.celu.default", "tgc.elu", celuInputScale},
     {"aten.floor_divide.default", "tgc.div", floorRounding},
@@ -557,6 +605,61 @@ static const NodeAdapter kNodeAdapters[] = {
     {"aten.upsample_bicubic2d.vec", "", upsampleMode<kCubic>},
     {"aten.upsample_bicubic2d.default", "", upsampleMode<kCubic>},
 };
+
+/// ATen's aliases (native_functions.yaml's "alias for" entries) of ops tgc has.
+static const AtenAlias kAtenAliases[] = {
+    {"aten.multiply.Tensor", "aten.mul.Tensor"},
+    {"aten.multiply.Scalar", "aten.mul.Scalar"},
+    {"aten.multiply_.Tensor", "aten.mul_.Tensor"},
+    {"aten.multiply_.Scalar", "aten.mul_.Scalar"},
+    {"aten.divide.Tensor", "aten.div.Tensor"},
+    {"aten.divide.Scalar", "aten.div.Scalar"},
+    {"aten.divide.Tensor_mode", "aten.div.Tensor_mode"},
+    {"aten.divide.Scalar_mode", "aten.div.Scalar_mode"},
+    {"aten.divide_.Tensor", "aten.div_.Tensor"},
+    {"aten.divide_.Scalar", "aten.div_.Scalar"},
+    {"aten.true_divide.Tensor", "aten.div.Tensor"},
+    {"aten.true_divide.Scalar", "aten.div.Scalar"},
+    {"aten.subtract.Tensor", "aten.sub.Tensor"},
+    {"aten.subtract.Scalar", "aten.sub.Scalar"},
+    {"aten.subtract_.Tensor", "aten.sub_.Tensor"},
+    {"aten.swapaxes.default", "aten.transpose.int", {{"axis0", "dim0"}, {"axis1", "dim1"}}},
+    {"aten.swapdims.default", "aten.transpose.int"},
+    {"aten.moveaxis.int", "aten.movedim.int"},
+    {"aten.moveaxis.intlist", "aten.movedim.intlist"},
+    {"aten.absolute.default", "aten.abs.default"},
+    {"aten.negative.default", "aten.neg.default"},
+    {"aten.arccos.default", "aten.acos.default"},
+    {"aten.arcsin.default", "aten.asin.default"},
+    {"aten.arctan.default", "aten.atan.default"},
+    {"aten.arccosh.default", "aten.acosh.default"},
+    {"aten.arcsinh.default", "aten.asinh.default"},
+    {"aten.arctanh.default", "aten.atanh.default"},
+    {"aten.arctan2.default", "aten.atan2.default"},
+    {"aten.greater.Tensor", "aten.gt.Tensor"},
+    {"aten.greater.Scalar", "aten.gt.Scalar"},
+    {"aten.greater_equal.Tensor", "aten.ge.Tensor"},
+    {"aten.greater_equal.Scalar", "aten.ge.Scalar"},
+    {"aten.less.Tensor", "aten.lt.Tensor"},
+    {"aten.less.Scalar", "aten.lt.Scalar"},
+    {"aten.less_equal.Tensor", "aten.le.Tensor"},
+    {"aten.less_equal.Scalar", "aten.le.Scalar"},
+    {"aten.not_equal.Tensor", "aten.ne.Tensor"},
+    {"aten.not_equal.Scalar", "aten.ne.Scalar"},
+    {"aten.clip.default", "aten.clamp.default"},
+    {"aten.clip.Tensor", "aten.clamp.Tensor"},
+    {"aten.fix.default", "aten.trunc.default"},
+    {"aten.concat.default", "aten.cat.default"},
+    {"aten.concatenate.default", "aten.cat.default"},
+    {"aten.special_expit.default", "aten.sigmoid.default"},
+    {"aten.special_erf.default", "aten.erf.default"},
+};
+
+const AtenAlias *tgc::frontend::findAtenAlias(llvm::StringRef target) {
+  const auto *it =
+      llvm::find_if(kAtenAliases, [&](const AtenAlias &a) { return a.alias == target; });
+  return it == std::end(kAtenAliases) ? nullptr : it;
+}
 
 const NodeAdapter *tgc::frontend::findNodeAdapter(llvm::StringRef target) {
   const auto *it =

@@ -39,6 +39,18 @@ struct NodeAdapter {
 /// The adapter for `target` (`aten.split.Tensor`), if it has one.
 const NodeAdapter *findNodeAdapter(llvm::StringRef target);
 
+/// An ATen alias (`aten.multiply.Tensor` for `aten.mul.Tensor`, `aten.swapaxes` for
+/// `aten.transpose.int`), which the training IR keeps as the program called it: the
+/// target it stands for, and the arguments whose names differ (alias name, target name).
+struct AtenAlias {
+  llvm::StringLiteral alias;
+  llvm::StringLiteral target;
+  std::pair<llvm::StringRef, llvm::StringRef> renames[2] = {};
+};
+
+/// The alias entry for `target`, if it is an alias.
+const AtenAlias *findAtenAlias(llvm::StringRef target);
+
 /// Whether `target` computes a Python int from sizes (`aten.sym_size.int`,
 /// `_operator.mul`, ...). Such nodes become no op: their results are symbolic sizes,
 /// which the graph's `sym_int_values` state as expressions of the size symbols.

@@ -31,6 +31,8 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <numeric>
+
 using namespace mlir;
 using namespace tgc;
 using namespace tgc::frontend;
@@ -105,10 +107,13 @@ private:
   LogicalResult convertNode(const Json &node);
   LogicalResult checkTensorMetadata(const Json &node);
   LogicalResult convertBroadcastTensors(const Json &node);
+  LogicalResult convertMeshgrid(const Json &node);
+  FailureOr<Value> buildExpand(Value tensor, ArrayRef<AffineExpr> sizes);
   Location nodeLocation(const Json &node, llvm::StringRef name);
   LogicalResult parseNodeOutputs(const Json &node, SmallVectorImpl<RecordedResult> &outputs);
   FailureOr<Value> lookupValue(llvm::StringRef valueName);
   FailureOr<std::optional<AtenValue>> convertArgument(const Json &argument, llvm::StringRef name);
+  FailureOr<std::vector<AtenArgument>> convertArguments(const Json &node);
   LogicalResult bindOutputs(ValueRange results, llvm::ArrayRef<RecordedResult> outputs);
 
   // Higher-order ops: regions of the program kept as nested graphs.
@@ -592,21 +597,18 @@ LogicalResult ExportReader::convertNode(const Json &node) {
     return convertHigherOrder(node, target);
   if (target == "aten.broadcast_tensors.default")
     return convertBroadcastTensors(node);
+  if (target == "aten.meshgrid.default" || target == "aten.meshgrid.indexing")
+    return convertMeshgrid(node);
   if (!atenCalls.supports(target))
     return emitNodeError() << "unsupported operator " << target;
 
   SmallVector<RecordedResult> outputs;
   if (failed(parseNodeOutputs(node, outputs)))
     return failure();
-  std::vector<AtenArgument> arguments;
-  for (const Json &input : node.at("inputs")) {
-    std::string name = input.at("name").get<std::string>();
-    FailureOr<std::optional<AtenValue>> value = convertArgument(input.at("arg"), name);
-    if (failed(value))
-      return failure();
-    if (*value)
-      arguments.push_back({std::move(name), std::move(**value)});
-  }
+  FailureOr<std::vector<AtenArgument>> converted = convertArguments(node);
+  if (failed(converted))
+    return failure();
+  std::vector<AtenArgument> arguments = std::move(*converted);
   auto errorFn = [this]() { return emitNodeError(); };
   if (failed(applyAutocast(atenCalls, currentLoc, autocastRegions, target, arguments, errorFn)))
     return failure();
@@ -625,19 +627,16 @@ LogicalResult ExportReader::checkTensorMetadata(const Json &node) {
   Value tensor;
   Type dtype;
   std::optional<SmallVector<AffineExpr>> sizes;
-  for (const Json &input : node.at("inputs")) {
-    std::string name = input.at("name").get<std::string>();
-    FailureOr<std::optional<AtenValue>> value = convertArgument(input.at("arg"), name);
-    if (failed(value))
-      return failure();
-    if (!*value)
-      continue;
-    if (name == "a" && (*value)->kind == AtenValue::Kind::Tensor)
-      tensor = (*value)->values.front();
-    else if (name == "dtype" && (*value)->kind == AtenValue::Kind::DType)
-      dtype = (*value)->type;
-    else if (name == "size" && (*value)->kind == AtenValue::Kind::Ints)
-      sizes = (*value)->sizes;
+  FailureOr<std::vector<AtenArgument>> arguments = convertArguments(node);
+  if (failed(arguments))
+    return failure();
+  for (const auto &[name, value] : *arguments) {
+    if (name == "a" && value.kind == AtenValue::Kind::Tensor)
+      tensor = value.values.front();
+    else if (name == "dtype" && value.kind == AtenValue::Kind::DType)
+      dtype = value.type;
+    else if (name == "size" && value.kind == AtenValue::Kind::Ints)
+      sizes = value.sizes;
   }
   auto type = tensor ? llvm::dyn_cast<BaseTensorType>(tensor.getType()) : BaseTensorType();
   if (!type)
@@ -669,14 +668,12 @@ LogicalResult ExportReader::checkTensorMetadata(const Json &node) {
 /// each tensor expanded to the sizes they broadcast to together.
 LogicalResult ExportReader::convertBroadcastTensors(const Json &node) {
   SmallVector<Value> tensors;
-  for (const Json &input : node.at("inputs")) {
-    std::string name = input.at("name").get<std::string>();
-    FailureOr<std::optional<AtenValue>> value = convertArgument(input.at("arg"), name);
-    if (failed(value))
-      return failure();
-    if (name == "tensors" && *value && (*value)->kind == AtenValue::Kind::Tensors)
-      tensors.assign((*value)->values.begin(), (*value)->values.end());
-  }
+  FailureOr<std::vector<AtenArgument>> arguments = convertArguments(node);
+  if (failed(arguments))
+    return failure();
+  for (const auto &[name, value] : *arguments)
+    if (name == "tensors" && value.kind == AtenValue::Kind::Tensors)
+      tensors.assign(value.values.begin(), value.values.end());
   if (tensors.empty())
     return emitNodeError() << "broadcast_tensors has no tensor list 'tensors'";
   SmallVector<AffineExpr> sizes;
@@ -697,14 +694,78 @@ LogicalResult ExportReader::convertBroadcastTensors(const Json &node) {
     return failure();
   SmallVector<Value> results;
   for (Value tensor : tensors) {
-    std::vector<AtenArgument> arguments = {{"self", AtenValue::tensor(tensor)},
-                                           {"size", AtenValue::ints(sizes)}};
-    FailureOr<Operation *> op =
-        atenCalls.build(currentLoc, "aten.expand.default", std::move(arguments), 1,
-                        [this]() { return emitNodeError(); });
-    if (failed(op))
+    FailureOr<Value> expanded = buildExpand(tensor, sizes);
+    if (failed(expanded))
       return failure();
-    results.push_back((*op)->getResult(0));
+    results.push_back(*expanded);
+  }
+  return bindOutputs(results, outputs);
+}
+
+/// `aten.expand(tensor, sizes)` at the node being converted.
+FailureOr<Value> ExportReader::buildExpand(Value tensor, ArrayRef<AffineExpr> sizes) {
+  std::vector<AtenArgument> arguments = {{"self", AtenValue::tensor(tensor)},
+                                         {"size", AtenValue::ints(sizes)}};
+  FailureOr<Operation *> op =
+      atenCalls.build(currentLoc, "aten.expand.default", std::move(arguments), 1,
+                      [this]() { return emitNodeError(); });
+  if (failed(op))
+    return failure();
+  return (*op)->getResult(0);
+}
+
+/// `aten.meshgrid(tensors, indexing="ij")` of 0-d and 1-d tensors: each is viewed along
+/// its own dimension of the grid ([n0, n1, ...]; "xy" swaps the first two) and
+/// expanded to the grid.
+LogicalResult ExportReader::convertMeshgrid(const Json &node) {
+  SmallVector<Value> tensors;
+  std::string indexing = "ij";
+  FailureOr<std::vector<AtenArgument>> arguments = convertArguments(node);
+  if (failed(arguments))
+    return failure();
+  for (const auto &[name, value] : *arguments) {
+    if (name == "tensors" && value.kind == AtenValue::Kind::Tensors)
+      tensors.assign(value.values.begin(), value.values.end());
+    if (name == "indexing" && value.kind == AtenValue::Kind::String)
+      indexing = value.string;
+  }
+  if (tensors.empty())
+    return emitNodeError() << "meshgrid has no tensor list 'tensors'";
+  if (indexing != "ij" && indexing != "xy")
+    return emitNodeError() << "meshgrid's indexing must be 'ij' or 'xy', not '" << indexing << "'";
+  SmallVector<AffineExpr> lengths;
+  for (Value tensor : tensors) {
+    auto type = llvm::cast<BaseTensorType>(tensor.getType());
+    if (type.getRank() > 1)
+      return emitNodeError() << "meshgrid takes 0-d and 1-d tensors, not " << type;
+    lengths.push_back(type.getRank() == 0 ? getAffineConstantExpr(1, ctx) : type.getSizes()[0]);
+  }
+  // The grid dimension of each tensor.
+  SmallVector<size_t> position(tensors.size());
+  std::iota(position.begin(), position.end(), 0);
+  if (indexing == "xy" && tensors.size() >= 2)
+    std::swap(position[0], position[1]);
+  SmallVector<AffineExpr> grid(tensors.size());
+  for (size_t i = 0; i < tensors.size(); ++i)
+    grid[position[i]] = lengths[i];
+  SmallVector<RecordedResult> outputs;
+  if (failed(parseNodeOutputs(node, outputs)))
+    return failure();
+  SmallVector<Value> results;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    SmallVector<AffineExpr> shape(tensors.size(), getAffineConstantExpr(1, ctx));
+    shape[position[i]] = lengths[i];
+    std::vector<AtenArgument> arguments = {{"self", AtenValue::tensor(tensors[i])},
+                                           {"size", AtenValue::ints(shape)}};
+    FailureOr<Operation *> view =
+        atenCalls.build(currentLoc, "aten.view.default", std::move(arguments), 1,
+                        [this]() { return emitNodeError(); });
+    if (failed(view))
+      return failure();
+    FailureOr<Value> expanded = buildExpand((*view)->getResult(0), grid);
+    if (failed(expanded))
+      return failure();
+    results.push_back(*expanded);
   }
   return bindOutputs(results, outputs);
 }
@@ -876,6 +937,21 @@ FailureOr<std::optional<AtenValue>> ExportReader::convertArgument(const Json &ar
   if (isIgnorableArgument({name.str(), AtenValue::none()}))
     return std::optional<AtenValue>();
   return emitNodeError() << "argument '" << name << "' of kind '" << kind << "' is not supported";
+}
+
+/// The node's arguments by name, converted (those of kinds tgc does not read left out,
+/// isIgnorableArgument).
+FailureOr<std::vector<AtenArgument>> ExportReader::convertArguments(const Json &node) {
+  std::vector<AtenArgument> arguments;
+  for (const Json &input : node.at("inputs")) {
+    std::string name = input.at("name").get<std::string>();
+    FailureOr<std::optional<AtenValue>> value = convertArgument(input.at("arg"), name);
+    if (failed(value))
+      return failure();
+    if (*value)
+      arguments.push_back({std::move(name), std::move(**value)});
+  }
+  return arguments;
 }
 
 /// What bindOutputs compares, as a value type (`!tgc.vtensor<[4, s0], f32>`).

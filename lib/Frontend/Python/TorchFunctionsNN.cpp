@@ -229,6 +229,9 @@ static void addNormalizationAndLosses(std::vector<TorchFunction> &table) {
              "nll_loss(Tensor self, Tensor target, Tensor? weight=None, bool? size_average=None, "
              "int ignore_index=-100, bool? reduce=None, str reduction='mean')"),
          "aten.nll_loss.default", reductionAsEnum}}},
+      {{"torch.nn.functional.softplus"},
+       {{TGC_SCHEMA("softplus(Tensor self, Scalar beta=1, Scalar threshold=20)"),
+         "aten.softplus.default"}}},
       {{"torch.nn.functional.mse_loss"},
        {{TGC_SCHEMA("mse_loss(Tensor self, Tensor target, bool? size_average=None, bool? "
                     "reduce=None, str reduction='mean')"),

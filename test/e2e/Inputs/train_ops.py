@@ -86,7 +86,7 @@ class Square(nn.Module):
 
 
 class Unary(nn.Module):
-    """The unary math functions and ELU in both pieces, each on its domain."""
+    """The unary math functions, ELU and softplus in both pieces, each on its domain."""
 
     def __init__(self):
         super().__init__()
@@ -98,7 +98,8 @@ class Unary(nn.Module):
         u, a, z = self.unit, self.above, self.any
         terms = [u.tan(), u.asin(), u.acos(), u.atan(), u.atanh(), z.sinh(), z.cosh(),
                  z.asinh(), a.acosh(), z.expm1(), u.log1p(), a.log2(), a.log10(),
-                 F.elu(z * 2, alpha=0.7), F.selu(z), F.celu(z, alpha=1.3)]
+                 F.elu(z * 2, alpha=0.7), F.selu(z), F.celu(z, alpha=1.3), F.softplus(z),
+                 F.softplus(z * 10, beta=2, threshold=5)]
         return torch.stack(terms) * x
 
 
