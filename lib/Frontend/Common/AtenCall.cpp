@@ -429,7 +429,8 @@ bool AtenCallBuilder::hasOp(llvm::StringRef target) {
 bool AtenCallBuilder::supports(llvm::StringRef target) {
   if (const AtenAlias *alias = findAtenAlias(target))
     target = alias->target;
-  return hasOp(target) || functionalOverload(target) || target == "aten.softplus.default";
+  return hasOp(target) || functionalOverload(target) || target == "aten.softplus.default" ||
+         target == "aten.im2col.default";
 }
 
 /// softplus(x, beta=1, threshold=20): x where beta x > threshold, else
@@ -501,6 +502,108 @@ std::optional<std::string> AtenCallBuilder::functionalOverload(llvm::StringRef t
   return std::nullopt;
 }
 
+/// im2col(self [N, C, H, W] or [C, H, W], kernel_size, dilation, padding, stride):
+/// [N, C * kh * kw, oh * ow], the window elements of each output position in (channel,
+/// kernel row, kernel column) order. Built as one strided slice of the padded input per
+/// kernel offset, stacked after the channel and flattened; its derivative is theirs.
+FailureOr<Operation *> AtenCallBuilder::buildIm2col(Location loc,
+                                                    std::vector<AtenArgument> arguments,
+                                                    const ErrorFn &emitError) {
+  MLIRContext *ctx = builder.getContext();
+  Value x;
+  llvm::StringMap<std::array<int64_t, 2>> pairs = {
+      {"kernel_size", {0, 0}}, {"dilation", {1, 1}}, {"padding", {0, 0}}, {"stride", {1, 1}}};
+  for (const AtenArgument &argument : arguments) {
+    const AtenValue &value = argument.value;
+    if (argument.name == "self" && value.kind == AtenValue::Kind::Tensor) {
+      x = value.values.front();
+      continue;
+    }
+    auto pair = pairs.find(argument.name);
+    SmallVector<AffineExpr> exprs;
+    if (value.kind == AtenValue::Kind::Int)
+      exprs = {value.size, value.size};
+    else if (value.kind == AtenValue::Kind::Ints && value.sizes.size() == 1)
+      exprs = {value.sizes[0], value.sizes[0]};
+    else if (value.kind == AtenValue::Kind::Ints)
+      exprs.assign(value.sizes.begin(), value.sizes.end());
+    if (pair == pairs.end() || exprs.size() != 2 || !getConstantSize(exprs[0]) ||
+        !getConstantSize(exprs[1]))
+      return emitError() << "im2col: argument '" << argument.name
+                         << "' must be one or two constant ints";
+    pair->second = {*getConstantSize(exprs[0]), *getConstantSize(exprs[1])};
+  }
+  auto type = x ? llvm::dyn_cast<BaseTensorType>(x.getType()) : BaseTensorType();
+  if (!type || (type.getRank() != 3 && type.getRank() != 4))
+    return emitError() << "im2col needs a 3-d or 4-d tensor 'self'";
+  auto [kh, kw] = pairs["kernel_size"];
+  auto [dh, dw] = pairs["dilation"];
+  auto [ph, pw] = pairs["padding"];
+  auto [sh, sw] = pairs["stride"];
+  if (kh <= 0 || kw <= 0 || dh <= 0 || dw <= 0 || sh <= 0 || sw <= 0 || ph < 0 || pw < 0)
+    return emitError() << "im2col: kernel_size, dilation and stride must be positive and "
+                          "padding not negative";
+  auto call = [&](llvm::StringRef target, std::vector<AtenArgument> args) -> FailureOr<Value> {
+    FailureOr<Operation *> op = build(loc, target, std::move(args), 1, emitError);
+    if (failed(op))
+      return failure();
+    return (*op)->getResult(0);
+  };
+  auto constant = [&](int64_t v) { return getAffineConstantExpr(v, ctx); };
+  bool batched = type.getRank() == 4;
+  SmallVector<AffineExpr> sizes(type.getSizes());
+  if (!batched) {
+    sizes.insert(sizes.begin(), constant(1));
+    FailureOr<Value> viewed = call(
+        "aten.view.default", {{"self", AtenValue::tensor(x)}, {"size", AtenValue::ints(sizes)}});
+    if (failed(viewed))
+      return failure();
+    x = *viewed;
+  }
+  AffineExpr oh = (sizes[2] + 2 * ph - dh * (kh - 1) - 1).floorDiv(sh) + 1;
+  AffineExpr ow = (sizes[3] + 2 * pw - dw * (kw - 1) - 1).floorDiv(sw) + 1;
+  if (getConstantSize(oh).value_or(1) <= 0 || getConstantSize(ow).value_or(1) <= 0)
+    return emitError() << "im2col: the kernel does not fit the padded input";
+  if (ph || pw) {
+    FailureOr<Value> padded =
+        call("aten.constant_pad_nd.default",
+             {{"self", AtenValue::tensor(x)},
+              {"pad", AtenValue::ints({constant(pw), constant(pw), constant(ph), constant(ph)})},
+              {"value", AtenValue::floating(0)}});
+    if (failed(padded))
+      return failure();
+    x = *padded;
+  }
+  auto slice = [&](Value v, int64_t dim, int64_t start, AffineExpr count,
+                   int64_t step) -> FailureOr<Value> {
+    AffineExpr end = (count - 1) * step + start + 1;
+    return call("aten.slice.Tensor", {{"self", AtenValue::tensor(v)},
+                                      {"dim", AtenValue::integer(constant(dim))},
+                                      {"start", AtenValue::integer(constant(start))},
+                                      {"end", AtenValue::integer(end)},
+                                      {"step", AtenValue::integer(constant(step))}});
+  };
+  SmallVector<Value> windows;
+  for (int64_t i = 0; i < kh; ++i)
+    for (int64_t j = 0; j < kw; ++j) {
+      FailureOr<Value> rows = slice(x, 2, i * dh, oh, sh);
+      FailureOr<Value> window = succeeded(rows) ? slice(*rows, 3, j * dw, ow, sw) : rows;
+      if (failed(window))
+        return failure();
+      windows.push_back(*window);
+    }
+  FailureOr<Value> stacked = call("aten.stack.default", {{"tensors", AtenValue::tensors(windows)},
+                                                         {"dim", AtenValue::integer(constant(2))}});
+  if (failed(stacked))
+    return failure();
+  SmallVector<AffineExpr> result = {sizes[1] * (kh * kw), oh * ow};
+  if (batched)
+    result.insert(result.begin(), sizes[0]);
+  return build(loc, "aten.view.default",
+               {{"self", AtenValue::tensor(*stacked)}, {"size", AtenValue::ints(result)}}, 1,
+               emitError);
+}
+
 FailureOr<Operation *> AtenCallBuilder::build(Location loc, llvm::StringRef target,
                                               std::vector<AtenArgument> arguments,
                                               size_t minResults, const ErrorFn &emitError,
@@ -515,6 +618,8 @@ FailureOr<Operation *> AtenCallBuilder::build(Location loc, llvm::StringRef targ
   }
   if (target == "aten.softplus.default")
     return buildSoftplus(loc, std::move(arguments), emitError);
+  if (target == "aten.im2col.default")
+    return buildIm2col(loc, std::move(arguments), emitError);
   const NodeAdapter *adapter = findNodeAdapter(target);
   std::optional<OperationName> opName =
       adapter && !adapter->opName.empty()

@@ -102,9 +102,13 @@ public:
                                            llvm::ArrayRef<RecordedResult> recorded = {});
 
 private:
-  /// softplus, which tgc builds from other calls (their last op is the result).
+  /// softplus and im2col, which tgc builds from other calls (their last op is the
+  /// result).
   mlir::FailureOr<mlir::Operation *>
   buildSoftplus(mlir::Location loc, std::vector<AtenArgument> arguments, const ErrorFn &emitError);
+  /// im2col (F.unfold): slices of the padded input, stacked and flattened.
+  mlir::FailureOr<mlir::Operation *>
+  buildIm2col(mlir::Location loc, std::vector<AtenArgument> arguments, const ErrorFn &emitError);
   std::optional<mlir::OperationName> lookupAtenOp(llvm::StringRef target);
   /// Whether a tgc op (or an adapter's) stands for `target` itself.
   bool hasOp(llvm::StringRef target);

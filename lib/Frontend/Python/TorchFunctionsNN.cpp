@@ -229,6 +229,10 @@ static void addNormalizationAndLosses(std::vector<TorchFunction> &table) {
              "nll_loss(Tensor self, Tensor target, Tensor? weight=None, bool? size_average=None, "
              "int ignore_index=-100, bool? reduce=None, str reduction='mean')"),
          "aten.nll_loss.default", reductionAsEnum}}},
+      {{"torch.nn.functional.unfold"},
+       {{TGC_SCHEMA("unfold(Tensor self, int[2] kernel_size, int[2] dilation=1, int[2] "
+                    "padding=0, int[2] stride=1)"),
+         "aten.im2col.default"}}},
       {{"torch.nn.functional.softplus"},
        {{TGC_SCHEMA("softplus(Tensor self, Scalar beta=1, Scalar threshold=20)"),
          "aten.softplus.default"}}},

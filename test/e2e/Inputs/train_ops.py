@@ -103,7 +103,23 @@ class Unary(nn.Module):
         return torch.stack(terms) * x
 
 
+class Unfold(nn.Module):
+    """F.unfold (aten.im2col): kernel, dilation, padding and stride that differ per
+    dimension, and an unbatched input; the gradient flows to the conv before it."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(2, 3, 1)
+
+    def forward(self, x):
+        h = self.conv(x)
+        a = F.unfold(h, kernel_size=(3, 2), dilation=(1, 2), padding=1, stride=(2, 1))
+        b = F.unfold(h[0], kernel_size=2)
+        return a.sum(-1) + b.sum(-1).mean()
+
+
 CASES = [("vector_norm", VectorNorm, (torch.randn(2, 4),)),
+         ("unfold", Unfold, (torch.randn(2, 2, 7, 6),)),
          ("unary", Unary, (torch.randn(6),)),
          ("einsum", Einsum, (torch.randn(2, 5, 8),)),
          ("resample", Resample, (torch.randn(2, 3, 6, 7),)),
