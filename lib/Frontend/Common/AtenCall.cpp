@@ -430,7 +430,7 @@ bool AtenCallBuilder::supports(llvm::StringRef target) {
   if (const AtenAlias *alias = findAtenAlias(target))
     target = alias->target;
   return hasOp(target) || functionalOverload(target) || target == "aten.softplus.default" ||
-         target == "aten.im2col.default";
+         target == "aten.im2col.default" || target == "aten.take.default";
 }
 
 /// softplus(x, beta=1, threshold=20): x where beta x > threshold, else
@@ -604,6 +604,31 @@ FailureOr<Operation *> AtenCallBuilder::buildIm2col(Location loc,
                emitError);
 }
 
+/// take(self, index): self flattened, indexed by `index` (negative positions count from
+/// the end, as index.Tensor's do).
+FailureOr<Operation *> AtenCallBuilder::buildTake(Location loc, std::vector<AtenArgument> arguments,
+                                                  const ErrorFn &emitError) {
+  Value self, index;
+  for (const AtenArgument &argument : arguments)
+    if (argument.value.kind == AtenValue::Kind::Tensor)
+      (argument.name == "self" ? self : index) = argument.value.values.front();
+  auto type = self ? llvm::dyn_cast<BaseTensorType>(self.getType()) : BaseTensorType();
+  if (!type || !index)
+    return emitError() << "take needs the tensors 'self' and 'index'";
+  AffineExpr numel = getAffineConstantExpr(1, builder.getContext());
+  for (AffineExpr size : type.getSizes())
+    numel = numel * size;
+  FailureOr<Operation *> flat =
+      build(loc, "aten.view.default",
+            {{"self", AtenValue::tensor(self)}, {"size", AtenValue::ints({numel})}}, 1, emitError);
+  if (failed(flat))
+    return failure();
+  return build(loc, "aten.index.Tensor",
+               {{"self", AtenValue::tensor((*flat)->getResult(0))},
+                {"indices", AtenValue::tensors({index})}},
+               1, emitError);
+}
+
 FailureOr<Operation *> AtenCallBuilder::build(Location loc, llvm::StringRef target,
                                               std::vector<AtenArgument> arguments,
                                               size_t minResults, const ErrorFn &emitError,
@@ -620,6 +645,8 @@ FailureOr<Operation *> AtenCallBuilder::build(Location loc, llvm::StringRef targ
     return buildSoftplus(loc, std::move(arguments), emitError);
   if (target == "aten.im2col.default")
     return buildIm2col(loc, std::move(arguments), emitError);
+  if (target == "aten.take.default")
+    return buildTake(loc, std::move(arguments), emitError);
   const NodeAdapter *adapter = findNodeAdapter(target);
   std::optional<OperationName> opName =
       adapter && !adapter->opName.empty()

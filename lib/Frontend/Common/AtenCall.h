@@ -102,13 +102,16 @@ public:
                                            llvm::ArrayRef<RecordedResult> recorded = {});
 
 private:
-  /// softplus and im2col, which tgc builds from other calls (their last op is the
-  /// result).
+  /// softplus, im2col and take, which tgc builds from other calls (their last op is
+  /// the result).
   mlir::FailureOr<mlir::Operation *>
   buildSoftplus(mlir::Location loc, std::vector<AtenArgument> arguments, const ErrorFn &emitError);
   /// im2col (F.unfold): slices of the padded input, stacked and flattened.
   mlir::FailureOr<mlir::Operation *>
   buildIm2col(mlir::Location loc, std::vector<AtenArgument> arguments, const ErrorFn &emitError);
+  /// take: the flattened tensor indexed.
+  mlir::FailureOr<mlir::Operation *>
+  buildTake(mlir::Location loc, std::vector<AtenArgument> arguments, const ErrorFn &emitError);
   std::optional<mlir::OperationName> lookupAtenOp(llvm::StringRef target);
   /// Whether a tgc op (or an adapter's) stands for `target` itself.
   bool hasOp(llvm::StringRef target);

@@ -678,6 +678,22 @@ bool tgc::frontend::isSymbolicIntTarget(llvm::StringRef target) {
   return llvm::is_contained(kTargets, target);
 }
 
+bool tgc::frontend::isRuntimeCheckTarget(llvm::StringRef target) {
+  static constexpr llvm::StringLiteral kTargets[] = {"_operator.ge",
+                                                     "_operator.gt",
+                                                     "_operator.le",
+                                                     "_operator.lt",
+                                                     "_operator.eq",
+                                                     "_operator.ne",
+                                                     "_operator.and_",
+                                                     "_operator.or_",
+                                                     "torch.sym_not",
+                                                     "aten._assert_scalar.default",
+                                                     "aten.sym_constrain_range.default",
+                                                     "aten.sym_constrain_range_for_size.default"};
+  return llvm::is_contained(kTargets, target);
+}
+
 bool tgc::frontend::isIgnorableArgument(const AtenArgument &argument) {
   static constexpr llvm::StringLiteral kIgnorable[] = {
       "layout",        "pin_memory", "memory_format", "non_blocking", "cudnn_enable",

@@ -56,6 +56,13 @@ const AtenAlias *findAtenAlias(llvm::StringRef target);
 /// which the graph's `sym_int_values` state as expressions of the size symbols.
 bool isSymbolicIntTarget(llvm::StringRef target);
 
+/// Whether `target` only states or checks a fact about data-dependent sizes: the
+/// comparisons of SymInts that give SymBools (`_operator.ge`, ...) and what consumes
+/// them, `aten._assert_scalar` (torch._check, export's range checks on unbacked sizes),
+/// `sym_constrain_range(_for_size)`. Such nodes become no op; tgc does not check them
+/// at run time (docs/ops.md).
+bool isRuntimeCheckTarget(llvm::StringRef target);
+
 /// Whether an argument the op does not declare only configures something that does not
 /// change values (layout, pin_memory, memory_format, device placement, ...), so that
 /// dropping it is safe.
