@@ -644,6 +644,34 @@ struct DecomposeAvgPool1d : OpRewritePattern<AvgPool1dOp> {
   }
 };
 
+/// 2-d pooling of an unbatched [C, H, W] input: the same pooling of a batch of one (the
+/// lowering takes NCHW), the batch dimension dropped from each result.
+template <typename OpT> struct BatchUnbatchedPool2d : OpRewritePattern<OpT> {
+  using OpRewritePattern<OpT>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpT op, PatternRewriter &rewriter) const override {
+    if (typeOf(op.getSelf()).getRank() != 3)
+      return rewriter.notifyMatchFailure(op, "not an unbatched input");
+    Location loc = op.getLoc();
+    Value image = UnsqueezeOp::create(rewriter, loc, op.getSelf(), 0);
+    Operation *pooled = rewriter.clone(*op);
+    pooled->setOperand(0, image);
+    SmallVector<Type> types;
+    auto inferred = llvm::cast<InferTypeOpInterface>(pooled);
+    if (failed(inferred.inferReturnTypes(
+            rewriter.getContext(), loc, pooled->getOperands(), pooled->getRawDictionaryAttrs(),
+            pooled->getPropertiesStorage(), pooled->getRegions(), types)))
+      return failure();
+    for (auto [result, type] : llvm::zip(pooled->getResults(), types))
+      result.setType(type);
+    SmallVector<Value> results;
+    for (Value result : pooled->getResults())
+      results.push_back(
+          SqueezeOp::create(rewriter, loc, result, rewriter.getDenseI64ArrayAttr({0})));
+    replaceWithCast(rewriter, op, results);
+    return success();
+  }
+};
+
 /// A pooling window over the last three dimensions, as the op states it
 /// (tgc::expandWindow), with the pooled input and output sizes.
 struct Window3d : Window {
@@ -1238,6 +1266,7 @@ struct DecomposePdist : OpRewritePattern<PdistOp> {
 void tgc::populateDecomposeNNPatterns(RewritePatternSet &patterns, bool onePass) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<DecomposeLayerNorm, DecomposeBatchNorm, DecomposeGroupNorm>(ctx, onePass);
+  patterns.add<BatchUnbatchedPool2d<MaxPool2dOp>, BatchUnbatchedPool2d<AvgPool2dOp>>(ctx);
   patterns.add<DecomposeLayerNormBackward, DecomposeGroupNormBackward, DecomposeConv1d,
                DecomposeTransposedConv2d, DecomposeConv3d, DecomposeTransposedConv3d,
                DecomposeConvolutionBackward, DecomposeAdaptivePool<AdaptiveAvgPoolOp>,

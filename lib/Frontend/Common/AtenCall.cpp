@@ -430,7 +430,8 @@ bool AtenCallBuilder::supports(llvm::StringRef target) {
   if (const AtenAlias *alias = findAtenAlias(target))
     target = alias->target;
   return hasOp(target) || functionalOverload(target) || target == "aten.softplus.default" ||
-         target == "aten.im2col.default" || target == "aten.take.default";
+         target == "aten.im2col.default" || target == "aten.take.default" ||
+         target == "aten.max_pool1d.default";
 }
 
 /// softplus(x, beta=1, threshold=20): x where beta x > threshold, else
@@ -629,6 +630,68 @@ FailureOr<Operation *> AtenCallBuilder::buildTake(Location loc, std::vector<Aten
                1, emitError);
 }
 
+/// max_pool1d(self [N, C, L] or [C, L], kernel_size, stride, padding, dilation,
+/// ceil_mode): max_pool2d over the input viewed with a height of 1, whose window is 1
+/// high (stride 1, no padding, dilation 1 along it).
+FailureOr<Operation *> AtenCallBuilder::buildMaxPool1d(Location loc,
+                                                       std::vector<AtenArgument> arguments,
+                                                       const ErrorFn &emitError) {
+  MLIRContext *ctx = builder.getContext();
+  Value self;
+  std::vector<AtenArgument> pool;
+  for (const AtenArgument &argument : arguments) {
+    const AtenValue &value = argument.value;
+    if (argument.name == "self" && value.kind == AtenValue::Kind::Tensor) {
+      self = value.values.front();
+      continue;
+    }
+    if (argument.name == "ceil_mode") {
+      pool.push_back(argument);
+      continue;
+    }
+    // One int (or a one-element list) along the length; the height's is fixed.
+    SmallVector<AffineExpr> along;
+    if (value.kind == AtenValue::Kind::Int)
+      along = {value.size};
+    else if (value.kind == AtenValue::Kind::Ints)
+      along.assign(value.sizes.begin(), value.sizes.end());
+    if (along.empty() && argument.name == "stride")
+      continue; // the default: the kernel size
+    if (along.size() != 1)
+      return emitError() << "max_pool1d: argument '" << argument.name << "' must be one int";
+    int64_t height = argument.name == "padding" ? 0 : 1;
+    pool.push_back(
+        {argument.name, AtenValue::ints({getAffineConstantExpr(height, ctx), along[0]})});
+  }
+  auto type = self ? llvm::dyn_cast<BaseTensorType>(self.getType()) : BaseTensorType();
+  if (!type || (type.getRank() != 2 && type.getRank() != 3))
+    return emitError() << "max_pool1d needs a 2-d or 3-d tensor 'self'";
+  // [N, C, L] (a batch of 1 for an unbatched input) viewed [N, C, 1, L].
+  SmallVector<AffineExpr> sizes(type.getSizes());
+  if (type.getRank() == 2)
+    sizes.insert(sizes.begin(), getAffineConstantExpr(1, ctx));
+  SmallVector<AffineExpr> image(sizes);
+  image.insert(image.begin() + 2, getAffineConstantExpr(1, ctx));
+  FailureOr<Operation *> viewed =
+      build(loc, "aten.view.default",
+            {{"self", AtenValue::tensor(self)}, {"size", AtenValue::ints(image)}}, 1, emitError);
+  if (failed(viewed))
+    return failure();
+  pool.insert(pool.begin(), {"self", AtenValue::tensor((*viewed)->getResult(0))});
+  FailureOr<Operation *> pooled = build(loc, "aten.max_pool2d.default", pool, 1, emitError);
+  if (failed(pooled))
+    return failure();
+  SmallVector<AffineExpr> result(
+      llvm::cast<BaseTensorType>((*pooled)->getResult(0).getType()).getSizes());
+  result.erase(result.begin() + 2);
+  if (type.getRank() == 2)
+    result.erase(result.begin());
+  return build(
+      loc, "aten.view.default",
+      {{"self", AtenValue::tensor((*pooled)->getResult(0))}, {"size", AtenValue::ints(result)}}, 1,
+      emitError);
+}
+
 FailureOr<Operation *> AtenCallBuilder::build(Location loc, llvm::StringRef target,
                                               std::vector<AtenArgument> arguments,
                                               size_t minResults, const ErrorFn &emitError,
@@ -647,6 +710,8 @@ FailureOr<Operation *> AtenCallBuilder::build(Location loc, llvm::StringRef targ
     return buildIm2col(loc, std::move(arguments), emitError);
   if (target == "aten.take.default")
     return buildTake(loc, std::move(arguments), emitError);
+  if (target == "aten.max_pool1d.default")
+    return buildMaxPool1d(loc, std::move(arguments), emitError);
   const NodeAdapter *adapter = findNodeAdapter(target);
   std::optional<OperationName> opName =
       adapter && !adapter->opName.empty()

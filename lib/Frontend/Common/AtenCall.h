@@ -102,8 +102,8 @@ public:
                                            llvm::ArrayRef<RecordedResult> recorded = {});
 
 private:
-  /// softplus, im2col and take, which tgc builds from other calls (their last op is
-  /// the result).
+  /// softplus, im2col, take and max_pool1d, which tgc builds from other calls (their
+  /// last op is the result).
   mlir::FailureOr<mlir::Operation *>
   buildSoftplus(mlir::Location loc, std::vector<AtenArgument> arguments, const ErrorFn &emitError);
   /// im2col (F.unfold): slices of the padded input, stacked and flattened.
@@ -112,6 +112,9 @@ private:
   /// take: the flattened tensor indexed.
   mlir::FailureOr<mlir::Operation *>
   buildTake(mlir::Location loc, std::vector<AtenArgument> arguments, const ErrorFn &emitError);
+  /// max_pool1d: a 2-d one over a height-1 image.
+  mlir::FailureOr<mlir::Operation *>
+  buildMaxPool1d(mlir::Location loc, std::vector<AtenArgument> arguments, const ErrorFn &emitError);
   std::optional<mlir::OperationName> lookupAtenOp(llvm::StringRef target);
   /// Whether a tgc op (or an adapter's) stands for `target` itself.
   bool hasOp(llvm::StringRef target);

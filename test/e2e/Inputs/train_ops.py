@@ -118,7 +118,26 @@ class Unfold(nn.Module):
         return a.sum(-1) + b.sum(-1).mean()
 
 
+class MaxPool1d(nn.Module):
+    """F.max_pool1d (aten.max_pool1d in the training IR): stride, padding, dilation and
+    ceil_mode, and an unbatched input; unbatched 2-d max and average pooling and 1-d
+    average pooling."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv1d(2, 3, 1)
+
+    def forward(self, x):
+        h = self.conv(x)
+        a = F.max_pool1d(h, 3, stride=2, padding=1, dilation=2, ceil_mode=True)
+        b = F.max_pool1d(h[0], 2)
+        c = F.max_pool2d(h, (2, 3)) + F.avg_pool2d(h, 2, ceil_mode=True)[:, :, :3]
+        d = F.avg_pool1d(h[1], 3, stride=2)
+        return a.sum(-1) + b.sum(-1).mean() + c.sum() + d.mean()
+
+
 CASES = [("vector_norm", VectorNorm, (torch.randn(2, 4),)),
+         ("max_pool1d", MaxPool1d, (torch.randn(2, 2, 11),)),
          ("unfold", Unfold, (torch.randn(2, 2, 7, 6),)),
          ("unary", Unary, (torch.randn(6),)),
          ("einsum", Einsum, (torch.randn(2, 5, 8),)),
