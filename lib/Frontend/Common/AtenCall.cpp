@@ -426,12 +426,18 @@ bool AtenCallBuilder::hasOp(llvm::StringRef target) {
   return (adapter && !adapter->opName.empty()) || lookupAtenOp(target);
 }
 
+/// The in-place random fills tgc builds (buildRandomFill).
+static bool isRandomFill(llvm::StringRef target) {
+  return target == "aten.uniform_.default" || target == "aten.normal_.default" ||
+         target == "aten.exponential_.default";
+}
+
 bool AtenCallBuilder::supports(llvm::StringRef target) {
   if (const AtenAlias *alias = findAtenAlias(target))
     target = alias->target;
   return hasOp(target) || functionalOverload(target) || target == "aten.softplus.default" ||
          target == "aten.im2col.default" || target == "aten.take.default" ||
-         target == "aten.max_pool1d.default";
+         target == "aten.max_pool1d.default" || isRandomFill(target);
 }
 
 /// softplus(x, beta=1, threshold=20): x where beta x > threshold, else
@@ -692,6 +698,82 @@ FailureOr<Operation *> AtenCallBuilder::buildMaxPool1d(Location loc,
       emitError);
 }
 
+/// `self.uniform_(from=0, to=1)`, `self.normal_(mean=0, std=1)` and
+/// `self.exponential_(lambd=1)`: a draw of the instance's generator like `self`
+/// (rand_like, randn_like) made into the distribution (`from + (to - from) u`,
+/// `mean + std n`, `-log1p(-u) / lambd`) and copied into `self`, which is the result.
+/// A `generator` argument is not supported.
+FailureOr<Operation *> AtenCallBuilder::buildRandomFill(Location loc, llvm::StringRef target,
+                                                        std::vector<AtenArgument> arguments,
+                                                        const ErrorFn &emitError) {
+  Value self;
+  llvm::StringMap<double> parameters;
+  for (const AtenArgument &argument : arguments) {
+    const AtenValue &value = argument.value;
+    if (argument.name == "self" && value.kind == AtenValue::Kind::Tensor) {
+      self = value.values.front();
+    } else if (argument.name == "generator" && value.kind == AtenValue::Kind::None) {
+      continue;
+    } else if (value.kind == AtenValue::Kind::Float && value.values.empty()) {
+      parameters[argument.name] = value.floatValue;
+    } else if (value.kind == AtenValue::Kind::Int && getConstantSize(value.size)) {
+      parameters[argument.name] = static_cast<double>(*getConstantSize(value.size));
+    } else {
+      return emitError() << target << ": argument '" << argument.name
+                         << "' must be a constant number (an explicit generator is not "
+                            "supported)";
+    }
+  }
+  if (!self)
+    return emitError() << target << " needs a tensor 'self'";
+  auto parameter = [&](llvm::StringRef name, double fallback) {
+    auto it = parameters.find(name);
+    return it == parameters.end() ? fallback : it->second;
+  };
+  auto call = [&](llvm::StringRef callee, std::vector<AtenArgument> args) -> FailureOr<Value> {
+    FailureOr<Operation *> op = build(loc, callee, std::move(args), 1, emitError);
+    if (failed(op))
+      return failure();
+    return (*op)->getResult(0);
+  };
+  auto affine = [&](Value v, double scale, double shift) -> FailureOr<Value> {
+    FailureOr<Value> scaled =
+        scale == 1 ? FailureOr<Value>(v)
+                   : call("aten.mul.Tensor",
+                          {{"self", AtenValue::tensor(v)}, {"other", AtenValue::floating(scale)}});
+    if (failed(scaled) || shift == 0)
+      return scaled;
+    return call("aten.add.Tensor",
+                {{"self", AtenValue::tensor(*scaled)}, {"other", AtenValue::floating(shift)}});
+  };
+  bool normal = target == "aten.normal_.default";
+  FailureOr<Value> draw = call(normal ? "aten.randn_like.default" : "aten.rand_like.default",
+                               {{"self", AtenValue::tensor(self)}});
+  if (failed(draw))
+    return failure();
+  FailureOr<Value> sample = failure();
+  if (normal) {
+    sample = affine(*draw, parameter("std", 1), parameter("mean", 0));
+  } else if (target == "aten.uniform_.default") {
+    double from = parameter("from", 0), to = parameter("to", 1);
+    sample = affine(*draw, to - from, from);
+  } else {
+    double lambd = parameter("lambd", 1);
+    if (lambd <= 0)
+      return emitError() << "exponential_: lambd must be positive";
+    FailureOr<Value> negated = affine(*draw, -1, 0);
+    FailureOr<Value> log = succeeded(negated)
+                               ? call("aten.log1p.default", {{"self", AtenValue::tensor(*negated)}})
+                               : negated;
+    sample = succeeded(log) ? affine(*log, -1 / lambd, 0) : log;
+  }
+  if (failed(sample))
+    return failure();
+  return build(loc, "aten.copy_.default",
+               {{"self", AtenValue::tensor(self)}, {"src", AtenValue::tensor(*sample)}}, 1,
+               emitError);
+}
+
 FailureOr<Operation *> AtenCallBuilder::build(Location loc, llvm::StringRef target,
                                               std::vector<AtenArgument> arguments,
                                               size_t minResults, const ErrorFn &emitError,
@@ -712,6 +794,8 @@ FailureOr<Operation *> AtenCallBuilder::build(Location loc, llvm::StringRef targ
     return buildTake(loc, std::move(arguments), emitError);
   if (target == "aten.max_pool1d.default")
     return buildMaxPool1d(loc, std::move(arguments), emitError);
+  if (isRandomFill(target))
+    return buildRandomFill(loc, target, std::move(arguments), emitError);
   const NodeAdapter *adapter = findNodeAdapter(target);
   std::optional<OperationName> opName =
       adapter && !adapter->opName.empty()

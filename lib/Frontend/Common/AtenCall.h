@@ -115,6 +115,11 @@ private:
   /// max_pool1d: a 2-d one over a height-1 image.
   mlir::FailureOr<mlir::Operation *>
   buildMaxPool1d(mlir::Location loc, std::vector<AtenArgument> arguments, const ErrorFn &emitError);
+  /// The in-place random fills (uniform_, normal_, exponential_): a draw of
+  /// rand_like / randn_like transformed, copied into `self`.
+  mlir::FailureOr<mlir::Operation *> buildRandomFill(mlir::Location loc, llvm::StringRef target,
+                                                     std::vector<AtenArgument> arguments,
+                                                     const ErrorFn &emitError);
   std::optional<mlir::OperationName> lookupAtenOp(llvm::StringRef target);
   /// Whether a tgc op (or an adapter's) stands for `target` itself.
   bool hasOp(llvm::StringRef target);
