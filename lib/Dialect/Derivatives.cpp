@@ -780,6 +780,20 @@ LogicalResult gatherVjp(Vjp &v, GatherOp op) {
 
 /// scatter_add: `self`'s elements pass their gradient through; each `src` element gets
 /// the gradient of the position it was added to (a gather at `index`).
+/// scatter (src and value): the written positions take no gradient from `self`
+/// (grad.scatter(dim, index, 0)); `src` gets the gradient at the positions it wrote
+/// (grad.gather(dim, index)). The scalar value has none.
+template <typename OpT> LogicalResult scatterVjp(Vjp &v, OpT op) {
+  if (v.wants(0))
+    v.set(0, op,
+          ScatterValueOp::create(v.b, v.loc, v.g(), op.getDim(), op.getIndex(), v.scalar(0.0)));
+  if constexpr (std::is_same_v<OpT, ScatterOp>) {
+    if (v.wants(2))
+      v.set(2, op, GatherOp::create(v.b, v.loc, v.g(), op.getDim(), op.getIndex(), false));
+  }
+  return success();
+}
+
 LogicalResult scatterAddVjp(Vjp &v, ScatterAddOp op) {
   v.set(0, op, v.g());
   if (!v.wants(2))
@@ -1041,6 +1055,8 @@ void tgc::attachDerivatives(MLIRContext *ctx) {
   attach<TruncOp, noGradient<TruncOp>>(ctx);
   attach<SignOp, noGradient<SignOp>>(ctx);
   attach<GatherOp, gatherVjp>(ctx);
+  attach<ScatterOp, scatterVjp<ScatterOp>>(ctx);
+  attach<ScatterValueOp, scatterVjp<ScatterValueOp>>(ctx);
   attach<ScatterAddOp, scatterAddVjp>(ctx);
   attach<ScatterReduceOp, scatterReduceVjp>(ctx);
   attach<MaxDimOp, extremumDimVjp<MaxDimOp>>(ctx);

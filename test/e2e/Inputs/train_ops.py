@@ -136,7 +136,24 @@ class MaxPool1d(nn.Module):
         return a.sum(-1) + b.sum(-1).mean() + c.sum() + d.mean()
 
 
+class Scatter(nn.Module):
+    """scatter of a tensor and of a value (PhiMoE's router masks this way): the written
+    positions take no gradient from the tensor written into; src gets its own back."""
+
+    def __init__(self):
+        super().__init__()
+        self.base = nn.Parameter(torch.randn(3, 5))
+        self.src = nn.Parameter(torch.randn(3, 2))
+        self.register_buffer("index", torch.tensor([[0, 3], [4, 1], [2, 0]]))
+
+    def forward(self, x):
+        a = self.base.scatter(1, self.index, self.src * x)
+        b = self.base.scatter(1, self.index, -0.5)
+        return a * b
+
+
 CASES = [("vector_norm", VectorNorm, (torch.randn(2, 4),)),
+         ("scatter", Scatter, (torch.randn(3, 2),)),
          ("max_pool1d", MaxPool1d, (torch.randn(2, 2, 11),)),
          ("unfold", Unfold, (torch.randn(2, 2, 7, 6),)),
          ("unary", Unary, (torch.randn(6),)),
