@@ -612,10 +612,43 @@ LogicalResult ExportReader::convertNode(const Json &node) {
   auto errorFn = [this]() { return emitNodeError(); };
   if (failed(applyAutocast(atenCalls, currentLoc, autocastRegions, target, arguments, errorFn)))
     return failure();
+  bool inAutocast =
+      llvm::any_of(autocastRegions, [](const AutocastRegion &r) { return r.enabled; });
+  std::vector<AtenArgument> retry = inAutocast ? arguments : std::vector<AtenArgument>();
   FailureOr<Operation *> op =
       atenCalls.build(currentLoc, target, std::move(arguments), outputs.size(), errorFn, outputs);
   if (failed(op))
     return failure();
+  // Inside an autocast block, an op that is not on autocast's lists may still compute
+  // in another dtype through the ops it is made of in eager (einsum calls bmm): where
+  // the archive records another floating-point dtype for its result, its floating-point
+  // operands are cast to that dtype, as that inner op's policy did.
+  if (inAutocast && !outputs.empty() && outputs.front().meta && (*op)->getNumResults()) {
+    Type recorded = outputs.front().meta->dtype;
+    auto inferred = llvm::dyn_cast<BaseTensorType>((*op)->getResult(0).getType());
+    if (inferred && inferred.getDtype() != recorded && llvm::isa<FloatType>(recorded) &&
+        llvm::isa<FloatType>(inferred.getDtype())) {
+      (*op)->erase();
+      for (AtenArgument &argument : retry)
+        if (argument.value.kind == AtenValue::Kind::Tensor ||
+            argument.value.kind == AtenValue::Kind::Tensors)
+          for (Value &tensor : argument.value.values) {
+            Type dtype = llvm::cast<BaseTensorType>(tensor.getType()).getDtype();
+            if (!llvm::isa<FloatType>(dtype) || dtype.isF64() || dtype == recorded)
+              continue;
+            FailureOr<Operation *> cast = atenCalls.build(
+                currentLoc, "aten._to_copy.default",
+                {{"self", AtenValue::tensor(tensor)}, {"dtype", AtenValue::dtype(recorded)}}, 1,
+                errorFn);
+            if (failed(cast))
+              return failure();
+            tensor = (*cast)->getResult(0);
+          }
+      op = atenCalls.build(currentLoc, target, std::move(retry), outputs.size(), errorFn, outputs);
+      if (failed(op))
+        return failure();
+    }
+  }
   return bindOutputs((*op)->getResults(), outputs);
 }
 

@@ -2,13 +2,16 @@
 
     python test/Frontend/Export/Inputs/make_higher_order.py
     python test/fixtures/portable_paths.py test/Frontend/Export/Inputs/cond.pt2 \\
-        test/Frontend/Export/Inputs/map.pt2
+        test/Frontend/Export/Inputs/map.pt2 test/Frontend/Export/Inputs/autocast_einsum.pt2
 
 cond.pt2: torch.cond on a tensor predicate with a dynamic batch, branches that read a
 parameter and a buffer and return two tensors, and a cond nested in a branch; with
 cond.{pos,neg}.inputs.safetensors / .expected.safetensors (eager results) for both
 outcomes of the outer predicate (and both of the inner one).
 map.pt2: torch's map higher-order op, which tgc does not read.
+autocast_einsum.pt2: an einsum in a CPU bf16 autocast block (training IR; torch's own
+core IR of it is not eager's): einsum is not on autocast's lists, the bmm it calls in
+eager is, so its result is bf16; autocast_einsum.{inputs,expected}.safetensors.
 """
 import os
 
@@ -34,6 +37,16 @@ class Cond(torch.nn.Module):
 
         y, s = torch.cond(x.sum() > 0, positive, negative, (x,))
         return y * 3, s
+
+
+class AutocastEinsum(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.randn(5, 4))
+
+    def forward(self, x):
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            return torch.einsum("bi,oi->bo", x, self.w)
 
 
 class Map(torch.nn.Module):
@@ -69,6 +82,13 @@ def main():
         save_file(expected, os.path.join(HERE, f"cond.{name}.train_expected.safetensors"))
     ep = torch.export.export(Map(), (torch.randn(2, 3),))
     torch.export.save(ep, os.path.join(HERE, "map.pt2"))
+    einsum = AutocastEinsum()
+    x = torch.randn(3, 4)
+    ep = torch.export.export(einsum, (x,))
+    torch.export.save(ep, os.path.join(HERE, "autocast_einsum.pt2"))
+    save_file({"x": x}, os.path.join(HERE, "autocast_einsum.inputs.safetensors"))
+    save_file({"output.0": einsum(x).detach().contiguous()},
+              os.path.join(HERE, "autocast_einsum.expected.safetensors"))
 
 
 if __name__ == "__main__":
