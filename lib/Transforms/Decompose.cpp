@@ -1314,6 +1314,15 @@ struct DecomposeAttention : OpRewritePattern<ScaledDotProductAttentionOp> {
   }
 };
 
+/// A loss's elements reduced as ATen's `reduction` says: 0 none, 1 mean, 2 sum.
+static Value reduceLoss(OpBuilder &b, Location loc, Value loss, int64_t reduction) {
+  if (reduction == 1)
+    return MeanOp::create(b, loc, loss, DenseI64ArrayAttr(), false, TypeAttr());
+  if (reduction == 2)
+    return SumOp::create(b, loc, loss, DenseI64ArrayAttr(), false, TypeAttr());
+  return loss;
+}
+
 /// cross_entropy = nll_loss(log_softmax(self, class dim), target, weight) for class
 /// indices; with class probabilities, -sum(weight * target * log_softmax) over the
 /// class dimension, then the reduction (mean divides by the number of samples).
@@ -1338,11 +1347,7 @@ struct DecomposeCrossEntropy : OpRewritePattern<CrossEntropyLossOp> {
     Value perSample = SumOp::create(rewriter, loc, weighted,
                                     rewriter.getDenseI64ArrayAttr({classDim}), false, TypeAttr());
     Value loss = NegOp::create(rewriter, loc, perSample);
-    if (op.getReduction() == 1)
-      loss = MeanOp::create(rewriter, loc, loss, DenseI64ArrayAttr(), false, TypeAttr());
-    else if (op.getReduction() == 2)
-      loss = SumOp::create(rewriter, loc, loss, DenseI64ArrayAttr(), false, TypeAttr());
-    rewriter.replaceOp(op, loss);
+    rewriter.replaceOp(op, reduceLoss(rewriter, loc, loss, op.getReduction()));
     return success();
   }
 };
@@ -1435,11 +1440,7 @@ template <typename OpT> struct DecomposePointwiseLoss : OpRewritePattern<OpT> {
   using OpRewritePattern<OpT>::OpRewritePattern;
   LogicalResult matchAndRewrite(OpT op, PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Value loss = elementLoss(rewriter, loc, op);
-    if (op.getReduction() == 1)
-      loss = MeanOp::create(rewriter, loc, loss, DenseI64ArrayAttr(), false, TypeAttr());
-    else if (op.getReduction() == 2)
-      loss = SumOp::create(rewriter, loc, loss, DenseI64ArrayAttr(), false, TypeAttr());
+    Value loss = reduceLoss(rewriter, loc, elementLoss(rewriter, loc, op), op.getReduction());
     replaceWithCast(rewriter, op, {loss});
     return success();
   }

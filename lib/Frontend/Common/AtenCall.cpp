@@ -426,23 +426,39 @@ bool AtenCallBuilder::hasOp(llvm::StringRef target) {
   return (adapter && !adapter->opName.empty()) || lookupAtenOp(target);
 }
 
-/// The in-place random fills tgc builds (buildRandomFill).
-static bool isRandomFill(llvm::StringRef target) {
-  return target == "aten.uniform_.default" || target == "aten.normal_.default" ||
-         target == "aten.exponential_.default";
-}
-
 bool AtenCallBuilder::supports(llvm::StringRef target) {
   if (const AtenAlias *alias = findAtenAlias(target))
     target = alias->target;
-  return hasOp(target) || functionalOverload(target) || target == "aten.softplus.default" ||
-         target == "aten.im2col.default" || target == "aten.take.default" ||
-         target == "aten.max_pool1d.default" || isRandomFill(target);
+  return hasOp(target) || functionalOverload(target) || findComposite(target);
+}
+
+AtenCallBuilder::CompositeBuilder AtenCallBuilder::findComposite(llvm::StringRef target) {
+  static const std::pair<llvm::StringLiteral, CompositeBuilder> kComposites[] = {
+      {"aten.softplus.default", &AtenCallBuilder::buildSoftplus},
+      {"aten.im2col.default", &AtenCallBuilder::buildIm2col},
+      {"aten.take.default", &AtenCallBuilder::buildTake},
+      {"aten.max_pool1d.default", &AtenCallBuilder::buildMaxPool1d},
+      {"aten.uniform_.default", &AtenCallBuilder::buildRandomFill},
+      {"aten.normal_.default", &AtenCallBuilder::buildRandomFill},
+      {"aten.exponential_.default", &AtenCallBuilder::buildRandomFill}};
+  for (const auto &[name, composite] : kComposites)
+    if (name == target)
+      return composite;
+  return nullptr;
+}
+
+FailureOr<Value> AtenCallBuilder::buildValue(Location loc, llvm::StringRef target,
+                                             std::vector<AtenArgument> arguments,
+                                             const ErrorFn &emitError) {
+  FailureOr<Operation *> op = build(loc, target, std::move(arguments), 1, emitError);
+  if (failed(op))
+    return failure();
+  return (*op)->getResult(0);
 }
 
 /// softplus(x, beta=1, threshold=20): x where beta x > threshold, else
 /// log1p(exp(beta x)) / beta, as ATen computes it; its derivative is that of the ops.
-FailureOr<Operation *> AtenCallBuilder::buildSoftplus(Location loc,
+FailureOr<Operation *> AtenCallBuilder::buildSoftplus(Location loc, llvm::StringRef target,
                                                       std::vector<AtenArgument> arguments,
                                                       const ErrorFn &emitError) {
   Value x;
@@ -466,11 +482,8 @@ FailureOr<Operation *> AtenCallBuilder::buildSoftplus(Location loc,
     return emitError() << "softplus needs a tensor 'self'";
   if (beta == 0)
     return emitError() << "softplus's beta must not be 0";
-  auto call = [&](llvm::StringRef target, std::vector<AtenArgument> args) -> FailureOr<Value> {
-    FailureOr<Operation *> op = build(loc, target, std::move(args), 1, emitError);
-    if (failed(op))
-      return failure();
-    return (*op)->getResult(0);
+  auto call = [&](llvm::StringRef callee, std::vector<AtenArgument> args) {
+    return buildValue(loc, callee, std::move(args), emitError);
   };
   FailureOr<Value> scaled =
       beta == 1 ? FailureOr<Value>(x)
@@ -513,7 +526,7 @@ std::optional<std::string> AtenCallBuilder::functionalOverload(llvm::StringRef t
 /// [N, C * kh * kw, oh * ow], the window elements of each output position in (channel,
 /// kernel row, kernel column) order. Built as one strided slice of the padded input per
 /// kernel offset, stacked after the channel and flattened; its derivative is theirs.
-FailureOr<Operation *> AtenCallBuilder::buildIm2col(Location loc,
+FailureOr<Operation *> AtenCallBuilder::buildIm2col(Location loc, llvm::StringRef target,
                                                     std::vector<AtenArgument> arguments,
                                                     const ErrorFn &emitError) {
   MLIRContext *ctx = builder.getContext();
@@ -550,11 +563,8 @@ FailureOr<Operation *> AtenCallBuilder::buildIm2col(Location loc,
   if (kh <= 0 || kw <= 0 || dh <= 0 || dw <= 0 || sh <= 0 || sw <= 0 || ph < 0 || pw < 0)
     return emitError() << "im2col: kernel_size, dilation and stride must be positive and "
                           "padding not negative";
-  auto call = [&](llvm::StringRef target, std::vector<AtenArgument> args) -> FailureOr<Value> {
-    FailureOr<Operation *> op = build(loc, target, std::move(args), 1, emitError);
-    if (failed(op))
-      return failure();
-    return (*op)->getResult(0);
+  auto call = [&](llvm::StringRef callee, std::vector<AtenArgument> args) {
+    return buildValue(loc, callee, std::move(args), emitError);
   };
   auto constant = [&](int64_t v) { return getAffineConstantExpr(v, ctx); };
   bool batched = type.getRank() == 4;
@@ -613,7 +623,8 @@ FailureOr<Operation *> AtenCallBuilder::buildIm2col(Location loc,
 
 /// take(self, index): self flattened, indexed by `index` (negative positions count from
 /// the end, as index.Tensor's do).
-FailureOr<Operation *> AtenCallBuilder::buildTake(Location loc, std::vector<AtenArgument> arguments,
+FailureOr<Operation *> AtenCallBuilder::buildTake(Location loc, llvm::StringRef target,
+                                                  std::vector<AtenArgument> arguments,
                                                   const ErrorFn &emitError) {
   Value self, index;
   for (const AtenArgument &argument : arguments)
@@ -625,21 +636,20 @@ FailureOr<Operation *> AtenCallBuilder::buildTake(Location loc, std::vector<Aten
   AffineExpr numel = getAffineConstantExpr(1, builder.getContext());
   for (AffineExpr size : type.getSizes())
     numel = numel * size;
-  FailureOr<Operation *> flat =
-      build(loc, "aten.view.default",
-            {{"self", AtenValue::tensor(self)}, {"size", AtenValue::ints({numel})}}, 1, emitError);
+  FailureOr<Value> flat = buildValue(
+      loc, "aten.view.default",
+      {{"self", AtenValue::tensor(self)}, {"size", AtenValue::ints({numel})}}, emitError);
   if (failed(flat))
     return failure();
   return build(loc, "aten.index.Tensor",
-               {{"self", AtenValue::tensor((*flat)->getResult(0))},
-                {"indices", AtenValue::tensors({index})}},
-               1, emitError);
+               {{"self", AtenValue::tensor(*flat)}, {"indices", AtenValue::tensors({index})}}, 1,
+               emitError);
 }
 
 /// max_pool1d(self [N, C, L] or [C, L], kernel_size, stride, padding, dilation,
 /// ceil_mode): max_pool2d over the input viewed with a height of 1, whose window is 1
 /// high (stride 1, no padding, dilation 1 along it).
-FailureOr<Operation *> AtenCallBuilder::buildMaxPool1d(Location loc,
+FailureOr<Operation *> AtenCallBuilder::buildMaxPool1d(Location loc, llvm::StringRef target,
                                                        std::vector<AtenArgument> arguments,
                                                        const ErrorFn &emitError) {
   MLIRContext *ctx = builder.getContext();
@@ -678,24 +688,22 @@ FailureOr<Operation *> AtenCallBuilder::buildMaxPool1d(Location loc,
     sizes.insert(sizes.begin(), getAffineConstantExpr(1, ctx));
   SmallVector<AffineExpr> image(sizes);
   image.insert(image.begin() + 2, getAffineConstantExpr(1, ctx));
-  FailureOr<Operation *> viewed =
-      build(loc, "aten.view.default",
-            {{"self", AtenValue::tensor(self)}, {"size", AtenValue::ints(image)}}, 1, emitError);
+  FailureOr<Value> viewed =
+      buildValue(loc, "aten.view.default",
+                 {{"self", AtenValue::tensor(self)}, {"size", AtenValue::ints(image)}}, emitError);
   if (failed(viewed))
     return failure();
-  pool.insert(pool.begin(), {"self", AtenValue::tensor((*viewed)->getResult(0))});
-  FailureOr<Operation *> pooled = build(loc, "aten.max_pool2d.default", pool, 1, emitError);
+  pool.insert(pool.begin(), {"self", AtenValue::tensor(*viewed)});
+  FailureOr<Value> pooled = buildValue(loc, "aten.max_pool2d.default", pool, emitError);
   if (failed(pooled))
     return failure();
-  SmallVector<AffineExpr> result(
-      llvm::cast<BaseTensorType>((*pooled)->getResult(0).getType()).getSizes());
+  SmallVector<AffineExpr> result(llvm::cast<BaseTensorType>(pooled->getType()).getSizes());
   result.erase(result.begin() + 2);
   if (type.getRank() == 2)
     result.erase(result.begin());
-  return build(
-      loc, "aten.view.default",
-      {{"self", AtenValue::tensor((*pooled)->getResult(0))}, {"size", AtenValue::ints(result)}}, 1,
-      emitError);
+  return build(loc, "aten.view.default",
+               {{"self", AtenValue::tensor(*pooled)}, {"size", AtenValue::ints(result)}}, 1,
+               emitError);
 }
 
 /// `self.uniform_(from=0, to=1)`, `self.normal_(mean=0, std=1)` and
@@ -730,11 +738,8 @@ FailureOr<Operation *> AtenCallBuilder::buildRandomFill(Location loc, llvm::Stri
     auto it = parameters.find(name);
     return it == parameters.end() ? fallback : it->second;
   };
-  auto call = [&](llvm::StringRef callee, std::vector<AtenArgument> args) -> FailureOr<Value> {
-    FailureOr<Operation *> op = build(loc, callee, std::move(args), 1, emitError);
-    if (failed(op))
-      return failure();
-    return (*op)->getResult(0);
+  auto call = [&](llvm::StringRef callee, std::vector<AtenArgument> args) {
+    return buildValue(loc, callee, std::move(args), emitError);
   };
   auto affine = [&](Value v, double scale, double shift) -> FailureOr<Value> {
     FailureOr<Value> scaled =
@@ -786,16 +791,8 @@ FailureOr<Operation *> AtenCallBuilder::build(Location loc, llvm::StringRef targ
           argument.name = to.str();
     return build(loc, alias->target, std::move(arguments), minResults, emitError, recorded);
   }
-  if (target == "aten.softplus.default")
-    return buildSoftplus(loc, std::move(arguments), emitError);
-  if (target == "aten.im2col.default")
-    return buildIm2col(loc, std::move(arguments), emitError);
-  if (target == "aten.take.default")
-    return buildTake(loc, std::move(arguments), emitError);
-  if (target == "aten.max_pool1d.default")
-    return buildMaxPool1d(loc, std::move(arguments), emitError);
-  if (isRandomFill(target))
-    return buildRandomFill(loc, target, std::move(arguments), emitError);
+  if (CompositeBuilder composite = findComposite(target))
+    return (this->*composite)(loc, target, std::move(arguments), emitError);
   const NodeAdapter *adapter = findNodeAdapter(target);
   std::optional<OperationName> opName =
       adapter && !adapter->opName.empty()

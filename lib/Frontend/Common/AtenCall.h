@@ -101,22 +101,30 @@ public:
                                            const ErrorFn &emitError,
                                            llvm::ArrayRef<RecordedResult> recorded = {});
 
+  /// The first result of `build(...)`, for calls composed of other calls.
+  mlir::FailureOr<mlir::Value> buildValue(mlir::Location loc, llvm::StringRef target,
+                                          std::vector<AtenArgument> arguments,
+                                          const ErrorFn &emitError);
+
 private:
-  /// softplus, im2col, take and max_pool1d, which tgc builds from other calls (their
-  /// last op is the result).
-  mlir::FailureOr<mlir::Operation *>
-  buildSoftplus(mlir::Location loc, std::vector<AtenArgument> arguments, const ErrorFn &emitError);
-  /// im2col (F.unfold): slices of the padded input, stacked and flattened.
-  mlir::FailureOr<mlir::Operation *>
-  buildIm2col(mlir::Location loc, std::vector<AtenArgument> arguments, const ErrorFn &emitError);
-  /// take: the flattened tensor indexed.
-  mlir::FailureOr<mlir::Operation *>
-  buildTake(mlir::Location loc, std::vector<AtenArgument> arguments, const ErrorFn &emitError);
-  /// max_pool1d: a 2-d one over a height-1 image.
-  mlir::FailureOr<mlir::Operation *>
-  buildMaxPool1d(mlir::Location loc, std::vector<AtenArgument> arguments, const ErrorFn &emitError);
-  /// The in-place random fills (uniform_, normal_, exponential_): a draw of
-  /// rand_like / randn_like transformed, copied into `self`.
+  /// How tgc builds a composite target from other calls (the last op built is the
+  /// result): softplus, im2col (F.unfold), take, max_pool1d, the in-place random fills.
+  using CompositeBuilder = mlir::FailureOr<mlir::Operation *> (AtenCallBuilder::*)(
+      mlir::Location loc, llvm::StringRef target, std::vector<AtenArgument> arguments,
+      const ErrorFn &emitError);
+  static CompositeBuilder findComposite(llvm::StringRef target);
+  mlir::FailureOr<mlir::Operation *> buildSoftplus(mlir::Location loc, llvm::StringRef target,
+                                                   std::vector<AtenArgument> arguments,
+                                                   const ErrorFn &emitError);
+  mlir::FailureOr<mlir::Operation *> buildIm2col(mlir::Location loc, llvm::StringRef target,
+                                                 std::vector<AtenArgument> arguments,
+                                                 const ErrorFn &emitError);
+  mlir::FailureOr<mlir::Operation *> buildTake(mlir::Location loc, llvm::StringRef target,
+                                               std::vector<AtenArgument> arguments,
+                                               const ErrorFn &emitError);
+  mlir::FailureOr<mlir::Operation *> buildMaxPool1d(mlir::Location loc, llvm::StringRef target,
+                                                    std::vector<AtenArgument> arguments,
+                                                    const ErrorFn &emitError);
   mlir::FailureOr<mlir::Operation *> buildRandomFill(mlir::Location loc, llvm::StringRef target,
                                                      std::vector<AtenArgument> arguments,
                                                      const ErrorFn &emitError);

@@ -355,12 +355,12 @@ LogicalResult tgc::frontend::applyAutocast(AtenCallBuilder &calls, Location loc,
       return;
     std::vector<AtenArgument> cast = {{"self", AtenValue::tensor(tensor)},
                                       {"dtype", AtenValue::dtype(castTo)}};
-    FailureOr<Operation *> op =
-        calls.build(loc, "aten._to_copy.default", std::move(cast), 1, emitError);
-    if (failed(op))
+    FailureOr<Value> casted =
+        calls.buildValue(loc, "aten._to_copy.default", std::move(cast), emitError);
+    if (failed(casted))
       result = failure();
     else
-      tensor = (*op)->getResult(0);
+      tensor = *casted;
   });
   return result;
 }

@@ -636,13 +636,13 @@ LogicalResult ExportReader::convertNode(const Json &node) {
             Type dtype = llvm::cast<BaseTensorType>(tensor.getType()).getDtype();
             if (!llvm::isa<FloatType>(dtype) || dtype.isF64() || dtype == recorded)
               continue;
-            FailureOr<Operation *> cast = atenCalls.build(
+            FailureOr<Value> cast = atenCalls.buildValue(
                 currentLoc, "aten._to_copy.default",
-                {{"self", AtenValue::tensor(tensor)}, {"dtype", AtenValue::dtype(recorded)}}, 1,
+                {{"self", AtenValue::tensor(tensor)}, {"dtype", AtenValue::dtype(recorded)}},
                 errorFn);
             if (failed(cast))
               return failure();
-            tensor = (*cast)->getResult(0);
+            tensor = *cast;
           }
       op = atenCalls.build(currentLoc, target, std::move(retry), outputs.size(), errorFn, outputs);
       if (failed(op))
@@ -737,14 +737,10 @@ LogicalResult ExportReader::convertBroadcastTensors(const Json &node) {
 
 /// `aten.expand(tensor, sizes)` at the node being converted.
 FailureOr<Value> ExportReader::buildExpand(Value tensor, ArrayRef<AffineExpr> sizes) {
-  std::vector<AtenArgument> arguments = {{"self", AtenValue::tensor(tensor)},
-                                         {"size", AtenValue::ints(sizes)}};
-  FailureOr<Operation *> op =
-      atenCalls.build(currentLoc, "aten.expand.default", std::move(arguments), 1,
-                      [this]() { return emitNodeError(); });
-  if (failed(op))
-    return failure();
-  return (*op)->getResult(0);
+  return atenCalls.buildValue(
+      currentLoc, "aten.expand.default",
+      {{"self", AtenValue::tensor(tensor)}, {"size", AtenValue::ints(sizes)}},
+      [this]() { return emitNodeError(); });
 }
 
 /// `aten.meshgrid(tensors, indexing="ij")` of 0-d and 1-d tensors: each is viewed along
@@ -788,14 +784,13 @@ LogicalResult ExportReader::convertMeshgrid(const Json &node) {
   for (size_t i = 0; i < tensors.size(); ++i) {
     SmallVector<AffineExpr> shape(tensors.size(), getAffineConstantExpr(1, ctx));
     shape[position[i]] = lengths[i];
-    std::vector<AtenArgument> arguments = {{"self", AtenValue::tensor(tensors[i])},
-                                           {"size", AtenValue::ints(shape)}};
-    FailureOr<Operation *> view =
-        atenCalls.build(currentLoc, "aten.view.default", std::move(arguments), 1,
-                        [this]() { return emitNodeError(); });
+    FailureOr<Value> view = atenCalls.buildValue(
+        currentLoc, "aten.view.default",
+        {{"self", AtenValue::tensor(tensors[i])}, {"size", AtenValue::ints(shape)}},
+        [this]() { return emitNodeError(); });
     if (failed(view))
       return failure();
-    FailureOr<Value> expanded = buildExpand((*view)->getResult(0), grid);
+    FailureOr<Value> expanded = buildExpand(*view, grid);
     if (failed(expanded))
       return failure();
     results.push_back(*expanded);
@@ -1148,12 +1143,12 @@ LogicalResult ExportReader::convertHigherOrder(const Json &node, llvm::StringRef
     for (Value &result : *results) {
       if (!llvm::isa<BaseTensorType>(result.getType()))
         continue;
-      FailureOr<Operation *> detach =
-          atenCalls.build(currentLoc, "aten.detach.default", {{"self", AtenValue::tensor(result)}},
-                          1, [this]() { return emitNodeError(); });
-      if (failed(detach))
+      FailureOr<Value> detached = atenCalls.buildValue(currentLoc, "aten.detach.default",
+                                                       {{"self", AtenValue::tensor(result)}},
+                                                       [this]() { return emitNodeError(); });
+      if (failed(detached))
         return failure();
-      result = (*detach)->getResult(0);
+      result = *detached;
     }
   return bindOutputs(*results, outputs);
 }
