@@ -169,6 +169,12 @@ def _is_seeded(name):
     return torch.Tag.nondeterministic_seeded in op.tags
 
 
+def _is_uninitialized(name):
+    """Whether the ATen op `name` returns uninitialized memory (empty, empty_strided,
+    new_empty, ...): its values are whatever the allocator gives, in eager and in tgc."""
+    return name.split(".")[1].lstrip("_").startswith(("empty", "new_empty"))
+
+
 def _close(actual, expected, dtype):
     import torch
     if actual.shape != expected.shape:
@@ -313,7 +319,8 @@ def run_entry(op, dtype_name, tgc, workdir):
         for s, o in zip(group, ops):
             # A random op whose OpInfo fixes the seed (wrapper_set_seed) gives eager the
             # same numbers twice; tgc's generator is its own: compared as random.
-            s.random = s.random or any(_is_seeded(name) for name in o)
+            s.random = s.random or any(_is_seeded(name) or _is_uninitialized(name)
+                                       for name in o)
         so, err = _compile(tgc, ep, f"{base}.{tag}.pt2")
         if err:
             status = "unsupported" if "unsupported operator" in err else "compile-fails"
@@ -515,7 +522,8 @@ def write_docs(table, entries, path):
              f"({100 * passed['bfloat16'] / n:.1f} %). Tolerances: |tgc - eager| <= atol + "
              f"rtol |eager| with float32 (rtol {TOL['float32'][0]:g}, atol "
              f"{TOL['float32'][1]:g}), bfloat16 (rtol {TOL['bfloat16'][0]:g}, atol "
-             f"{TOL['bfloat16'][1]:g}); random ops are compared in shape and dtype.\n",
+             f"{TOL['bfloat16'][1]:g}); random ops and uninitialized (empty) results are "
+             "compared in shape and dtype.\n",
              "| op | float32 | bfloat16 |", "|---|---|---|"]
 
     def cell(c):

@@ -38,13 +38,20 @@ std::array<Value, 4> philoxBlock(OpBuilder &b, Location loc, Value counter, Valu
       k[0] = arith::AddIOp::create(b, loc, k[0], word(0x9E3779B9));
       k[1] = arith::AddIOp::create(b, loc, k[1], word(0xBB67AE85));
     }
-    auto p0 = arith::MulUIExtendedOp::create(b, loc, word(0xD2511F53), c[0]);
-    auto p1 = arith::MulUIExtendedOp::create(b, loc, word(0xCD9E8D57), c[2]);
+    // The 64-bit products as i64 multiplications (not arith.mului_extended, which the
+    // LLVM conversion does not take on the 2-d vectors the vectorizer makes of a body).
+    Value lo0, hi0, lo1, hi1;
+    auto product = [&](uint32_t m, Value x, Value &lo, Value &hi) {
+      Value wide =
+          arith::MulIOp::create(b, loc, arith::ConstantOp::create(b, loc, b.getIntegerAttr(i64, m)),
+                                arith::ExtUIOp::create(b, loc, i64, x));
+      split(wide, lo, hi);
+    };
+    product(0xD2511F53, c[0], lo0, hi0);
+    product(0xCD9E8D57, c[2], lo1, hi1);
     Value next[4] = {
-        arith::XOrIOp::create(b, loc, arith::XOrIOp::create(b, loc, p1.getHigh(), c[1]), k[0]),
-        p1.getLow(),
-        arith::XOrIOp::create(b, loc, arith::XOrIOp::create(b, loc, p0.getHigh(), c[3]), k[1]),
-        p0.getLow()};
+        arith::XOrIOp::create(b, loc, arith::XOrIOp::create(b, loc, hi1, c[1]), k[0]), lo1,
+        arith::XOrIOp::create(b, loc, arith::XOrIOp::create(b, loc, hi0, c[3]), k[1]), lo0};
     std::copy(std::begin(next), std::end(next), std::begin(c));
   }
   return {c[0], c[1], c[2], c[3]};

@@ -440,7 +440,10 @@ AtenCallBuilder::CompositeBuilder AtenCallBuilder::findComposite(llvm::StringRef
       {"aten.max_pool1d.default", &AtenCallBuilder::buildMaxPool1d},
       {"aten.uniform_.default", &AtenCallBuilder::buildRandomFill},
       {"aten.normal_.default", &AtenCallBuilder::buildRandomFill},
-      {"aten.exponential_.default", &AtenCallBuilder::buildRandomFill}};
+      {"aten.exponential_.default", &AtenCallBuilder::buildRandomFill},
+      {"aten.narrow.default", &AtenCallBuilder::buildNarrow},
+      {"aten.narrow_copy.default", &AtenCallBuilder::buildNarrow},
+      {"aten.unfold.default", &AtenCallBuilder::buildUnfold}};
   for (const auto &[name, composite] : kComposites)
     if (name == target)
       return composite;
@@ -779,6 +782,302 @@ FailureOr<Operation *> AtenCallBuilder::buildRandomFill(Location loc, llvm::Stri
                emitError);
 }
 
+/// `dim` of a `rank`-d tensor counted from the front (a negative one counts from the
+/// end), or an error naming `op`.
+static FailureOr<int64_t> wrapDim(int64_t dim, int64_t rank, llvm::StringRef op,
+                                  const AtenCallBuilder::ErrorFn &emitError) {
+  if (dim < -rank || dim >= rank)
+    return emitError() << op << ": dim " << dim << " is out of range for a " << rank << "-d tensor";
+  return dim < 0 ? dim + rank : dim;
+}
+
+/// Tensor.unfold(dimension, size, step): the windows of `size` entries every `step` along
+/// `dimension`, which becomes their count n = (length - size) / step + 1, with a new last
+/// dimension of `size`. One gather by the constant positions [n, size] (i * step + k),
+/// whose result dimensions [n, size] stand where `dimension` was; the window dimension
+/// then moves last. Its derivative is index's (windows that overlap add up).
+FailureOr<Operation *> AtenCallBuilder::buildUnfold(Location loc, llvm::StringRef target,
+                                                    std::vector<AtenArgument> arguments,
+                                                    const ErrorFn &emitError) {
+  MLIRContext *ctx = builder.getContext();
+  Value self;
+  llvm::StringMap<int64_t> ints;
+  for (const AtenArgument &argument : arguments) {
+    const AtenValue &value = argument.value;
+    if (argument.name == "self" && value.kind == AtenValue::Kind::Tensor)
+      self = value.values.front();
+    else if (value.kind == AtenValue::Kind::Int && value.values.empty() &&
+             getConstantSize(value.size))
+      ints[argument.name] = *getConstantSize(value.size);
+    else
+      return emitError() << "unfold: argument '" << argument.name
+                         << "' must be a tensor (self) or a constant int";
+  }
+  auto type = self ? llvm::dyn_cast<BaseTensorType>(self.getType()) : BaseTensorType();
+  if (!type || !ints.count("dimension") || !ints.count("size") || !ints.count("step"))
+    return emitError() << "unfold needs self, dimension, size and step";
+  int64_t rank = type.getRank(), dim = ints["dimension"], size = ints["size"], step = ints["step"];
+  // A 0-d tensor unfolds as one of one element.
+  FailureOr<int64_t> wrapped = wrapDim(dim, std::max<int64_t>(rank, 1), "unfold", emitError);
+  if (failed(wrapped))
+    return failure();
+  dim = *wrapped;
+  std::optional<int64_t> length =
+      rank == 0 ? std::optional<int64_t>(1) : getConstantSize(type.getSizes()[dim]);
+  if (!length)
+    return emitError() << "unfold of a dimension of symbolic size is not supported";
+  if (step <= 0 || size < 0 || size > *length)
+    return emitError() << "unfold: size " << size << " and step " << step
+                       << " do not fit a dimension of " << *length;
+  int64_t count = (*length - size) / step + 1;
+  auto integer = [&](int64_t v) { return AtenValue::integer(getAffineConstantExpr(v, ctx)); };
+  auto call = [&](llvm::StringRef callee, std::vector<AtenArgument> args) {
+    return buildValue(loc, callee, std::move(args), emitError);
+  };
+  if (rank == 0) {
+    FailureOr<Value> one = call("aten.view.default",
+                                {{"self", AtenValue::tensor(self)}, {"size", AtenValue::ints({})}});
+    if (failed(one))
+      return failure();
+    return build(loc, "aten.unsqueeze.default",
+                 {{"self", AtenValue::tensor(*one)}, {"dim", integer(0)}}, 1, emitError);
+  }
+  // positions[i, k] = i * step + k
+  FailureOr<Value> starts =
+      call("aten.arange.start_step", {{"start", integer(0)},
+                                      {"end", integer(count * step)},
+                                      {"step", integer(step)},
+                                      {"dtype", AtenValue::dtype(builder.getI64Type())}});
+  FailureOr<Value> column = succeeded(starts)
+                                ? call("aten.unsqueeze.default",
+                                       {{"self", AtenValue::tensor(*starts)}, {"dim", integer(1)}})
+                                : starts;
+  FailureOr<Value> offsets =
+      call("aten.arange.default",
+           {{"end", integer(size)}, {"dtype", AtenValue::dtype(builder.getI64Type())}});
+  if (failed(column) || failed(offsets))
+    return failure();
+  FailureOr<Value> positions = call("aten.add.Tensor", {{"self", AtenValue::tensor(*column)},
+                                                        {"other", AtenValue::tensor(*offsets)}});
+  if (failed(positions))
+    return failure();
+  FailureOr<Operation *> windows = buildIndexAlong(loc, self, dim, *positions, emitError);
+  if (failed(windows))
+    return failure();
+  return build(loc, "aten.movedim.int",
+               {{"self", AtenValue::tensor((*windows)->getResult(0))},
+                {"source", integer(dim + 1)},
+                {"destination", integer(-1)}},
+               1, emitError);
+}
+
+/// narrow(self, dim, start, length) and narrow_copy: `length` entries of `dim` from
+/// `start` (negative counts from the end). A constant start is a slice; one computed at run time
+/// (an item()) gathers the positions start + arange(length), which count from the end as narrow's
+/// do when start is negative. The length must be a constant: it is a size.
+FailureOr<Operation *> AtenCallBuilder::buildNarrow(Location loc, llvm::StringRef target,
+                                                    std::vector<AtenArgument> arguments,
+                                                    const ErrorFn &emitError) {
+  MLIRContext *ctx = builder.getContext();
+  Value self;
+  std::optional<int64_t> dim;
+  std::optional<AtenValue> start, length;
+  for (const AtenArgument &argument : arguments) {
+    const AtenValue &value = argument.value;
+    bool constantInt =
+        value.kind == AtenValue::Kind::Int && value.values.empty() && getConstantSize(value.size);
+    if (argument.name == "self" && value.kind == AtenValue::Kind::Tensor)
+      self = value.values.front();
+    else if (argument.name == "dim" && constantInt)
+      dim = getConstantSize(value.size);
+    else if (argument.name == "start" && value.kind == AtenValue::Kind::Int)
+      start = value;
+    else if (argument.name == "length" && value.kind == AtenValue::Kind::Int &&
+             value.values.empty())
+      length = value;
+    else
+      return emitError() << "narrow: argument '" << argument.name
+                         << "' must be a tensor (self), a constant dim, an int start and a "
+                            "length that is a size";
+  }
+  auto type = self ? llvm::dyn_cast<BaseTensorType>(self.getType()) : BaseTensorType();
+  if (!type || !dim || !start || !length)
+    return emitError() << "narrow needs self, dim, start and length";
+  FailureOr<int64_t> wrapped = wrapDim(*dim, type.getRank(), "narrow", emitError);
+  if (failed(wrapped))
+    return failure();
+  int64_t d = *wrapped;
+  // narrow_copy: the same values in a tensor of their own, not a view.
+  auto copyIfAsked = [&](Operation *view) -> FailureOr<Operation *> {
+    if (target != "aten.narrow_copy.default")
+      return view;
+    return build(loc, "aten.clone.default", {{"self", AtenValue::tensor(view->getResult(0))}}, 1,
+                 emitError);
+  };
+  AffineExpr size = type.getSizes()[d];
+  auto integer = [&](int64_t v) { return AtenValue::integer(getAffineConstantExpr(v, ctx)); };
+  bool runtimeStart = !start->values.empty() || !getConstantSize(start->size);
+  if (!runtimeStart || !getConstantSize(length->size)) {
+    if (runtimeStart)
+      return emitError() << "narrow: a start computed at run time needs a constant length";
+    AffineExpr begin = start->size;
+    if (getConstantSize(begin) && *getConstantSize(begin) < 0)
+      begin = begin + size;
+    FailureOr<Operation *> slice = build(loc, "aten.slice.Tensor",
+                                         {{"self", AtenValue::tensor(self)},
+                                          {"dim", integer(d)},
+                                          {"start", AtenValue::integer(begin)},
+                                          {"end", AtenValue::integer(begin + length->size)}},
+                                         1, emitError);
+    return succeeded(slice) ? copyIfAsked(*slice) : slice;
+  }
+  FailureOr<Value> steps =
+      buildValue(loc, "aten.arange.default",
+                 {{"end", *length}, {"dtype", AtenValue::dtype(builder.getI64Type())}}, emitError);
+  FailureOr<Value> positions =
+      succeeded(steps)
+          ? buildValue(loc, "aten.add.Tensor",
+                       {{"self", AtenValue::tensor(*steps)}, {"other", *start}}, emitError)
+          : steps;
+  if (failed(positions))
+    return failure();
+  // A gather is a new tensor already (narrow_copy's too).
+  return buildIndexAlong(loc, self, d, *positions, emitError);
+}
+
+/// self.select(dim, n) with n computed at run time (an item(), or a size expression of
+/// one): advanced indexing of `dim` by a 0-d int64 tensor filled with n, which drops the
+/// dimension as select does. As for any tgc.index, a negative n counts from the end and
+/// one outside the dimension reads a clamped position (the archive's `_assert_scalar`
+/// range checks are not run). Its derivative is index's.
+FailureOr<Operation *> AtenCallBuilder::buildRuntimeSelect(Location loc, llvm::StringRef target,
+                                                           std::vector<AtenArgument> arguments,
+                                                           const ErrorFn &emitError) {
+  MLIRContext *ctx = builder.getContext();
+  Value self;
+  std::optional<AtenValue> index;
+  std::optional<int64_t> dim;
+  for (const AtenArgument &argument : arguments) {
+    const AtenValue &value = argument.value;
+    if (argument.name == "self" && value.kind == AtenValue::Kind::Tensor)
+      self = value.values.front();
+    else if (argument.name == "dim" && value.kind == AtenValue::Kind::Int && value.values.empty())
+      dim = getConstantSize(value.size);
+    else if (argument.name == "index" && value.kind == AtenValue::Kind::Int)
+      index = value;
+  }
+  auto type = self ? llvm::dyn_cast<BaseTensorType>(self.getType()) : BaseTensorType();
+  if (!type || !index || !dim)
+    return emitError() << "select needs a tensor 'self', a constant 'dim' and an 'index'";
+  FailureOr<int64_t> wrapped = wrapDim(*dim, type.getRank(), "select", emitError);
+  if (failed(wrapped))
+    return failure();
+  int64_t d = *wrapped;
+  FailureOr<Value> zero =
+      buildValue(loc, "aten.full.default",
+                 {{"size", AtenValue::ints({})},
+                  {"fill_value", AtenValue::integer(getAffineConstantExpr(0, ctx))},
+                  {"dtype", AtenValue::dtype(builder.getI64Type())}},
+                 emitError);
+  FailureOr<Value> position =
+      succeeded(zero)
+          ? buildValue(loc, "aten.fill.Scalar",
+                       {{"self", AtenValue::tensor(*zero)}, {"value", *index}}, emitError)
+          : zero;
+  if (failed(position))
+    return failure();
+  return buildIndexAlong(loc, self, d, *position, emitError);
+}
+
+AtenCallBuilder::CompositeBuilder
+AtenCallBuilder::findRuntimeIntBuilder(llvm::StringRef target,
+                                       llvm::ArrayRef<AtenArgument> arguments) {
+  static const std::tuple<llvm::StringLiteral, llvm::StringLiteral, CompositeBuilder>
+      kRuntimeInts[] = {{"aten.select.int", "index", &AtenCallBuilder::buildRuntimeSelect},
+                        {"aten.slice.Tensor", "start", &AtenCallBuilder::buildRuntimeSlice},
+                        {"aten.slice.Tensor", "end", &AtenCallBuilder::buildRuntimeSlice}};
+  for (const auto &[name, argumentName, runtimeBuilder] : kRuntimeInts) {
+    if (name != target)
+      continue;
+    for (const AtenArgument &argument : arguments)
+      if (argument.name == argumentName && argument.value.kind == AtenValue::Kind::Int &&
+          !argument.value.values.empty())
+        return runtimeBuilder;
+  }
+  return nullptr;
+}
+
+FailureOr<Operation *> AtenCallBuilder::buildIndexAlong(Location loc, Value self, int64_t dim,
+                                                        Value positions, const ErrorFn &emitError) {
+  AtenValue indices = AtenValue::tensors({positions});
+  indices.bools.assign(dim + 1, false);
+  indices.bools.back() = true;
+  return build(loc, "aten.index.Tensor", {{"self", AtenValue::tensor(self)}, {"indices", indices}},
+               1, emitError);
+}
+
+/// self[start:end:step] along `dim` where start or end is computed at run time: a gather
+/// of start + step * arange(n), when the recorded expressions of the two bounds differ by
+/// a constant (`x[n:n + 4]`, `u0 - 22` to `u0 - 20`), which makes the length n a
+/// constant. As for tgc.index, the positions are not clamped to the dimension as a slice's
+/// bounds would be (the archive's range checks say they are inside); a negative start
+/// counts from the end.
+FailureOr<Operation *> AtenCallBuilder::buildRuntimeSlice(Location loc, llvm::StringRef target,
+                                                          std::vector<AtenArgument> arguments,
+                                                          const ErrorFn &emitError) {
+  MLIRContext *ctx = builder.getContext();
+  Value self;
+  std::optional<int64_t> dim = 0, step = 1;
+  std::optional<AtenValue> start, end;
+  for (const AtenArgument &argument : arguments) {
+    const AtenValue &value = argument.value;
+    bool isInt = value.kind == AtenValue::Kind::Int;
+    if (argument.name == "self" && value.kind == AtenValue::Kind::Tensor)
+      self = value.values.front();
+    else if ((argument.name == "dim" || argument.name == "step") && isInt && value.values.empty())
+      (argument.name == "dim" ? dim : step) = getConstantSize(value.size);
+    else if ((argument.name == "start" || argument.name == "end") && isInt)
+      (argument.name == "start" ? start : end) = value;
+  }
+  auto type = self ? llvm::dyn_cast<BaseTensorType>(self.getType()) : BaseTensorType();
+  if (!type || !dim || !step || *step <= 0)
+    return emitError() << "slice: a bound computed at run time needs a tensor, a constant dim "
+                          "and a constant positive step";
+  FailureOr<int64_t> wrapped = wrapDim(*dim, type.getRank(), "slice", emitError);
+  if (failed(wrapped))
+    return failure();
+  std::optional<int64_t> length;
+  if (start && end) {
+    AffineExpr difference = end->size - start->size;
+    unsigned symbols = 0;
+    difference.walk([&](AffineExpr e) {
+      if (auto symbol = llvm::dyn_cast<AffineSymbolExpr>(e))
+        symbols = std::max(symbols, symbol.getPosition() + 1);
+    });
+    length = getConstantSize(simplifyAffineExpr(difference, 0, symbols));
+  }
+  if (!length || *length < 0)
+    return emitError() << "slice: a bound computed at run time (an item()) needs the other "
+                          "bound to differ from it by a constant, so that the length is "
+                          "known";
+  int64_t count = (*length + *step - 1) / *step;
+  auto integer = [&](int64_t v) { return AtenValue::integer(getAffineConstantExpr(v, ctx)); };
+  auto call = [&](llvm::StringRef callee, std::vector<AtenArgument> args) {
+    return buildValue(loc, callee, std::move(args), emitError);
+  };
+  FailureOr<Value> positions =
+      call("aten.arange.start_step", {{"start", integer(0)},
+                                      {"end", integer(count * *step)},
+                                      {"step", integer(*step)},
+                                      {"dtype", AtenValue::dtype(builder.getI64Type())}});
+  if (succeeded(positions))
+    positions =
+        call("aten.add.Tensor", {{"self", AtenValue::tensor(*positions)}, {"other", *start}});
+  if (failed(positions))
+    return failure();
+  return buildIndexAlong(loc, self, *wrapped, *positions, emitError);
+}
+
 FailureOr<Operation *> AtenCallBuilder::build(Location loc, llvm::StringRef target,
                                               std::vector<AtenArgument> arguments,
                                               size_t minResults, const ErrorFn &emitError,
@@ -793,6 +1092,8 @@ FailureOr<Operation *> AtenCallBuilder::build(Location loc, llvm::StringRef targ
   }
   if (CompositeBuilder composite = findComposite(target))
     return (this->*composite)(loc, target, std::move(arguments), emitError);
+  if (CompositeBuilder runtime = findRuntimeIntBuilder(target, arguments))
+    return (this->*runtime)(loc, target, std::move(arguments), emitError);
   const NodeAdapter *adapter = findNodeAdapter(target);
   std::optional<OperationName> opName =
       adapter && !adapter->opName.empty()

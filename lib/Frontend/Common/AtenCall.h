@@ -108,7 +108,8 @@ public:
 
 private:
   /// How tgc builds a composite target from other calls (the last op built is the
-  /// result): softplus, im2col (F.unfold), take, max_pool1d, the in-place random fills.
+  /// result): softplus, im2col (F.unfold), take, max_pool1d, the in-place random fills,
+  /// narrow, Tensor.unfold.
   using CompositeBuilder = mlir::FailureOr<mlir::Operation *> (AtenCallBuilder::*)(
       mlir::Location loc, llvm::StringRef target, std::vector<AtenArgument> arguments,
       const ErrorFn &emitError);
@@ -127,6 +128,28 @@ private:
                                                     const ErrorFn &emitError);
   mlir::FailureOr<mlir::Operation *> buildRandomFill(mlir::Location loc, llvm::StringRef target,
                                                      std::vector<AtenArgument> arguments,
+                                                     const ErrorFn &emitError);
+  mlir::FailureOr<mlir::Operation *> buildUnfold(mlir::Location loc, llvm::StringRef target,
+                                                 std::vector<AtenArgument> arguments,
+                                                 const ErrorFn &emitError);
+  mlir::FailureOr<mlir::Operation *> buildNarrow(mlir::Location loc, llvm::StringRef target,
+                                                 std::vector<AtenArgument> arguments,
+                                                 const ErrorFn &emitError);
+  /// The builders of ops whose int arguments tgc's op takes as attributes, for calls
+  /// where one is computed at run time (from an `item()`): `select.int` and `slice.Tensor`
+  /// as advanced indexing by positions computed at run time. Null when `target` has none
+  /// or no such argument is computed at run time.
+  CompositeBuilder findRuntimeIntBuilder(llvm::StringRef target,
+                                         llvm::ArrayRef<AtenArgument> arguments);
+  mlir::FailureOr<mlir::Operation *> buildRuntimeSelect(mlir::Location loc, llvm::StringRef target,
+                                                        std::vector<AtenArgument> arguments,
+                                                        const ErrorFn &emitError);
+  mlir::FailureOr<mlir::Operation *> buildRuntimeSlice(mlir::Location loc, llvm::StringRef target,
+                                                       std::vector<AtenArgument> arguments,
+                                                       const ErrorFn &emitError);
+  /// `self` indexed along `dim` by the 0-d or 1-d int64 tensor `positions`.
+  mlir::FailureOr<mlir::Operation *> buildIndexAlong(mlir::Location loc, mlir::Value self,
+                                                     int64_t dim, mlir::Value positions,
                                                      const ErrorFn &emitError);
   std::optional<mlir::OperationName> lookupAtenOp(llvm::StringRef target);
   /// Whether a tgc op (or an adapter's) stands for `target` itself.

@@ -153,6 +153,11 @@ private:
   /// The value each symbol had at capture (a SymInt's `hint` when the SymInt is just
   /// that symbol), by symbol index.
   DenseMap<unsigned, int64_t> symbolHints;
+  /// The i64 value of each unbacked symbol (`u0`) that an item() result is, by symbol
+  /// index: what a size expression of it (`u0 - 22`, an `_operator` node) computes from.
+  DenseMap<unsigned, Value> unbackedValues;
+  /// The symbol a graph int's recorded expression is, when it is just one (`u0`).
+  std::optional<AffineExpr> symbolOfInt(llvm::StringRef name);
   llvm::StringMap<Value> values;
   /// The names of the tensors nodes and the graph's outputs read (collectReadNames).
   llvm::StringSet<> readNames;
@@ -287,6 +292,21 @@ FailureOr<AffineExpr> ExportReader::parseSymInt(const Json &symInt, llvm::String
 }
 
 /// A SymInt argument: a literal, or a name of graph.sym_int_values.
+std::optional<AffineExpr> ExportReader::symbolOfInt(llvm::StringRef name) {
+  const Json &symIntValues = graph->at("sym_int_values");
+  auto it = symIntValues.find(std::string(name));
+  if (it == symIntValues.end() || unionKind(*it) != "as_expr")
+    return std::nullopt;
+  const Json &text = unionValue(*it).at("expr_str");
+  if (!text.is_string() ||
+      !llvm::StringRef(text.get_ref<const std::string &>()).starts_with("Symbol("))
+    return std::nullopt;
+  FailureOr<AffineExpr> expr = parseSymInt(*it, name);
+  if (failed(expr) || !llvm::isa<AffineSymbolExpr>(*expr))
+    return std::nullopt;
+  return *expr;
+}
+
 FailureOr<AffineExpr> ExportReader::resolveSymInt(const Json &symInt) {
   std::string kind = unionKind(symInt);
   if (kind == "as_int")
@@ -905,8 +925,36 @@ FailureOr<std::optional<AtenValue>> ExportReader::convertArgument(const Json &ar
       return failure();
     AtenValue computed =
         symFloat ? AtenValue::floating(0.0) : AtenValue::integer(getAffineConstantExpr(0, ctx));
+    // An int keeps its recorded expression (`u0`) too: a slice's length is the
+    // difference of two such bounds.
+    if (computedInt)
+      if (std::optional<AffineExpr> symbol = symbolOfInt(unionValue(value).get<std::string>()))
+        computed.size = *symbol;
     computed.values.push_back(*scalar);
     return std::optional<AtenValue>(computed);
+  }
+  // An int computed from item() results (`u0 - 22`, an `_operator` node tgc skips):
+  // their values in that expression.
+  if (kind == "as_sym_int" && unionKind(value) == "as_name" && !unbackedValues.empty()) {
+    FailureOr<AffineExpr> size = sizeOf(value, true);
+    if (failed(size))
+      return failure();
+    bool usesUnbacked = false;
+    size->walk([&](AffineExpr e) {
+      if (auto symbol = llvm::dyn_cast<AffineSymbolExpr>(e))
+        usesUnbacked |= unbackedValues.count(symbol.getPosition()) != 0;
+    });
+    if (usesUnbacked) {
+      FailureOr<Value> computed = materializeSize(
+          builder, currentLoc, *size,
+          [&](unsigned symbol) { return unbackedValues.lookup(symbol); },
+          [this]() { return emitNodeError(); });
+      if (failed(computed))
+        return failure();
+      AtenValue integer = AtenValue::integer(*size);
+      integer.values.push_back(*computed);
+      return std::optional<AtenValue>(integer);
+    }
   }
   // Layouts and memory formats are enum codes; no op reads them (they are ignorable).
   if (kind == "as_int" || kind == "as_sym_int" || kind == "as_layout" ||
@@ -1009,8 +1057,13 @@ LogicalResult ExportReader::bindOutputs(ValueRange results,
                                         llvm::ArrayRef<RecordedResult> outputs) {
   for (auto [output, result] : llvm::zip_first(outputs, results)) {
     if (!output.meta) {
-      if (!output.name.empty() && !llvm::isa<BaseTensorType>(result.getType()))
-        values[output.name] = result; // a scalar (item())
+      if (output.name.empty() || llvm::isa<BaseTensorType>(result.getType()))
+        continue;
+      values[output.name] = result; // a scalar (item())
+      // An int whose recorded expression is one symbol: that symbol's value.
+      if (result.getType().isInteger(64))
+        if (std::optional<AffineExpr> symbol = symbolOfInt(output.name))
+          unbackedValues.try_emplace(llvm::cast<AffineSymbolExpr>(*symbol).getPosition(), result);
       continue;
     }
     auto type = llvm::dyn_cast<BaseTensorType>(result.getType());

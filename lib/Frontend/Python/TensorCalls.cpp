@@ -331,6 +331,8 @@ FailureOr<Var> Interpreter::tensorIndex(Var tensor, Var key, Location loc) {
       llvm::count_if(indices, [](const Var &i) { return !i->is(K::None) && !i->is(K::Ellipsis); });
   Var current = tensor;
   int64_t dim = 0;
+  // The tensor indices by dimension of `current` (null where none).
+  SmallVector<Value> advanced;
   auto atenInt = [&](int64_t i) { return AtenValue::integer(getAffineConstantExpr(i, ctx)); };
   for (const Var &index : indices) {
     Value self = heap.get(current->object).tensor;
@@ -386,13 +388,39 @@ FailureOr<Var> Interpreter::tensorIndex(Var tensor, Var key, Location loc) {
       }
       next = buildAten("aten.slice.Tensor", std::move(sliceArguments), loc);
       ++dim;
+    } else if (index->is(K::Tensor)) {
+      // Advanced indexing: the tensor indices are applied together, after the basic ones,
+      // by one index.Tensor at the dimensions they stand at (as torch's indexing does).
+      // An int computed from tensor values (item()) is a 0-d int64 index, which drops
+      // its dimension like an int.
+      Value t = heap.get(index->object).tensor;
+      Type dtype = cast<BaseTensorType>(t.getType()).getDtype();
+      if (index->number == Variable::Number::Float || index->number == Variable::Number::Bool ||
+          !dtype.isInteger() || dtype.isInteger(1) || dtype.isUnsignedInteger(8))
+        return error(loc) << "tensor indexing with a boolean or float index is not supported "
+                             "(a mask gives a data-dependent shape; index with integers, or "
+                             "use torch.where)";
+      advanced.resize(dim + 1);
+      advanced[dim] = t;
+      ++dim;
+      continue;
     } else {
-      return error(loc) << "tensor indexing with " << (index->is(K::Tensor) ? "a tensor" : "this")
-                        << " index is not supported yet";
+      return error(loc) << "tensor indexing with this index is not supported yet";
     }
     if (failed(next))
       return failure();
     current = *next;
   }
-  return current;
+  if (advanced.empty())
+    return current;
+  AtenValue list = AtenValue::tensors({});
+  for (Value t : advanced) {
+    list.bools.push_back(static_cast<bool>(t));
+    if (t)
+      list.values.push_back(t);
+  }
+  return buildAten(
+      "aten.index.Tensor",
+      {{"self", AtenValue::tensor(heap.get(current->object).tensor)}, {"indices", std::move(list)}},
+      loc);
 }

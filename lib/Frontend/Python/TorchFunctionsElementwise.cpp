@@ -18,18 +18,6 @@ static llvm::Error floorRounding(BoundCall &call) {
   return llvm::Error::success();
 }
 
-/// `&`, `|`, `~` are bitwise; tgc has only their logical forms, the same on bool tensors.
-static llvm::Error boolTensorsOnly(BoundCall &call) {
-  for (const AtenArgument &argument : call.arguments) {
-    if (argument.value.kind != AtenValue::Kind::Tensor)
-      return bindingError("bitwise operators on a non-tensor operand are not supported");
-    auto type = llvm::dyn_cast<BaseTensorType>(argument.value.values.front().getType());
-    if (!type || !type.getDtype().isInteger(1))
-      return bindingError("bitwise operators on non-bool tensors are not supported");
-  }
-  return llvm::Error::success();
-}
-
 /// Tensor.float() and the like: a conversion to one dtype.
 template <unsigned bits, bool isFloat> static llvm::Error convertTo(BoundCall &call) {
   AtenValue *self = findArgument(call, "self");
@@ -87,8 +75,9 @@ static void addUnary(std::vector<TorchFunction> &table) {
       {{"torch.cos", "torch.Tensor.cos"}, {{TGC_SCHEMA("cos(Tensor self)"), "aten.cos.default"}}},
       {{"torch.logical_not", "torch.Tensor.logical_not"},
        {{TGC_SCHEMA("logical_not(Tensor self)"), "aten.logical_not.default"}}},
-      {{"operator.invert", "torch.Tensor.__invert__"},
-       {{TGC_SCHEMA("invert(Tensor self)"), "aten.logical_not.default", boolTensorsOnly}}},
+      {{"torch.bitwise_not", "torch.Tensor.bitwise_not", "operator.invert",
+        "torch.Tensor.__invert__"},
+       {{TGC_SCHEMA("bitwise_not(Tensor self)"), "aten.bitwise_not.default"}}},
       {{"torch.clamp", "torch.clip", "torch.Tensor.clamp", "torch.Tensor.clip"},
        {{TGC_SCHEMA("clamp(Tensor self, Scalar? min=None, Scalar? max=None)"),
          "aten.clamp.default"}}},
@@ -208,12 +197,29 @@ static void addBinary(std::vector<TorchFunction> &table) {
        {{TGC_SCHEMA("logical_and(Tensor self, Tensor other)"), "aten.logical_and.default"}}},
       {{"torch.logical_or", "torch.Tensor.logical_or"},
        {{TGC_SCHEMA("logical_or(Tensor self, Tensor other)"), "aten.logical_or.default"}}},
-      {{"operator.and_", "torch.Tensor.__and__"},
-       {{TGC_SCHEMA("and_(Tensor self, Tensor other)"), "aten.logical_and.default",
-         boolTensorsOnly}}},
-      {{"operator.or_", "torch.Tensor.__or__"},
-       {{TGC_SCHEMA("or_(Tensor self, Tensor other)"), "aten.logical_or.default",
-         boolTensorsOnly}}},
+      // `&`, `|`, `^` are bitwise on integers, logical on bools (as tgc's bitwise ops are).
+      {{"torch.bitwise_and", "torch.Tensor.bitwise_and", "operator.and_", "operator.rand_",
+        "torch.Tensor.__and__", "torch.Tensor.__rand__"},
+       binary(
+           TGC_SCHEMA("bitwise_and.Tensor(Tensor self, Tensor other)"), "aten.bitwise_and.Tensor",
+           TGC_SCHEMA("bitwise_and.Scalar(Tensor self, Scalar other)"), "aten.bitwise_and.Scalar")},
+      {{"torch.bitwise_or", "torch.Tensor.bitwise_or", "operator.or_", "operator.ror_",
+        "torch.Tensor.__or__", "torch.Tensor.__ror__"},
+       binary(TGC_SCHEMA("bitwise_or.Tensor(Tensor self, Tensor other)"), "aten.bitwise_or.Tensor",
+              TGC_SCHEMA("bitwise_or.Scalar(Tensor self, Scalar other)"),
+              "aten.bitwise_or.Scalar")},
+      {{"torch.bitwise_xor", "torch.Tensor.bitwise_xor", "operator.xor", "operator.rxor",
+        "torch.Tensor.__xor__", "torch.Tensor.__rxor__"},
+       binary(
+           TGC_SCHEMA("bitwise_xor.Tensor(Tensor self, Tensor other)"), "aten.bitwise_xor.Tensor",
+           TGC_SCHEMA("bitwise_xor.Scalar(Tensor self, Scalar other)"), "aten.bitwise_xor.Scalar")},
+      // `%` is Python's modulo (the sign of the divisor), torch.fmod C's (the dividend's).
+      {{"torch.remainder", "torch.Tensor.remainder", "operator.mod", "torch.Tensor.__mod__"},
+       binary(TGC_SCHEMA("remainder.Tensor(Tensor self, Tensor other)"), "aten.remainder.Tensor",
+              TGC_SCHEMA("remainder.Scalar(Tensor self, Scalar other)"), "aten.remainder.Scalar")},
+      {{"torch.fmod", "torch.Tensor.fmod"},
+       binary(TGC_SCHEMA("fmod.Tensor(Tensor self, Tensor other)"), "aten.fmod.Tensor",
+              TGC_SCHEMA("fmod.Scalar(Tensor self, Scalar other)"), "aten.fmod.Scalar")},
       {{"torch.where", "torch.Tensor.where"},
        {{TGC_SCHEMA("where.self(Tensor condition, Tensor self, Tensor other)"), "aten.where.self"},
         {TGC_SCHEMA("where.ScalarOther(Tensor condition, Tensor self, Scalar other)"),
