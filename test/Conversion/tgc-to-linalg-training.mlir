@@ -179,8 +179,9 @@ func.func @embedding_backward_freq(%g: !tgc.vtensor<[7, 4], f32>, %i: !tgc.vtens
 // -----
 
 // rand_bernoulli: a generic with no inputs; each element's counter is the state's
-// offset + offset + its row-major index, Philox4x32-10 (10 rounds of two 32-bit
-// multiplications) keyed by the seed, and the top 24 bits as a number in [0, 1).
+// offset + offset + its row-major index, Philox4x32-10 (10 rounds of two 32 x 32 -> 64-bit
+// multiplications, as i64 products of zero-extended words) keyed by the seed, and the top
+// 24 bits as a number in [0, 1).
 // CHECK-LABEL: func.func @rand_bernoulli
 //  CHECK-SAME:   (%[[S:.*]]: tensor<2xi64>, %[[O:.*]]: i64, %[[X:.*]]: tensor<?x8xf32>)
 //       CHECK:   %[[SEED:.*]] = tensor.extract %[[S]][%c0
@@ -188,7 +189,7 @@ func.func @embedding_backward_freq(%g: !tgc.vtensor<[7, 4], f32>, %i: !tgc.vtens
 //       CHECK:   %[[BASE:.*]] = arith.addi %[[OFF]], %[[O]]
 //       CHECK:   linalg.generic {{.*}} outs(%{{.*}} : tensor<?x8xi1>)
 //       CHECK:     arith.addi %[[BASE]]
-// CHECK-COUNT-20:  arith.mului_extended
+// CHECK-COUNT-20:  arith.muli %{{.*}}, %{{.*}} : i64
 //       CHECK:     arith.shrui %{{.*}}, %c8_i32
 //       CHECK:     arith.uitofp
 //       CHECK:     arith.cmpf olt, %{{.*}}, %cst
@@ -203,7 +204,7 @@ func.func @rand_bernoulli(%s: !tgc.vtensor<[2], i64>, %o: i64, %x: !tgc.vtensor<
 // 2^-8 (exact, below 1); normal f32 ones come from two words by Box-Muller.
 // CHECK-LABEL: func.func @rand_draw
 //       CHECK:   linalg.generic {{.*}} outs(%{{.*}} : tensor<3xbf16>)
-// CHECK-COUNT-20:  arith.mului_extended
+// CHECK-COUNT-20:  arith.muli %{{.*}}, %{{.*}} : i64
 //       CHECK:     arith.shrui %{{.*}}, %c24_i32
 //       CHECK:     %[[U:.*]] = arith.uitofp %{{.*}} : i32 to f32
 //       CHECK:     %[[S:.*]] = arith.mulf %[[U]], %cst{{.*}} : f32

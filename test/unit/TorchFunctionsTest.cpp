@@ -278,10 +278,15 @@ TEST_CASE("Python-level arguments are rewritten into ATen's", "[capture][torch]"
   CHECK(constants(argument(pool, "kernel_size")) == std::vector<int64_t>{2, 2});
   CHECK(bind("operator.floordiv", {AtenValue::tensor(f.x), f.integer(2)}).target ==
         "aten.div.Scalar_mode");
+  // `&` is bitwise (logical on bools), `%` Python's remainder.
   CHECK(bind("operator.and_", {AtenValue::tensor(f.mask), AtenValue::tensor(f.mask)}).target ==
-        "aten.logical_and.default");
-  CHECK_THAT(bindError("operator.and_", {AtenValue::tensor(f.x), AtenValue::tensor(f.y)}),
-             Catch::Contains("non-bool tensors"));
+        "aten.bitwise_and.Tensor");
+  CHECK(bind("operator.xor", {AtenValue::tensor(f.mask), f.integer(1)}).target ==
+        "aten.bitwise_xor.Scalar");
+  CHECK(bind("operator.mod", {AtenValue::tensor(f.x), f.integer(3)}).target ==
+        "aten.remainder.Scalar");
+  CHECK(bind("torch.fmod", {AtenValue::tensor(f.x), AtenValue::tensor(f.y)}).target ==
+        "aten.fmod.Tensor");
 }
 
 TEST_CASE("Calls no overload accepts are errors naming the problem", "[capture][torch]") {

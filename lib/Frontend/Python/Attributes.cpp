@@ -228,6 +228,16 @@ FailureOr<Var> Interpreter::lookupAttribute(Var object, llvm::StringRef name, Lo
   case H::List:
   case H::Dict:
   case H::Set: {
+    // A container of a standard library class (collections.deque, OrderedDict,
+    // defaultdict): the class's own methods first, the list's or dict's otherwise.
+    if (h.classObject && h.classObject->is(K::External)) {
+      std::string own = h.classObject->name + "." + name.str();
+      if (getCallRegistry().lookup(own))
+        return makeMethod(makeExternal(own), object);
+      if (name == "maxlen" || name == "default_factory")
+        if (Var value = h.getAttribute(name))
+          return value;
+    }
     llvm::StringRef type = h.kind == H::List ? "list" : h.kind == H::Dict ? "dict" : "set";
     return makeMethod(makeExternal(("builtins." + type + "." + name).str()), object);
   }

@@ -244,19 +244,24 @@ static CallResult sum(Interpreter &in, ExternalCall &call) {
 // Iterables
 //===----------------------------------------------------------------------===//
 
-/// sorted() of constants (numbers or strings), with reverse=; no key function.
+/// sorted() of constants (numbers or strings), or of anything by a key function whose
+/// results are constants, with reverse=.
 static CallResult sorted(Interpreter &in, ExternalCall &call) {
   if (failed(call.checkArity(1, 1)))
     return failure();
   std::string unsupported;
-  std::optional<bool> reverse = sortReverse(call.arguments.keywords, unsupported);
+  Var key;
+  std::optional<bool> reverse = sortReverse(call.arguments.keywords, unsupported, key);
   if (!reverse)
     return call.error() << "sorted() with " << unsupported << "= is not supported";
   FailureOr<std::vector<Var>> items = in.unpack(call.args[0], call.loc);
   if (failed(items))
     return failure();
   std::vector<Var> sortedItems = *items;
-  if (!sortConstants(sortedItems, *reverse))
+  FailureOr<std::vector<Var>> keys = in.sortKeys(sortedItems, key, call.loc);
+  if (failed(keys))
+    return failure();
+  if (!sortConstants(sortedItems, *reverse, key ? &*keys : nullptr))
     return call.error() << "sorted() of values whose order is not known at capture time "
                            "(constant numbers, strings and tuples of them sort)";
   return in.makeList(std::move(sortedItems));

@@ -59,6 +59,7 @@ const CallRegistry &tgc::py::getCallRegistry() {
     registerStringMethods(r);
     registerMathAndOperator(r);
     registerContainerMethods(r);
+    registerCollections(r);
     registerModuleMethods(r);
     registerTensorMethods(r);
     registerTorchProbes(r);

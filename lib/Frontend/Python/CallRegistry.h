@@ -113,6 +113,9 @@ void registerStringMethods(CallRegistry &registry);
 void registerMathAndOperator(CallRegistry &registry);
 /// `builtins.list.*`, `builtins.dict.*`, `builtins.set.*` (ContainerMethods.cpp).
 void registerContainerMethods(CallRegistry &registry);
+/// collections.deque / OrderedDict / defaultdict, functools.partial / reduce and the
+/// basic itertools (Collections.cpp).
+void registerCollections(CallRegistry &registry);
 /// Methods of torch.nn.Module the interpreter models (ModuleMethods.cpp).
 void registerModuleMethods(CallRegistry &registry);
 /// Tensor methods that read metadata or leave the graph, and reductions with indices

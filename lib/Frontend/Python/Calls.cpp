@@ -40,6 +40,13 @@ FailureOr<Var> Interpreter::call(Var callable, CallArguments arguments, Location
   case H::Instance: {
     if (isSubclass(h.classObject, kModuleClass))
       return callModule(callable, std::move(arguments), loc);
+    // An object of a standard library class tgc models (functools.partial): its
+    // registered `__call__`, with the object first.
+    if (h.classObject && h.classObject->is(K::External)) {
+      arguments.positional.insert(arguments.positional.begin(), callable);
+      return callExternal(*makeExternal(h.classObject->name + ".__call__"), std::move(arguments),
+                          loc);
+    }
     FailureOr<Var> method = lookupInClass(h.classObject, "__call__");
     if (failed(method))
       return failure();
@@ -193,4 +200,18 @@ FailureOr<Var> Interpreter::callExternal(const Variable &external, CallArguments
   if (isKnownTorchFunction(name))
     return callTorchFunction(name, arguments, loc);
   return error(loc) << "graph break: calling " << name << " is not supported";
+}
+
+FailureOr<std::vector<Var>> Interpreter::sortKeys(llvm::ArrayRef<Var> items, Var key,
+                                                  Location loc) {
+  std::vector<Var> keys;
+  if (!key)
+    return keys;
+  for (const Var &item : items) {
+    FailureOr<Var> k = call(key, CallArguments{{item}, {}}, loc);
+    if (failed(k))
+      return failure();
+    keys.push_back(*k);
+  }
+  return keys;
 }

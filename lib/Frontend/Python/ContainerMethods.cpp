@@ -16,12 +16,19 @@ using H = HeapObject::Kind;
 /// The container a method is called on: the first argument, when it is an object of
 /// `kind` and the call has `minArgs` to `maxArgs` arguments; else the call is not the
 /// method's.
+/// Keyword arguments are the method's only where it reads them (`keywords`; `**` for
+/// any): a call with others is not modelled, rather than silently ignoring them.
 static std::optional<ObjectId> selfOf(Interpreter &in, const ExternalCall &call, H kind,
-                                      size_t minArgs = 1, size_t maxArgs = SIZE_MAX) {
+                                      size_t minArgs = 1, size_t maxArgs = SIZE_MAX,
+                                      std::initializer_list<llvm::StringRef> keywords = {}) {
   if (call.args.empty() || !call.args[0]->is(K::Object) ||
       in.getHeap().get(call.args[0]->object).kind != kind || call.args.size() < minArgs ||
       call.args.size() > maxArgs)
     return std::nullopt;
+  for (const auto &[name, value] : call.arguments.keywords)
+    if (!llvm::is_contained(keywords, llvm::StringRef(name)) &&
+        !llvm::is_contained(keywords, llvm::StringRef("**")))
+      return std::nullopt;
   return call.args[0]->object;
 }
 
@@ -35,15 +42,19 @@ static HeapObject &changeContents(Interpreter &in, ObjectId id, Location loc) {
 //===----------------------------------------------------------------------===//
 
 static CallResult listSort(Interpreter &in, ExternalCall &call) {
-  std::optional<ObjectId> id = selfOf(in, call, H::List, 1, 1);
+  std::optional<ObjectId> id = selfOf(in, call, H::List, 1, 1, {"key", "reverse"});
   if (!id)
     return CallResult::declined();
   std::string unsupported;
-  std::optional<bool> reverse = sortReverse(call.arguments.keywords, unsupported);
+  Var key;
+  std::optional<bool> reverse = sortReverse(call.arguments.keywords, unsupported, key);
   if (!reverse)
     return call.error() << "list.sort() with " << unsupported << "= is not supported";
   std::vector<Var> items = in.getHeap().get(*id).items;
-  if (!sortConstants(items, *reverse))
+  FailureOr<std::vector<Var>> keys = in.sortKeys(items, key, call.loc);
+  if (failed(keys))
+    return failure();
+  if (!sortConstants(items, *reverse, key ? &*keys : nullptr))
     return call.error() << "list.sort() of values whose order is not known at capture time";
   changeContents(in, *id, call.loc).items = std::move(items);
   return makeNone();
@@ -124,6 +135,57 @@ static CallResult listLength(Interpreter &in, ExternalCall &call) {
   return makeInt(in.getHeap().get(*id).items.size(), in.getContext());
 }
 
+static CallResult listReverse(Interpreter &in, ExternalCall &call) {
+  std::optional<ObjectId> id = selfOf(in, call, H::List, 1, 1);
+  if (!id)
+    return CallResult::declined();
+  std::vector<Var> &items = changeContents(in, *id, call.loc).items;
+  std::reverse(items.begin(), items.end());
+  return makeNone();
+}
+
+/// The position of the first item equal to `value` in `items`, or nullopt.
+static FailureOr<std::optional<size_t>> findItem(Interpreter &in, llvm::ArrayRef<Var> items,
+                                                 const Var &value, Location loc) {
+  for (auto [i, item] : llvm::enumerate(items)) {
+    FailureOr<bool> same = in.equals(item, value, loc);
+    if (failed(same))
+      return failure();
+    if (*same)
+      return std::optional<size_t>(i);
+  }
+  return std::optional<size_t>();
+}
+
+/// index(), count() and remove() of a value (compared as Python compares it).
+static CallResult listSearch(Interpreter &in, ExternalCall &call) {
+  std::optional<ObjectId> id = selfOf(in, call, H::List, 2, 2);
+  if (!id)
+    return CallResult::declined();
+  llvm::StringRef method = call.name.rsplit('.').second;
+  std::vector<Var> items = in.getHeap().get(*id).items;
+  if (method == "count") {
+    int64_t count = 0;
+    for (const Var &item : items) {
+      FailureOr<bool> same = in.equals(item, call.args[1], call.loc);
+      if (failed(same))
+        return failure();
+      count += *same;
+    }
+    return makeInt(count, in.getContext());
+  }
+  FailureOr<std::optional<size_t>> found = findItem(in, items, call.args[1], call.loc);
+  if (failed(found))
+    return failure();
+  if (!*found)
+    return call.error() << "list." << method << "(x): x not in list (ValueError)";
+  if (method == "index")
+    return makeInt(static_cast<int64_t>(**found), in.getContext());
+  HeapObject &list = changeContents(in, *id, call.loc);
+  list.items.erase(list.items.begin() + **found);
+  return makeNone();
+}
+
 //===----------------------------------------------------------------------===//
 // dict
 //===----------------------------------------------------------------------===//
@@ -165,14 +227,34 @@ static CallResult dictGet(Interpreter &in, ExternalCall &call) {
   return fallback;
 }
 
+/// update(other=(), **keywords): a dict or key/value pairs, then the keywords (read as
+/// dict() reads them), each stored as `d[key] = value`.
 static CallResult dictUpdate(Interpreter &in, ExternalCall &call) {
-  std::optional<ObjectId> id = selfOf(in, call, H::Dict, 2, 2);
-  if (!id || in.getHeap().kindOf(call.args[1]) != H::Dict)
+  std::optional<ObjectId> id = selfOf(in, call, H::Dict, 1, 2, {"**"});
+  if (!id)
     return CallResult::declined();
-  for (auto [key, value] : in.getHeap().get(call.args[1]->object).entries)
+  CallArguments arguments{std::vector<Var>(call.args.begin() + 1, call.args.end()),
+                          call.arguments.keywords};
+  FailureOr<Var> other = in.call(makeExternal("builtins.dict"), std::move(arguments), call.loc);
+  if (failed(other))
+    return failure();
+  for (auto [key, value] : in.getHeap().get((*other)->object).entries)
     if (failed(in.storeSubscript(call.args[0], key, value, call.loc)))
       return failure();
   return makeNone();
+}
+
+/// popitem(): the last entry (OrderedDict's popitem(last=False) is not modelled).
+static CallResult dictPopItem(Interpreter &in, ExternalCall &call) {
+  std::optional<ObjectId> id = selfOf(in, call, H::Dict, 1, 1);
+  if (!id)
+    return CallResult::declined();
+  if (in.getHeap().get(*id).entries.empty())
+    return call.error() << "popitem(): dictionary is empty (KeyError)";
+  HeapObject &dict = changeContents(in, *id, call.loc);
+  auto [key, value] = dict.entries.back();
+  dict.entries.pop_back();
+  return makeTuple({key, value});
 }
 
 static CallResult dictCopy(Interpreter &in, ExternalCall &call) {
@@ -212,6 +294,133 @@ static CallResult setAdd(Interpreter &in, ExternalCall &call) {
   return makeNone();
 }
 
+/// The items of a set, or of any iterable the interpreter can list.
+static FailureOr<std::vector<Var>> itemsOf(Interpreter &in, const Var &iterable, Location loc) {
+  if (in.getHeap().kindOf(iterable) == H::Set)
+    return in.getHeap().get(iterable->object).items;
+  return in.unpack(iterable, loc);
+}
+
+/// Whether `value` is in `items` (Python equality).
+static FailureOr<bool> contains(Interpreter &in, llvm::ArrayRef<Var> items, const Var &value,
+                                Location loc) {
+  FailureOr<std::optional<size_t>> found = findItem(in, items, value, loc);
+  if (failed(found))
+    return failure();
+  return found->has_value();
+}
+
+/// discard(x), remove(x) and pop().
+static CallResult setTake(Interpreter &in, ExternalCall &call) {
+  llvm::StringRef method = call.name.rsplit('.').second;
+  bool pop = method == "pop";
+  std::optional<ObjectId> id = selfOf(in, call, H::Set, pop ? 1 : 2, pop ? 1 : 2);
+  if (!id)
+    return CallResult::declined();
+  std::vector<Var> items = in.getHeap().get(*id).items;
+  if (pop) {
+    if (items.empty())
+      return call.error() << "pop from an empty set (KeyError)";
+    HeapObject &set = changeContents(in, *id, call.loc);
+    Var item = set.items.front();
+    set.items.erase(set.items.begin());
+    return item;
+  }
+  FailureOr<std::optional<size_t>> found = findItem(in, items, call.args[1], call.loc);
+  if (failed(found))
+    return failure();
+  if (!*found) {
+    if (method == "remove")
+      return call.error() << "set.remove(x): x not in set (KeyError)";
+    return makeNone();
+  }
+  HeapObject &set = changeContents(in, *id, call.loc);
+  set.items.erase(set.items.begin() + **found);
+  return makeNone();
+}
+
+/// union, intersection, difference and symmetric_difference (new sets, in Python's
+/// iteration order of a set built that way), their in-place `_update` forms and update(),
+/// issubset, issuperset, isdisjoint, copy and clear.
+static CallResult setAlgebra(Interpreter &in, ExternalCall &call) {
+  std::optional<ObjectId> id = selfOf(in, call, H::Set);
+  if (!id)
+    return CallResult::declined();
+  llvm::StringRef method = call.name.rsplit('.').second;
+  std::vector<Var> self = in.getHeap().get(*id).items;
+  if (method == "clear" || method == "copy") {
+    if (call.args.size() != 1)
+      return CallResult::declined();
+    if (method == "copy")
+      return in.makeSequence(H::Set, self);
+    changeContents(in, *id, call.loc).items.clear();
+    return makeNone();
+  }
+  bool inPlace = method == "update" || method.ends_with("_update");
+  llvm::StringRef operation =
+      inPlace ? method.drop_back(llvm::StringRef("_update").size()) : method;
+  if (method == "update")
+    operation = "union";
+  std::vector<Var> result = self;
+  for (const Var &other : llvm::ArrayRef<Var>(call.args).drop_front()) {
+    FailureOr<std::vector<Var>> items = itemsOf(in, other, call.loc);
+    if (failed(items))
+      return failure();
+    if (operation == "issubset" || operation == "issuperset" || operation == "isdisjoint") {
+      if (call.args.size() != 2)
+        return CallResult::declined();
+      llvm::ArrayRef<Var> inner = operation == "issuperset" ? *items : result;
+      llvm::ArrayRef<Var> outer = operation == "issuperset" ? result : *items;
+      bool answer = true;
+      for (const Var &item : inner) {
+        FailureOr<bool> in_ = contains(in, outer, item, call.loc);
+        if (failed(in_))
+          return failure();
+        if (operation == "isdisjoint" ? *in_ : !*in_) {
+          answer = false;
+          break;
+        }
+      }
+      return makeBool(answer);
+    }
+    std::vector<Var> next;
+    if (operation == "union" || operation == "symmetric_difference") {
+      next = operation == "union" ? result : std::vector<Var>();
+      if (operation == "symmetric_difference")
+        for (const Var &item : result) {
+          FailureOr<bool> found = contains(in, *items, item, call.loc);
+          if (failed(found))
+            return failure();
+          if (!*found)
+            next.push_back(item);
+        }
+      for (const Var &item : *items) {
+        FailureOr<bool> found = contains(in, operation == "union" ? next : result, item, call.loc);
+        FailureOr<bool> seen = contains(in, next, item, call.loc);
+        if (failed(found) || failed(seen))
+          return failure();
+        if (!*found && !*seen)
+          next.push_back(item);
+      }
+    } else if (operation == "intersection" || operation == "difference") {
+      for (const Var &item : result) {
+        FailureOr<bool> found = contains(in, *items, item, call.loc);
+        if (failed(found))
+          return failure();
+        if (*found == (operation == "intersection"))
+          next.push_back(item);
+      }
+    } else {
+      return CallResult::declined();
+    }
+    result = std::move(next);
+  }
+  if (!inPlace)
+    return in.makeSequence(H::Set, std::move(result));
+  changeContents(in, *id, call.loc).items = std::move(result);
+  return makeNone();
+}
+
 void tgc::py::registerContainerMethods(CallRegistry &registry) {
   registry.add("builtins.list.sort", listSort);
   registry.add("builtins.list.append", listAppend);
@@ -221,6 +430,9 @@ void tgc::py::registerContainerMethods(CallRegistry &registry) {
   registry.add("builtins.list.clear", listClear);
   registry.add("builtins.list.copy", listCopy);
   registry.add("builtins.list.__len__", listLength);
+  registry.add("builtins.list.reverse", listReverse);
+  for (llvm::StringRef method : {"index", "count", "remove"})
+    registry.add(("builtins.list." + method).str(), listSearch);
   for (llvm::StringRef view : {"keys", "values", "items"})
     registry.add(("builtins.dict." + view).str(), dictView);
   for (llvm::StringRef method : {"get", "pop", "setdefault"})
@@ -228,5 +440,13 @@ void tgc::py::registerContainerMethods(CallRegistry &registry) {
   registry.add("builtins.dict.update", dictUpdate);
   registry.add("builtins.dict.copy", dictCopy);
   registry.add("builtins.dict.clear", dictClear);
+  registry.add("builtins.dict.popitem", dictPopItem);
   registry.add("builtins.set.add", setAdd);
+  for (llvm::StringRef method : {"discard", "remove", "pop"})
+    registry.add(("builtins.set." + method).str(), setTake);
+  for (llvm::StringRef method :
+       {"union", "intersection", "difference", "symmetric_difference", "update",
+        "intersection_update", "difference_update", "symmetric_difference_update", "issubset",
+        "issuperset", "isdisjoint", "copy", "clear"})
+    registry.add(("builtins.set." + method).str(), setAlgebra);
 }

@@ -240,6 +240,9 @@ public:
   mlir::FailureOr<Var> iterate(Var iterable, mlir::Location loc);
   /// The items `iterable` yields (what is left of an iterator).
   mlir::FailureOr<std::vector<Var>> unpack(Var iterable, mlir::Location loc);
+  /// key(item) for each item (sorted() and list.sort()'s key=); none without a key.
+  mlir::FailureOr<std::vector<Var>> sortKeys(llvm::ArrayRef<Var> items, Var key,
+                                             mlir::Location loc);
 
   // Tensors (TensorCalls.cpp, TensorNumbers.cpp).
   /// Calls the torch callable `qualifiedName` that TorchFunctions' table knows (check

@@ -321,6 +321,22 @@ FailureOr<Var> Interpreter::sequenceBinaryOp(unsigned op, Var lhs, Var rhs, Loca
         mutateObject(lhs->object, SideEffect::Kind::SetContents, "", nullptr, loc).items, *items);
     return lhs;
   }
+  // Set algebra: | & - ^ are set's union, intersection, difference and
+  // symmetric_difference; their in-place forms update the left set.
+  if (heap.kindOf(lhs) == H::Set && heap.kindOf(rhs) == H::Set &&
+      (base == 7 || base == 1 || base == 10 || base == 12)) {
+    llvm::StringRef method = base == 7    ? "union"
+                             : base == 1  ? "intersection"
+                             : base == 10 ? "difference"
+                                          : "symmetric_difference";
+    std::string name = ("builtins.set." + method).str();
+    if (inPlace)
+      name = method == "union" ? "builtins.set.update" : name + "_update";
+    FailureOr<Var> result = callExternal(*makeExternal(name), CallArguments{{lhs, rhs}, {}}, loc);
+    if (failed(result))
+      return failure();
+    return inPlace ? lhs : *result;
+  }
   if (base == 0 && lhs->is(K::Str) && rhs->is(K::Str))
     return makeStr(lhs->name + rhs->name);
   if (base == 0 && (lhs->is(K::Tuple) || heap.kindOf(lhs) == H::List)) {

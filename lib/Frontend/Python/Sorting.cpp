@@ -26,12 +26,15 @@ static std::optional<int> compareConstants(const Var &a, const Var &b) {
 }
 
 std::optional<bool> tgc::py::sortReverse(const std::vector<std::pair<std::string, Var>> &keywords,
-                                         std::string &unsupported) {
+                                         std::string &unsupported, Var &key) {
   bool reverse = false;
+  key = nullptr;
   for (const auto &[keyword, value] : keywords) {
     if (keyword == "reverse" && value->is(Variable::Kind::Bool)) {
       reverse = value->boolValue;
-    } else if (!(keyword == "key" && value->is(Variable::Kind::None))) {
+    } else if (keyword == "key") {
+      key = value->is(Variable::Kind::None) ? nullptr : value;
+    } else {
       unsupported = keyword;
       return std::nullopt;
     }
@@ -39,12 +42,20 @@ std::optional<bool> tgc::py::sortReverse(const std::vector<std::pair<std::string
   return reverse;
 }
 
-bool tgc::py::sortConstants(std::vector<Var> &items, bool reverse) {
+bool tgc::py::sortConstants(std::vector<Var> &items, bool reverse, const std::vector<Var> *keys) {
   bool decided = true;
-  std::stable_sort(items.begin(), items.end(), [&](const Var &a, const Var &b) {
-    std::optional<int> c = compareConstants(a, b);
+  std::vector<size_t> order(items.size());
+  for (size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  const std::vector<Var> &by = keys ? *keys : items;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    std::optional<int> c = compareConstants(by[a], by[b]);
     decided &= c.has_value();
     return c && (reverse ? *c > 0 : *c < 0);
   });
+  std::vector<Var> sorted;
+  for (size_t i : order)
+    sorted.push_back(items[i]);
+  items = std::move(sorted);
   return decided;
 }

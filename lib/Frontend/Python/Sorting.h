@@ -11,14 +11,15 @@
 
 namespace tgc::py {
 
-/// The `reverse=` of sorted() / list.sort(), which support no key function: nullopt,
-/// with the keyword in `unsupported`, for any other keyword.
+/// The `reverse=` of sorted() / list.sort(), and in `key` their key function (null for
+/// none): nullopt, with the keyword in `unsupported`, for any other keyword.
 std::optional<bool> sortReverse(const std::vector<std::pair<std::string, Var>> &keywords,
-                                std::string &unsupported);
+                                std::string &unsupported, Var &key);
 
-/// Sorts `items` stably as Python would; false when their order is not known at capture
-/// time (constant numbers, strings and tuples of them sort).
-bool sortConstants(std::vector<Var> &items, bool reverse);
+/// Sorts `items` stably as Python would, by `keys` (one per item) when given; false when
+/// their order is not known at capture time (constant numbers, strings and tuples of them
+/// sort).
+bool sortConstants(std::vector<Var> &items, bool reverse, const std::vector<Var> *keys = nullptr);
 
 } // namespace tgc::py
 

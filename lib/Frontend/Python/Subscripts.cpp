@@ -63,8 +63,20 @@ FailureOr<Var> Interpreter::subscript(Var container, Var key, Location loc) {
     FailureOr<std::optional<size_t>> found = findDictEntry(container->object, key, loc);
     if (failed(found))
       return failure();
-    if (!*found)
-      return error(loc) << "key not found in dict (KeyError)";
+    if (!*found) {
+      // collections.defaultdict: a missing key gets default_factory(), stored.
+      const HeapObject &dict = heap.get(container->object);
+      Var factory = dict.classObject && dict.classObject->is(K::External) &&
+                            dict.classObject->name == "collections.defaultdict"
+                        ? dict.getAttribute("default_factory")
+                        : Var();
+      if (!factory || factory->is(K::None))
+        return error(loc) << "key not found in dict (KeyError)";
+      FailureOr<Var> value = call(factory, CallArguments{}, loc);
+      if (failed(value) || failed(storeSubscript(container, key, *value, loc)))
+        return failure();
+      return *value;
+    }
     const auto &[foundKey, value] = heap.get(container->object).entries[**found];
     noteRead(GuardRead::Step::Item, container->object, "", foundKey, value, loc);
     return value;

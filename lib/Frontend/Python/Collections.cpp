@@ -1,0 +1,482 @@
+// The standard library's containers and function tools in the bytecode interpreter:
+// collections.deque, OrderedDict and defaultdict (a list or dict object whose class is
+// the external type, so that their own methods come first and the list's or dict's
+// apply otherwise), functools.partial and reduce, and the itertools that programs use
+// to build loops over constants (product, chain, zip_longest, islice, accumulate,
+// repeat). Each works on what the interpreter holds at capture time; an argument it
+// cannot model is a clear error at the call.
+#include "Interpreter.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+using namespace tgc;
+using namespace tgc::py;
+
+using K = Variable::Kind;
+using H = HeapObject::Kind;
+
+static constexpr llvm::StringLiteral kDeque = "collections.deque";
+static constexpr llvm::StringLiteral kOrderedDict = "collections.OrderedDict";
+static constexpr llvm::StringLiteral kDefaultDict = "collections.defaultdict";
+static constexpr llvm::StringLiteral kPartial = "functools.partial";
+
+/// The keyword argument `name`, or null.
+static Var keyword(const ExternalCall &call, llvm::StringRef name) {
+  for (const auto &[key, value] : call.arguments.keywords)
+    if (key == name)
+      return value;
+  return Var();
+}
+
+/// Fails unless every keyword argument is one of `allowed`.
+static LogicalResult onlyKeywords(const ExternalCall &call,
+                                  std::initializer_list<llvm::StringRef> allowed) {
+  for (const auto &[key, value] : call.arguments.keywords)
+    if (!llvm::is_contained(allowed, llvm::StringRef(key)))
+      return call.error() << call.name << "() got an unexpected keyword argument '" << key << "'";
+  return success();
+}
+
+/// The object of `call.args[0]` when it is a `kind` object of class `cls`.
+static std::optional<ObjectId> selfOfClass(Interpreter &in, const ExternalCall &call, H kind,
+                                           llvm::StringRef cls) {
+  if (call.args.empty() || in.getHeap().kindOf(call.args[0]) != kind)
+    return std::nullopt;
+  const Var &classObject = in.getHeap().get(call.args[0]->object).classObject;
+  if (!classObject || !classObject->is(K::External) || classObject->name != cls)
+    return std::nullopt;
+  return call.args[0]->object;
+}
+
+//===----------------------------------------------------------------------===//
+// collections.deque
+//===----------------------------------------------------------------------===//
+
+/// The deque's maxlen, or nullopt when it is unbounded.
+static std::optional<int64_t> dequeMaxlen(const HeapObject &deque) {
+  Var maxlen = deque.getAttribute("maxlen");
+  if (!maxlen || maxlen->is(K::None))
+    return std::nullopt;
+  return maxlen->getConstantInt();
+}
+
+/// deque(iterable=(), maxlen=None): a list object of class collections.deque.
+static CallResult dequeNew(Interpreter &in, ExternalCall &call) {
+  if (failed(call.checkArity(0, 2)) || failed(onlyKeywords(call, {"iterable", "maxlen"})))
+    return failure();
+  Var iterable = call.args.size() >= 1 ? call.args[0] : keyword(call, "iterable");
+  Var maxlen = call.args.size() == 2 ? call.args[1] : keyword(call, "maxlen");
+  if (!maxlen)
+    maxlen = makeNone();
+  if (!maxlen->is(K::None) && (!maxlen->getConstantInt() || *maxlen->getConstantInt() < 0))
+    return call.error() << "deque's maxlen must be None or a constant int >= 0";
+  std::vector<Var> items;
+  if (iterable) {
+    FailureOr<std::vector<Var>> unpacked = in.unpack(iterable, call.loc);
+    if (failed(unpacked))
+      return failure();
+    items = std::move(*unpacked);
+  }
+  HeapObject deque;
+  deque.kind = H::List;
+  deque.classObject = makeExternal(kDeque);
+  deque.attributes.emplace_back("maxlen", maxlen);
+  if (std::optional<int64_t> n = dequeMaxlen(deque); n && static_cast<int64_t>(items.size()) > *n)
+    items.erase(items.begin(), items.end() - *n);
+  deque.items = std::move(items);
+  return makeObject(in.newObject(std::move(deque)));
+}
+
+/// append, appendleft, extend, extendleft: items added at one end drop as many from the
+/// other once maxlen is reached.
+static CallResult dequeAdd(Interpreter &in, ExternalCall &call) {
+  std::optional<ObjectId> id = selfOfClass(in, call, H::List, kDeque);
+  if (!id || call.args.size() != 2 || !call.arguments.keywords.empty())
+    return CallResult::declined();
+  llvm::StringRef method = call.name.rsplit('.').second;
+  bool left = method.ends_with("left");
+  std::vector<Var> added = {call.args[1]};
+  if (method.starts_with("extend")) {
+    FailureOr<std::vector<Var>> unpacked = in.unpack(call.args[1], call.loc);
+    if (failed(unpacked))
+      return failure();
+    added = std::move(*unpacked);
+  }
+  std::optional<int64_t> maxlen = dequeMaxlen(in.getHeap().get(*id));
+  HeapObject &deque = in.mutateObject(*id, SideEffect::Kind::SetContents, "", nullptr, call.loc);
+  for (Var &item : added) {
+    if (left)
+      deque.items.insert(deque.items.begin(), item);
+    else
+      deque.items.push_back(item);
+    if (maxlen && static_cast<int64_t>(deque.items.size()) > *maxlen) {
+      if (left)
+        deque.items.pop_back();
+      else
+        deque.items.erase(deque.items.begin());
+    }
+  }
+  return makeNone();
+}
+
+static CallResult dequePopLeft(Interpreter &in, ExternalCall &call) {
+  std::optional<ObjectId> id = selfOfClass(in, call, H::List, kDeque);
+  if (!id || call.args.size() != 1 || !call.arguments.keywords.empty())
+    return CallResult::declined();
+  if (in.getHeap().get(*id).items.empty())
+    return call.error() << "pop from an empty deque (IndexError)";
+  HeapObject &deque = in.mutateObject(*id, SideEffect::Kind::SetContents, "", nullptr, call.loc);
+  Var item = deque.items.front();
+  deque.items.erase(deque.items.begin());
+  return item;
+}
+
+static CallResult dequeRotate(Interpreter &in, ExternalCall &call) {
+  std::optional<ObjectId> id = selfOfClass(in, call, H::List, kDeque);
+  if (!id || call.args.size() > 2 || !call.arguments.keywords.empty())
+    return CallResult::declined();
+  int64_t n = 1;
+  if (call.args.size() == 2) {
+    FailureOr<int64_t> steps = constantIntArgument(call.args[1], "rotate's n", call.loc);
+    if (failed(steps))
+      return failure();
+    n = *steps;
+  }
+  HeapObject &deque = in.mutateObject(*id, SideEffect::Kind::SetContents, "", nullptr, call.loc);
+  int64_t size = deque.items.size();
+  if (size) {
+    int64_t shift = ((n % size) + size) % size;
+    std::rotate(deque.items.begin(), deque.items.end() - shift, deque.items.end());
+  }
+  return makeNone();
+}
+
+//===----------------------------------------------------------------------===//
+// collections.OrderedDict and defaultdict
+//===----------------------------------------------------------------------===//
+
+/// The entries of dict(*args, **keywords) as builtins.dict builds them.
+static FailureOr<Var> plainDict(Interpreter &in, const ExternalCall &call,
+                                llvm::ArrayRef<Var> args) {
+  CallArguments arguments{std::vector<Var>(args.begin(), args.end()), call.arguments.keywords};
+  return in.call(makeExternal("builtins.dict"), std::move(arguments), call.loc);
+}
+
+/// OrderedDict(...): a dict (insertion-ordered, as every dict is) of class OrderedDict.
+static CallResult orderedDictNew(Interpreter &in, ExternalCall &call) {
+  if (failed(call.checkArity(0, 1)))
+    return failure();
+  FailureOr<Var> dict = plainDict(in, call, call.args);
+  if (failed(dict))
+    return failure();
+  in.getHeap().mutate((*dict)->object).classObject = makeExternal(kOrderedDict);
+  return *dict;
+}
+
+/// move_to_end(key, last=True).
+static CallResult orderedDictMoveToEnd(Interpreter &in, ExternalCall &call) {
+  std::optional<ObjectId> id = selfOfClass(in, call, H::Dict, kOrderedDict);
+  if (!id || call.args.size() < 2 || call.args.size() > 3 || failed(onlyKeywords(call, {"last"})))
+    return CallResult::declined();
+  Var lastArg = call.args.size() == 3 ? call.args[2] : keyword(call, "last");
+  bool last = true;
+  if (lastArg) {
+    FailureOr<bool> truth = in.truth(lastArg, call.loc);
+    if (failed(truth))
+      return failure();
+    last = *truth;
+  }
+  FailureOr<std::optional<size_t>> found = in.findDictEntry(*id, call.args[1], call.loc);
+  if (failed(found))
+    return failure();
+  if (!*found)
+    return call.error() << "move_to_end() of a missing key (KeyError)";
+  HeapObject &dict = in.mutateObject(*id, SideEffect::Kind::SetContents, "", nullptr, call.loc);
+  auto entry = dict.entries[**found];
+  dict.entries.erase(dict.entries.begin() + **found);
+  dict.entries.insert(last ? dict.entries.end() : dict.entries.begin(), entry);
+  return makeNone();
+}
+
+/// defaultdict(default_factory=None, ...): a dict of class defaultdict whose missing
+/// keys get default_factory() (Interpreter::subscript).
+static CallResult defaultDictNew(Interpreter &in, ExternalCall &call) {
+  if (failed(call.checkArity(0, 2)))
+    return failure();
+  Var factory = call.args.empty() ? makeNone() : call.args[0];
+  FailureOr<Var> dict =
+      plainDict(in, call, llvm::ArrayRef<Var>(call.args).drop_front(call.args.empty() ? 0 : 1));
+  if (failed(dict))
+    return failure();
+  HeapObject &h = in.getHeap().mutate((*dict)->object);
+  h.classObject = makeExternal(kDefaultDict);
+  h.attributes.emplace_back("default_factory", factory);
+  return *dict;
+}
+
+//===----------------------------------------------------------------------===//
+// functools
+//===----------------------------------------------------------------------===//
+
+/// partial(func, *args, **keywords): an object of class functools.partial with the
+/// attributes `func`, `args` and `keywords`; calling it calls func with args before the
+/// call's and the keywords updated by the call's.
+static CallResult partialNew(Interpreter &in, ExternalCall &call) {
+  if (call.args.empty())
+    return call.error() << "functools.partial() needs a callable";
+  HeapObject partial;
+  partial.kind = H::Instance;
+  partial.classObject = makeExternal(kPartial);
+  HeapObject keywords;
+  keywords.kind = H::Dict;
+  for (const auto &[key, value] : call.arguments.keywords)
+    keywords.entries.emplace_back(makeStr(key), value);
+  partial.attributes = {
+      {"func", call.args[0]},
+      {"args", makeTuple(std::vector<Var>(call.args.begin() + 1, call.args.end()))},
+      {"keywords", makeObject(in.newObject(std::move(keywords)))}};
+  return makeObject(in.newObject(std::move(partial)));
+}
+
+static CallResult partialCall(Interpreter &in, ExternalCall &call) {
+  if (call.args.empty() || in.getHeap().kindOf(call.args[0]) != H::Instance)
+    return CallResult::declined();
+  const HeapObject &partial = in.getHeap().get(call.args[0]->object);
+  Var func = partial.getAttribute("func"), args = partial.getAttribute("args"),
+      keywords = partial.getAttribute("keywords");
+  if (!func || !args || !args->is(K::Tuple) || in.getHeap().kindOf(keywords) != H::Dict)
+    return call.error() << "a functools.partial whose attributes tgc does not know";
+  CallArguments arguments;
+  arguments.positional = args->items;
+  arguments.positional.insert(arguments.positional.end(), call.args.begin() + 1, call.args.end());
+  for (const auto &[key, value] : in.getHeap().get(keywords->object).entries) {
+    if (!key->is(K::Str))
+      return call.error() << "a functools.partial keyword that is not a string";
+    arguments.keywords.emplace_back(key->name, value);
+  }
+  for (const auto &[key, value] : call.arguments.keywords) {
+    auto it = llvm::find_if(arguments.keywords, [&](const auto &k) { return k.first == key; });
+    if (it != arguments.keywords.end())
+      it->second = value;
+    else
+      arguments.keywords.emplace_back(key, value);
+  }
+  return in.call(func, std::move(arguments), call.loc);
+}
+
+/// reduce(function, iterable[, initial]).
+static CallResult reduce(Interpreter &in, ExternalCall &call) {
+  if (failed(call.checkArity(2, 3)) || failed(onlyKeywords(call, {})))
+    return failure();
+  FailureOr<std::vector<Var>> items = in.unpack(call.args[1], call.loc);
+  if (failed(items))
+    return failure();
+  Var accumulated = call.args.size() == 3 ? call.args[2] : Var();
+  for (const Var &item : *items) {
+    if (!accumulated) {
+      accumulated = item;
+      continue;
+    }
+    FailureOr<Var> next = in.call(call.args[0], CallArguments{{accumulated, item}, {}}, call.loc);
+    if (failed(next))
+      return failure();
+    accumulated = *next;
+  }
+  if (!accumulated)
+    return call.error() << "reduce() of an empty iterable with no initial value (TypeError)";
+  return accumulated;
+}
+
+//===----------------------------------------------------------------------===//
+// itertools (on what the interpreter can list at capture time)
+//===----------------------------------------------------------------------===//
+
+/// The items of each positional argument from `first` on.
+static FailureOr<std::vector<std::vector<Var>>> unpackAll(Interpreter &in, const ExternalCall &call,
+                                                          size_t first = 0) {
+  std::vector<std::vector<Var>> sequences;
+  for (size_t i = first; i < call.args.size(); ++i) {
+    FailureOr<std::vector<Var>> items = in.unpack(call.args[i], call.loc);
+    if (failed(items))
+      return failure();
+    sequences.push_back(std::move(*items));
+  }
+  return sequences;
+}
+
+/// product(*iterables, repeat=1): tuples in lexicographic order.
+static CallResult product(Interpreter &in, ExternalCall &call) {
+  if (failed(onlyKeywords(call, {"repeat"})))
+    return failure();
+  FailureOr<std::vector<std::vector<Var>>> pools = unpackAll(in, call);
+  if (failed(pools))
+    return failure();
+  int64_t repeat = 1;
+  if (Var r = keyword(call, "repeat")) {
+    FailureOr<int64_t> n = constantIntArgument(r, "product's repeat", call.loc);
+    if (failed(n))
+      return failure();
+    repeat = std::max<int64_t>(*n, 0);
+  }
+  std::vector<std::vector<Var>> all;
+  for (int64_t i = 0; i < repeat; ++i)
+    llvm::append_range(all, *pools);
+  std::vector<std::vector<Var>> tuples = {{}};
+  for (const std::vector<Var> &pool : all) {
+    std::vector<std::vector<Var>> next;
+    for (const std::vector<Var> &prefix : tuples)
+      for (const Var &item : pool) {
+        next.push_back(prefix);
+        next.back().push_back(item);
+      }
+    tuples = std::move(next);
+  }
+  std::vector<Var> items;
+  for (std::vector<Var> &tuple : tuples)
+    items.push_back(makeTuple(std::move(tuple)));
+  return in.makeSequence(H::Iterator, std::move(items));
+}
+
+/// chain(*iterables) and chain.from_iterable(iterable).
+static CallResult chain(Interpreter &in, ExternalCall &call) {
+  if (failed(onlyKeywords(call, {})))
+    return failure();
+  std::vector<Var> iterables = call.args;
+  if (call.name.ends_with("from_iterable")) {
+    if (failed(call.checkArity(1, 1)))
+      return failure();
+    FailureOr<std::vector<Var>> outer = in.unpack(call.args[0], call.loc);
+    if (failed(outer))
+      return failure();
+    iterables = std::move(*outer);
+  }
+  std::vector<Var> items;
+  for (const Var &iterable : iterables) {
+    FailureOr<std::vector<Var>> inner = in.unpack(iterable, call.loc);
+    if (failed(inner))
+      return failure();
+    llvm::append_range(items, *inner);
+  }
+  return in.makeSequence(H::Iterator, std::move(items));
+}
+
+/// zip_longest(*iterables, fillvalue=None).
+static CallResult zipLongest(Interpreter &in, ExternalCall &call) {
+  if (failed(onlyKeywords(call, {"fillvalue"})))
+    return failure();
+  FailureOr<std::vector<std::vector<Var>>> sequences = unpackAll(in, call);
+  if (failed(sequences))
+    return failure();
+  Var fill = keyword(call, "fillvalue");
+  if (!fill)
+    fill = makeNone();
+  size_t n = 0;
+  for (const auto &sequence : *sequences)
+    n = std::max(n, sequence.size());
+  std::vector<Var> items;
+  for (size_t i = 0; i < n; ++i) {
+    std::vector<Var> tuple;
+    for (const auto &sequence : *sequences)
+      tuple.push_back(i < sequence.size() ? sequence[i] : fill);
+    items.push_back(makeTuple(std::move(tuple)));
+  }
+  return in.makeSequence(H::Iterator, std::move(items));
+}
+
+/// islice(iterable, stop) and islice(iterable, start, stop[, step]) with constant or
+/// None bounds.
+static CallResult islice(Interpreter &in, ExternalCall &call) {
+  if (failed(call.checkArity(2, 4)) || failed(onlyKeywords(call, {})))
+    return failure();
+  FailureOr<std::vector<Var>> items = in.unpack(call.args[0], call.loc);
+  if (failed(items))
+    return failure();
+  int64_t size = items->size();
+  auto bound = [&](size_t i, int64_t fallback) -> FailureOr<int64_t> {
+    if (i >= call.args.size() || call.args[i]->is(K::None))
+      return fallback;
+    FailureOr<int64_t> v = constantIntArgument(call.args[i], "an islice bound", call.loc);
+    if (succeeded(v) && *v < 0)
+      return call.error() << "islice() bounds must be None or >= 0 (ValueError)";
+    return v;
+  };
+  bool onlyStop = call.args.size() == 2;
+  FailureOr<int64_t> start = onlyStop ? FailureOr<int64_t>(0) : bound(1, 0);
+  FailureOr<int64_t> stop = bound(onlyStop ? 1 : 2, size);
+  FailureOr<int64_t> step = onlyStop ? FailureOr<int64_t>(1) : bound(3, 1);
+  if (failed(start) || failed(stop) || failed(step))
+    return failure();
+  if (*step == 0)
+    return call.error() << "islice()'s step must be positive (ValueError)";
+  std::vector<Var> sliced;
+  for (int64_t i = *start; i < std::min(*stop, size); i += *step)
+    sliced.push_back((*items)[i]);
+  return in.makeSequence(H::Iterator, std::move(sliced));
+}
+
+/// accumulate(iterable, func=operator.add, *, initial=None).
+static CallResult accumulate(Interpreter &in, ExternalCall &call) {
+  if (failed(call.checkArity(1, 2)) || failed(onlyKeywords(call, {"func", "initial"})))
+    return failure();
+  FailureOr<std::vector<Var>> items = in.unpack(call.args[0], call.loc);
+  if (failed(items))
+    return failure();
+  Var func = call.args.size() == 2 ? call.args[1] : keyword(call, "func");
+  if (func && func->is(K::None))
+    func = Var();
+  Var total = keyword(call, "initial");
+  if (total && total->is(K::None))
+    total = Var();
+  std::vector<Var> sums;
+  if (total)
+    sums.push_back(total);
+  for (const Var &item : *items) {
+    if (!total) {
+      total = item;
+    } else {
+      FailureOr<Var> next = func ? in.call(func, CallArguments{{total, item}, {}}, call.loc)
+                                 : in.binaryOp(/*add*/ 0, total, item, call.loc);
+      if (failed(next))
+        return failure();
+      total = *next;
+    }
+    sums.push_back(total);
+  }
+  return in.makeSequence(H::Iterator, std::move(sums));
+}
+
+/// repeat(object, times): an unbounded repeat cannot be listed at capture time.
+static CallResult repeat(Interpreter &in, ExternalCall &call) {
+  if (failed(onlyKeywords(call, {"times"})))
+    return failure();
+  Var times = call.args.size() == 2 ? call.args[1] : keyword(call, "times");
+  if (call.args.empty() || call.args.size() > 2 || !times)
+    return call.error() << "itertools.repeat() without a count is not supported (tgc lists an "
+                           "iterator's items at capture time)";
+  FailureOr<int64_t> n = constantIntArgument(times, "repeat's times", call.loc);
+  if (failed(n))
+    return failure();
+  return in.makeSequence(H::Iterator, std::vector<Var>(std::max<int64_t>(*n, 0), call.args[0]));
+}
+
+void tgc::py::registerCollections(CallRegistry &registry) {
+  registry.add(kDeque, dequeNew);
+  for (llvm::StringRef method : {"append", "appendleft", "extend", "extendleft"})
+    registry.add((kDeque + "." + method).str(), dequeAdd);
+  registry.add((kDeque + ".popleft").str(), dequePopLeft);
+  registry.add((kDeque + ".rotate").str(), dequeRotate);
+  registry.add(kOrderedDict, orderedDictNew);
+  registry.add((kOrderedDict + ".move_to_end").str(), orderedDictMoveToEnd);
+  registry.add(kDefaultDict, defaultDictNew);
+  registry.add(kPartial, partialNew);
+  registry.add((kPartial + ".__call__").str(), partialCall);
+  registry.add("functools.reduce", reduce);
+  registry.add("itertools.product", product);
+  registry.add("itertools.chain", chain);
+  registry.add("itertools.chain.from_iterable", chain);
+  registry.add("itertools.zip_longest", zipLongest);
+  registry.add("itertools.islice", islice);
+  registry.add("itertools.accumulate", accumulate);
+  registry.add("itertools.repeat", repeat);
+}
