@@ -512,6 +512,8 @@ FailureOr<ModelAbi> tgc::readModelAbi(ModuleOp module, StringRef name) {
     return failure();
   std::string problem = verifySignature(model->signature);
   if (!problem.empty())
-    return module.emitError("the model signature is invalid: ") << problem;
+    return module.emitError("internal error (a bug in tgc; please report it with this input): "
+                            "the model signature is invalid: ")
+           << problem;
   return model;
 }

@@ -273,6 +273,10 @@ static int compile(const CompileOptions &options) {
   registry.insert<tgc::TgcDialect>();
   MLIRContext ctx(registry);
   ctx.loadAllAvailableDialects();
+  // A diagnostic names its location (the user's line), never dumps the operation: an
+  // error on the module would print the whole program's IR. `tgc-opt` keeps MLIR's
+  // default for debugging passes.
+  ctx.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &ctx);
 

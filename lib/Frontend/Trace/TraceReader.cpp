@@ -247,12 +247,14 @@ FailureOr<Value> TraceReader::tensorSource(int64_t id, const Json &tensor) {
     return it->second;
   // A tensor outside the entry module's tree (a global, a closure's, an attribute): state
   // the caller refreshes from its source before each call (`tgc.state_sources`; a
-  // buffer, so the program may write it), a parameter when it is an nn.Parameter; a
-  // constant when no stable source reaches it.
+  // buffer, so the program may write it), a parameter when it is an nn.Parameter or a
+  // leaf that requires grad (`w = torch.randn(3, requires_grad=True)` read by the
+  // program: eager accumulates w.grad, and Dynamo lifts it as a graph input); a constant
+  // when no stable source reaches it.
   if (!sources)
     sources = computeSources(*trace);
   std::string source = size_t(id) < sources->size() ? (*sources)[id] : "";
-  bool parameter = tensor.value("parameter", false);
+  bool parameter = tensor.value("parameter", false) || tensor.value("requires_grad", false);
   std::string name = "_tensor_constant" + std::to_string(constants++);
   bool sourced = !source.empty() && !throughHookDict(source);
   if (sourced)
