@@ -126,18 +126,78 @@ def _compile_into(compiler, trace, directory, flags):
     return _read_depfile(depfile, trace)
 
 
+#: How many variants `on_guard_failure="recompile"` compiles for one program before it
+#: calls the program eagerly (Dynamo's `recompile_limit` is 8 as well).
+RECOMPILE_LIMIT = 8
+
+
+class Recompiling:
+    """What `tgc.compile(..., on_guard_failure="recompile")` returns: like torch.compile,
+    a call whose guards fail, or whose tensors do not match any compiled variant's
+    inputs (another dtype or static size), is captured and compiled again for that call,
+    and the new variant is kept (`variants`, tried in order, each a `tgc.load` result).
+    After `limit` variants a call no variant accepts runs the program eagerly (warning
+    once), as torch.compile falls back at its recompile limit."""
+
+    def __init__(self, fn, first, compile_variant, limit=RECOMPILE_LIMIT):
+        self.fn = fn
+        self.variants = [first]
+        self.limit = limit
+        self._compile_variant = compile_variant
+        self._warned = False
+
+    def __call__(self, *args, **kwargs):
+        for variant in self.variants:
+            if variant.accepts(args, kwargs):
+                return variant(*args, **kwargs)
+        if len(self.variants) < self.limit:
+            variant = self._compile_variant(args, kwargs)
+            self.variants.append(variant)
+            return variant(*args, **kwargs)
+        if not self._warned:
+            import warnings
+            warnings.warn(f"tgc.compile: {len(self.variants)} variants compiled (the limit); "
+                          f"calling the program eagerly", stacklevel=2)
+            self._warned = True
+        return self.fn(*args, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self.variants[0], name)
+
+
 def compile(fn_or_module, example_args, train=False, *, options=(), cache_dir=None,
             compiler=None, on_guard_failure="raise", **capture_options):
     """Captures `fn_or_module(*example_args)` (tgc_capture.capture, whose keyword options
     `example_kwargs`, `input_names`, `dynamic` and `saved_tensors_hooks` pass through
     `capture_options`), compiles it with `tgc compile` (plus `--train` with `train`, and
     the flags in `options`, e.g. `["--cpu", "x86-64-v3"]` or `["--allow-graph-breaks"]`)
-    and returns `tgc.load(model.so, fn_or_module, train, on_guard_failure)`.
+    and returns `tgc.load(model.so, fn_or_module, train, on_guard_failure)`. With
+    `on_guard_failure="recompile"` it returns a `Recompiling` callable instead, which
+    compiles again for a call whose guards fail or whose tensors differ in dtype or a
+    static size, keeping up to RECOMPILE_LIMIT variants (docs/python.md).
 
     The compiled model is cached under `cache_directory(cache_dir)`, keyed by the trace's
     bytes (the program, every object it reaches and the inputs' metadata), the flags, the
     compiler's path, and the files the compile read (the tgc binary and its runtime: a
     rebuilt tgc compiles again). Capture needs CPython 3.12 and torch."""
+    if on_guard_failure == "recompile":
+        def compile_variant(args, kwargs):
+            options_now = dict(capture_options)
+            if kwargs:
+                options_now["example_kwargs"] = kwargs
+            return compile(fn_or_module, tuple(args), train, options=options, cache_dir=cache_dir,
+                           compiler=compiler, on_guard_failure="raise", **options_now)
+
+        first = compile(fn_or_module, example_args, train, options=options, cache_dir=cache_dir,
+                        compiler=compiler, on_guard_failure="raise", **capture_options)
+        return Recompiling(fn_or_module, first, compile_variant)
+    return _compile_one(fn_or_module, example_args, train, options, cache_dir, compiler,
+                        on_guard_failure, capture_options)
+
+
+def _compile_one(fn_or_module, example_args, train, options, cache_dir, compiler,
+                 on_guard_failure, capture_options):
+    """`compile` for one variant: capture, compile (or find in the cache) and load."""
     import tgc_capture
 
     from .loader import load

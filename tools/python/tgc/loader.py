@@ -314,6 +314,34 @@ class CompiledModule:
             return (self.fn(*args, **kwargs),)
         return None
 
+    def accepts(self, args, kwargs):
+        """Whether a call with (args, kwargs) may run this model: its guards hold and the
+        tensors match the captured inputs (dtype, and every static size; a symbolic
+        size matches any). tgc.compile(..., on_guard_failure="recompile") compiles again
+        for a call no variant accepts."""
+        if self._guards and self.fn is not None:
+            try:
+                _guards.check(self._guards, self.fn, (args, kwargs))
+            except _guards.GuardError:
+                return False
+        try:
+            inputs = self._inputs(args, kwargs)
+        except TgcError:
+            return False
+        specs = [e for e in self.signature.get("inputs", []) if isinstance(e, dict)]
+        if len(inputs) != len(specs):
+            return False
+        for t, spec in zip(inputs, specs):
+            if not isinstance(t, torch.Tensor):
+                return False
+            if "dtype" in spec and str(t.dtype).replace("torch.", "") != spec["dtype"]:
+                return False
+            shape = spec.get("shape")
+            if shape is not None and (len(shape) != t.dim() or any(
+                    isinstance(s, int) and s != n for s, n in zip(shape, t.shape))):
+                return False
+        return True
+
     def _run_tensors(self, inputs, call=((), {})):
         """Runs the model on `inputs` with the live state: all its outputs (Python state
         ones included); mutated inputs and buffers are written back. `call`: the
@@ -539,6 +567,16 @@ class CompiledProgram(CompiledModule):
         outputs = self._run_tensors(inputs, (args, kwargs))
         # (input metadata changes do not cross graph breaks)
         return self._finish(outputs, args, kwargs, results=self._result)
+
+    def accepts(self, args, kwargs):
+        """Whether the program's guards hold for (args, kwargs) (each graph checks its own
+        inputs when it runs)."""
+        if self._guards and self.fn is not None:
+            try:
+                _guards.check(self._guards, self.fn, (args, kwargs))
+            except _guards.GuardError:
+                return False
+        return True
 
     def __repr__(self):
         return (f"<tgc.CompiledProgram {self.name!r} from {self.path!r} "
