@@ -74,6 +74,9 @@ inline constexpr llvm::StringLiteral kDelGlobal = "del_global";
 inline constexpr llvm::StringLiteral kSetCell = "set_cell";
 inline constexpr llvm::StringLiteral kDelCell = "del_cell";
 inline constexpr llvm::StringLiteral kSetContents = "set_contents";
+/// A part of the returned value (`{"replayed": i}` in `output_structure` is the value of
+/// the i-th `return` action): only `kind` and `value`.
+inline constexpr llvm::StringLiteral kReturn = "return";
 /// Keys of a structured value (a DictionaryAttr): `type` and, by type, `items`, `id`,
 /// `class`, `attributes`, `source`, `output`, `name`.
 inline constexpr llvm::StringLiteral kTypeKey = "type";

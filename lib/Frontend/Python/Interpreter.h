@@ -152,16 +152,21 @@ public:
   mlir::LogicalResult exitSavedTensorsHooks(mlir::Location loc);
 
   /// Tensors flattened out of `value` (tuples, lists, dicts), in order; an error for
-  /// anything else that is not None.
+  /// anything else that is not None or a constant, unless `allowReplayed`: then other
+  /// values (objects, functions, numbers from tensors) are skipped, for the replay list
+  /// to build (outputStructure).
   mlir::LogicalResult flattenTensors(Var value, llvm::SmallVectorImpl<mlir::Value> &tensors,
-                                     mlir::Location loc);
+                                     mlir::Location loc, bool allowReplayed = false);
 
   /// The structure of the returned `value` for model.json's `output_structure`
   /// (`tgc.output_structure`): tensor i of flattenTensors' order is `i`; tuples, lists
   /// and dicts are `{tuple|list = [...]}`, `{dict = [[key, S]...]}`; None, bools,
-  /// numbers and strings `{const = V}` (None: unit).
+  /// numbers and strings `{const = V}` (None: unit); any other value (an object the
+  /// program created, a function, a number from a tensor's value) `{replayed = i}`,
+  /// the i-th of getReturnedValues(), which the replay list builds (docs/replay.md).
   mlir::FailureOr<mlir::Attribute> outputStructure(Var value, int64_t &nextTensor,
                                                    mlir::Location loc);
+  llvm::ArrayRef<Var> getReturnedValues() const { return returnedValues; }
 
   const std::vector<std::string> &getUnbackedSymbols() const { return unbackedNames; }
   const std::vector<SymbolRange> &getSymbolRanges() const { return symbolRanges; }
@@ -407,6 +412,8 @@ private:
   AtenCallBuilder atenBuilder;
   Heap heap;
   std::vector<SideEffect> sideEffects;
+  /// Returned values that outputStructure leaves to the replay list.
+  std::vector<Var> returnedValues;
   std::vector<GuardRead> guardReads;
   /// What the program has written: (object, 0, attribute/global name, "" for a cell) and
   /// (object, 1, "") for a container's contents.

@@ -16,7 +16,9 @@ FailureOr<Attribute> Interpreter::outputStructure(Var value, int64_t &nextTensor
   };
   switch (value->kind) {
   case K::Tensor:
-    return Attribute(b.getI64IntegerAttr(nextTensor++));
+    if (value->number == Variable::Number::None)
+      return Attribute(b.getI64IntegerAttr(nextTensor++));
+    break; // a Python number from a tensor's value: replayed
   case K::None:
     return tagged("const", b.getUnitAttr());
   case K::Bool:
@@ -62,20 +64,25 @@ FailureOr<Attribute> Interpreter::outputStructure(Var value, int64_t &nextTensor
     }
     return tagged(kind == H::List ? "list" : "tuple", b.getArrayAttr(structures));
   }
-  return error(loc) << "the program returns a value tgc cannot return (tensors, None, "
-                       "numbers, strings and tuples, lists and dicts of them can be)";
+  // Anything else (an object or function the program made, a number from a tensor's
+  // value): built by the replay list, which describes such values.
+  returnedValues.push_back(value);
+  return tagged("replayed", b.getI64IntegerAttr(returnedValues.size() - 1));
 }
 
-LogicalResult Interpreter::flattenTensors(Var value, SmallVectorImpl<Value> &tensors,
-                                          Location loc) {
+LogicalResult Interpreter::flattenTensors(Var value, SmallVectorImpl<Value> &tensors, Location loc,
+                                          bool allowReplayed) {
   // Constants are not tensors; outputStructure returns them.
   if (value->is(K::None) || value->is(K::Bool) || value->is(K::Str) || value->is(K::Float) ||
       (value->is(K::Int) && value->getConstantInt()))
     return success();
   if (value->is(K::Tensor)) {
-    if (value->number != Variable::Number::None)
+    if (value->number != Variable::Number::None) {
+      if (allowReplayed)
+        return success();
       return error(loc) << "the program returns a Python number computed from a tensor's "
-                           "value (Tensor.item()); tgc returns tensors only";
+                           "value (Tensor.item()) where tgc returns tensors only";
+    }
     tensors.push_back(heap.get(value->object).tensor);
     return success();
   }
@@ -83,7 +90,7 @@ LogicalResult Interpreter::flattenTensors(Var value, SmallVectorImpl<Value> &ten
       value->is(K::Object) ? std::optional(heap.get(value->object).kind) : std::nullopt;
   if (kind == H::Dict) {
     for (const auto &entry : heap.get(value->object).entries)
-      if (failed(flattenTensors(entry.second, tensors, loc)))
+      if (failed(flattenTensors(entry.second, tensors, loc, allowReplayed)))
         return failure();
     return success();
   }
@@ -92,10 +99,12 @@ LogicalResult Interpreter::flattenTensors(Var value, SmallVectorImpl<Value> &ten
     if (failed(items))
       return failure();
     for (const Var &item : *items)
-      if (failed(flattenTensors(item, tensors, loc)))
+      if (failed(flattenTensors(item, tensors, loc, allowReplayed)))
         return failure();
     return success();
   }
+  if (allowReplayed)
+    return success();
   return error(loc) << "the program returns a value that is not a tensor (or a tuple, list or "
-                       "dict of them); tgc returns tensors only for now";
+                       "dict of them) where tgc returns tensors only";
 }

@@ -211,7 +211,8 @@ public:
       : trace(trace), heap(interpreter.getHeap()), sources(computeSources(trace)),
         firstOutput(firstOutput), ctx(ctx), b(ctx) {}
 
-  FailureOr<Replay> build(llvm::ArrayRef<SideEffect> effects);
+  FailureOr<Replay> build(llvm::ArrayRef<SideEffect> effects, llvm::ArrayRef<Var> returned,
+                          Location returnLoc);
 
 private:
   /// The value `value`, which lives at `path` after the call; errors at `loc`.
@@ -585,7 +586,8 @@ ReplayBuilder::encodeAttributes(llvm::ArrayRef<std::pair<std::string, Var>> attr
   return Attribute(b.getArrayAttr(pairs));
 }
 
-FailureOr<Replay> ReplayBuilder::build(llvm::ArrayRef<SideEffect> effects) {
+FailureOr<Replay> ReplayBuilder::build(llvm::ArrayRef<SideEffect> effects,
+                                       llvm::ArrayRef<Var> returned, Location returnLoc) {
   // One target per (group, object, name), in order of its first write; the location of
   // its last write (the one whose value is replayed).
   enum Group { Attribute_, Contents, Cell, Global };
@@ -661,13 +663,25 @@ FailureOr<Replay> ReplayBuilder::build(llvm::ArrayRef<SideEffect> effects) {
     }
     actions.push_back(dict(entries));
   }
+  // The parts of the returned value that only these values describe (an object or a
+  // function the program made, a number from a tensor), after the state they may share
+  // objects with.
+  for (auto [i, value] : llvm::enumerate(returned)) {
+    FailureOr<Attribute> encoded =
+        encode(value, "the returned value #" + std::to_string(i), returnLoc);
+    if (failed(encoded))
+      return failure();
+    actions.push_back(
+        dict({named(rp::kKindKey, b.getStringAttr(rp::kReturn)), named(rp::kValueKey, *encoded)}));
+  }
   replay.actions = b.getArrayAttr(actions);
   return std::move(replay);
 }
 
 FailureOr<Replay> tgc::trace::buildReplay(const TraceFile &trace, const Interpreter &interpreter,
-                                          unsigned firstOutput, MLIRContext *ctx) {
-  return ReplayBuilder(trace, interpreter, firstOutput, ctx).build(interpreter.getSideEffects());
+                                          unsigned firstOutput, MLIRContext *ctx, Location loc) {
+  return ReplayBuilder(trace, interpreter, firstOutput, ctx)
+      .build(interpreter.getSideEffects(), interpreter.getReturnedValues(), loc);
 }
 
 std::string tgc::trace::sourceStringLiteral(llvm::StringRef s) { return pyRepr(s); }

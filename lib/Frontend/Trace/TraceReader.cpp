@@ -500,7 +500,7 @@ OwningOpRef<ModuleOp> TraceReader::read() {
     if (failed(result))
       return nullptr;
     SmallVector<Value> outputs;
-    if (failed(interpreter.flattenTensors(*result, outputs, fileLoc)))
+    if (failed(interpreter.flattenTensors(*result, outputs, fileLoc, /*allowReplayed=*/true)))
       return nullptr;
     // Sizes from Tensor.item() (unbacked symbols) follow the trace's own symbols.
     numBackedSymbols = symbols.size();
@@ -516,7 +516,7 @@ OwningOpRef<ModuleOp> TraceReader::read() {
     numUserOutputs = outputs.size();
     if (failed(recordInputMetadata(interpreter)))
       return nullptr;
-    FailureOr<Replay> built = buildReplay(*trace, interpreter, numUserOutputs, ctx);
+    FailureOr<Replay> built = buildReplay(*trace, interpreter, numUserOutputs, ctx, fileLoc);
     if (failed(built))
       return nullptr;
     replay = std::move(*built);

@@ -133,14 +133,42 @@ def conformance_programs():
 
 
 def structure(value):
-    """A result's shape without its tensors' values: `Tensor`, tuples, lists, dicts."""
+    """A result's shape without its tensors' values: `Tensor`, tuples, lists, dicts,
+    objects (their class and attributes), functions (their qualified name)."""
     if isinstance(value, torch.Tensor):
         return "Tensor"
     if isinstance(value, (tuple, list)):
         return (type(value).__name__, [structure(v) for v in value])
     if isinstance(value, dict):
         return ("dict", [(k, structure(v)) for k, v in value.items()])
+    if callable(value) and hasattr(value, "__qualname__"):
+        return ("function", value.__qualname__)
+    if hasattr(value, "__dict__"):
+        return (type(value).__qualname__, [(k, structure(v)) for k, v in vars(value).items()])
     return repr(value)
+
+
+def same_result(actual, expected, key="result"):
+    """The tensors in objects the program returned (which flatten does not reach) match
+    eager's, and a returned function gives eager's result on a probe of ones."""
+    if isinstance(expected, torch.Tensor):
+        close(actual, expected, key)
+    elif isinstance(expected, (tuple, list)):
+        for i, (a, e) in enumerate(zip(actual, expected)):
+            same_result(a, e, "%s[%d]" % (key, i))
+    elif isinstance(expected, dict):
+        for k, e in expected.items():
+            same_result(actual[k], e, "%s[%r]" % (key, k))
+    elif isinstance(expected, float):
+        if abs(actual - expected) > ATOL + RTOL * abs(expected):
+            raise Mismatch(key, f"{actual!r}, eager's {expected!r}")
+    elif callable(expected) and hasattr(expected, "__code__"):
+        nargs = expected.__code__.co_argcount
+        probe = [torch.ones(())] * nargs
+        same_result(actual(*probe), expected(*probe), key + "(ones)")
+    elif hasattr(expected, "__dict__"):
+        for k, e in vars(expected).items():
+            same_result(getattr(actual, k), e, "%s.%s" % (key, k))
 
 
 def fresh(stem, config, train, inputs):
@@ -197,8 +225,9 @@ def check_conformance(gen, name, stem, config):
     # Eager's result structure, from a copy of the program of its own.
     fn, _, names, npos, call = fresh(stem, config, train, inputs)
     with torch.set_grad_enabled(train):
-        eager_structure = structure(fn(*[call[n] for n in names[:npos]],
-                                       **{n: call[n] for n in names[npos:]}))
+        eager_result = fn(*[call[n] for n in names[:npos]],
+                          **{n: call[n] for n in names[npos:]})
+        eager_structure = structure(eager_result)
     # The live program tgc.load binds to, in its pre-call state.
     fn, module, names, npos, call = fresh(stem, config, train, inputs)
     arrived = {n: t.detach() for n, t in call.items()}
@@ -210,6 +239,8 @@ def check_conformance(gen, name, stem, config):
                           **{n: call[n] for n in names[npos:]})
     if structure(result) != eager_structure:
         raise Mismatch("result", f"structure {structure(result)}, eager's {eager_structure}")
+    with torch.no_grad():
+        same_result(result, eager_result)
     outputs = gen.flatten(result, [])
     num_expected = len([k for k in expected if k.startswith("output.")])
     if len(outputs) != num_expected:

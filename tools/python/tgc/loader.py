@@ -33,22 +33,25 @@ def _flatten_tensors(value, out):
     return out
 
 
-def _build_structure(spec, outputs):
+def _build_structure(spec, outputs, replayed=()):
     """The returned value described by model.json's `output_structure`: an integer is
     user output N; {"tuple"|"list": [spec...]}, {"dict": [[key, spec]...]},
-    {"const": value}."""
+    {"const": value}, {"replayed": i} the value of the replay list's i-th `return`
+    action (`replayed`: an object or function the program made, docs/replay.md)."""
     if isinstance(spec, int) and not isinstance(spec, bool):
         return outputs[spec]
     if isinstance(spec, dict) and len(spec) == 1:
         (tag, payload), = spec.items()
         if tag == "tuple":
-            return tuple(_build_structure(s, outputs) for s in payload)
+            return tuple(_build_structure(s, outputs, replayed) for s in payload)
         if tag == "list":
-            return [_build_structure(s, outputs) for s in payload]
+            return [_build_structure(s, outputs, replayed) for s in payload]
         if tag == "dict":
-            return {k: _build_structure(s, outputs) for k, s in payload}
+            return {k: _build_structure(s, outputs, replayed) for k, s in payload}
         if tag == "const":
             return payload
+        if tag == "replayed" and isinstance(payload, int) and 0 <= payload < len(replayed):
+            return replayed[payload]
     raise TgcError(f"tgc: bad output_structure entry {spec!r}")
 
 
@@ -370,10 +373,11 @@ class CompiledModule:
         for change in self.signature.get("input_metadata", []) if inputs else []:
             i = self.input_names.index(change["input"])
             self._restride(inputs[i], change)
+        replayed = []
         if results.replay:
-            _replay.apply(results.replay, self.fn, outputs, (args, kwargs))
+            replayed = _replay.apply(results.replay, self.fn, outputs, (args, kwargs))
         if results.structure is not None:
-            return _build_structure(results.structure, outputs)
+            return _build_structure(results.structure, outputs, replayed)
         returned = [outputs[i] for i in results.returned]
         return returned[0] if len(returned) == 1 else tuple(returned)
 

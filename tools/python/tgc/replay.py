@@ -46,7 +46,7 @@ from .runtime import TgcError
 
 #: Action kinds (include/tgc/Transforms/Passes.h, namespace tgc::replay).
 KINDS = ("setattr", "delattr", "set_global", "del_global", "set_cell", "del_cell",
-         "set_contents")
+         "set_contents", "return")
 _VALUE_KINDS = ("setattr", "set_global", "set_cell", "set_contents")
 _ROOTS = ("fn", "args", "kwargs", "globals", "modules")
 
@@ -330,13 +330,21 @@ def apply(actions, fn, outputs, call=((), {})):
     """Applies the actions to the live objects: `fn` is the bound callable, `outputs`
     the model's outputs (python_state tensors included), `call` the call's
     `(args, kwargs)`. Sources and refs are resolved and values built first, so every
-    path names the object as it was before the call; then the actions run in order."""
+    path names the object as it was before the call; then the actions run in order.
+    Returns the values of the `return` actions, in order: the parts of the returned
+    value the output structure names as `{"replayed": i}`."""
     ctx = _Context(fn, outputs, call)
     plan = []
+    returned = []
     for action in actions:
         kind = action.get("kind")
         if kind not in KINDS:
             raise TgcError(f"tgc replay: unknown action kind {kind!r}")
+        if kind == "return":
+            if "value" not in action:
+                raise TgcError("tgc replay: a return action has no value")
+            returned.append(ctx.value(action["value"]))
+            continue
         where = action.get("path", action.get("source"))
         if kind in ("setattr", "delattr", "set_global", "del_global") and \
                 not isinstance(action.get("name"), str):
@@ -389,3 +397,4 @@ def apply(actions, fn, outputs, call=((), {})):
             else:
                 raise TgcError(f"tgc replay: {where!r}: set_contents with {container} "
                                f"items on a {type(target).__name__}")
+    return returned
