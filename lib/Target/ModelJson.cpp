@@ -161,6 +161,8 @@ std::string tgc::writeSignatureJson(const ModelSignature &signature) {
   root["memory"] = memoryJson(signature);
   if (!signature.inputMetadataJson.empty())
     root["input_metadata"] = OrderedJson::parse(signature.inputMetadataJson);
+  if (!signature.outputLayoutsJson.empty())
+    root["output_layouts"] = OrderedJson::parse(signature.outputLayoutsJson);
   if (!signature.outputStructureJson.empty())
     root["output_structure"] = OrderedJson::parse(signature.outputStructureJson);
   if (!signature.replayJson.empty())

@@ -494,6 +494,10 @@ static LogicalResult readPythonState(ModuleOp module,
     llvm::raw_string_ostream os(signature.inputMetadataJson);
     os << attributeJson(metadata);
   }
+  if (Attribute layouts = module->getAttr(attr::kOutputLayouts)) {
+    llvm::raw_string_ostream os(signature.outputLayoutsJson);
+    os << attributeJson(layouts);
+  }
   if (auto guards = module->getAttrOfType<ArrayAttr>(attr::kGuards)) {
     FailureOr<llvm::json::Value> json =
         replayValueJson(guards, llvm::DenseMap<int64_t, int64_t>(), module.getLoc());

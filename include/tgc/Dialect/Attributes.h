@@ -48,6 +48,10 @@ inline constexpr llvm::StringLiteral kStateSources = "tgc.state_sources";
 /// place (`x.t_()`), each `{input, sizes, strides, offset}` after the call, in
 /// elements of the input as it arrived (model.json's `input_metadata`).
 inline constexpr llvm::StringLiteral kInputMetadata = "tgc.input_metadata";
+/// Module attribute the .trace reader sets: user outputs whose eager layout is not
+/// row-major (an elementwise result of transposed or permuted inputs), each `{output,
+/// strides}` in elements (model.json's `output_layouts`): tgc.load returns them so.
+inline constexpr llvm::StringLiteral kOutputLayouts = "tgc.output_layouts";
 /// Module attribute the .trace reader sets: the guard list, an ArrayAttr of guard
 /// DictionaryAttrs (keys in `guard`, docs/guards.md).
 inline constexpr llvm::StringLiteral kGuards = "tgc.guards";

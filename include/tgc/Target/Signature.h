@@ -236,6 +236,9 @@ struct ModelSignature {
   /// model.json's "input_metadata" (JSON): inputs whose sizes/strides the program
   /// changes in place; empty when none.
   std::string inputMetadataJson;
+  /// model.json's "output_layouts" (JSON): user outputs eager lays out other than
+  /// row-major; empty when none.
+  std::string outputLayoutsJson;
   /// model.json's "output_structure" (JSON), empty when the module has none.
   std::string outputStructureJson;
   /// The guard list (docs/guards.md) as JSON text (an array), written as model.json's

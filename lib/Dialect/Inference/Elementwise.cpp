@@ -6,6 +6,84 @@ using namespace mlir;
 using namespace tgc;
 using namespace tgc::inference;
 
+/// The strides eager gives an elementwise result of `sizes` over capture-level
+/// `operands` (TensorIterator's reorder_dimensions): the dimensions ordered from the
+/// fastest by the first operand whose strides tell two apart (a broadcast dimension,
+/// stride 0, tells nothing; equal strides put the smaller size first), then contiguous
+/// in that order. Empty (contiguous) when that order is row-major or a size or stride
+/// is symbolic.
+static SmallVector<AffineExpr> iteratorStrides(MLIRContext *ctx, ValueRange operands,
+                                               ArrayRef<AffineExpr> sizes) {
+  int64_t rank = sizes.size();
+  SmallVector<int64_t> shape;
+  for (AffineExpr size : sizes) {
+    std::optional<int64_t> c = getConstantSize(size);
+    if (!c)
+      return {};
+    shape.push_back(*c);
+  }
+  // Each tensor operand's strides broadcast to `sizes` (0 along broadcast dimensions).
+  SmallVector<SmallVector<int64_t>> strides;
+  for (Value v : operands) {
+    BaseTensorType t = tensorOf(v);
+    if (!t || !t.isRef())
+      continue;
+    const TensorMeta &meta = t.getMeta();
+    SmallVector<AffineExpr> own = stridesOf(meta, ctx);
+    SmallVector<int64_t> broadcast(rank, 0);
+    for (int64_t i = 0; i < meta.rank(); ++i) {
+      int64_t d = rank - meta.rank() + i;
+      std::optional<int64_t> size = getConstantSize(meta.sizes[i]);
+      std::optional<int64_t> stride = getConstantSize(own[i]);
+      if (!size || !stride)
+        return {};
+      broadcast[d] = *size == 1 && shape[d] != 1 ? 0 : *stride;
+    }
+    strides.push_back(std::move(broadcast));
+  }
+  auto shouldSwap = [&](int64_t dim0, int64_t dim1) {
+    for (const SmallVector<int64_t> &s : strides) {
+      if (s[dim0] == 0 || s[dim1] == 0)
+        continue;
+      if (s[dim0] < s[dim1])
+        return -1;
+      if (s[dim0] > s[dim1])
+        return 1;
+      if (shape[dim0] > shape[dim1])
+        return 1;
+    }
+    return 0;
+  };
+  // perm[0] is the fastest dimension.
+  SmallVector<int64_t> perm;
+  for (int64_t d = rank - 1; d >= 0; --d)
+    perm.push_back(d);
+  for (int64_t i = 1; i < rank; ++i) {
+    int64_t dim1 = i;
+    for (int64_t dim0 = i - 1; dim0 >= 0; --dim0) {
+      int comparison = shouldSwap(perm[dim0], perm[dim1]);
+      if (comparison > 0) {
+        std::swap(perm[dim0], perm[dim1]);
+        dim1 = dim0;
+      } else if (comparison < 0) {
+        break;
+      }
+    }
+  }
+  bool rowMajor = true;
+  for (int64_t j = 0; j < rank; ++j)
+    rowMajor &= perm[j] == rank - 1 - j;
+  if (rowMajor)
+    return {};
+  SmallVector<AffineExpr> result(rank);
+  int64_t next = 1;
+  for (int64_t d : perm) {
+    result[d] = cst(next, ctx);
+    next *= shape[d];
+  }
+  return result;
+}
+
 LogicalResult tgc::inferElementwise(MLIRContext *ctx, InferLoc loc, ValueRange operands,
                                     ResultDType rule, TypeList &types) {
   BaseTensorType first;
@@ -34,6 +112,8 @@ LogicalResult tgc::inferElementwise(MLIRContext *ctx, InferLoc loc, ValueRange o
   if (rule == ResultDType::Bool)
     meta.dtype = IntegerType::get(ctx, 1);
   meta.requiresGrad = requiresGrad && getCategory(meta.dtype) == DTypeCategory::Floating;
+  if (first.isRef())
+    meta.strides = iteratorStrides(ctx, operands, sizes);
   addResult(ctx, first.isRef(), meta, types);
   return success();
 }

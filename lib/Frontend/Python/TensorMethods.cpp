@@ -73,14 +73,51 @@ static CallResult elementSize(Interpreter &in, ExternalCall &call) {
   return makeInt(getElementBytes(type.getDtype()), in.getContext());
 }
 
+/// The tensor's strides as its fake-tensor metadata states them (row-major when the
+/// layout is unspecified).
+static SmallVector<AffineExpr> stridesOfTensor(Interpreter &in, BaseTensorType type) {
+  const TensorMeta &meta = type.getMeta();
+  if (!meta.strides.empty())
+    return meta.strides;
+  return TensorMeta::contiguousStrides(meta.sizes, in.getContext());
+}
+
+/// is_contiguous(): row-major, where dimensions of size 1 may have any stride (as
+/// ATen's definition). Only the default memory format is modelled.
 static CallResult isContiguous(Interpreter &in, ExternalCall &call) {
   BaseTensorType type = selfType(in, call);
-  if (!type)
+  if (!type || call.args.size() != 1 || !call.arguments.keywords.empty())
     return CallResult::declined();
-  TensorMeta meta = type.getMeta();
-  return makeBool(
-      meta.strides.empty() ||
-      llvm::equal(meta.strides, TensorMeta::contiguousStrides(meta.sizes, in.getContext())));
+  const TensorMeta &meta = type.getMeta();
+  SmallVector<AffineExpr> strides = stridesOfTensor(in, type);
+  SmallVector<AffineExpr> rowMajor = TensorMeta::contiguousStrides(meta.sizes, in.getContext());
+  bool contiguous = true;
+  for (auto [size, stride, expected] : llvm::zip(meta.sizes, strides, rowMajor))
+    contiguous &= getConstantSize(size) == std::optional<int64_t>(1) || stride == expected;
+  return makeBool(contiguous);
+}
+
+/// stride() (a tuple) and stride(dim), and storage_offset().
+static CallResult stride(Interpreter &in, ExternalCall &call) {
+  BaseTensorType type = selfType(in, call);
+  if (!type || !call.arguments.keywords.empty() || call.args.size() > 2)
+    return CallResult::declined();
+  if (call.name.ends_with("storage_offset")) {
+    AffineExpr offset = type.getMeta().storageOffset;
+    return makeInt(offset ? offset : getAffineConstantExpr(0, in.getContext()));
+  }
+  SmallVector<AffineExpr> strides = stridesOfTensor(in, type);
+  if (call.args.size() == 1) {
+    std::vector<Var> items;
+    for (AffineExpr s : strides)
+      items.push_back(makeInt(s));
+    return makeTuple(std::move(items));
+  }
+  std::optional<int64_t> d = call.args[1]->getConstantInt();
+  std::optional<int64_t> normalized = d ? normalizeDim(*d, strides.size()) : std::nullopt;
+  if (!normalized)
+    return call.error() << "stride(dim): dimension out of range";
+  return makeInt(strides[*normalized]);
 }
 
 static CallResult length(Interpreter &in, ExternalCall &call) {
@@ -177,6 +214,8 @@ void tgc::py::registerTensorMethods(CallRegistry &registry) {
   registry.add("torch.Tensor.nelement", numel);
   registry.add("torch.Tensor.element_size", elementSize);
   registry.add("torch.Tensor.is_contiguous", isContiguous);
+  registry.add("torch.Tensor.stride", stride);
+  registry.add("torch.Tensor.storage_offset", stride);
   registry.add("torch.Tensor.__len__", length);
   registry.add("torch.Tensor.register_hook", registerHook);
   registry.add("torch.Tensor.item", item);

@@ -373,6 +373,17 @@ class CompiledModule:
         for change in self.signature.get("input_metadata", []) if inputs else []:
             i = self.input_names.index(change["input"])
             self._restride(inputs[i], change)
+        # Outputs eager lays out other than row-major (an elementwise result of
+        # transposed inputs): the same values in that layout (model.json output_layouts).
+        # (A program with graph breaks returns its last graph's outputs row-major.)
+        program = isinstance(self, CompiledProgram)
+        for layout in [] if program else self.signature.get("output_layouts", []):
+            i = layout["output"]
+            if i < len(outputs) and isinstance(outputs[i], torch.Tensor) and \
+                    tuple(outputs[i].stride()) != tuple(layout["strides"]):
+                out = outputs[i]
+                outputs[i] = torch.empty_strided(out.shape, layout["strides"], dtype=out.dtype,
+                                                 device=out.device).copy_(out)
         replayed = []
         if results.replay:
             replayed = _replay.apply(results.replay, self.fn, outputs, (args, kwargs))
