@@ -931,18 +931,8 @@ FailureOr<Operation *> AtenCallBuilder::buildNarrow(Location loc, llvm::StringRe
                                          1, emitError);
     return succeeded(slice) ? copyIfAsked(*slice) : slice;
   }
-  FailureOr<Value> steps =
-      buildValue(loc, "aten.arange.default",
-                 {{"end", *length}, {"dtype", AtenValue::dtype(builder.getI64Type())}}, emitError);
-  FailureOr<Value> positions =
-      succeeded(steps)
-          ? buildValue(loc, "aten.add.Tensor",
-                       {{"self", AtenValue::tensor(*steps)}, {"other", *start}}, emitError)
-          : steps;
-  if (failed(positions))
-    return failure();
   // A gather is a new tensor already (narrow_copy's too).
-  return buildIndexAlong(loc, self, d, *positions, emitError);
+  return buildGatherRun(loc, self, d, *start, *getConstantSize(length->size), 1, emitError);
 }
 
 /// self.select(dim, n) with n computed at run time (an item(), or a size expression of
@@ -1025,7 +1015,6 @@ FailureOr<Operation *> AtenCallBuilder::buildIndexAlong(Location loc, Value self
 FailureOr<Operation *> AtenCallBuilder::buildRuntimeSlice(Location loc, llvm::StringRef target,
                                                           std::vector<AtenArgument> arguments,
                                                           const ErrorFn &emitError) {
-  MLIRContext *ctx = builder.getContext();
   Value self;
   std::optional<int64_t> dim = 0, step = 1;
   std::optional<AtenValue> start, end;
@@ -1061,21 +1050,26 @@ FailureOr<Operation *> AtenCallBuilder::buildRuntimeSlice(Location loc, llvm::St
                           "bound to differ from it by a constant, so that the length is "
                           "known";
   int64_t count = (*length + *step - 1) / *step;
+  return buildGatherRun(loc, self, *wrapped, *start, count, *step, emitError);
+}
+
+FailureOr<Operation *> AtenCallBuilder::buildGatherRun(Location loc, Value self, int64_t dim,
+                                                       const AtenValue &start, int64_t count,
+                                                       int64_t step, const ErrorFn &emitError) {
+  MLIRContext *ctx = builder.getContext();
   auto integer = [&](int64_t v) { return AtenValue::integer(getAffineConstantExpr(v, ctx)); };
-  auto call = [&](llvm::StringRef callee, std::vector<AtenArgument> args) {
-    return buildValue(loc, callee, std::move(args), emitError);
-  };
-  FailureOr<Value> positions =
-      call("aten.arange.start_step", {{"start", integer(0)},
-                                      {"end", integer(count * *step)},
-                                      {"step", integer(*step)},
-                                      {"dtype", AtenValue::dtype(builder.getI64Type())}});
+  FailureOr<Value> positions = buildValue(loc, "aten.arange.start_step",
+                                          {{"start", integer(0)},
+                                           {"end", integer(count * step)},
+                                           {"step", integer(step)},
+                                           {"dtype", AtenValue::dtype(builder.getI64Type())}},
+                                          emitError);
   if (succeeded(positions))
-    positions =
-        call("aten.add.Tensor", {{"self", AtenValue::tensor(*positions)}, {"other", *start}});
+    positions = buildValue(loc, "aten.add.Tensor",
+                           {{"self", AtenValue::tensor(*positions)}, {"other", start}}, emitError);
   if (failed(positions))
     return failure();
-  return buildIndexAlong(loc, self, *wrapped, *positions, emitError);
+  return buildIndexAlong(loc, self, dim, *positions, emitError);
 }
 
 FailureOr<Operation *> AtenCallBuilder::build(Location loc, llvm::StringRef target,

@@ -147,6 +147,12 @@ private:
   mlir::FailureOr<mlir::Operation *> buildRuntimeSlice(mlir::Location loc, llvm::StringRef target,
                                                        std::vector<AtenArgument> arguments,
                                                        const ErrorFn &emitError);
+  /// `self` gathered along `dim` at the run of positions start + step * arange(count)
+  /// (`start` an int, possibly computed at run time): narrow's and slice's at run time.
+  mlir::FailureOr<mlir::Operation *> buildGatherRun(mlir::Location loc, mlir::Value self,
+                                                    int64_t dim, const AtenValue &start,
+                                                    int64_t count, int64_t step,
+                                                    const ErrorFn &emitError);
   /// `self` indexed along `dim` by the 0-d or 1-d int64 tensor `positions`.
   mlir::FailureOr<mlir::Operation *> buildIndexAlong(mlir::Location loc, mlir::Value self,
                                                      int64_t dim, mlir::Value positions,

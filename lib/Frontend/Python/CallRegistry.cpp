@@ -17,6 +17,20 @@ LogicalResult ExternalCall::checkArity(size_t min, size_t max) const {
   return success();
 }
 
+LogicalResult ExternalCall::checkKeywords(std::initializer_list<llvm::StringRef> allowed) const {
+  for (const auto &[key, value] : arguments.keywords)
+    if (!llvm::is_contained(allowed, llvm::StringRef(key)))
+      return error() << name << "() got an unexpected keyword argument '" << key << "'";
+  return success();
+}
+
+Var ExternalCall::keyword(llvm::StringRef key) const {
+  for (const auto &[name, value] : arguments.keywords)
+    if (name == key)
+      return value;
+  return Var();
+}
+
 void CallRegistry::add(llvm::StringRef name, CallHandler handler) {
   if (!handlers.try_emplace(name, std::move(handler)).second)
     duplicates.push_back(name.str());

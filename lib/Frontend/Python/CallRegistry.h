@@ -41,6 +41,10 @@ struct ExternalCall {
   /// Fails, naming the expected count, unless there are `min` to `max` positional
   /// arguments.
   mlir::LogicalResult checkArity(size_t min, size_t max) const;
+  /// Fails, naming it, when a keyword argument is not one of `allowed`.
+  mlir::LogicalResult checkKeywords(std::initializer_list<llvm::StringRef> allowed) const;
+  /// The keyword argument `name`, or null.
+  Var keyword(llvm::StringRef name) const;
 };
 
 /// What a call handler did: a value, a failure (already diagnosed), or `declined()` when

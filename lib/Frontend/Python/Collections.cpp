@@ -21,23 +21,6 @@ static constexpr llvm::StringLiteral kOrderedDict = "collections.OrderedDict";
 static constexpr llvm::StringLiteral kDefaultDict = "collections.defaultdict";
 static constexpr llvm::StringLiteral kPartial = "functools.partial";
 
-/// The keyword argument `name`, or null.
-static Var keyword(const ExternalCall &call, llvm::StringRef name) {
-  for (const auto &[key, value] : call.arguments.keywords)
-    if (key == name)
-      return value;
-  return Var();
-}
-
-/// Fails unless every keyword argument is one of `allowed`.
-static LogicalResult onlyKeywords(const ExternalCall &call,
-                                  std::initializer_list<llvm::StringRef> allowed) {
-  for (const auto &[key, value] : call.arguments.keywords)
-    if (!llvm::is_contained(allowed, llvm::StringRef(key)))
-      return call.error() << call.name << "() got an unexpected keyword argument '" << key << "'";
-  return success();
-}
-
 /// The object of `call.args[0]` when it is a `kind` object of class `cls`.
 static std::optional<ObjectId> selfOfClass(Interpreter &in, const ExternalCall &call, H kind,
                                            llvm::StringRef cls) {
@@ -63,10 +46,10 @@ static std::optional<int64_t> dequeMaxlen(const HeapObject &deque) {
 
 /// deque(iterable=(), maxlen=None): a list object of class collections.deque.
 static CallResult dequeNew(Interpreter &in, ExternalCall &call) {
-  if (failed(call.checkArity(0, 2)) || failed(onlyKeywords(call, {"iterable", "maxlen"})))
+  if (failed(call.checkArity(0, 2)) || failed(call.checkKeywords({"iterable", "maxlen"})))
     return failure();
-  Var iterable = call.args.size() >= 1 ? call.args[0] : keyword(call, "iterable");
-  Var maxlen = call.args.size() == 2 ? call.args[1] : keyword(call, "maxlen");
+  Var iterable = call.args.size() >= 1 ? call.args[0] : call.keyword("iterable");
+  Var maxlen = call.args.size() == 2 ? call.args[1] : call.keyword("maxlen");
   if (!maxlen)
     maxlen = makeNone();
   if (!maxlen->is(K::None) && (!maxlen->getConstantInt() || *maxlen->getConstantInt() < 0))
@@ -177,9 +160,9 @@ static CallResult orderedDictNew(Interpreter &in, ExternalCall &call) {
 /// move_to_end(key, last=True).
 static CallResult orderedDictMoveToEnd(Interpreter &in, ExternalCall &call) {
   std::optional<ObjectId> id = selfOfClass(in, call, H::Dict, kOrderedDict);
-  if (!id || call.args.size() < 2 || call.args.size() > 3 || failed(onlyKeywords(call, {"last"})))
+  if (!id || call.args.size() < 2 || call.args.size() > 3 || failed(call.checkKeywords({"last"})))
     return CallResult::declined();
-  Var lastArg = call.args.size() == 3 ? call.args[2] : keyword(call, "last");
+  Var lastArg = call.args.size() == 3 ? call.args[2] : call.keyword("last");
   bool last = true;
   if (lastArg) {
     FailureOr<bool> truth = in.truth(lastArg, call.loc);
@@ -255,19 +238,20 @@ static CallResult partialCall(Interpreter &in, ExternalCall &call) {
       return call.error() << "a functools.partial keyword that is not a string";
     arguments.keywords.emplace_back(key->name, value);
   }
-  for (const auto &[key, value] : call.arguments.keywords) {
-    auto it = llvm::find_if(arguments.keywords, [&](const auto &k) { return k.first == key; });
+  for (const auto &keyword : call.arguments.keywords) {
+    auto it =
+        llvm::find_if(arguments.keywords, [&](const auto &k) { return k.first == keyword.first; });
     if (it != arguments.keywords.end())
-      it->second = value;
+      it->second = keyword.second;
     else
-      arguments.keywords.emplace_back(key, value);
+      arguments.keywords.push_back(keyword);
   }
   return in.call(func, std::move(arguments), call.loc);
 }
 
 /// reduce(function, iterable[, initial]).
 static CallResult reduce(Interpreter &in, ExternalCall &call) {
-  if (failed(call.checkArity(2, 3)) || failed(onlyKeywords(call, {})))
+  if (failed(call.checkArity(2, 3)) || failed(call.checkKeywords({})))
     return failure();
   FailureOr<std::vector<Var>> items = in.unpack(call.args[1], call.loc);
   if (failed(items))
@@ -307,13 +291,13 @@ static FailureOr<std::vector<std::vector<Var>>> unpackAll(Interpreter &in, const
 
 /// product(*iterables, repeat=1): tuples in lexicographic order.
 static CallResult product(Interpreter &in, ExternalCall &call) {
-  if (failed(onlyKeywords(call, {"repeat"})))
+  if (failed(call.checkKeywords({"repeat"})))
     return failure();
   FailureOr<std::vector<std::vector<Var>>> pools = unpackAll(in, call);
   if (failed(pools))
     return failure();
   int64_t repeat = 1;
-  if (Var r = keyword(call, "repeat")) {
+  if (Var r = call.keyword("repeat")) {
     FailureOr<int64_t> n = constantIntArgument(r, "product's repeat", call.loc);
     if (failed(n))
       return failure();
@@ -340,7 +324,7 @@ static CallResult product(Interpreter &in, ExternalCall &call) {
 
 /// chain(*iterables) and chain.from_iterable(iterable).
 static CallResult chain(Interpreter &in, ExternalCall &call) {
-  if (failed(onlyKeywords(call, {})))
+  if (failed(call.checkKeywords({})))
     return failure();
   std::vector<Var> iterables = call.args;
   if (call.name.ends_with("from_iterable")) {
@@ -363,12 +347,12 @@ static CallResult chain(Interpreter &in, ExternalCall &call) {
 
 /// zip_longest(*iterables, fillvalue=None).
 static CallResult zipLongest(Interpreter &in, ExternalCall &call) {
-  if (failed(onlyKeywords(call, {"fillvalue"})))
+  if (failed(call.checkKeywords({"fillvalue"})))
     return failure();
   FailureOr<std::vector<std::vector<Var>>> sequences = unpackAll(in, call);
   if (failed(sequences))
     return failure();
-  Var fill = keyword(call, "fillvalue");
+  Var fill = call.keyword("fillvalue");
   if (!fill)
     fill = makeNone();
   size_t n = 0;
@@ -387,7 +371,7 @@ static CallResult zipLongest(Interpreter &in, ExternalCall &call) {
 /// islice(iterable, stop) and islice(iterable, start, stop[, step]) with constant or
 /// None bounds.
 static CallResult islice(Interpreter &in, ExternalCall &call) {
-  if (failed(call.checkArity(2, 4)) || failed(onlyKeywords(call, {})))
+  if (failed(call.checkArity(2, 4)) || failed(call.checkKeywords({})))
     return failure();
   FailureOr<std::vector<Var>> items = in.unpack(call.args[0], call.loc);
   if (failed(items))
@@ -417,15 +401,15 @@ static CallResult islice(Interpreter &in, ExternalCall &call) {
 
 /// accumulate(iterable, func=operator.add, *, initial=None).
 static CallResult accumulate(Interpreter &in, ExternalCall &call) {
-  if (failed(call.checkArity(1, 2)) || failed(onlyKeywords(call, {"func", "initial"})))
+  if (failed(call.checkArity(1, 2)) || failed(call.checkKeywords({"func", "initial"})))
     return failure();
   FailureOr<std::vector<Var>> items = in.unpack(call.args[0], call.loc);
   if (failed(items))
     return failure();
-  Var func = call.args.size() == 2 ? call.args[1] : keyword(call, "func");
+  Var func = call.args.size() == 2 ? call.args[1] : call.keyword("func");
   if (func && func->is(K::None))
     func = Var();
-  Var total = keyword(call, "initial");
+  Var total = call.keyword("initial");
   if (total && total->is(K::None))
     total = Var();
   std::vector<Var> sums;
@@ -448,9 +432,9 @@ static CallResult accumulate(Interpreter &in, ExternalCall &call) {
 
 /// repeat(object, times): an unbounded repeat cannot be listed at capture time.
 static CallResult repeat(Interpreter &in, ExternalCall &call) {
-  if (failed(onlyKeywords(call, {"times"})))
+  if (failed(call.checkKeywords({"times"})))
     return failure();
-  Var times = call.args.size() == 2 ? call.args[1] : keyword(call, "times");
+  Var times = call.args.size() == 2 ? call.args[1] : call.keyword("times");
   if (call.args.empty() || call.args.size() > 2 || !times)
     return call.error() << "itertools.repeat() without a count is not supported (tgc lists an "
                            "iterator's items at capture time)";

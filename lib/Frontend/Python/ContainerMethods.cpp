@@ -279,18 +279,41 @@ static CallResult dictClear(Interpreter &in, ExternalCall &call) {
 // set
 //===----------------------------------------------------------------------===//
 
+/// The items of `items` whose membership in `other` is `member` (Python equality).
+static FailureOr<std::vector<Var>> filterBy(Interpreter &in, llvm::ArrayRef<Var> items,
+                                            llvm::ArrayRef<Var> other, bool member, Location loc) {
+  std::vector<Var> kept;
+  for (const Var &item : items) {
+    FailureOr<std::optional<size_t>> found = findItem(in, other, item, loc);
+    if (failed(found))
+      return failure();
+    if (found->has_value() == member)
+      kept.push_back(item);
+  }
+  return kept;
+}
+
+/// `set` with the items of `items` it does not hold yet appended, in order.
+static LogicalResult addNew(Interpreter &in, std::vector<Var> &set, llvm::ArrayRef<Var> items,
+                            Location loc) {
+  for (const Var &item : items) {
+    FailureOr<std::vector<Var>> fresh = filterBy(in, {item}, set, false, loc);
+    if (failed(fresh))
+      return failure();
+    llvm::append_range(set, *fresh);
+  }
+  return success();
+}
+
 static CallResult setAdd(Interpreter &in, ExternalCall &call) {
   std::optional<ObjectId> id = selfOf(in, call, H::Set, 2, 2);
   if (!id)
     return CallResult::declined();
-  for (const Var &item : in.getHeap().get(*id).items) {
-    FailureOr<bool> same = in.equals(item, call.args[1], call.loc);
-    if (failed(same))
-      return failure();
-    if (*same)
-      return makeNone();
-  }
-  changeContents(in, *id, call.loc).items.push_back(call.args[1]);
+  std::vector<Var> items = in.getHeap().get(*id).items;
+  if (failed(addNew(in, items, {call.args[1]}, call.loc)))
+    return failure();
+  if (items.size() != in.getHeap().get(*id).items.size())
+    changeContents(in, *id, call.loc).items = std::move(items);
   return makeNone();
 }
 
@@ -299,15 +322,6 @@ static FailureOr<std::vector<Var>> itemsOf(Interpreter &in, const Var &iterable,
   if (in.getHeap().kindOf(iterable) == H::Set)
     return in.getHeap().get(iterable->object).items;
   return in.unpack(iterable, loc);
-}
-
-/// Whether `value` is in `items` (Python equality).
-static FailureOr<bool> contains(Interpreter &in, llvm::ArrayRef<Var> items, const Var &value,
-                                Location loc) {
-  FailureOr<std::optional<size_t>> found = findItem(in, items, value, loc);
-  if (failed(found))
-    return failure();
-  return found->has_value();
 }
 
 /// discard(x), remove(x) and pop().
@@ -347,73 +361,47 @@ static CallResult setAlgebra(Interpreter &in, ExternalCall &call) {
   if (!id)
     return CallResult::declined();
   llvm::StringRef method = call.name.rsplit('.').second;
-  std::vector<Var> self = in.getHeap().get(*id).items;
+  std::vector<Var> result = in.getHeap().get(*id).items;
   if (method == "clear" || method == "copy") {
     if (call.args.size() != 1)
       return CallResult::declined();
     if (method == "copy")
-      return in.makeSequence(H::Set, self);
+      return in.makeSequence(H::Set, result);
     changeContents(in, *id, call.loc).items.clear();
     return makeNone();
   }
+  bool predicate = method == "issubset" || method == "issuperset" || method == "isdisjoint";
+  if (predicate && call.args.size() != 2)
+    return CallResult::declined();
   bool inPlace = method == "update" || method.ends_with("_update");
-  llvm::StringRef operation =
-      inPlace ? method.drop_back(llvm::StringRef("_update").size()) : method;
-  if (method == "update")
-    operation = "union";
-  std::vector<Var> result = self;
+  llvm::StringRef operation = method == "update" ? "union" : method.split("_update").first;
   for (const Var &other : llvm::ArrayRef<Var>(call.args).drop_front()) {
     FailureOr<std::vector<Var>> items = itemsOf(in, other, call.loc);
     if (failed(items))
       return failure();
-    if (operation == "issubset" || operation == "issuperset" || operation == "isdisjoint") {
-      if (call.args.size() != 2)
-        return CallResult::declined();
-      llvm::ArrayRef<Var> inner = operation == "issuperset" ? *items : result;
-      llvm::ArrayRef<Var> outer = operation == "issuperset" ? result : *items;
-      bool answer = true;
-      for (const Var &item : inner) {
-        FailureOr<bool> in_ = contains(in, outer, item, call.loc);
-        if (failed(in_))
-          return failure();
-        if (operation == "isdisjoint" ? *in_ : !*in_) {
-          answer = false;
-          break;
-        }
-      }
-      return makeBool(answer);
-    }
-    std::vector<Var> next;
-    if (operation == "union" || operation == "symmetric_difference") {
-      next = operation == "union" ? result : std::vector<Var>();
-      if (operation == "symmetric_difference")
-        for (const Var &item : result) {
-          FailureOr<bool> found = contains(in, *items, item, call.loc);
-          if (failed(found))
-            return failure();
-          if (!*found)
-            next.push_back(item);
-        }
-      for (const Var &item : *items) {
-        FailureOr<bool> found = contains(in, operation == "union" ? next : result, item, call.loc);
-        FailureOr<bool> seen = contains(in, next, item, call.loc);
-        if (failed(found) || failed(seen))
-          return failure();
-        if (!*found && !*seen)
-          next.push_back(item);
-      }
-    } else if (operation == "intersection" || operation == "difference") {
-      for (const Var &item : result) {
-        FailureOr<bool> found = contains(in, *items, item, call.loc);
-        if (failed(found))
-          return failure();
-        if (*found == (operation == "intersection"))
-          next.push_back(item);
-      }
-    } else {
+    FailureOr<std::vector<Var>> next = result;
+    if (operation == "issubset" || operation == "isdisjoint" || operation == "intersection" ||
+        operation == "difference")
+      next = filterBy(in, result, *items, operation == "isdisjoint" || operation == "intersection",
+                      call.loc);
+    else if (operation == "issuperset")
+      next = filterBy(in, *items, result, false, call.loc);
+    else if (operation == "symmetric_difference")
+      next = filterBy(in, result, *items, false, call.loc);
+    else if (operation != "union")
       return CallResult::declined();
+    if (failed(next))
+      return failure();
+    if (predicate)
+      return makeBool(next->empty());
+    // union adds the other's new items; symmetric_difference those not in the set.
+    if (operation == "union" || operation == "symmetric_difference") {
+      FailureOr<std::vector<Var>> added =
+          operation == "union" ? *items : filterBy(in, *items, result, false, call.loc);
+      if (failed(added) || failed(addNew(in, *next, *added, call.loc)))
+        return failure();
     }
-    result = std::move(next);
+    result = std::move(*next);
   }
   if (!inPlace)
     return in.makeSequence(H::Set, std::move(result));

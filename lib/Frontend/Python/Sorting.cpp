@@ -1,6 +1,8 @@
 // Sorting constants as Python does, for sorted() and list.sort().
 #include "Sorting.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <algorithm>
 
 using namespace tgc;
@@ -48,10 +50,13 @@ bool tgc::py::sortConstants(std::vector<Var> &items, bool reverse, const std::ve
   for (size_t i = 0; i < order.size(); ++i)
     order[i] = i;
   const std::vector<Var> &by = keys ? *keys : items;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+  // Stable, as Python's sort: equal keys keep their positions' order.
+  llvm::sort(order, [&](size_t a, size_t b) {
     std::optional<int> c = compareConstants(by[a], by[b]);
     decided &= c.has_value();
-    return c && (reverse ? *c > 0 : *c < 0);
+    if (c && *c != 0)
+      return reverse ? *c > 0 : *c < 0;
+    return a < b;
   });
   std::vector<Var> sorted;
   for (size_t i : order)

@@ -466,7 +466,7 @@ void TraceReader::recordOutputLayouts(ArrayRef<Value> outputs) {
     for (auto [d, size] : llvm::enumerate(meta.sizes))
       if (getConstantSize(size) != std::optional<int64_t>(1))
         order.push_back(d);
-    llvm::stable_sort(order, [&](int64_t a, int64_t b) { return strides[a] < strides[b]; });
+    llvm::sort(order, [&](int64_t a, int64_t b) { return strides[a] < strides[b]; });
     int64_t expected = 1;
     bool dense = true;
     for (int64_t d : order) {

@@ -156,6 +156,7 @@ class CompiledModule:
                     n *= max(size, 1)
                 self._arrival_strides[entry["name"]] = strides
         self._guards = self.signature.get("guards", [])
+        self._output_layouts = self.signature.get("output_layouts", [])
         # Gradient i -> index among the autograd.Function's tensor arguments
         # (user inputs first, then the parameters named by the gradients).
         self._grad_params = [g for g in self.gradient_names if not g.startswith("input.")]
@@ -302,6 +303,15 @@ class CompiledModule:
             raise TgcError(f"tgc: {self.name} backward: {m.last_error()}")
         return take_outputs(out, n)
 
+    def _guards_hold(self, args, kwargs):
+        if not self._guards or self.fn is None:
+            return True
+        try:
+            _guards.check(self._guards, self.fn, (args, kwargs))
+        except _guards.GuardError:
+            return False
+        return True
+
     def _guard(self, guards, args, kwargs):
         """Checks `guards`; None when they hold, else the eager result (or raises)."""
         if not guards or self.fn is None:
@@ -322,11 +332,8 @@ class CompiledModule:
         tensors match the captured inputs (dtype, and every static size; a symbolic
         size matches any). tgc.compile(..., on_guard_failure="recompile") compiles again
         for a call no variant accepts."""
-        if self._guards and self.fn is not None:
-            try:
-                _guards.check(self._guards, self.fn, (args, kwargs))
-            except _guards.GuardError:
-                return False
+        if not self._guards_hold(args, kwargs):
+            return False
         try:
             inputs = self._inputs(args, kwargs)
         except TgcError:
@@ -375,9 +382,7 @@ class CompiledModule:
             self._restride(inputs[i], change)
         # Outputs eager lays out other than row-major (an elementwise result of
         # transposed inputs): the same values in that layout (model.json output_layouts).
-        # (A program with graph breaks returns its last graph's outputs row-major.)
-        program = isinstance(self, CompiledProgram)
-        for layout in [] if program else self.signature.get("output_layouts", []):
+        for layout in self._output_layouts:
             i = layout["output"]
             if i < len(outputs) and isinstance(outputs[i], torch.Tensor) and \
                     tuple(outputs[i].stride()) != tuple(layout["strides"]):
@@ -482,6 +487,8 @@ class CompiledProgram(CompiledModule):
                            f"`tgc compile --train`)")
         self.gradient_names = first.gradient_names if first.trainable else []
         self._grad_params = [g for g in self.gradient_names if not g.startswith("input.")]
+        # (A program with graph breaks returns its last graph's outputs row-major.)
+        self._output_layouts = []
         self._bind_state(fn, first.state, list(self._graphs.values()))
         # A path's guards are about the state before the call, so all of them are
         # checked up front (conservative: a read only another path makes may refuse).
@@ -586,12 +593,7 @@ class CompiledProgram(CompiledModule):
     def accepts(self, args, kwargs):
         """Whether the program's guards hold for (args, kwargs) (each graph checks its own
         inputs when it runs)."""
-        if self._guards and self.fn is not None:
-            try:
-                _guards.check(self._guards, self.fn, (args, kwargs))
-            except _guards.GuardError:
-                return False
-        return True
+        return self._guards_hold(args, kwargs)
 
     def __repr__(self):
         return (f"<tgc.CompiledProgram {self.name!r} from {self.path!r} "
