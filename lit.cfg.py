@@ -47,3 +47,15 @@ if _torch_python and os.path.exists(_torch_python) and subprocess.run(
     if subprocess.run([_torch_python, "-c", "import hatchling"], stdout=subprocess.DEVNULL,
                       stderr=subprocess.DEVNULL).returncode == 0:
         config.available_features.add("hatchling")
+
+# The other Python versions capture supports (3.11, 3.13), each with torch:
+# $TGC_TORCH_PYTHON311 / $TGC_TORCH_PYTHON313, else .venv311 / .venv313
+# (scripts/setup.sh --with-pythons). `REQUIRES: torch-py311` and %torch311-python.
+for _minor in ("311", "313"):
+    _python = os.environ.get("TGC_TORCH_PYTHON" + _minor) or os.path.join(
+        config.tgc_src_root, ".venv" + _minor, "bin", "python")
+    if os.path.exists(_python) and subprocess.run(
+            [_python, "-c", "import sys, torch; assert sys.version_info[:2] == (3, %s)"
+             % _minor[1:]], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0:
+        config.available_features.add("torch-py" + _minor)
+        config.substitutions.append(("%torch" + _minor + "-python", _python))

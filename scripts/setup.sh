@@ -31,11 +31,17 @@ fi
 # PyPI, where the tests that call PyTorch find it (lit.cfg.py: .venv or
 # $TGC_TORCH_PYTHON, nothing else). Bytecode capture targets CPython 3.12: the venv uses
 # python3.12 when there is one (on PATH or in pyenv), else python3.
+#
+# --with-pythons (or TGC_WITH_PYTHONS=1): also .venv311/ and .venv313/ with torch,
+# safetensors and numpy for each of CPython 3.11 and 3.13 that the machine has (on PATH
+# or in pyenv), where the conformance suite runs again (capture-conformance-py3NN.test).
 WITH_TORCH="${TGC_WITH_TORCH:-0}"
+WITH_PYTHONS="${TGC_WITH_PYTHONS:-0}"
 for arg in "$@"; do
   case "$arg" in
     --with-torch) WITH_TORCH=1 ;;
-    *) echo "usage: scripts/setup.sh [--with-torch]" >&2; exit 2 ;;
+    --with-pythons) WITH_PYTHONS=1 ;;
+    *) echo "usage: scripts/setup.sh [--with-torch] [--with-pythons]" >&2; exit 2 ;;
   esac
 done
 if [ "$WITH_TORCH" = 1 ]; then
@@ -58,6 +64,27 @@ if [ "$WITH_TORCH" = 1 ]; then
     fi
   fi
   .venv/bin/python -m pip install -q --disable-pip-version-check torch safetensors numpy hatchling
+fi
+if [ "$WITH_PYTHONS" = 1 ]; then
+  for minor in 11 13; do
+    venv=".venv3$minor"
+    if [ ! -x "$venv/bin/python" ]; then
+      python=""
+      for candidate in "$(pyenv root 2>/dev/null)/versions/3.$minor"*/bin/python3.$minor python3.$minor; do
+        if "$candidate" -c "import sys" > /dev/null 2>&1; then
+          python="$(command -v "$candidate")"
+          break
+        fi
+      done
+      if [ -z "$python" ]; then
+        echo "tgc setup: no CPython 3.$minor here; its conformance run is skipped"
+        continue
+      fi
+      echo "tgc setup: creating $venv with $python"
+      "$python" -m venv "$venv" || { echo "tgc setup: cannot make $venv; skipped"; continue; }
+    fi
+    "$venv/bin/python" -m pip install -q --disable-pip-version-check torch safetensors numpy
+  done
 fi
 
 BUILD_DIR="${TGC_BUILD_DIR:-build}"

@@ -5,6 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Every test includes those that call PyTorch: the setup makes .venv with it.
-bash scripts/setup.sh --with-torch
+# The conformance suite runs again on each other Python version (3.11, 3.13) the machine
+# has: --with-pythons makes a venv with torch for each.
+bash scripts/setup.sh --with-torch --with-pythons
 BUILD_DIR="${TGC_BUILD_DIR:-build}"
 ctest --test-dir "$BUILD_DIR" --output-on-failure -j2

@@ -1,17 +1,22 @@
-// The CPython 3.12 bytecode decoder: instructions, jump targets, the exception table
-// (Objects/exception_handling_notes.txt) and the location table (Objects/locations.md).
+// The CPython 3.11 to 3.13 bytecode decoder: each version's opcodes mapped onto the
+// interpreter's instruction set (3.12's and tgc's own, Opcodes.def), jump targets, the
+// exception table (Objects/exception_handling_notes.txt) and the location table
+// (Objects/locations.md); the three versions share both tables' formats.
 #include "Bytecode.h"
 
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <array>
+#include <optional>
+#include <tuple>
 
 using namespace tgc;
 using namespace tgc::py;
 
 namespace {
 
-/// Opcode names by value; "" where 3.12 has no opcode.
+/// Opcode names of the instruction set by value; "" where it has no opcode.
 const std::array<llvm::StringRef, 256> &getOpcodeNames() {
   static const std::array<llvm::StringRef, 256> names = [] {
     std::array<llvm::StringRef, 256> table{};
@@ -22,8 +27,28 @@ const std::array<llvm::StringRef, 256> &getOpcodeNames() {
   return names;
 }
 
-/// Opcodes from HAVE_ARGUMENT (90) on use their argument; below, dis shows none.
-constexpr uint8_t kHaveArgument = 90;
+/// The instruction-set opcode of each name.
+const llvm::StringMap<Opcode> &getOpcodesByName() {
+  static const llvm::StringMap<Opcode> opcodes = [] {
+    llvm::StringMap<Opcode> map;
+#define TGC_OPCODE(name, value) map[#name] = Opcode(value);
+#include "Opcodes.def"
+    return map;
+  }();
+  return opcodes;
+}
+
+using SourceTable = std::array<std::optional<SourceOpcode>, 256>;
+
+SourceTable makeSourceTable(std::initializer_list<std::tuple<const char *, int, int, int>> rows) {
+  SourceTable table;
+  for (auto [name, value, caches, jump] : rows)
+    table[value] = SourceOpcode{name, uint8_t(caches), SourceOpcode::Jump(jump)};
+  return table;
+}
+
+/// Opcodes from HAVE_ARGUMENT on use their argument; below, dis shows none.
+uint8_t getHaveArgument(int pythonMinor) { return pythonMinor >= 13 ? 44 : 90; }
 
 llvm::Error makeError(const CodeObject &code, const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(),
@@ -85,36 +110,28 @@ enum LocationCode : unsigned {
 
 llvm::StringRef tgc::py::getOpcodeName(uint8_t value) { return getOpcodeNames()[value]; }
 
-unsigned tgc::py::getCacheCount(Opcode opcode) {
-  // Lib/opcode.py's _cache_format of 3.12 (opcode._inline_cache_entries).
-  switch (opcode) {
-  case Opcode::LOAD_ATTR:
-    return 9;
-  case Opcode::LOAD_GLOBAL:
-  case Opcode::STORE_ATTR:
-    return 4;
-  case Opcode::CALL:
-    return 3;
-  case Opcode::BINARY_SUBSCR:
-  case Opcode::STORE_SUBSCR:
-  case Opcode::UNPACK_SEQUENCE:
-  case Opcode::FOR_ITER:
-  case Opcode::COMPARE_OP:
-  case Opcode::BINARY_OP:
-  case Opcode::SEND:
-  case Opcode::LOAD_SUPER_ATTR:
-    return 1;
-  default:
-    return 0;
-  }
-}
-
-bool tgc::py::isBackwardJump(Opcode opcode) {
-  return opcode == Opcode::JUMP_BACKWARD || opcode == Opcode::JUMP_BACKWARD_NO_INTERRUPT;
+const SourceOpcode *tgc::py::getSourceOpcode(int pythonMinor, uint8_t value) {
+#define TGC_PY_OPCODE(name, value, caches, jump) {#name, value, caches, jump},
+  static const SourceTable v311 = makeSourceTable({
+#include "PyOpcodes311.def"
+  });
+  static const SourceTable v312 = makeSourceTable({
+#include "PyOpcodes312.def"
+  });
+  static const SourceTable v313 = makeSourceTable({
+#include "PyOpcodes313.def"
+  });
+#undef TGC_PY_OPCODE
+  const SourceTable *table = pythonMinor == 11   ? &v311
+                             : pythonMinor == 12 ? &v312
+                             : pythonMinor == 13 ? &v313
+                                                 : nullptr;
+  if (!table || !(*table)[value])
+    return nullptr;
+  return &*(*table)[value];
 }
 
 bool tgc::py::isJump(Opcode opcode) {
-  // opcode.hasjrel of 3.12 (which has no absolute jumps).
   switch (opcode) {
   case Opcode::FOR_ITER:
   case Opcode::JUMP_FORWARD:
@@ -125,17 +142,88 @@ bool tgc::py::isJump(Opcode opcode) {
   case Opcode::POP_JUMP_IF_NONE:
   case Opcode::JUMP_BACKWARD_NO_INTERRUPT:
   case Opcode::JUMP_BACKWARD:
+  case Opcode::JUMP_IF_FALSE_OR_POP:
+  case Opcode::JUMP_IF_TRUE_OR_POP:
     return true;
   default:
     return false;
   }
 }
 
-unsigned DecodedCode::jumpTarget(const Instruction &instruction) const {
-  // dis._get_jump_target: relative to the instruction after the inline caches.
-  unsigned next = instruction.index + 1 + getCacheCount(instruction.opcode);
-  return isBackwardJump(instruction.opcode) ? next - instruction.arg : next + instruction.arg;
+namespace {
+
+/// Maps one opcode of CPython 3.`minor` onto the instruction set: the instructions it
+/// becomes, in order, as (opcode, argument). docs/bytecode.md lists the mapping.
+llvm::SmallVector<std::pair<Opcode, uint32_t>, 2> translate(int minor, llvm::StringRef name,
+                                                            uint32_t arg) {
+  using Result = llvm::SmallVector<std::pair<Opcode, uint32_t>, 2>;
+  if (minor == 11) {
+    // 3.11: methods have their own load, comparisons no shift, conditional jumps a
+    // direction, and the unary intrinsics of 3.12 opcodes of their own.
+    if (name == "PRECALL")
+      return Result{{Opcode::NOP, 0}};
+    if (name == "LOAD_METHOD")
+      return Result{{Opcode::LOAD_ATTR, (arg << 1) | 1}};
+    if (name == "LOAD_ATTR")
+      return Result{{Opcode::LOAD_ATTR, arg << 1}};
+    if (name == "COMPARE_OP")
+      return Result{{Opcode::COMPARE_OP, arg << 4}};
+    static const std::pair<llvm::StringRef, Opcode> kBranches[] = {
+        {"POP_JUMP_FORWARD_IF_FALSE", Opcode::POP_JUMP_IF_FALSE},
+        {"POP_JUMP_BACKWARD_IF_FALSE", Opcode::POP_JUMP_IF_FALSE},
+        {"POP_JUMP_FORWARD_IF_TRUE", Opcode::POP_JUMP_IF_TRUE},
+        {"POP_JUMP_BACKWARD_IF_TRUE", Opcode::POP_JUMP_IF_TRUE},
+        {"POP_JUMP_FORWARD_IF_NONE", Opcode::POP_JUMP_IF_NONE},
+        {"POP_JUMP_BACKWARD_IF_NONE", Opcode::POP_JUMP_IF_NONE},
+        {"POP_JUMP_FORWARD_IF_NOT_NONE", Opcode::POP_JUMP_IF_NOT_NONE},
+        {"POP_JUMP_BACKWARD_IF_NOT_NONE", Opcode::POP_JUMP_IF_NOT_NONE}};
+    for (const auto &[from, to] : kBranches)
+      if (name == from)
+        return Result{{to, arg}};
+    // CALL_INTRINSIC_1's operands (Include/internal/pycore_intrinsics.h of 3.12).
+    static const std::pair<llvm::StringRef, uint32_t> kIntrinsics[] = {
+        {"PRINT_EXPR", 1},     {"IMPORT_STAR", 2},    {"STOPITERATION_ERROR", 3},
+        {"ASYNC_GEN_WRAP", 4}, {"UNARY_POSITIVE", 5}, {"LIST_TO_TUPLE", 6}};
+    for (const auto &[from, intrinsic] : kIntrinsics)
+      if (name == from)
+        return Result{{Opcode::CALL_INTRINSIC_1, intrinsic}};
+  } else if (minor == 13) {
+    // 3.13: superinstructions of two local accesses (4-bit slots), TO_BOOL before every
+    // branch (the branch itself takes the truth), comparisons shifted by 5 with a
+    // to-bool bit, keyword names on the stack, function attributes set one by one,
+    // f-string conversion and formatting split, and an END_FOR that pops one value.
+    if (name == "LOAD_FAST_LOAD_FAST")
+      return Result{{Opcode::LOAD_FAST, arg >> 4}, {Opcode::LOAD_FAST, arg & 15}};
+    if (name == "STORE_FAST_LOAD_FAST")
+      return Result{{Opcode::STORE_FAST, arg >> 4}, {Opcode::LOAD_FAST, arg & 15}};
+    if (name == "STORE_FAST_STORE_FAST")
+      return Result{{Opcode::STORE_FAST, arg >> 4}, {Opcode::STORE_FAST, arg & 15}};
+    if (name == "TO_BOOL")
+      return Result{{Opcode::NOP, 0}};
+    if (name == "COMPARE_OP")
+      return Result{{Opcode::COMPARE_OP, (arg >> 5) << 4}};
+    if (name == "CALL_KW")
+      return Result{{Opcode::POP_KW_NAMES, 0}, {Opcode::CALL, arg}};
+    if (name == "CONVERT_VALUE")
+      return Result{{Opcode::FORMAT_VALUE, arg}};
+    if (name == "FORMAT_SIMPLE")
+      return Result{{Opcode::FORMAT_VALUE, 0}};
+    if (name == "FORMAT_WITH_SPEC")
+      return Result{{Opcode::FORMAT_VALUE, 4}};
+    if (name == "END_FOR")
+      return Result{{Opcode::POP_TOP, 0}};
+  }
+  const llvm::StringMap<Opcode> &byName = getOpcodesByName();
+  auto it = byName.find(name);
+  // The names tgc gives its own opcodes are theirs in 3.11 and 3.13 (JUMP_IF_FALSE_OR_POP,
+  // SET_FUNCTION_ATTRIBUTE); POP_KW_NAMES and UNSUPPORTED_OPCODE are no version's.
+  if (it == byName.end() || it->second == Opcode::POP_KW_NAMES ||
+      it->second == Opcode::UNSUPPORTED_OPCODE)
+    return Result{{Opcode::UNSUPPORTED_OPCODE, arg}};
+  return Result{{it->second, arg}};
 }
+
+} // namespace
 
 llvm::Expected<std::vector<ExceptionEntry>> CodeObject::decodeExceptionTable() const {
   std::vector<ExceptionEntry> entries;
@@ -213,6 +301,11 @@ llvm::Expected<std::vector<int>> CodeObject::decodeLineTable() const {
 llvm::Expected<DecodedCode> tgc::py::decode(CodeRef code) {
   DecodedCode decoded;
   decoded.code = code;
+  int minor = code->pythonMinor;
+  if (!isSupportedPythonMinor(minor))
+    return makeError(*code, llvm::formatv("Python 3.{0} bytecode is not supported (tgc reads "
+                                          "3.{1} to 3.{2})",
+                                          minor, kOldestPythonMinor, kNewestPythonMinor));
   const std::vector<uint8_t> &bytes = code->code;
   size_t numUnits = bytes.size() / 2;
   auto lines = code->decodeLineTable();
@@ -223,58 +316,83 @@ llvm::Expected<DecodedCode> tgc::py::decode(CodeRef code) {
     return exceptionTable.takeError();
   decoded.exceptionTable = std::move(*exceptionTable);
   decoded.positionOfIndex.assign(numUnits, -1);
+  auto nameAt = [&](size_t unit) -> llvm::StringRef {
+    const SourceOpcode *source =
+        unit < numUnits ? getSourceOpcode(minor, bytes[2 * unit]) : nullptr;
+    return source ? source->name : "";
+  };
 
   unsigned unit = 0;
   while (unit < numUnits) {
-    Instruction instruction;
-    instruction.startIndex = unit;
+    unsigned startIndex = unit;
     uint32_t arg = 0;
     unsigned prefixes = 0;
     // Fold the EXTENDED_ARG prefixes into the argument.
-    while (unit < numUnits && bytes[2 * unit] == uint8_t(Opcode::EXTENDED_ARG)) {
+    while (unit < numUnits && nameAt(unit) == "EXTENDED_ARG") {
       if (++prefixes > 3)
         return makeError(*code, llvm::formatv("more than three EXTENDED_ARG prefixes at byte "
                                               "offset {0}",
-                                              2 * instruction.startIndex));
+                                              2 * startIndex));
       arg = (arg << 8) | bytes[2 * unit + 1];
       ++unit;
     }
     if (unit == numUnits)
-      return makeError(*code, llvm::formatv("EXTENDED_ARG at byte offset {0} ends the code",
-                                            2 * instruction.startIndex));
+      return makeError(
+          *code, llvm::formatv("EXTENDED_ARG at byte offset {0} ends the code", 2 * startIndex));
     uint8_t value = bytes[2 * unit];
-    llvm::StringRef name = getOpcodeName(value);
-    if (name.empty() || value == uint8_t(Opcode::CACHE))
-      return makeError(*code,
-                       llvm::formatv("{0} opcode {1} at byte offset {2}",
-                                     name.empty() ? "unknown" : "unexpected",
-                                     name.empty() ? std::to_string(value) : name.str(), 2 * unit));
-    instruction.opcode = Opcode(value);
-    instruction.index = unit;
-    instruction.arg = value >= kHaveArgument ? (arg << 8) | bytes[2 * unit + 1] : 0;
-    instruction.nextIndex = unit + 1 + getCacheCount(instruction.opcode);
-    if (instruction.nextIndex > numUnits)
+    const SourceOpcode *source = getSourceOpcode(minor, value);
+    if (!source || source->name == "CACHE")
+      return makeError(*code, llvm::formatv("{0} opcode {1} at byte offset {2}",
+                                            source ? "unexpected" : "unknown",
+                                            source ? source->name.str() : std::to_string(value),
+                                            2 * unit));
+    arg = value >= getHaveArgument(minor) ? (arg << 8) | bytes[2 * unit + 1] : 0;
+    unsigned next = unit + 1 + source->caches;
+    if (next > numUnits)
       return makeError(*code, llvm::formatv("the caches of {0} at byte offset {1} run past "
                                             "the end of the code",
-                                            name, 2 * unit));
-    instruction.line = (*lines)[unit];
-    decoded.positionOfIndex[instruction.startIndex] = int(decoded.instructions.size());
-    decoded.instructions.push_back(instruction);
-    unit = instruction.nextIndex;
+                                            source->name, 2 * unit));
+    // dis._get_jump_target: relative to the instruction after the inline caches.
+    int64_t target = 0;
+    if (source->jump != SourceOpcode::None) {
+      target = source->jump == SourceOpcode::Backward ? int64_t(next) - int64_t(arg)
+                                                      : int64_t(next) + int64_t(arg);
+      if (target < 0 || target >= int64_t(numUnits))
+        return makeError(*code, llvm::formatv("{0} at byte offset {1} jumps outside the "
+                                              "instructions",
+                                              source->name, 2 * unit));
+      // An exhausted FOR_ITER continues past the loop's END_FOR (3.12) and the POP_TOP
+      // after it (3.13); 3.11 has neither.
+      if (source->name == "FOR_ITER" && minor >= 12) {
+        if (nameAt(target) != "END_FOR" || (minor == 13 && nameAt(target + 1) != "POP_TOP"))
+          return makeError(*code, llvm::formatv("FOR_ITER at byte offset {0} does not jump to "
+                                                "the loop's END_FOR",
+                                                2 * unit));
+        target += minor == 12 ? 1 : 2;
+      }
+    }
+    decoded.positionOfIndex[startIndex] = int(decoded.instructions.size());
+    for (auto [opcode, instructionArg] : translate(minor, source->name, arg)) {
+      Instruction instruction;
+      instruction.opcode = opcode;
+      instruction.arg = instructionArg;
+      instruction.sourceName = source->name;
+      instruction.target = unsigned(target);
+      instruction.index = unit;
+      instruction.startIndex = startIndex;
+      instruction.nextIndex = next;
+      instruction.line = (*lines)[unit];
+      decoded.instructions.push_back(instruction);
+    }
+    unit = next;
   }
 
   // Every jump and every handler lands on an instruction.
   for (const Instruction &instruction : decoded.instructions) {
-    if (!isJump(instruction.opcode))
-      continue;
-    int64_t next = instruction.index + 1 + getCacheCount(instruction.opcode);
-    int64_t target = isBackwardJump(instruction.opcode) ? next - int64_t(instruction.arg)
-                                                        : next + int64_t(instruction.arg);
-    if (target < 0 || target >= int64_t(numUnits) || decoded.positionAt(target) < 0)
-      return makeError(*code, llvm::formatv("{0} at byte offset {1} jumps outside the "
-                                            "instructions",
-                                            getOpcodeName(uint8_t(instruction.opcode)),
-                                            2 * instruction.index));
+    if (isJump(instruction.opcode) && decoded.positionAt(instruction.target) < 0)
+      return makeError(*code, llvm::formatv("{0} at byte offset {1} jumps into the middle of "
+                                            "an instruction",
+                                            instruction.sourceName, 2 * instruction.index));
   }
   for (const ExceptionEntry &entry : decoded.exceptionTable) {
     if (entry.start > entry.end || entry.end > numUnits || decoded.positionAt(entry.target) < 0)

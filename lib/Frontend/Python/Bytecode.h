@@ -1,4 +1,4 @@
-// CPython 3.12 code objects: the marshal reader and the bytecode decoder.
+// CPython 3.11 to 3.13 code objects: the marshal reader and the bytecode decoder.
 #ifndef TGC_LIB_FRONTEND_PYTHON_BYTECODE_H
 #define TGC_LIB_FRONTEND_PYTHON_BYTECODE_H
 
@@ -78,8 +78,16 @@ struct ExceptionEntry {
   bool pushLasti = false;
 };
 
-/// A code object as marshal stores it (3.12 layout).
+/// The CPython versions whose bytecode tgc reads, by minor version (3.11 to 3.13).
+constexpr int kOldestPythonMinor = 11, kNewestPythonMinor = 13;
+inline bool isSupportedPythonMinor(int minor) {
+  return minor >= kOldestPythonMinor && minor <= kNewestPythonMinor;
+}
+
+/// A code object as marshal stores it (the layout of 3.11 to 3.13).
 struct CodeObject {
+  /// The minor version of the CPython 3 that compiled it: what its opcodes mean.
+  int pythonMinor = 12;
   int argCount = 0, posOnlyArgCount = 0, kwOnlyArgCount = 0, stackSize = 0;
   uint32_t flags = 0;
   /// co_code: 2-byte code units, with inline CACHE entries.
@@ -100,26 +108,43 @@ struct CodeObject {
 };
 using CodeRef = std::shared_ptr<const CodeObject>;
 
-/// Reads `marshal.dumps(obj)` as CPython 3.12 writes it. The result is the top-level
-/// object (a code object for what tgc-capture writes). Malformed input (truncated,
-/// unknown type codes, bad back-references) is an error, never a crash.
-llvm::Expected<ConstantRef> readMarshal(llvm::ArrayRef<uint8_t> bytes);
+/// Reads `marshal.dumps(obj)` as CPython 3.`pythonMinor` writes it (3.11 to 3.13 share
+/// the format); code objects record the version. The result is the top-level object (a
+/// code object for what tgc-capture writes). Malformed input (truncated, unknown type
+/// codes, bad back-references) is an error, never a crash.
+llvm::Expected<ConstantRef> readMarshal(llvm::ArrayRef<uint8_t> bytes, int pythonMinor = 12);
 
-/// CPython 3.12 opcodes (Include/opcode.h), including the pseudo-free ones the
-/// compiler emits; specialized forms never appear in marshalled code.
+/// The interpreter's instruction set (Opcodes.def): CPython 3.12's opcodes and tgc's own
+/// for the forms of 3.11 and 3.13 that 3.12 lacks.
 enum class Opcode : uint8_t {
 #define TGC_OPCODE(name, value) name = value,
 #include "Opcodes.def"
 };
 
-/// The opcode's name ("LOAD_FAST"), or "" if `value` is not a 3.12 opcode.
+/// The opcode's name ("LOAD_FAST"), or "" if `value` is no opcode of the instruction set.
 llvm::StringRef getOpcodeName(uint8_t value);
 
-/// One decoded instruction: EXTENDED_ARG prefixes are folded into `arg`, CACHE entries
-/// are skipped.
+/// An opcode of one CPython version as its `opcode` module describes it
+/// (PyOpcodesNNN.def): its name, its inline CACHE entries and whether it jumps.
+struct SourceOpcode {
+  llvm::StringRef name;
+  uint8_t caches = 0;
+  enum Jump : uint8_t { None, Forward, Backward } jump = None;
+};
+/// Opcode `value` of CPython 3.`pythonMinor`, or null if that version has none.
+const SourceOpcode *getSourceOpcode(int pythonMinor, uint8_t value);
+
+/// One decoded instruction of the instruction set: EXTENDED_ARG prefixes are folded into
+/// `arg`, CACHE entries are skipped. A source opcode becomes one instruction or, for the
+/// superinstructions of 3.13, two at the same index (a jump lands on the first).
 struct Instruction {
   Opcode opcode;
   uint32_t arg = 0;
+  /// The opcode as the code's Python version names it ("LOAD_FAST_LOAD_FAST").
+  llvm::StringRef sourceName;
+  /// For jumps, the code unit where execution continues when the jump is taken (for
+  /// FOR_ITER, past the loop's END_FOR as each version's interpreter does).
+  unsigned target = 0;
   /// Index (in 2-byte code units) of the instruction's own opcode, after its
   /// EXTENDED_ARG prefixes; what jumps and the exception table count in.
   unsigned index = 0;
@@ -146,19 +171,15 @@ struct DecodedCode {
   }
   /// The target code-unit index of a jump (relative jumps resolved, backward ones
   /// included); only valid for jump opcodes.
-  unsigned jumpTarget(const Instruction &instruction) const;
+  unsigned jumpTarget(const Instruction &instruction) const { return instruction.target; }
 };
 
-/// Decodes `code`; an unknown opcode or a truncated instruction is an error naming
-/// the offset.
+/// Decodes `code` by the opcodes of its Python version into the instruction set; an
+/// unknown opcode or a truncated instruction is an error naming the offset.
 llvm::Expected<DecodedCode> decode(CodeRef code);
 
-/// Whether `opcode` jumps (conditionally or not), and whether its jump is backward.
+/// Whether an instruction of the instruction set jumps (conditionally or not).
 bool isJump(Opcode opcode);
-bool isBackwardJump(Opcode opcode);
-
-/// The number of inline CACHE code units after `opcode` in 3.12.
-unsigned getCacheCount(Opcode opcode);
 
 } // namespace tgc::py
 

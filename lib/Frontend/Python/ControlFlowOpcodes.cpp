@@ -11,7 +11,7 @@ static LogicalResult getIter(ExecutionStep &step) {
 }
 
 /// The next item of the iterator on top of the stack; when exhausted, pops it and jumps
-/// past the END_FOR at the target.
+/// (the decoder's target is past the loop's END_FOR where the version has one).
 static LogicalResult forIter(ExecutionStep &step) {
   Frame &frame = step.frame;
   Heap &heap = step.interpreter.getHeap();
@@ -24,28 +24,39 @@ static LogicalResult forIter(ExecutionStep &step) {
     return success();
   }
   frame.pop();
-  if (failed(step.jump()))
-    return failure();
-  if (frame.position < frame.code->instructions.size() &&
-      frame.code->instructions[frame.position].opcode == Opcode::END_FOR)
-    ++frame.position;
-  return success();
+  return step.jump();
 }
 
 static LogicalResult jump(ExecutionStep &step) { return step.jump(); }
 
-/// POP_JUMP_IF_FALSE and POP_JUMP_IF_TRUE: a branch on a tensor's value is a graph break.
-static LogicalResult popJumpIf(ExecutionStep &step) {
-  Var condition = step.frame.pop();
+/// The truth of a branch's condition: a branch on a tensor's value is a graph break.
+static FailureOr<bool> branchCondition(ExecutionStep &step, const Var &condition) {
   if (condition->is(Variable::Kind::Tensor) && !step.interpreter.canBreakGraph())
     return step.error() << "graph break: the branch depends on a tensor's value (data-dependent "
                            "control flow; use torch.cond or torch.where, or compile with "
                            "--allow-graph-breaks)";
-  FailureOr<bool> value = step.interpreter.truth(condition, step.loc);
+  return step.interpreter.truth(condition, step.loc);
+}
+
+/// POP_JUMP_IF_FALSE and POP_JUMP_IF_TRUE.
+static LogicalResult popJumpIf(ExecutionStep &step) {
+  FailureOr<bool> value = branchCondition(step, step.frame.pop());
   if (failed(value))
     return failure();
   if (*value == (step.instruction.opcode == Opcode::POP_JUMP_IF_TRUE))
     return step.jump();
+  return success();
+}
+
+/// 3.11's JUMP_IF_FALSE_OR_POP and JUMP_IF_TRUE_OR_POP (`a and b`, `a or b`): the
+/// condition stays on the stack when the jump is taken.
+static LogicalResult jumpIfOrPop(ExecutionStep &step) {
+  FailureOr<bool> value = branchCondition(step, step.frame.stack.back());
+  if (failed(value))
+    return failure();
+  if (*value == (step.instruction.opcode == Opcode::JUMP_IF_TRUE_OR_POP))
+    return step.jump();
+  step.frame.pop();
   return success();
 }
 
@@ -64,4 +75,5 @@ void tgc::py::registerControlFlowOpcodes(OpcodeTable &table) {
             jump);
   table.add({Opcode::POP_JUMP_IF_FALSE, Opcode::POP_JUMP_IF_TRUE}, popJumpIf);
   table.add({Opcode::POP_JUMP_IF_NONE, Opcode::POP_JUMP_IF_NOT_NONE}, popJumpIfNone);
+  table.add({Opcode::JUMP_IF_FALSE_OR_POP, Opcode::JUMP_IF_TRUE_OR_POP}, jumpIfOrPop);
 }

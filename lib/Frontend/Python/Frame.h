@@ -68,6 +68,9 @@ struct ExecutionStep {
   mlir::InFlightDiagnostic error() const { return mlir::emitError(loc); }
   /// Pushes `value`, or fails with it.
   mlir::LogicalResult push(mlir::FailureOr<Var> value);
+  /// Pushes a callable loaded for a CALL: with `withNull`, also the NULL slot that says
+  /// it has no self, below it up to 3.12 and above it from 3.13 on.
+  void pushCallable(Var value, bool withNull);
   /// Continues at the instruction at code-unit `index`.
   mlir::LogicalResult jumpTo(unsigned index);
   /// Continues at the target of this (jump) instruction.
@@ -80,7 +83,7 @@ struct ExecutionStep {
 using OpcodeHandler = mlir::LogicalResult (*)(ExecutionStep &step);
 
 /// The handlers of the opcodes tgc executes, indexed by opcode (Opcodes.def gives every
-/// 3.12 opcode its value); an opcode without one is not supported.
+/// opcode of the instruction set its value); an opcode without one is not supported.
 class OpcodeTable {
 public:
   /// Registers `handler` for each of `opcodes`. An opcode registered twice keeps its

@@ -1,4 +1,4 @@
-// The CPython 3.12 bytecode interpreter: frames, and the loop that runs a frame's
+// The CPython 3.11 to 3.13 bytecode interpreter: frames, and the loop that runs a frame's
 // instructions through the opcode table.
 #include "Interpreter.h"
 
@@ -181,8 +181,7 @@ LogicalResult Interpreter::execute(ExecutionStep &step) {
     return step.error() << "stack overflow in " << code.qualname;
   OpcodeHandler handler = getOpcodeTable().lookup(step.instruction.opcode);
   if (!handler)
-    return step.error() << "bytecode "
-                        << py::getOpcodeName(static_cast<uint8_t>(step.instruction.opcode))
-                        << " is not supported";
+    return step.error() << "bytecode " << step.instruction.sourceName << " of Python 3."
+                        << code.pythonMinor << " is not supported";
   return handler(step);
 }

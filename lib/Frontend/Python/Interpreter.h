@@ -1,4 +1,4 @@
-// The symbolic interpreter of CPython 3.12 bytecode: runs a captured program over
+// The symbolic interpreter of CPython 3.11 to 3.13 bytecode: runs a captured program over
 // variable trackers, emitting tgc ops for tensor work and recording Python side effects.
 #ifndef TGC_LIB_FRONTEND_PYTHON_INTERPRETER_H
 #define TGC_LIB_FRONTEND_PYTHON_INTERPRETER_H

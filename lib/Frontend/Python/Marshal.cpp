@@ -1,4 +1,5 @@
-// The reader of CPython 3.12's marshal format (Python/marshal.c), as far as code objects
+// The reader of CPython 3.11 to 3.13's marshal format (Python/marshal.c, version 4 in all
+// three), as far as code objects
 // and their constants need it.
 #include "Bytecode.h"
 
@@ -95,7 +96,8 @@ std::string latin1ToUtf8(llvm::ArrayRef<uint8_t> bytes) {
 /// object's slot is reserved but the object is still being read).
 class MarshalReader {
 public:
-  explicit MarshalReader(llvm::ArrayRef<uint8_t> bytes) : bytes(bytes) {}
+  MarshalReader(llvm::ArrayRef<uint8_t> bytes, int pythonMinor)
+      : bytes(bytes), pythonMinor(pythonMinor) {}
 
   llvm::Expected<ConstantRef> readTopLevel() {
     auto object = readObject(0);
@@ -108,6 +110,7 @@ public:
 
 private:
   llvm::ArrayRef<uint8_t> bytes;
+  int pythonMinor;
   size_t pos = 0;
   std::vector<ConstantRef> refs;
 
@@ -434,10 +437,11 @@ private:
     return llvm::Error::success();
   }
 
-  /// A code object in the 3.12 field order of marshal.c's TYPE_CODE.
+  /// A code object in the field order of marshal.c's TYPE_CODE (the same in 3.11 to 3.13).
   llvm::Expected<ConstantRef> readCode(unsigned depth) {
     size_t start = pos;
     auto code = std::make_shared<CodeObject>();
+    code->pythonMinor = pythonMinor;
     int flags = 0;
     for (int *field :
          {&code->argCount, &code->posOnlyArgCount, &code->kwOnlyArgCount, &code->stackSize, &flags})
@@ -485,6 +489,6 @@ private:
 
 } // namespace
 
-llvm::Expected<ConstantRef> tgc::py::readMarshal(llvm::ArrayRef<uint8_t> bytes) {
-  return MarshalReader(bytes).readTopLevel();
+llvm::Expected<ConstantRef> tgc::py::readMarshal(llvm::ArrayRef<uint8_t> bytes, int pythonMinor) {
+  return MarshalReader(bytes, pythonMinor).readTopLevel();
 }

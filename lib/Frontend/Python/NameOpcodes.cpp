@@ -108,9 +108,7 @@ static LogicalResult loadGlobal(ExecutionStep &step) {
                               step.loc);
   else
     value = makeExternal(("builtins." + global).str());
-  if (step.arg() & 1)
-    frame.push(makeNull());
-  frame.push(value);
+  step.pushCallable(value, step.arg() & 1);
   return success();
 }
 
@@ -137,10 +135,9 @@ static LogicalResult loadAttr(ExecutionStep &step) {
   FailureOr<Var> value = step.interpreter.getAttribute(owner, step.name(step.arg() >> 1), step.loc);
   if (failed(value))
     return failure();
-  // A method load pushes (function, self) for bound methods, else (NULL, value).
-  if (step.arg() & 1)
-    step.frame.push(makeNull());
-  step.frame.push(*value);
+  // A method load pushes (function, self) for bound methods, else the value and NULL;
+  // tgc's values are bound methods already.
+  step.pushCallable(*value, step.arg() & 1);
   return success();
 }
 
@@ -168,9 +165,7 @@ static LogicalResult loadSuperAttr(ExecutionStep &step) {
                                                        step.name(step.arg() >> 2), step.loc);
   if (failed(value))
     return failure();
-  if (step.arg() & 1)
-    frame.push(makeNull());
-  frame.push(*value);
+  step.pushCallable(*value, step.arg() & 1);
   return success();
 }
 

@@ -44,6 +44,15 @@ LogicalResult ExecutionStep::push(FailureOr<Var> value) {
   return success();
 }
 
+void ExecutionStep::pushCallable(Var value, bool withNull) {
+  bool nullFirst = code().pythonMinor < 13;
+  if (withNull && nullFirst)
+    frame.push(makeNull());
+  frame.push(std::move(value));
+  if (withNull && !nullFirst)
+    frame.push(makeNull());
+}
+
 LogicalResult ExecutionStep::jumpTo(unsigned index) {
   int position = frame.code->positionAt(index);
   if (position < 0)

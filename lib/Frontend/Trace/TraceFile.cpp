@@ -35,8 +35,9 @@ static llvm::Error fileError(llvm::StringRef path, const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), "'" + path + "': " + message);
 }
 
-/// Checks that the header says the program was captured with CPython 3.12.
-static llvm::Error checkPythonVersion(llvm::StringRef path, const Json &json) {
+/// The minor version of the CPython 3 the header says the program was captured with, or
+/// an error if tgc does not read its bytecode.
+static llvm::Expected<int> checkPythonVersion(llvm::StringRef path, const Json &json) {
   auto python = json.find("python");
   if (python == json.end() || !python->is_object())
     return fileError(path, "the header has no 'python' entry");
@@ -45,11 +46,12 @@ static llvm::Error checkPythonVersion(llvm::StringRef path, const Json &json) {
       !(*version)[0].is_number_integer() || !(*version)[1].is_number_integer())
     return fileError(path, "the header's python.version is not [major, minor, ...]");
   int64_t major = (*version)[0].get<int64_t>(), minor = (*version)[1].get<int64_t>();
-  if (major != 3 || minor != 12)
-    return fileError(path, llvm::formatv("captured with Python {0}.{1}; tgc interprets 3.12 "
-                                         "bytecode",
-                                         major, minor));
-  return llvm::Error::success();
+  if (major != 3 || !py::isSupportedPythonMinor(int(minor)))
+    return fileError(path,
+                     llvm::formatv("captured with Python {0}.{1}; tgc interprets the "
+                                   "bytecode of Python 3.{2} to 3.{3}",
+                                   major, minor, py::kOldestPythonMinor, py::kNewestPythonMinor));
+  return int(minor);
 }
 
 llvm::Expected<std::unique_ptr<TraceFile>> TraceFile::open(llvm::StringRef path) {
@@ -97,8 +99,10 @@ llvm::Expected<std::unique_ptr<TraceFile>> TraceFile::open(llvm::StringRef path)
   const Json &json = trace->json;
   if (!json.is_object())
     return fileError(path, "the JSON header is not an object");
-  if (llvm::Error err = checkPythonVersion(path, json))
-    return std::move(err);
+  llvm::Expected<int> pythonMinor = checkPythonVersion(path, json);
+  if (!pythonMinor)
+    return pythonMinor.takeError();
+  trace->pythonMinor = *pythonMinor;
   auto objects = json.find("objects");
   if (objects == json.end() || !objects->is_array())
     return fileError(path, "the header has no 'objects' list");
@@ -163,7 +167,7 @@ llvm::Expected<py::CodeRef> TraceFile::getCode(size_t id) const {
   auto blob = getBlob(*blobIndex);
   if (!blob)
     return blob.takeError();
-  auto constant = py::readMarshal(*blob);
+  auto constant = py::readMarshal(*blob, pythonMinor);
   if (!constant)
     return fileError(
         path, llvm::formatv("code object {0}: {1}", id, llvm::toString(constant.takeError())));

@@ -21,7 +21,7 @@ using frontend::Json;
 class TraceFile : public py::ObjectTable {
 public:
   /// Opens `path`, checking the magic, the format major version, the header's JSON,
-  /// the Python version it was captured with (3.12) and that every blob lies inside
+  /// the Python version it was captured with (3.11 to 3.13) and that every blob lies inside
   /// the file.
   static llvm::Expected<std::unique_ptr<TraceFile>> open(llvm::StringRef path);
 
@@ -42,6 +42,8 @@ private:
   std::unique_ptr<llvm::MemoryBuffer> buffer;
   Json json;
   uint64_t dataOffset = 0;
+  /// The minor version of the CPython 3 that captured the program (3.11 to 3.13).
+  int pythonMinor = 12;
   mutable llvm::DenseMap<size_t, py::CodeRef> codes;
 };
 

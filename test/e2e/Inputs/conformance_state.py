@@ -21,7 +21,13 @@ left (fp32, rtol 1e-4, atol 1e-5):
 
 Prints `NAME ok` or `NAME FAIL: <key>: <mismatch>` per program, then `all ok` or exits 1.
 
-    python conformance_state.py TGC FIXTURES WORKDIR CONFORMANCE_TEST [NAME...]
+With --recapture, every conformance program is first captured again by the Python running
+this script (3.11, 3.12 or 3.13), and eager's reference is recomputed there, as
+make_fixtures.py does into WORKDIR/recaptured; the committed fixtures are not read. That
+is the suite on another Python version (capture-conformance-py3NN.test). The replay
+fixtures, captured by their own generator, are checked on 3.12 only.
+
+    python conformance_state.py [--recapture] TGC FIXTURES WORKDIR CONFORMANCE_TEST [NAME...]
 """
 import importlib.util
 import json
@@ -42,8 +48,10 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "tools", "tgc-capture"))
 import tgc  # noqa: E402
 from tgc_capture import cli  # noqa: E402
 
-TGC, FIXTURES, WORK, CONFORMANCE_TEST = sys.argv[1:5]
-ONLY = set(sys.argv[5:])
+RECAPTURE = "--recapture" in sys.argv[1:]
+ARGS = [a for a in sys.argv[1:] if a != "--recapture"]
+TGC, FIXTURES, WORK, CONFORMANCE_TEST = ARGS[:4]
+ONLY = set(ARGS[4:])
 RTOL, ATOL = 1e-4, 1e-5
 CAPTURE_DIR = os.path.join(FIXTURES, "capture")
 CONFORMANCE = os.path.join(CAPTURE_DIR, "conformance")
@@ -199,15 +207,23 @@ def fresh(stem, config, train, inputs):
 
 
 def check_conformance(gen, name, stem, config):
+    data = CONFORMANCE
+    if RECAPTURE:
+        # The trace and eager's reference from this Python, as the generator makes them.
+        data = os.path.join(WORK, "recaptured")
+        os.makedirs(data, exist_ok=True)
+        sys.modules.pop(stem, None)
+        torch.manual_seed(0)
+        gen.make_conformance(name, stem, config, data)
     train = config.get("train", False)
     flags = ["--allow-graph-breaks"] if config.get("allow_graph_breaks") else []
-    so = compile_(os.path.join(CONFORMANCE, name + ".trace"), name, train, flags)
-    inputs = os.path.join(CONFORMANCE, name + ".inputs.safetensors")
+    so = compile_(os.path.join(data, name + ".trace"), name, train, flags)
+    inputs = os.path.join(data, name + ".inputs.safetensors")
     # Other inputs for the same program (another branch of a graph break): outputs and
     # mutated inputs against eager's, on a fresh import.
     for key in sorted(config.get("more_inputs", {})):
-        other = os.path.join(CONFORMANCE, "%s.%s.inputs.safetensors" % (name, key))
-        expected = load_file(os.path.join(CONFORMANCE, "%s.%s.expected.safetensors" %
+        other = os.path.join(data, "%s.%s.inputs.safetensors" % (name, key))
+        expected = load_file(os.path.join(data, "%s.%s.expected.safetensors" %
                                           (name, key)))
         fn, _, names, npos, call = fresh(stem, config, train, other)
         arrived = {n: t.detach() for n, t in call.items()}
@@ -218,7 +234,7 @@ def check_conformance(gen, name, stem, config):
         for i, o in enumerate(outputs):
             close(o, expected["output.%d" % i], "%s: output.%d" % (key, i))
         if train:
-            grads = load_file(os.path.join(CONFORMANCE, name + ".grad_outputs.safetensors"))
+            grads = load_file(os.path.join(data, name + ".grad_outputs.safetensors"))
             torch.autograd.backward([outputs[int(k.split(".")[1])] for k in grads],
                                     list(grads.values()))
             for fqn, p in fn.named_parameters():
@@ -242,7 +258,7 @@ def check_conformance(gen, name, stem, config):
     # The live program tgc.load binds to, in its pre-call state.
     fn, module, names, npos, call = fresh(stem, config, train, inputs)
     arrived = {n: t.detach() for n, t in call.items()}
-    expected = load_file(os.path.join(CONFORMANCE, name + ".expected.safetensors"))
+    expected = load_file(os.path.join(data, name + ".expected.safetensors"))
 
     compiled = tgc.load(so, fn, train=train)
     with torch.set_grad_enabled(train):
@@ -259,7 +275,7 @@ def check_conformance(gen, name, stem, config):
     for i, o in enumerate(outputs):
         close(o, expected["output.%d" % i], "output.%d" % i)
     if train:
-        grads = load_file(os.path.join(CONFORMANCE, name + ".grad_outputs.safetensors"))
+        grads = load_file(os.path.join(data, name + ".grad_outputs.safetensors"))
         roots = [outputs[int(k.split(".")[1])] for k in grads]
         for k, r in zip(grads, roots):
             if not r.requires_grad:
@@ -287,13 +303,13 @@ def check_conformance(gen, name, stem, config):
                     raise Mismatch(key, "the live module has no such buffer")
                 close(buffers[key[len("state."):]], value, key)
     observe = module.CAPTURE.get("observe")
-    state_json = os.path.join(CONFORMANCE, name + ".state.json")
+    state_json = os.path.join(data, name + ".state.json")
     if observe is not None:
         with open(state_json) as f:
             eager = json.load(f)
         eager_tensors = {}
-        if os.path.exists(os.path.join(CONFORMANCE, name + ".state.safetensors")):
-            eager_tensors = load_file(os.path.join(CONFORMANCE, name + ".state.safetensors"))
+        if os.path.exists(os.path.join(data, name + ".state.safetensors")):
+            eager_tensors = load_file(os.path.join(data, name + ".state.safetensors"))
         live_tensors = {}
         try:
             live = gen.to_json(observe(), [], live_tensors)
@@ -361,6 +377,12 @@ def main():
     for name, stem, config in programs:
         if not ONLY or name in ONLY:
             ok &= run(name, check_conformance, gen, name, stem, config)
+    if RECAPTURE:
+        os.chdir(cwd)
+        if not ok:
+            sys.exit(1)
+        print("all ok")
+        return
     replay_gen = import_as(os.path.join(REPLAY, "make_fixtures.py"), "_replay_gen")
     os.chdir(REPLAY)
     for name in replay_gen.FIXTURES:

@@ -12,8 +12,8 @@ PRODUCER = "tgc-capture 0.1"
 #: magic, major, minor, header_size, data_offset.
 FIXED = struct.Struct("<8sIIQQ")
 ALIGN = 64
-#: The Python versions whose bytecode the format supports.
-SUPPORTED_PYTHON = (3, 12)
+#: The Python versions whose bytecode the format supports (the header records which).
+SUPPORTED_PYTHON = ((3, 11), (3, 12), (3, 13))
 
 
 class TraceFormatError(Exception):
@@ -29,19 +29,20 @@ def align(n, to=ALIGN):
 
 
 def check_python(version_info=None, executable=None):
-    """Raises UnsupportedPythonError unless this is CPython 3.12."""
+    """Raises UnsupportedPythonError unless this is CPython 3.11, 3.12 or 3.13."""
     import platform
     import sys
 
     info = version_info or sys.version_info
     impl = platform.python_implementation()
-    if tuple(info[:2]) != SUPPORTED_PYTHON or impl != "CPython":
+    if tuple(info[:2]) not in SUPPORTED_PYTHON or impl != "CPython":
+        versions = ", ".join("%d.%d" % v for v in SUPPORTED_PYTHON)
         raise UnsupportedPythonError(
-            "tgc-capture needs CPython %d.%d: the .trace format %d.%d holds CPython %d.%d "
-            "bytecode only, and this is %s %d.%d.%d (%s). Run it with a Python 3.12 that has "
+            "tgc-capture needs CPython %s: the .trace format %d.%d holds the bytecode of "
+            "those only, and this is %s %d.%d.%d (%s). Run it with one of them that has "
             "torch, e.g. `/path/to/python3.12 tools/tgc-capture/tgc-capture ...`"
-            % (SUPPORTED_PYTHON + VERSION + SUPPORTED_PYTHON
-               + (impl, info[0], info[1], info[2], executable or sys.executable)))
+            % ((versions,) + VERSION + (impl, info[0], info[1], info[2],
+                                        executable or sys.executable)))
 
 
 def encode_header(header):

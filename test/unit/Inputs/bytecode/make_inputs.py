@@ -1,13 +1,14 @@
-"""Writes the bytecode test inputs of BytecodeTest.cpp with CPython 3.12.
+"""Writes the bytecode test inputs of BytecodeTest.cpp with the CPython running it: 3.12
+into this directory, 3.11 and 3.13 into py311/ and py313/.
 
 Each program becomes <name>.bin (`marshal.dumps` of its module code object) and
 <name>.json (what CPython itself says about every code object in it: fields, constants,
 `dis` instructions with EXTENDED_ARG folded, `co_lines()` per code unit, the exception
 table), so the C++ decoder is checked against CPython's own decoding. opcodes.json is
-`opcode`'s table. values.json holds
+`opcode`'s table. values.json (3.12 only: the three versions share marshal's format) holds
 single marshalled values (and malformed ones) with the value `marshal.loads` returns.
 
-Run: python3 test/unit/Inputs/bytecode/make_inputs.py
+Run: python3.11, python3.12 and python3.13 test/unit/Inputs/bytecode/make_inputs.py
 """
 import dis
 import json
@@ -18,8 +19,10 @@ import os
 import sys
 import types
 
-assert sys.version_info[:2] == (3, 12), "the inputs are CPython 3.12 bytecode"
+MINOR = sys.version_info[1]
+assert sys.version_info[:2] in ((3, 11), (3, 12), (3, 13)), "run with CPython 3.11 to 3.13"
 HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = HERE if MINOR == 12 else os.path.join(HERE, "py3%d" % MINOR)
 
 PROGRAMS = {
     "constants": '''
@@ -91,6 +94,17 @@ def gen(n):
     yield from range(n)
     for i in range(n):
         yield i
+''',
+    # Keyword calls, defaults and closures of nested functions, f-string conversions,
+    # `and`/`or` values, chained comparisons, unary operators, a comprehension and
+    # `*args` calls: where 3.11 and 3.13 differ most from 3.12.
+    "calls": '''
+def calls(f, x, y=1, *args, z=2, **kw):
+    g = lambda a, b=3, *, c=4: a + b + c + x
+    s = f"{x!r:>10} {y!s} {z} {x:{y}}"
+    t = x < y <= z and (x or y)
+    u = [v * 2 for v in range(x) if v is not None]
+    return f(x, y, *args, z=z, w=t, **kw), g(1, c=5), s, u, not x, -x, +x, ~y
 ''',
     "extended": (
         "def many(x):\n" + "".join(f"    x = x + {i}.5\n" for i in range(260)) +
@@ -231,25 +245,32 @@ def value_cases():
     return result
 
 
+def cache_entries(name, value):
+    table = opcode._inline_cache_entries
+    return table.get(name, 0) if isinstance(table, dict) else table[value]
+
+
 def main():
+    os.makedirs(OUT, exist_ok=True)
     for name, source in PROGRAMS.items():
         code = compile(source, "f.py", "exec")
-        with open(os.path.join(HERE, name + ".bin"), "wb") as f:
+        with open(os.path.join(OUT, name + ".bin"), "wb") as f:
             f.write(marshal.dumps(code))
         codes = all_codes(code)
-        with open(os.path.join(HERE, name + ".json"), "w") as f:
+        with open(os.path.join(OUT, name + ".json"), "w") as f:
             json.dump({"codes": [describe(c, codes) for c in codes]}, f,
                       ensure_ascii=False)
             f.write("\n")
     real = {name: value for name, value in opcode.opmap.items()
-            if value < opcode.MIN_INSTRUMENTED_OPCODE}
-    with open(os.path.join(HERE, "opcodes.json"), "w") as f:
+            if value < 256 and not name.startswith("INSTRUMENTED_")}
+    with open(os.path.join(OUT, "opcodes.json"), "w") as f:
         json.dump({"opmap": real,
-                   "caches": {name: opcode._inline_cache_entries[value]
-                              for name, value in real.items()},
+                   "caches": {name: cache_entries(name, value) for name, value in real.items()},
                    "hasjrel": [opcode.opname[op] for op in opcode.hasjrel if op in real.values()]},
                   f, indent=1)
         f.write("\n")
+    if MINOR != 12:
+        return
     with open(os.path.join(HERE, "values.json"), "w") as f:
         json.dump(value_cases(), f, indent=1, ensure_ascii=False)
         f.write("\n")
