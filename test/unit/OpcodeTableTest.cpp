@@ -99,6 +99,8 @@ TEST_CASE("Exactly the opcodes the interpreter executes have handlers", "[interp
                                                   "FORMAT_VALUE",
                                                   "FOR_ITER",
                                                   "GET_ITER",
+                                                  "IMPORT_FROM",
+                                                  "IMPORT_NAME",
                                                   "IS_OP",
                                                   "JUMP_BACKWARD",
                                                   "JUMP_BACKWARD_NO_INTERRUPT",

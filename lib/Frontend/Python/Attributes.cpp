@@ -108,6 +108,44 @@ FailureOr<Var> Interpreter::bindDescriptor(Var attribute, Var self, Var cls, Loc
   return attribute;
 }
 
+/// The attributes of a code object that programs read (`co_varnames`, `co_argcount`...);
+/// null for others.
+static Var codeAttribute(const py::CodeObject &code, llvm::StringRef name, MLIRContext *ctx) {
+  auto names = [&](uint8_t kind) {
+    std::vector<Var> items;
+    for (auto [local, kinds] : llvm::zip(code.localsPlusNames, code.localsPlusKinds))
+      if (kinds & kind)
+        items.push_back(makeStr(local));
+    return makeTuple(std::move(items));
+  };
+  if (name == "co_varnames")
+    return names(py::kFastLocal);
+  if (name == "co_cellvars")
+    return names(py::kFastCell);
+  if (name == "co_freevars")
+    return names(py::kFastFree);
+  if (name == "co_names") {
+    std::vector<Var> items;
+    for (const std::string &n : code.names)
+      items.push_back(makeStr(n));
+    return makeTuple(std::move(items));
+  }
+  if (name == "co_name")
+    return makeStr(code.name);
+  if (name == "co_qualname")
+    return makeStr(code.qualname);
+  if (name == "co_filename")
+    return makeStr(code.filename);
+  for (auto [field, value] : {std::pair<llvm::StringRef, int64_t>{"co_argcount", code.argCount},
+                              {"co_posonlyargcount", code.posOnlyArgCount},
+                              {"co_kwonlyargcount", code.kwOnlyArgCount},
+                              {"co_flags", code.flags},
+                              {"co_firstlineno", code.firstLineNo}})
+    if (name == field)
+      return makeInt(value, ctx);
+  return Var();
+}
+
 Var tgc::py::externalBase(const Heap &heap, const Var &cls) {
   if (cls->is(K::External))
     return cls;
@@ -136,6 +174,8 @@ FailureOr<Var> Interpreter::lookupAttribute(Var object, llvm::StringRef name, Lo
       (name == "join" || name == "upper" || name == "lower" || name == "startswith" ||
        name == "endswith" || name == "strip" || name == "replace"))
     return makeMethod(makeExternal(("builtins.str." + name).str()), object);
+  if (object->is(K::Code))
+    return codeAttribute(*object->code, name, ctx);
   if (object->is(K::Method)) {
     if (name == "__self__")
       return object->items[1];
@@ -175,6 +215,23 @@ FailureOr<Var> Interpreter::lookupAttribute(Var object, llvm::StringRef name, Lo
   case H::Function:
     if (name == "__name__" && h.kind == H::Function)
       return makeStr(h.name);
+    if (name == "__qualname__" && h.kind == H::Function)
+      return makeStr(h.qualname);
+    // A function's module is its globals' `__name__` (torchvision's API-usage logging),
+    // its code its code object (transformers reads `func.__code__.co_varnames`).
+    if (h.kind == H::Function && !h.getAttribute(name)) {
+      if (name == "__module__" && h.globals)
+        if (Var module = heap.get(h.globals).getAttribute("__name__"))
+          return module;
+      if (name == "__class__")
+        return getClassOf(object);
+      if (name == "__code__" && h.code) {
+        Variable code;
+        code.kind = K::Code;
+        code.code = h.code;
+        return makeVar(std::move(code));
+      }
+    }
     if (Var value = h.getAttribute(name)) {
       noteRead(h.kind == H::Globals ? GuardRead::Step::Global : GuardRead::Step::Attribute,
                object->object, name, nullptr, value, loc);
@@ -228,6 +285,18 @@ FailureOr<Var> Interpreter::lookupAttribute(Var object, llvm::StringRef name, Lo
   case H::List:
   case H::Dict:
   case H::Set: {
+    // An instance of a user subclass of list, dict or set: what its class defines
+    // first (transformers' registry overrides dict.get).
+    if (h.classObject && heap.kindOf(h.classObject) == H::Class) {
+      Var cls = h.classObject;
+      FailureOr<Var> classValue = lookupInClass(cls, name);
+      if (failed(classValue))
+        return failure();
+      if (*classValue)
+        return bindDescriptor(*classValue, object, cls, loc);
+      if (name == "__class__")
+        return cls;
+    }
     // A container of a standard library class (collections.deque, OrderedDict,
     // defaultdict): the class's own methods first, the list's or dict's otherwise.
     if (h.classObject && h.classObject->is(K::External)) {

@@ -162,6 +162,10 @@ static CallResult str(Interpreter &in, ExternalCall &call) {
     return args[0];
   if (std::optional<int64_t> i = args[0]->getConstantInt(); i && args[0]->is(K::Int))
     return makeStr(std::to_string(*i));
+  // A class: "<class 'module.QualName'>" (its qualname holds the module; transformers
+  // keys a registry on it).
+  if (in.getHeap().kindOf(args[0]) == HeapObject::Kind::Class)
+    return makeStr("<class '" + in.getHeap().get(args[0]->object).qualname + "'>");
   return call.error() << "str() of " << describe(in.getHeap(), args[0]) << " is not supported";
 }
 

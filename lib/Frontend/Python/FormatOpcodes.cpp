@@ -68,6 +68,8 @@ static FailureOr<std::string> plainText(const Var &value, int conversion, Locati
   if (value->is(K::Float))
     return floatRepr(value->floatValue);
   if (value->is(K::DType)) {
+    if (!value->type)
+      return ("torch." + value->name);
     std::optional<TorchDType> dtype = lookupDTypeByType(value->type);
     if (!dtype)
       return emitError(loc) << "formatting this dtype in an f-string is not supported";

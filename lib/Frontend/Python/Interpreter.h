@@ -106,6 +106,10 @@ public:
   /// Calls `callable` symbolically; `loc` is where the call is (errors point there).
   mlir::FailureOr<Var> call(Var callable, CallArguments arguments, mlir::Location loc);
 
+  /// The modules an `import` in the program may import: the trace header's `modules`
+  /// (name -> value), read when first imported.
+  void setImportableModules(Json modules) { importableModules = std::move(modules); }
+
   /// The ranges of the size symbols, by symbol index: comparisons of sizes are decided
   /// over them.
   void setSymbolRanges(std::vector<SymbolRange> ranges) { symbolRanges = std::move(ranges); }
@@ -206,6 +210,8 @@ public:
   // Attributes and classes (Attributes.cpp).
   /// `object.name`, or an error naming what has no such attribute.
   mlir::FailureOr<Var> getAttribute(Var object, llvm::StringRef name, mlir::Location loc);
+  /// The module `name` (absolute, dotted) as `import` finds it in sys.modules at capture.
+  mlir::FailureOr<Var> importModule(llvm::StringRef name, mlir::Location loc);
   /// `object.name`, null when it has none.
   mlir::FailureOr<Var> lookupAttribute(Var object, llvm::StringRef name, mlir::Location loc);
   /// `object.name = value` (a null `value` deletes it), through properties and
@@ -406,6 +412,7 @@ private:
   breakCallArgument(Var value, llvm::SmallVectorImpl<mlir::Value> &tensors, mlir::Location loc);
 
   const ObjectTable &objects;
+  Json importableModules = Json::object();
   mlir::OpBuilder &builder;
   mlir::MLIRContext *ctx;
   TensorSource tensorSource;

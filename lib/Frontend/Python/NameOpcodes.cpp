@@ -169,7 +169,54 @@ static LogicalResult loadSuperAttr(ExecutionStep &step) {
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// Imports
+//===----------------------------------------------------------------------===//
+
+/// `import a.b` (pushes `a`), `from a.b import c` and `from . import c` (push `a.b`, the
+/// package): the module from the trace's `modules`, the relative level resolved against
+/// the globals' `__package__`, as importlib does.
+static LogicalResult importName(ExecutionStep &step) {
+  Frame &frame = step.frame;
+  Var fromList = frame.pop();
+  Var level = frame.pop();
+  std::string name = step.name(step.arg()).str();
+  std::optional<int64_t> levelValue = level->getConstantInt();
+  if (!levelValue || *levelValue < 0)
+    return step.error() << "import with a non-constant level";
+  if (*levelValue > 0) {
+    Var package = step.interpreter.getHeap().get(frame.globals).getAttribute("__package__");
+    if (!package || !package->is(Variable::Kind::Str))
+      return step.error() << "relative import outside a package";
+    llvm::StringRef base = package->name;
+    for (int64_t i = 1; i < *levelValue; ++i)
+      base = base.rsplit('.').first;
+    name = name.empty() ? base.str() : (base + "." + name).str();
+  }
+  bool hasFromList = !fromList->is(Variable::Kind::None) && !fromList->items.empty();
+  llvm::StringRef imported =
+      hasFromList ? llvm::StringRef(name) : llvm::StringRef(name).split('.').first;
+  return step.push(step.interpreter.importModule(imported, step.loc));
+}
+
+/// `from m import name`: the attribute, or the submodule `m.name`.
+static LogicalResult importFrom(ExecutionStep &step) {
+  Var module = step.frame.peek(1);
+  llvm::StringRef name = step.name(step.arg());
+  FailureOr<Var> value = step.interpreter.lookupAttribute(module, name, step.loc);
+  if (failed(value))
+    return failure();
+  if (*value)
+    return step.push(value);
+  if (step.interpreter.getHeap().kindOf(module) != HeapObject::Kind::Module)
+    return step.error() << "cannot import name '" << name << "'";
+  return step.push(step.interpreter.importModule(
+      (step.interpreter.getHeap().get(module->object).name + "." + name).str(), step.loc));
+}
+
 void tgc::py::registerNameOpcodes(OpcodeTable &table) {
+  table.add({Opcode::IMPORT_NAME}, importName);
+  table.add({Opcode::IMPORT_FROM}, importFrom);
   table.add({Opcode::LOAD_FAST, Opcode::LOAD_FAST_CHECK}, loadFast);
   table.add({Opcode::LOAD_FAST_AND_CLEAR}, loadFastAndClear);
   table.add({Opcode::STORE_FAST}, storeFast);

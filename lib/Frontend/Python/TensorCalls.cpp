@@ -46,6 +46,8 @@ FailureOr<AtenValue> Interpreter::toAtenValue(Var value, Location loc) {
   case K::Str:
     return AtenValue::str(value->name);
   case K::DType:
+    if (!value->type)
+      return error(loc) << "dtype torch." << value->name << " is not supported";
     return AtenValue::dtype(value->type);
   case K::Device: {
     llvm::StringRef device = value->name;

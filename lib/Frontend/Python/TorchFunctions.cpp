@@ -115,6 +115,15 @@ static std::optional<AtenValue> fitValue(const AtenValue &value, llvm::StringRef
       return AtenValue::ints(SmallVector<AffineExpr>(*type.listSize, value.size));
     if (type.base == "float" && value.kind == Kind::Floats)
       return value;
+    // A number for a sized float list: each entry (F.interpolate's scale_factor).
+    if (type.base == "float" && type.listSize && isNumber(value) && value.kind != Kind::Bool) {
+      std::optional<int64_t> constant =
+          value.kind == Kind::Int ? getConstantSize(value.size) : std::nullopt;
+      if (value.kind == Kind::Int && !constant)
+        return std::nullopt;
+      return AtenValue::floatList(
+          SmallVector<double>(*type.listSize, constant ? double(*constant) : value.floatValue));
+    }
     if (type.base == "bool" && value.kind == Kind::Bools)
       return value;
     return std::nullopt;

@@ -32,11 +32,85 @@ static llvm::Error relu6AsHardtanh(BoundCall &call) {
   return inplaceFlag(call);
 }
 
-/// F.dropout(input, p, training, inplace): aten.dropout's `train`.
+/// F.dropout(input, p, training, inplace): aten.dropout's `train`; in place, dropout_.
 static llvm::Error dropoutArguments(BoundCall &call) {
-  if (isTrue(takeArgument(call, "inplace")))
-    return bindingError("dropout(inplace=True) is not supported");
   renameArgument(call, "training", "train");
+  if (AtenValue *inplace = findArgument(call, "inplace"); inplace && isTrue(*inplace))
+    renameArgument(call, "input", "self");
+  return inplaceFlag(call);
+}
+
+/// F.interpolate(input, size, scale_factor, mode, align_corners, recompute_scale_factor,
+/// antialias): the `.vec` upsample op of the mode for the input's 1 to 3 resampled
+/// dimensions, a single size or scale applying to each, as F.interpolate does.
+static llvm::Error interpolateArguments(BoundCall &call) {
+  AtenValue *input = findArgument(call, "input");
+  auto type = input && input->kind == AtenValue::Kind::Tensor
+                  ? llvm::dyn_cast<BaseTensorType>(input->values.front().getType())
+                  : BaseTensorType();
+  if (!type || type.getRank() < 3 || type.getRank() > 5)
+    return bindingError("interpolate needs a 3-d to 5-d input");
+  int64_t spatial = type.getRank() - 2;
+  AtenValue modeValue = takeArgument(call, "mode");
+  std::string mode = modeValue.kind == AtenValue::Kind::String ? modeValue.string : "nearest";
+  AtenValue alignCorners = takeArgument(call, "align_corners");
+  if (isTrue(takeArgument(call, "antialias")))
+    return bindingError("interpolate(antialias=True) is not supported");
+  AtenValue recompute = takeArgument(call, "recompute_scale_factor");
+  renameArgument(call, "size", "output_size");
+  renameArgument(call, "scale_factor", "scale_factors");
+  AtenValue *size = findArgument(call, "output_size");
+  AtenValue *scale = findArgument(call, "scale_factors");
+  bool hasSize = size && size->kind != AtenValue::Kind::None;
+  bool hasScale = scale && scale->kind != AtenValue::Kind::None;
+  if (hasSize == hasScale)
+    return bindingError("interpolate needs exactly one of size and scale_factor");
+  if (hasSize && size->sizes.size() == 1)
+    size->sizes.assign(spatial, size->sizes.front());
+  if (hasScale && scale->floats.size() == 1)
+    scale->floats.assign(spatial, scale->floats.front());
+  if ((hasSize && int64_t(size->sizes.size()) != spatial) ||
+      (hasScale && int64_t(scale->floats.size()) != spatial))
+    return bindingError("interpolate: size or scale_factor must have one entry per resampled "
+                        "dimension (" +
+                        llvm::Twine(spatial) + ")");
+  if (hasScale && isTrue(recompute)) {
+    // The output size from the scales, which then no longer take part.
+    SmallVector<AffineExpr> sizes;
+    for (int64_t i = 0; i < spatial; ++i) {
+      std::optional<int64_t> in = getConstantSize(type.getSizes()[2 + i]);
+      if (!in)
+        return bindingError("interpolate(recompute_scale_factor=True) needs static sizes");
+      sizes.push_back(
+          getAffineConstantExpr(int64_t(double(*in) * scale->floats[i]), type.getContext()));
+    }
+    *scale = AtenValue::none();
+    *size = AtenValue::ints(sizes);
+  }
+  static const char *const kLinear[] = {"linear", "bilinear", "trilinear"};
+  static const char *const kLinearOps[] = {"upsample_linear1d", "upsample_bilinear2d",
+                                           "upsample_trilinear3d"};
+  std::string op;
+  bool takesAlignCorners = false;
+  if (mode == "nearest") {
+    op = "upsample_nearest" + std::to_string(spatial) + "d";
+  } else if (mode == "nearest-exact") {
+    op = "_upsample_nearest_exact" + std::to_string(spatial) + "d";
+  } else if (mode == kLinear[spatial - 1]) {
+    op = kLinearOps[spatial - 1];
+    takesAlignCorners = true;
+  } else if (mode == "bicubic" && spatial == 2) {
+    op = "upsample_bicubic2d";
+    takesAlignCorners = true;
+  } else {
+    return bindingError("interpolate: mode '" + mode + "' is not supported for a " +
+                        llvm::Twine(type.getRank()) + "-d input");
+  }
+  if (takesAlignCorners)
+    call.arguments.push_back({"align_corners", AtenValue::boolean(isTrue(alignCorners))});
+  else if (alignCorners.kind != AtenValue::Kind::None)
+    return bindingError("interpolate: align_corners only goes with the linear and cubic modes");
+  call.target = "aten." + op + ".vec";
   return llvm::Error::success();
 }
 
@@ -334,6 +408,30 @@ static void addActivationsAndPooling(std::vector<TorchFunction> &table) {
       {{"torch.nn.functional.adaptive_avg_pool2d", "torch._C._nn.adaptive_avg_pool2d"},
        {{TGC_SCHEMA("adaptive_avg_pool2d(Tensor self, SymInt[2] output_size)"),
          "aten.adaptive_avg_pool2d.default"}}},
+      {{"torch.nn.functional.adaptive_avg_pool1d", "torch.adaptive_avg_pool1d"},
+       {{TGC_SCHEMA("adaptive_avg_pool1d(Tensor self, int[1] output_size)"),
+         "aten.adaptive_avg_pool1d.default"}}},
+      {{"torch.nn.functional.adaptive_avg_pool3d", "torch._C._nn.adaptive_avg_pool3d"},
+       {{TGC_SCHEMA("adaptive_avg_pool3d(Tensor self, SymInt[3] output_size)"),
+         "aten.adaptive_avg_pool3d.default"}}},
+      {{"torch.nn.functional.avg_pool1d", "torch.avg_pool1d"},
+       {{TGC_SCHEMA("avg_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] "
+                    "padding=0, bool ceil_mode=False, bool count_include_pad=True)"),
+         "aten.avg_pool1d.default"}}},
+      {{"torch.nn.functional.avg_pool3d", "torch._C._nn.avg_pool3d"},
+       {{TGC_SCHEMA(
+             "avg_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, "
+             "bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None)"),
+         "aten.avg_pool3d.default"}}},
+      {{"torch.nn.functional.pad", "torch._C._nn.pad"},
+       {{TGC_SCHEMA("pad(Tensor self, SymInt[] pad, str mode='constant', float? value=None)"),
+         "aten.pad.default"}}},
+      {{"torch.nn.functional.interpolate"},
+       {{TGC_SCHEMA("interpolate(Tensor input, SymInt[1]? size=None, float[1]? scale_factor=None, "
+                    "str mode='nearest', bool? align_corners=None, bool? "
+                    "recompute_scale_factor=None, bool antialias=False)"),
+         // The rewrite picks the op of the mode and rank; this is the 2-d nearest one.
+         "aten.upsample_nearest2d.vec", interpolateArguments}}},
   };
   llvm::append_range(table, functions);
 }

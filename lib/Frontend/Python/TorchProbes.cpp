@@ -102,6 +102,8 @@ static CallResult autocastManager(Interpreter &in, ExternalCall &call) {
   Var dtype = values.lookup("dtype");
   if (dtype && !dtype->is(K::DType) && !dtype->is(K::None))
     return call.error() << call.name << "() needs a dtype";
+  if (dtype && dtype->is(K::DType) && !dtype->type)
+    return call.error() << "dtype torch." << dtype->name << " is not supported";
   instance.setAttribute("dtype", dtype ? dtype : makeNone());
   Var enabled = values.lookup("enabled");
   if (enabled && !enabled->is(K::Bool))
@@ -146,15 +148,39 @@ static CallResult enterOrExitAutocast(Interpreter &in, ExternalCall &call) {
   return makeBool(false);
 }
 
+/// `torch._assert(condition, message)` (torchvision's shape checks): a condition known at
+/// capture time holds or is the user's error; one on a tensor's value is not checked,
+/// as a compiled graph does not check it either.
+static CallResult torchAssert(Interpreter &in, ExternalCall &call) {
+  if (failed(call.checkArity(2, 2)))
+    return failure();
+  if (call.args[0]->is(K::Tensor))
+    return makeNone();
+  FailureOr<bool> holds = in.truth(call.args[0], call.loc);
+  if (failed(holds))
+    return failure();
+  if (!*holds)
+    return call.error() << "assertion failed: "
+                        << (call.args[1]->is(K::Str) ? call.args[1]->name : "torch._assert");
+  return makeNone();
+}
+
 void tgc::py::registerTorchProbes(CallRegistry &registry) {
   registry.add("torch.is_tensor", isTensor);
+  registry.add("torch._assert", torchAssert);
+  // torch's API-usage logging (torchvision calls it from every constructor and op).
+  registry.add("torch._C._log_api_usage_once", constant(makeNone()));
   registry.add("torch.is_grad_enabled", isGradEnabled);
   // Scripting and tracing are off; a compiler is compiling.
-  registry.add("torch.jit.is_scripting", constant(makeBool(false)));
-  registry.add("torch.jit.is_tracing", constant(makeBool(false)));
+  // torch.jit.is_scripting is torch._jit_internal.is_scripting (its own name), and
+  // torch.jit.is_tracing torch.jit._trace.is_tracing.
+  for (llvm::StringRef name : {"torch.jit.is_scripting", "torch._jit_internal.is_scripting",
+                               "torch.jit.is_tracing", "torch.jit._trace.is_tracing"})
+    registry.add(name, constant(makeBool(false)));
   registry.add("torch._C._get_tracing_state", constant(makeNone()));
   registry.add("torch.compiler.is_compiling", constant(makeBool(true)));
   registry.add("torch._dynamo.is_compiling", constant(makeBool(true)));
+  registry.add("torch.compiler.is_exporting", constant(makeBool(false)));
   // No argument overrides torch functions (__torch_function__).
   for (llvm::StringRef name :
        {"torch._C._has_torch_function", "torch._C._has_torch_function_unary",

@@ -30,8 +30,25 @@ FailureOr<Var> Interpreter::readValue(const Json &value) {
     double f = text == "nan" ? std::nan("") : text == "-inf" ? -INFINITY : INFINITY;
     return makeFloat(f);
   }
+  if (value.is_object() && value.contains("int") && value.at("int").is_string()) {
+    // An int beyond int64 (a library's constant, such as a mask 2**100): an opaque value,
+    // as in code constants; computing with it is an error where the program does.
+    HeapObject h;
+    h.kind = HeapObject::Kind::Opaque;
+    h.name = "int";
+    h.repr = value.at("int").get<std::string>();
+    return makeObject(newObject(std::move(h)));
+  }
   return emitError(FileLineColLoc::get(ctx, objects.getPath(), 0, 0))
          << "unsupported value in the trace: " << value.dump();
+}
+
+FailureOr<Var> Interpreter::importModule(llvm::StringRef name, Location loc) {
+  auto it = importableModules.find(name.str());
+  if (it == importableModules.end())
+    return error(loc) << "import of '" << name
+                      << "': the module was not in sys.modules when the program was captured";
+  return readValue(*it);
 }
 
 FailureOr<std::vector<Var>> Interpreter::readValues(const Json &values) {
@@ -321,11 +338,12 @@ FailureOr<Var> Interpreter::convertTorchValue(int64_t id, llvm::StringRef kind,
   if (kind == "dtype") {
     std::string name = object.at("name").get<std::string>();
     std::optional<TorchDType> dtype = lookupDTypeByName(name, ctx);
-    if (!dtype || !dtype->type)
-      return emitError(fileLoc) << "dtype torch." << name << " is not supported";
+    // A dtype tgc has no element type for (the quantized ones, which libraries' globals
+    // reach) is a value without one: comparing it works, computing with it is an
+    // error where the program does (toAtenValue).
     Variable v;
     v.kind = Variable::Kind::DType;
-    v.type = dtype->type;
+    v.type = dtype ? dtype->type : Type();
     v.name = name;
     return makeVar(std::move(v));
   }

@@ -369,6 +369,7 @@ FailureOr<Var> TraceReader::callEntry(Interpreter &interpreter, CallArguments &e
       return failure();
     call.keywords.emplace_back(name, *value);
   }
+  interpreter.setImportableModules(trace->header().value("modules", Json::object()));
   // The saved-tensor hooks active when `capture` was called apply to the whole call.
   const Json &hooks = trace->header().value("saved_tensors_hooks", Json::array());
   if (hooks.size() > 1) {

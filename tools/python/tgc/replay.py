@@ -286,9 +286,24 @@ class _Context:
         return v["type"], [self.value(x) for x in v["items"]]
 
 
+#: Built-in types that Python names in `builtins` (their `__module__`) but does not put
+#: there: `types` holds them.
+_UNNAMED_BUILTIN_TYPES = {
+    "builtins.function": "FunctionType", "builtins.method": "MethodType",
+    "builtins.builtin_function_or_method": "BuiltinFunctionType",
+    "builtins.module": "ModuleType", "builtins.code": "CodeType", "builtins.cell": "CellType",
+    "builtins.NoneType": "NoneType", "builtins.generator": "GeneratorType",
+    "builtins.mappingproxy": "MappingProxyType", "builtins.getset_descriptor":
+    "GetSetDescriptorType", "builtins.method_descriptor": "MethodDescriptorType",
+}
+
+
 def external(name):
     """A library callable, class or constant by its dotted name (`torch.relu`,
-    `builtins.len`, `collections.OrderedDict`)."""
+    `builtins.len`, `collections.OrderedDict`, `builtins.function`)."""
+    if name in _UNNAMED_BUILTIN_TYPES:
+        import types
+        return getattr(types, _UNNAMED_BUILTIN_TYPES[name])
     parts = name.split(".")
     for i in range(len(parts) - 1, 0, -1):
         try:
