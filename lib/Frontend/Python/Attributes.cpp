@@ -237,6 +237,11 @@ FailureOr<Var> Interpreter::lookupAttribute(Var object, llvm::StringRef name, Lo
                object->object, name, nullptr, value, loc);
       return value;
     }
+    // An attribute of torch the capture did not record (it records the names the bytecode
+    // mentions; `getattr(torch, "_subclasses")` names none): torch's callables and
+    // classes are known by name.
+    if (h.kind == H::Module && (h.name == "torch" || llvm::StringRef(h.name).starts_with("torch.")))
+      return makeExternal((h.name + "." + name).str());
     return Var();
   case H::Class: {
     FailureOr<Var> value = lookupInClass(object, name);

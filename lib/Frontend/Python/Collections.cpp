@@ -444,7 +444,69 @@ static CallResult repeat(Interpreter &in, ExternalCall &call) {
   return in.makeSequence(H::Iterator, std::vector<Var>(std::max<int64_t>(*n, 0), call.args[0]));
 }
 
+/// collections.abc.Mapping's `get`, which a subclass that defines `__getitem__` and
+/// `__iter__` inherits (transformers' AttentionInterface): the item when the key is one
+/// the mapping iterates, else the default.
+static CallResult mappingGet(Interpreter &in, ExternalCall &call) {
+  if (failed(call.checkArity(2, 3)))
+    return failure();
+  Var self = call.args[0], key = call.args[1];
+  FailureOr<std::vector<Var>> keys = in.unpack(self, call.loc);
+  if (failed(keys))
+    return failure();
+  for (const Var &candidate : *keys) {
+    FailureOr<bool> same = in.equals(candidate, key, call.loc);
+    if (failed(same))
+      return failure();
+    if (*same) {
+      FailureOr<Var> getItem = in.getAttribute(self, "__getitem__", call.loc);
+      if (failed(getItem))
+        return failure();
+      return in.call(*getItem, CallArguments{{key}, {}}, call.loc);
+    }
+  }
+  return call.args.size() == 3 ? call.args[2] : makeNone();
+}
+
+/// inspect.signature(fn) of a Python function or bound method: an inspect.Signature whose
+/// `parameters` maps each parameter's name, in order (self dropped for a bound method),
+/// to an opaque inspect.Parameter (transformers counts them; reading one's default or
+/// kind is an error where the program does).
+static CallResult inspectSignature(Interpreter &in, ExternalCall &call) {
+  if (failed(call.checkArity(1, 1)))
+    return failure();
+  Var fn = call.args[0];
+  bool bound = fn->is(K::Method);
+  if (bound)
+    fn = fn->items[0];
+  if (in.getHeap().kindOf(fn) != H::Function)
+    return call.error() << "inspect.signature() of " << describe(in.getHeap(), fn)
+                        << " is not supported (a Python function or method is)";
+  const py::CodeObject &code = *in.getHeap().get(fn->object).code;
+  size_t count = code.argCount + code.kwOnlyArgCount + bool(code.flags & py::kVarArgs) +
+                 bool(code.flags & py::kVarKeywords);
+  HeapObject parameters;
+  parameters.kind = H::Dict;
+  parameters.classObject = makeExternal(kOrderedDict);
+  for (size_t i = bound ? 1 : 0; i < count && i < code.localsPlusNames.size(); ++i) {
+    HeapObject parameter;
+    parameter.kind = H::Opaque;
+    parameter.name = "inspect.Parameter";
+    parameter.repr = code.localsPlusNames[i];
+    parameters.entries.emplace_back(makeStr(code.localsPlusNames[i]),
+                                    makeObject(in.newObject(std::move(parameter))));
+  }
+  HeapObject signature;
+  signature.kind = H::Instance;
+  signature.classObject = makeExternal("inspect.Signature");
+  signature.attributes = {{"parameters", makeObject(in.newObject(std::move(parameters)))}};
+  return makeObject(in.newObject(std::move(signature)));
+}
+
 void tgc::py::registerCollections(CallRegistry &registry) {
+  registry.add("inspect.signature", inspectSignature);
+  registry.add("collections.abc.Mapping.get", mappingGet);
+  registry.add("collections.abc.MutableMapping.get", mappingGet);
   registry.add(kDeque, dequeNew);
   for (llvm::StringRef method : {"append", "appendleft", "extend", "extendleft"})
     registry.add((kDeque + "." + method).str(), dequeAdd);

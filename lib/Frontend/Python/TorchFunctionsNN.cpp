@@ -223,6 +223,12 @@ static void addLinearAlgebra(std::vector<TorchFunction> &table) {
 /// Reductions.
 static void addReductions(std::vector<TorchFunction> &table) {
   std::vector<TorchFunction> functions = {
+      {{"torch.cumsum", "torch.Tensor.cumsum"},
+       {{TGC_SCHEMA("cumsum(Tensor self, int dim, *, ScalarType? dtype=None)"),
+         "aten.cumsum.default"}}},
+      {{"torch.cumprod", "torch.Tensor.cumprod"},
+       {{TGC_SCHEMA("cumprod(Tensor self, int dim, *, ScalarType? dtype=None)"),
+         "aten.cumprod.default"}}},
       {{"torch.sum", "torch.Tensor.sum"},
        {{TGC_SCHEMA("sum(Tensor self, *, ScalarType? dtype=None)"), "aten.sum.default"},
         {TGC_SCHEMA("sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? "

@@ -37,6 +37,12 @@ static void addViews(std::vector<TorchFunction> &table) {
        {{TGC_SCHEMA("view(Tensor(a) self, SymInt[] size)"), "aten.view.default"}}},
       {{"torch.reshape", "torch.Tensor.reshape"},
        {{TGC_SCHEMA("reshape(Tensor(a) self, SymInt[] shape)"), "aten.reshape.default"}}},
+      {{"torch.diff", "torch.Tensor.diff"},
+       {{TGC_SCHEMA("diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? "
+                    "append=None)"),
+         "aten.diff.default"}}},
+      {{"torch.roll", "torch.Tensor.roll"},
+       {{TGC_SCHEMA("roll(Tensor self, SymInt[1] shifts, int[1] dims=[])"), "aten.roll.default"}}},
       {{"torch.permute", "torch.Tensor.permute"},
        {{TGC_SCHEMA("permute(Tensor(a) self, int[] dims)"), "aten.permute.default"}}},
       {{"torch.transpose", "torch.swapaxes", "torch.swapdims", "torch.Tensor.transpose",

@@ -165,7 +165,19 @@ static CallResult torchAssert(Interpreter &in, ExternalCall &call) {
   return makeNone();
 }
 
+/// F._none_or_dtype(t) (nn.MultiheadAttention's mask checks): None, or t's dtype.
+static CallResult noneOrDtype(Interpreter &in, ExternalCall &call) {
+  if (failed(call.checkArity(1, 1)))
+    return failure();
+  if (call.args[0]->is(K::None))
+    return makeNone();
+  if (!call.args[0]->is(K::Tensor))
+    return call.error() << "input to _none_or_dtype() must be None or torch.Tensor";
+  return in.getAttribute(call.args[0], "dtype", call.loc);
+}
+
 void tgc::py::registerTorchProbes(CallRegistry &registry) {
+  registry.add("torch.nn.functional._none_or_dtype", noneOrDtype);
   registry.add("torch.is_tensor", isTensor);
   registry.add("torch._assert", torchAssert);
   // torch's API-usage logging (torchvision calls it from every constructor and op).
