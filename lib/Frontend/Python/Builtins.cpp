@@ -313,6 +313,30 @@ static CallResult next(Interpreter &in, ExternalCall &call) {
 // Attributes
 //===----------------------------------------------------------------------===//
 
+/// callable(x): functions, methods, classes, callables known by name, and instances whose
+/// class defines `__call__` (modules, functools.partial).
+static CallResult isCallable(Interpreter &in, ExternalCall &call) {
+  if (failed(call.checkArity(1, 1)))
+    return failure();
+  const Var &value = call.args[0];
+  if (value->is(K::External) || value->is(K::Method))
+    return makeBool(true);
+  std::optional<H> kind = in.getHeap().kindOf(value);
+  if (kind == H::Function || kind == H::Class)
+    return makeBool(true);
+  if (kind != H::Instance)
+    return makeBool(false);
+  Var cls = in.getHeap().get(value->object).classObject;
+  if (cls->is(K::External))
+    return makeBool(bool(getCallRegistry().lookup((cls->name + ".__call__"))));
+  if (in.isSubclass(cls, kModuleClass))
+    return makeBool(true);
+  FailureOr<Var> dunderCall = in.lookupInClass(cls, "__call__");
+  if (failed(dunderCall))
+    return failure();
+  return makeBool(bool(*dunderCall));
+}
+
 /// getattr() and hasattr() with a constant name. Whether the object has the attribute
 /// decides the program, so it is a guard (unless the program itself set or deleted it).
 static CallResult getAttr(Interpreter &in, ExternalCall &call) {
@@ -332,7 +356,16 @@ static CallResult getAttr(Interpreter &in, ExternalCall &call) {
       (isHasattr || args.size() == 3)) {
     llvm::StringRef method = (*value)->items[0]->name;
     auto [base, attribute] = method.rsplit('.');
-    if (attribute == args[1]->name) {
+    if (attribute == args[1]->name && base == kTensorClass) {
+      // A plain tensor: torch.Tensor's attributes as the capture listed them.
+      if (!in.hasTensorAttributeList())
+        return call.error() << name << "(): whether " << describe(in.getHeap(), args[0])
+                            << " (a torch.Tensor) has attribute '" << attribute
+                            << "' is not known at capture time (the trace lists no tensor "
+                               "attributes)";
+      if (!in.isTensorAttribute(attribute))
+        *value = Var();
+    } else if (attribute == args[1]->name) {
       if (base != kModuleClass)
         return call.error() << name << "(): whether " << describe(in.getHeap(), args[0]) << " (a "
                             << base << ") has attribute '" << attribute
@@ -398,6 +431,7 @@ void tgc::py::registerBuiltins(CallRegistry &registry) {
   registry.add("builtins.all", anyAll);
   registry.add("builtins.iter", iter);
   registry.add("builtins.next", next);
+  registry.add("builtins.callable", isCallable);
   registry.add("builtins.getattr", getAttr);
   registry.add("builtins.hasattr", getAttr);
   registry.add("builtins.setattr", setAttr);

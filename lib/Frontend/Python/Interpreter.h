@@ -15,6 +15,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Location.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringSet.h"
 #include <functional>
 #include <map>
 #include <set>
@@ -109,6 +110,15 @@ public:
   /// The modules an `import` in the program may import: the trace header's `modules`
   /// (name -> value), read when first imported.
   void setImportableModules(Json modules) { importableModules = std::move(modules); }
+  /// torch.Tensor's attribute names (the trace header's `tensor_attributes`), which
+  /// hasattr and getattr with a default on a tensor answer from.
+  void setTensorAttributes(std::vector<std::string> names) {
+    tensorAttributes.clear();
+    tensorAttributes.insert(names.begin(), names.end());
+    hasTensorAttributes = true;
+  }
+  bool hasTensorAttributeList() const { return hasTensorAttributes; }
+  bool isTensorAttribute(llvm::StringRef name) const { return tensorAttributes.contains(name); }
 
   /// The ranges of the size symbols, by symbol index: comparisons of sizes are decided
   /// over them.
@@ -413,6 +423,8 @@ private:
 
   const ObjectTable &objects;
   Json importableModules = Json::object();
+  llvm::StringSet<> tensorAttributes;
+  bool hasTensorAttributes = false;
   mlir::OpBuilder &builder;
   mlir::MLIRContext *ctx;
   TensorSource tensorSource;

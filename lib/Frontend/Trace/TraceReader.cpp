@@ -370,6 +370,15 @@ FailureOr<Var> TraceReader::callEntry(Interpreter &interpreter, CallArguments &e
     call.keywords.emplace_back(name, *value);
   }
   interpreter.setImportableModules(trace->header().value("modules", Json::object()));
+  if (const auto attributes = trace->header().find("tensor_attributes");
+      attributes != trace->header().end()) {
+    if (!attributes->is_array() ||
+        !llvm::all_of(*attributes, [](const Json &name) { return name.is_string(); })) {
+      emitError(fileLoc) << "malformed trace header: tensor_attributes is not a list of names";
+      return failure();
+    }
+    interpreter.setTensorAttributes(attributes->get<std::vector<std::string>>());
+  }
   // The saved-tensor hooks active when `capture` was called apply to the whole call.
   const Json &hooks = trace->header().value("saved_tensors_hooks", Json::array());
   if (hooks.size() > 1) {

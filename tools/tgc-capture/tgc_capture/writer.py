@@ -672,5 +672,10 @@ def capture(fn_or_module, example_args, path, train=False, *, example_kwargs=Non
         "modules": modules,
         "objects": walk.objects,
     }
+    # hasattr(t, name) / getattr(t, name, default) on a tensor: whether torch.Tensor has
+    # the attribute, which tgc cannot know (transformers asks for `jax`); only for code
+    # that names them, so other traces keep their bytes.
+    if walk.names & {"hasattr", "getattr"}:
+        header["tensor_attributes"] = sorted(dir(torch.Tensor))
     blobs = [b() if callable(b) else b for b in walk.blobs]
     return fmt.write_trace(path, header, blobs)
