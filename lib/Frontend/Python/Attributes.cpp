@@ -111,10 +111,13 @@ FailureOr<Var> Interpreter::bindDescriptor(Var attribute, Var self, Var cls, Loc
 /// The attributes of a code object that programs read (`co_varnames`, `co_argcount`...);
 /// null for others.
 static Var codeAttribute(const py::CodeObject &code, llvm::StringRef name, MLIRContext *ctx) {
+  // A tuple of the names of the local slots of `kind` (all of co_names for 0).
   auto names = [&](uint8_t kind) {
     std::vector<Var> items;
+    if (kind == 0)
+      llvm::transform(code.names, std::back_inserter(items), makeStr);
     for (auto [local, kinds] : llvm::zip(code.localsPlusNames, code.localsPlusKinds))
-      if (kinds & kind)
+      if (kind && (kinds & kind))
         items.push_back(makeStr(local));
     return makeTuple(std::move(items));
   };
@@ -124,12 +127,8 @@ static Var codeAttribute(const py::CodeObject &code, llvm::StringRef name, MLIRC
     return names(py::kFastCell);
   if (name == "co_freevars")
     return names(py::kFastFree);
-  if (name == "co_names") {
-    std::vector<Var> items;
-    for (const std::string &n : code.names)
-      items.push_back(makeStr(n));
-    return makeTuple(std::move(items));
-  }
+  if (name == "co_names")
+    return names(0);
   if (name == "co_name")
     return makeStr(code.name);
   if (name == "co_qualname")
@@ -225,12 +224,8 @@ FailureOr<Var> Interpreter::lookupAttribute(Var object, llvm::StringRef name, Lo
           return module;
       if (name == "__class__")
         return getClassOf(object);
-      if (name == "__code__" && h.code) {
-        Variable code;
-        code.kind = K::Code;
-        code.code = h.code;
-        return makeVar(std::move(code));
-      }
+      if (name == "__code__" && h.code)
+        return makeCode(h.code);
     }
     if (Var value = h.getAttribute(name)) {
       noteRead(h.kind == H::Globals ? GuardRead::Step::Global : GuardRead::Step::Attribute,

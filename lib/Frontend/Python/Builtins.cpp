@@ -356,21 +356,15 @@ static CallResult getAttr(Interpreter &in, ExternalCall &call) {
       (isHasattr || args.size() == 3)) {
     llvm::StringRef method = (*value)->items[0]->name;
     auto [base, attribute] = method.rsplit('.');
-    if (attribute == args[1]->name && base == kTensorClass) {
-      // A plain tensor: torch.Tensor's attributes as the capture listed them.
-      if (!in.hasTensorAttributeList())
-        return call.error() << name << "(): whether " << describe(in.getHeap(), args[0])
-                            << " (a torch.Tensor) has attribute '" << attribute
-                            << "' is not known at capture time (the trace lists no tensor "
-                               "attributes)";
-      if (!in.isTensorAttribute(attribute))
-        *value = Var();
-    } else if (attribute == args[1]->name) {
-      if (base != kModuleClass)
+    // A tensor answers from torch.Tensor's attributes as the capture listed them, a
+    // module from nn.Module's; for other classes it is not known.
+    bool listed = base == kTensorClass && in.hasTensorAttributeList();
+    if (attribute == args[1]->name) {
+      if (base != kModuleClass && !listed)
         return call.error() << name << "(): whether " << describe(in.getHeap(), args[0]) << " (a "
                             << base << ") has attribute '" << attribute
                             << "' is not known at capture time";
-      if (!isModuleAttribute(attribute))
+      if (listed ? !in.isTensorAttribute(attribute) : !isModuleAttribute(attribute))
         *value = Var();
     }
   }

@@ -18,6 +18,7 @@
 #include "llvm/ADT/StringSet.h"
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -112,13 +113,14 @@ public:
   void setImportableModules(Json modules) { importableModules = std::move(modules); }
   /// torch.Tensor's attribute names (the trace header's `tensor_attributes`), which
   /// hasattr and getattr with a default on a tensor answer from.
-  void setTensorAttributes(std::vector<std::string> names) {
-    tensorAttributes.clear();
-    tensorAttributes.insert(names.begin(), names.end());
-    hasTensorAttributes = true;
+  void setTensorAttributes(const std::vector<std::string> &names) {
+    tensorAttributes.emplace();
+    tensorAttributes->insert(names.begin(), names.end());
   }
-  bool hasTensorAttributeList() const { return hasTensorAttributes; }
-  bool isTensorAttribute(llvm::StringRef name) const { return tensorAttributes.contains(name); }
+  bool hasTensorAttributeList() const { return tensorAttributes.has_value(); }
+  bool isTensorAttribute(llvm::StringRef name) const {
+    return tensorAttributes && tensorAttributes->contains(name);
+  }
 
   /// The ranges of the size symbols, by symbol index: comparisons of sizes are decided
   /// over them.
@@ -423,8 +425,8 @@ private:
 
   const ObjectTable &objects;
   Json importableModules = Json::object();
-  llvm::StringSet<> tensorAttributes;
-  bool hasTensorAttributes = false;
+  /// torch.Tensor's attribute names, when the trace lists them.
+  std::optional<llvm::StringSet<>> tensorAttributes;
   mlir::OpBuilder &builder;
   mlir::MLIRContext *ctx;
   TensorSource tensorSource;

@@ -126,10 +126,7 @@ FailureOr<Var> Interpreter::convertObject(int64_t id, const Json &object) {
     llvm::Expected<py::CodeRef> code = objects.getCode(id);
     if (!code)
       return emitError(fileLoc) << llvm::toString(code.takeError());
-    Variable v;
-    v.kind = Variable::Kind::Code;
-    v.code = *code;
-    return makeVar(std::move(v));
+    return makeCode(*code);
   }
   if (kind == "function")
     return convertFunction(id, object);
@@ -389,12 +386,8 @@ Var Interpreter::constantOf(const py::ConstantRef &constant) {
       items.push_back(constantOf(item));
     return makeTuple(std::move(items));
   }
-  case K::Code: {
-    Variable v;
-    v.kind = Variable::Kind::Code;
-    v.code = constant->code;
-    return makeVar(std::move(v));
-  }
+  case K::Code:
+    return makeCode(constant->code);
   default:
     break;
   }

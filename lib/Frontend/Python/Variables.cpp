@@ -90,6 +90,13 @@ Var tgc::py::makeTuple(std::vector<Var> items) {
   return makeVar(std::move(v));
 }
 
+Var tgc::py::makeCode(py::CodeRef code) {
+  Variable v;
+  v.kind = Variable::Kind::Code;
+  v.code = std::move(code);
+  return makeVar(std::move(v));
+}
+
 Var tgc::py::makeSize(std::vector<Var> sizes) {
   Variable v;
   v.kind = Variable::Kind::Tuple;

@@ -86,6 +86,8 @@ Var makeFloat(double f);
 Var makeStr(llvm::StringRef s);
 Var makeEllipsis();
 Var makeTuple(std::vector<Var> items);
+/// A code object as a value (a function's `__code__`, a code constant).
+Var makeCode(py::CodeRef code);
 /// A torch.Size of `sizes` (a tuple whose `tupleClass` is external `torch.Size`).
 Var makeSize(std::vector<Var> sizes);
 Var makeObject(ObjectId id);

@@ -358,9 +358,8 @@ class _Walk:
         # The names in both, in sorted order (a namespace can be far smaller or larger
         # than the names).
         for name in sorted(self.names.intersection(namespace)):
-            if name in namespace:
-                hint = (module_name, name) if type(module_name) is str else None
-                entries[name] = self.value(namespace[name], hint)
+            hint = (module_name, name) if type(module_name) is str else None
+            entries[name] = self.value(namespace[name], hint)
         return entries
 
     def _module(self, module):
