@@ -4,6 +4,7 @@
 #include "tgc/Runner/Program.h"
 #include "tgc/Runner/Run.h"
 
+#include <map>
 #include <set>
 
 using namespace tgc;
@@ -19,6 +20,9 @@ struct ModelReplay {
   /// State read from Python objects: not a module's buffer, so not written as
   /// `state.<name>`.
   std::set<std::string> sourced;
+  /// Outputs that are an input's new value after `out=` resized it (a `resize`
+  /// action): written as `mutated.<input>`, by output index.
+  std::map<int64_t, std::string> resized;
 };
 
 ModelReplay readModelReplay(const nlohmann::json &json) {
@@ -30,6 +34,17 @@ ModelReplay readModelReplay(const nlohmann::json &json) {
       replay.isState.push_back(output.is_object() && output.value("kind", "") == "python_state");
   if (json.contains("replay"))
     replay.actions = json["replay"];
+  if (replay.actions.is_array())
+    for (const nlohmann::json &action : replay.actions) {
+      if (!action.is_object() || action.value("kind", "") != "resize" ||
+          !action.contains("input") || !action["input"].is_string() || !action.contains("value") ||
+          !action["value"].is_object())
+        continue;
+      const nlohmann::json &value = action["value"];
+      if (value.contains("output") && value["output"].is_number_integer())
+        replay.resized[value["output"].get<int64_t>()] =
+            "mutated." + action["input"].get<std::string>();
+    }
   for (const std::string &name : sourcedState(json))
     replay.sourced.insert(name);
   return replay;
@@ -123,20 +138,26 @@ Status ModelRun::runBackward() {
 Status ModelRun::saveOutputs(std::vector<ManagedTensor> &outputs) {
   for (size_t k = 0; k < outputs.size(); ++k) {
     bool state = k < replay.isState.size() && replay.isState[k];
-    if (Status status =
-            save((state ? "replay." : "output.") + std::to_string(k), outputs[k]->dl_tensor))
+    auto resized = replay.resized.find(int64_t(k));
+    std::string name = resized != replay.resized.end()
+                           ? resized->second
+                           : (state ? "replay." : "output.") + std::to_string(k);
+    if (Status status = save(name, outputs[k]->dl_tensor))
       return status;
   }
   return Status::success();
 }
 
-/// Mutated inputs were written back into the input buffers by the run.
+/// Mutated inputs were written back into the input buffers by the run (an input that
+/// `out=` also resized has its final value among the outputs).
 Status ModelRun::saveMutatedInputs() {
   for (size_t i = 0; i < inputTensors.size(); ++i) {
     if (model.api.inputIsMutated(model.model, int64_t(i)) != 1)
       continue;
-    if (Status status = save(std::string("mutated.") + model.api.inputName(model.model, int64_t(i)),
-                             inputViews[i]))
+    std::string name = std::string("mutated.") + model.api.inputName(model.model, int64_t(i));
+    if (llvm::is_contained(llvm::make_second_range(replay.resized), name))
+      continue;
+    if (Status status = save(name, inputViews[i]))
       return status;
   }
   return Status::success();
@@ -167,6 +188,12 @@ Status ModelRun::writeReplay() {
     return Status::success();
   nlohmann::json actions = replay.actions;
   nameReplayTensors(actions);
+  for (nlohmann::json &action : actions)
+    if (action.is_object() && action.contains("value") && action["value"].is_object() &&
+        action["value"].contains("output") && action["value"]["output"].is_number_integer())
+      if (auto resized = replay.resized.find(action["value"]["output"].get<int64_t>());
+          resized != replay.resized.end())
+        action["value"]["tensor"] = resized->second;
   return writeReplayJson(options.outputPath, actions);
 }
 

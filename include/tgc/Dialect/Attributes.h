@@ -78,6 +78,14 @@ inline constexpr llvm::StringLiteral kDelGlobal = "del_global";
 inline constexpr llvm::StringLiteral kSetCell = "set_cell";
 inline constexpr llvm::StringLiteral kDelCell = "del_cell";
 inline constexpr llvm::StringLiteral kSetContents = "set_contents";
+/// The user input at `source` (named `input`) was resized by `out=`: it gets the sizes
+/// and values of `value` (a tensor), `t.resize_(v.shape); t.copy_(v)`.
+inline constexpr llvm::StringLiteral kResize = "resize";
+inline constexpr llvm::StringLiteral kInputKey = "input";
+/// `resolve(source).register_hook(value)`: a gradient hook that changes Python state,
+/// registered by the program on a tensor that existed before the call (an input, a
+/// parameter); autograd runs it in backward, as in eager.
+inline constexpr llvm::StringLiteral kRegisterHook = "register_hook";
 /// A part of the returned value (`{"replayed": i}` in `output_structure` is the value of
 /// the i-th `return` action): only `kind` and `value`.
 inline constexpr llvm::StringLiteral kReturn = "return";

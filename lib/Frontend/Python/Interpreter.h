@@ -33,9 +33,21 @@ struct ExecutionStep;
 struct AutogradTrace;
 
 /// A Python side effect the program performed on an object that outlives it, in
-/// program order. The replay list is made of these (docs/bytecode.md).
+/// program order. The replay list is made of these (docs/bytecode.md). `Resize`: a
+/// tensor's storage was replaced by a value of other sizes (`fn(..., out=t)` resizing
+/// `t`); its final value is the object's tensor. `RegisterHook`: `t.register_hook(value)`
+/// on a tensor that existed before the call, with a hook that changes Python state: the
+/// hook runs in Python during backward (`name` numbers the registrations).
 struct SideEffect {
-  enum class Kind { SetAttribute, DeleteAttribute, SetContents, SetCell, SetGlobal };
+  enum class Kind {
+    SetAttribute,
+    DeleteAttribute,
+    SetContents,
+    SetCell,
+    SetGlobal,
+    Resize,
+    RegisterHook
+  };
   Kind kind;
   ObjectId object;
   std::string name;
@@ -148,15 +160,24 @@ public:
   /// passes instantiate on values of any sizes. A None result returns the first
   /// argument unchanged (as a hook returning None leaves the gradient alone).
   /// Unless `allowSideEffects`, a Python side effect on an object that existed before
-  /// the template (a hook appending to a global list) is an error.
-  mlir::FailureOr<mlir::func::FuncOp> traceTemplate(Var function, llvm::StringRef baseName,
-                                                    mlir::TypeRange argumentTypes,
-                                                    mlir::Location loc,
-                                                    bool allowSideEffects = true);
+  /// the template (a hook appending to a global list) is an error; or, with
+  /// `changesState`, sets it, undoes the tracing (heap, side effects, guard reads, the
+  /// template) and returns a null function.
+  mlir::FailureOr<mlir::func::FuncOp>
+  traceTemplate(Var function, llvm::StringRef baseName, mlir::TypeRange argumentTypes,
+                mlir::Location loc, bool allowSideEffects = true, bool *changesState = nullptr);
 
+  /// How a gradient hook reached the tensor: `register_hook` in the program, or
+  /// registered on a graph input before the capture (the trace lists it).
+  enum class HookOrigin { Program, BeforeCapture };
   /// Applies the gradient hooks `hooks` to tensor object `tensor` (`register_hook`): each
   /// becomes a `tgc.grad_hook` whose result the tensor object refers to from now on.
-  mlir::LogicalResult applyGradHooks(Var tensor, llvm::ArrayRef<Var> hooks, mlir::Location loc);
+  /// A hook that changes Python state cannot be compiled; on a tensor that existed
+  /// before the call it runs in Python instead: registered by the replay (a
+  /// `RegisterHook` side effect) for `HookOrigin::Program`, already on the live tensor
+  /// for `HookOrigin::BeforeCapture`. On any other tensor it is an error.
+  mlir::LogicalResult applyGradHooks(Var tensor, llvm::ArrayRef<Var> hooks, mlir::Location loc,
+                                     HookOrigin origin = HookOrigin::Program);
 
   /// Enters a `torch.autograd.graph.saved_tensors_hooks(pack, unpack)` scope (the
   /// `with` block's `__enter__`, or the hooks active when `capture` was called, around

@@ -15,7 +15,7 @@ using K = Variable::Kind;
 
 FailureOr<func::FuncOp> Interpreter::traceTemplate(Var function, llvm::StringRef baseName,
                                                    TypeRange argumentTypes, Location loc,
-                                                   bool allowSideEffects) {
+                                                   bool allowSideEffects, bool *changesState) {
   auto enclosing = builder.getInsertionBlock()->getParent()->getParentOfType<func::FuncOp>();
   auto module = enclosing->getParentOfType<ModuleOp>();
   unsigned &count = templateNames[baseName];
@@ -35,18 +35,39 @@ FailureOr<func::FuncOp> Interpreter::traceTemplate(Var function, llvm::StringRef
     call.positional.push_back(makeTensorObject(newObject(std::move(tensor))));
   }
   size_t firstEffect = sideEffects.size(), firstObject = heap.size();
+  size_t firstGuardRead = guardReads.size();
+  std::optional<Heap> checkpoint;
+  std::set<std::tuple<ObjectId, int, std::string>> writtenCheckpoint;
+  llvm::DenseMap<int64_t, Var> traceCheckpoint;
+  if (changesState) {
+    checkpoint = heap;
+    writtenCheckpoint = writtenTargets;
+    traceCheckpoint = traceObjects;
+  }
   FailureOr<Var> result = this->call(function, std::move(call), loc);
   if (failed(result))
     return failure();
   // A hook runs in backward, after the call: a Python side effect there (on an object
   // that outlives the hook) is not something the forward's replay list can hold.
   if (!allowSideEffects)
-    for (size_t i = firstEffect; i < sideEffects.size(); ++i)
-      if (sideEffects[i].object < firstObject)
+    for (size_t i = firstEffect; i < sideEffects.size(); ++i) {
+      if (sideEffects[i].object >= firstObject)
+        continue;
+      if (!changesState)
         return error(sideEffects[i].loc)
                << "a " << baseName
-               << " that changes Python state (it runs in backward, whose Python side "
-                  "effects tgc does not replay) is not supported";
+               << " that changes Python state is not supported on a tensor the program "
+                  "computes (it would run in backward, inside the compiled graph; on an "
+                  "input or a parameter it runs in Python)";
+      *changesState = true;
+      heap.restore(*checkpoint);
+      sideEffects.erase(sideEffects.begin() + firstEffect, sideEffects.end());
+      guardReads.erase(guardReads.begin() + firstGuardRead, guardReads.end());
+      writtenTargets = std::move(writtenCheckpoint);
+      traceObjects = std::move(traceCheckpoint);
+      fn.erase();
+      return func::FuncOp();
+    }
   SmallVector<Value> results;
   if ((*result)->is(K::None) && body->getNumArguments() > 0)
     results.push_back(body->getArgument(0));
@@ -57,13 +78,24 @@ FailureOr<func::FuncOp> Interpreter::traceTemplate(Var function, llvm::StringRef
   return fn;
 }
 
-LogicalResult Interpreter::applyGradHooks(Var tensor, ArrayRef<Var> hooks, Location loc) {
+LogicalResult Interpreter::applyGradHooks(Var tensor, ArrayRef<Var> hooks, Location loc,
+                                          HookOrigin origin) {
+  bool existing = heap.get(tensor->object).traceId >= 0;
   for (const Var &hook : hooks) {
     Value self = heap.get(tensor->object).tensor;
+    bool changesState = false;
     FailureOr<func::FuncOp> fn =
-        traceTemplate(hook, "grad_hook", self.getType(), loc, /*allowSideEffects=*/false);
+        traceTemplate(hook, "grad_hook", self.getType(), loc, /*allowSideEffects=*/false,
+                      existing ? &changesState : nullptr);
     if (failed(fn))
       return failure();
+    if (changesState) {
+      // Python runs it on the live tensor's gradient, in backward as in eager.
+      if (origin == HookOrigin::Program)
+        sideEffects.push_back({SideEffect::Kind::RegisterHook, tensor->object,
+                               std::to_string(sideEffects.size()), hook, loc});
+      continue;
+    }
     if ((*fn).getNumResults() != 1)
       return error(loc) << "a gradient hook must return one tensor or None";
     Value hooked =

@@ -147,10 +147,10 @@ FailureOr<Var> Interpreter::buildAten(llvm::StringRef target, std::vector<AtenAr
 }
 
 /// `fn(..., out=t)`: the functional result is written into `t` (converted to its
-/// dtype) when the sizes agree. Otherwise PyTorch resizes `t`: a tensor the program
-/// created then simply becomes the result (a new value with new metadata, which every
-/// alias of the tensor object sees); resizing a graph input is an error, since the
-/// caller's tensor cannot change its sizes.
+/// dtype) when the sizes agree. Otherwise PyTorch resizes `t`: the tensor object gets
+/// the result as a new value with new metadata, which every alias of the object sees.
+/// For a tensor from outside the program (an input) that is a side effect: the replay
+/// resizes the caller's tensor and writes the value into it (docs/replay.md).
 FailureOr<Var> Interpreter::callWithOut(llvm::StringRef qualifiedName, CallArguments arguments,
                                         Var out, Location loc) {
   FailureOr<Var> result = callTorchFunction(qualifiedName, arguments, loc);
@@ -166,9 +166,6 @@ FailureOr<Var> Interpreter::callWithOut(llvm::StringRef qualifiedName, CallArgum
       return failure();
     return out;
   }
-  if (heap.get(out->object).traceId >= 0)
-    return error(loc) << qualifiedName
-                      << "(out=...) would resize a tensor that exists outside the program";
   if (outType.getDtype() != resultType.getDtype()) {
     CallArguments cast{{*result}, {{"dtype", makeVar([&] {
                                       Variable dtype;
@@ -180,7 +177,8 @@ FailureOr<Var> Interpreter::callWithOut(llvm::StringRef qualifiedName, CallArgum
     if (failed(result))
       return failure();
   }
-  heap.mutate(out->object).tensor = heap.get((*result)->object).tensor;
+  Value resized = heap.get((*result)->object).tensor;
+  mutateObject(out->object, SideEffect::Kind::Resize, "", nullptr, loc).tensor = resized;
   return out;
 }
 

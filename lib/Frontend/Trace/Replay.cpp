@@ -207,9 +207,9 @@ namespace {
 class ReplayBuilder {
 public:
   ReplayBuilder(const TraceFile &trace, const Interpreter &interpreter, unsigned firstOutput,
-                MLIRContext *ctx)
+                const llvm::DenseMap<int64_t, std::string> &userInputs, MLIRContext *ctx)
       : trace(trace), heap(interpreter.getHeap()), sources(computeSources(trace)),
-        firstOutput(firstOutput), ctx(ctx), b(ctx) {}
+        firstOutput(firstOutput), userInputs(userInputs), ctx(ctx), b(ctx) {}
 
   FailureOr<Replay> build(llvm::ArrayRef<SideEffect> effects, llvm::ArrayRef<Var> returned,
                           Location returnLoc);
@@ -228,6 +228,10 @@ private:
   /// A function the program created (`MAKE_FUNCTION`), with replay id `id`.
   FailureOr<Attribute> encodeFunction(const HeapObject &h, const std::string &path, Location loc,
                                       int64_t id);
+  /// A tensor value the program computed, which lives at `path` after the call: a
+  /// python_state output (one per heap object).
+  Attribute encodeStateTensor(ObjectId object, Value tensor, const std::string &path,
+                              Variable::Number number);
   /// The source of a code object: a trace `code` object's, or a constant of one
   /// (`.co_consts[i]`, nested); "" if no sourced code object holds it.
   std::string codeSource(const py::CodeObject *code);
@@ -246,6 +250,8 @@ private:
   /// filled on first use.
   std::optional<llvm::DenseMap<const py::CodeObject *, std::string>> codeSources;
   unsigned firstOutput;
+  /// The user inputs' names, by trace object id.
+  const llvm::DenseMap<int64_t, std::string> &userInputs;
   MLIRContext *ctx;
   Builder b;
   /// Program-created objects already described, with their replay ids.
@@ -410,17 +416,8 @@ FailureOr<Attribute> ReplayBuilder::encode(const Var &value, const std::string &
     return Attribute(dict({named(rp::kTypeKey, b.getStringAttr(rp::kRef)),
                            named(rp::kSourceKey, b.getStringAttr(*source))}));
   }
-  if (h.kind == H::Tensor) {
-    auto [it, inserted] = tensorIndex.try_emplace(value->object, replay.tensors.size());
-    if (inserted)
-      replay.tensors.push_back({h.tensor, path});
-    SmallVector<NamedAttribute> entries = {
-        named(rp::kTypeKey, b.getStringAttr(rp::kTensor)),
-        named(rp::kOutputKey, b.getI64IntegerAttr(firstOutput + it->second))};
-    if (value->number != Variable::Number::None)
-      entries.push_back(named(rp::kNumberKey, b.getStringAttr(numberName(value->number))));
-    return Attribute(dict(entries));
-  }
+  if (h.kind == H::Tensor)
+    return encodeStateTensor(value->object, h.tensor, path, value->number);
   int64_t id = newIds.size();
   if (auto it = newIds.find(value->object); it != newIds.end()) {
     // A closure cell whose id encodeFunction reserved is described here, once.
@@ -469,6 +466,19 @@ FailureOr<Attribute> ReplayBuilder::encode(const Var &value, const std::string &
     return fail(loc, path) << "a " << heapKindName(h.kind)
                            << " the program created is not supported yet";
   }
+}
+
+Attribute ReplayBuilder::encodeStateTensor(ObjectId object, Value tensor, const std::string &path,
+                                           Variable::Number number) {
+  auto [it, inserted] = tensorIndex.try_emplace(object, replay.tensors.size());
+  if (inserted)
+    replay.tensors.push_back({tensor, path});
+  SmallVector<NamedAttribute> entries = {
+      named(rp::kTypeKey, b.getStringAttr(rp::kTensor)),
+      named(rp::kOutputKey, b.getI64IntegerAttr(firstOutput + it->second))};
+  if (number != Variable::Number::None)
+    entries.push_back(named(rp::kNumberKey, b.getStringAttr(numberName(number))));
+  return dict(entries);
 }
 
 std::string ReplayBuilder::codeSource(const py::CodeObject *code) {
@@ -590,7 +600,7 @@ FailureOr<Replay> ReplayBuilder::build(llvm::ArrayRef<SideEffect> effects,
                                        llvm::ArrayRef<Var> returned, Location returnLoc) {
   // One target per (group, object, name), in order of its first write; the location of
   // its last write (the one whose value is replayed).
-  enum Group { Attribute_, Contents, Cell, Global };
+  enum Group { Attribute_, Contents, Cell, Global, Storage, Hook };
   using Key = std::tuple<int, ObjectId, std::string>;
   llvm::MapVector<Key, Location, std::map<Key, unsigned>> targets;
   for (const SideEffect &effect : effects) {
@@ -609,8 +619,15 @@ FailureOr<Replay> ReplayBuilder::build(llvm::ArrayRef<SideEffect> effects,
     case SideEffect::Kind::SetGlobal:
       group = Global;
       break;
+    case SideEffect::Kind::Resize:
+      group = Storage;
+      break;
+    case SideEffect::Kind::RegisterHook:
+      group = Hook;
+      break;
     }
-    std::string name = group == Attribute_ || group == Global ? effect.name : "";
+    // Every hook registration is an action of its own (`name` numbers them).
+    std::string name = group == Attribute_ || group == Global || group == Hook ? effect.name : "";
     auto [it, inserted] = targets.insert({Key{group, effect.object, name}, effect.loc});
     if (!inserted)
       it->second = effect.loc;
@@ -648,6 +665,38 @@ FailureOr<Replay> ReplayBuilder::build(llvm::ArrayRef<SideEffect> effects,
       kind = rp::kSetContents;
       contents = true;
       break;
+    case Storage: {
+      // The caller's tensor gets the sizes and values the program left in it. Only a
+      // user input can: a parameter's or buffer's storage is the model's state.
+      path = *source;
+      auto input = userInputs.find(h.traceId);
+      if (input == userInputs.end())
+        return fail(loc, path) << "out= resizes a tensor that is not an input of the program "
+                                  "(only an input's new sizes and values can be replayed)";
+      actions.push_back(dict({named(rp::kKindKey, b.getStringAttr(rp::kResize)),
+                              named(rp::kSourceKey, b.getStringAttr(*source)),
+                              named(rp::kPathKey, b.getStringAttr(path)),
+                              named(rp::kInputKey, b.getStringAttr(input->second)),
+                              named(rp::kValueKey, encodeStateTensor(object, h.tensor, path,
+                                                                     Variable::Number::None))}));
+      continue;
+    }
+    case Hook: {
+      // The hook itself (a function the program made, or one that existed) is
+      // registered on the live tensor, where autograd runs it in backward.
+      path = *source;
+      const SideEffect *effect = llvm::find_if(effects, [&](const SideEffect &e) {
+        return e.kind == SideEffect::Kind::RegisterHook && e.object == object && e.name == name;
+      });
+      FailureOr<Attribute> hook = encode(effect->value, path + ".register_hook()", loc);
+      if (failed(hook))
+        return failure();
+      actions.push_back(
+          dict({named(rp::kKindKey, b.getStringAttr(rp::kRegisterHook)),
+                named(rp::kSourceKey, b.getStringAttr(*source)),
+                named(rp::kPathKey, b.getStringAttr(path)), named(rp::kValueKey, *hook)}));
+      continue;
+    }
     }
     entries.push_back(named(rp::kKindKey, b.getStringAttr(kind)));
     entries.push_back(named(rp::kSourceKey, b.getStringAttr(*source)));
@@ -679,8 +728,10 @@ FailureOr<Replay> ReplayBuilder::build(llvm::ArrayRef<SideEffect> effects,
 }
 
 FailureOr<Replay> tgc::trace::buildReplay(const TraceFile &trace, const Interpreter &interpreter,
-                                          unsigned firstOutput, MLIRContext *ctx, Location loc) {
-  return ReplayBuilder(trace, interpreter, firstOutput, ctx)
+                                          unsigned firstOutput,
+                                          const llvm::DenseMap<int64_t, std::string> &userInputs,
+                                          MLIRContext *ctx, Location loc) {
+  return ReplayBuilder(trace, interpreter, firstOutput, userInputs, ctx)
       .build(interpreter.getSideEffects(), interpreter.getReturnedValues(), loc);
 }
 

@@ -8,6 +8,7 @@
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Value.h"
+#include "llvm/ADT/DenseMap.h"
 #include <string>
 #include <vector>
 
@@ -33,12 +34,15 @@ struct Replay {
 /// value in `interpreter`'s heap. `firstOutput` is the @forward result index the first
 /// state tensor will have (the number of user outputs). Errors (a value that cannot be
 /// replayed) are reported at the write's location.
+/// A resized tensor (`out=`) must be one of `userInputs` (trace object id -> input
+/// name): its action is a `resize` naming the input.
 /// After the actions, one `return` action per value of the interpreter's
 /// getReturnedValues() (the parts of the returned value only the replay vocabulary
 /// describes), in order, each with its value; `loc` is where their errors go.
 mlir::FailureOr<Replay> buildReplay(const TraceFile &trace, const py::Interpreter &interpreter,
-                                    unsigned firstOutput, mlir::MLIRContext *ctx,
-                                    mlir::Location loc);
+                                    unsigned firstOutput,
+                                    const llvm::DenseMap<int64_t, std::string> &userInputs,
+                                    mlir::MLIRContext *ctx, mlir::Location loc);
 
 /// The Python path of every trace object reachable from the roots (`fn`, `args[i]`,
 /// `kwargs['k']`, `globals['<module>']`, `modules['<name>']`), found by a breadth-first

@@ -342,7 +342,8 @@ LogicalResult TraceReader::applyInputHooks(Interpreter &interpreter) {
     FailureOr<std::vector<Var>> hooks = failure();
     if (succeeded(tensorVar))
       hooks = interpreter.readValues(tensor->at("hooks"));
-    if (failed(hooks) || failed(interpreter.applyGradHooks(*tensorVar, *hooks, fileLoc)))
+    if (failed(hooks) || failed(interpreter.applyGradHooks(*tensorVar, *hooks, fileLoc,
+                                                           Interpreter::HookOrigin::BeforeCapture)))
       return failure();
   }
   return success();
@@ -407,7 +408,8 @@ FailureOr<Var> TraceReader::callEntry(Interpreter &interpreter, CallArguments &e
 }
 
 /// Records the inputs whose metadata the program changed in place (`x.t_()`): the
-/// caller's tensor gets the new sizes/strides/offset after the call, as in eager.
+/// caller's tensor gets the new sizes/strides/offset after the call, as in eager. An
+/// input that `out=` resized gets new storage instead (a replay `resize`).
 LogicalResult TraceReader::recordInputMetadata(Interpreter &interpreter) {
   SmallVector<Attribute> metadata;
   for (auto [i, input] : llvm::enumerate(argumentInputs)) {
@@ -415,6 +417,10 @@ LogicalResult TraceReader::recordInputMetadata(Interpreter &interpreter) {
       continue;
     FailureOr<Var> tensor = interpreter.readValue(Json{{"ref", input.traceId}});
     if (failed(tensor) || !(*tensor)->is(Variable::Kind::Tensor))
+      continue;
+    if (llvm::any_of(interpreter.getSideEffects(), [&](const SideEffect &effect) {
+          return effect.kind == SideEffect::Kind::Resize && effect.object == (*tensor)->object;
+        }))
       continue;
     TensorMeta arrived = cast<BaseTensorType>(func.getArgument(i).getType()).getMeta();
     TensorMeta now =
@@ -566,7 +572,12 @@ OwningOpRef<ModuleOp> TraceReader::read() {
     recordOutputLayouts(outputs);
     if (failed(recordInputMetadata(interpreter)))
       return nullptr;
-    FailureOr<Replay> built = buildReplay(*trace, interpreter, numUserOutputs, ctx, fileLoc);
+    llvm::DenseMap<int64_t, std::string> userInputs;
+    for (const GraphInput &input : argumentInputs)
+      if (input.kind == "user_input")
+        userInputs[input.traceId] = input.name;
+    FailureOr<Replay> built =
+        buildReplay(*trace, interpreter, numUserOutputs, userInputs, ctx, fileLoc);
     if (failed(built))
       return nullptr;
     replay = std::move(*built);

@@ -247,6 +247,14 @@ def test_replay():
     assert STATE == {"k": {"n": 123456789012345678901234567890}}
     assert replay.replay_outputs(actions) == {1}
 
+    # `out=` resized an input: the caller's tensor keeps its identity and gets the sizes
+    # and values (row-major) of the output.
+    y = torch.zeros(0)
+    new = torch.arange(6.0).reshape(2, 3)
+    replay.apply([{"kind": "resize", "source": "args[1]", "path": "args[1]", "input": "y",
+                   "value": {"type": "tensor", "output": 0}}], net, [new], ((arg, y), {}))
+    assert y.shape == (2, 3) and y.stride() == (3, 1) and torch.equal(y, new)
+
     f = make()
     cells = dict(zip(f.__code__.co_freevars, f.__closure__))
     replay.apply([
@@ -265,7 +273,10 @@ def test_replay():
              "value": {"type": "tensor", "output": 5}}, "out of range"),
            ({"kind": "set_contents", "source": "fn.calls", "value":
              {"type": "list", "items": []}}, "set_contents with list items on a int"),
-           ({"kind": "set_cell", "source": "fn", "value": 1}, "not a cell")]
+           ({"kind": "set_cell", "source": "fn", "value": 1}, "not a cell"),
+           ({"kind": "resize", "source": "fn.calls", "input": "x",
+             "value": {"type": "tensor", "output": 0}},
+            "resize of a int to a Tensor, not of a tensor to a tensor")]
     for action, text in bad:
         check_raises(lambda: replay.apply([action], net, [out]), text)
     # A failing action applies nothing: sources are resolved before any action runs.

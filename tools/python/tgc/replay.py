@@ -13,6 +13,10 @@ Each action is `{"kind", "source", "name"?, "path", "value"?}`:
 | `del_cell`     | `del resolve(source).cell_contents`                             |
 | `set_contents` | the list / dict / set at `source` keeps its identity and gets   |
 |                | `value`'s items (`c[:] = items`; `c.clear(); c.update(items)`)  |
+| `resize`       | the input tensor at `source` (`out=` resized it) gets `value`'s |
+|                | sizes and values: `t.resize_(v.shape); t.copy_(v)`              |
+| `register_hook`| `resolve(source).register_hook(value)`: a gradient hook that    |
+|                | changes Python state, run by autograd in backward               |
 
 A source is `root step*` with roots `fn`, `args[INT]`, `kwargs[STR]`, `globals[STR]`
 (a module's namespace) and `modules[STR]` (an imported module), steps `.IDENT`,
@@ -46,8 +50,9 @@ from .runtime import TgcError
 
 #: Action kinds (include/tgc/Transforms/Passes.h, namespace tgc::replay).
 KINDS = ("setattr", "delattr", "set_global", "del_global", "set_cell", "del_cell",
-         "set_contents", "return")
-_VALUE_KINDS = ("setattr", "set_global", "set_cell", "set_contents")
+         "set_contents", "resize", "register_hook", "return")
+_VALUE_KINDS = ("setattr", "set_global", "set_cell", "set_contents", "resize",
+                "register_hook")
 _ROOTS = ("fn", "args", "kwargs", "globals", "modules")
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -399,6 +404,21 @@ def apply(actions, fn, outputs, call=((), {})):
                     del target.cell_contents
                 except ValueError:  # already empty
                     pass
+        elif kind == "resize":
+            import torch
+
+            if not isinstance(target, torch.Tensor) or not isinstance(value, torch.Tensor):
+                raise TgcError(f"tgc replay: {where!r}: resize of a "
+                               f"{type(target).__name__} to a {type(value).__name__}, "
+                               f"not of a tensor to a tensor")
+            with torch.no_grad():
+                target.resize_(value.shape)
+                target.copy_(value)
+        elif kind == "register_hook":
+            if not hasattr(target, "register_hook") or not callable(value):
+                raise TgcError(f"tgc replay: {where!r}: register_hook of a "
+                               f"{type(value).__name__} on a {type(target).__name__}")
+            target.register_hook(value)
         else:
             container, items = value
             if container == "list" and isinstance(target, list):
