@@ -82,19 +82,6 @@ def AutodiffPass : Pass<"tgc-autodiff", "::mlir::ModuleOp"> {
   let dependentDialects = ["::tgc::TgcDialect"];
 }
 
-def IfConvertCondPass : Pass<"tgc-if-convert-cond", "::mlir::ModuleOp"> {
-  let summary = "Replace each tgc.cond by both branches and a select of their results";
-  let description = [{
-    Every `tgc.cond` (innermost first) becomes the ops of both of its branches, applied
-    to its inputs and sizes, and one `tgc.where(pred, then, else)` per result (the
-    predicate viewed as a 0-d bool). Both branches then run, and autodiff sees ordinary
-    ops: the gradient of a result reaches the branch the predicate selected, and zeros
-    the other. The training pipeline runs it before functionalization; inference keeps
-    the cond and lowers it to `scf.if`, which runs one branch.
-  }];
-  let dependentDialects = ["::tgc::TgcDialect"];
-}
-
 def InlineAutogradFunctionsPass : Pass<"tgc-inline-autograd-functions", "::mlir::ModuleOp"> {
   let summary = "Replace each tgc.autograd_function by its forward template's body";
   let description = [{

@@ -2252,8 +2252,9 @@ def Tgc_CondOp : Op<Tgc_Dialect, "cond", [IsolatedFromAbove, RecursiveMemoryEffe
     } else { ... }
     ```
 
-    Training builds if-convert the op before functionalization (`tgc-if-convert-cond`);
-    inference builds lower it to `scf.if`.
+    Both inference and training keep the op to lowering, which makes it `scf.if`;
+    `tgc-autodiff` differentiates it into a forward cond that also returns each
+    branch's saved values and a backward cond over the branches' backwards.
   }];
   let arguments = (ins Tgc_AnyTensor:$pred, Variadic<AnyType>:$inputs, Variadic<I64>:$sizes,
                        DenseI64ArrayAttr:$symbols);

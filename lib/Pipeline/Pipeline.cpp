@@ -39,10 +39,7 @@ llvm::StringRef tgc::stringifyPhase(Phase phase) {
 }
 
 /// Views and in-place ops become pure value-level ops.
-static void populateFunctionalize(OpPassManager &pm, bool train) {
-  // Training differentiates both branches of a torch.cond as ordinary ops.
-  if (train)
-    pm.addPass(createIfConvertCondPass());
+static void populateFunctionalize(OpPassManager &pm) {
   pm.addPass(createFunctionalizePass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -192,7 +189,7 @@ static void populateLLVM(OpPassManager &pm, const PipelineOptions &options) {
 void tgc::buildPipeline(OpPassManager &pm, const PipelineOptions &options) {
   auto runs = [&](Phase phase) { return options.startAfter < phase && phase <= options.compileTo; };
   if (runs(Phase::Functionalize))
-    populateFunctionalize(pm, options.train);
+    populateFunctionalize(pm);
   if (runs(Phase::Decompose))
     populateDecompose(pm, options.train);
   if (options.train && runs(Phase::Autodiff))

@@ -7,6 +7,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace tgc {
 #define GEN_PASS_DEF_AUTODIFFPASS
@@ -36,6 +37,36 @@ StringAttr stringAttrOf(DictionaryAttr attrs, StringRef name) {
   return attrs ? attrs.getAs<StringAttr>(name) : StringAttr();
 }
 
+/// Adds the values of `block` that depend on one already in `needsGrad` (in program
+/// order: an op's differentiable results, when one of its operands needs grad).
+void propagateThrough(Block &block, llvm::DenseSet<Value> &needsGrad) {
+  for (Operation &op : block) {
+    if (llvm::none_of(op.getOperands(), [&](Value v) { return needsGrad.contains(v); }))
+      continue;
+    for (Value result : op.getResults())
+      if (isDifferentiable(result))
+        needsGrad.insert(result);
+  }
+}
+
+void accumulateInto(llvm::DenseMap<Value, Value> &grads, Value value, Value grad, OpBuilder &b,
+                    Location loc) {
+  auto [it, inserted] = grads.try_emplace(value, grad);
+  if (!inserted)
+    it->second = AddOp::create(b, loc, it->second, grad, Attribute());
+}
+
+/// Zeros of `type` (a branch's result that the other branch does not compute).
+Value zerosOf(OpBuilder &b, Location loc, Type type) {
+  auto tensor = llvm::cast<BaseTensorType>(type);
+  TensorMeta meta = tensor.getMeta();
+  Attribute zero = llvm::isa<FloatType>(meta.dtype) ? Attribute(b.getF64FloatAttr(0.0))
+                   : meta.dtype.isInteger(1)        ? Attribute(b.getBoolAttr(false))
+                                                    : Attribute(b.getI64IntegerAttr(0));
+  return FullOp::create(b, loc, type, ShapeAttr::get(b.getContext(), meta.sizes), zero,
+                        TypeAttr::get(meta.dtype), llvm::dyn_cast_or_null<DeviceAttr>(meta.device));
+}
+
 class JointBuilder {
 public:
   explicit JointBuilder(func::FuncOp func) : func(func) {}
@@ -45,7 +76,22 @@ public:
 private:
   /// Values that depend on an argument that requires grad.
   void propagateNeedsGrad();
-  void accumulate(Value value, Value grad, OpBuilder &b, Location loc);
+  void accumulate(Value value, Value grad, OpBuilder &b, Location loc) {
+    accumulateInto(grads, value, grad, b, loc);
+  }
+  /// The reverse sweep over `ops` (in program order) with `b` at the backward's
+  /// insertion point: each op turns its results' gradients in `grads` into its
+  /// operands'. `ret` is @forward's return (null inside a cond branch, where backward
+  /// writes and saved-tensor hook scopes are errors).
+  LogicalResult sweep(ArrayRef<Operation *> ops, OpBuilder &b, const llvm::DenseSet<Value> &needs,
+                      llvm::DenseMap<Value, Value> &grads, func::ReturnOp ret);
+  /// The derivative of a `tgc.cond`: the op is replaced by one that also returns each
+  /// branch's saved values (zeros from the branch not taken), and a second cond on the
+  /// same predicate, built with `b`, runs the taken branch's backward on them. Sets
+  /// `inputGrads[j]` to the gradient of input j (null where none is wanted).
+  LogicalResult differentiateCond(CondOp cond, ArrayRef<Value> resultGrads,
+                                  const llvm::DenseSet<Value> &needs, OpBuilder &b,
+                                  SmallVectorImpl<Value> &inputGrads);
   /// The mutation result attributes (kind, target, `tgc.pass = "backward"`) of a write
   /// `op`'s backward makes into operand `index`: the storage that operand is the value
   /// of must be a graph input, and its value just after `op` must be its final forward
@@ -68,6 +114,8 @@ private:
   func::FuncOp func;
   llvm::DenseSet<Value> needsGrad;
   llvm::DenseMap<Value, Value> grads;
+  /// Writes the backward makes into graph inputs, in the order backward runs them.
+  SmallVector<std::pair<Value, DictionaryAttr>> backwardWrites;
   struct HookPair {
     func::FuncOp pack, unpack;
   };
@@ -166,19 +214,221 @@ void JointBuilder::propagateNeedsGrad() {
     if (type && type.getMeta().requiresGrad && isDifferentiable(arg))
       needsGrad.insert(arg);
   }
-  for (Operation &op : func.getBody().front()) {
-    if (llvm::none_of(op.getOperands(), [&](Value v) { return needsGrad.contains(v); }))
-      continue;
-    for (Value result : op.getResults())
-      if (isDifferentiable(result))
-        needsGrad.insert(result);
-  }
+  propagateThrough(func.getBody().front(), needsGrad);
 }
 
-void JointBuilder::accumulate(Value value, Value grad, OpBuilder &b, Location loc) {
-  auto [it, inserted] = grads.try_emplace(value, grad);
-  if (!inserted)
-    it->second = AddOp::create(b, loc, it->second, grad, Attribute());
+LogicalResult JointBuilder::sweep(ArrayRef<Operation *> ops, OpBuilder &b,
+                                  const llvm::DenseSet<Value> &needs,
+                                  llvm::DenseMap<Value, Value> &grads, func::ReturnOp ret) {
+  for (Operation *op : llvm::reverse(ops)) {
+    SmallVector<Value> resultGrads;
+    bool anyGrad = false;
+    for (Value result : op->getResults()) {
+      resultGrads.push_back(grads.lookup(result));
+      anyGrad |= static_cast<bool>(resultGrads.back());
+    }
+    SmallVector<bool> wants;
+    for (Value operand : op->getOperands())
+      wants.push_back(needs.contains(operand));
+    if (!anyGrad || llvm::none_of(wants, [](bool w) { return w; }))
+      continue;
+    if (auto cond = llvm::dyn_cast<CondOp>(op)) {
+      SmallVector<Value> inputs(cond.getInputs());
+      SmallVector<Value> inputGrads;
+      if (failed(differentiateCond(cond, resultGrads, needs, b, inputGrads)))
+        return failure();
+      for (auto [input, grad] : llvm::zip(inputs, inputGrads))
+        if (grad)
+          accumulateInto(grads, input, grad, b, input.getLoc());
+      continue;
+    }
+    auto differentiable = llvm::dyn_cast<DifferentiableOpInterface>(op);
+    if (!differentiable)
+      return op->emitOpError("has no derivative formula (needed by --train)");
+    SmallVector<Value> operandGrads;
+    SmallVector<std::pair<unsigned, Value>> operandWrites;
+    Operation *before = b.getInsertionPoint() == b.getInsertionBlock()->begin()
+                            ? nullptr
+                            : &*std::prev(b.getInsertionPoint());
+    if (failed(differentiable.buildVjp(b, resultGrads, wants, operandGrads, operandWrites)))
+      return failure();
+    if (!operandWrites.empty() && !ret)
+      return op->emitOpError("writes into an operand in backward inside a torch.cond branch, "
+                             "which training does not support");
+    for (auto [index, value] : operandWrites) {
+      FailureOr<DictionaryAttr> attrs = backwardWriteAttrs(op, index, ret);
+      if (failed(attrs))
+        return failure();
+      backwardWrites.push_back({value, *attrs});
+    }
+    if (auto scope = op->getAttrOfType<IntegerAttr>(SavedTensorsHooksOp::getScopeTagName())) {
+      if (!ret)
+        return op->emitOpError("is under saved-tensor hooks inside a torch.cond branch, "
+                               "which training does not support");
+      if (failed(readSavedThroughHooks(op, scope.getInt(), before, ret)))
+        return failure();
+    }
+    for (auto [operand, grad] : llvm::zip(op->getOperands(), operandGrads))
+      if (grad && needs.contains(operand))
+        accumulateInto(grads, operand, grad, b, op->getLoc());
+  }
+  return success();
+}
+
+LogicalResult JointBuilder::differentiateCond(CondOp cond, ArrayRef<Value> resultGrads,
+                                              const llvm::DenseSet<Value> &needs, OpBuilder &b,
+                                              SmallVectorImpl<Value> &inputGrads) {
+  Location loc = cond.getLoc();
+  unsigned numInputs = cond.getInputs().size(), numSizes = cond.getSizes().size();
+  SmallVector<Value> tangents;
+  SmallVector<unsigned> tangentResults;
+  for (auto [i, grad] : llvm::enumerate(resultGrads))
+    if (grad) {
+      tangents.push_back(grad);
+      tangentResults.push_back(i);
+    }
+  SmallVector<bool> wants;
+  SmallVector<Type> gradTypes;
+  for (Value input : cond.getInputs()) {
+    wants.push_back(needs.contains(input) && isDifferentiable(input));
+    if (wants.back())
+      gradTypes.push_back(gradientType(input.getType()));
+  }
+
+  // Each branch's backward is built into a region of a placeholder cond, whose blocks
+  // take the tangents only; it reads the branch's values, and those it reads become
+  // the branch's saved values. The real backward cond takes the regions over.
+  auto holder = CondOp::create(b, loc, gradTypes, cond.getPred(), tangents, ValueRange{},
+                               b.getDenseI64ArrayAttr({}));
+  struct Branch {
+    Block *backward;
+    SmallVector<Value> inputGrads; // per wanted input
+    SetVector<Value> saved;        // results of the branch's ops, in first-use order
+  };
+  Branch branches[2];
+  for (unsigned r = 0; r < 2; ++r) {
+    Region &region = cond->getRegion(r);
+    Block &forward = region.front();
+    Branch &branch = branches[r];
+    OpBuilder bb(holder);
+    branch.backward = bb.createBlock(&holder->getRegion(r), holder->getRegion(r).end(),
+                                     ValueRange(tangents).getTypes(),
+                                     SmallVector<Location>(tangents.size(), loc));
+    llvm::DenseSet<Value> branchNeeds;
+    for (unsigned j = 0; j < numInputs; ++j)
+      if (wants[j])
+        branchNeeds.insert(forward.getArgument(j));
+    propagateThrough(forward, branchNeeds);
+    llvm::DenseMap<Value, Value> branchGrads;
+    Operation *yield = forward.getTerminator();
+    for (auto [k, i] : llvm::enumerate(tangentResults)) {
+      Value yielded = yield->getOperand(i);
+      if (branchNeeds.contains(yielded))
+        accumulateInto(branchGrads, yielded, branch.backward->getArgument(k), bb, loc);
+    }
+    SmallVector<Operation *> ops;
+    for (Operation &op : forward.without_terminator())
+      ops.push_back(&op);
+    if (failed(sweep(ops, bb, branchNeeds, branchGrads, func::ReturnOp())))
+      return failure();
+    for (unsigned j = 0; j < numInputs; ++j) {
+      if (!wants[j])
+        continue;
+      Value arg = forward.getArgument(j);
+      Value grad = branchGrads.lookup(arg);
+      if (!grad)
+        grad = FullLikeOp::create(bb, loc, arg, bb.getF64FloatAttr(0.0), TypeAttr());
+      branch.inputGrads.push_back(grad);
+    }
+    YieldOp::create(bb, loc, branch.inputGrads);
+    // The branch's values the backward reads (not its arguments: the backward cond
+    // gets the inputs and sizes again) are saved.
+    WalkResult walk = branch.backward->walk([&](Operation *op) {
+      for (Value operand : op->getOperands()) {
+        if (operand.getParentRegion() != &region || llvm::isa<BlockArgument>(operand))
+          continue;
+        if (!llvm::isa<BaseTensorType>(operand.getType())) {
+          op->emitOpError("reads a number computed inside a torch.cond branch in backward, "
+                          "which training does not support");
+          return WalkResult::interrupt();
+        }
+        branch.saved.insert(operand);
+      }
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return failure();
+  }
+
+  // The inputs either backward reads (its sizes are all passed: they are scalars, and
+  // the branch types may use every symbol).
+  SmallVector<unsigned> readInputs;
+  for (unsigned j = 0; j < numInputs; ++j)
+    if (llvm::any_of(llvm::seq(2u), [&](unsigned r) {
+          return llvm::any_of(cond->getRegion(r).front().getArgument(j).getUses(),
+                              [&](OpOperand &use) { return holder->isAncestor(use.getOwner()); });
+        }))
+      readInputs.push_back(j);
+
+  // The forward cond also returns both branches' saved values.
+  OpBuilder fb(cond);
+  SmallVector<Type> forwardTypes(cond.getResultTypes());
+  for (Branch &branch : branches)
+    for (Value saved : branch.saved)
+      forwardTypes.push_back(saved.getType());
+  auto forwardCond = CondOp::create(fb, loc, forwardTypes, cond.getPred(), cond.getInputs(),
+                                    cond.getSizes(), cond.getSymbolsAttr());
+  for (unsigned r = 0; r < 2; ++r) {
+    Region &region = forwardCond->getRegion(r);
+    region.takeBody(cond->getRegion(r));
+    Operation *yield = region.front().getTerminator();
+    OpBuilder yb(yield);
+    SmallVector<Value> values(yield->getOperands());
+    for (unsigned other = 0; other < 2; ++other)
+      for (Value saved : branches[other].saved)
+        values.push_back(other == r ? saved : zerosOf(yb, loc, saved.getType()));
+    YieldOp::create(yb, yield->getLoc(), values);
+    yield->erase();
+  }
+  cond.replaceAllUsesWith(forwardCond.getResults().take_front(cond.getNumResults()));
+
+  // The backward cond: tangents, both branches' saved values, the inputs it reads, then
+  // the sizes; the wanted inputs' gradients.
+  SmallVector<Value> operands(tangents);
+  llvm::append_range(operands, forwardCond.getResults().drop_front(cond.getNumResults()));
+  for (unsigned j : readInputs)
+    operands.push_back(cond.getInputs()[j]);
+  auto backwardCond = CondOp::create(b, loc, gradTypes, cond.getPred(), operands, cond.getSizes(),
+                                     cond.getSymbolsAttr());
+  unsigned numSaved0 = branches[0].saved.size();
+  unsigned firstInput = operands.size() - readInputs.size();
+  for (unsigned r = 0; r < 2; ++r) {
+    Branch &branch = branches[r];
+    Region &region = backwardCond->getRegion(r);
+    region.takeBody(holder->getRegion(r));
+    Block *block = branch.backward;
+    for (Value operand : ValueRange(operands).drop_front(tangents.size()))
+      block->addArgument(operand.getType(), loc);
+    for (unsigned i = 0; i < numSizes; ++i)
+      block->addArgument(b.getI64Type(), loc);
+    auto inBlock = [&](OpOperand &use) { return backwardCond->isAncestor(use.getOwner()); };
+    unsigned savedBase = tangents.size() + (r == 0 ? 0 : numSaved0);
+    for (auto [m, saved] : llvm::enumerate(branch.saved))
+      Value(saved).replaceUsesWithIf(block->getArgument(savedBase + m), inBlock);
+    Block &forward = forwardCond->getRegion(r).front();
+    for (auto [k, j] : llvm::enumerate(readInputs))
+      forward.getArgument(j).replaceUsesWithIf(block->getArgument(firstInput + k), inBlock);
+    for (unsigned i = 0; i < numSizes; ++i)
+      forward.getArgument(numInputs + i)
+          .replaceUsesWithIf(block->getArgument(operands.size() + i), inBlock);
+  }
+  holder.erase();
+  b.setInsertionPointAfter(backwardCond);
+  unsigned next = 0;
+  for (unsigned j = 0; j < numInputs; ++j)
+    inputGrads.push_back(wants[j] ? backwardCond.getResult(next++) : Value());
+  cond.erase();
+  return success();
 }
 
 FailureOr<DictionaryAttr> JointBuilder::backwardWriteAttrs(Operation *op, unsigned index,
@@ -275,40 +525,8 @@ LogicalResult JointBuilder::run() {
 
   // Reverse sweep: each op turns its results' gradients into its operands'. Writes its
   // backward makes come out in the order backward runs them.
-  SmallVector<std::pair<Value, DictionaryAttr>> backwardWrites;
-  for (Operation *op : llvm::reverse(forwardOps)) {
-    SmallVector<Value> resultGrads;
-    bool anyGrad = false;
-    for (Value result : op->getResults()) {
-      resultGrads.push_back(grads.lookup(result));
-      anyGrad |= static_cast<bool>(resultGrads.back());
-    }
-    SmallVector<bool> wants;
-    for (Value operand : op->getOperands())
-      wants.push_back(needsGrad.contains(operand));
-    if (!anyGrad || llvm::none_of(wants, [](bool w) { return w; }))
-      continue;
-    auto differentiable = llvm::dyn_cast<DifferentiableOpInterface>(op);
-    if (!differentiable)
-      return op->emitOpError("has no derivative formula (needed by --train)");
-    SmallVector<Value> operandGrads;
-    SmallVector<std::pair<unsigned, Value>> operandWrites;
-    Operation *before = ret->getPrevNode();
-    if (failed(differentiable.buildVjp(b, resultGrads, wants, operandGrads, operandWrites)))
-      return failure();
-    for (auto [index, value] : operandWrites) {
-      FailureOr<DictionaryAttr> attrs = backwardWriteAttrs(op, index, ret);
-      if (failed(attrs))
-        return failure();
-      backwardWrites.push_back({value, *attrs});
-    }
-    if (auto scope = op->getAttrOfType<IntegerAttr>(SavedTensorsHooksOp::getScopeTagName()))
-      if (failed(readSavedThroughHooks(op, scope.getInt(), before, ret)))
-        return failure();
-    for (auto [operand, grad] : llvm::zip(op->getOperands(), operandGrads))
-      if (grad && needsGrad.contains(operand))
-        accumulate(operand, grad, b, op->getLoc());
-  }
+  if (failed(sweep(forwardOps, b, needsGrad, grads, ret)))
+    return failure();
 
   // One gradient per argument that requires grad, in argument order.
   SmallVector<Value> results(ret.getOperands());

@@ -123,8 +123,9 @@ LogicalResult Partitioner::classifySignature() {
       return joint.emitError() << "forward result " << i << " depends on a tangent";
   findReferencedArgs();
   for (Operation &op : body.without_terminator())
-    if (op.getNumRegions() != 0 || op.getNumResults() == 0)
-      return op.emitError("tgc-partition supports ops with results and no regions only");
+    if ((op.getNumRegions() != 0 && !llvm::isa<CondOp>(op)) || op.getNumResults() == 0)
+      return op.emitError("tgc-partition supports ops with results and no regions (but "
+                          "tgc.cond) only");
   return success();
 }
 
@@ -253,7 +254,8 @@ std::optional<MinCutGraph::Cut> Partitioner::cutAt(int64_t factor) {
       for (Value result : op.getResults())
         if (!shapeOnly)
           graph.addUse(nodeOf[operand], nodeOf[result]);
-    if (op.hasTrait<tgc::OpTrait::NoRecompute>())
+    // A cond is not recomputed either: its forward returns what its backward needs.
+    if (op.hasTrait<tgc::OpTrait::NoRecompute>() || llvm::isa<CondOp>(op))
       for (Value result : op.getResults())
         if (!tangentDependent.contains(result))
           graph.tieToSource(nodeOf[result]);

@@ -416,7 +416,7 @@ module {
 
 func.func @joint(%x: !tgc.vtensor<[4], f32> {tgc.kind = "user_input", tgc.name = "x"},
                  %r: !tgc.tensor<[4], f32> {tgc.kind = "user_input", tgc.name = "r"}) {
-  // expected-error @below {{tgc-partition supports ops with results and no regions only}}
+  // expected-error @below {{tgc-partition supports ops with results and no regions (but tgc.cond) only}}
   tgc.overwrite %x into %r : !tgc.vtensor<[4], f32> into !tgc.tensor<[4], f32>
   return
 }
