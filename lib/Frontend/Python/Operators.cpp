@@ -29,9 +29,14 @@ bool Interpreter::identical(const Var &lhs, const Var &rhs) const {
     return lhs->boolValue == rhs->boolValue;
   case K::Int:
     return lhs->size == rhs->size;
+  case K::DType:
+    // A tensor's `.dtype` has its element type only; a dtype object read from the
+    // trace has its name too (and no element type when tgc has none for it).
+    if (lhs->type && rhs->type)
+      return lhs->type == rhs->type;
+    return lhs->name == rhs->name && !lhs->name.empty();
   case K::Str:
   case K::External:
-  case K::DType:
   case K::Device:
     return lhs->name == rhs->name;
   case K::Object:

@@ -314,6 +314,15 @@ FailureOr<Var> Interpreter::tensorAttribute(Var tensor, llvm::StringRef name, Lo
     return makeBool(type.getMeta().requiresGrad);
   if (name == "is_cuda")
     return makeBool(type.getMeta().device != nullptr);
+  if (name == "is_cpu")
+    return makeBool(type.getMeta().device == nullptr);
+  // The layout and backend flags of a dense strided tensor, which every tensor tgc
+  // compiles is (torch.Tensor's properties, not methods).
+  if (llvm::is_contained({"is_nested", "is_sparse", "is_sparse_csr", "is_quantized", "is_meta",
+                          "is_mkldnn", "is_mps", "is_xpu", "is_ipu", "is_hpu", "is_mtia", "is_maia",
+                          "is_vulkan"},
+                         name))
+    return makeBool(false);
   if (name == "T" || name == "mT") {
     CallArguments arguments{{tensor}, {}};
     return callTorchFunction(name == "T" ? "torch.Tensor.t" : "torch.Tensor.mT", arguments, loc);

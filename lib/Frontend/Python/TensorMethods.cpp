@@ -73,6 +73,16 @@ static CallResult elementSize(Interpreter &in, ExternalCall &call) {
   return makeInt(getElementBytes(type.getDtype()), in.getContext());
 }
 
+/// is_floating_point() and is_complex() (methods, and torch's functions): the dtype's kind.
+static CallResult dtypeKind(Interpreter &in, ExternalCall &call) {
+  BaseTensorType type = selfType(in, call);
+  if (!type || call.args.size() != 1 || !call.arguments.keywords.empty())
+    return CallResult::declined();
+  Type dtype = type.getDtype();
+  return makeBool(call.name.ends_with("is_complex") ? isa<ComplexType>(dtype)
+                                                    : isa<FloatType>(dtype));
+}
+
 /// The tensor's strides as its fake-tensor metadata states them (row-major when the
 /// layout is unspecified).
 static SmallVector<AffineExpr> stridesOfTensor(Interpreter &in, BaseTensorType type) {
@@ -214,6 +224,9 @@ void tgc::py::registerTensorMethods(CallRegistry &registry) {
   registry.add("torch.Tensor.nelement", numel);
   registry.add("torch.Tensor.element_size", elementSize);
   registry.add("torch.Tensor.is_contiguous", isContiguous);
+  for (llvm::StringRef name : {"torch.Tensor.is_floating_point", "torch.is_floating_point",
+                               "torch.Tensor.is_complex", "torch.is_complex"})
+    registry.add(name, dtypeKind);
   registry.add("torch.Tensor.stride", stride);
   registry.add("torch.Tensor.storage_offset", stride);
   registry.add("torch.Tensor.__len__", length);

@@ -201,6 +201,10 @@ static void addLinearAlgebra(std::vector<TorchFunction> &table) {
        {{TGC_SCHEMA(
              "addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1)"),
          "aten.addmm.default"}}},
+      {{"torch.baddbmm", "torch.Tensor.baddbmm"},
+       {{TGC_SCHEMA("baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, "
+                    "Scalar alpha=1)"),
+         "aten.baddbmm.default"}}},
       {{"torch.nn.functional.linear", "torch._C._nn.linear"},
        {{TGC_SCHEMA("linear(Tensor input, Tensor weight, Tensor? bias=None)"),
          "aten.linear.default"}}},

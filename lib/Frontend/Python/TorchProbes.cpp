@@ -165,6 +165,32 @@ static CallResult torchAssert(Interpreter &in, ExternalCall &call) {
   return makeNone();
 }
 
+/// torch._check(cond, message=None) and torch._check_with(error_type, cond, message=None):
+/// as torch._assert, with the message a callable that returns the text.
+static CallResult torchCheck(Interpreter &in, ExternalCall &call) {
+  bool with = call.name.ends_with("_check_with");
+  size_t first = with ? 1 : 0;
+  if (failed(call.checkArity(first + 1, first + 2)))
+    return failure();
+  Var condition = call.args[first];
+  if (condition->is(K::Tensor))
+    return makeNone();
+  FailureOr<bool> holds = in.truth(condition, call.loc);
+  if (failed(holds))
+    return failure();
+  if (*holds)
+    return makeNone();
+  std::string message = call.name.str();
+  if (call.args.size() > first + 1 && !call.args[first + 1]->is(K::None)) {
+    FailureOr<Var> text = in.call(call.args[first + 1], {}, call.loc);
+    if (failed(text))
+      return failure();
+    if ((*text)->is(K::Str))
+      message = (*text)->name;
+  }
+  return call.error() << "check failed: " << message;
+}
+
 /// F._none_or_dtype(t) (nn.MultiheadAttention's mask checks): None, or t's dtype.
 static CallResult noneOrDtype(Interpreter &in, ExternalCall &call) {
   if (failed(call.checkArity(1, 1)))
@@ -180,6 +206,8 @@ void tgc::py::registerTorchProbes(CallRegistry &registry) {
   registry.add("torch.nn.functional._none_or_dtype", noneOrDtype);
   registry.add("torch.is_tensor", isTensor);
   registry.add("torch._assert", torchAssert);
+  registry.add("torch._check", torchCheck);
+  registry.add("torch._check_with", torchCheck);
   // torch's API-usage logging (torchvision calls it from every constructor and op).
   registry.add("torch._C._log_api_usage_once", constant(makeNone()));
   registry.add("torch.is_grad_enabled", isGradEnabled);
@@ -193,6 +221,10 @@ void tgc::py::registerTorchProbes(CallRegistry &registry) {
   registry.add("torch.compiler.is_compiling", constant(makeBool(true)));
   registry.add("torch._dynamo.is_compiling", constant(makeBool(true)));
   registry.add("torch.compiler.is_exporting", constant(makeBool(false)));
+  // nn.MultiheadAttention's fast path (torch._native_multi_head_attention) is eager's
+  // choice of kernel; a traced program takes the composite path, as make_fx and
+  // torch.export do (the same values, up to rounding).
+  registry.add("torch.backends.mha.get_fastpath_enabled", constant(makeBool(false)));
   // No argument overrides torch functions (__torch_function__).
   for (llvm::StringRef name :
        {"torch._C._has_torch_function", "torch._C._has_torch_function_unary",

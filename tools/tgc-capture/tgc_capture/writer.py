@@ -26,6 +26,18 @@ LIBRARY_PACKAGES = frozenset(sys.stdlib_module_names) | {
     "triton", "_frozen_importlib", "_frozen_importlib_external", "tgc_capture",
 }
 
+#: Library functions written in Python that tgc interprets like user code (their
+#: bytecode is in the trace), as Dynamo inlines them: the body of
+#: nn.MultiheadAttention, which calls them, is ordinary tensor code.
+INTERPRETED_LIBRARY_FUNCTIONS = frozenset({
+    "torch.nn.functional.multi_head_attention_forward",
+    "torch.nn.functional._canonical_mask",
+    "torch.nn.functional._in_projection_packed",
+    "torch.nn.functional._in_projection",
+    "torch.nn.functional._mha_shape_check",
+    "torch.nn.functional._check_key_padding_mask",
+})
+
 #: Class-dict entries left out unless the reachable bytecode names them.
 CLASS_DICT_SKIPPED = frozenset({
     "__doc__", "__annotations__", "__dict__", "__weakref__", "__static_attributes__",
@@ -314,6 +326,8 @@ class _Walk:
         if not _is_library_module(module_name):
             return True
         qualname = fn.__qualname__
+        if "%s.%s" % (module_name, qualname) in INTERPRETED_LIBRARY_FUNCTIONS:
+            return True
         if "<locals>" in qualname:
             return True
         owner = _module_dict(sys.modules.get(module_name)).get(qualname.split(".")[0]) \
