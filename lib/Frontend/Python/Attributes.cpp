@@ -145,6 +145,17 @@ static Var codeAttribute(const py::CodeObject &code, llvm::StringRef name, MLIRC
   return Var();
 }
 
+/// `obj.__dict__` of an instance: a new dict of its attributes, in order. It is a copy
+/// (reading it is exact; a write into it does not reach the object), as programs read it
+/// (`self.__dict__.get(name)` in transformers' ModelOutput).
+static Var instanceDict(Interpreter &in, const Var &object) {
+  HeapObject dict;
+  dict.kind = H::Dict;
+  for (const auto &[name, value] : in.getHeap().get(object->object).attributes)
+    dict.entries.emplace_back(makeStr(name), value);
+  return makeObject(in.newObject(std::move(dict)));
+}
+
 Var tgc::py::externalBase(const Heap &heap, const Var &cls) {
   if (cls->is(K::External))
     return cls;
@@ -175,6 +186,14 @@ FailureOr<Var> Interpreter::lookupAttribute(Var object, llvm::StringRef name, Lo
     return makeMethod(makeExternal(("builtins.str." + name).str()), object);
   if (object->is(K::Code))
     return codeAttribute(*object->code, name, ctx);
+  // torch.device: its `type` ("cpu", "cuda") and `index` (None when it has none).
+  if (object->is(K::Device) && (name == "type" || name == "index")) {
+    auto [type, index] = llvm::StringRef(object->name).split(':');
+    if (name == "type")
+      return makeStr(type);
+    int64_t i;
+    return index.empty() || index.getAsInteger(10, i) ? makeNone() : makeInt(i, ctx);
+  }
   if (object->is(K::Method)) {
     if (name == "__self__")
       return object->items[1];
@@ -197,8 +216,17 @@ FailureOr<Var> Interpreter::lookupAttribute(Var object, llvm::StringRef name, Lo
       return error(loc) << "super(): the class is not in the MRO of its argument";
     for (++it; it != mro.end(); ++it) {
       if ((*it)->is(K::External)) {
-        Var function = makeExternal(((*it)->name + "." + name).str());
-        return makeMethod(function, self);
+        // A list, dict or set subclass: its base's methods are the container's (an
+        // OrderedDict's `__setitem__` is dict's), unless tgc models the base's own.
+        std::string qualified = (*it)->name + "." + name.str();
+        std::optional<H> selfKind = heap.kindOf(self);
+        if ((selfKind == H::List || selfKind == H::Dict || selfKind == H::Set) &&
+            !getCallRegistry().lookup(qualified))
+          qualified = (selfKind == H::List   ? "builtins.list."
+                       : selfKind == H::Dict ? "builtins.dict."
+                                             : "builtins.set.") +
+                      name.str();
+        return makeMethod(makeExternal(qualified), self);
       }
       if (Var value = heap.get((*it)->object).getAttribute(name))
         return bindDescriptor(value, heap.kindOf(self) == H::Class ? Var() : self, *selfClass, loc);
@@ -269,6 +297,8 @@ FailureOr<Var> Interpreter::lookupAttribute(Var object, llvm::StringRef name, Lo
       return bindDescriptor(*classValue, object, cls, loc);
     if (name == "__class__")
       return cls;
+    if (name == "__dict__" && !isSubclass(cls, kModuleClass))
+      return instanceDict(*this, object);
     if (isSubclass(cls, kModuleClass))
       for (const char *store : {"_parameters", "_buffers", "_modules"})
         if (Var dict = h.getAttribute(store); dict && heap.kindOf(dict) == H::Dict)
@@ -287,15 +317,25 @@ FailureOr<Var> Interpreter::lookupAttribute(Var object, llvm::StringRef name, Lo
   case H::Set: {
     // An instance of a user subclass of list, dict or set: what its class defines
     // first (transformers' registry overrides dict.get).
+    // Such an instance has attributes too (transformers' ModelOutput), which come
+    // after the class's properties and before its other attributes.
     if (h.classObject && heap.kindOf(h.classObject) == H::Class) {
       Var cls = h.classObject;
       FailureOr<Var> classValue = lookupInClass(cls, name);
       if (failed(classValue))
         return failure();
+      if (*classValue && heap.kindOf(*classValue) == H::Property)
+        return bindDescriptor(*classValue, object, cls, loc);
+      if (Var value = h.getAttribute(name)) {
+        noteRead(GuardRead::Step::Attribute, object->object, name, nullptr, value, loc);
+        return value;
+      }
       if (*classValue)
         return bindDescriptor(*classValue, object, cls, loc);
       if (name == "__class__")
         return cls;
+      if (name == "__dict__")
+        return instanceDict(*this, object);
     }
     // A container of a standard library class (collections.deque, OrderedDict,
     // defaultdict): the class's own methods first, the list's or dict's otherwise.
@@ -324,11 +364,44 @@ FailureOr<Var> Interpreter::getAttribute(Var object, llvm::StringRef name, Locat
   return *value;
 }
 
-LogicalResult Interpreter::setAttribute(Var object, llvm::StringRef name, Var value, Location loc) {
+FailureOr<Var> Interpreter::userSpecialMethod(Var object, llvm::StringRef name, Location loc) {
   std::optional<H> kind = heap.kindOf(object);
+  if (kind != H::Instance && kind != H::List && kind != H::Dict && kind != H::Set)
+    return Var();
+  Var cls = heap.get(object->object).classObject;
+  if (!cls || heap.kindOf(cls) != H::Class || isSubclass(cls, kModuleClass))
+    return Var();
+  FailureOr<Var> method = lookupInClass(cls, name);
+  if (failed(method) || !*method || heap.kindOf(*method) != H::Function)
+    return method;
+  return bindDescriptor(*method, object, cls, loc);
+}
+
+LogicalResult Interpreter::setAttribute(Var object, llvm::StringRef name, Var value, Location loc) {
+  // A class's own `__setattr__` / `__delattr__` (transformers' ModelOutput keeps its dict
+  // in step with its fields).
+  FailureOr<Var> hook = userSpecialMethod(object, value ? "__setattr__" : "__delattr__", loc);
+  if (failed(hook))
+    return failure();
+  if (*hook) {
+    CallArguments arguments{{makeStr(name)}, {}};
+    if (value)
+      arguments.positional.push_back(value);
+    return success(succeeded(call(*hook, std::move(arguments), loc)));
+  }
+  return setInstanceAttribute(object, name, value, loc);
+}
+
+LogicalResult Interpreter::setInstanceAttribute(Var object, llvm::StringRef name, Var value,
+                                                Location loc) {
+  std::optional<H> kind = heap.kindOf(object);
+  // Instances of list, dict and set subclasses have attributes too.
+  bool userContainer = (kind == H::List || kind == H::Dict || kind == H::Set) &&
+                       heap.get(object->object).classObject &&
+                       heap.kindOf(heap.get(object->object).classObject) == H::Class;
   if (object->is(K::Tensor) || kind == H::Instance || kind == H::Class || kind == H::Function ||
-      kind == H::Module) {
-    if (kind == H::Instance) {
+      kind == H::Module || userContainer) {
+    if (kind == H::Instance || userContainer) {
       FailureOr<Var> classValue = lookupInClass(heap.get(object->object).classObject, name);
       if (failed(classValue))
         return failure();

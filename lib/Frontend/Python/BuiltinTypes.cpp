@@ -166,7 +166,37 @@ static CallResult str(Interpreter &in, ExternalCall &call) {
   // keys a registry on it).
   if (in.getHeap().kindOf(args[0]) == HeapObject::Kind::Class)
     return makeStr("<class '" + in.getHeap().get(args[0]->object).qualname + "'>");
+  // A library class known by name (`str(type(x))` of a tensor: transformers guesses the
+  // framework from it): builtins' types by their own name, others by their dotted name.
+  // Classes are told from functions by name, as Python's naming conventions do
+  // (CamelCase classes; lowercase functions).
+  if (args[0]->is(K::External)) {
+    auto [module, last] = llvm::StringRef(args[0]->name).rsplit('.');
+    if (module == "builtins" &&
+        llvm::is_contained({"int", "float", "bool", "str", "bytes", "complex", "list", "tuple",
+                            "dict", "set", "frozenset", "object", "type", "NoneType", "slice",
+                            "range"},
+                           last))
+      return makeStr(("<class '" + last + "'>").str());
+    if (!last.empty() && llvm::isUpper(last.front()))
+      return makeStr("<class '" + args[0]->name + "'>");
+  }
   return call.error() << "str() of " << describe(in.getHeap(), args[0]) << " is not supported";
+}
+
+/// slice(stop), slice(start, stop[, step]): what `a:b:c` builds (BUILD_SLICE).
+static CallResult slice(Interpreter &, ExternalCall &call) {
+  if (failed(call.checkArity(1, 3)))
+    return failure();
+  if (!call.arguments.keywords.empty())
+    return call.error() << "slice() takes no keyword arguments";
+  Variable slice;
+  slice.kind = K::Slice;
+  if (call.args.size() == 1)
+    slice.items = {makeNone(), call.args[0], makeNone()};
+  else
+    slice.items = {call.args[0], call.args[1], call.args.size() == 3 ? call.args[2] : makeNone()};
+  return makeVar(std::move(slice));
 }
 
 /// super(cls, self); the argument-less form is LOAD_SUPER_ATTR's.
@@ -194,4 +224,5 @@ void tgc::py::registerBuiltinTypes(CallRegistry &registry) {
   registry.add("operator.index", number);
   registry.add("builtins.str", str);
   registry.add("builtins.super", super);
+  registry.add("builtins.slice", slice);
 }

@@ -4,6 +4,8 @@
 
 #include "TorchFunctions.h"
 
+#include "llvm/ADT/StringSwitch.h"
+
 using namespace mlir;
 using namespace tgc;
 using namespace tgc::frontend;
@@ -164,8 +166,16 @@ FailureOr<Var> Interpreter::instantiate(Var cls, CallArguments arguments, Locati
     tuple.tupleClass = cls;
     return makeVar(std::move(tuple));
   }
+  // An instance of a subclass of dict, list or set is that container, of its class
+  // (transformers' ModelOutput is an OrderedDict).
   HeapObject instance;
   instance.kind = H::Instance;
+  if (Var base = externalBase(heap, cls))
+    instance.kind = llvm::StringSwitch<H>(base->name)
+                        .Cases({"builtins.dict", "collections.OrderedDict"}, H::Dict)
+                        .Case("builtins.list", H::List)
+                        .Case("builtins.set", H::Set)
+                        .Default(H::Instance);
   instance.classObject = cls;
   Var object = makeObject(newObject(std::move(instance)));
   FailureOr<Var> init = lookupInClass(cls, "__init__");

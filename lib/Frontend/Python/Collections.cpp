@@ -468,6 +468,77 @@ static CallResult mappingGet(Interpreter &in, ExternalCall &call) {
   return call.args.size() == 3 ? call.args[2] : makeNone();
 }
 
+/// collections.abc.Sequence's `__iter__` for a subclass that defines `__len__` and
+/// `__getitem__` (transformers' per-layer config list): self[0], ..., self[len - 1].
+static CallResult sequenceIter(Interpreter &in, ExternalCall &call) {
+  if (call.args.size() != 1 || !call.arguments.keywords.empty())
+    return CallResult::declined();
+  Var self = call.args[0];
+  FailureOr<Var> length = in.getAttribute(self, "__len__", call.loc);
+  FailureOr<Var> n = succeeded(length) ? in.call(*length, {}, call.loc) : length;
+  if (failed(n))
+    return failure();
+  std::optional<int64_t> count = (*n)->getConstantInt();
+  if (!count)
+    return call.error() << "iterating a Sequence whose len() is not known at capture time";
+  FailureOr<Var> getItem = in.getAttribute(self, "__getitem__", call.loc);
+  if (failed(getItem))
+    return failure();
+  std::vector<Var> items;
+  for (int64_t i = 0; i < *count; ++i) {
+    FailureOr<Var> item =
+        in.call(*getItem, CallArguments{{makeInt(i, in.getContext())}, {}}, call.loc);
+    if (failed(item))
+      return failure();
+    items.push_back(*item);
+  }
+  return in.makeSequence(H::Iterator, std::move(items));
+}
+
+/// The dataclass fields of a class or of an instance's class: the values of its
+/// `__dataclass_fields__` (dataclasses.Field objects, which tgc-capture records with
+/// their attributes) that are fields proper (not ClassVar or InitVar pseudo-fields);
+/// null when it is no dataclass.
+static FailureOr<Var> dataclassFields(Interpreter &in, Var value) {
+  Var cls = value;
+  if (in.getHeap().kindOf(value) != H::Class) {
+    FailureOr<Var> type = in.getClassOf(value);
+    if (failed(type))
+      return failure();
+    cls = *type;
+  }
+  if (in.getHeap().kindOf(cls) != H::Class)
+    return Var();
+  FailureOr<Var> dict = in.lookupInClass(cls, "__dataclass_fields__");
+  if (failed(dict) || !*dict || in.getHeap().kindOf(*dict) != H::Dict)
+    return dict;
+  std::vector<Var> fields;
+  for (const auto &entry : in.getHeap().get((*dict)->object).entries) {
+    const Var &field = entry.second;
+    if (in.getHeap().kindOf(field) == H::Instance)
+      if (Var kind = in.getHeap().get(field->object).getAttribute("_field_type");
+          kind && in.getHeap().kindOf(kind) == H::Opaque &&
+          in.getHeap().get(kind->object).repr != "_FIELD")
+        continue;
+    fields.push_back(field);
+  }
+  return makeTuple(std::move(fields));
+}
+
+/// dataclasses.fields(x) and dataclasses.is_dataclass(x) (transformers' ModelOutput).
+static CallResult dataclassProbe(Interpreter &in, ExternalCall &call) {
+  if (failed(call.checkArity(1, 1)))
+    return failure();
+  FailureOr<Var> fields = dataclassFields(in, call.args[0]);
+  if (failed(fields))
+    return failure();
+  if (call.name == "dataclasses.is_dataclass")
+    return makeBool(static_cast<bool>(*fields));
+  if (!*fields)
+    return call.error() << "dataclasses.fields() of something that is not a dataclass";
+  return *fields;
+}
+
 /// inspect.signature(fn) of a Python function or bound method: an inspect.Signature whose
 /// `parameters` maps each parameter's name, in order (self dropped for a bound method),
 /// to an opaque inspect.Parameter (transformers counts them; reading one's default or
@@ -505,6 +576,9 @@ static CallResult inspectSignature(Interpreter &in, ExternalCall &call) {
 
 void tgc::py::registerCollections(CallRegistry &registry) {
   registry.add("inspect.signature", inspectSignature);
+  registry.add("dataclasses.fields", dataclassProbe);
+  registry.add("collections.abc.Sequence.__iter__", sequenceIter);
+  registry.add("dataclasses.is_dataclass", dataclassProbe);
   registry.add("collections.abc.Mapping.get", mappingGet);
   registry.add("collections.abc.MutableMapping.get", mappingGet);
   registry.add(kDeque, dequeNew);

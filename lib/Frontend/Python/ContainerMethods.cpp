@@ -409,7 +409,62 @@ static CallResult setAlgebra(Interpreter &in, ExternalCall &call) {
   return makeNone();
 }
 
+/// `dict.__getitem__(self, key)`, `__setitem__`, `__delitem__` (and list's): the
+/// container's own item access, past what a subclass defines (`super().__setitem__`).
+static CallResult rawItem(Interpreter &in, ExternalCall &call) {
+  llvm::StringRef method = call.name.rsplit('.').second;
+  size_t arity = method == "__setitem__" ? 3 : 2;
+  if (call.args.size() != arity || !call.arguments.keywords.empty())
+    return CallResult::declined();
+  if (method == "__getitem__")
+    return in.subscript(call.args[0], call.args[1], call.loc, /*raw=*/true);
+  LogicalResult done =
+      method == "__setitem__"
+          ? in.storeSubscript(call.args[0], call.args[1], call.args[2], call.loc, /*raw=*/true)
+          : in.deleteSubscript(call.args[0], call.args[1], call.loc, /*raw=*/true);
+  if (failed(done))
+    return failure();
+  return makeNone();
+}
+
+/// `object.__setattr__(self, name, value)` and `__delattr__` (also through a list, dict
+/// or set base): the attribute itself, past a `__setattr__` the class defines.
+static CallResult rawSetAttribute(Interpreter &in, ExternalCall &call) {
+  bool set = call.name.ends_with("__setattr__");
+  if (call.args.size() != (set ? 3u : 2u) || !call.args[1]->is(K::Str))
+    return CallResult::declined();
+  if (failed(in.setInstanceAttribute(call.args[0], call.args[1]->name, set ? call.args[2] : Var(),
+                                     call.loc)))
+    return failure();
+  return makeNone();
+}
+
+/// `dict.__init__(self, ...)`, list's and set's (a subclass's `super().__init__(...)`):
+/// the contents from the arguments, as update / extend do.
+static CallResult containerInit(Interpreter &in, ExternalCall &call) {
+  if (call.args.empty())
+    return CallResult::declined();
+  llvm::StringRef type = call.name.starts_with("builtins.list.")  ? "list"
+                         : call.name.starts_with("builtins.set.") ? "set"
+                                                                  : "dict";
+  if (call.args.size() == 1 && call.arguments.keywords.empty())
+    return makeNone();
+  std::string fill = ("builtins." + type + (type == "list" ? ".extend" : ".update")).str();
+  FailureOr<Var> done = in.call(makeExternal(fill), call.arguments, call.loc);
+  if (failed(done))
+    return failure();
+  return makeNone();
+}
+
 void tgc::py::registerContainerMethods(CallRegistry &registry) {
+  for (llvm::StringRef type : {"list", "dict", "set"})
+    registry.add(("builtins." + type + ".__init__").str(), containerInit);
+  for (llvm::StringRef type : {"list", "dict"})
+    for (llvm::StringRef method : {"__getitem__", "__setitem__", "__delitem__"})
+      registry.add(("builtins." + type + "." + method).str(), rawItem);
+  for (llvm::StringRef type : {"object", "list", "dict", "set"})
+    for (llvm::StringRef method : {"__setattr__", "__delattr__"})
+      registry.add(("builtins." + type + "." + method).str(), rawSetAttribute);
   registry.add("builtins.list.sort", listSort);
   registry.add("builtins.list.append", listAppend);
   registry.add("builtins.list.extend", listExtend);

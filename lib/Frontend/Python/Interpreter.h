@@ -250,6 +250,15 @@ public:
   /// `object.name = value` (a null `value` deletes it), through properties and
   /// nn.Module's `__setattr__`, as a side effect where one is seen.
   mlir::LogicalResult setAttribute(Var object, llvm::StringRef name, Var value, mlir::Location loc);
+  /// `object.__setattr__`/`__delattr__` of `object` (builtins.object's): the instance
+  /// attribute itself, past a `__setattr__` the class defines.
+  mlir::LogicalResult setInstanceAttribute(Var object, llvm::StringRef name, Var value,
+                                           mlir::Location loc);
+  /// Special method `name` (`__getitem__`, `__setitem__`, `__setattr__`...) that a user
+  /// class defines for `object`, an instance or a list, dict or set of a user subclass,
+  /// bound to it; null when only builtin classes (and torch.nn.Module, which tgc models
+  /// itself) define it.
+  mlir::FailureOr<Var> userSpecialMethod(Var object, llvm::StringRef name, mlir::Location loc);
   /// `name` in the MRO of class `cls`, null when no class there has it.
   mlir::FailureOr<Var> lookupInClass(Var cls, llvm::StringRef name);
   /// A class attribute bound as Python's descriptors bind it (methods, static and class
@@ -277,9 +286,13 @@ public:
   // Subscripts and iteration (Subscripts.cpp, Iteration.cpp).
   /// The index of `key`'s entry in dict `dict`, if it has one.
   mlir::FailureOr<std::optional<size_t>> findDictEntry(ObjectId dict, Var key, mlir::Location loc);
-  mlir::FailureOr<Var> subscript(Var container, Var key, mlir::Location loc);
-  mlir::LogicalResult storeSubscript(Var container, Var key, Var value, mlir::Location loc);
-  mlir::LogicalResult deleteSubscript(Var container, Var key, mlir::Location loc);
+  /// `container[key]`, `container[key] = value`, `del container[key]`: through the
+  /// `__getitem__`... a list, dict or set subclass defines, unless `raw` (the
+  /// container's own, as `dict.__getitem__(self, key)` is).
+  mlir::FailureOr<Var> subscript(Var container, Var key, mlir::Location loc, bool raw = false);
+  mlir::LogicalResult storeSubscript(Var container, Var key, Var value, mlir::Location loc,
+                                     bool raw = false);
+  mlir::LogicalResult deleteSubscript(Var container, Var key, mlir::Location loc, bool raw = false);
   /// `iter(iterable)`: an iterator object over the items it yields.
   mlir::FailureOr<Var> iterate(Var iterable, mlir::Location loc);
   /// The items `iterable` yields (what is left of an iterator).

@@ -55,10 +55,17 @@ FailureOr<std::optional<size_t>> Interpreter::findDictEntry(ObjectId dict, Var k
   return std::optional<size_t>();
 }
 
-FailureOr<Var> Interpreter::subscript(Var container, Var key, Location loc) {
+FailureOr<Var> Interpreter::subscript(Var container, Var key, Location loc, bool raw) {
   if (container->is(K::Tensor))
     return tensorIndex(container, key, loc);
   std::optional<H> kind = heap.kindOf(container);
+  if (!raw && kind != H::Instance) {
+    FailureOr<Var> getItem = userSpecialMethod(container, "__getitem__", loc);
+    if (failed(getItem))
+      return failure();
+    if (*getItem)
+      return call(*getItem, CallArguments{{key}, {}}, loc);
+  }
   if (kind == H::Dict) {
     FailureOr<std::optional<size_t>> found = findDictEntry(container->object, key, loc);
     if (failed(found))
@@ -128,8 +135,16 @@ FailureOr<Var> Interpreter::subscript(Var container, Var key, Location loc) {
   return items[i];
 }
 
-LogicalResult Interpreter::storeSubscript(Var container, Var key, Var value, Location loc) {
+LogicalResult Interpreter::storeSubscript(Var container, Var key, Var value, Location loc,
+                                          bool raw) {
   std::optional<H> kind = heap.kindOf(container);
+  if (!raw && kind != H::Instance) {
+    FailureOr<Var> setItem = userSpecialMethod(container, "__setitem__", loc);
+    if (failed(setItem))
+      return failure();
+    if (*setItem)
+      return success(succeeded(call(*setItem, CallArguments{{key, value}, {}}, loc)));
+  }
   if (kind == H::Dict) {
     FailureOr<std::optional<size_t>> found = findDictEntry(container->object, key, loc);
     if (failed(found))
@@ -172,8 +187,15 @@ LogicalResult Interpreter::storeSubscript(Var container, Var key, Var value, Loc
   return error(loc) << describe(heap, container) << " does not support item assignment";
 }
 
-LogicalResult Interpreter::deleteSubscript(Var container, Var key, Location loc) {
+LogicalResult Interpreter::deleteSubscript(Var container, Var key, Location loc, bool raw) {
   std::optional<H> kind = heap.kindOf(container);
+  if (!raw && kind != H::Instance) {
+    FailureOr<Var> delItem = userSpecialMethod(container, "__delitem__", loc);
+    if (failed(delItem))
+      return failure();
+    if (*delItem)
+      return success(succeeded(call(*delItem, CallArguments{{key}, {}}, loc)));
+  }
   if (kind == H::Dict) {
     FailureOr<std::optional<size_t>> found = findDictEntry(container->object, key, loc);
     if (failed(found))

@@ -107,6 +107,21 @@ static std::optional<AtenValue> fitValue(const AtenValue &value, llvm::StringRef
                ? std::optional<AtenValue>(value)
                : std::nullopt;
   if (type.list) {
+    // An empty tuple or list (`new_ones(())`: a 0-d tensor) is a list of any type.
+    bool empty = (value.kind == Kind::Tensors && value.values.empty()) ||
+                 (value.kind == Kind::Ints && value.sizes.empty()) ||
+                 (value.kind == Kind::Floats && value.floats.empty()) ||
+                 (value.kind == Kind::Bools && value.bools.empty());
+    if (empty && !type.listSize) {
+      if (type.base == "Tensor")
+        return AtenValue::tensors({});
+      if (type.isIntList())
+        return AtenValue::ints({});
+      if (type.base == "float")
+        return AtenValue::floatList({});
+      if (type.base == "bool")
+        return AtenValue::boolList({});
+    }
     if (type.base == "Tensor")
       return value.kind == Kind::Tensors ? std::optional<AtenValue>(value) : std::nullopt;
     if (type.isIntList() && value.kind == Kind::Ints)

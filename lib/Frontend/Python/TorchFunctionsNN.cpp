@@ -227,6 +227,11 @@ static void addLinearAlgebra(std::vector<TorchFunction> &table) {
 /// Reductions.
 static void addReductions(std::vector<TorchFunction> &table) {
   std::vector<TorchFunction> functions = {
+      {{"torch._weight_norm"},
+       {{TGC_SCHEMA("_weight_norm(Tensor v, Tensor g, int dim=0)"), "aten._weight_norm.default"}}},
+      {{"torch.histc", "torch.Tensor.histc"},
+       {{TGC_SCHEMA("histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0)"),
+         "aten.histc.default"}}},
       {{"torch.cumsum", "torch.Tensor.cumsum"},
        {{TGC_SCHEMA("cumsum(Tensor self, int dim, *, ScalarType? dtype=None)"),
          "aten.cumsum.default"}}},
@@ -286,6 +291,10 @@ static void addNormalizationAndLosses(std::vector<TorchFunction> &table) {
        {{TGC_SCHEMA(
              "log_softmax(Tensor self, int? dim=None, int _stacklevel=3, ScalarType? dtype=None)"),
          "aten.log_softmax.int", softmaxArguments}}},
+      {{"torch.group_norm", "torch.nn.functional.group_norm"},
+       {{TGC_SCHEMA("group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? "
+                    "bias=None, float eps=1e-05, bool cudnn_enabled=True)"),
+         "aten.group_norm.default"}}},
       {{"torch.layer_norm", "torch.nn.functional.layer_norm"},
        {{TGC_SCHEMA(
              "layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? "

@@ -59,6 +59,19 @@ static void addViews(std::vector<TorchFunction> &table) {
        {{TGC_SCHEMA("view_as(Tensor(a) self, Tensor other)"), "aten.view_as.default"}}},
       {{"torch.Tensor.reshape_as"},
        {{TGC_SCHEMA("reshape_as(Tensor(a) self, Tensor other)"), "aten.reshape_as.default"}}},
+      {{"torch.sort", "torch.Tensor.sort"},
+       {{"sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor "
+         "indices)",
+         "aten.sort.default"},
+        {"sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> "
+         "(Tensor values, Tensor indices)",
+         "aten.sort.stable"}}},
+      {{"torch.topk", "torch.Tensor.topk"},
+       {{"topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> "
+         "(Tensor values, Tensor indices)",
+         "aten.topk.default"}}},
+      {{"torch.Tensor.repeat"},
+       {{TGC_SCHEMA("repeat(Tensor self, SymInt[] repeats)"), "aten.repeat.default"}}},
       {{"torch.Tensor.expand"},
        {{TGC_SCHEMA("expand(Tensor(a) self, SymInt[] size, *, bool implicit=False)"),
          "aten.expand.default"}}},

@@ -1,8 +1,14 @@
 // torch's questions about the run, answered as a compiled graph would answer them
 // (`torch.is_grad_enabled()`, `torch.jit.is_scripting()`, `torch.compiler.is_compiling()`),
-// and the grad-mode and autocast context managers (`with torch.no_grad():`,
-// `with torch.autocast("cpu"):`).
+// the numeric limits of dtypes (`torch.finfo`, `torch.iinfo`), `torch.tensor(data)` of
+// Python values, and the grad-mode and autocast context managers
+// (`with torch.no_grad():`, `with torch.autocast("cpu"):`).
 #include "Interpreter.h"
+
+#include "Frontend/Common/DTypes.h"
+
+#include "llvm/ADT/APFloat.h"
+#include <cmath>
 
 using namespace mlir;
 using namespace tgc;
@@ -191,6 +197,151 @@ static CallResult torchCheck(Interpreter &in, ExternalCall &call) {
   return call.error() << "check failed: " << message;
 }
 
+/// A dtype value for `torch.<name>`.
+static Var dtypeVar(Interpreter &in, llvm::StringRef name) {
+  Variable dtype;
+  dtype.kind = K::DType;
+  dtype.name = name.str();
+  if (std::optional<frontend::TorchDType> known =
+          frontend::lookupDTypeByName(name, in.getContext()))
+    dtype.type = known->type;
+  return makeVar(std::move(dtype));
+}
+
+/// torch.finfo(dtype) and torch.iinfo(dtype): an object of the limits of a floating
+/// (bits, eps, max, min, tiny, smallest_normal, resolution, dtype) or an integer (bits,
+/// max, min, dtype) dtype, computed from its element type.
+static CallResult numericLimits(Interpreter &in, ExternalCall &call) {
+  if (failed(call.checkArity(0, 1)))
+    return failure();
+  bool floating = call.name == "torch.finfo";
+  Var dtype = call.args.empty() ? (floating ? dtypeVar(in, "float32") : Var()) : call.args[0];
+  if (!dtype || !dtype->is(K::DType) || !dtype->type)
+    return call.error() << call.name << "() needs a dtype tgc knows";
+  std::optional<frontend::TorchDType> known = frontend::lookupDTypeByType(dtype->type);
+  HeapObject limits;
+  limits.kind = H::Instance;
+  limits.classObject = makeExternal(call.name.str());
+  MLIRContext *ctx = in.getContext();
+  if (auto type = llvm::dyn_cast<FloatType>(dtype->type); floating && type) {
+    const llvm::fltSemantics &semantics = type.getFloatSemantics();
+    double max = llvm::APFloat::getLargest(semantics).convertToDouble();
+    double tiny = llvm::APFloat::getSmallestNormalized(semantics).convertToDouble();
+    double eps = std::ldexp(1.0, 1 - int(llvm::APFloat::semanticsPrecision(semantics)));
+    limits.setAttribute("bits", makeInt(llvm::APFloat::semanticsSizeInBits(semantics), ctx));
+    limits.setAttribute("eps", makeFloat(eps));
+    limits.setAttribute("max", makeFloat(max));
+    limits.setAttribute("min", makeFloat(-max));
+    limits.setAttribute("tiny", makeFloat(tiny));
+    limits.setAttribute("smallest_normal", makeFloat(tiny));
+    limits.setAttribute("resolution", makeFloat(std::pow(10.0, -std::floor(-std::log10(eps)))));
+  } else if (auto type = llvm::dyn_cast<IntegerType>(dtype->type);
+             !floating && type && type.getWidth() > 1 && type.getWidth() <= 64) {
+    unsigned bits = type.getWidth();
+    bool isUnsigned = type.isUnsigned();
+    int64_t max = isUnsigned ? (bits == 64 ? -1 : int64_t((uint64_t(1) << bits) - 1))
+                             : int64_t((uint64_t(1) << (bits - 1)) - 1);
+    if (isUnsigned && bits == 64)
+      return call.error() << "torch.iinfo(torch.uint64).max is beyond int64";
+    limits.setAttribute("bits", makeInt(bits, ctx));
+    limits.setAttribute("max", makeInt(max, ctx));
+    limits.setAttribute("min", makeInt(isUnsigned ? 0 : -max - 1, ctx));
+  } else {
+    return call.error() << call.name << "() of " << (known ? known->name : "a dtype")
+                        << ", which is not " << (floating ? "a floating" : "an integer") << " type";
+  }
+  limits.setAttribute("dtype", makeStr(known ? known->name.str() : ""));
+  return makeObject(in.newObject(std::move(limits)));
+}
+
+/// The Python values of `data` (a number, or nested lists/tuples of them), flattened in
+/// order, with the nesting's sizes; fails on anything else.
+static LogicalResult flattenData(Var data, std::vector<Var> &values, SmallVector<int64_t> &sizes,
+                                 unsigned depth, Interpreter &in, Location loc) {
+  std::optional<H> kind = in.getHeap().kindOf(data);
+  if (data->is(K::Tuple) || kind == H::List) {
+    const std::vector<Var> &items =
+        data->is(K::Tuple) ? data->items : in.getHeap().get(data->object).items;
+    if (sizes.size() == depth)
+      sizes.push_back(items.size());
+    else if (sizes[depth] != int64_t(items.size()))
+      return emitError(loc) << "torch.tensor(): the nested lists are ragged";
+    for (const Var &item : items)
+      if (failed(flattenData(item, values, sizes, depth + 1, in, loc)))
+        return failure();
+    return success();
+  }
+  if (!data->is(K::Int) && !data->is(K::Float) && !data->is(K::Bool))
+    return emitError(loc) << "torch.tensor() of " << describe(in.getHeap(), data)
+                          << " is not supported (Python numbers and lists of them are)";
+  if (depth != sizes.size())
+    return emitError(loc) << "torch.tensor(): the nested lists are ragged";
+  values.push_back(data);
+  return success();
+}
+
+/// torch.tensor(data, dtype=None, device=None, requires_grad=False) of Python values
+/// known at capture time (numbers, symbolic sizes among them, and nested lists of them):
+/// each value a `scalar_tensor`, stacked and shaped as the nesting. The dtype is eager's:
+/// float32 when a value is a float, else int64, bool when all are bools. A tensor
+/// argument is copied (`clone().detach()`), as eager does with a warning.
+static CallResult torchTensor(Interpreter &in, ExternalCall &call) {
+  if (failed(call.checkArity(1, 1)) ||
+      failed(call.checkKeywords({"dtype", "device", "requires_grad", "pin_memory"})))
+    return failure();
+  Var data = call.args[0];
+  Var dtype = call.keyword("dtype");
+  if (data->is(K::Tensor)) {
+    CallArguments clone{{data}, {}};
+    FailureOr<Var> copy = in.callTorchFunction("torch.Tensor.clone", clone, call.loc);
+    if (failed(copy))
+      return failure();
+    CallArguments detach{{*copy}, {}};
+    FailureOr<Var> result = in.callTorchFunction("torch.Tensor.detach", detach, call.loc);
+    if (failed(result) || !dtype || dtype->is(K::None))
+      return result;
+    CallArguments cast{{*result}, {{"dtype", dtype}}};
+    return in.callTorchFunction("torch.Tensor.to", cast, call.loc);
+  }
+  std::vector<Var> values;
+  SmallVector<int64_t> sizes;
+  if (failed(flattenData(data, values, sizes, 0, in, call.loc)))
+    return failure();
+  if (!dtype || dtype->is(K::None)) {
+    bool anyFloat = llvm::any_of(values, [](const Var &v) { return v->is(K::Float); });
+    bool allBool =
+        !values.empty() && llvm::all_of(values, [](const Var &v) { return v->is(K::Bool); });
+    dtype = dtypeVar(in, anyFloat || values.empty() ? "float32" : allBool ? "bool" : "int64");
+  }
+  std::vector<Var> scalars;
+  for (const Var &value : values) {
+    CallArguments scalar{{value}, {{"dtype", dtype}}};
+    FailureOr<Var> tensor = in.callTorchFunction("torch.scalar_tensor", scalar, call.loc);
+    if (failed(tensor))
+      return failure();
+    scalars.push_back(*tensor);
+  }
+  if (sizes.empty())
+    return scalars.front();
+  if (scalars.empty()) {
+    // `torch.tensor([])`: float32 zeros of the nesting's sizes ([0]).
+    std::vector<Var> shape;
+    for (int64_t size : sizes)
+      shape.push_back(makeInt(size, in.getContext()));
+    CallArguments zeros{{makeTuple(std::move(shape))}, {{"dtype", dtype}}};
+    return in.callTorchFunction("torch.zeros", zeros, call.loc);
+  }
+  CallArguments stack{{in.makeList(std::move(scalars))}, {}};
+  FailureOr<Var> flat = in.callTorchFunction("torch.stack", stack, call.loc);
+  if (failed(flat) || sizes.size() == 1)
+    return flat;
+  std::vector<Var> shape;
+  for (int64_t size : sizes)
+    shape.push_back(makeInt(size, in.getContext()));
+  CallArguments reshape{{*flat, makeTuple(std::move(shape))}, {}};
+  return in.callTorchFunction("torch.Tensor.reshape", reshape, call.loc);
+}
+
 /// F._none_or_dtype(t) (nn.MultiheadAttention's mask checks): None, or t's dtype.
 static CallResult noneOrDtype(Interpreter &in, ExternalCall &call) {
   if (failed(call.checkArity(1, 1)))
@@ -207,6 +358,9 @@ void tgc::py::registerTorchProbes(CallRegistry &registry) {
   registry.add("torch.is_tensor", isTensor);
   registry.add("torch._assert", torchAssert);
   registry.add("torch._check", torchCheck);
+  registry.add("torch.finfo", numericLimits);
+  registry.add("torch.iinfo", numericLimits);
+  registry.add("torch.tensor", torchTensor);
   registry.add("torch._check_with", torchCheck);
   // torch's API-usage logging (torchvision calls it from every constructor and op).
   registry.add("torch._C._log_api_usage_once", constant(makeNone()));

@@ -255,6 +255,15 @@ def test_replay():
                    "value": {"type": "tensor", "output": 0}}], net, [new], ((arg, y), {}))
     assert y.shape == (2, 3) and y.stride() == (3, 1) and torch.equal(y, new)
 
+    # A source's item step reads the dict's own entry, as the capture walked it, not what
+    # a subclass's __getitem__ makes of it (transformers' ACT2FN instantiates classes).
+    class Instantiating(dict):
+        def __getitem__(self, key):
+            return dict.__getitem__(self, key)()
+    net.registry = Instantiating(gelu=Record)
+    ctx = replay._Context(net, [], ((), {}))
+    assert ctx.resolve("fn.registry['gelu']") is Record
+
     f = make()
     cells = dict(zip(f.__code__.co_freevars, f.__closure__))
     replay.apply([

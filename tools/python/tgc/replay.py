@@ -117,6 +117,17 @@ def module_namespace(name, fn):
     raise TgcError(f"tgc replay: module {name!r} is not loaded")
 
 
+def _item(obj, key):
+    """`obj[key]` as tgc-capture walked it: a dict's or list's own entry, not what a
+    subclass's `__getitem__` makes of it (transformers' ACT2FN instantiates the class
+    it stores)."""
+    if isinstance(obj, dict):
+        return dict.__getitem__(obj, key)
+    if isinstance(obj, (list, tuple)):
+        return (list if isinstance(obj, list) else tuple).__getitem__(obj, key)
+    return obj[key]
+
+
 class _Context:
     """The roots of one call: the bound callable, the call's arguments, the model's
     outputs, and the id table of the objects the program created."""
@@ -143,7 +154,7 @@ class _Context:
                 else:
                     obj = sys.modules[key]
             for op, key in steps:
-                obj = getattr(obj, key) if op == "." else obj[key]
+                obj = getattr(obj, key) if op == "." else _item(obj, key)
         except (AttributeError, KeyError, IndexError, TypeError) as e:
             raise TgcError(f"tgc replay: cannot resolve {source!r}: "
                            f"{type(e).__name__}: {e}") from None

@@ -3,7 +3,9 @@
 This module imports torch; import it at capture time only.
 """
 
+import dataclasses
 import dis
+import functools
 import importlib.util
 import inspect
 import marshal
@@ -144,12 +146,15 @@ def _is_library_module(module_name):
     return bool(module_name) and module_name.split(".")[0] in LIBRARY_PACKAGES
 
 
-def _code_names(code, out):
-    """Adds the co_names of `code` and of its nested code constants to `out`."""
+def _code_names(code, out, strings=None):
+    """Adds the co_names of `code` and of its nested code constants to `out`, and its
+    string constants to `strings`."""
     out.update(code.co_names)
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
-            _code_names(const, out)
+            _code_names(const, out, strings)
+        elif isinstance(const, str) and strings is not None:
+            strings.add(const)
 
 
 _IMPORT_NAME = bytes([dis.opmap["IMPORT_NAME"]])
@@ -189,10 +194,12 @@ class _Walk:
     Ids are assigned in pre-order (an object gets its id before its children), children
     in a fixed order, so the same objects and options give the same table."""
 
-    def __init__(self, names, input_storages):
+    def __init__(self, names, input_storages, strings=frozenset()):
         self.names = names
+        self.strings = strings
         self.input_storages = input_storages
         self.found_names = set()
+        self.found_strings = set()
         self.found_imports = set()
         self.ids = {}
         self.keep = []
@@ -243,6 +250,13 @@ class _Walk:
 
     def _record(self, obj, hint):
         t = type(obj)
+        if obj is os.environ:
+            # The environment variables the reachable code names (as string constants),
+            # not the whole environment: a trace must not carry the capturing machine's
+            # secrets, and stays the same on another machine.
+            return {"kind": "dict", "class": self.value(type(obj)),
+                    "items": [[k, os.environ[k]] for k in sorted(self.strings)
+                              if k in os.environ]}
         if isinstance(obj, torch.Tensor):
             return self._tensor(obj)
         if t is torch.dtype:
@@ -297,7 +311,19 @@ class _Walk:
             except ValueError:
                 return {"kind": "cell"}
             return {"kind": "cell", "contents": self.value(contents)}
-        if self._interpreted_class(t) or isinstance(obj, torch.nn.Module):
+        # functools.lru_cache / cache: the function it wraps (the cache does not change
+        # what a call returns; library code caches pure probes this way).
+        if t is functools._lru_cache_wrapper and isinstance(
+                getattr(obj, "__wrapped__", None), types.FunctionType):
+            return self._function(obj.__wrapped__, hint)
+        # functools.partial (a C type): what tgc calls it with (its func, args, keywords).
+        if t is functools.partial:
+            return {"kind": "object", "class": self.value(t),
+                    "dict": {"func": self.value(obj.func), "args": self.value(obj.args),
+                             "keywords": self.value(obj.keywords)}}
+        # A dataclass's fields (its class's `__dataclass_fields__`) with their attributes:
+        # `dataclasses.fields()` reads their names and defaults.
+        if self._interpreted_class(t) or isinstance(obj, (torch.nn.Module, dataclasses.Field)):
             return self._object(obj)
         return {"kind": "opaque", "type": _type_name(t), "repr": _safe_repr(obj)}
 
@@ -316,7 +342,7 @@ class _Walk:
 
     def _code(self, code):
         code = portable_code(code, self.library_roots)
-        _code_names(code, self.found_names)
+        _code_names(code, self.found_names, self.found_strings)
         return {"kind": "code", "blob": self._blob(marshal.dumps(code)), "name": code.co_name,
                 "qualname": code.co_qualname, "filename": code.co_filename,
                 "firstlineno": code.co_firstlineno}
@@ -595,18 +621,20 @@ def _walk_to_fixpoint(fn, args, kwargs, hooks, input_storages):
     """The globals/module restriction grows with the code it reaches: walks until the
     names (and the modules imported by reachable code) no longer change; returns the
     last walk and the header's entry, hook and module values."""
-    names, imports = set(), set()
+    names, imports, strings = set(), set(), set()
     while True:
-        walk = _Walk(frozenset(names), input_storages)
+        walk = _Walk(frozenset(names), input_storages, frozenset(strings))
         entry = {"callable": walk.value(fn), "args": [walk.value(a) for a in args],
                  "kwargs": {k: walk.value(v) for k, v in kwargs.items()}}
         hook_values = [[walk.value(pack), walk.value(unpack)] for pack, unpack in hooks]
         modules = {name: walk.value(sys.modules[name])
                    for name in sorted(imports) if name in sys.modules}
-        if walk.found_names <= names and walk.found_imports <= imports:
+        if walk.found_names <= names and walk.found_imports <= imports and \
+                walk.found_strings <= strings:
             return walk, entry, hook_values, modules
         names |= walk.found_names
         imports |= walk.found_imports
+        strings |= walk.found_strings
 
 
 def capture(fn_or_module, example_args, path, train=False, *, example_kwargs=None,
