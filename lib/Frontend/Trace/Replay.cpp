@@ -598,11 +598,11 @@ ReplayBuilder::encodeAttributes(llvm::ArrayRef<std::pair<std::string, Var>> attr
 
 FailureOr<Replay> ReplayBuilder::build(llvm::ArrayRef<SideEffect> effects,
                                        llvm::ArrayRef<Var> returned, Location returnLoc) {
-  // One target per (group, object, name), in order of its first write; the location of
-  // its last write (the one whose value is replayed).
+  // One target per (group, object, name), in order of its first write, with its last
+  // write (where errors about the replayed value go; a hook registration's hook).
   enum Group { Attribute_, Contents, Cell, Global, Storage, Hook };
   using Key = std::tuple<int, ObjectId, std::string>;
-  llvm::MapVector<Key, Location, std::map<Key, unsigned>> targets;
+  llvm::MapVector<Key, const SideEffect *, std::map<Key, unsigned>> targets;
   for (const SideEffect &effect : effects) {
     Group group = Attribute_;
     switch (effect.kind) {
@@ -628,13 +628,14 @@ FailureOr<Replay> ReplayBuilder::build(llvm::ArrayRef<SideEffect> effects,
     }
     // Every hook registration is an action of its own (`name` numbers them).
     std::string name = group == Attribute_ || group == Global || group == Hook ? effect.name : "";
-    auto [it, inserted] = targets.insert({Key{group, effect.object, name}, effect.loc});
+    auto [it, inserted] = targets.insert({Key{group, effect.object, name}, &effect});
     if (!inserted)
-      it->second = effect.loc;
+      it->second = &effect;
   }
   SmallVector<Attribute> actions;
-  for (const auto &[key, loc] : targets) {
+  for (const auto &[key, last] : targets) {
     auto &[group, object, name] = key;
+    Location loc = last->loc;
     const HeapObject &h = heap.get(object);
     FailureOr<std::string> source = sourceOf(h, "a " + std::string(heapKindName(h.kind)), loc);
     if (failed(source))
@@ -685,10 +686,7 @@ FailureOr<Replay> ReplayBuilder::build(llvm::ArrayRef<SideEffect> effects,
       // The hook itself (a function the program made, or one that existed) is
       // registered on the live tensor, where autograd runs it in backward.
       path = *source;
-      const SideEffect *effect = llvm::find_if(effects, [&](const SideEffect &e) {
-        return e.kind == SideEffect::Kind::RegisterHook && e.object == object && e.name == name;
-      });
-      FailureOr<Attribute> hook = encode(effect->value, path + ".register_hook()", loc);
+      FailureOr<Attribute> hook = encode(last->value, path + ".register_hook()", loc);
       if (failed(hook))
         return failure();
       actions.push_back(
