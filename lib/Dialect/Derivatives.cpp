@@ -686,6 +686,25 @@ LogicalResult selectVjp(Vjp &v, SelectOp op) {
   return success();
 }
 
+/// index_put of leading dimensions (derivatives.yaml): self's gradient is g with the
+/// written positions zeroed (g itself when accumulating), the values' is g at the
+/// indices (every write of a repeated position gets it, as in eager).
+LogicalResult indexPutVjp(Vjp &v, IndexPutOp op) {
+  if (op.getDimsAttr())
+    return op.emitOpError("derivative of an index_put with dims (run tgc-decompose first)");
+  if (v.wants(0))
+    v.set(0, op,
+          op.getAccumulate()
+              ? v.g()
+              : IndexPutOp::create(v.b, v.loc, v.g(), op.getIndices(), v.zerosLike(op.getValues()),
+                                   false, DenseI64ArrayAttr())
+                    .getResult());
+  unsigned values = 1 + op.getIndices().size();
+  if (v.wants(values))
+    v.set(values, op, IndexOp::create(v.b, v.loc, v.g(), op.getIndices(), DenseI64ArrayAttr()));
+  return success();
+}
+
 LogicalResult sliceScatterVjp(Vjp &v, SliceScatterOp op) {
   if (v.wants(0))
     v.set(0, op,
@@ -1041,6 +1060,7 @@ void tgc::attachDerivatives(MLIRContext *ctx) {
   attach<SliceOp, sliceVjp>(ctx);
   attach<SelectOp, selectVjp>(ctx);
   attach<SliceScatterOp, sliceScatterVjp>(ctx);
+  attach<IndexPutOp, indexPutVjp>(ctx);
   attach<SelectScatterOp, selectScatterVjp>(ctx);
   attach<CatOp, catVjp>(ctx);
   attach<TrilOp, triangleVjp<TrilOp>>(ctx);

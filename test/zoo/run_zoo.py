@@ -17,7 +17,10 @@ eager PyTorch. For each model:
     such as a bias before a batch norm, is rounding in float32, eager's too; a gradient
     through a ReLU whose input is within rounding of zero jumps with any rounding);
   - the same training step once more with dropout on: it must run and give finite
-    gradients (it cannot be compared with eager's random masks).
+    gradients (it cannot be compared with eager's random masks);
+  - inference through tgc's own capture (`tgc.compile`: tgc-capture's .trace of the
+    model's bytecode and objects, compiled by tgc) against eager (rel 1e-4), on the
+    Python that runs the script (3.11 to 3.13).
 
 Each model runs in a subprocess (a crash is a result, not the end of the run). The
 table goes to docs/models.md, between the markers there.
@@ -515,6 +518,19 @@ def run_one(entry, tgc, workdir):
         except Exception as e:  # noqa: BLE001
             result[key] = {"status": "fails", "detail": _short(e)}
 
+    # Inference through tgc's own capture: tgc-capture writes the model's bytecode and
+    # objects as a .trace, tgc compiles it (tgc.compile), compared as above.
+    try:
+        t0 = time.perf_counter()
+        f = tgc_py.compile(model, args, compiler=tgc,
+                           cache_dir=os.path.join(workdir, f"{entry.name}-trace-cache"))
+        with torch.no_grad():
+            err = _rel(f(*args), expected)
+        result["trace"] = {"status": "matches" if err <= INFER_TOL else "mismatch",
+                           "rel_err": err, "compile_s": round(time.perf_counter() - t0, 1)}
+    except Exception as e:  # noqa: BLE001
+        result["trace"] = {"status": "fails", "detail": _short(e)}
+
     # Inference in a low-precision dtype (the model and its float inputs converted before
     # the export): tgc's error against float64 must be at most twice eager's own.
     result["low_precision"] = _low_precision(entry, model, inputs, dyn, tgc, workdir)
@@ -647,14 +663,15 @@ def _core_aten(ep):
 
 def table(results):
     rows = ["| model | library | config | training IR | core ATen IR | "
+            f"through .trace (Python {sys.version_info[0]}.{sys.version_info[1]}) | "
             f"{LOW_PRECISION} inference (core ATen IR) | training step (dropout 0) | "
             "training step (dropout on) |",
-            "|---|---|---|---|---|---|---|---|"]
+            "|---|---|---|---|---|---|---|---|---|"]
     for r in results:
-        rows.append("| {} | {} | {} | {} | {} | {} | {} | {} |".format(
+        rows.append("| {} | {} | {} | {} | {} | {} | {} | {} | {} |".format(
             r["name"], r["library"], r["config"], _cell(r.get("training_ir")),
-            _cell(r.get("core_aten")), _cell(r.get("low_precision")), _cell(r.get("train")),
-            _cell(r.get("train_dropout"))))
+            _cell(r.get("core_aten")), _cell(r.get("trace")), _cell(r.get("low_precision")),
+            _cell(r.get("train")), _cell(r.get("train_dropout"))))
     return "\n".join(rows) + "\n"
 
 
@@ -705,6 +722,7 @@ def main():
     tgc = os.path.abspath(args.tgc)
     workdir = os.path.abspath(args.workdir or os.path.join(ROOT, "build", "zoo"))
     if args.one:
+        sys.path.insert(0, os.path.join(ROOT, "tools", "tgc-capture"))
         sys.path.insert(0, os.path.join(ROOT, "tools", "python"))
         try:
             res = run_one(MODELS[args.one], tgc, workdir)
@@ -733,8 +751,9 @@ def main():
                               training_ir={"status": "crashes", "detail": tail[:200]})
         results.append(res)
         print(f"{name} ({time.perf_counter() - t0:.0f} s): " + "; ".join(
-            f"{k} {_cell(res.get(k))}" for k in ("training_ir", "core_aten", "low_precision",
-                                                 "train", "train_dropout")), flush=True)
+            f"{k} {_cell(res.get(k))}" for k in ("training_ir", "core_aten", "trace",
+                                                 "low_precision", "train", "train_dropout")),
+            flush=True)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=1)

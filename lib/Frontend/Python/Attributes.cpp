@@ -173,7 +173,19 @@ FailureOr<Var> Interpreter::lookupAttribute(Var object, llvm::StringRef name, Lo
   if (object->is(K::External)) {
     if (name == "__name__")
       return makeStr(llvm::StringRef(object->name).rsplit('.').second);
-    return makeExternal((object->name + "." + name).str());
+    std::string qualified = (object->name + "." + name).str();
+    // An overload of a torch.ops operator packet (`torch.ops.aten.gelu.default`).
+    if (auto it = operatorOverloads.find(object->name);
+        it != operatorOverloads.end() && !operatorOverloads.contains(qualified)) {
+      std::string target = it->first().drop_front(strlen("torch.ops.")).str() + "." + name.str();
+      auto overload =
+          llvm::find_if(it->second, [&](const OperatorOverload &o) { return o.target == target; });
+      if (overload == it->second.end())
+        return error(loc) << "the operator " << object->name << " has no overload '" << name << "'";
+      OperatorOverload found = *overload;
+      operatorOverloads[qualified] = {std::move(found)};
+    }
+    return makeExternal(qualified);
   }
   // torch.return_types.max / min: named fields of (values, indices).
   if (object->is(K::Tuple) && object->tupleClass && object->tupleClass->is(K::External) &&

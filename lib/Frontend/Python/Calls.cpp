@@ -207,7 +207,7 @@ FailureOr<Var> Interpreter::callExternal(const Variable &external, CallArguments
     if (!result.isDeclined())
       return result.takeResult();
   }
-  if (isKnownTorchFunction(name))
+  if (isKnownTorchFunction(name) || operatorOverloads.contains(name))
     return callTorchFunction(name, arguments, loc);
   return error(loc) << "graph break: calling " << name << " is not supported";
 }

@@ -93,6 +93,9 @@ static LogicalResult bindParameters(const py::CodeObject &code, const HeapObject
 FailureOr<Var> Interpreter::callFunction(ObjectId functionId, CallArguments arguments,
                                          Location loc) {
   const HeapObject &function = heap.get(functionId);
+  // torch._dynamo.assume_constant_result: the result Python computed at capture.
+  if (function.constantResult && arguments.positional.empty() && arguments.keywords.empty())
+    return function.constantResult;
   py::CodeRef code = function.code;
   if (code->flags & (py::kCoroutine | py::kAsyncGenerator))
     return error(loc) << "calling coroutine or async generator function '" << function.qualname

@@ -7,6 +7,7 @@
 #include "Frontend/Common/AtenCall.h"
 #include "Frontend/Common/Autocast.h"
 #include "ObjectTable.h"
+#include "TorchFunctions.h"
 #include "Variables.h"
 
 #include "tgc/Dialect/TgcDialect.h"
@@ -420,7 +421,14 @@ private:
   mlir::FailureOr<Var> callWithOut(llvm::StringRef qualifiedName, CallArguments arguments, Var out,
                                    mlir::Location loc);
   Var resultsToVar(mlir::Operation *op);
-  mlir::FailureOr<Var> tensorIndex(Var tensor, Var key, mlir::Location loc);
+  /// `tensor[key]`. With `advanced`, the tensor indices are not applied: the result is
+  /// the view the basic indices (ints, slices, None, ...) make, and `advanced` gets the
+  /// tensor index of each of its dimensions (null where none; empty without any).
+  mlir::FailureOr<Var> tensorIndex(Var tensor, Var key, mlir::Location loc,
+                                   llvm::SmallVectorImpl<mlir::Value> *advanced = nullptr);
+  /// `tensor[key] = value`: a copy into the view of basic indices, index_put_ with tensor
+  /// indices.
+  mlir::LogicalResult storeTensorIndex(Var tensor, Var key, Var value, mlir::Location loc);
   mlir::FailureOr<Var> tensorAttribute(Var tensor, llvm::StringRef name, mlir::Location loc);
 
   // Saved-tensor hooks (SavedTensorsHooks.cpp).
@@ -465,6 +473,9 @@ private:
   mlir::MLIRContext *ctx;
   TensorSource tensorSource;
   AtenCallBuilder atenBuilder;
+  /// The overloads of the `torch.ops` operators the trace holds, by their external
+  /// names (`torch.ops.aten.addmm`, `torch.ops.aten.addmm.default`).
+  llvm::StringMap<std::vector<OperatorOverload>> operatorOverloads;
   Heap heap;
   std::vector<SideEffect> sideEffects;
   /// Returned values that outputStructure leaves to the replay list.

@@ -169,15 +169,8 @@ LogicalResult Interpreter::storeSubscript(Var container, Var key, Var value, Loc
         value;
     return success();
   }
-  if (container->is(K::Tensor)) {
-    FailureOr<Var> view = tensorIndex(container, key, loc);
-    if (failed(view))
-      return failure();
-    CallArguments arguments{{*view, value}, {}};
-    FailureOr<Var> copied = callTorchFunction(
-        value->is(K::Tensor) ? "torch.Tensor.copy_" : "torch.Tensor.fill_", arguments, loc);
-    return success(succeeded(copied));
-  }
+  if (container->is(K::Tensor))
+    return storeTensorIndex(container, key, value, loc);
   if (kind == H::Instance) {
     FailureOr<Var> setItem = getAttribute(container, "__setitem__", loc);
     if (failed(setItem))

@@ -206,8 +206,13 @@ FailureOr<Var> Interpreter::callTorchFunction(llvm::StringRef qualifiedName,
       return failure();
     keywords.push_back({name, std::move(*value)});
   }
-  std::optional<llvm::Expected<BoundCall>> bound =
-      bindTorchCall(qualifiedName, positional, keywords);
+  // torch.ops operators bind by the schemas the trace recorded.
+  auto bind = [&]() -> std::optional<llvm::Expected<BoundCall>> {
+    if (auto it = operatorOverloads.find(qualifiedName); it != operatorOverloads.end())
+      return bindOperatorCall(qualifiedName, it->second, positional, keywords);
+    return bindTorchCall(qualifiedName, positional, keywords);
+  };
+  std::optional<llvm::Expected<BoundCall>> bound = bind();
   if (!bound)
     return error(loc) << "graph break: " << qualifiedName << " is not supported";
   if (!*bound) {
@@ -238,13 +243,19 @@ FailureOr<Var> Interpreter::callTorchFunction(llvm::StringRef qualifiedName,
     for (auto [arg, value] : llvm::zip(arguments.keywords, keywords))
       if (failed(asSize(arg.second, value.value)))
         return failure();
-    bound = bindTorchCall(qualifiedName, positional, keywords);
+    bound = bind();
     if (!*bound) {
       llvm::consumeError(bound->takeError());
       return error(loc) << qualifiedName << ": " << why;
     }
   }
   llvm::StringRef target = (*bound)->target;
+  if (operatorOverloads.contains(qualifiedName) && !atenBuilder.supports(target)) {
+    auto [ns, op] = target.split('.');
+    return error(loc) << qualifiedName << ": tgc has no lowering of the operator " << ns
+                      << "::" << op.rsplit('.').first
+                      << " (a custom operator's Python code cannot run in a compiled program)";
+  }
   FailureOr<Var> result = buildAten(target, std::move((*bound)->arguments), loc);
   if (failed(result))
     return failure();
@@ -332,7 +343,19 @@ FailureOr<Var> Interpreter::tensorAttribute(Var tensor, llvm::StringRef name, Lo
   return makeMethod(makeExternal(("torch.Tensor." + name).str()), tensor);
 }
 
-FailureOr<Var> Interpreter::tensorIndex(Var tensor, Var key, Location loc) {
+/// A `Tensor?[]` argument: the tensors, with a null entry where a dimension has none.
+static AtenValue optionalTensorList(ArrayRef<Value> tensors) {
+  AtenValue list = AtenValue::tensors({});
+  for (Value t : tensors) {
+    list.bools.push_back(static_cast<bool>(t));
+    if (t)
+      list.values.push_back(t);
+  }
+  return list;
+}
+
+FailureOr<Var> Interpreter::tensorIndex(Var tensor, Var key, Location loc,
+                                        SmallVectorImpl<Value> *advancedOut) {
   std::vector<Var> indices = key->is(K::Tuple) ? key->items : std::vector<Var>{key};
   int64_t rank = tensorType(heap, tensor).getSizes().size();
   // Ellipsis expands to the dimensions the other indices do not consume.
@@ -420,16 +443,53 @@ FailureOr<Var> Interpreter::tensorIndex(Var tensor, Var key, Location loc) {
       return failure();
     current = *next;
   }
+  if (advancedOut) {
+    advancedOut->assign(advanced.begin(), advanced.end());
+    return current;
+  }
   if (advanced.empty())
     return current;
-  AtenValue list = AtenValue::tensors({});
-  for (Value t : advanced) {
-    list.bools.push_back(static_cast<bool>(t));
-    if (t)
-      list.values.push_back(t);
+  return buildAten("aten.index.Tensor",
+                   {{"self", AtenValue::tensor(heap.get(current->object).tensor)},
+                    {"indices", optionalTensorList(advanced)}},
+                   loc);
+}
+
+LogicalResult Interpreter::storeTensorIndex(Var tensor, Var key, Var value, Location loc) {
+  SmallVector<Value> advanced;
+  FailureOr<Var> view = tensorIndex(tensor, key, loc, &advanced);
+  if (failed(view))
+    return failure();
+  if (advanced.empty()) {
+    CallArguments arguments{{*view, value}, {}};
+    return success(succeeded(callTorchFunction(
+        value->is(K::Tensor) ? "torch.Tensor.copy_" : "torch.Tensor.fill_", arguments, loc)));
   }
-  return buildAten(
-      "aten.index.Tensor",
-      {{"self", AtenValue::tensor(heap.get(current->object).tensor)}, {"indices", std::move(list)}},
-      loc);
+  // Tensor indices: torch's setitem writes with index_put_ (a Python number as a 0-d
+  // tensor of the destination's dtype; a tensor of another dtype is an error, as in eager).
+  Type dtype = tensorType(heap, *view).getDtype();
+  if (!value->is(K::Tensor)) {
+    Variable dtypeVar;
+    dtypeVar.kind = K::DType;
+    dtypeVar.type = dtype;
+    CallArguments full{{makeTuple({}), value}, {{"dtype", makeVar(std::move(dtypeVar))}}};
+    FailureOr<Var> filled = callTorchFunction("torch.full", full, loc);
+    if (failed(filled))
+      return failure();
+    value = *filled;
+  } else if (Type source = tensorType(heap, value).getDtype(); source != dtype) {
+    return error(loc) << "index put requires the source and destination dtypes match, got " << dtype
+                      << " for the destination and " << source << " for the source";
+  }
+  FailureOr<Var> written =
+      buildAten("aten.index_put_.default",
+                {{"self", AtenValue::tensor(heap.get((*view)->object).tensor)},
+                 {"indices", optionalTensorList(advanced)},
+                 {"values", AtenValue::tensor(heap.get(value->object).tensor)}},
+                loc);
+  if (failed(written))
+    return failure();
+  // The view now holds the written values (its base sees them through the alias).
+  heap.mutate((*view)->object).tensor = heap.get((*written)->object).tensor;
+  return success();
 }

@@ -216,7 +216,21 @@ static CallResult reduceWithIndices(Interpreter &in, ExternalCall &call) {
                               withValues, ("torch.return_types." + op).str(), call.loc);
 }
 
+/// `torch.argsort(x, dim=-1, descending=False, stable=False)`: the indices of
+/// torch.sort with the same arguments.
+static CallResult argsort(Interpreter &in, ExternalCall &call) {
+  CallArguments sortArguments = call.arguments;
+  FailureOr<Var> sorted = in.callTorchFunction(
+      call.name.ends_with("Tensor.argsort") ? "torch.Tensor.sort" : "torch.sort", sortArguments,
+      call.loc);
+  if (failed(sorted))
+    return failure();
+  return (*sorted)->items.at(1);
+}
+
 void tgc::py::registerTensorMethods(CallRegistry &registry) {
+  registry.add("torch.argsort", argsort);
+  registry.add("torch.Tensor.argsort", argsort);
   registry.add("torch.Tensor.size", size);
   registry.add("torch.Tensor.dim", rank);
   registry.add("torch.Tensor.ndimension", rank);

@@ -310,12 +310,22 @@ static const llvm::StringMap<std::vector<const ParsedOverload *>> &overloadsByNa
 // Binding
 //===----------------------------------------------------------------------===//
 
+namespace {
+/// An overload to try: its schema, ATen target and rewrite.
+struct Candidate {
+  const FunctionSchema *schema;
+  llvm::StringRef target;
+  Rewrite rewrite = nullptr;
+  bool passDefaults = false;
+};
+} // namespace
+
 /// Binds a call to one overload, or explains why it does not fit.
-static llvm::Expected<BoundCall> bindOverload(llvm::StringRef callee, const Overload &overload,
-                                              const FunctionSchema &schema,
+static llvm::Expected<BoundCall> bindOverload(llvm::StringRef callee, const Candidate &overload,
                                               llvm::ArrayRef<AtenValue> positional,
                                               llvm::ArrayRef<AtenArgument> keywords,
                                               bool numbersAsTensors) {
+  const FunctionSchema &schema = *overload.schema;
   const auto &params = schema.arguments;
   std::vector<std::optional<AtenValue>> bound(params.size());
   auto mismatch = [&](size_t param, const AtenValue &value) {
@@ -399,24 +409,19 @@ static llvm::Expected<BoundCall> bindOverload(llvm::StringRef callee, const Over
   return call;
 }
 
-std::optional<llvm::Expected<BoundCall>>
-tgc::py::bindTorchCall(llvm::StringRef qualifiedName, llvm::ArrayRef<AtenValue> positional,
-                       llvm::ArrayRef<AtenArgument> keywords) {
-  const auto &byName = overloadsByName();
-  auto it = byName.find(qualifiedName);
-  if (it == byName.end())
-    return std::nullopt;
-  llvm::StringRef callee = qualifiedName.rsplit('.').second;
+/// Binds a call to the first of `overloads` that accepts its arguments, or explains why
+/// none does.
+static llvm::Expected<BoundCall> bindFirst(llvm::StringRef callee,
+                                           llvm::ArrayRef<Candidate> overloads,
+                                           llvm::ArrayRef<AtenValue> positional,
+                                           llvm::ArrayRef<AtenArgument> keywords) {
   std::vector<std::string> reasons;
   // Like torch's parser, a Python number fits a Tensor parameter only when no overload
   // takes it as a Scalar.
   for (bool numbersAsTensors : {false, true}) {
-    for (const ParsedOverload *parsed : it->second) {
-      if (!parsed->schema)
-        return bindingError("tgc's signature of " + qualifiedName +
-                            " is malformed: " + parsed->error);
-      llvm::Expected<BoundCall> call = bindOverload(callee, *parsed->overload, *parsed->schema,
-                                                    positional, keywords, numbersAsTensors);
+    for (const Candidate &overload : overloads) {
+      llvm::Expected<BoundCall> call =
+          bindOverload(callee, overload, positional, keywords, numbersAsTensors);
       if (call)
         return std::move(call);
       std::string reason = llvm::toString(call.takeError());
@@ -436,6 +441,55 @@ tgc::py::bindTorchCall(llvm::StringRef qualifiedName, llvm::ArrayRef<AtenValue> 
   for (const std::string &reason : reasons)
     message += "\n  " + reason;
   return bindingError(message);
+}
+
+std::optional<llvm::Expected<BoundCall>>
+tgc::py::bindTorchCall(llvm::StringRef qualifiedName, llvm::ArrayRef<AtenValue> positional,
+                       llvm::ArrayRef<AtenArgument> keywords) {
+  const auto &byName = overloadsByName();
+  auto it = byName.find(qualifiedName);
+  if (it == byName.end())
+    return std::nullopt;
+  std::vector<Candidate> overloads;
+  for (const ParsedOverload *parsed : it->second) {
+    if (!parsed->schema)
+      return bindingError("tgc's signature of " + qualifiedName +
+                          " is malformed: " + parsed->error);
+    overloads.push_back({&*parsed->schema, parsed->overload->target, parsed->overload->rewrite,
+                         parsed->overload->passDefaults});
+  }
+  return bindFirst(qualifiedName.rsplit('.').second, overloads, positional, keywords);
+}
+
+llvm::Expected<BoundCall> tgc::py::bindOperatorCall(llvm::StringRef qualifiedName,
+                                                    llvm::ArrayRef<OperatorOverload> overloads,
+                                                    llvm::ArrayRef<AtenValue> positional,
+                                                    llvm::ArrayRef<AtenArgument> keywords) {
+  std::vector<FunctionSchema> schemas;
+  std::vector<llvm::StringRef> targets;
+  std::vector<std::string> skipped;
+  for (const OperatorOverload &overload : overloads) {
+    // Overloads that write into an argument (`out=`, in-place): tgc calls the
+    // functional ones.
+    if (llvm::StringRef(overload.schema).contains("!)")) {
+      skipped.push_back(overload.target + " (it writes into an argument)");
+      continue;
+    }
+    llvm::Expected<FunctionSchema> schema = parseFunctionSchema(overload.schema);
+    if (!schema) {
+      skipped.push_back(overload.target + " (" + llvm::toString(schema.takeError()) + ")");
+      continue;
+    }
+    schemas.push_back(std::move(*schema));
+    targets.push_back(overload.target);
+  }
+  llvm::StringRef callee = qualifiedName.drop_front(qualifiedName.find('.') + 1);
+  if (schemas.empty())
+    return bindingError(callee + ": no overload tgc can call: " + llvm::join(skipped, ", "));
+  std::vector<Candidate> candidates;
+  for (auto [schema, target] : llvm::zip(schemas, targets))
+    candidates.push_back({&schema, target});
+  return bindFirst(callee, candidates, positional, keywords);
 }
 
 bool tgc::py::isKnownTorchFunction(llvm::StringRef qualifiedName) {

@@ -63,6 +63,23 @@ std::optional<llvm::Expected<BoundCall>> bindTorchCall(llvm::StringRef qualified
                                                        llvm::ArrayRef<AtenValue> positional,
                                                        llvm::ArrayRef<AtenArgument> keywords);
 
+/// One overload of a `torch.ops` operator, as tgc-capture records it: its ATen target
+/// (`aten.addmm.default`) and its schema in PyTorch's syntax without the namespace
+/// (`addmm(Tensor self, Tensor mat1, ...) -> Tensor`).
+struct OperatorOverload {
+  std::string target;
+  std::string schema;
+};
+
+/// Binds a call of the `torch.ops` operator `qualifiedName` (`torch.ops.aten.addmm`, an
+/// overload packet, or one overload) to the first of its `overloads` that accepts the
+/// arguments, as bindTorchCall binds torch's Python functions. Overloads that write into
+/// an argument, and schemas tgc cannot read, are not tried.
+llvm::Expected<BoundCall> bindOperatorCall(llvm::StringRef qualifiedName,
+                                           llvm::ArrayRef<OperatorOverload> overloads,
+                                           llvm::ArrayRef<AtenValue> positional,
+                                           llvm::ArrayRef<AtenArgument> keywords);
+
 /// Whether tgc knows `qualifiedName` as a torch callable.
 bool isKnownTorchFunction(llvm::StringRef qualifiedName);
 

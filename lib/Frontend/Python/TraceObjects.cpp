@@ -248,9 +248,14 @@ FailureOr<Var> Interpreter::convertFunction(int64_t id, const Json &object) {
       readNamedValues(object.value("kwdefaults", Json()));
   FailureOr<std::vector<std::pair<std::string, Var>>> attributes =
       readNamedValues(object.value("dict", Json()));
-  if (failed(defaults) || failed(closure) || failed(kwDefaults) || failed(attributes))
+  FailureOr<Var> constantResult = Var();
+  if (object.contains("constant_result"))
+    constantResult = readValue(object.at("constant_result"));
+  if (failed(defaults) || failed(closure) || failed(kwDefaults) || failed(attributes) ||
+      failed(constantResult))
     return failure();
   HeapObject &h = heap.mutate(oid);
+  h.constantResult = *constantResult;
   h.code = (*code)->code;
   h.globals = (*globals)->object;
   h.defaults = std::move(*defaults);
@@ -330,7 +335,20 @@ FailureOr<Var> Interpreter::convertTorchValue(int64_t id, llvm::StringRef kind,
   if (kind == "external") {
     std::string module = object.at("module").get<std::string>();
     std::string qualname = object.at("qualname").get<std::string>();
-    return makeExternal(qualname.empty() ? module : module + "." + qualname);
+    std::string name = qualname.empty() ? module : module + "." + qualname;
+    // A torch.ops operator: its overloads' targets and schemas.
+    if (object.contains("overloads")) {
+      std::vector<OperatorOverload> &overloads = operatorOverloads[name];
+      overloads.clear();
+      for (const Json &overload : object.at("overloads")) {
+        if (!overload.is_array() || overload.size() != 2 || !overload.at(0).is_string() ||
+            !overload.at(1).is_string())
+          return emitError(fileLoc)
+                 << "operator object " << id << " has a malformed overload (want [target, schema])";
+        overloads.push_back({overload.at(0).get<std::string>(), overload.at(1).get<std::string>()});
+      }
+    }
+    return makeExternal(name);
   }
   if (kind == "dtype") {
     std::string name = object.at("name").get<std::string>();

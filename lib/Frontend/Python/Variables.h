@@ -134,6 +134,9 @@ struct HeapObject {
   std::vector<Var> defaults;
   std::vector<std::pair<std::string, Var>> kwDefaults;
   std::vector<Var> closure;
+  /// Function: the result tgc-capture recorded for a call without arguments of a
+  /// function marked `torch._dynamo.assume_constant_result` (null otherwise).
+  Var constantResult;
   size_t position = 0;
   mlir::Value tensor;
   /// The trace object this one was read from, -1 for objects the program created.

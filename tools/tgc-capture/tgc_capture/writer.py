@@ -138,6 +138,40 @@ def _safe_repr(obj):
     return text if len(text) <= 200 else text[:200] + "..."
 
 
+def _operator_target(overload):
+    """`aten.addmm.default`: an operator overload as torch.export names its target."""
+    return "%s.%s" % (overload._schema.name.replace("::", "."),
+                      overload._overloadname or "default")
+
+
+def _is_python_constant(value):
+    if value is None or type(value) in (bool, int, float, str):
+        return True
+    return type(value) is tuple and all(_is_python_constant(v) for v in value)
+
+
+def _assumed_constant_result(fn):
+    """(True, fn()) for a function marked `torch._dynamo.assume_constant_result` (the
+    `_dynamo_marked_constant` attribute; transformers' install and hardware probes) that
+    takes no arguments and returns a Python constant; (False, None) otherwise. Dynamo
+    calls such a function while tracing and uses its result as a constant; the call is
+    made here, where Python runs."""
+    if not fn.__dict__.get("_dynamo_marked_constant"):
+        return False, None
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return False, None
+    if any(p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+           for p in signature.parameters.values()):
+        return False, None
+    try:
+        result = fn()
+    except Exception:  # noqa: BLE001 - the call is then interpreted (and fails there)
+        return False, None
+    return (True, result) if _is_python_constant(result) else (False, None)
+
+
 def _type_name(cls):
     return "%s.%s" % (getattr(cls, "__module__", "?"), getattr(cls, "__qualname__", "?"))
 
@@ -299,6 +333,11 @@ class _Walk:
         if t is property:
             return {"kind": "property", "fget": self.value(obj.fget),
                     "fset": self.value(obj.fset), "fdel": self.value(obj.fdel)}
+        if isinstance(obj, torch._ops.OpOverloadPacket):
+            return self._operator(obj._qualified_op_name.replace("::", "."),
+                                  [getattr(obj, name) for name in obj.overloads()])
+        if isinstance(obj, torch._ops.OpOverload):
+            return self._operator(_operator_target(obj), [obj])
         if isinstance(obj, types.ModuleType):
             return self._module(obj)
         if isinstance(obj, type):
@@ -379,6 +418,9 @@ class _Walk:
             [self.value(c) for c in fn.__closure__]
         if fn.__dict__:
             record["dict"] = {k: self.value(v) for k, v in fn.__dict__.items()}
+        found, result = _assumed_constant_result(fn)
+        if found:
+            record["constant_result"] = self.value(result)
         return record
 
     def _globals(self, namespace):
@@ -404,8 +446,24 @@ class _Walk:
 
     def _module(self, module):
         name = getattr(module, "__name__", None)
+        namespace = _module_dict(module)
+        if isinstance(module, torch._ops._OpNamespace):
+            # torch.ops.<namespace> makes an operator on first access: the names the
+            # code uses that name one are added.
+            namespace = dict(namespace)
+            for op in sorted(self.names - namespace.keys()):
+                if torch._C._jit_get_schemas_for_operator("%s::%s" % (module.name, op)):
+                    namespace[op] = getattr(module, op)
         return {"kind": "module", "name": name,
-                "attributes": self._restricted(_module_dict(module), name)}
+                "attributes": self._restricted(namespace, name)}
+
+    def _operator(self, qualname, overloads):
+        """A torch.ops operator (`torch.ops.aten.addmm`, an overload packet, or one of
+        its overloads): external, with each overload's ATen target and schema, by which
+        tgc binds a call as torch's dispatcher does."""
+        return {"kind": "external", "module": "torch.ops", "qualname": qualname,
+                "overloads": [[_operator_target(o), str(o._schema).partition("::")[2]]
+                              for o in overloads]}
 
     def _interpreted_class(self, cls):
         if cls in (torch.nn.Module, torch.autograd.Function):
