@@ -481,6 +481,26 @@ FailureOr<Var> Interpreter::compareOp(llvm::StringRef op, Var lhs, Var rhs, Loca
                         .Case(">", lhs->name > rhs->name)
                         .Case(">=", lhs->name >= rhs->name)
                         .Default(false));
+  // Tuples with tuples, lists with lists: lexicographic, as Python orders sequences (the
+  // first items that differ decide, else the lengths).
+  auto sequence = [&](const Var &v) -> std::optional<std::vector<Var>> {
+    if (v->is(K::Tuple))
+      return v->items;
+    if (heap.kindOf(v) == H::List)
+      return heap.get(v->object).items;
+    return std::nullopt;
+  };
+  std::optional<std::vector<Var>> left = sequence(lhs), right = sequence(rhs);
+  if (left && right && lhs->is(K::Tuple) == rhs->is(K::Tuple)) {
+    for (size_t i = 0; i < std::min(left->size(), right->size()); ++i) {
+      FailureOr<bool> same = equals((*left)[i], (*right)[i], loc);
+      if (failed(same))
+        return failure();
+      if (!*same)
+        return compareOp(op, (*left)[i], (*right)[i], loc);
+    }
+    return compareOp(op, makeInt(left->size(), ctx), makeInt(right->size(), ctx), loc);
+  }
   return error(loc) << "comparison " << op << " of " << describe(heap, lhs) << " and "
                     << describe(heap, rhs) << " is not supported";
 }

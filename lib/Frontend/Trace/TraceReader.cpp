@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/StringExtras.h"
 #include <map>
@@ -34,6 +35,8 @@ struct GraphInput {
   std::string name;
   std::string kind; ///< parameter | buffer | constant | user_input
   int64_t traceId;
+  /// A tensor from outside the entry module's tree (tensorSource).
+  bool free = false;
 };
 
 class TraceReader {
@@ -63,6 +66,7 @@ private:
   /// `tgc.output_layouts`: the user outputs whose fake-tensor strides are not row-major.
   void recordOutputLayouts(ArrayRef<Value> outputs);
   void annotateSignature();
+  void dropUnusedFreeTensors();
   const Json *objectAt(int64_t id);
 
   std::string path;
@@ -261,7 +265,32 @@ FailureOr<Value> TraceReader::tensorSource(int64_t id, const Json &tensor) {
   bool sourced = !source.empty() && !throughHookDict(source);
   if (sourced)
     stateSources.push_back(builder.getNamedAttr(name, builder.getStringAttr(source)));
-  return addArgument({name, parameter ? "parameter" : sourced ? "buffer" : "constant", id}, tensor);
+  return addArgument({name,
+                      parameter ? "parameter"
+                      : sourced ? "buffer"
+                                : "constant",
+                      id, true},
+                     tensor);
+}
+
+/// Tensors from outside the entry module that the graph does not use are not inputs:
+/// reading an object reads everything it reaches (`sys` reaches `sys.modules` and every
+/// module's objects, other models among them), and such a tensor would be state the
+/// caller must find before every call, through a path the program never took.
+void TraceReader::dropUnusedFreeTensors() {
+  Block &entry = func.getBody().front();
+  for (size_t i = argumentInputs.size(); i-- > 0;) {
+    const GraphInput &input = argumentInputs[i];
+    if (!input.free || !entry.getArgument(i).use_empty())
+      continue;
+    entry.eraseArgument(i);
+    if (Operation *global = SymbolTable::lookupSymbolIn(*module, input.name))
+      global->erase();
+    llvm::erase_if(stateSources,
+                   [&](NamedAttribute source) { return source.getName() == input.name; });
+    arguments.erase(input.traceId);
+    argumentInputs.erase(argumentInputs.begin() + i);
+  }
 }
 
 LogicalResult TraceReader::collectInputs() {
@@ -589,6 +618,7 @@ OwningOpRef<ModuleOp> TraceReader::read() {
     emitError(fileLoc) << "malformed trace header: " << e.what();
     return nullptr;
   }
+  dropUnusedFreeTensors();
   func.setFunctionType(builder.getFunctionType(entryBlock->getArgumentTypes(),
                                                func.front().getTerminator()->getOperandTypes()));
   annotateSignature();
