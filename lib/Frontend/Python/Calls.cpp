@@ -79,13 +79,30 @@ static std::vector<Var> hookValues(const Heap &heap, const HeapObject &module,
 /// changes nothing.
 FailureOr<Var> Interpreter::callModule(Var module, CallArguments arguments, Location loc) {
   const HeapObject &h = heap.get(module->object);
+  // The entry module's own full backward hooks and backward pre-hooks run in Python:
+  // tgc.load wraps each call in them as nn.Module.__call__ does, with tgc's gradients.
+  bool entry = depth == 0 && entryCallable && entryCallable->is(K::Object) &&
+               entryCallable->object == module->object;
+  if (entry && !hookValues(heap, h, "_backward_hooks").empty()) {
+    Var full = h.getAttribute("_is_full_backward_hook");
+    if (!full || !full->is(K::Bool) || !full->boolValue)
+      return error(loc) << "register_backward_hook (a non-full module backward hook) is not "
+                           "supported; register_full_backward_hook is";
+  }
   for (const char *unsupported : {"_backward_hooks", "_backward_pre_hooks",
-                                  "_forward_hooks_with_kwargs", "_forward_pre_hooks_with_kwargs"})
+                                  "_forward_hooks_with_kwargs", "_forward_pre_hooks_with_kwargs"}) {
+    if (entry && llvm::StringRef(unsupported).starts_with("_backward"))
+      continue;
     for (const Var &flag : hookValues(heap, h, unsupported)) {
       FailureOr<bool> set = truth(flag, loc);
       if (failed(set) || *set)
-        return error(loc) << "module hooks (" << unsupported << ") are not supported yet";
+        return error(loc) << "module hooks (" << unsupported << ") are not supported yet"
+                          << (llvm::StringRef(unsupported).starts_with("_backward")
+                                  ? " on a submodule: a module backward hook is supported on "
+                                    "the compiled module itself (tgc.load runs it)"
+                                  : "");
     }
+  }
   std::vector<Var> preHooks = hookValues(heap, h, "_forward_pre_hooks");
   std::vector<Var> hooks = hookValues(heap, h, "_forward_hooks");
   for (const Var &hook : preHooks) {

@@ -139,6 +139,11 @@ public:
   /// over them.
   void setSymbolRanges(std::vector<SymbolRange> ranges) { symbolRanges = std::move(ranges); }
 
+  /// The trace's entry callable: when it is an nn.Module, its own full backward hooks
+  /// and backward pre-hooks are not compiled; tgc.load runs them around each call, as
+  /// nn.Module.__call__ does (docs/replay.md).
+  void setEntry(Var callable) { entryCallable = std::move(callable); }
+
   /// Makes graph breaks (a branch on a tensor's value, `print`) markers in the graph
   /// (`tgc.break_branch`, `tgc.break_call`) instead of errors, where they happen in
   /// `mainBlock` (not inside a template or a speculated `torch.cond` branch); branches
@@ -492,6 +497,7 @@ private:
   std::map<std::string, ObjectId> globalsByModule;
   std::vector<SymbolRange> symbolRanges;
   unsigned depth = 0;
+  Var entryCallable;
   /// Names of the template functions traced so far, for unique symbols.
   llvm::StringMap<unsigned> templateNames;
   uint64_t steps = 0;

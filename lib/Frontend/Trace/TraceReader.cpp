@@ -385,6 +385,7 @@ FailureOr<Var> TraceReader::callEntry(Interpreter &interpreter, CallArguments &e
   FailureOr<Var> callable = interpreter.readValue(entry.at("callable"));
   if (failed(callable))
     return failure();
+  interpreter.setEntry(*callable);
   CallArguments call;
   for (const Json &arg : entry.value("args", Json::array())) {
     FailureOr<Var> value = interpreter.readValue(arg);

@@ -402,8 +402,29 @@ class CompiledModule:
         if eager is not None:
             return eager[0]
         inputs = self._inputs(args, kwargs)
-        outputs = self._run_tensors(inputs, (args, kwargs))
-        return self._finish(outputs, args, kwargs, inputs)
+        hook = self._backward_hook()
+        if hook is None:
+            outputs = self._run_tensors(inputs, (args, kwargs))
+            return self._finish(outputs, args, kwargs, inputs)
+        # The module's backward hooks see its inputs' and outputs' gradients, as
+        # nn.Module.__call__ sets them up around forward (docs/replay.md).
+        hooked = self._inputs(hook.setup_input_hook(args), kwargs)
+        outputs = self._run_tensors(hooked, (args, kwargs))
+        return hook.setup_output_hook(self._finish(outputs, args, kwargs, inputs))
+
+    def _backward_hook(self):
+        """A torch.utils.hooks.BackwardHook of the live module's full backward hooks and
+        backward pre-hooks (tgc does not compile the compiled module's own), or None when
+        it has none or no gradient will flow."""
+        module = self.fn
+        if not (self.train and torch.is_grad_enabled() and isinstance(module, torch.nn.Module)
+                and (module._backward_hooks or module._backward_pre_hooks)):
+            return None
+        full, non_full = module._get_backward_hooks()
+        if non_full:
+            raise TgcError("tgc: register_backward_hook (a non-full module backward hook) is "
+                           "not supported; register_full_backward_hook is")
+        return torch.utils.hooks.BackwardHook(module, full, module._get_backward_pre_hooks())
 
     def _restride(self, t, change):
         """`x.t_()` in the program: the caller's tensor gets the sizes/strides the
