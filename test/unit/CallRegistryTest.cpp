@@ -153,6 +153,9 @@ TEST_CASE("A call nothing handles is a graph break naming it, and a handler repo
       interpreter.call(makeExternal("builtins.min"), CallArguments{{x, x}, {}}, fixture.loc())));
   CHECK(failed(interpreter.call(makeExternal("collections.Counter"), {}, fixture.loc())));
   // A str method tgc does not model, on a string: the family's prefix handler.
+  CHECK(failed(interpreter.call(makeExternal("builtins.str.swapcase"),
+                                CallArguments{{makeStr("aB")}, {}}, fixture.loc())));
+  // A modelled one reports its own error: format's field without an argument.
   CHECK(failed(interpreter.call(makeExternal("builtins.str.format"),
                                 CallArguments{{makeStr("{}")}, {}}, fixture.loc())));
   CHECK(failed(
@@ -160,7 +163,8 @@ TEST_CASE("A call nothing handles is a graph break naming it, and a handler repo
   CHECK(fixture.diagnostics ==
         std::vector<std::string>{"graph break: calling builtins.min is not supported",
                                  "graph break: calling collections.Counter is not supported",
-                                 "str.format() with these arguments is not supported",
+                                 "str.swapcase() with these arguments is not supported",
+                                 "str.format(): replacement index 0 out of range (IndexError)",
                                  "builtins.len() takes 1 to 1 arguments, got 2"});
 }
 

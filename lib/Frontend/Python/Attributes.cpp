@@ -192,9 +192,7 @@ FailureOr<Var> Interpreter::lookupAttribute(Var object, llvm::StringRef name, Lo
       llvm::StringRef(object->tupleClass->name).starts_with("torch.return_types.") &&
       object->items.size() == 2 && (name == "values" || name == "indices"))
     return object->items[name == "values" ? 0 : 1];
-  if (object->is(K::Str) &&
-      (name == "join" || name == "upper" || name == "lower" || name == "startswith" ||
-       name == "endswith" || name == "strip" || name == "replace"))
+  if (object->is(K::Str) && isStringMethod(name))
     return makeMethod(makeExternal(("builtins.str." + name).str()), object);
   if (object->is(K::Code))
     return codeAttribute(*object->code, name, ctx);

@@ -5,6 +5,7 @@
 #include "Sorting.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include <cmath>
 
 using namespace mlir;
 using namespace tgc;
@@ -172,30 +173,91 @@ static CallResult type(Interpreter &in, ExternalCall &call) {
 // Numbers
 //===----------------------------------------------------------------------===//
 
-/// min() and max() of constants; of tensors they are torch calls.
+/// min() and max() of constants, with `key=` and `default=` (the first of equal items
+/// wins, as in Python); of tensors they are torch calls.
 static CallResult minMax(Interpreter &in, ExternalCall &call) {
   std::vector<Var> &args = call.args;
+  if (failed(call.checkKeywords({"key", "default"})))
+    return failure();
+  Var key = call.keyword("key"), fallback = call.keyword("default");
+  if (key && key->is(K::None))
+    key = Var();
   std::vector<Var> items = args;
   if (args.size() == 1) {
     FailureOr<std::vector<Var>> unpacked = in.unpack(args[0], call.loc);
     if (failed(unpacked))
       return failure();
     items = std::move(*unpacked);
+  } else if (fallback) {
+    return call.error() << call.name
+                        << "() cannot take a default with multiple positional arguments";
   }
-  if (items.empty())
+  if (items.empty()) {
+    if (fallback)
+      return fallback;
     return call.error() << call.name << "() of an empty sequence";
-  if (llvm::any_of(items, [](const Var &v) { return v->is(K::Tensor); }))
-    return CallResult::declined();
-  Var best = items[0];
-  for (const Var &item : llvm::drop_begin(items)) {
-    FailureOr<Var> less =
-        in.compareOp(call.name == "builtins.min" ? "<" : ">", item, best, call.loc);
-    if (failed(less))
-      return failure();
-    if ((*less)->boolValue)
-      best = item;
   }
-  return best;
+  if (!key && llvm::any_of(items, [](const Var &v) { return v->is(K::Tensor); }))
+    return CallResult::declined();
+  FailureOr<std::vector<Var>> keys = in.sortKeys(items, key, call.loc);
+  if (failed(keys))
+    return failure();
+  const std::vector<Var> &ranked = key ? *keys : items;
+  size_t best = 0;
+  for (size_t i = 1; i < items.size(); ++i) {
+    FailureOr<Var> better =
+        in.compareOp(call.name == "builtins.min" ? "<" : ">", ranked[i], ranked[best], call.loc);
+    if (failed(better))
+      return failure();
+    FailureOr<bool> holds = in.truth(*better, call.loc);
+    if (failed(holds))
+      return failure();
+    if (*holds)
+      best = i;
+  }
+  return items[best];
+}
+
+/// round(x) (an int, halves to even) and round(x, n) (a float for a float, an int for an
+/// int) of constants; of a tensor, a torch call.
+static CallResult roundNumber(Interpreter &in, ExternalCall &call) {
+  if (failed(call.checkArity(1, 2)))
+    return failure();
+  if (call.args[0]->is(K::Tensor))
+    return CallResult::declined();
+  std::optional<double> x = call.args[0]->getNumber();
+  bool isInt = call.args[0]->is(K::Int) || call.args[0]->is(K::Bool);
+  if (!x)
+    return call.error() << "round() of " << describe(in.getHeap(), call.args[0]);
+  Var digitsVar = call.args.size() == 2 ? call.args[1] : Var();
+  if (!digitsVar || digitsVar->is(K::None)) {
+    if (isInt)
+      return makeInt(static_cast<int64_t>(*x), in.getContext());
+    return makeInt(static_cast<int64_t>(std::nearbyint(*x)), in.getContext());
+  }
+  std::optional<int64_t> digits = digitsVar->getConstantInt();
+  if (!digits)
+    return call.error() << "round(): the number of digits must be an int";
+  double scale = std::pow(10.0, static_cast<double>(*digits));
+  double rounded = std::nearbyint(*x * scale) / scale;
+  if (isInt)
+    return makeInt(static_cast<int64_t>(rounded), in.getContext());
+  return makeFloat(rounded);
+}
+
+/// divmod(a, b) of numbers: (a // b, a % b), with Python's rules.
+static CallResult divMod(Interpreter &in, ExternalCall &call) {
+  if (failed(call.checkArity(2, 2)))
+    return failure();
+  if (llvm::any_of(call.args, [](const Var &v) { return v->is(K::Tensor); }))
+    return CallResult::declined();
+  FailureOr<Var> quotient = in.binaryOp(2, call.args[0], call.args[1], call.loc); // floordiv
+  if (failed(quotient))
+    return failure();
+  FailureOr<Var> remainder = in.binaryOp(6, call.args[0], call.args[1], call.loc); // mod
+  if (failed(remainder))
+    return failure();
+  return makeTuple({*quotient, *remainder});
 }
 
 /// abs() of a constant, or of a number from a tensor's value; of a tensor, a torch call.
@@ -416,6 +478,8 @@ void tgc::py::registerBuiltins(CallRegistry &registry) {
   registry.add("builtins.isinstance", isInstance);
   registry.add("builtins.issubclass", isInstance);
   registry.add("builtins.type", type);
+  registry.add("builtins.divmod", divMod);
+  registry.add("builtins.round", roundNumber);
   registry.add("builtins.min", minMax);
   registry.add("builtins.max", minMax);
   registry.add("builtins.abs", absoluteValue);

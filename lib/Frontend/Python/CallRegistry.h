@@ -113,6 +113,8 @@ void registerBuiltins(CallRegistry &registry);
 void registerBuiltinTypes(CallRegistry &registry);
 /// Methods of constant strings, `builtins.str.*` (StringMethods.cpp).
 void registerStringMethods(CallRegistry &registry);
+/// Whether `name` is a str method registerStringMethods models (`s.split` binds it).
+bool isStringMethod(llvm::StringRef name);
 /// `math.*` on constant numbers and `operator.*` on non-tensors (MathAndOperator.cpp).
 void registerMathAndOperator(CallRegistry &registry);
 /// `builtins.list.*`, `builtins.dict.*`, `builtins.set.*` (ContainerMethods.cpp).

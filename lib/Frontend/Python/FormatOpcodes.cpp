@@ -213,6 +213,11 @@ static FailureOr<std::string> formatValue(const Var &value, llvm::StringRef spec
   }
 }
 
+FailureOr<std::string> tgc::py::formatPythonValue(const Var &value, llvm::StringRef spec,
+                                                  int conversion, Location loc) {
+  return formatValue(value, spec, conversion, loc);
+}
+
 static LogicalResult formatValueOpcode(ExecutionStep &step) {
   uint32_t arg = step.arg();
   Var spec = (arg & 0x04) != 0 ? step.frame.pop() : makeStr("");

@@ -25,6 +25,12 @@
 
 namespace tgc::py {
 
+/// `format(value, spec)` of a constant (str, int, float, bool, None, dtype, tuple) after
+/// the conversion `conversion` (0 none, 1 str, 2 repr, 3 ascii), with Python's
+/// format-spec mini-language (f-strings, str.format).
+mlir::FailureOr<std::string> formatPythonValue(const Var &value, llvm::StringRef spec,
+                                               int conversion, mlir::Location loc);
+
 using frontend::AtenArgument;
 using frontend::AtenCallBuilder;
 using frontend::AtenValue;
@@ -398,6 +404,7 @@ private:
   /// A user class's dunder method for `op` (`__iadd__`, `__add__`, `__radd__`); null
   /// when neither operand defines one.
   mlir::FailureOr<Var> dunderBinaryOp(unsigned op, Var lhs, Var rhs, mlir::Location loc);
+  mlir::FailureOr<Var> percentFormat(llvm::StringRef text, Var values, mlir::Location loc);
   mlir::FailureOr<Var> sequenceBinaryOp(unsigned op, Var lhs, Var rhs, mlir::Location loc);
   mlir::FailureOr<Var> intBinaryOp(unsigned op, Var lhs, Var rhs, mlir::Location loc);
 

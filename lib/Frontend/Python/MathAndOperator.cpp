@@ -4,7 +4,9 @@
 #include "Interpreter.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSwitch.h"
 #include <cmath>
+#include <numeric>
 
 using namespace mlir;
 using namespace tgc;
@@ -38,6 +40,8 @@ static CallHandler unaryFunction(double (*fn)(double)) {
     std::optional<std::vector<double>> x = numberArguments(call);
     if (!x)
       return CallResult::declined();
+    if (x->size() == 2 && call.name == "math.log") // log(x, base)
+      return makeFloat(std::log((*x)[0]) / std::log((*x)[1]));
     if (x->size() != 1)
       return notSupported(call);
     return makeFloat(fn((*x)[0]));
@@ -66,8 +70,6 @@ static CallResult power(Interpreter &, ExternalCall &call) {
 
 /// math.prod: the product with Python's `*`, starting from the int 1.
 static CallResult product(Interpreter &in, ExternalCall &call) {
-  if (!numberArguments(call))
-    return CallResult::declined();
   if (failed(call.checkArity(1, 1)))
     return failure();
   FailureOr<std::vector<Var>> items = in.unpack(call.args[0], call.loc);
@@ -81,6 +83,72 @@ static CallResult product(Interpreter &in, ExternalCall &call) {
     product = *next;
   }
   return product;
+}
+
+/// A math function of two floats (`math.atan2`, `math.log(x, base)`).
+static CallResult binaryMath(Interpreter &, ExternalCall &call) {
+  std::optional<std::vector<double>> x = numberArguments(call);
+  if (!x)
+    return CallResult::declined();
+  if (x->size() != 2)
+    return notSupported(call);
+  double a = (*x)[0], b = (*x)[1];
+  return makeFloat(llvm::StringSwitch<double>(call.name)
+                       .Case("math.atan2", std::atan2(a, b))
+                       .Case("math.hypot", std::hypot(a, b))
+                       .Case("math.copysign", std::copysign(a, b))
+                       .Case("math.fmod", std::fmod(a, b))
+                       .Case("math.remainder", std::remainder(a, b))
+                       .Default(std::nan("")));
+}
+
+/// math.isnan / isinf / isfinite, and math.isclose(a, b, *, rel_tol=1e-09, abs_tol=0.0).
+static CallResult mathPredicate(Interpreter &, ExternalCall &call) {
+  std::optional<std::vector<double>> x = numberArguments(call);
+  if (!x)
+    return CallResult::declined();
+  if (call.name == "math.isclose") {
+    if (x->size() != 2 || failed(call.checkKeywords({"rel_tol", "abs_tol"})))
+      return notSupported(call);
+    double rel = 1e-9, abs = 0.0;
+    if (Var r = call.keyword("rel_tol"); r && r->getNumber())
+      rel = *r->getNumber();
+    if (Var t = call.keyword("abs_tol"); t && t->getNumber())
+      abs = *t->getNumber();
+    double a = (*x)[0], b = (*x)[1];
+    if (a == b)
+      return makeBool(true);
+    if (std::isinf(a) || std::isinf(b))
+      return makeBool(false);
+    double diff = std::fabs(b - a);
+    return makeBool(diff <= std::fabs(rel * b) || diff <= std::fabs(rel * a) || diff <= abs);
+  }
+  if (x->size() != 1)
+    return notSupported(call);
+  double v = (*x)[0];
+  return makeBool(call.name == "math.isnan"   ? std::isnan(v)
+                  : call.name == "math.isinf" ? std::isinf(v)
+                                              : std::isfinite(v));
+}
+
+/// math.trunc (an int) and math.gcd of ints.
+static CallResult integerMath(Interpreter &in, ExternalCall &call) {
+  std::optional<std::vector<double>> x = numberArguments(call);
+  if (!x)
+    return CallResult::declined();
+  if (call.name == "math.trunc") {
+    if (x->size() != 1)
+      return notSupported(call);
+    return makeInt(static_cast<int64_t>(std::trunc((*x)[0])), in.getContext());
+  }
+  int64_t g = 0;
+  for (const Var &arg : call.args) {
+    std::optional<int64_t> i = arg->getConstantInt();
+    if (!i)
+      return call.error() << "math.gcd() takes ints";
+    g = std::gcd(g, *i < 0 ? -*i : *i);
+  }
+  return makeInt(g, in.getContext());
 }
 
 /// Other math functions of numbers.
@@ -134,13 +202,35 @@ void tgc::py::registerMathAndOperator(CallRegistry &registry) {
       {"math.sin", [](double x) { return std::sin(x); }},
       {"math.tanh", [](double x) { return std::tanh(x); }},
       {"math.erf", [](double x) { return std::erf(x); }},
-      {"math.fabs", [](double x) { return std::fabs(x); }}};
+      {"math.fabs", [](double x) { return std::fabs(x); }},
+      {"math.tan", [](double x) { return std::tan(x); }},
+      {"math.asin", [](double x) { return std::asin(x); }},
+      {"math.acos", [](double x) { return std::acos(x); }},
+      {"math.atan", [](double x) { return std::atan(x); }},
+      {"math.sinh", [](double x) { return std::sinh(x); }},
+      {"math.cosh", [](double x) { return std::cosh(x); }},
+      {"math.log2", [](double x) { return std::log2(x); }},
+      {"math.log10", [](double x) { return std::log10(x); }},
+      {"math.log1p", [](double x) { return std::log1p(x); }},
+      {"math.expm1", [](double x) { return std::expm1(x); }},
+      {"math.erfc", [](double x) { return std::erfc(x); }},
+      {"math.lgamma", [](double x) { return std::lgamma(x); }},
+      {"math.gamma", [](double x) { return std::tgamma(x); }},
+      {"math.radians", [](double x) { return x * M_PI / 180.0; }},
+      {"math.degrees", [](double x) { return x * 180.0 / M_PI; }}};
   for (auto [name, fn] : kUnary)
     registry.add(name, unaryFunction(fn));
   registry.add("math.floor", rounding);
   registry.add("math.ceil", rounding);
   registry.add("math.pow", power);
   registry.add("math.prod", product);
+  for (llvm::StringRef name :
+       {"math.atan2", "math.hypot", "math.copysign", "math.fmod", "math.remainder"})
+    registry.add(name, binaryMath);
+  for (llvm::StringRef name : {"math.isnan", "math.isinf", "math.isfinite", "math.isclose"})
+    registry.add(name, mathPredicate);
+  registry.add("math.trunc", integerMath);
+  registry.add("math.gcd", integerMath);
   registry.addPrefix("math.", otherMathFunction);
 
   // In BINARY_OP's numbering (NB_* in pycore_opcode_utils.h).

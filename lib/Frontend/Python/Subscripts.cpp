@@ -157,6 +157,34 @@ LogicalResult Interpreter::storeSubscript(Var container, Var key, Var value, Loc
       dict.entries.emplace_back(key, value);
     return success();
   }
+  if (kind == H::List && key->is(K::Slice)) {
+    // l[a:b] = items replaces the range; l[a:b:c] = items needs as many items as the
+    // extended slice selects (ValueError otherwise), as in Python.
+    int64_t length = heap.get(container->object).items.size();
+    int64_t start, stop, step;
+    if (failed(sliceIndices(*key, length, start, stop, step, loc)))
+      return failure();
+    FailureOr<std::vector<Var>> items = unpack(value, loc);
+    if (failed(items))
+      return failure();
+    HeapObject &list =
+        mutateObject(container->object, SideEffect::Kind::SetContents, "", nullptr, loc);
+    if (step == 1) {
+      stop = std::max(start, stop);
+      list.items.erase(list.items.begin() + start, list.items.begin() + stop);
+      list.items.insert(list.items.begin() + start, items->begin(), items->end());
+      return success();
+    }
+    std::vector<int64_t> indices;
+    for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step)
+      indices.push_back(i);
+    if (indices.size() != items->size())
+      return error(loc) << "attempt to assign a sequence of size " << items->size()
+                        << " to an extended slice of size " << indices.size() << " (ValueError)";
+    for (auto [i, item] : llvm::zip(indices, *items))
+      list.items[i] = item;
+    return success();
+  }
   if (kind == H::List) {
     int64_t length = heap.get(container->object).items.size();
     FailureOr<int64_t> index = constantIntArgument(key, "a list index", loc);

@@ -228,7 +228,20 @@ static CallResult argsort(Interpreter &in, ExternalCall &call) {
   return (*sorted)->items.at(1);
 }
 
+/// `torch.einsum(equation, *operands)`: the operands as one list, as torch's
+/// torch.functional.einsum passes them on; then the table's einsum binds the call.
+static CallResult einsumOperands(Interpreter &in, ExternalCall &call) {
+  if (call.args.size() >= 2 && call.args[1]->is(K::Tensor)) {
+    std::vector<Var> operands(call.args.begin() + 1, call.args.end());
+    call.args.resize(1);
+    call.args.push_back(in.makeList(std::move(operands)));
+  }
+  return CallResult::declined();
+}
+
 void tgc::py::registerTensorMethods(CallRegistry &registry) {
+  registry.add("torch.einsum", einsumOperands);
+  registry.add("torch.functional.einsum", einsumOperands);
   registry.add("torch.argsort", argsort);
   registry.add("torch.Tensor.argsort", argsort);
   registry.add("torch.Tensor.size", size);

@@ -201,6 +201,9 @@ static void addLinearAlgebra(std::vector<TorchFunction> &table) {
        {{TGC_SCHEMA(
              "addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1)"),
          "aten.addmm.default"}}},
+      {{"torch.einsum", "torch.functional.einsum"},
+       {{TGC_SCHEMA("einsum(str equation, Tensor[] tensors, *, int[]? path=None)"),
+         "aten.einsum.default"}}},
       {{"torch.baddbmm", "torch.Tensor.baddbmm"},
        {{TGC_SCHEMA("baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, "
                     "Scalar alpha=1)"),
@@ -225,8 +228,23 @@ static void addLinearAlgebra(std::vector<TorchFunction> &table) {
 }
 
 /// Reductions.
+/// torch.norm / Tensor.norm's `p` is linalg_vector_norm's `ord` (a number: `'fro'` and
+/// `'nuc'` are matrix norms).
+static llvm::Error normOrder(BoundCall &call) {
+  renameArgument(call, "p", "ord");
+  return llvm::Error::success();
+}
+
 static void addReductions(std::vector<TorchFunction> &table) {
   std::vector<TorchFunction> functions = {
+      {{"torch.linalg.vector_norm", "torch._C._linalg.linalg_vector_norm"},
+       {{TGC_SCHEMA("linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool "
+                    "keepdim=False, *, ScalarType? dtype=None)"),
+         "aten.linalg_vector_norm.default"}}},
+      {{"torch.norm", "torch.Tensor.norm"},
+       {{TGC_SCHEMA("norm(Tensor self, Scalar? p=2, int[1]? dim=None, bool keepdim=False, *, "
+                    "ScalarType? dtype=None)"),
+         "aten.linalg_vector_norm.default", normOrder}}},
       {{"torch._weight_norm"},
        {{TGC_SCHEMA("_weight_norm(Tensor v, Tensor g, int dim=0)"), "aten._weight_norm.default"}}},
       {{"torch.histc", "torch.Tensor.histc"},

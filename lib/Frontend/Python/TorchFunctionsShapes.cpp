@@ -41,6 +41,8 @@ static void addViews(std::vector<TorchFunction> &table) {
        {{TGC_SCHEMA("diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? "
                     "append=None)"),
          "aten.diff.default"}}},
+      {{"torch.flip", "torch.Tensor.flip"},
+       {{TGC_SCHEMA("flip(Tensor self, int[] dims)"), "aten.flip.default"}}},
       {{"torch.roll", "torch.Tensor.roll"},
        {{TGC_SCHEMA("roll(Tensor self, SymInt[1] shifts, int[1] dims=[])"), "aten.roll.default"}}},
       {{"torch.permute", "torch.Tensor.permute"},
