@@ -176,7 +176,8 @@ FailureOr<Var> Interpreter::lookupAttribute(Var object, llvm::StringRef name, Lo
     std::string qualified = (object->name + "." + name).str();
     // An overload of a torch.ops operator packet (`torch.ops.aten.gelu.default`).
     if (auto it = operatorOverloads.find(object->name);
-        it != operatorOverloads.end() && !operatorOverloads.contains(qualified)) {
+        it != operatorOverloads.end() && !operatorOverloads.contains(qualified) &&
+        llvm::StringRef(object->name).starts_with("torch.ops.")) {
       std::string target = it->first().drop_front(strlen("torch.ops.")).str() + "." + name.str();
       auto overload =
           llvm::find_if(it->second, [&](const OperatorOverload &o) { return o.target == target; });

@@ -137,6 +137,9 @@ public:
     tensorAttributes->insert(names.begin(), names.end());
   }
   bool hasTensorAttributeList() const { return tensorAttributes.has_value(); }
+  /// The ATen overloads of Tensor methods (the trace header's `tensor_methods`: name ->
+  /// [[target, schema]...]), which bind method calls tgc's table has no entry for.
+  mlir::LogicalResult setTensorMethodOverloads(const Json &methods, mlir::Location loc);
   bool isTensorAttribute(llvm::StringRef name) const {
     return tensorAttributes && tensorAttributes->contains(name);
   }

@@ -206,11 +206,46 @@ FailureOr<Var> Interpreter::callTorchFunction(llvm::StringRef qualifiedName,
       return failure();
     keywords.push_back({name, std::move(*value)});
   }
-  // torch.ops operators bind by the schemas the trace recorded.
+  // tgc's table first; then the overloads the trace recorded (torch.ops operators, and
+  // the ATen operator of a torch builtin's name) that tgc lowers: for a callable the
+  // table lacks, or arguments its entry does not take (`x.round(decimals=1)`).
+  auto recorded = operatorOverloads.find(qualifiedName);
+  bool known = isKnownTorchFunction(qualifiedName);
+  std::vector<OperatorOverload> lowered;
+  if (recorded != operatorOverloads.end()) {
+    for (const OperatorOverload &overload : recorded->second)
+      if (atenBuilder.supports(overload.target))
+        lowered.push_back(overload);
+    if (lowered.empty() && !known) {
+      llvm::StringRef op = llvm::StringRef(recorded->second.front().target).rsplit('.').first;
+      auto [ns, opName] = op.split('.');
+      if (qualifiedName.starts_with("torch.ops."))
+        return error(loc) << qualifiedName << ": tgc has no lowering of the operator " << ns
+                          << "::" << opName
+                          << " (a custom operator's Python code cannot run in a compiled "
+                             "program)";
+      return error(loc) << "graph break: " << qualifiedName
+                        << " is not supported (tgc has no lowering of " << ns << "::" << opName
+                        << ")";
+    }
+  }
   auto bind = [&]() -> std::optional<llvm::Expected<BoundCall>> {
-    if (auto it = operatorOverloads.find(qualifiedName); it != operatorOverloads.end())
-      return bindOperatorCall(qualifiedName, it->second, positional, keywords);
-    return bindTorchCall(qualifiedName, positional, keywords);
+    if (!known)
+      return lowered.empty() ? std::nullopt
+                             : std::optional<llvm::Expected<BoundCall>>(
+                                   bindOperatorCall(qualifiedName, lowered, positional, keywords));
+    std::optional<llvm::Expected<BoundCall>> byTable =
+        bindTorchCall(qualifiedName, positional, keywords);
+    if (*byTable || lowered.empty())
+      return byTable;
+    llvm::Expected<BoundCall> bySchema =
+        bindOperatorCall(qualifiedName, lowered, positional, keywords);
+    if (!bySchema) {
+      llvm::consumeError(bySchema.takeError());
+      return byTable;
+    }
+    llvm::consumeError(byTable->takeError());
+    return std::optional<llvm::Expected<BoundCall>>(std::move(bySchema));
   };
   std::optional<llvm::Expected<BoundCall>> bound = bind();
   if (!bound)
@@ -250,12 +285,6 @@ FailureOr<Var> Interpreter::callTorchFunction(llvm::StringRef qualifiedName,
     }
   }
   llvm::StringRef target = (*bound)->target;
-  if (operatorOverloads.contains(qualifiedName) && !atenBuilder.supports(target)) {
-    auto [ns, op] = target.split('.');
-    return error(loc) << qualifiedName << ": tgc has no lowering of the operator " << ns
-                      << "::" << op.rsplit('.').first
-                      << " (a custom operator's Python code cannot run in a compiled program)";
-  }
   FailureOr<Var> result = buildAten(target, std::move((*bound)->arguments), loc);
   if (failed(result))
     return failure();
@@ -273,6 +302,16 @@ FailureOr<Var> Interpreter::callTorchFunction(llvm::StringRef qualifiedName,
     }
   } else if ((*bound)->returnsList && (*result)->is(K::Tensor)) {
     result = makeList({*result});
+  }
+  // (values, indices) pairs are torch.return_types named tuples (`x.topk(3).values`).
+  llvm::StringRef pythonName = qualifiedName.rsplit('.').second;
+  if ((*result)->is(K::Tuple) && (*result)->items.size() == 2 && !(*result)->tupleClass &&
+      llvm::is_contained(
+          {"topk", "sort", "kthvalue", "mode", "median", "nanmedian", "cummax", "cummin"},
+          pythonName)) {
+    Variable named = **result;
+    named.tupleClass = makeExternal(("torch.return_types." + pythonName).str());
+    result = makeVar(std::move(named));
   }
   // In-place ops (`add_`, `t_`) return their input: the same tensor object, now seen
   // through the op's result (which carries the new metadata when it changed).

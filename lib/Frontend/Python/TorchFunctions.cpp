@@ -469,9 +469,12 @@ llvm::Expected<BoundCall> tgc::py::bindOperatorCall(llvm::StringRef qualifiedNam
   std::vector<llvm::StringRef> targets;
   std::vector<std::string> skipped;
   for (const OperatorOverload &overload : overloads) {
-    // Overloads that write into an argument (`out=`, in-place): tgc calls the
-    // functional ones.
-    if (llvm::StringRef(overload.schema).contains("!)")) {
+    // Overloads that write into an argument other than self (`out=`): tgc calls the
+    // functional ones. (In-place ones, `add_`, write into self.)
+    llvm::StringRef schemaText = overload.schema;
+    size_t firstComma = schemaText.find(',');
+    if (firstComma != llvm::StringRef::npos &&
+        schemaText.drop_front(firstComma).split("->").first.contains("!)")) {
       skipped.push_back(overload.target + " (it writes into an argument)");
       continue;
     }

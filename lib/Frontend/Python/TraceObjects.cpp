@@ -327,6 +327,32 @@ FailureOr<Var> Interpreter::convertClass(int64_t id, llvm::StringRef kind, const
   return var;
 }
 
+/// `[[target, schema]...]` of an operator's overloads, or failure (reported at `loc`).
+static FailureOr<std::vector<OperatorOverload>> readOverloads(const Json &list, Location loc) {
+  std::vector<OperatorOverload> overloads;
+  if (!list.is_array())
+    return emitError(loc) << "malformed overload list (want [[target, schema]...])";
+  for (const Json &overload : list) {
+    if (!overload.is_array() || overload.size() != 2 || !overload.at(0).is_string() ||
+        !overload.at(1).is_string())
+      return emitError(loc) << "malformed overload (want [target, schema])";
+    overloads.push_back({overload.at(0).get<std::string>(), overload.at(1).get<std::string>()});
+  }
+  return overloads;
+}
+
+LogicalResult Interpreter::setTensorMethodOverloads(const Json &methods, Location loc) {
+  if (!methods.is_object())
+    return emitError(loc) << "malformed trace header: tensor_methods is not an object";
+  for (auto &[name, list] : methods.items()) {
+    FailureOr<std::vector<OperatorOverload>> overloads = readOverloads(list, loc);
+    if (failed(overloads))
+      return failure();
+    operatorOverloads["torch.Tensor." + name] = std::move(*overloads);
+  }
+  return success();
+}
+
 /// Callables known by name, dtypes, devices and tensors (whose SSA value the reader
 /// supplies).
 FailureOr<Var> Interpreter::convertTorchValue(int64_t id, llvm::StringRef kind,
@@ -338,15 +364,11 @@ FailureOr<Var> Interpreter::convertTorchValue(int64_t id, llvm::StringRef kind,
     std::string name = qualname.empty() ? module : module + "." + qualname;
     // A torch.ops operator: its overloads' targets and schemas.
     if (object.contains("overloads")) {
-      std::vector<OperatorOverload> &overloads = operatorOverloads[name];
-      overloads.clear();
-      for (const Json &overload : object.at("overloads")) {
-        if (!overload.is_array() || overload.size() != 2 || !overload.at(0).is_string() ||
-            !overload.at(1).is_string())
-          return emitError(fileLoc)
-                 << "operator object " << id << " has a malformed overload (want [target, schema])";
-        overloads.push_back({overload.at(0).get<std::string>(), overload.at(1).get<std::string>()});
-      }
+      FailureOr<std::vector<OperatorOverload>> overloads =
+          readOverloads(object.at("overloads"), fileLoc);
+      if (failed(overloads))
+        return failure();
+      operatorOverloads[name] = std::move(*overloads);
     }
     return makeExternal(name);
   }

@@ -401,6 +401,10 @@ FailureOr<Var> TraceReader::callEntry(Interpreter &interpreter, CallArguments &e
     call.keywords.emplace_back(name, *value);
   }
   interpreter.setImportableModules(trace->header().value("modules", Json::object()));
+  if (const auto methods = trace->header().find("tensor_methods");
+      methods != trace->header().end() &&
+      failed(interpreter.setTensorMethodOverloads(*methods, fileLoc)))
+    return failure();
   if (const auto attributes = trace->header().find("tensor_attributes");
       attributes != trace->header().end()) {
     if (!attributes->is_array() ||

@@ -38,6 +38,7 @@ INTERPRETED_LIBRARY_FUNCTIONS = frozenset({
     "torch.nn.functional._in_projection",
     "torch.nn.functional._mha_shape_check",
     "torch.nn.functional._check_key_padding_mask",
+    "torch.nn.functional.normalize",
 })
 
 #: Class-dict entries left out unless the reachable bytecode names them.
@@ -136,6 +137,18 @@ def _safe_repr(obj):
         text = "<repr failed: %s>" % type(e).__name__
     text = _ADDRESS.sub("", text)
     return text if len(text) <= 200 else text[:200] + "..."
+
+
+@functools.lru_cache(maxsize=None)
+def _aten_overloads(name):
+    """[[target, schema]...] of the ATen operator `name` (`aten::std`), in the registry's
+    order; [] when there is none."""
+    if not name.isidentifier() or name.startswith("__"):
+        return []
+    # Not the out= overloads: tgc calls the functional ones.
+    return [["aten.%s.%s" % (name, s.overload_name or "default"), str(s).partition("::")[2]]
+            for s in torch._C._jit_get_schemas_for_operator("aten::" + name)
+            if not any(a.is_out for a in s.arguments)]
 
 
 def _operator_target(overload):
@@ -523,7 +536,15 @@ class _Walk:
 
     def _external(self, obj, hint):
         module, qualname = self._external_name(obj, hint)
-        return {"kind": "external", "module": module, "qualname": qualname}
+        record = {"kind": "external", "module": module, "qualname": qualname}
+        # A torch builtin (`torch.std`, `Tensor.std`, `torch._C._nn.X`): the overloads of
+        # the ATen operator of its name, by which tgc binds a call it has no entry for.
+        if module.split(".")[0] == "torch" and \
+                isinstance(obj, BOUND_BUILTIN_TYPES + (types.MethodDescriptorType,)):
+            overloads = _aten_overloads(qualname.rpartition(".")[2])
+            if overloads:
+                record["overloads"] = overloads
+        return record
 
     def _public_name_of_type(self, cls):
         if cls in (torch.Tensor, torch._C.TensorBase):
@@ -776,5 +797,15 @@ def capture(fn_or_module, example_args, path, train=False, *, example_kwargs=Non
     # that names them, so other traces keep their bytes.
     if walk.names & {"hasattr", "getattr"}:
         header["tensor_attributes"] = sorted(dir(torch.Tensor))
+    # The ATen overloads of the Tensor methods the code names (`x.std(dim=1)`), by which
+    # tgc binds a method call it has no entry for.
+    methods = {}
+    for name in sorted(walk.names):
+        if isinstance(getattr(torch.Tensor, name, None), types.MethodDescriptorType):
+            overloads = _aten_overloads(name)
+            if overloads:
+                methods[name] = overloads
+    if methods:
+        header["tensor_methods"] = methods
     blobs = [b() if callable(b) else b for b in walk.blobs]
     return fmt.write_trace(path, header, blobs)
