@@ -443,7 +443,10 @@ AtenCallBuilder::CompositeBuilder AtenCallBuilder::findComposite(llvm::StringRef
       {"aten.exponential_.default", &AtenCallBuilder::buildRandomFill},
       {"aten.narrow.default", &AtenCallBuilder::buildNarrow},
       {"aten.narrow_copy.default", &AtenCallBuilder::buildNarrow},
-      {"aten.unfold.default", &AtenCallBuilder::buildUnfold}};
+      {"aten.unfold.default", &AtenCallBuilder::buildUnfold},
+      {"aten.std.dim", &AtenCallBuilder::buildStd},
+      {"aten.std.correction", &AtenCallBuilder::buildStd},
+      {"aten.outer.default", &AtenCallBuilder::buildOuter}};
   for (const auto &[name, composite] : kComposites)
     if (name == target)
       return composite;
@@ -512,6 +515,43 @@ FailureOr<Operation *> AtenCallBuilder::buildSoftplus(Location loc, llvm::String
                 {"self", AtenValue::tensor(x)},
                 {"other", AtenValue::tensor(*soft)}},
                1, emitError);
+}
+
+/// std.dim / std.correction: the square root of var with the same arguments (as ATen's
+/// std is; its derivative is that of the ops).
+FailureOr<Operation *> AtenCallBuilder::buildStd(Location loc, llvm::StringRef target,
+                                                 std::vector<AtenArgument> arguments,
+                                                 const ErrorFn &emitError) {
+  std::string var = ("aten.var." + target.rsplit('.').second).str();
+  FailureOr<Value> variance = buildValue(loc, var, std::move(arguments), emitError);
+  if (failed(variance))
+    return failure();
+  return build(loc, "aten.sqrt.default", {{"self", AtenValue::tensor(*variance)}}, 1, emitError);
+}
+
+/// outer(self [n], vec2 [m]): self[:, None] * vec2, [n, m].
+FailureOr<Operation *> AtenCallBuilder::buildOuter(Location loc, llvm::StringRef target,
+                                                   std::vector<AtenArgument> arguments,
+                                                   const ErrorFn &emitError) {
+  Value self, other;
+  for (const AtenArgument &argument : arguments) {
+    if (argument.value.kind != AtenValue::Kind::Tensor)
+      return emitError() << "outer: argument '" << argument.name << "' must be a tensor";
+    (argument.name == "self" ? self : other) = argument.value.values.front();
+  }
+  auto rank = [](Value v) { return llvm::cast<BaseTensorType>(v.getType()).getRank(); };
+  if (!self || !other || rank(self) != 1 || rank(other) != 1)
+    return emitError() << "outer needs two 1-d tensors";
+  FailureOr<Value> column =
+      buildValue(loc, "aten.unsqueeze.default",
+                 {{"self", AtenValue::tensor(self)},
+                  {"dim", AtenValue::integer(getAffineConstantExpr(1, builder.getContext()))}},
+                 emitError);
+  if (failed(column))
+    return failure();
+  return build(loc, "aten.mul.Tensor",
+               {{"self", AtenValue::tensor(*column)}, {"other", AtenValue::tensor(other)}}, 1,
+               emitError);
 }
 
 std::optional<std::string> AtenCallBuilder::functionalOverload(llvm::StringRef target) {

@@ -109,7 +109,7 @@ public:
 private:
   /// How tgc builds a composite target from other calls (the last op built is the
   /// result): softplus, im2col (F.unfold), take, max_pool1d, the in-place random fills,
-  /// narrow, Tensor.unfold.
+  /// narrow, Tensor.unfold, std, outer.
   using CompositeBuilder = mlir::FailureOr<mlir::Operation *> (AtenCallBuilder::*)(
       mlir::Location loc, llvm::StringRef target, std::vector<AtenArgument> arguments,
       const ErrorFn &emitError);
@@ -135,6 +135,12 @@ private:
   mlir::FailureOr<mlir::Operation *> buildNarrow(mlir::Location loc, llvm::StringRef target,
                                                  std::vector<AtenArgument> arguments,
                                                  const ErrorFn &emitError);
+  mlir::FailureOr<mlir::Operation *> buildStd(mlir::Location loc, llvm::StringRef target,
+                                              std::vector<AtenArgument> arguments,
+                                              const ErrorFn &emitError);
+  mlir::FailureOr<mlir::Operation *> buildOuter(mlir::Location loc, llvm::StringRef target,
+                                                std::vector<AtenArgument> arguments,
+                                                const ErrorFn &emitError);
   /// The builders of ops whose int arguments tgc's op takes as attributes, for calls
   /// where one is computed at run time (from an `item()`): `select.int` and `slice.Tensor`
   /// as advanced indexing by positions computed at run time. Null when `target` has none
