@@ -1,5 +1,6 @@
 // f-strings: FORMAT_VALUE formats constants with Python's format-spec mini-language
-// (`[[fill]align][sign][0][width][.precision][type]`), BUILD_STRING joins the parts.
+// (`[[fill]align][sign][0][width][.precision][type]`), BUILD_STRING joins the parts;
+// `text % values` formats printf-style with the same formatter.
 #include "Frame.h"
 #include "Frontend/Common/DTypes.h"
 #include "Interpreter.h"
@@ -216,6 +217,70 @@ static FailureOr<std::string> formatValue(const Var &value, llvm::StringRef spec
 FailureOr<std::string> tgc::py::formatPythonValue(const Var &value, llvm::StringRef spec,
                                                   int conversion, Location loc) {
   return formatValue(value, spec, conversion, loc);
+}
+
+/// `text % values`, printf-style: `%[flags][width][.precision]type` with the types s, r,
+/// d, i, f, F, e, E, g, G, x, X, o and `%%`, each taking the next of the values (a
+/// tuple, or one value); flags `-` (left-aligned), `+`, ` ` and `0`.
+FailureOr<Var> Interpreter::percentFormat(llvm::StringRef text, Var values, Location loc) {
+  std::vector<Var> args = values->is(K::Tuple) ? values->items : std::vector<Var>{values};
+  size_t next = 0;
+  std::string result;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '%') {
+      result += text[i];
+      continue;
+    }
+    if (i + 1 < text.size() && (text[i + 1] == '(' || text[i + 1] == '*'))
+      return error(loc) << "%-formatting with a mapping key or a '*' width is not supported";
+    size_t end = text.find_first_of("srdiFfEeGgXxo%", i + 1);
+    if (end == llvm::StringRef::npos)
+      return error(loc) << "incomplete format (ValueError)";
+    llvm::StringRef spec = text.slice(i + 1, end);
+    char type = text[end];
+    i = end;
+    if (type == '%' && spec.empty()) {
+      result += '%';
+      continue;
+    }
+    if (next >= args.size())
+      return error(loc) << "not enough arguments for format string (TypeError)";
+    Var value = args[next++];
+    std::string flags, rest = spec.str();
+    while (!rest.empty() && llvm::StringRef("-+ 0#").contains(rest[0])) {
+      flags += rest[0];
+      rest.erase(0, 1);
+    }
+    std::string formatSpec;
+    if (flags.find('-') != std::string::npos)
+      formatSpec += '<';
+    for (char sign : {'+', ' '})
+      if (flags.find(sign) != std::string::npos)
+        formatSpec += sign;
+    if (flags.find('0') != std::string::npos && flags.find('-') == std::string::npos)
+      formatSpec += '0';
+    formatSpec += rest;
+    int conversion = 0;
+    if (type == 's' || type == 'r') {
+      conversion = type == 's' ? 1 : 2;
+    } else {
+      if (type == 'd' || type == 'i') {
+        std::optional<double> number = value->getNumber();
+        if (!number || value->is(K::None))
+          return error(loc) << "%" << type << " format: a real number is required (TypeError)";
+        value = makeInt(static_cast<int64_t>(*number), ctx);
+        type = 'd';
+      }
+      formatSpec += type;
+    }
+    FailureOr<std::string> formatted = formatPythonValue(value, formatSpec, conversion, loc);
+    if (failed(formatted))
+      return failure();
+    result += *formatted;
+  }
+  if (next < args.size())
+    return error(loc) << "not all arguments converted during string formatting (TypeError)";
+  return makeStr(result);
 }
 
 static LogicalResult formatValueOpcode(ExecutionStep &step) {

@@ -167,12 +167,7 @@ FailureOr<Var> Interpreter::callWithOut(llvm::StringRef qualifiedName, CallArgum
     return out;
   }
   if (outType.getDtype() != resultType.getDtype()) {
-    CallArguments cast{{*result}, {{"dtype", makeVar([&] {
-                                      Variable dtype;
-                                      dtype.kind = K::DType;
-                                      dtype.type = outType.getDtype();
-                                      return dtype;
-                                    }())}}};
+    CallArguments cast{{*result}, {{"dtype", makeDType(outType.getDtype())}}};
     result = callTorchFunction("torch.Tensor.to", cast, loc);
     if (failed(result))
       return failure();
@@ -229,23 +224,24 @@ FailureOr<Var> Interpreter::callTorchFunction(llvm::StringRef qualifiedName,
                         << ")";
     }
   }
+  // The table's entry binds first, then the lowered overloads; when neither takes the
+  // arguments, the table's reason is the one reported.
   auto bind = [&]() -> std::optional<llvm::Expected<BoundCall>> {
-    if (!known)
-      return lowered.empty() ? std::nullopt
-                             : std::optional<llvm::Expected<BoundCall>>(
-                                   bindOperatorCall(qualifiedName, lowered, positional, keywords));
-    std::optional<llvm::Expected<BoundCall>> byTable =
-        bindTorchCall(qualifiedName, positional, keywords);
-    if (*byTable || lowered.empty())
+    std::optional<llvm::Expected<BoundCall>> byTable;
+    if (known)
+      byTable = bindTorchCall(qualifiedName, positional, keywords);
+    if (lowered.empty() || (byTable && *byTable))
       return byTable;
     llvm::Expected<BoundCall> bySchema =
         bindOperatorCall(qualifiedName, lowered, positional, keywords);
+    if (!byTable)
+      return std::move(bySchema);
     if (!bySchema) {
       llvm::consumeError(bySchema.takeError());
       return byTable;
     }
     llvm::consumeError(byTable->takeError());
-    return std::optional<llvm::Expected<BoundCall>>(std::move(bySchema));
+    return std::move(bySchema);
   };
   std::optional<llvm::Expected<BoundCall>> bound = bind();
   if (!bound)
@@ -346,12 +342,8 @@ FailureOr<Var> Interpreter::tensorAttribute(Var tensor, llvm::StringRef name, Lo
     return sizesTuple();
   if (name == "ndim")
     return makeInt(type.getSizes().size(), ctx);
-  if (name == "dtype") {
-    Variable dtype;
-    dtype.kind = K::DType;
-    dtype.type = type.getDtype();
-    return makeVar(std::move(dtype));
-  }
+  if (name == "dtype")
+    return makeDType(type.getDtype());
   if (name == "device") {
     Variable device;
     device.kind = K::Device;
@@ -508,10 +500,7 @@ LogicalResult Interpreter::storeTensorIndex(Var tensor, Var key, Var value, Loca
   // tensor of the destination's dtype; a tensor of another dtype is an error, as in eager).
   Type dtype = tensorType(heap, *view).getDtype();
   if (!value->is(K::Tensor)) {
-    Variable dtypeVar;
-    dtypeVar.kind = K::DType;
-    dtypeVar.type = dtype;
-    CallArguments full{{makeTuple({}), value}, {{"dtype", makeVar(std::move(dtypeVar))}}};
+    CallArguments full{{makeTuple({}), value}, {{"dtype", makeDType(dtype)}}};
     FailureOr<Var> filled = callTorchFunction("torch.full", full, loc);
     if (failed(filled))
       return failure();

@@ -40,10 +40,7 @@ FailureOr<Var> Interpreter::asNumber(Var tensor, Variable::Number kind, Location
                                 : Type(IntegerType::get(ctx, 1));
   Var result = tensor;
   if (type.getDtype() != dtype) {
-    Variable dtypeVar;
-    dtypeVar.kind = K::DType;
-    dtypeVar.type = dtype;
-    CallArguments arguments{{tensor, makeVar(std::move(dtypeVar))}, {}};
+    CallArguments arguments{{tensor, makeDType(dtype)}, {}};
     FailureOr<Var> cast = callTorchFunction("torch.Tensor.to", arguments, loc);
     if (failed(cast))
       return failure();
@@ -216,10 +213,7 @@ FailureOr<Var> Interpreter::reduceWithIndices(Var x, int64_t dim, bool keepdim, 
   if (failed(bothNan))
     return failure();
   FailureOr<Var> hit = torchCall("torch.logical_or", {*equal, *bothNan});
-  Variable int64;
-  int64.kind = K::DType;
-  int64.type = IntegerType::get(ctx, 64);
-  Var int64Var = makeVar(std::move(int64));
+  Var int64Var = makeDType(IntegerType::get(ctx, 64));
   FailureOr<Var> positions = torchCall("torch.arange", {makeInt(size)}, {{"dtype", int64Var}});
   if (failed(hit) || failed(positions))
     return failure();

@@ -199,13 +199,8 @@ static CallResult torchCheck(Interpreter &in, ExternalCall &call) {
 
 /// A dtype value for `torch.<name>`.
 static Var dtypeVar(Interpreter &in, llvm::StringRef name) {
-  Variable dtype;
-  dtype.kind = K::DType;
-  dtype.name = name.str();
-  if (std::optional<frontend::TorchDType> known =
-          frontend::lookupDTypeByName(name, in.getContext()))
-    dtype.type = known->type;
-  return makeVar(std::move(dtype));
+  std::optional<frontend::TorchDType> known = frontend::lookupDTypeByName(name, in.getContext());
+  return makeDType(known ? known->type : Type(), name);
 }
 
 /// torch.finfo(dtype) and torch.iinfo(dtype): an object of the limits of a floating

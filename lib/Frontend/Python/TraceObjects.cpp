@@ -378,11 +378,7 @@ FailureOr<Var> Interpreter::convertTorchValue(int64_t id, llvm::StringRef kind,
     // A dtype tgc has no element type for (the quantized ones, which libraries' globals
     // reach) is a value without one: comparing it works, computing with it is an
     // error where the program does (toAtenValue).
-    Variable v;
-    v.kind = Variable::Kind::DType;
-    v.type = dtype ? dtype->type : Type();
-    v.name = name;
-    return makeVar(std::move(v));
+    return makeDType(dtype ? dtype->type : Type(), name);
   }
   if (kind == "device") {
     Variable v;

@@ -69,6 +69,14 @@ Var tgc::py::makeStr(llvm::StringRef s) {
   return makeVar(std::move(v));
 }
 
+Var tgc::py::makeDType(mlir::Type type, llvm::StringRef name) {
+  Variable v;
+  v.kind = Variable::Kind::DType;
+  v.type = type;
+  v.name = name.str();
+  return makeVar(std::move(v));
+}
+
 llvm::StringRef tgc::py::numberName(Variable::Number number) {
   switch (number) {
   case Variable::Number::Float:

@@ -84,6 +84,9 @@ Var makeInt(mlir::AffineExpr size);
 Var makeInt(int64_t i, mlir::MLIRContext *ctx);
 Var makeFloat(double f);
 Var makeStr(llvm::StringRef s);
+/// A torch dtype; `type` is null for one tgc has no element type for (comparing it works,
+/// computing with it is an error). `name` is its torch name, where known.
+Var makeDType(mlir::Type type, llvm::StringRef name = "");
 Var makeEllipsis();
 Var makeTuple(std::vector<Var> items);
 /// A code object as a value (a function's `__code__`, a code constant).
