@@ -2312,6 +2312,21 @@ def Tgc_BreakCallOp : Op<Tgc_Dialect, "break_call", []> {
   let hasVerifier = 1;
 }
 
+def Tgc_BreakHookOp : Op<Tgc_Dialect, "break_hook", []> {
+  let summary = "A graph break: a gradient hook that changes Python state runs between "
+                "two graphs' backwards";
+  let description = [{
+    `tensor.register_hook(fn)` on a tensor the program computes, where `fn` changes
+    Python state (docs/bytecode.md, *Hooks*): the graph before returns `tensor`, and in
+    backward the caller calls hook number `hook` (the path's `hook`-th `grad_hook`
+    replay action) with its gradient before the backward of the graph that computes it.
+    Nothing happens in the forward.
+  }];
+  let arguments = (ins Tgc_AnyTensor:$tensor, I64Attr:$hook);
+  let assemblyFormat = "$tensor `hook` `=` $hook attr-dict `:` type($tensor)";
+  let hasVerifier = 1;
+}
+
 #endif // TGC_OPS_TD
 
 //===----------------------------------------------------------------------===//

@@ -182,6 +182,12 @@ LogicalResult BreakCallOp::verify() {
   return success();
 }
 
+LogicalResult BreakHookOp::verify() {
+  if (int64_t hook = getHookAttr().getInt(); hook < 0)
+    return emitOpError("hook number must be non-negative, got ") << hook;
+  return success();
+}
+
 LogicalResult ConvolutionOp::verify() {
   auto input = llvm::cast<BaseTensorType>(getInput().getType());
   auto weight = llvm::cast<BaseTensorType>(getWeight().getType());

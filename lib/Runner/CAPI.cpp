@@ -152,13 +152,29 @@ const char *tgc_program_gradient_name(const tgc_program *program, int64_t index)
 int tgc_program_backward(tgc_program *program, DLTensor *const *grad_outputs,
                          int64_t num_grad_outputs, DLManagedTensor **gradients,
                          int64_t num_gradients) {
+  return tgc_program_backward_with_hooks(program, grad_outputs, num_grad_outputs, gradients,
+                                         num_gradients, nullptr, nullptr);
+}
+
+int tgc_program_backward_with_hooks(tgc_program *program, DLTensor *const *grad_outputs,
+                                    int64_t num_grad_outputs, DLManagedTensor **gradients,
+                                    int64_t num_gradients, tgc_program_call_fn hook, void *user) {
   return guarded(program, [&](Program &p) {
     if (size_t(num_gradients) != p.gradientNames().size())
       return Status::error("the program has " + std::to_string(p.gradientNames().size()) +
                            " gradients, not " + std::to_string(num_gradients));
     std::vector<const DLTensor *> gradOutputs(grad_outputs, grad_outputs + num_grad_outputs);
+    CallHook callHook;
+    if (hook)
+      callHook = [&](const ProgramCall &step) {
+        std::string text = step.call.dump();
+        DLTensor *grad = const_cast<DLTensor *>(step.tensors.front());
+        if (hook(user, text.c_str(), &grad, 1) != 0)
+          return Status::error("the gradient hook #" + step.call["hook"].dump() + " failed");
+        return Status::success();
+      };
     std::vector<ManagedTensor> grads;
-    if (Status status = p.backward(gradOutputs, grads))
+    if (Status status = p.backward(gradOutputs, grads, callHook))
       return status;
     for (size_t g = 0; g < grads.size(); ++g)
       gradients[g] = grads[g].release();

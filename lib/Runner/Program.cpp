@@ -250,6 +250,13 @@ Status Program::takeStep(size_t index, const CallHook &call, size_t &next, bool 
     if (Status status = callStep(then, call))
       return status;
     next = then[key(program::kNextKey)].get<size_t>();
+  } else if (kind == program::kGradHook) {
+    // Nothing in the forward: the backward calls the hook (ProgramBackward.cpp).
+    if (!then.value(key(program::kNextKey), nlohmann::json()).is_number_unsigned() ||
+        !then.value(key(program::kTensorKey), nlohmann::json()).is_number_unsigned() ||
+        !then.value(key(program::kHookKey), nlohmann::json()).is_number_unsigned())
+      return Status::error("model.json: a grad_hook step needs tensor, hook and next");
+    next = then[key(program::kNextKey)].get<size_t>();
   } else if (kind == program::kBranch) {
     DLTensor *condition = nullptr;
     if (Status status = glue(then[key(program::kConditionKey)], condition))

@@ -4,12 +4,17 @@
 // autograd's through Dynamo's graphs: the program's output gradients go into
 // the last graph, each graph's `input.N` gradient is added to the gradient of
 // the glue value it came from, parameter gradients are summed over the graphs
-// (docs/graph-breaks.md, "Callers").
+// (docs/graph-breaks.md, "Callers"); the caller's gradient hooks run between
+// them.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tgc/Dialect/Attributes.h"
 #include "tgc/Runner/Program.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <tuple>
 
 using namespace tgc;
 using namespace tgc::runner;
@@ -104,16 +109,57 @@ Status Program::backwardStep(size_t step, const std::vector<const DLTensor *> &g
   return syncBuffers(graph, "backward_mutations");
 }
 
+/// The `grad_hook` steps of the run on values the graph `trail[step]` computed, with
+/// the gradients later graphs gave them: the values last computed first (autograd reaches
+/// them first), each value's hooks in the order the program registered them.
+Status Program::runGradHooks(size_t step, std::map<size_t, HostTensor> &valueGrads,
+                             const CallHook &hook) {
+  const nlohmann::json &outputs = node(trail[step])[program::kOutputsKey.str()];
+  // (value, registration order, step)
+  std::vector<std::tuple<size_t, size_t, const nlohmann::json *>> hooks;
+  for (size_t ran : trail) {
+    const nlohmann::json &then = node(ran)[program::kThenKey.str()];
+    if (!then.is_object() || then.value(program::kKindKey.str(), "") != program::kGradHook)
+      continue;
+    size_t value = then[program::kTensorKey.str()].get<size_t>();
+    if (llvm::is_contained(outputs, value))
+      hooks.emplace_back(value, hooks.size(), &then);
+  }
+  llvm::sort(hooks, [](const auto &a, const auto &b) {
+    return std::get<0>(a) != std::get<0>(b) ? std::get<0>(a) > std::get<0>(b)
+                                            : std::get<1>(a) < std::get<1>(b);
+  });
+  for (auto [value, order, then] : hooks) {
+    auto grad = valueGrads.find(value);
+    if (grad == valueGrads.end())
+      continue; // no gradient reached it: autograd does not call its hooks
+    DLTensor view = grad->second.view();
+    ProgramCall call;
+    call.call["hook"] = (*then)[program::kHookKey.str()];
+    call.call["tensor"] = value;
+    if (then->contains(program::kWhereKey.str()))
+      call.call["where"] = (*then)[program::kWhereKey.str()];
+    call.tensors.push_back(&view);
+    if (Status status = hook(call))
+      return status;
+  }
+  return Status::success();
+}
+
 Status Program::backward(const std::vector<const DLTensor *> &gradOutputs,
-                         std::vector<ManagedTensor> &grads) {
+                         std::vector<ManagedTensor> &grads, const CallHook &hook) {
   grads.clear();
   if (trail.empty())
     return Status::error("backward before a run of the program");
   std::map<size_t, HostTensor> valueGrads;
   std::map<std::string, HostTensor> paramGrads;
-  for (size_t step = trail.size(); step-- > 0;)
+  for (size_t step = trail.size(); step-- > 0;) {
+    if (hook)
+      if (Status status = runGradHooks(step, valueGrads, hook))
+        return status;
     if (Status status = backwardStep(step, gradOutputs, valueGrads, paramGrads))
       return status;
+  }
   trail.clear(); // the graphs' saved values are gone
   for (const std::string &name : gradients) {
     if (name.rfind("input.", 0) == 0) {

@@ -122,6 +122,22 @@ static FailureOr<Json> branchJson(ModuleOp graph, DictionaryAttr step) {
   return json;
 }
 
+/// A gradient hook step: nothing in the forward but node `next`; in backward, hook number
+/// `hook` on the gradient of program value `tensor`.
+static FailureOr<Json> gradHookJson(ModuleOp graph, DictionaryAttr step) {
+  auto tensor = step.getAs<IntegerAttr>(program::kTensorKey);
+  auto hook = step.getAs<IntegerAttr>(program::kHookKey);
+  auto next = step.getAs<IntegerAttr>(program::kNextKey);
+  if (!tensor || !hook || !next)
+    return graph.emitError("malformed tgc.step: a grad_hook needs tensor, hook and next");
+  Json json;
+  json[program::kKindKey.str()] = program::kGradHook.str();
+  json[program::kTensorKey.str()] = tensor.getInt();
+  json[program::kHookKey.str()] = hook.getInt();
+  json[program::kNextKey.str()] = next.getInt();
+  return json;
+}
+
 /// What the caller does after `graph` (its `tgc.step`).
 static FailureOr<Json> stepJson(ModuleOp graph) {
   auto step = graph->getAttrOfType<DictionaryAttr>(program::kStep);
@@ -135,6 +151,8 @@ static FailureOr<Json> stepJson(ModuleOp graph) {
     json = callJson(graph, step);
   else if (kind.getValue() == program::kBranch)
     json = branchJson(graph, step);
+  else if (kind.getValue() == program::kGradHook)
+    json = gradHookJson(graph, step);
   else
     return graph.emitError("malformed tgc.step: unknown kind '") << kind.getValue() << "'";
   if (failed(json))

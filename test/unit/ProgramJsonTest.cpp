@@ -126,6 +126,34 @@ TEST_CASE("A call step writes each kind of argument and resolves tensors to prog
         R"({"graph":"p_g1","inputs":[0,1],"outputs":[],"then":{"kind":"return"}}]})");
 }
 
+TEST_CASE("A gradient hook step names the value, the hook and the next node") {
+  Program p;
+  p.graph({0}, {1},
+          {p.kind(program::kGradHook), p.integer(program::kTensorKey, 1),
+           p.integer(program::kHookKey, 0), p.integer(program::kNextKey, 1),
+           p.named(program::kWhereKey, p.b.getStringAttr("prog.py:7"))});
+  p.graph({1}, {}, {p.kind(program::kReturn)});
+  p.inputs({"x"});
+  FailureOr<std::string> json = p.write();
+  REQUIRE(succeeded(json));
+  CHECK(*json == R"({"inputs":["x"],"nodes":[)"
+                 R"({"graph":"p_g0","inputs":[0],"outputs":[1],"then":{"kind":"grad_hook",)"
+                 R"("tensor":1,"hook":0,"next":1,"where":"prog.py:7"}},)"
+                 R"({"graph":"p_g1","inputs":[1],"outputs":[],"then":{"kind":"return"}}]})");
+}
+
+TEST_CASE("A gradient hook step without its hook is an error") {
+  Program p;
+  p.graph({0}, {1},
+          {p.kind(program::kGradHook), p.integer(program::kTensorKey, 1),
+           p.integer(program::kNextKey, 1)});
+  p.graph({1}, {}, {p.kind(program::kReturn)});
+  p.inputs({"x"});
+  CHECK(failed(p.write()));
+  REQUIRE(p.errors.size() == 1);
+  CHECK(p.errors[0] == "malformed tgc.step: a grad_hook needs tensor, hook and next");
+}
+
 TEST_CASE("A graph without a step is an error naming the attribute") {
   Program p;
   p.graph({0}, {}, {p.kind(program::kReturn)});

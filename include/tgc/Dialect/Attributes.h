@@ -86,6 +86,11 @@ inline constexpr llvm::StringLiteral kInputKey = "input";
 /// registered by the program on a tensor that existed before the call (an input, a
 /// parameter); autograd runs it in backward, as in eager.
 inline constexpr llvm::StringLiteral kRegisterHook = "register_hook";
+/// The i-th hook of the program's `grad_hook` steps (a gradient hook that changes Python
+/// state, registered on a tensor the program computes): `value` is the hook, which the
+/// caller keeps for the backward instead of applying anything; only `kind`, `path` and
+/// `value`.
+inline constexpr llvm::StringLiteral kGradHook = "grad_hook";
 /// A part of the returned value (`{"replayed": i}` in `output_structure` is the value of
 /// the i-th `return` action): only `kind` and `value`.
 inline constexpr llvm::StringLiteral kReturn = "return";
@@ -169,7 +174,8 @@ inline constexpr llvm::StringLiteral kGraphKey = "graph";
 inline constexpr llvm::StringLiteral kOutputsKey = "outputs";
 inline constexpr llvm::StringLiteral kThenKey = "then";
 /// Keys of a step: `kind`, then by kind `callee`, `args`, `kwargs`, `next` (call),
-/// `condition`, `true`, `false` (branch); `where` (file:line) on any.
+/// `condition`, `true`, `false` (branch), `tensor`, `hook`, `next` (grad_hook); `where`
+/// (file:line) on any.
 inline constexpr llvm::StringLiteral kKindKey = "kind";
 inline constexpr llvm::StringLiteral kCalleeKey = "callee";
 inline constexpr llvm::StringLiteral kArgsKey = "args";
@@ -179,15 +185,21 @@ inline constexpr llvm::StringLiteral kConditionKey = "condition";
 inline constexpr llvm::StringLiteral kTrueKey = "true";
 inline constexpr llvm::StringLiteral kFalseKey = "false";
 inline constexpr llvm::StringLiteral kWhereKey = "where";
+inline constexpr llvm::StringLiteral kTensorKey = "tensor";
+inline constexpr llvm::StringLiteral kHookKey = "hook";
 /// In `tgc.step` only (model.json resolves it): the program value of each tensor a call
 /// passes, which its arguments' `{tensor = i}` refer to by position (DenseI64ArrayAttr).
 inline constexpr llvm::StringLiteral kTensorsKey = "tensors";
 /// Step kinds: the program returns this graph's results; the caller calls `callee`
 /// with the arguments, then runs node `next`; or it runs node `true` or `false` by
-/// `bool()` of program value `condition`.
+/// `bool()` of program value `condition`; or, in backward, it calls hook number `hook`
+/// (the value of the path's `hook`-th `grad_hook` replay action) with the gradient of
+/// program value `tensor` before the backward of the graph that defines it (nothing in
+/// the forward), then runs node `next`.
 inline constexpr llvm::StringLiteral kReturn = "return";
 inline constexpr llvm::StringLiteral kCall = "call";
 inline constexpr llvm::StringLiteral kBranch = "branch";
+inline constexpr llvm::StringLiteral kGradHook = "grad_hook";
 } // namespace program
 
 /// The calling signature of a model (docs/abi.md), which tgc-prepare-entries records

@@ -93,9 +93,12 @@ public:
   /// After a run with `train`: the backwards of the graphs run, last first, on
   /// `gradOutputs` (one per result, null for none). `grads` gets one entry per
   /// gradientNames() entry, null where none flowed; parameter gradients are
-  /// summed over the graphs.
+  /// summed over the graphs. Each `grad_hook` step of the run calls `hook` (when
+  /// set) with {"hook": N, "tensor": V, "where": ...} and the gradient of program value
+  /// V, which the hook may overwrite, before the backward of the graph that computed V
+  /// (none when no gradient reached V).
   Status backward(const std::vector<const DLTensor *> &gradOutputs,
-                  std::vector<ManagedTensor> &grads);
+                  std::vector<ManagedTensor> &grads, const CallHook &hook = {});
 
 private:
   /// A glue value: a program input (borrowed) or a graph's output (owned).
@@ -117,6 +120,7 @@ private:
   Status gradOutputsOf(size_t step, const std::vector<const DLTensor *> &gradOutputs,
                        std::map<size_t, HostTensor> &valueGrads, std::vector<HostTensor> &zeros,
                        std::vector<DLTensor> &views, std::vector<DLTensor *> &pointers);
+  Status runGradHooks(size_t step, std::map<size_t, HostTensor> &valueGrads, const CallHook &hook);
   Status backwardStep(size_t step, const std::vector<const DLTensor *> &gradOutputs,
                       std::map<size_t, HostTensor> &valueGrads,
                       std::map<std::string, HostTensor> &paramGrads);

@@ -85,6 +85,16 @@ const char *tgc_program_gradient_name(const tgc_program *program, int64_t index)
 int tgc_program_backward(tgc_program *program, DLTensor *const *grad_outputs,
                          int64_t num_grad_outputs, DLManagedTensor **gradients,
                          int64_t num_gradients);
+/** tgc_program_backward that runs the program's gradient hooks (`grad_hook`
+ *  steps: a hook that changes Python state on a tensor the program computes,
+ *  docs/graph-breaks.md) through `hook`: call_json is {"hook": N, "tensor": V,
+ *  "where": "file:line"}, tensors[0] the gradient of program value V (a host
+ *  tensor the hook may overwrite with its result, which then flows on), called
+ *  before the backward of the graph that computed V. N numbers the hooks in
+ *  the order of the result graph's `grad_hook` replay actions. */
+int tgc_program_backward_with_hooks(tgc_program *program, DLTensor *const *grad_outputs,
+                                    int64_t num_grad_outputs, DLManagedTensor **gradients,
+                                    int64_t num_gradients, tgc_program_call_fn hook, void *user);
 
 /** The state of every graph (parameters, buffers, constants), each name once;
  *  kinds are TGC_STATE_PARAMETER, _BUFFER and _CONSTANT of tgc_runtime.h. */

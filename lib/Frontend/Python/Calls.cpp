@@ -89,18 +89,17 @@ FailureOr<Var> Interpreter::callModule(Var module, CallArguments arguments, Loca
       return error(loc) << "register_backward_hook (a non-full module backward hook) is not "
                            "supported; register_full_backward_hook is";
   }
-  for (const char *unsupported : {"_backward_hooks", "_backward_pre_hooks",
-                                  "_forward_hooks_with_kwargs", "_forward_pre_hooks_with_kwargs"}) {
-    if (entry && llvm::StringRef(unsupported).starts_with("_backward"))
-      continue;
-    for (const Var &flag : hookValues(heap, h, unsupported)) {
+  if (!entry)
+    for (const char *backward : {"_backward_hooks", "_backward_pre_hooks"})
+      if (!hookValues(heap, h, backward).empty())
+        return error(loc) << "module hooks (" << backward
+                          << ") are not supported yet on a submodule: a module backward hook "
+                             "is supported on the compiled module itself (tgc.load runs it)";
+  for (const char *withKwargs : {"_forward_hooks_with_kwargs", "_forward_pre_hooks_with_kwargs"}) {
+    for (const Var &flag : hookValues(heap, h, withKwargs)) {
       FailureOr<bool> set = truth(flag, loc);
       if (failed(set) || *set)
-        return error(loc) << "module hooks (" << unsupported << ") are not supported yet"
-                          << (llvm::StringRef(unsupported).starts_with("_backward")
-                                  ? " on a submodule: a module backward hook is supported on "
-                                    "the compiled module itself (tgc.load runs it)"
-                                  : "");
+        return error(loc) << "module hooks (" << withKwargs << ") are not supported yet";
     }
   }
   std::vector<Var> preHooks = hookValues(heap, h, "_forward_pre_hooks");

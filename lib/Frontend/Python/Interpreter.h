@@ -53,7 +53,10 @@ struct SideEffect {
     SetCell,
     SetGlobal,
     Resize,
-    RegisterHook
+    RegisterHook,
+    /// A gradient hook that changes Python state on a tensor the program computes
+    /// (`name`: its number, `value`: the hook), run by the caller at a graph break.
+    GradHook
   };
   Kind kind;
   ObjectId object;
@@ -444,6 +447,12 @@ private:
   /// `tensor[key] = value`: a copy into the view of basic indices, index_put_ with tensor
   /// indices.
   mlir::LogicalResult storeTensorIndex(Var tensor, Var key, Var value, mlir::Location loc);
+  /// `tensor[key] = value` where one index of `key` is a boolean mask: the selected
+  /// elements of the view of the other indices become `value` (broadcast over them).
+  mlir::LogicalResult storeMasked(Var tensor, Var key, Var value, mlir::Location loc);
+  /// What index_put_ writes into a tensor of `dtype`: a Python number as a 0-d tensor of
+  /// that dtype; a tensor of another dtype is an error, as in eager.
+  mlir::FailureOr<Var> indexPutValue(Var value, mlir::Type dtype, mlir::Location loc);
   mlir::FailureOr<Var> tensorAttribute(Var tensor, llvm::StringRef name, mlir::Location loc);
 
   // Saved-tensor hooks (SavedTensorsHooks.cpp).

@@ -57,8 +57,9 @@ FailureOr<func::FuncOp> Interpreter::traceTemplate(Var function, llvm::StringRef
         return error(sideEffects[i].loc)
                << "a " << baseName
                << " that changes Python state is not supported on a tensor the program "
-                  "computes (it would run in backward, inside the compiled graph; on an "
-                  "input or a parameter it runs in Python)";
+                  "computes here (it would run in backward, inside the compiled graph; on "
+                  "an input or a parameter it runs in Python; compile with "
+                  "--allow-graph-breaks to run it between two graphs' backwards)";
       *changesState = true;
       heap.restore(*checkpoint);
       sideEffects.erase(sideEffects.begin() + firstEffect, sideEffects.end());
@@ -86,14 +87,26 @@ LogicalResult Interpreter::applyGradHooks(Var tensor, ArrayRef<Var> hooks, Locat
     bool changesState = false;
     FailureOr<func::FuncOp> fn =
         traceTemplate(hook, "grad_hook", self.getType(), loc, /*allowSideEffects=*/false,
-                      existing ? &changesState : nullptr);
+                      existing || canBreakGraph() ? &changesState : nullptr);
     if (failed(fn))
       return failure();
-    if (changesState) {
+    if (changesState && existing) {
       // Python runs it on the live tensor's gradient, in backward as in eager.
       if (origin == HookOrigin::Program)
         sideEffects.push_back({SideEffect::Kind::RegisterHook, tensor->object,
                                std::to_string(sideEffects.size()), hook, loc});
+      continue;
+    }
+    if (changesState) {
+      // On a tensor the program computes: a graph break after which the caller runs it
+      // on the gradient, between the backwards of the graphs after and before the break
+      // (the hook itself is a `grad_hook` replay action, numbered in program order).
+      int64_t number = llvm::count_if(sideEffects, [](const SideEffect &effect) {
+        return effect.kind == SideEffect::Kind::GradHook;
+      });
+      BreakHookOp::create(builder, loc, self, builder.getI64IntegerAttr(number));
+      sideEffects.push_back(
+          {SideEffect::Kind::GradHook, tensor->object, std::to_string(number), hook, loc});
       continue;
     }
     if ((*fn).getNumResults() != 1)

@@ -486,7 +486,110 @@ FailureOr<Var> Interpreter::tensorIndex(Var tensor, Var key, Location loc,
                    loc);
 }
 
+/// Whether `index` is a boolean tensor (a mask), not a Python bool.
+static bool isMask(const Heap &heap, const Var &index) {
+  return index->is(K::Tensor) && index->number == Variable::Number::None &&
+         tensorType(heap, index).getDtype().isInteger(1);
+}
+
+FailureOr<Var> Interpreter::indexPutValue(Var value, Type dtype, Location loc) {
+  if (!value->is(K::Tensor)) {
+    CallArguments full{{makeTuple({}), value}, {{"dtype", makeDType(dtype)}}};
+    return callTorchFunction("torch.full", full, loc);
+  }
+  if (Type source = tensorType(heap, value).getDtype(); source != dtype)
+    return error(loc) << "index put requires the source and destination dtypes match, got " << dtype
+                      << " for the destination and " << source << " for the source";
+  return value;
+}
+
+LogicalResult Interpreter::storeMasked(Var tensor, Var key, Var value, Location loc) {
+  std::vector<Var> indices = key->is(K::Tuple) ? key->items : std::vector<Var>{key};
+  auto maskAt = llvm::find_if(indices, [&](const Var &i) { return isMask(heap, i); });
+  if (llvm::any_of(indices, [&](const Var &i) {
+        return i->is(K::Ellipsis) || (i->is(K::Tensor) && i != *maskAt);
+      }))
+    return error(loc) << "assigning through a boolean mask together with '...' or other "
+                         "tensor indices is not supported (a mask with ints, slices and "
+                         "None is)";
+  // The view of the other indices, with the mask's dimensions as full slices, where the
+  // mask's dimensions start at `first`.
+  Var mask = *maskAt;
+  auto maskType = cast<BaseTensorType>(heap.get(mask->object).tensor.getType());
+  int64_t maskRank = maskType.getSizes().size();
+  int64_t first = llvm::count_if(llvm::make_range(indices.begin(), maskAt),
+                                 [](const Var &i) { return i->is(K::Slice) || i->is(K::None); });
+  std::vector<Var> basic(indices.begin(), maskAt);
+  for (int64_t d = 0; d < maskRank; ++d) {
+    Variable all;
+    all.kind = K::Slice;
+    all.items = {makeNone(), makeNone(), makeNone()};
+    basic.push_back(makeVar(std::move(all)));
+  }
+  basic.insert(basic.end(), std::next(maskAt), indices.end());
+  FailureOr<Var> view = tensorIndex(tensor, makeTuple(basic), loc);
+  if (failed(view))
+    return failure();
+  ArrayRef<AffineExpr> sizes = tensorType(heap, *view).getSizes();
+  int64_t rank = sizes.size(), trailing = rank - first - maskRank;
+  if (trailing < 0 || ArrayRef(sizes).slice(first, maskRank) != maskType.getSizes())
+    return error(loc) << "IndexError: the shape of the mask " << maskType
+                      << " does not match the shape of the indexed tensor "
+                      << tensorType(heap, *view);
+  Type dtype = tensorType(heap, *view).getDtype();
+  auto torchCall = [&](llvm::StringRef name, std::vector<Var> args) {
+    CallArguments arguments{std::move(args), {}};
+    return callTorchFunction(name, arguments, loc);
+  };
+  FailureOr<Var> converted = indexPutValue(value, dtype, loc);
+  if (failed(converted))
+    return failure();
+  value = *converted;
+  // The value broadcasts to the selected elements, [sizes before, count, sizes after]:
+  // the count's dimension (when the value reaches it) must be 1, and becomes the mask's
+  // dimensions, so that where() broadcasts it over them.
+  ArrayRef<AffineExpr> valueSizes = tensorType(heap, value).getSizes();
+  int64_t valueRank = valueSizes.size();
+  if (valueRank > trailing) {
+    auto count = dyn_cast<AffineConstantExpr>(valueSizes[valueRank - trailing - 1]);
+    if (!count || count.getValue() != 1)
+      return error(loc) << "assigning a value of sizes " << tensorType(heap, value)
+                        << " through a boolean mask is not supported (its size at the "
+                           "mask's dimension depends on how many elements the mask "
+                           "selects; a value that broadcasts over them is supported)";
+    std::vector<Var> shape;
+    for (int64_t d = 0; d < valueRank; ++d) {
+      if (d != valueRank - trailing - 1) {
+        shape.push_back(makeInt(valueSizes[d]));
+        continue;
+      }
+      for (int64_t m = 0; m < maskRank; ++m)
+        shape.push_back(makeInt(1, ctx));
+    }
+    FailureOr<Var> reshaped = torchCall("torch.Tensor.reshape", {value, makeTuple(shape)});
+    if (failed(reshaped))
+      return failure();
+    value = *reshaped;
+  }
+  // The mask over the view's dimensions: size 1 before and after its own.
+  std::vector<Var> maskShape;
+  for (int64_t d = 0; d < rank; ++d)
+    maskShape.push_back(d >= first && d < first + maskRank ? makeInt(sizes[d]) : makeInt(1, ctx));
+  FailureOr<Var> broadcastMask = torchCall("torch.Tensor.reshape", {mask, makeTuple(maskShape)});
+  if (failed(broadcastMask))
+    return failure();
+  FailureOr<Var> merged = torchCall("torch.where", {*broadcastMask, value, *view});
+  if (failed(merged))
+    return failure();
+  return success(succeeded(torchCall("torch.Tensor.copy_", {*view, *merged})));
+}
+
 LogicalResult Interpreter::storeTensorIndex(Var tensor, Var key, Var value, Location loc) {
+  // A boolean mask: a where() over the view of the other indices.
+  if (isMask(heap, key) || (key->is(K::Tuple) && llvm::any_of(key->items, [&](const Var &i) {
+                              return isMask(heap, i);
+                            })))
+    return storeMasked(tensor, key, value, loc);
   SmallVector<Value> advanced;
   FailureOr<Var> view = tensorIndex(tensor, key, loc, &advanced);
   if (failed(view))
@@ -496,19 +599,12 @@ LogicalResult Interpreter::storeTensorIndex(Var tensor, Var key, Var value, Loca
     return success(succeeded(callTorchFunction(
         value->is(K::Tensor) ? "torch.Tensor.copy_" : "torch.Tensor.fill_", arguments, loc)));
   }
-  // Tensor indices: torch's setitem writes with index_put_ (a Python number as a 0-d
-  // tensor of the destination's dtype; a tensor of another dtype is an error, as in eager).
+  // Tensor indices: torch's setitem writes with index_put_.
   Type dtype = tensorType(heap, *view).getDtype();
-  if (!value->is(K::Tensor)) {
-    CallArguments full{{makeTuple({}), value}, {{"dtype", makeDType(dtype)}}};
-    FailureOr<Var> filled = callTorchFunction("torch.full", full, loc);
-    if (failed(filled))
-      return failure();
-    value = *filled;
-  } else if (Type source = tensorType(heap, value).getDtype(); source != dtype) {
-    return error(loc) << "index put requires the source and destination dtypes match, got " << dtype
-                      << " for the destination and " << source << " for the source";
-  }
+  FailureOr<Var> converted = indexPutValue(value, dtype, loc);
+  if (failed(converted))
+    return failure();
+  value = *converted;
   FailureOr<Var> written =
       buildAten("aten.index_put_.default",
                 {{"self", AtenValue::tensor(heap.get((*view)->object).tensor)},

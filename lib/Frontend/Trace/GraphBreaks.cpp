@@ -1,7 +1,7 @@
 // Cutting traced paths at their graph breaks (docs/graph-breaks.md): each path of a
 // program with graph breaks is one `@forward` whose top-level ops are split by
-// `tgc.break_branch` / `tgc.break_call` markers into segments. Segments that follow the
-// same branch outcomes are the same ops on every path (the interpreter is
+// `tgc.break_branch` / `tgc.break_call` / `tgc.break_hook` markers into segments. Segments that
+// follow the same branch outcomes are the same ops on every path (the interpreter is
 // deterministic), so they become one graph; a tensor a later segment uses crosses as
 // an output of the graph that computes it and an input of the graph that uses it.
 #include "GraphBreaks.h"
@@ -101,6 +101,11 @@ static Value aliasedOperand(OpResult result) {
   return nullptr;
 }
 
+/// Whether `op` is a graph break: a branch, a call or a gradient hook.
+static bool isBreakMarker(Operation *op) {
+  return isa<BreakBranchOp, BreakCallOp, BreakHookOp>(op);
+}
+
 /// Whether `op` can be recomputed in a later graph instead of crossing: views (so
 /// aliases of a crossing tensor stay aliases) and side-effect-free scalar ops.
 static bool isRecomputable(Operation *op) {
@@ -154,7 +159,7 @@ LogicalResult Splitter::indexPath(PathTrace &trace, PathFunction &path) {
     path.index[&op] = path.ops.size();
     path.segment[&op] = segment;
     path.ops.push_back(&op);
-    if (isa<BreakBranchOp, BreakCallOp>(op)) {
+    if (isBreakMarker(&op)) {
       path.markers.push_back(&op);
       ++segment;
     }
@@ -258,8 +263,7 @@ FailureOr<GraphProgram> Splitter::run() {
         return failure(walked.wasInterrupted());
       };
       for (Operation *op : path.ops)
-        if (path.segment.lookup(op) == k && !isa<BreakBranchOp, BreakCallOp>(op) &&
-            failed(useAll(op)))
+        if (path.segment.lookup(op) == k && !isBreakMarker(op) && failed(useAll(op)))
           return failure();
       if (k == path.markers.size()) {
         if (failed(useAll(path.func.front().getTerminator())))
@@ -364,6 +368,13 @@ Splitter::breakStep(PathFunction &path, unsigned k,
     set(program::kTrueKey, b.getI64IntegerAttr(ifTrue->second));
     set(program::kFalseKey, b.getI64IntegerAttr(ifFalse->second));
     unknown = condition < 0;
+  } else if (auto hook = dyn_cast<BreakHookOp>(marker)) {
+    int64_t tensor = glueOf(path, k, hook.getTensor());
+    set(program::kKindKey, b.getStringAttr(program::kGradHook));
+    set(program::kTensorKey, b.getI64IntegerAttr(tensor));
+    set(program::kHookKey, hook.getHookAttr());
+    set(program::kNextKey, b.getI64IntegerAttr(nodeIds.at({k + 1, path.prefix(k + 1)})));
+    unknown = tensor < 0;
   } else {
     auto call = cast<BreakCallOp>(marker);
     SmallVector<int64_t> tensors;
@@ -457,7 +468,7 @@ FailureOr<GraphNode> Splitter::buildGraph(unsigned node) {
   for (Operation *op : clones)
     cloneOp(op);
   for (Operation *op : path.ops)
-    if (path.segment.lookup(op) == k && !isa<BreakBranchOp, BreakCallOp>(op))
+    if (path.segment.lookup(op) == k && !isBreakMarker(op))
       cloneOp(op);
 
   // Results: the program's for the last segment of a path, else the exports.

@@ -600,7 +600,7 @@ FailureOr<Replay> ReplayBuilder::build(llvm::ArrayRef<SideEffect> effects,
                                        llvm::ArrayRef<Var> returned, Location returnLoc) {
   // One target per (group, object, name), in order of its first write, with its last
   // write (where errors about the replayed value go; a hook registration's hook).
-  enum Group { Attribute_, Contents, Cell, Global, Storage, Hook };
+  enum Group { Attribute_, Contents, Cell, Global, Storage, Hook, GradHook };
   using Key = std::tuple<int, ObjectId, std::string>;
   llvm::MapVector<Key, const SideEffect *, std::map<Key, unsigned>> targets;
   for (const SideEffect &effect : effects) {
@@ -625,9 +625,14 @@ FailureOr<Replay> ReplayBuilder::build(llvm::ArrayRef<SideEffect> effects,
     case SideEffect::Kind::RegisterHook:
       group = Hook;
       break;
+    case SideEffect::Kind::GradHook:
+      group = GradHook;
+      break;
     }
     // Every hook registration is an action of its own (`name` numbers them).
-    std::string name = group == Attribute_ || group == Global || group == Hook ? effect.name : "";
+    std::string name = group == Attribute_ || group == Global || group == Hook || group == GradHook
+                           ? effect.name
+                           : "";
     auto [it, inserted] = targets.insert({Key{group, effect.object, name}, &effect});
     if (!inserted)
       it->second = &effect;
@@ -636,6 +641,18 @@ FailureOr<Replay> ReplayBuilder::build(llvm::ArrayRef<SideEffect> effects,
   for (const auto &[key, last] : targets) {
     auto &[group, object, name] = key;
     Location loc = last->loc;
+    if (group == GradHook) {
+      // A hook the caller keeps for the backward's `grad_hook` steps (the tensor has no
+      // source: the program computes it).
+      std::string path = "the gradient hook #" + name;
+      FailureOr<Attribute> hook = encode(last->value, path, loc);
+      if (failed(hook))
+        return failure();
+      actions.push_back(
+          dict({named(rp::kKindKey, b.getStringAttr(rp::kGradHook)),
+                named(rp::kPathKey, b.getStringAttr(path)), named(rp::kValueKey, *hook)}));
+      continue;
+    }
     const HeapObject &h = heap.get(object);
     FailureOr<std::string> source = sourceOf(h, "a " + std::string(heapKindName(h.kind)), loc);
     if (failed(source))
@@ -682,6 +699,8 @@ FailureOr<Replay> ReplayBuilder::build(llvm::ArrayRef<SideEffect> effects,
                                                                      Variable::Number::None))}));
       continue;
     }
+    case GradHook:
+      llvm_unreachable("handled above");
     case Hook: {
       // The hook itself (a function the program made, or one that existed) is
       // registered on the live tensor, where autograd runs it in backward.

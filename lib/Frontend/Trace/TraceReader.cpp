@@ -665,7 +665,8 @@ FailureOr<GraphProgram> tgc::trace::readTraceProgram(llvm::StringRef path, MLIRC
   if (paths.size() == 1 && paths[0].decisions.empty() &&
       paths[0].module->getBody()
               ->walk([](Operation *op) {
-                return isa<BreakCallOp>(op) ? WalkResult::interrupt() : WalkResult::advance();
+                return isa<BreakCallOp, BreakHookOp>(op) ? WalkResult::interrupt()
+                                                         : WalkResult::advance();
               })
               .wasInterrupted() == false) {
     // No graph break: the program is its one graph, as readTrace reads it.

@@ -96,10 +96,29 @@ def take_outputs(array, n):
 _NO_DELETER = DLManagedTensor._fields_[2][1](lambda managed: None)
 
 
-def borrow_tensor(pointer):
-    """A torch copy of the tensor a `DLTensor *` (valid only during the call) views."""
+def _borrowed_view(pointer):
+    """A torch view of the memory a `DLTensor *` describes, and the DLManagedTensor it
+    was imported through (keep it alive as long as the view: torch calls its deleter)."""
     managed = DLManagedTensor()
     managed.dl_tensor = pointer.contents
     managed.deleter = _NO_DELETER
     capsule = _PyCapsule_New(ctypes.addressof(managed), b"dltensor", None)
-    return torch.utils.dlpack.from_dlpack(capsule).clone()
+    return torch.utils.dlpack.from_dlpack(capsule), managed
+
+
+def borrow_tensor(pointer):
+    """A torch copy of the tensor a `DLTensor *` (valid only during the call) views."""
+    view, managed = _borrowed_view(pointer)
+    copy = view.clone()
+    del view
+    del managed
+    return copy
+
+
+def write_tensor(pointer, value):
+    """Copies `value` (a tensor of the same shape) into the memory of a `DLTensor *`."""
+    view, managed = _borrowed_view(pointer)
+    with torch.no_grad():
+        view.copy_(value)
+    del view
+    del managed

@@ -10,7 +10,8 @@ import torch
 from . import guards as _guards
 from . import replay as _replay
 from . import runner as _runner
-from .dlpack import TensorArgs, borrow_tensor, managed_array, take_outputs, tensor_arg
+from .dlpack import (TensorArgs, borrow_tensor, managed_array, take_outputs, tensor_arg,
+                     write_tensor)
 from .runtime import Model, TgcError
 
 try:
@@ -373,9 +374,10 @@ class CompiledModule:
         self._pull_buffers(inst, self._buffer_mutations)
         return outputs
 
-    def _finish(self, outputs, args, kwargs, inputs=None, results=None):
+    def _finish(self, outputs, args, kwargs, inputs=None, results=None, grad_hooks=None):
         """Applies in-place metadata changes of inputs, replays the Python state and
-        builds the returned value (as `results` says, by default the model's)."""
+        builds the returned value (as `results` says, by default the model's);
+        `grad_hooks` gets the hooks of the replay's `grad_hook` actions."""
         results = results or self._results
         for change in self.signature.get("input_metadata", []) if inputs else []:
             i = self.input_names.index(change["input"])
@@ -391,7 +393,8 @@ class CompiledModule:
                                                  device=out.device).copy_(out)
         replayed = []
         if results.replay:
-            replayed = _replay.apply(results.replay, self.fn, outputs, (args, kwargs))
+            replayed = _replay.apply(results.replay, self.fn, outputs, (args, kwargs),
+                                     grad_hooks)
         if results.structure is not None:
             return _build_structure(results.structure, outputs, replayed)
         returned = [outputs[i] for i in results.returned]
@@ -525,6 +528,7 @@ class CompiledProgram(CompiledModule):
         self.has_gradient = []
         self.mutated_inputs = []
         self._result = None
+        self._ran = None  # the instance of the last run
 
     def _new_instance(self):
         return _runner.ProgramInstance(self.path)
@@ -586,6 +590,8 @@ class CompiledProgram(CompiledModule):
         inst.has_gradient = [lib.tgc_program_output_has_gradient(handle, i) == 1
                              for i in range(n)]
         self.num_outputs, self.has_gradient = n, inst.has_gradient
+        inst.grad_hooks = []  # the result graph's replay fills them (__call__)
+        self._ran = inst
         self.mutated_inputs = [i for i in range(len(inputs))
                                if lib.tgc_program_input_is_mutated(handle, i) == 1]
         self._result = _Results(self._graphs[inst.result], n)
@@ -597,7 +603,37 @@ class CompiledProgram(CompiledModule):
                           "grad output")
         n = len(self.gradient_names)
         out = managed_array(n)
-        rc = inst.lib.tgc_program_backward(inst.handle, args.array, args.count, out, n)
+        hooks = getattr(inst, "grad_hooks", [])
+        raised = []
+
+        def hook(user, call_json, tensors, count):
+            """A gradient hook of the program on a tensor it computed: the hook gets
+            the gradient, and what it returns (not None) replaces it, as in eager."""
+            try:
+                call = _json.loads(call_json)
+                number = call.get("hook")
+                if not isinstance(number, int) or not 0 <= number < len(hooks):
+                    raise TgcError(f"tgc: {self.name}: the program has no gradient hook "
+                                   f"#{number}")
+                grad = borrow_tensor(tensors[0])
+                result = hooks[number](grad)
+                if result is not None:
+                    if not isinstance(result, torch.Tensor) or result.shape != grad.shape:
+                        raise RuntimeError(
+                            f"hook at {call.get('where', '?')} returned "
+                            f"{type(result).__name__} "
+                            f"{tuple(getattr(result, 'shape', ()))}, not a tensor of the "
+                            f"gradient's size {tuple(grad.shape)}")
+                    write_tensor(tensors[0], result)
+                return 0
+            except BaseException as e:  # noqa: BLE001 - re-raised after the backward
+                raised.append(e)
+                return 1
+
+        rc = inst.lib.tgc_program_backward_with_hooks(inst.handle, args.array, args.count,
+                                                      out, n, _runner.CALL_FN(hook), None)
+        if raised:
+            raise raised[0]
         if rc != 0:
             raise TgcError(f"tgc: {self.name} backward: {inst.last_error()}")
         return take_outputs(out, n)
@@ -609,7 +645,10 @@ class CompiledProgram(CompiledModule):
         inputs = self._inputs(args, kwargs)
         outputs = self._run_tensors(inputs, (args, kwargs))
         # (input metadata changes do not cross graph breaks)
-        return self._finish(outputs, args, kwargs, results=self._result)
+        hooks = []
+        result = self._finish(outputs, args, kwargs, results=self._result, grad_hooks=hooks)
+        self._ran.grad_hooks = hooks  # for the backward of this call
+        return result
 
     def accepts(self, args, kwargs):
         """Whether the program's guards hold for (args, kwargs) (each graph checks its own

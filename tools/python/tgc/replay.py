@@ -17,6 +17,9 @@ Each action is `{"kind", "source", "name"?, "path", "value"?}`:
 |                | sizes and values: `t.resize_(v.shape); t.copy_(v)`              |
 | `register_hook`| `resolve(source).register_hook(value)`: a gradient hook that    |
 |                | changes Python state, run by autograd in backward               |
+| `grad_hook`    | nothing: `value` is a gradient hook of the program's backward   |
+|                | (the executor calls it, docs/graph-breaks.md); `apply` returns  |
+|                | these hooks in order                                            |
 
 A source is `root step*` with roots `fn`, `args[INT]`, `kwargs[STR]`, `globals[STR]`
 (a module's namespace) and `modules[STR]` (an imported module), steps `.IDENT`,
@@ -50,7 +53,7 @@ from .runtime import TgcError
 
 #: Action kinds (include/tgc/Transforms/Passes.h, namespace tgc::replay).
 KINDS = ("setattr", "delattr", "set_global", "del_global", "set_cell", "del_cell",
-         "set_contents", "resize", "register_hook", "return")
+         "set_contents", "resize", "register_hook", "grad_hook", "return")
 _VALUE_KINDS = ("setattr", "set_global", "set_cell", "set_contents", "resize",
                 "register_hook")
 _ROOTS = ("fn", "args", "kwargs", "globals", "modules")
@@ -357,13 +360,14 @@ def replay_outputs(actions):
     return used
 
 
-def apply(actions, fn, outputs, call=((), {})):
+def apply(actions, fn, outputs, call=((), {}), grad_hooks=None):
     """Applies the actions to the live objects: `fn` is the bound callable, `outputs`
     the model's outputs (python_state tensors included), `call` the call's
     `(args, kwargs)`. Sources and refs are resolved and values built first, so every
     path names the object as it was before the call; then the actions run in order.
     Returns the values of the `return` actions, in order: the parts of the returned
-    value the output structure names as `{"replayed": i}`."""
+    value the output structure names as `{"replayed": i}`. The values of the
+    `grad_hook` actions are appended to the list `grad_hooks`, in order (when given)."""
     ctx = _Context(fn, outputs, call)
     plan = []
     returned = []
@@ -371,10 +375,17 @@ def apply(actions, fn, outputs, call=((), {})):
         kind = action.get("kind")
         if kind not in KINDS:
             raise TgcError(f"tgc replay: unknown action kind {kind!r}")
-        if kind == "return":
+        if kind in ("return", "grad_hook"):
             if "value" not in action:
-                raise TgcError("tgc replay: a return action has no value")
-            returned.append(ctx.value(action["value"]))
+                raise TgcError(f"tgc replay: a {kind} action has no value")
+            value = ctx.value(action["value"])
+            if kind == "return":
+                returned.append(value)
+            elif grad_hooks is not None:
+                if not callable(value):
+                    raise TgcError(f"tgc replay: {action.get('path')!r} is a "
+                                   f"{type(value).__name__}, not a callable")
+                grad_hooks.append(value)
             continue
         where = action.get("path", action.get("source"))
         if kind in ("setattr", "delattr", "set_global", "del_global") and \
