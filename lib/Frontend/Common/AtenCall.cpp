@@ -16,6 +16,8 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace tgc;
 using namespace tgc::frontend;
@@ -446,7 +448,9 @@ AtenCallBuilder::CompositeBuilder AtenCallBuilder::findComposite(llvm::StringRef
       {"aten.unfold.default", &AtenCallBuilder::buildUnfold},
       {"aten.std.dim", &AtenCallBuilder::buildStd},
       {"aten.std.correction", &AtenCallBuilder::buildStd},
-      {"aten.outer.default", &AtenCallBuilder::buildOuter}};
+      {"aten.outer.default", &AtenCallBuilder::buildOuter},
+      {"aten.logsumexp.default", &AtenCallBuilder::buildLogsumexp},
+      {"aten.nan_to_num.default", &AtenCallBuilder::buildNanToNum}};
   for (const auto &[name, composite] : kComposites)
     if (name == target)
       return composite;
@@ -552,6 +556,128 @@ FailureOr<Operation *> AtenCallBuilder::buildOuter(Location loc, llvm::StringRef
   return build(loc, "aten.mul.Tensor",
                {{"self", AtenValue::tensor(*column)}, {"other", AtenValue::tensor(other)}}, 1,
                emitError);
+}
+
+/// logsumexp(self, dim, keepdim=False) as ATen computes it: m = amax(self, dim) (0 where
+/// it is infinite), log(sum(exp(self - m), dim)) + m; its derivative is that of the ops.
+FailureOr<Operation *> AtenCallBuilder::buildLogsumexp(Location loc, llvm::StringRef target,
+                                                       std::vector<AtenArgument> arguments,
+                                                       const ErrorFn &emitError) {
+  Value self;
+  AtenValue dims = AtenValue::ints({});
+  bool keepdim = false;
+  for (const AtenArgument &argument : arguments) {
+    const AtenValue &value = argument.value;
+    if (argument.name == "self" && value.kind == AtenValue::Kind::Tensor)
+      self = value.values.front();
+    else if (argument.name == "dim" && value.kind == AtenValue::Kind::Ints)
+      dims = value;
+    else if (argument.name == "dim" && value.kind == AtenValue::Kind::Int)
+      dims = AtenValue::ints({value.size});
+    else if (argument.name == "keepdim" && value.kind == AtenValue::Kind::Bool)
+      keepdim = value.boolValue;
+    else
+      return emitError() << "logsumexp: unsupported argument '" << argument.name << "'";
+  }
+  if (!self)
+    return emitError() << "logsumexp needs a tensor 'self'";
+  auto call = [&](llvm::StringRef callee, std::vector<AtenArgument> args) {
+    return buildValue(loc, callee, std::move(args), emitError);
+  };
+  auto t = [](Value v) { return AtenValue::tensor(v); };
+  FailureOr<Value> maxes =
+      call("aten.amax.default",
+           {{"self", t(self)}, {"dim", dims}, {"keepdim", AtenValue::boolean(true)}});
+  if (failed(maxes))
+    return failure();
+  FailureOr<Value> infinite = call("aten.isinf.default", {{"self", t(*maxes)}});
+  if (failed(infinite))
+    return failure();
+  FailureOr<Value> shift =
+      call("aten.masked_fill.Scalar",
+           {{"self", t(*maxes)}, {"mask", t(*infinite)}, {"value", AtenValue::floating(0)}});
+  if (failed(shift))
+    return failure();
+  FailureOr<Value> shifted = call("aten.sub.Tensor", {{"self", t(self)}, {"other", t(*shift)}});
+  FailureOr<Value> exps = failed(shifted) ? FailureOr<Value>(failure())
+                                          : call("aten.exp.default", {{"self", t(*shifted)}});
+  if (failed(exps))
+    return failure();
+  AtenValue keep = AtenValue::boolean(keepdim);
+  FailureOr<Value> sums =
+      call("aten.sum.dim_IntList", {{"self", t(*exps)}, {"dim", dims}, {"keepdim", keep}});
+  FailureOr<Value> logs =
+      failed(sums) ? FailureOr<Value>(failure()) : call("aten.log.default", {{"self", t(*sums)}});
+  // The maxes with the reduced dimensions dropped unless kept (a sum over size-1 dimensions).
+  FailureOr<Value> offset =
+      failed(logs)
+          ? FailureOr<Value>(failure())
+          : call("aten.sum.dim_IntList", {{"self", t(*shift)}, {"dim", dims}, {"keepdim", keep}});
+  if (failed(offset))
+    return failure();
+  return build(loc, "aten.add.Tensor", {{"self", t(*logs)}, {"other", t(*offset)}}, 1, emitError);
+}
+
+/// nan_to_num(self, nan=0, posinf=max, neginf=lowest): NaN, +inf and -inf replaced (by
+/// default with 0 and the dtype's largest and lowest finite values); integers unchanged.
+FailureOr<Operation *> AtenCallBuilder::buildNanToNum(Location loc, llvm::StringRef target,
+                                                      std::vector<AtenArgument> arguments,
+                                                      const ErrorFn &emitError) {
+  Value self;
+  std::optional<double> replacement[3];
+  for (const AtenArgument &argument : arguments) {
+    const AtenValue &value = argument.value;
+    int slot = argument.name == "nan"      ? 0
+               : argument.name == "posinf" ? 1
+               : argument.name == "neginf" ? 2
+                                           : -1;
+    if (argument.name == "self" && value.kind == AtenValue::Kind::Tensor)
+      self = value.values.front();
+    else if (slot >= 0 && value.kind == AtenValue::Kind::None)
+      continue;
+    else if (slot >= 0 && value.kind == AtenValue::Kind::Float && value.values.empty())
+      replacement[slot] = value.floatValue;
+    else if (slot >= 0 && value.kind == AtenValue::Kind::Int && getConstantSize(value.size))
+      replacement[slot] = static_cast<double>(*getConstantSize(value.size));
+    else
+      return emitError() << "nan_to_num: argument '" << argument.name
+                         << "' must be a tensor (self) or a constant number";
+  }
+  if (!self)
+    return emitError() << "nan_to_num needs a tensor 'self'";
+  auto floatType = dyn_cast<FloatType>(cast<BaseTensorType>(self.getType()).getDtype());
+  if (!floatType) // integers and bools have no NaN or infinities
+    return build(loc, "aten.clone.default", {{"self", AtenValue::tensor(self)}}, 1, emitError);
+  const llvm::fltSemantics &semantics = floatType.getFloatSemantics();
+  double largest = llvm::APFloat::getLargest(semantics).convertToDouble();
+  double defaults[3] = {0, largest, -largest};
+  Value result = self;
+  for (int slot = 0; slot < 3; ++slot) {
+    FailureOr<Value> mask =
+        slot == 0
+            ? buildValue(loc, "aten.isnan.default", {{"self", AtenValue::tensor(self)}}, emitError)
+            : buildValue(loc, "aten.eq.Scalar",
+                         {{"self", AtenValue::tensor(self)},
+                          {"other", AtenValue::floating(slot == 1 ? INFINITY : -INFINITY)}},
+                         emitError);
+    if (failed(mask))
+      return failure();
+    AtenValue fill = AtenValue::floating(replacement[slot].value_or(defaults[slot]));
+    if (slot == 2)
+      return build(loc, "aten.masked_fill.Scalar",
+                   {{"self", AtenValue::tensor(result)},
+                    {"mask", AtenValue::tensor(*mask)},
+                    {"value", fill}},
+                   1, emitError);
+    FailureOr<Value> filled = buildValue(
+        loc, "aten.masked_fill.Scalar",
+        {{"self", AtenValue::tensor(result)}, {"mask", AtenValue::tensor(*mask)}, {"value", fill}},
+        emitError);
+    if (failed(filled))
+      return failure();
+    result = *filled;
+  }
+  llvm_unreachable("the loop returns at its last slot");
 }
 
 std::optional<std::string> AtenCallBuilder::functionalOverload(llvm::StringRef target) {

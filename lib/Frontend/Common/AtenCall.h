@@ -141,6 +141,12 @@ private:
   mlir::FailureOr<mlir::Operation *> buildOuter(mlir::Location loc, llvm::StringRef target,
                                                 std::vector<AtenArgument> arguments,
                                                 const ErrorFn &emitError);
+  mlir::FailureOr<mlir::Operation *> buildLogsumexp(mlir::Location loc, llvm::StringRef target,
+                                                    std::vector<AtenArgument> arguments,
+                                                    const ErrorFn &emitError);
+  mlir::FailureOr<mlir::Operation *> buildNanToNum(mlir::Location loc, llvm::StringRef target,
+                                                   std::vector<AtenArgument> arguments,
+                                                   const ErrorFn &emitError);
   /// The builders of ops whose int arguments tgc's op takes as attributes, for calls
   /// where one is computed at run time (from an `item()`): `select.int` and `slice.Tensor`
   /// as advanced indexing by positions computed at run time. Null when `target` has none

@@ -423,7 +423,7 @@ static llvm::Expected<BoundCall> bindFirst(llvm::StringRef callee,
       llvm::Expected<BoundCall> call =
           bindOverload(callee, overload, positional, keywords, numbersAsTensors);
       if (call)
-        return std::move(call);
+        return call;
       std::string reason = llvm::toString(call.takeError());
       if (!llvm::is_contained(reasons, reason))
         reasons.push_back(reason);
