@@ -167,6 +167,23 @@ Var tgc::py::externalBase(const Heap &heap, const Var &cls) {
   return nullptr;
 }
 
+std::optional<std::vector<std::string>> tgc::py::namedTupleFields(const Heap &heap,
+                                                                  const Var &cls) {
+  Var base = externalBase(heap, cls);
+  if (!base || base->name != "builtins.tuple")
+    return std::nullopt;
+  Var fields = heap.get(cls->object).getAttribute("_fields");
+  if (!fields || !fields->is(K::Tuple))
+    return std::nullopt;
+  std::vector<std::string> names;
+  for (const Var &field : fields->items) {
+    if (!field->is(K::Str))
+      return std::nullopt;
+    names.push_back(field->name);
+  }
+  return names;
+}
+
 FailureOr<Var> Interpreter::lookupAttribute(Var object, llvm::StringRef name, Location loc) {
   if (object->is(K::Tensor))
     return tensorAttribute(object, name, loc);
@@ -188,6 +205,19 @@ FailureOr<Var> Interpreter::lookupAttribute(Var object, llvm::StringRef name, Lo
     }
     return makeExternal(qualified);
   }
+  // A namedtuple: its fields by name, else its class's attributes (`_fields`).
+  if (object->is(K::Tuple) && object->tupleClass && object->tupleClass->is(K::Object)) {
+    if (std::optional<std::vector<std::string>> fields =
+            namedTupleFields(heap, object->tupleClass)) {
+      auto it = llvm::find(*fields, name);
+      if (it != fields->end() && size_t(it - fields->begin()) < object->items.size())
+        return object->items[it - fields->begin()];
+      if (Var value = heap.get(object->tupleClass->object).getAttribute(name))
+        return value;
+    }
+  }
+  if (object->is(K::Tuple) && (name == "index" || name == "count"))
+    return makeMethod(makeExternal(("builtins.tuple." + name).str()), object);
   // torch.return_types.max / min: named fields of (values, indices).
   if (object->is(K::Tuple) && object->tupleClass && object->tupleClass->is(K::External) &&
       llvm::StringRef(object->tupleClass->name).starts_with("torch.return_types.") &&

@@ -130,24 +130,6 @@ FailureOr<Var> Interpreter::callModule(Var module, CallArguments arguments, Loca
   return output;
 }
 
-/// The field names of a namedtuple class (a class whose external base is
-/// builtins.tuple and whose `_fields` is a tuple of str), or nullopt.
-static std::optional<std::vector<std::string>> namedTupleFields(const Heap &heap, const Var &cls) {
-  Var base = externalBase(heap, cls);
-  if (!base || base->name != "builtins.tuple")
-    return std::nullopt;
-  Var fields = heap.get(cls->object).getAttribute("_fields");
-  if (!fields || !fields->is(K::Tuple))
-    return std::nullopt;
-  std::vector<std::string> names;
-  for (const Var &field : fields->items) {
-    if (!field->is(K::Str))
-      return std::nullopt;
-    names.push_back(field->name);
-  }
-  return names;
-}
-
 FailureOr<Var> Interpreter::instantiate(Var cls, CallArguments arguments, Location loc) {
   // A namedtuple: its generated __new__ binds the fields (with `_field_defaults`) and
   // makes a tuple of the class.

@@ -1,5 +1,5 @@
 // The standard library's containers and function tools in the bytecode interpreter:
-// collections.deque, OrderedDict and defaultdict (a list or dict object whose class is
+// collections.deque, OrderedDict, defaultdict and Counter (a list or dict object whose class is
 // the external type, so that their own methods come first and the list's or dict's
 // apply otherwise), functools.partial and reduce, and the itertools that programs use
 // to build loops over constants (product, chain, zip_longest, islice, accumulate,
@@ -8,6 +8,9 @@
 #include "Interpreter.h"
 
 #include "llvm/ADT/STLExtras.h"
+
+#include <numeric>
+#include <set>
 
 using namespace mlir;
 using namespace tgc;
@@ -20,6 +23,7 @@ static constexpr llvm::StringLiteral kDeque = "collections.deque";
 static constexpr llvm::StringLiteral kOrderedDict = "collections.OrderedDict";
 static constexpr llvm::StringLiteral kDefaultDict = "collections.defaultdict";
 static constexpr llvm::StringLiteral kPartial = "functools.partial";
+static constexpr llvm::StringLiteral kCounter = "collections.Counter";
 
 /// The object of `call.args[0]` when it is a `kind` object of class `cls`.
 static std::optional<ObjectId> selfOfClass(Interpreter &in, const ExternalCall &call, H kind,
@@ -196,6 +200,186 @@ static CallResult defaultDictNew(Interpreter &in, ExternalCall &call) {
   h.classObject = makeExternal(kDefaultDict);
   h.attributes.emplace_back("default_factory", factory);
   return *dict;
+}
+
+//===----------------------------------------------------------------------===//
+// collections.Counter
+//===----------------------------------------------------------------------===//
+
+/// Adds the counts of `source` to the Counter `counter`: a mapping's values, else one
+/// per item of the iterable (Counter.update's rule). Counts are constant ints.
+static LogicalResult addCounts(Interpreter &in, Var counter, Var source, int64_t sign,
+                               Location loc) {
+  std::vector<std::pair<Var, int64_t>> added;
+  if (in.getHeap().kindOf(source) == H::Dict) {
+    for (const auto &[key, value] : in.getHeap().get(source->object).entries) {
+      std::optional<int64_t> count = value->getConstantInt();
+      if (!count)
+        return emitError(loc) << "collections.Counter: the count of a key must be a constant int";
+      added.emplace_back(key, *count);
+    }
+  } else {
+    FailureOr<std::vector<Var>> items = in.unpack(source, loc);
+    if (failed(items))
+      return failure();
+    for (const Var &item : *items)
+      added.emplace_back(item, 1);
+  }
+  for (const auto &[key, count] : added) {
+    FailureOr<std::optional<size_t>> found = in.findDictEntry(counter->object, key, loc);
+    if (failed(found))
+      return failure();
+    int64_t old = 0;
+    if (*found)
+      old = in.getHeap().get(counter->object).entries[**found].second->getConstantInt().value_or(0);
+    if (failed(in.storeSubscript(counter, key, makeInt(old + sign * count, in.getContext()), loc)))
+      return failure();
+  }
+  return success();
+}
+
+/// Counter(iterable_or_mapping=None, **counts): a dict of class Counter from element to
+/// count, whose missing keys count 0 (Interpreter::subscript).
+static CallResult counterNew(Interpreter &in, ExternalCall &call) {
+  if (failed(call.checkArity(0, 1)))
+    return failure();
+  FailureOr<Var> counter = plainDict(in, call, {});
+  if (failed(counter))
+    return failure();
+  in.getHeap().mutate((*counter)->object).classObject = makeExternal(kCounter);
+  if (!call.args.empty() && !call.args[0]->is(K::None) &&
+      failed(addCounts(in, *counter, call.args[0], 1, call.loc)))
+    return failure();
+  return *counter;
+}
+
+/// update(iterable_or_mapping) / subtract(...): counts added or subtracted.
+static CallResult counterUpdate(Interpreter &in, ExternalCall &call) {
+  std::optional<ObjectId> id = selfOfClass(in, call, H::Dict, kCounter);
+  if (!id || call.args.size() != 2 || !call.arguments.keywords.empty())
+    return CallResult::declined();
+  int64_t sign = llvm::StringRef(call.name).ends_with(".subtract") ? -1 : 1;
+  if (failed(addCounts(in, call.args[0], call.args[1], sign, call.loc)))
+    return failure();
+  return makeNone();
+}
+
+/// most_common(n=None): (element, count) pairs, the largest counts first, elements of
+/// equal counts in insertion order.
+static CallResult counterMostCommon(Interpreter &in, ExternalCall &call) {
+  std::optional<ObjectId> id = selfOfClass(in, call, H::Dict, kCounter);
+  if (!id || call.args.size() > 2 || !call.arguments.keywords.empty())
+    return CallResult::declined();
+  std::vector<std::pair<Var, int64_t>> counts;
+  for (const auto &[key, value] : in.getHeap().get(*id).entries) {
+    std::optional<int64_t> count = value->getConstantInt();
+    if (!count)
+      return call.error() << "Counter.most_common: the count of a key must be a constant int";
+    counts.emplace_back(key, *count);
+  }
+  // (Equal counts keep insertion order: the entries' positions break ties.)
+  std::vector<size_t> order(counts.size());
+  std::iota(order.begin(), order.end(), 0);
+  llvm::sort(order, [&](size_t a, size_t b) {
+    return counts[a].second != counts[b].second ? counts[a].second > counts[b].second : a < b;
+  });
+  std::vector<std::pair<Var, int64_t>> sorted;
+  for (size_t i : order)
+    sorted.push_back(counts[i]);
+  counts = std::move(sorted);
+  if (call.args.size() == 2 && !call.args[1]->is(K::None)) {
+    FailureOr<int64_t> n = constantIntArgument(call.args[1], "most_common's n", call.loc);
+    if (failed(n))
+      return failure();
+    counts.resize(std::min<size_t>(counts.size(), std::max<int64_t>(*n, 0)));
+  }
+  std::vector<Var> pairs;
+  for (const auto &[key, count] : counts)
+    pairs.push_back(makeTuple({key, makeInt(count, in.getContext())}));
+  return in.makeSequence(H::List, std::move(pairs));
+}
+
+/// total(): the sum of the counts.
+static CallResult counterTotal(Interpreter &in, ExternalCall &call) {
+  std::optional<ObjectId> id = selfOfClass(in, call, H::Dict, kCounter);
+  if (!id || call.args.size() != 1 || !call.arguments.keywords.empty())
+    return CallResult::declined();
+  int64_t total = 0;
+  for (const auto &entry : in.getHeap().get(*id).entries) {
+    std::optional<int64_t> count = entry.second->getConstantInt();
+    if (!count)
+      return call.error() << "Counter.total: the count of a key must be a constant int";
+    total += *count;
+  }
+  return makeInt(total, in.getContext());
+}
+
+//===----------------------------------------------------------------------===//
+// collections.namedtuple
+//===----------------------------------------------------------------------===//
+
+/// namedtuple(typename, field_names, *, defaults=None, rename=False, module=None): a
+/// class whose base is tuple, with `_fields` and `_field_defaults`, which
+/// Interpreter::instantiate makes tuples of (as it does for namedtuple classes the
+/// program reaches).
+static CallResult namedTupleNew(Interpreter &in, ExternalCall &call) {
+  if (failed(call.checkArity(2, 2)) || failed(call.checkKeywords({"defaults", "rename", "module"})))
+    return failure();
+  if (!call.args[0]->is(K::Str))
+    return call.error() << "namedtuple's typename must be a str";
+  std::vector<Var> fieldVars;
+  if (call.args[1]->is(K::Str)) {
+    llvm::SmallVector<llvm::StringRef> parts;
+    llvm::StringRef(call.args[1]->name).split(parts, ',', -1, /*KeepEmpty=*/false);
+    for (llvm::StringRef part : parts) {
+      llvm::SmallVector<llvm::StringRef> words;
+      part.split(words, ' ', -1, /*KeepEmpty=*/false);
+      for (llvm::StringRef word : words)
+        fieldVars.push_back(makeStr(word.trim()));
+    }
+  } else {
+    FailureOr<std::vector<Var>> items = in.unpack(call.args[1], call.loc);
+    if (failed(items))
+      return failure();
+    fieldVars = std::move(*items);
+  }
+  std::set<std::string> seen;
+  for (const Var &field : fieldVars)
+    if (!field->is(K::Str) || field->name.empty() || field->name[0] == '_' ||
+        !seen.insert(field->name).second)
+      return call.error() << "namedtuple's field names must be distinct str identifiers that do "
+                             "not start with '_' (ValueError; rename=True is not supported)";
+  if (Var rename = call.keyword("rename")) {
+    FailureOr<bool> renaming = in.truth(rename, call.loc);
+    if (failed(renaming))
+      return failure();
+    if (*renaming)
+      return call.error() << "namedtuple(rename=True) is not supported";
+  }
+  std::vector<Var> defaults;
+  if (Var given = call.keyword("defaults"); given && !given->is(K::None)) {
+    FailureOr<std::vector<Var>> items = in.unpack(given, call.loc);
+    if (failed(items))
+      return failure();
+    if (items->size() > fieldVars.size())
+      return call.error() << "namedtuple got more defaults than fields (TypeError)";
+    defaults = std::move(*items);
+  }
+  HeapObject defaultsDict;
+  defaultsDict.kind = H::Dict;
+  for (auto [i, value] : llvm::enumerate(defaults))
+    defaultsDict.entries.emplace_back(fieldVars[fieldVars.size() - defaults.size() + i], value);
+  HeapObject cls;
+  cls.kind = H::Class;
+  cls.name = call.args[0]->name;
+  cls.qualname = cls.name;
+  cls.bases = {makeExternal("builtins.tuple")};
+  cls.attributes = {{"_fields", makeTuple(fieldVars)},
+                    {"_field_defaults", makeObject(in.newObject(std::move(defaultsDict)))}};
+  Var classVar = makeObject(in.newObject(std::move(cls)));
+  in.getHeap().mutate(classVar->object).mro = {classVar, makeExternal("builtins.tuple"),
+                                               makeExternal("builtins.object")};
+  return classVar;
 }
 
 //===----------------------------------------------------------------------===//
@@ -589,6 +773,12 @@ void tgc::py::registerCollections(CallRegistry &registry) {
   registry.add(kOrderedDict, orderedDictNew);
   registry.add((kOrderedDict + ".move_to_end").str(), orderedDictMoveToEnd);
   registry.add(kDefaultDict, defaultDictNew);
+  registry.add("collections.namedtuple", namedTupleNew);
+  registry.add(kCounter, counterNew);
+  registry.add((kCounter + ".update").str(), counterUpdate);
+  registry.add((kCounter + ".subtract").str(), counterUpdate);
+  registry.add((kCounter + ".most_common").str(), counterMostCommon);
+  registry.add((kCounter + ".total").str(), counterTotal);
   registry.add(kPartial, partialNew);
   registry.add((kPartial + ".__call__").str(), partialCall);
   registry.add("functools.reduce", reduce);

@@ -159,11 +159,13 @@ static FailureOr<std::optional<size_t>> findItem(Interpreter &in, llvm::ArrayRef
 
 /// index(), count() and remove() of a value (compared as Python compares it).
 static CallResult listSearch(Interpreter &in, ExternalCall &call) {
-  std::optional<ObjectId> id = selfOf(in, call, H::List, 2, 2);
-  if (!id)
+  // (tuple.index and tuple.count too: the same search over the tuple's items.)
+  bool tuple = !call.args.empty() && call.args[0]->is(K::Tuple);
+  std::optional<ObjectId> id = tuple ? std::nullopt : selfOf(in, call, H::List, 2, 2);
+  if (tuple ? call.args.size() != 2 || !call.arguments.keywords.empty() : !id)
     return CallResult::declined();
   llvm::StringRef method = call.name.rsplit('.').second;
-  std::vector<Var> items = in.getHeap().get(*id).items;
+  std::vector<Var> items = tuple ? call.args[0]->items : in.getHeap().get(*id).items;
   if (method == "count") {
     int64_t count = 0;
     for (const Var &item : items) {
@@ -178,7 +180,8 @@ static CallResult listSearch(Interpreter &in, ExternalCall &call) {
   if (failed(found))
     return failure();
   if (!*found)
-    return call.error() << "list." << method << "(x): x not in list (ValueError)";
+    return call.error() << (tuple ? "tuple." : "list.") << method << "(x): x not in "
+                        << (tuple ? "tuple" : "list") << " (ValueError)";
   if (method == "index")
     return makeInt(static_cast<int64_t>(**found), in.getContext());
   HeapObject &list = changeContents(in, *id, call.loc);
@@ -476,6 +479,8 @@ void tgc::py::registerContainerMethods(CallRegistry &registry) {
   registry.add("builtins.list.reverse", listReverse);
   for (llvm::StringRef method : {"index", "count", "remove"})
     registry.add(("builtins.list." + method).str(), listSearch);
+  for (llvm::StringRef method : {"index", "count"})
+    registry.add(("builtins.tuple." + method).str(), listSearch);
   for (llvm::StringRef view : {"keys", "values", "items"})
     registry.add(("builtins.dict." + view).str(), dictView);
   for (llvm::StringRef method : {"get", "pop", "setdefault"})

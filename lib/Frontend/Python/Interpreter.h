@@ -547,6 +547,9 @@ inline constexpr llvm::StringLiteral kTensorClass = "torch.Tensor";
 /// The external base class of `cls` whose methods an attribute falls back to (the
 /// nearest external entry of its MRO other than `object`); null when it has none.
 Var externalBase(const Heap &heap, const Var &cls);
+/// The field names of a namedtuple class (a class whose external base is
+/// builtins.tuple and whose `_fields` is a tuple of str), or nullopt.
+std::optional<std::vector<std::string>> namedTupleFields(const Heap &heap, const Var &cls);
 
 } // namespace tgc::py
 

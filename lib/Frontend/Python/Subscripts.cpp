@@ -71,8 +71,12 @@ FailureOr<Var> Interpreter::subscript(Var container, Var key, Location loc, bool
     if (failed(found))
       return failure();
     if (!*found) {
-      // collections.defaultdict: a missing key gets default_factory(), stored.
+      // collections.defaultdict: a missing key gets default_factory(), stored; a
+      // collections.Counter counts it 0.
       const HeapObject &dict = heap.get(container->object);
+      if (dict.classObject && dict.classObject->is(K::External) &&
+          dict.classObject->name == "collections.Counter")
+        return makeInt(0, ctx);
       Var factory = dict.classObject && dict.classObject->is(K::External) &&
                             dict.classObject->name == "collections.defaultdict"
                         ? dict.getAttribute("default_factory")
