@@ -59,15 +59,6 @@ static CallResult rounding(Interpreter &in, ExternalCall &call) {
   return makeInt(static_cast<int64_t>(rounded), in.getContext());
 }
 
-static CallResult power(Interpreter &, ExternalCall &call) {
-  std::optional<std::vector<double>> x = numberArguments(call);
-  if (!x)
-    return CallResult::declined();
-  if (x->size() != 2)
-    return notSupported(call);
-  return makeFloat(std::pow((*x)[0], (*x)[1]));
-}
-
 /// math.prod: the product with Python's `*`, starting from the int 1.
 static CallResult product(Interpreter &in, ExternalCall &call) {
   if (failed(call.checkArity(1, 1)))
@@ -85,7 +76,8 @@ static CallResult product(Interpreter &in, ExternalCall &call) {
   return product;
 }
 
-/// A math function of two floats (`math.atan2`, `math.log(x, base)`).
+/// A math function of two floats (`math.pow`, `math.atan2`, ...; `math.log(x, base)` is
+/// unaryFunction's).
 static CallResult binaryMath(Interpreter &, ExternalCall &call) {
   std::optional<std::vector<double>> x = numberArguments(call);
   if (!x)
@@ -94,6 +86,7 @@ static CallResult binaryMath(Interpreter &, ExternalCall &call) {
     return notSupported(call);
   double a = (*x)[0], b = (*x)[1];
   return makeFloat(llvm::StringSwitch<double>(call.name)
+                       .Case("math.pow", std::pow(a, b))
                        .Case("math.atan2", std::atan2(a, b))
                        .Case("math.hypot", std::hypot(a, b))
                        .Case("math.copysign", std::copysign(a, b))
@@ -222,10 +215,9 @@ void tgc::py::registerMathAndOperator(CallRegistry &registry) {
     registry.add(name, unaryFunction(fn));
   registry.add("math.floor", rounding);
   registry.add("math.ceil", rounding);
-  registry.add("math.pow", power);
   registry.add("math.prod", product);
   for (llvm::StringRef name :
-       {"math.atan2", "math.hypot", "math.copysign", "math.fmod", "math.remainder"})
+       {"math.pow", "math.atan2", "math.hypot", "math.copysign", "math.fmod", "math.remainder"})
     registry.add(name, binaryMath);
   for (llvm::StringRef name : {"math.isnan", "math.isinf", "math.isfinite", "math.isclose"})
     registry.add(name, mathPredicate);
