@@ -2327,6 +2327,36 @@ def Tgc_BreakHookOp : Op<Tgc_Dialect, "break_hook", []> {
   let hasVerifier = 1;
 }
 
+def Tgc_BreakModuleHookOp : Op<Tgc_Dialect, "break_module_hook", []> {
+  let summary = "A graph break on either side of a call of a submodule with backward hooks";
+  let description = [{
+    A call of a submodule with full backward hooks or backward pre-hooks (docs/bytecode.md,
+    *Hooks*) is bracketed by two of these: stage `input` before `forward` takes the tensor
+    arguments, stage `output` after it (and the forward hooks) the tensor results. Each
+    result is the operand, as a fresh value: the call's ops use the `input` results and the
+    code after the call the `output` results, so in backward the gradients of the fresh
+    values are those of the call alone, as torch's BackwardHook sees them. `positions`
+    are the operands' indices among the `arity` positional arguments (or items of the
+    returned tuple). In backward the caller calls the module's hooks (the path's `hook`-th
+    `grad_hook` replay action, the module) at the `output` stage with the results'
+    gradients (the pre-hooks) and at the `input` stage with the arguments' (the full
+    hooks). Nothing happens in the forward.
+
+    ```mlir
+    %h = tgc.break_module_hook "input" hook = 0 (%x) positions = [0] arity = 2
+        : (!tgc.tensor<[4], f32>) -> !tgc.tensor<[4], f32>
+    ```
+  }];
+  let arguments = (ins Variadic<Tgc_AnyTensor>:$tensors, StrAttr:$stage, I64Attr:$hook,
+                       DenseI64ArrayAttr:$positions, I64Attr:$arity);
+  let results = (outs Variadic<Tgc_AnyTensor>:$results);
+  let assemblyFormat = [{
+    $stage `hook` `=` $hook `(` $tensors `)` `positions` `=` $positions `arity` `=` $arity
+    attr-dict `:` functional-type($tensors, $results)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // TGC_OPS_TD
 
 //===----------------------------------------------------------------------===//

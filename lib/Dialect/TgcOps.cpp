@@ -188,6 +188,24 @@ LogicalResult BreakHookOp::verify() {
   return success();
 }
 
+LogicalResult BreakModuleHookOp::verify() {
+  if (getStage() != "input" && getStage() != "output")
+    return emitOpError("stage must be \"input\" or \"output\", got \"") << getStage() << "\"";
+  if (int64_t hook = getHookAttr().getInt(); hook < 0)
+    return emitOpError("hook number must be non-negative, got ") << hook;
+  if (getResults().getTypes() != getTensors().getTypes())
+    return emitOpError("results must have the types of the operands");
+  ArrayRef<int64_t> positions = getPositions();
+  if (positions.size() != getTensors().size())
+    return emitOpError("has ") << getTensors().size() << " tensors but " << positions.size()
+                               << " positions";
+  int64_t arity = getArityAttr().getInt();
+  for (size_t i = 0; i < positions.size(); ++i)
+    if (positions[i] < 0 || positions[i] >= arity || (i > 0 && positions[i] <= positions[i - 1]))
+      return emitOpError("positions must increase within [0, arity = ") << arity << ")";
+  return success();
+}
+
 LogicalResult ConvolutionOp::verify() {
   auto input = llvm::cast<BaseTensorType>(getInput().getType());
   auto weight = llvm::cast<BaseTensorType>(getWeight().getType());

@@ -168,9 +168,13 @@ int tgc_program_backward_with_hooks(tgc_program *program, DLTensor *const *grad_
     if (hook)
       callHook = [&](const ProgramCall &step) {
         std::string text = step.call.dump();
-        DLTensor *grad = const_cast<DLTensor *>(step.tensors.front());
-        if (hook(user, text.c_str(), &grad, 1) != 0)
-          return Status::error("the gradient hook #" + step.call["hook"].dump() + " failed");
+        std::vector<DLTensor *> tensors;
+        for (const DLTensor *grad : step.tensors)
+          tensors.push_back(const_cast<DLTensor *>(grad));
+        if (hook(user, text.c_str(), tensors.data(), int64_t(tensors.size())) != 0)
+          return Status::error(std::string(step.call.contains("stage") ? "the backward hooks #"
+                                                                       : "the gradient hook #") +
+                               step.call["hook"].dump() + " failed");
         return Status::success();
       };
     std::vector<ManagedTensor> grads;

@@ -9,6 +9,8 @@
 
 #include "tgc/Dialect/Attributes.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 using namespace tgc;
 using namespace tgc::runner;
 
@@ -135,6 +137,48 @@ Status Program::syncBuffers(size_t graph, const char *mutationsKey) {
   return Status::success();
 }
 
+Status ModuleHookStep::parse(const nlohmann::json &step, ModuleHookStep &parsed) {
+  auto bad = [] {
+    return Status::error("model.json: a module_hook step needs stage (\"input\" or "
+                         "\"output\"), hook, next, arity and as many tensors, results and "
+                         "increasing positions below arity");
+  };
+  auto unsigned_ = [&](llvm::StringRef name) {
+    const nlohmann::json &value = step.value(key(name), nlohmann::json());
+    return value.is_number_unsigned();
+  };
+  if (!step.is_object() || !unsigned_(program::kHookKey) || !unsigned_(program::kNextKey) ||
+      !unsigned_(program::kArityKey))
+    return bad();
+  parsed.stage = step.value(key(program::kStageKey), "");
+  if (parsed.stage != program::kInputStage && parsed.stage != program::kOutputStage)
+    return bad();
+  parsed.hook = step[key(program::kHookKey)].get<int64_t>();
+  parsed.next = step[key(program::kNextKey)].get<size_t>();
+  parsed.arity = step[key(program::kArityKey)].get<int64_t>();
+  const nlohmann::json &tensors = step.value(key(program::kTensorsKey), nlohmann::json());
+  const nlohmann::json &results = step.value(key(program::kResultsKey), nlohmann::json());
+  const nlohmann::json &positions = step.value(key(program::kPositionsKey), nlohmann::json());
+  if (!tensors.is_array() || !results.is_array() || !positions.is_array() ||
+      tensors.size() != results.size() || tensors.size() != positions.size())
+    return bad();
+  parsed.tensors.clear();
+  parsed.results.clear();
+  parsed.positions.clear();
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    if (!tensors[i].is_number_unsigned() || !results[i].is_number_unsigned() ||
+        !positions[i].is_number_unsigned())
+      return bad();
+    int64_t position = positions[i].get<int64_t>();
+    if (position >= parsed.arity || (i > 0 && position <= parsed.positions.back()))
+      return bad();
+    parsed.tensors.push_back(tensors[i].get<size_t>());
+    parsed.results.push_back(results[i].get<size_t>());
+    parsed.positions.push_back(position);
+  }
+  return Status::success();
+}
+
 const nlohmann::json &Program::node(size_t index) const {
   return document["program"][key(program::kNodesKey)][index];
 }
@@ -257,6 +301,21 @@ Status Program::takeStep(size_t index, const CallHook &call, size_t &next, bool 
         !then.value(key(program::kHookKey), nlohmann::json()).is_number_unsigned())
       return Status::error("model.json: a grad_hook step needs tensor, hook and next");
     next = then[key(program::kNextKey)].get<size_t>();
+  } else if (kind == program::kModuleHook) {
+    // The call's tensors as fresh values (the same memory); its hooks run in backward.
+    ModuleHookStep step;
+    if (Status status = ModuleHookStep::parse(then, step))
+      return status;
+    for (auto [tensor, result] : llvm::zip(step.tensors, step.results)) {
+      DLTensor *source = nullptr;
+      if (Status status = glue(tensor, source))
+        return status;
+      DLTensor borrowed = *source; // before `values` grows
+      if (values.size() <= result)
+        values.resize(result + 1);
+      values[result] = Glue{borrowed, ManagedTensor(), true};
+    }
+    next = step.next;
   } else if (kind == program::kBranch) {
     DLTensor *condition = nullptr;
     if (Status status = glue(then[key(program::kConditionKey)], condition))

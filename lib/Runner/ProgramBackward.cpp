@@ -146,6 +146,92 @@ Status Program::runGradHooks(size_t step, std::map<size_t, HostTensor> &valueGra
   return Status::success();
 }
 
+/// The step after graph `trail[step]` when it is a `module_hook` (a submodule call with
+/// backward hooks, docs/graph-breaks.md), as torch's BackwardHook runs it: at stage
+/// "output", when a gradient reached any of the call's results, the caller runs the
+/// module's backward pre-hooks on them (null where none reached it) and keeps what they
+/// leave for stage "input"; there it runs the full hooks on the gradients of the call's
+/// arguments through the call alone (zeros where none flowed) and those kept. At both
+/// stages the gradients of the step's `results` then go to its `tensors`.
+Status Program::moduleHookBackward(size_t step, std::map<size_t, HostTensor> &valueGrads,
+                                   const CallHook &hook, std::map<int64_t, KeptGrads> &kept) {
+  const nlohmann::json &then = node(trail[step])[program::kThenKey.str()];
+  ModuleHookStep parsed;
+  if (Status status = ModuleHookStep::parse(then, parsed))
+    return status;
+  bool output = parsed.stage == program::kOutputStage;
+  // The positions and arity of the other stage of the same call.
+  auto otherStage = [&](llvm::StringRef stage) {
+    nlohmann::json found;
+    for (size_t ran : trail) {
+      const nlohmann::json &other = node(ran)[program::kThenKey.str()];
+      ModuleHookStep parsedOther;
+      if (other.is_object() && other.value(program::kKindKey.str(), "") == program::kModuleHook &&
+          other.value(program::kStageKey.str(), "") == stage &&
+          other.value(program::kHookKey.str(), nlohmann::json()) == parsed.hook &&
+          !ModuleHookStep::parse(other, parsedOther))
+        found = {{"positions", parsedOther.positions}, {"arity", parsedOther.arity}};
+    }
+    return found;
+  };
+  auto previous = kept.find(parsed.hook);
+  bool fire = false;
+  if (hook && output)
+    fire = llvm::any_of(parsed.results, [&](size_t r) { return valueGrads.count(r) != 0; });
+  else if (hook)
+    fire = previous != kept.end() && !parsed.results.empty();
+  if (fire) {
+    ProgramCall call;
+    call.call = {{"hook", parsed.hook},
+                 {"stage", parsed.stage},
+                 {"positions", parsed.positions},
+                 {"arity", parsed.arity},
+                 {output ? "inputs" : "outputs",
+                  otherStage(output ? program::kInputStage : program::kOutputStage)}};
+    if (then.contains(program::kWhereKey.str()))
+      call.call["where"] = then[program::kWhereKey.str()];
+    std::vector<DLTensor> views;
+    views.reserve(parsed.results.size() + (output ? 0 : previous->second.size()));
+    for (size_t result : parsed.results) {
+      auto grad = valueGrads.find(result);
+      if (grad == valueGrads.end() && !output) // an argument nothing in the call differentiated
+        grad = valueGrads.emplace(result, zerosLike(values[result].tensor)).first;
+      views.push_back(grad == valueGrads.end() ? DLTensor{} : grad->second.view());
+      call.tensors.push_back(grad == valueGrads.end() ? nullptr : &views.back());
+    }
+    if (!output)
+      for (std::optional<HostTensor> &grad : previous->second) {
+        views.push_back(grad ? grad->view() : DLTensor{});
+        call.tensors.push_back(grad ? &views.back() : nullptr);
+      }
+    if (Status status = hook(call))
+      return status;
+    if (output) {
+      // What the pre-hooks left, for the full hooks at the input stage.
+      KeptGrads &grads = kept[parsed.hook];
+      grads.assign(parsed.results.size(), std::nullopt);
+      for (size_t i = 0; i < parsed.results.size(); ++i)
+        if (call.tensors[i])
+          if (Status status = copyToHost(*call.tensors[i], "a gradient output", grads[i].emplace()))
+            return status;
+    }
+  }
+  if (!output && previous != kept.end())
+    kept.erase(previous);
+  for (auto [tensor, result] : llvm::zip(parsed.tensors, parsed.results)) {
+    auto grad = valueGrads.find(result);
+    if (grad == valueGrads.end())
+      continue;
+    HostTensor moved = std::move(grad->second);
+    valueGrads.erase(grad);
+    auto [it, inserted] = valueGrads.try_emplace(tensor, std::move(moved));
+    if (!inserted)
+      if (Status status = addInto(it->second, moved, "value." + std::to_string(tensor)))
+        return status;
+  }
+  return Status::success();
+}
+
 Status Program::backward(const std::vector<const DLTensor *> &gradOutputs,
                          std::vector<ManagedTensor> &grads, const CallHook &hook) {
   grads.clear();
@@ -153,7 +239,12 @@ Status Program::backward(const std::vector<const DLTensor *> &gradOutputs,
     return Status::error("backward before a run of the program");
   std::map<size_t, HostTensor> valueGrads;
   std::map<std::string, HostTensor> paramGrads;
+  std::map<int64_t, KeptGrads> moduleGradOutputs;
   for (size_t step = trail.size(); step-- > 0;) {
+    const nlohmann::json &then = node(trail[step])[program::kThenKey.str()];
+    if (then.is_object() && then.value(program::kKindKey.str(), "") == program::kModuleHook)
+      if (Status status = moduleHookBackward(step, valueGrads, hook, moduleGradOutputs))
+        return status;
     if (hook)
       if (Status status = runGradHooks(step, valueGrads, hook))
         return status;

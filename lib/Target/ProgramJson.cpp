@@ -138,6 +138,35 @@ static FailureOr<Json> gradHookJson(ModuleOp graph, DictionaryAttr step) {
   return json;
 }
 
+/// A module hook step: program values `results` are `tensors` and node `next` runs; in
+/// backward, the module's hooks (number `hook`) at stage `stage`.
+static FailureOr<Json> moduleHookJson(ModuleOp graph, DictionaryAttr step) {
+  auto stage = step.getAs<StringAttr>(program::kStageKey);
+  auto hook = step.getAs<IntegerAttr>(program::kHookKey);
+  auto tensors = step.getAs<DenseI64ArrayAttr>(program::kTensorsKey);
+  auto results = step.getAs<DenseI64ArrayAttr>(program::kResultsKey);
+  auto positions = step.getAs<DenseI64ArrayAttr>(program::kPositionsKey);
+  auto arity = step.getAs<IntegerAttr>(program::kArityKey);
+  auto next = step.getAs<IntegerAttr>(program::kNextKey);
+  if (!stage || !hook || !tensors || !results || !positions || !arity || !next ||
+      tensors.size() != results.size() || tensors.size() != positions.size())
+    return graph.emitError("malformed tgc.step: a module_hook needs stage, hook, next and as "
+                           "many tensors, results and positions");
+  auto list = [](DenseI64ArrayAttr values) {
+    return Json(std::vector<int64_t>(values.asArrayRef().begin(), values.asArrayRef().end()));
+  };
+  Json json;
+  json[program::kKindKey.str()] = program::kModuleHook.str();
+  json[program::kStageKey.str()] = stage.str();
+  json[program::kHookKey.str()] = hook.getInt();
+  json[program::kTensorsKey.str()] = list(tensors);
+  json[program::kResultsKey.str()] = list(results);
+  json[program::kPositionsKey.str()] = list(positions);
+  json[program::kArityKey.str()] = arity.getInt();
+  json[program::kNextKey.str()] = next.getInt();
+  return json;
+}
+
 /// What the caller does after `graph` (its `tgc.step`).
 static FailureOr<Json> stepJson(ModuleOp graph) {
   auto step = graph->getAttrOfType<DictionaryAttr>(program::kStep);
@@ -153,6 +182,8 @@ static FailureOr<Json> stepJson(ModuleOp graph) {
     json = branchJson(graph, step);
   else if (kind.getValue() == program::kGradHook)
     json = gradHookJson(graph, step);
+  else if (kind.getValue() == program::kModuleHook)
+    json = moduleHookJson(graph, step);
   else
     return graph.emitError("malformed tgc.step: unknown kind '") << kind.getValue() << "'";
   if (failed(json))

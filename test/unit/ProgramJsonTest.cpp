@@ -154,6 +154,44 @@ TEST_CASE("A gradient hook step without its hook is an error") {
   CHECK(p.errors[0] == "malformed tgc.step: a grad_hook needs tensor, hook and next");
 }
 
+/// A module hook step of `p` with the given results.
+static SmallVector<NamedAttribute> moduleHookStep(Program &p, ArrayRef<int64_t> results) {
+  auto array = [&](ArrayRef<int64_t> values) { return p.b.getDenseI64ArrayAttr(values); };
+  return {p.kind(program::kModuleHook),
+          p.named(program::kStageKey, p.b.getStringAttr("input")),
+          p.integer(program::kHookKey, 3),
+          p.named(program::kTensorsKey, array({0, 1})),
+          p.named(program::kResultsKey, array(results)),
+          p.named(program::kPositionsKey, array({0, 2})),
+          p.integer(program::kArityKey, 3),
+          p.integer(program::kNextKey, 1)};
+}
+
+TEST_CASE("A module hook step names its stage, hook, values, positions and arity") {
+  Program p;
+  p.graph({0, 1}, {}, moduleHookStep(p, {2, 3}));
+  p.graph({2, 3}, {}, {p.kind(program::kReturn)});
+  p.inputs({"x", "y"});
+  FailureOr<std::string> json = p.write();
+  REQUIRE(succeeded(json));
+  CHECK(*json == R"({"inputs":["x","y"],"nodes":[)"
+                 R"({"graph":"p_g0","inputs":[0,1],"outputs":[],"then":{"kind":"module_hook",)"
+                 R"("stage":"input","hook":3,"tensors":[0,1],"results":[2,3],"positions":[0,2],)"
+                 R"("arity":3,"next":1}},)"
+                 R"({"graph":"p_g1","inputs":[2,3],"outputs":[],"then":{"kind":"return"}}]})");
+}
+
+TEST_CASE("A module hook step with fewer results than tensors is an error") {
+  Program p;
+  p.graph({0, 1}, {}, moduleHookStep(p, {2}));
+  p.graph({2}, {}, {p.kind(program::kReturn)});
+  p.inputs({"x", "y"});
+  CHECK(failed(p.write()));
+  REQUIRE(p.errors.size() == 1);
+  CHECK(p.errors[0] == "malformed tgc.step: a module_hook needs stage, hook, next and as "
+                       "many tensors, results and positions");
+}
+
 TEST_CASE("A graph without a step is an error naming the attribute") {
   Program p;
   p.graph({0}, {}, {p.kind(program::kReturn)});

@@ -127,6 +127,39 @@ TEST_CASE("A failing call step stops the program with its message", "[program]")
         "print failed");
 }
 
+/// A module_hook step (docs/graph-breaks.md) of `stage` passing value 2 on as value 4.
+nlohmann::json moduleHook(const char *stage, nlohmann::json tensors = {2},
+                          nlohmann::json positions = {0}) {
+  return {{"kind", "module_hook"}, {"stage", stage},         {"hook", 0},  {"tensors", tensors},
+          {"results", {4}},        {"positions", positions}, {"arity", 1}, {"next", 1}};
+}
+
+/// The first output of `program` run on the tiny inputs.
+std::vector<float> firstOutput(const nlohmann::json &program) {
+  ProgramFiles files(program);
+  std::unique_ptr<Program> opened;
+  REQUIRE(Program::open(files.so(), opened).message() == "");
+  TinyInputs inputs;
+  REQUIRE(opened->run(inputs.tensors(), false, nullptr).message() == "");
+  HostTensor out;
+  REQUIRE(copyToHost(opened->outputs()[0]->dl_tensor, "out", out).message() == "");
+  const auto *data = reinterpret_cast<const float *>(out.data.data());
+  return std::vector<float>(data, data + out.numElements());
+}
+
+TEST_CASE("A module_hook step passes its tensors on as new program values", "[program]") {
+  auto twoNodes = [](int second, nlohmann::json then) {
+    return nlohmann::json{
+        {"inputs", {"x", "y"}},
+        {"nodes", {node({0, 1}, {2, 3}, then), node({second, 1}, {}, {{"kind", "return"}})}}};
+  };
+  nlohmann::json direct{
+      {"kind", "call"}, {"callee", "f"}, {"args", {}}, {"kwargs", {}}, {"next", 1}};
+  std::vector<float> expected = firstOutput(twoNodes(2, direct));
+  CHECK(firstOutput(twoNodes(4, moduleHook("input"))) == expected);
+  CHECK(firstOutput(twoNodes(4, moduleHook("output"))) == expected);
+}
+
 TEST_CASE("Malformed programs are errors naming the problem", "[program]") {
   auto oneNode = [](nlohmann::json then) {
     return nlohmann::json{{"inputs", {"x", "y"}}, {"nodes", {node({0, 1}, {2, 3}, then)}}};
@@ -142,6 +175,14 @@ TEST_CASE("Malformed programs are errors naming the problem", "[program]") {
   CHECK(runProgram(oneNode(
             {{"kind", "call"}, {"callee", "f"}, {"args", {}}, {"kwargs", {}}, {"next", 4}})) ==
         "model.json: program step to node 4, which does not exist");
+  std::string badHook = "model.json: a module_hook step needs stage (\"input\" or \"output\"), "
+                        "hook, next, arity and as many tensors, results and increasing "
+                        "positions below arity";
+  CHECK(runProgram(oneNode(moduleHook("sideways"))) == badHook);
+  CHECK(runProgram(oneNode(moduleHook("input", {2, 3}))) == badHook);
+  CHECK(runProgram(oneNode(moduleHook("input", {2}, {1}))) == badHook);
+  CHECK(runProgram(oneNode(moduleHook("input", {9}))) ==
+        "model.json: program value 9 is not defined where it is used");
   CHECK(runProgram(nlohmann::json{{"inputs", {"x", "y"}}, {"nodes", nlohmann::json::array()}})
             .find("model.json has a malformed \"program\"") != std::string::npos);
 }

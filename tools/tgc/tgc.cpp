@@ -90,13 +90,14 @@ static std::string defaultModelName(llvm::StringRef libraryPath) {
 }
 
 /// Reads the input program by its extension: `.pt2` archives, tgc `.trace`s or tgc
-/// `.mlir`.
-static OwningOpRef<ModuleOp> readProgram(const std::string &path, MLIRContext &ctx) {
+/// `.mlir`; `training` when the compile has a backward (a trace's submodule backward
+/// hooks only run then).
+static OwningOpRef<ModuleOp> readProgram(const std::string &path, MLIRContext &ctx, bool training) {
   llvm::StringRef ext = llvm::sys::path::extension(path);
   if (ext == ".pt2")
     return tgc::pt2::readExportArchive(path, &ctx);
   if (ext == ".trace")
-    return tgc::trace::readTrace(path, &ctx);
+    return tgc::trace::readTrace(path, &ctx, training);
   if (ext == ".mlir")
     return parseSourceFile<ModuleOp>(path, &ctx);
   emitError(FileLineColLoc::get(&ctx, path, 0, 0))
@@ -229,7 +230,8 @@ static int compileProgram(const CompileOptions &options, MLIRContext &ctx,
     llvm::errs() << "error: --allow-graph-breaks does not support --start-after\n";
     return 1;
   }
-  FailureOr<tgc::trace::GraphProgram> program = tgc::trace::readTraceProgram(options.input, &ctx);
+  FailureOr<tgc::trace::GraphProgram> program =
+      tgc::trace::readTraceProgram(options.input, &ctx, options.train);
   if (failed(program))
     return 1;
   std::vector<std::string> graphNames;
@@ -323,7 +325,7 @@ static int compile(const CompileOptions &options) {
   {
     progress.show("reading " + llvm::sys::path::filename(options.input).str());
     TimingScope reading = timing.nest("read");
-    module = readProgram(options.input, ctx);
+    module = readProgram(options.input, ctx, options.train);
   }
   if (!module || failed(runPipeline(*module, pipeline, timing, options.timing, &progress)))
     return 1;

@@ -174,8 +174,9 @@ inline constexpr llvm::StringLiteral kGraphKey = "graph";
 inline constexpr llvm::StringLiteral kOutputsKey = "outputs";
 inline constexpr llvm::StringLiteral kThenKey = "then";
 /// Keys of a step: `kind`, then by kind `callee`, `args`, `kwargs`, `next` (call),
-/// `condition`, `true`, `false` (branch), `tensor`, `hook`, `next` (grad_hook); `where`
-/// (file:line) on any.
+/// `condition`, `true`, `false` (branch), `tensor`, `hook`, `next` (grad_hook),
+/// `stage`, `hook`, `tensors`, `results`, `positions`, `arity`, `next` (module_hook);
+/// `where` (file:line) on any.
 inline constexpr llvm::StringLiteral kKindKey = "kind";
 inline constexpr llvm::StringLiteral kCalleeKey = "callee";
 inline constexpr llvm::StringLiteral kArgsKey = "args";
@@ -187,6 +188,10 @@ inline constexpr llvm::StringLiteral kFalseKey = "false";
 inline constexpr llvm::StringLiteral kWhereKey = "where";
 inline constexpr llvm::StringLiteral kTensorKey = "tensor";
 inline constexpr llvm::StringLiteral kHookKey = "hook";
+inline constexpr llvm::StringLiteral kStageKey = "stage";
+inline constexpr llvm::StringLiteral kResultsKey = "results";
+inline constexpr llvm::StringLiteral kPositionsKey = "positions";
+inline constexpr llvm::StringLiteral kArityKey = "arity";
 /// In `tgc.step` only (model.json resolves it): the program value of each tensor a call
 /// passes, which its arguments' `{tensor = i}` refer to by position (DenseI64ArrayAttr).
 inline constexpr llvm::StringLiteral kTensorsKey = "tensors";
@@ -195,11 +200,19 @@ inline constexpr llvm::StringLiteral kTensorsKey = "tensors";
 /// `bool()` of program value `condition`; or, in backward, it calls hook number `hook`
 /// (the value of the path's `hook`-th `grad_hook` replay action) with the gradient of
 /// program value `tensor` before the backward of the graph that defines it (nothing in
-/// the forward), then runs node `next`.
+/// the forward), then runs node `next`; or it defines program values `results` as
+/// program values `tensors` (a submodule call's arguments at stage `input`, its results
+/// at stage `output`) and runs node `next`, and in backward calls the module's backward
+/// hooks (hook number `hook`) with the gradients of `results`, then adds them to those
+/// of `tensors` (docs/graph-breaks.md).
 inline constexpr llvm::StringLiteral kReturn = "return";
 inline constexpr llvm::StringLiteral kCall = "call";
 inline constexpr llvm::StringLiteral kBranch = "branch";
 inline constexpr llvm::StringLiteral kGradHook = "grad_hook";
+inline constexpr llvm::StringLiteral kModuleHook = "module_hook";
+/// The stages of a `module_hook` step.
+inline constexpr llvm::StringLiteral kInputStage = "input";
+inline constexpr llvm::StringLiteral kOutputStage = "output";
 } // namespace program
 
 /// The calling signature of a model (docs/abi.md), which tgc-prepare-entries records

@@ -22,6 +22,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -40,6 +41,20 @@ struct ProgramCall {
 
 /// Performs a call step (or records it); a failure stops the run.
 using CallHook = std::function<Status(const ProgramCall &)>;
+
+/// A `module_hook` step of model.json's program, checked: program values `results`
+/// are `tensors` (a submodule call's tensor arguments at stage "input", its tensor
+/// results at stage "output"), at `positions` among `arity` arguments or results.
+struct ModuleHookStep {
+  std::string stage;
+  int64_t hook = 0;
+  std::vector<size_t> tensors;
+  std::vector<size_t> results;
+  std::vector<int64_t> positions;
+  int64_t arity = 0;
+  size_t next = 0;
+  static Status parse(const nlohmann::json &step, ModuleHookStep &parsed);
+};
 
 /// A parameter, buffer or constant of one or more of the graphs.
 struct StateEntry {
@@ -96,7 +111,10 @@ public:
   /// summed over the graphs. Each `grad_hook` step of the run calls `hook` (when
   /// set) with {"hook": N, "tensor": V, "where": ...} and the gradient of program value
   /// V, which the hook may overwrite, before the backward of the graph that computed V
-  /// (none when no gradient reached V).
+  /// (none when no gradient reached V). Each `module_hook` step calls `hook` with
+  /// {"hook": N, "stage": S, "positions", "arity", "where", ...} and gradients it may
+  /// overwrite (ProgramBackward.cpp, moduleHookBackward), then adds the gradients of
+  /// its `results` to those of its `tensors`, `hook` or not.
   Status backward(const std::vector<const DLTensor *> &gradOutputs,
                   std::vector<ManagedTensor> &grads, const CallHook &hook = {});
 
@@ -121,6 +139,11 @@ private:
                        std::map<size_t, HostTensor> &valueGrads, std::vector<HostTensor> &zeros,
                        std::vector<DLTensor> &views, std::vector<DLTensor *> &pointers);
   Status runGradHooks(size_t step, std::map<size_t, HostTensor> &valueGrads, const CallHook &hook);
+  /// A submodule call's results' gradients after its backward pre-hooks (none where
+  /// none reached a result), kept from its `module_hook` output stage for its input stage.
+  using KeptGrads = std::vector<std::optional<HostTensor>>;
+  Status moduleHookBackward(size_t step, std::map<size_t, HostTensor> &valueGrads,
+                            const CallHook &hook, std::map<int64_t, KeptGrads> &kept);
   Status backwardStep(size_t step, const std::vector<const DLTensor *> &gradOutputs,
                       std::map<size_t, HostTensor> &valueGrads,
                       std::map<std::string, HostTensor> &paramGrads);

@@ -91,7 +91,14 @@ int tgc_program_backward(tgc_program *program, DLTensor *const *grad_outputs,
  *  "where": "file:line"}, tensors[0] the gradient of program value V (a host
  *  tensor the hook may overwrite with its result, which then flows on), called
  *  before the backward of the graph that computed V. N numbers the hooks in
- *  the order of the result graph's `grad_hook` replay actions. */
+ *  the order of the result graph's `grad_hook` replay actions. A submodule call
+ *  with backward hooks (`module_hook` steps) calls `hook` with {"hook": N,
+ *  "stage": "output", "positions": [...], "arity": n, "inputs": {"positions",
+ *  "arity"}, "where"} and the gradients of the call's tensor results (NULL where
+ *  none reached one), which the module's backward pre-hooks may overwrite; then
+ *  with {"hook": N, "stage": "input", "positions", "arity", "outputs": {...}}
+ *  and the gradients of its tensor arguments through the call (which its full
+ *  hooks may overwrite) followed by those the output stage left. */
 int tgc_program_backward_with_hooks(tgc_program *program, DLTensor *const *grad_outputs,
                                     int64_t num_grad_outputs, DLManagedTensor **gradients,
                                     int64_t num_gradients, tgc_program_call_fn hook, void *user);

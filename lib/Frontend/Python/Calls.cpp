@@ -3,6 +3,7 @@
 #include "Interpreter.h"
 
 #include "TorchFunctions.h"
+#include "tgc/Dialect/Attributes.h"
 
 #include "llvm/ADT/StringSwitch.h"
 
@@ -74,27 +75,60 @@ static std::vector<Var> hookValues(const Heap &heap, const HeapObject &module,
   return hooks;
 }
 
+/// The tensors among `items` (a submodule call's positional arguments or the items of
+/// the tuple it returns) cross a `tgc.break_module_hook` of `stage` as fresh values,
+/// which replace them in `items`: the graph break where torch's BackwardHook wraps
+/// them. With `onlyIfGrad`, tensors none of which requires grad do not cross (the
+/// input stage then takes none, as BackwardHook wraps none).
+LogicalResult Interpreter::breakModuleHook(std::vector<Var> &items, StringRef stage, int64_t number,
+                                           bool onlyIfGrad, Location loc) {
+  SmallVector<Value> tensors;
+  SmallVector<int64_t> positions;
+  bool requiresGrad = false;
+  for (auto [i, item] : llvm::enumerate(items)) {
+    if (!item->is(K::Tensor))
+      continue;
+    tensors.push_back(heap.get(item->object).tensor);
+    positions.push_back(int64_t(i));
+    requiresGrad |= llvm::cast<BaseTensorType>(tensors.back().getType()).getMeta().requiresGrad;
+  }
+  if (onlyIfGrad && !requiresGrad) {
+    tensors.clear();
+    positions.clear();
+  }
+  auto marker = BreakModuleHookOp::create(
+      builder, loc, ValueRange(tensors).getTypes(), tensors, builder.getStringAttr(stage),
+      builder.getI64IntegerAttr(number), builder.getDenseI64ArrayAttr(positions),
+      builder.getI64IntegerAttr(int64_t(items.size())));
+  for (auto [position, fresh] : llvm::zip(positions, marker.getResults()))
+    items[size_t(position)] = newTensorObject(fresh);
+  return success();
+}
+
 /// nn.Module.__call__: forward pre-hooks (which may replace the positional arguments),
 /// `forward`, then forward hooks (which may replace the output); a hook returning None
-/// changes nothing.
+/// changes nothing. A submodule's backward hooks are graph breaks around the call
+/// (breakModuleHook), where torch's BackwardHook sets them up.
 FailureOr<Var> Interpreter::callModule(Var module, CallArguments arguments, Location loc) {
   const HeapObject &h = heap.get(module->object);
   // The entry module's own full backward hooks and backward pre-hooks run in Python:
   // tgc.load wraps each call in them as nn.Module.__call__ does, with tgc's gradients.
   bool entry = depth == 0 && entryCallable && entryCallable->is(K::Object) &&
                entryCallable->object == module->object;
-  if (entry && !hookValues(heap, h, "_backward_hooks").empty()) {
+  if (!hookValues(heap, h, "_backward_hooks").empty()) {
     Var full = h.getAttribute("_is_full_backward_hook");
     if (!full || !full->is(K::Bool) || !full->boolValue)
       return error(loc) << "register_backward_hook (a non-full module backward hook) is not "
                            "supported; register_full_backward_hook is";
   }
-  if (!entry)
-    for (const char *backward : {"_backward_hooks", "_backward_pre_hooks"})
-      if (!hookValues(heap, h, backward).empty())
-        return error(loc) << "module hooks (" << backward
-                          << ") are not supported yet on a submodule: a module backward hook "
-                             "is supported on the compiled module itself (tgc.load runs it)";
+  bool backwardHooks = training && !entry && isGradEnabled() &&
+                       (!hookValues(heap, h, "_backward_hooks").empty() ||
+                        !hookValues(heap, h, "_backward_pre_hooks").empty());
+  if (backwardHooks && !canBreakGraph())
+    return error(loc) << "backward hooks on a submodule run in Python between the backwards "
+                         "of the graphs before and after its call: compile with "
+                         "--allow-graph-breaks (the compiled module's own backward hooks "
+                         "need no graph break)";
   for (const char *withKwargs : {"_forward_hooks_with_kwargs", "_forward_pre_hooks_with_kwargs"}) {
     for (const Var &flag : hookValues(heap, h, withKwargs)) {
       FailureOr<bool> set = truth(flag, loc);
@@ -113,6 +147,18 @@ FailureOr<Var> Interpreter::callModule(Var module, CallArguments arguments, Loca
       continue;
     arguments.positional = (*result)->is(K::Tuple) ? (*result)->items : std::vector<Var>{*result};
   }
+  // The module's backward hooks are the `number`-th `grad_hook` replay action (its value
+  // the module, whose live hooks the caller runs).
+  int64_t number = llvm::count_if(sideEffects, [](const SideEffect &effect) {
+    return effect.kind == SideEffect::Kind::GradHook;
+  });
+  if (backwardHooks) {
+    if (failed(breakModuleHook(arguments.positional, program::kInputStage, number,
+                               /*onlyIfGrad=*/true, loc)))
+      return failure();
+    sideEffects.push_back(
+        {SideEffect::Kind::GradHook, module->object, std::to_string(number), module, loc});
+  }
   Var args = makeTuple(arguments.positional);
   FailureOr<Var> forward = getAttribute(module, "forward", loc);
   if (failed(forward))
@@ -127,7 +173,22 @@ FailureOr<Var> Interpreter::callModule(Var module, CallArguments arguments, Loca
     if (!(*result)->is(K::None))
       output = *result;
   }
-  return output;
+  if (!backwardHooks)
+    return output;
+  // A tuple's tensor items cross (a tuple of the same class comes back), else the
+  // result itself when it is a tensor; any other result has no tensor that crosses
+  // (BackwardHook wraps none, and the hooks never run).
+  if ((*output)->is(K::Tuple)) {
+    Variable tuple = **output;
+    if (failed(breakModuleHook(tuple.items, program::kOutputStage, number,
+                               /*onlyIfGrad=*/false, loc)))
+      return failure();
+    return makeVar(std::move(tuple));
+  }
+  std::vector<Var> single{*output};
+  if (failed(breakModuleHook(single, program::kOutputStage, number, /*onlyIfGrad=*/false, loc)))
+    return failure();
+  return single.front();
 }
 
 FailureOr<Var> Interpreter::instantiate(Var cls, CallArguments arguments, Location loc) {

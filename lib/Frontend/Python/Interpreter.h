@@ -55,7 +55,9 @@ struct SideEffect {
     Resize,
     RegisterHook,
     /// A gradient hook that changes Python state on a tensor the program computes
-    /// (`name`: its number, `value`: the hook), run by the caller at a graph break.
+    /// (`name`: its number, `value`: the hook), run by the caller at a graph break; or
+    /// a submodule call's backward hooks (`value`: the module, whose live hooks the
+    /// caller runs at the `tgc.break_module_hook` steps of that number).
     GradHook
   };
   Kind kind;
@@ -160,6 +162,9 @@ public:
   /// (`tgc.break_branch`, `tgc.break_call`) instead of errors, where they happen in
   /// `mainBlock` (not inside a template or a speculated `torch.cond` branch); branches
   /// follow `path`.
+  /// Whether the program is compiled with a backward; without one, submodule backward
+  /// hooks never run and are ignored.
+  void setTraining(bool on) { training = on; }
   void enableGraphBreaks(GraphBreakPath *path, mlir::Block *mainBlock) {
     breakPath = path;
     breakBlock = mainBlock;
@@ -397,6 +402,10 @@ private:
 
   // Calls (Calls.cpp).
   mlir::FailureOr<Var> callModule(Var module, CallArguments arguments, mlir::Location loc);
+  /// The tensors of a submodule call's arguments or results cross a
+  /// `tgc.break_module_hook` of `stage` as fresh tensor objects (Calls.cpp).
+  mlir::LogicalResult breakModuleHook(std::vector<Var> &items, llvm::StringRef stage,
+                                      int64_t number, bool onlyIfGrad, mlir::Location loc);
   mlir::FailureOr<Var> instantiate(Var cls, CallArguments arguments, mlir::Location loc);
   /// A registered handler (CallRegistry.h), else the schema-bound torch function, else
   /// a graph break.
@@ -439,6 +448,8 @@ private:
   mlir::FailureOr<Var> callWithOut(llvm::StringRef qualifiedName, CallArguments arguments, Var out,
                                    mlir::Location loc);
   Var resultsToVar(mlir::Operation *op);
+  /// A fresh tensor object over SSA value `value`.
+  Var newTensorObject(mlir::Value value);
   /// `tensor[key]`. With `advanced`, the tensor indices are not applied: the result is
   /// the view the basic indices (ints, slices, None, ...) make, and `advanced` gets the
   /// tensor index of each of its dimensions (null where none; empty without any).
@@ -538,6 +549,7 @@ private:
   std::vector<frontend::AutocastRegion> autocastRegions;
   GraphBreakPath *breakPath = nullptr;
   mlir::Block *breakBlock = nullptr;
+  bool training = true;
 };
 
 /// The library classes whose subclasses get torch's behaviour.

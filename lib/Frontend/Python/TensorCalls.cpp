@@ -120,14 +120,17 @@ FailureOr<Value> Interpreter::materializeSize(AffineExpr size, Location loc) {
       [&] { return error(loc); });
 }
 
+Var Interpreter::newTensorObject(Value value) {
+  HeapObject tensor;
+  tensor.kind = H::Tensor;
+  tensor.tensor = value;
+  return makeTensorObject(newObject(std::move(tensor)));
+}
+
 Var Interpreter::resultsToVar(Operation *op) {
   std::vector<Var> results;
-  for (Value result : op->getResults()) {
-    HeapObject tensor;
-    tensor.kind = H::Tensor;
-    tensor.tensor = result;
-    results.push_back(makeTensorObject(newObject(std::move(tensor))));
-  }
+  for (Value result : op->getResults())
+    results.push_back(newTensorObject(result));
   if (results.empty())
     return makeNone();
   if (results.size() == 1)

@@ -1,9 +1,11 @@
 // Cutting traced paths at their graph breaks (docs/graph-breaks.md): each path of a
 // program with graph breaks is one `@forward` whose top-level ops are split by
-// `tgc.break_branch` / `tgc.break_call` / `tgc.break_hook` markers into segments. Segments that
-// follow the same branch outcomes are the same ops on every path (the interpreter is
-// deterministic), so they become one graph; a tensor a later segment uses crosses as
-// an output of the graph that computes it and an input of the graph that uses it.
+// `tgc.break_branch` / `tgc.break_call` / `tgc.break_hook` / `tgc.break_module_hook`
+// markers into segments. Segments that follow the same branch outcomes are the same ops on
+// every path (the interpreter is deterministic), so they become one graph; a tensor a later
+// segment uses crosses as an output of the graph that computes it and an input of the graph
+// that uses it. The results of a `tgc.break_module_hook` are glue values of their own, which
+// its step defines.
 #include "GraphBreaks.h"
 
 #include "Frontend/Common/GraphInputs.h"
@@ -101,9 +103,10 @@ static Value aliasedOperand(OpResult result) {
   return nullptr;
 }
 
-/// Whether `op` is a graph break: a branch, a call or a gradient hook.
+/// Whether `op` is a graph break: a branch, a call, a gradient hook or either side of a
+/// submodule call with backward hooks.
 static bool isBreakMarker(Operation *op) {
-  return isa<BreakBranchOp, BreakCallOp, BreakHookOp>(op);
+  return isa<BreakBranchOp, BreakCallOp, BreakHookOp, BreakModuleHookOp>(op);
 }
 
 /// Whether `op` can be recomputed in a later graph instead of crossing: views (so
@@ -205,6 +208,8 @@ LogicalResult Splitter::use(PathFunction &path, unsigned k, Value value, Segment
     return emitError(loc) << "graph break: a Python scalar computed before the break ("
                           << def->getName() << ") is used after it";
   segment.imports.insert(value);
+  if (isa<BreakModuleHookOp>(def))
+    return success(); // the step defines it, not a graph
   exports[nodeOf(path, path.segment.lookup(def))].insert(path.positionOf(value));
   return success();
 }
@@ -278,12 +283,20 @@ FailureOr<GraphProgram> Splitter::run() {
     }
   }
 
-  // Glue values: the inputs, then each node's exports in position order.
+  // Glue values: the inputs, then each node's exports in position order, then the
+  // results of each node's `tgc.break_module_hook` step.
   std::vector<std::map<Position, int64_t>> glue(nodeSource.size());
   int64_t nextGlue = inputNames.size();
   for (unsigned node = 0; node < nodeSource.size(); ++node)
     for (const Position &position : exports[node])
       glue[node][position] = nextGlue++;
+  for (unsigned node = 0; node < nodeSource.size(); ++node) {
+    auto [pathIndex, k] = nodeSource[node];
+    const PathFunction &path = functions[pathIndex];
+    if (k < path.markers.size() && isa<BreakModuleHookOp>(path.markers[k]))
+      for (Value result : path.markers[k]->getResults())
+        glue[node][path.positionOf(result)] = nextGlue++;
+  }
   auto glueOf = [&](const PathFunction &path, unsigned k, Value value) -> int64_t {
     if (auto arg = dyn_cast<BlockArgument>(value); arg && inputGlue.count(arg.getArgNumber()))
       return inputGlue.at(arg.getArgNumber());
@@ -291,7 +304,7 @@ FailureOr<GraphProgram> Splitter::run() {
       if (Value alias = aliasedOperand(result))
         value = alias;
     // The latest segment that returns it: this one (values of this segment, views
-    // recomputed here), else the earlier one that computed it.
+    // recomputed here), else the earlier one that computed it (or whose step did).
     Position position = path.positionOf(value);
     for (unsigned s = k + 1; s-- > 0;) {
       auto &table = glue[nodeOf(path, s)];
@@ -368,6 +381,21 @@ Splitter::breakStep(PathFunction &path, unsigned k,
     set(program::kTrueKey, b.getI64IntegerAttr(ifTrue->second));
     set(program::kFalseKey, b.getI64IntegerAttr(ifFalse->second));
     unknown = condition < 0;
+  } else if (auto moduleHook = dyn_cast<BreakModuleHookOp>(marker)) {
+    SmallVector<int64_t> tensors, results;
+    for (Value tensor : moduleHook.getTensors())
+      tensors.push_back(glueOf(path, k, tensor));
+    for (Value result : moduleHook.getResults())
+      results.push_back(glueOf(path, k, result));
+    set(program::kKindKey, b.getStringAttr(program::kModuleHook));
+    set(program::kStageKey, moduleHook.getStageAttr());
+    set(program::kHookKey, moduleHook.getHookAttr());
+    set(program::kTensorsKey, b.getDenseI64ArrayAttr(tensors));
+    set(program::kResultsKey, b.getDenseI64ArrayAttr(results));
+    set(program::kPositionsKey, moduleHook.getPositionsAttr());
+    set(program::kArityKey, moduleHook.getArityAttr());
+    set(program::kNextKey, b.getI64IntegerAttr(nodeIds.at({k + 1, path.prefix(k + 1)})));
+    unknown = llvm::is_contained(tensors, -1) || llvm::is_contained(results, -1);
   } else if (auto hook = dyn_cast<BreakHookOp>(marker)) {
     int64_t tensor = glueOf(path, k, hook.getTensor());
     set(program::kKindKey, b.getStringAttr(program::kGradHook));

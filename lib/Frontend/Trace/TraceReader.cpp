@@ -42,9 +42,10 @@ struct GraphInput {
 class TraceReader {
 public:
   /// With `breakPath`, graph breaks are markers and branches follow it.
-  TraceReader(llvm::StringRef path, MLIRContext *ctx, GraphBreakPath *breakPath = nullptr)
+  TraceReader(llvm::StringRef path, MLIRContext *ctx, bool training,
+              GraphBreakPath *breakPath = nullptr)
       : path(path.str()), ctx(ctx), fileLoc(FileLineColLoc::get(ctx, path, 0, 0)), builder(ctx),
-        breakPath(breakPath) {}
+        training(training), breakPath(breakPath) {}
 
   OwningOpRef<ModuleOp> read();
 
@@ -73,6 +74,7 @@ private:
   MLIRContext *ctx;
   Location fileLoc;
   OpBuilder builder;
+  bool training;
   GraphBreakPath *breakPath;
   std::unique_ptr<TraceFile> trace;
   OwningOpRef<ModuleOp> module;
@@ -580,6 +582,7 @@ OwningOpRef<ModuleOp> TraceReader::read() {
     for (auto &[name, min, max, hint] : symbols)
       ranges.push_back({min, max});
     interpreter.setSymbolRanges(std::move(ranges));
+    interpreter.setTraining(training);
     if (breakPath)
       interpreter.enableGraphBreaks(breakPath, entryBlock);
     if (failed(applyInputHooks(interpreter)))
@@ -634,19 +637,19 @@ OwningOpRef<ModuleOp> TraceReader::read() {
   return std::move(module);
 }
 
-OwningOpRef<ModuleOp> tgc::trace::readTrace(llvm::StringRef path, MLIRContext *ctx) {
-  return TraceReader(path, ctx).read();
+OwningOpRef<ModuleOp> tgc::trace::readTrace(llvm::StringRef path, MLIRContext *ctx, bool training) {
+  return TraceReader(path, ctx, training).read();
 }
 
 FailureOr<GraphProgram> tgc::trace::readTraceProgram(llvm::StringRef path, MLIRContext *ctx,
-                                                     unsigned maxPaths) {
+                                                     bool training, unsigned maxPaths) {
   // Depth first over the branch outcomes: each run follows `next` and takes `true`
   // at the branches past it; the next run flips the last `true` it took.
   std::vector<PathTrace> paths;
   std::vector<bool> next;
   while (true) {
     GraphBreakPath breaks{next, 0};
-    OwningOpRef<ModuleOp> module = TraceReader(path, ctx, &breaks).read();
+    OwningOpRef<ModuleOp> module = TraceReader(path, ctx, training, &breaks).read();
     if (!module)
       return failure();
     breaks.decisions.resize(breaks.next);
@@ -665,8 +668,9 @@ FailureOr<GraphProgram> tgc::trace::readTraceProgram(llvm::StringRef path, MLIRC
   if (paths.size() == 1 && paths[0].decisions.empty() &&
       paths[0].module->getBody()
               ->walk([](Operation *op) {
-                return isa<BreakCallOp, BreakHookOp>(op) ? WalkResult::interrupt()
-                                                         : WalkResult::advance();
+                return isa<BreakCallOp, BreakHookOp, BreakModuleHookOp>(op)
+                           ? WalkResult::interrupt()
+                           : WalkResult::advance();
               })
               .wasInterrupted() == false) {
     // No graph break: the program is its one graph, as readTrace reads it.

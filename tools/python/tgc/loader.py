@@ -446,6 +446,77 @@ class CompiledModule:
                 f"inputs={self.input_names} train={self.train}>")
 
 
+def _module_hooks(module, call, pointers):
+    """One stage of a submodule call's backward hooks, as torch.utils.hooks.BackwardHook
+    runs them (docs/graph-breaks.md, `module_hook`). `pointers` are the gradients of the
+    call's tensor results (stage "output", NULL where none reached one) or of its tensor
+    arguments followed by the results' (stage "input"); what the hooks return is written
+    back into them."""
+    if not isinstance(module, torch.nn.Module):
+        raise TgcError(f"tgc: the backward hooks #{call['hook']} are on a "
+                       f"{type(module).__name__}, not a module")
+    where = call.get("where", "?")
+    grads = [None if not p else borrow_tensor(p) for p in pointers]
+
+    def pack(spec, values):
+        packed = [None] * spec["arity"]
+        for position, value in zip(spec["positions"], values):
+            packed[position] = value
+        return tuple(packed)
+
+    def write(spec, packed, targets, what):
+        if len(packed) != spec["arity"]:
+            raise RuntimeError(f"the backward hook of the module called at {where} returned "
+                               f"{len(packed)} {what}, not {spec['arity']}")
+        for position, pointer in zip(spec["positions"], targets):
+            value = packed[position]
+            if pointer is None or not pointer:
+                if value is not None:
+                    raise TgcError(f"tgc: a backward hook of the module called at {where} "
+                                   f"gave a gradient where none flowed (not supported)")
+                continue
+            grad = borrow_tensor(pointer)
+            if value is None:
+                value = torch.zeros_like(grad)
+            if not isinstance(value, torch.Tensor) or value.shape != grad.shape:
+                raise RuntimeError(f"the backward hook of the module called at {where} "
+                                   f"returned {type(value).__name__} "
+                                   f"{tuple(getattr(value, 'shape', ()))} for a gradient of "
+                                   f"size {tuple(grad.shape)}")
+            write_tensor(pointer, value)
+
+    full, non_full = module._get_backward_hooks()
+    if non_full:
+        raise TgcError("tgc: register_backward_hook (a non-full module backward hook) is not "
+                       "supported; register_full_backward_hook is")
+    if call["stage"] == "output":
+        grad_outputs = pack(call, grads)
+        for pre_hook in module._get_backward_pre_hooks():
+            result = pre_hook(module, grad_outputs)
+            if result is not None:
+                grad_outputs = tuple(result)
+                write(call, grad_outputs, pointers, "grad_output")
+        inputs = call.get("inputs") or {"positions": [], "arity": 0}
+        if full and not inputs["positions"]:
+            # No argument requires grad: the full hooks run now, with None gradients.
+            grad_inputs = pack(inputs, [])
+            for full_hook in full:
+                result = full_hook(module, grad_inputs, grad_outputs)
+                if result is not None and not all(g is None for g in result):
+                    raise RuntimeError("Backward hook for Modules where no input requires "
+                                       "gradient should always return None or None for all "
+                                       "gradients.")
+        return
+    n = len(call["positions"])
+    grad_inputs = pack(call, grads[:n])
+    grad_outputs = pack(call.get("outputs") or {"positions": [], "arity": 0}, grads[n:])
+    for full_hook in full:
+        result = full_hook(module, grad_inputs, grad_outputs)
+        if result is not None:
+            grad_inputs = tuple(result)
+            write(call, grad_inputs, pointers[:n], "grad_input")
+
+
 class _TgcFunction(torch.autograd.Function):
     """forward: tgc_model_run_train; backward: tgc_model_backward. Tensor arguments are
     the user inputs, then the live parameters the model differentiates, so autograd
@@ -608,13 +679,17 @@ class CompiledProgram(CompiledModule):
 
         def hook(user, call_json, tensors, count):
             """A gradient hook of the program on a tensor it computed: the hook gets
-            the gradient, and what it returns (not None) replaces it, as in eager."""
+            the gradient, and what it returns (not None) replaces it, as in eager. Or
+            a stage of a submodule call's backward hooks (_module_hooks)."""
             try:
                 call = _json.loads(call_json)
                 number = call.get("hook")
                 if not isinstance(number, int) or not 0 <= number < len(hooks):
                     raise TgcError(f"tgc: {self.name}: the program has no gradient hook "
                                    f"#{number}")
+                if "stage" in call:
+                    _module_hooks(hooks[number], call, [tensors[i] for i in range(count)])
+                    return 0
                 grad = borrow_tensor(tensors[0])
                 result = hooks[number](grad)
                 if result is not None:

@@ -17,7 +17,8 @@ Each action is `{"kind", "source", "name"?, "path", "value"?}`:
 |                | sizes and values: `t.resize_(v.shape); t.copy_(v)`              |
 | `register_hook`| `resolve(source).register_hook(value)`: a gradient hook that    |
 |                | changes Python state, run by autograd in backward               |
-| `grad_hook`    | nothing: `value` is a gradient hook of the program's backward   |
+| `grad_hook`    | nothing: `value` is a gradient hook of the program's backward,  |
+|                | or a submodule whose backward hooks it runs                     |
 |                | (the executor calls it, docs/graph-breaks.md); `apply` returns  |
 |                | these hooks in order                                            |
 

@@ -26,8 +26,9 @@ struct GraphProgram {
 /// Reads a `.trace` like `readTrace`, but a branch on a tensor's value or a `print` is
 /// a graph break rather than an error: every path through such branches is traced
 /// (at most `maxPaths`) and cut at the breaks into graphs. Errors are diagnostics.
+/// `training` as for readTrace.
 mlir::FailureOr<GraphProgram> readTraceProgram(llvm::StringRef path, mlir::MLIRContext *ctx,
-                                               unsigned maxPaths = 32);
+                                               bool training = true, unsigned maxPaths = 32);
 
 } // namespace tgc::trace
 

@@ -12,8 +12,10 @@ namespace tgc::trace {
 /// entry call symbolically (docs/bytecode.md) into a module holding `func.func @forward`
 /// over capture-level `!tgc.tensor`s — the entry module's parameters and buffers (each
 /// with a `tgc.global`), then the example inputs — like the .pt2 reader's. Errors are
-/// diagnostics at the user's file:line and yield null.
-mlir::OwningOpRef<mlir::ModuleOp> readTrace(llvm::StringRef path, mlir::MLIRContext *ctx);
+/// diagnostics at the user's file:line and yield null. Without `training` (a compile
+/// with no backward), submodule backward hooks are ignored: they never run.
+mlir::OwningOpRef<mlir::ModuleOp> readTrace(llvm::StringRef path, mlir::MLIRContext *ctx,
+                                            bool training = true);
 
 } // namespace tgc::trace
 
