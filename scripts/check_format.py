@@ -12,7 +12,7 @@ Usage: check_format.py <clang-format> <source root>
 import subprocess
 import sys
 
-FOLDERS = ("lib/", "include/", "tools/", "test/unit/", "test/tools/", "examples/")
+FOLDERS = ("lib/", "include/", "tools/", "test/unit/", "test/tools/", "examples/", "fuzz/")
 SUFFIXES = (".c", ".cpp", ".h")
 
 

@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 PACKAGES=(
   cmake ninja-build pkg-config python3
   clang-22 clang-format-22 lld-22 llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
+  libclang-rt-22-dev
   libomp-22-dev
   libcli11-dev nlohmann-json3-dev catch2 libzip-dev libdlpack-dev libboost-graph-dev
   libopenblas-dev libdnnl2 zlib1g-dev libzstd-dev libedit-dev libxml2-dev libcurl4-openssl-dev

@@ -10,3 +10,6 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh --with-torch --with-pythons
 BUILD_DIR="${TGC_BUILD_DIR:-build}"
 ctest --test-dir "$BUILD_DIR" --output-on-failure -j2
+# The libFuzzer harnesses (docs/fuzzing.md): their instrumented build (build-fuzz/), then
+# 30 s each from the fixtures' corpus; a crash or sanitizer report fails the run.
+bash fuzz/run.sh 30

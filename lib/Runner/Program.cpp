@@ -24,6 +24,81 @@ std::string stepKind(const nlohmann::json &then) {
   return then.is_object() ? then.value(key(program::kKindKey), "") : "";
 }
 
+/// Whether `value` is an array of unsigned integers, each below `bound`.
+bool isValueList(const nlohmann::json &value, size_t bound) {
+  return value.is_array() && llvm::all_of(value, [&](const nlohmann::json &v) {
+           return v.is_number_unsigned() && v.get<size_t>() < bound;
+         });
+}
+
+/// Whether `value` is an unsigned integer below `bound`.
+bool isBelow(const nlohmann::json &value, size_t bound) {
+  return value.is_number_unsigned() && value.get<size_t>() < bound;
+}
+
+/// Checks the form of model.json's "program" before the executor reads it, so that its
+/// reads of nodes and steps find what they read (docs/graph-breaks.md): every node an
+/// object with a graph name, inputs and outputs; every step of a known kind with its
+/// keys; node numbers below the node count; program values below the number the program
+/// can define (its inputs, the nodes' outputs and the module_hook steps' results).
+Status checkProgram(const nlohmann::json &program) {
+  const nlohmann::json &nodes = program[key(program::kNodesKey)];
+  size_t numValues = program[key(program::kInputsKey)].size();
+  for (const nlohmann::json &entry : nodes) {
+    if (!entry.is_object())
+      return Status::error("model.json: a program node is not an object");
+    numValues += entry.value(key(program::kOutputsKey), nlohmann::json::array()).size();
+    const nlohmann::json &then = entry.value(key(program::kThenKey), nlohmann::json());
+    if (stepKind(then) == program::kModuleHook)
+      numValues += then.value(key(program::kResultsKey), nlohmann::json::array()).size();
+  }
+  for (size_t index = 0; index < nodes.size(); ++index) {
+    const nlohmann::json &entry = nodes[index];
+    std::string where = "model.json: program node " + std::to_string(index);
+    if (!entry.value(key(program::kGraphKey), nlohmann::json()).is_string() ||
+        !isValueList(entry.value(key(program::kInputsKey), nlohmann::json()), numValues) ||
+        !isValueList(entry.value(key(program::kOutputsKey), nlohmann::json()), numValues))
+      return Status::error(where + " needs a graph name, and inputs and outputs that are "
+                                   "program values");
+    const nlohmann::json &then = entry.value(key(program::kThenKey), nlohmann::json());
+    std::string kind = stepKind(then);
+    auto has = [&](llvm::StringRef name, size_t bound) {
+      return isBelow(then.value(key(name), nlohmann::json()), bound);
+    };
+    bool nextOk = has(program::kNextKey, nodes.size());
+    bool ok = true;
+    if (kind == program::kReturn) {
+    } else if (kind == program::kCall) {
+      const nlohmann::json &args = then.value(key(program::kArgsKey), nlohmann::json::array());
+      const nlohmann::json &kwargs = then.value(key(program::kKwargsKey), nlohmann::json::array());
+      // (null args or kwargs: none)
+      ok = nextOk && then.value(key(program::kCalleeKey), nlohmann::json()).is_string() &&
+           (args.is_array() || args.is_null()) && (kwargs.is_array() || kwargs.is_null()) &&
+           llvm::all_of(kwargs, [](const nlohmann::json &kwarg) {
+             return kwarg.is_array() && kwarg.size() == 2 && kwarg[0].is_string();
+           });
+    } else if (kind == program::kBranch) {
+      ok = has(program::kConditionKey, numValues) && has(program::kTrueKey, nodes.size()) &&
+           has(program::kFalseKey, nodes.size());
+    } else if (kind == program::kGradHook) {
+      ok = nextOk && has(program::kTensorKey, numValues) &&
+           then.value(key(program::kHookKey), nlohmann::json()).is_number_unsigned();
+    } else if (kind == program::kModuleHook) {
+      ModuleHookStep step;
+      if (Status status = ModuleHookStep::parse(then, step))
+        return status;
+      ok = nextOk && isValueList(then[key(program::kTensorsKey)], numValues) &&
+           isValueList(then[key(program::kResultsKey)], numValues);
+    } else {
+      return Status::error(where + ": unknown program step '" + kind + "'");
+    }
+    if (!ok)
+      return Status::error(where + ": a malformed '" + kind +
+                           "' step (its keys: " + "docs/graph-breaks.md)");
+  }
+  return Status::success();
+}
+
 } // namespace
 
 Status Program::open(const std::string &soPath, std::unique_ptr<Program> &program) {
@@ -45,8 +120,11 @@ Status Program::load(const std::string &soPath) {
   const nlohmann::json &program = document["program"];
   const nlohmann::json &nodes = program.value(key(program::kNodesKey), nlohmann::json());
   if (!document["graphs"].is_array() || !nodes.is_array() || nodes.empty() ||
+      !llvm::all_of(document["graphs"], [](const nlohmann::json &g) { return g.is_object(); }) ||
       !program.value(key(program::kInputsKey), nlohmann::json()).is_array())
     return Status::error(soPath + ": model.json has a malformed \"program\"");
+  if (Status status = checkProgram(program))
+    return Status::error(soPath + ": " + status.message());
   for (const nlohmann::json &name : program[key(program::kInputsKey)])
     inputs.push_back(name.is_string() ? name.get<std::string>() : name.dump());
   std::set<std::string> seenState, seenGradients;
@@ -251,12 +329,15 @@ Status Program::callArgument(const nlohmann::json &arg, ProgramCall &call,
   }
   if (!arg.is_object())
     return Status::success();
-  if (arg.value("type", "") == "tuple")
+  if (arg.value("type", "") == "tuple") {
+    if (!arg.contains("items"))
+      return Status::error("model.json: a tuple argument of a call has no items");
     return callArgument(arg["items"], call, converted["items"]);
+  }
   if (arg.value("type", "") != "tensor")
     return Status::success();
   DLTensor *tensor = nullptr;
-  if (Status status = glue(arg["value"], tensor))
+  if (Status status = glue(arg.value("value", nlohmann::json()), tensor))
     return status;
   converted.erase("value");
   converted["index"] = call.tensors.size();

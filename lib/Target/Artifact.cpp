@@ -109,10 +109,17 @@ static std::string withTarget(StringRef json, const CpuTarget &target) {
   return root.dump(2) + "\n";
 }
 
-/// Links `objects` into model.so (or archives them), removes them unless kept, and
-/// writes model.h and model.json.
-static LogicalResult finishArtifact(const ArtifactOptions &options, ArrayRef<ObjectFile> objects,
-                                    StringRef headerText, StringRef jsonText, Location loc) {
+/// Links `objects` and the hash of model.json (emitJsonHashObject) into model.so (or
+/// archives them), removes them unless kept, and writes model.h and model.json.
+static LogicalResult finishArtifact(const ArtifactOptions &options, const CpuTarget &target,
+                                    std::vector<ObjectFile> &objects, StringRef headerText,
+                                    StringRef jsonText, Location loc) {
+  SmallString<128> stem(options.libraryPath);
+  llvm::sys::path::replace_extension(stem, "");
+  FailureOr<ObjectFile> hash = emitJsonHashObject(options.name, jsonText, stem, target, loc);
+  if (failed(hash))
+    return failure();
+  objects.push_back(std::move(*hash));
   std::vector<std::string> paths;
   for (const ObjectFile &object : objects)
     paths.push_back(object.path());
@@ -146,7 +153,7 @@ LogicalResult tgc::emitArtifact(ModuleOp module, const ArtifactOptions &options)
       compileModel(module, options, *target, options.name, stem, objects);
   if (failed(signature))
     return failure();
-  return finishArtifact(options, objects, writeModelHeader(*signature),
+  return finishArtifact(options, *target, objects, writeModelHeader(*signature),
                         withTarget(writeSignatureJson(*signature), *target), module.getLoc());
 }
 
@@ -172,7 +179,7 @@ LogicalResult tgc::emitProgramArtifact(ArrayRef<ModuleOp> graphs, const Artifact
     signatures.push_back(std::move(*signature));
   }
   return finishArtifact(
-      options, objects, writeProgramHeader(options.name, signatures),
+      options, *target, objects, writeProgramHeader(options.name, signatures),
       withTarget(writeProgramSignatureJson(options.name, *programJson, signatures), *target),
       ModuleOp(graphs.front()).getLoc());
 }

@@ -20,6 +20,8 @@ struct OutlinedData {
   std::string name;
   llvm::StringRef bytes;
   uint64_t align;
+  /// Visible outside model.so (default visibility); else hidden.
+  bool exported = false;
 };
 
 /// Constant data this large and more is outlined: instruction selection would emit it

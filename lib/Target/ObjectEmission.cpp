@@ -8,6 +8,7 @@
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/BinaryFormat/ELF.h"
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/Bitcode/BitcodeWriter.h"
@@ -25,6 +26,7 @@
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/SHA256.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -208,11 +210,11 @@ static ObjectFile scratchObject(StringRef fallback, bool inMemory) {
   return ObjectFile(fallback.str());
 }
 
-/// Writes the object `path` that defines `outlined`: hidden global objects in the
-/// section `.tgc.data`, streamed to the object writer through MC as they are (no LLVM
+/// Writes the object `path` that defines `outlined`: global objects (hidden unless
+/// exported) in `section`, streamed to the object writer through MC as they are (no LLVM
 /// IR, no assembly text, no file of their own); an error message or "".
 static std::string emitDataObject(ArrayRef<OutlinedData> outlined, StringRef path,
-                                  const CpuTarget &target) {
+                                  const CpuTarget &target, StringRef section = ".tgc.data") {
   std::string error;
   std::unique_ptr<llvm::TargetMachine> tm = targetMachine(target, error);
   if (!tm)
@@ -241,12 +243,13 @@ static std::string emitDataObject(ArrayRef<OutlinedData> outlined, StringRef pat
                                         std::move(writer), std::move(emitter), sti));
   streamer->initSections(/*NoExecStack=*/true, sti);
   streamer->switchSection(
-      context.getELFSection(".tgc.data", llvm::ELF::SHT_PROGBITS, llvm::ELF::SHF_ALLOC));
+      context.getELFSection(section, llvm::ELF::SHT_PROGBITS, llvm::ELF::SHF_ALLOC));
   for (const OutlinedData &data : outlined) {
     llvm::MCSymbol *symbol = context.getOrCreateSymbol(data.name);
     streamer->emitValueToAlignment(llvm::Align(data.align));
     streamer->emitSymbolAttribute(symbol, llvm::MCSA_Global);
-    streamer->emitSymbolAttribute(symbol, llvm::MCSA_Hidden);
+    if (!data.exported)
+      streamer->emitSymbolAttribute(symbol, llvm::MCSA_Hidden);
     streamer->emitSymbolAttribute(symbol, llvm::MCSA_ELF_TypeObject);
     streamer->emitELFSize(symbol, llvm::MCConstantExpr::create(data.bytes.size(), context));
     streamer->emitLabel(symbol);
@@ -257,6 +260,20 @@ static std::string emitDataObject(ArrayRef<OutlinedData> outlined, StringRef pat
     return "cannot write " + path.str() + ": " + out.os().error().message();
   out.keep();
   return "";
+}
+
+FailureOr<ObjectFile> tgc::emitJsonHashObject(StringRef modelName, StringRef jsonText,
+                                              StringRef objectStem, const CpuTarget &target,
+                                              Location loc) {
+  std::string hex = llvm::toHex(llvm::SHA256::hash(llvm::arrayRefFromStringRef(jsonText)),
+                                /*LowerCase=*/true);
+  hex.push_back('\0');
+  ObjectFile object((objectStem + ".json.o").str());
+  OutlinedData hash{(modelName + "_json_sha256").str(), hex, 1, /*exported=*/true};
+  if (std::string error = emitDataObject(hash, object.path(), target, ".rodata.tgc_json");
+      !error.empty())
+    return emitError(loc) << error;
+  return object;
 }
 
 FailureOr<std::vector<ObjectFile>> tgc::emitModelObjects(ModuleOp module, const ModelAbi &model,

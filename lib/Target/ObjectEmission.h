@@ -64,6 +64,13 @@ mlir::FailureOr<std::vector<ObjectFile>>
 emitModelObjects(mlir::ModuleOp module, const ModelAbi &model, llvm::StringRef objectStem,
                  const CpuTarget &target, bool dataInMemory, mlir::TimingScope *timing = nullptr);
 
+/// The object `<objectStem>.json.o` that defines the exported, NUL-terminated string
+/// `<modelName>_json_sha256`: the SHA-256 of `jsonText` (model.json) in lower-case hex,
+/// which tgc.load compares with the model.json beside the library (docs/abi.md).
+mlir::FailureOr<ObjectFile> emitJsonHashObject(llvm::StringRef modelName, llvm::StringRef jsonText,
+                                               llvm::StringRef objectStem, const CpuTarget &target,
+                                               mlir::Location loc);
+
 } // namespace tgc
 
 #endif // TGC_LIB_TARGET_OBJECTEMISSION_H

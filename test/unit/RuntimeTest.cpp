@@ -549,6 +549,15 @@ TEST_CASE("Signatures the runtime cannot honour are rejected at creation", "[run
     CHECK(createError(encodeSignatureBlob(sig), weights) ==
           "invalid signature: input 'x': the name is used twice");
   }
+  SECTION("an arena no allocator can give") {
+    // (the allocation fails: creation reports it rather than crashing later)
+    sig.memory.arenaBytes = uint64_t(1) << 62;
+    CHECK(createError(encodeSignatureBlob(sig), weights) == "out of memory");
+  }
+  SECTION("an arena whose size overflows with its alignment") {
+    sig.memory.arenaBytes = UINT64_MAX - 8;
+    CHECK(createError(encodeSignatureBlob(sig), weights) == "out of memory");
+  }
   SECTION("an unsupported dtype") {
     sig.args[4].dtype = {kDLFloat, 4};
     CHECK(createError(encodeSignatureBlob(sig), weights) ==

@@ -11,6 +11,7 @@
 #include <array>
 #include <initializer_list>
 #include <optional>
+#include <stdexcept>
 
 namespace tgc::py {
 
@@ -31,12 +32,18 @@ struct Frame {
   /// A generator function's frame, run to completion when called: what it yields.
   std::optional<std::vector<Var>> yielded;
 
+  /// Malformed bytecode that pops more than its stack holds throws std::out_of_range,
+  /// as `at()` does for operands out of range; Interpreter::execute reports it.
   Var pop() {
+    if (stack.empty())
+      throw std::out_of_range("the value stack is empty");
     Var v = stack.back();
     stack.pop_back();
     return v;
   }
   std::vector<Var> popN(size_t n) {
+    if (n > stack.size())
+      throw std::out_of_range("the value stack holds fewer values than popped");
     std::vector<Var> values(stack.end() - n, stack.end());
     stack.resize(stack.size() - n);
     return values;

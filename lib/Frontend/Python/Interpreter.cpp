@@ -186,5 +186,15 @@ LogicalResult Interpreter::execute(ExecutionStep &step) {
   if (!handler)
     return step.error() << "bytecode " << step.instruction.sourceName << " of Python 3."
                         << code.pythonMinor << " is not supported";
-  return handler(step);
+  // Operands are read with bounds checks (`at()`, Frame::pop): bytecode that reaches
+  // outside its frame (a local, name, constant or stack entry that does not exist) is
+  // malformed, which a trace from CPython never is.
+  try {
+    return handler(step);
+  } catch (const std::out_of_range &) {
+    return step.error() << "malformed bytecode: " << step.instruction.sourceName << " "
+                        << step.instruction.arg
+                        << " reaches outside its code object (a local, name, constant, cell "
+                           "or stack entry it does not have)";
+  }
 }

@@ -281,11 +281,15 @@ static const std::vector<TorchFunction> &torchFunctions() {
   return table;
 }
 
-/// The parsed overloads of each Python name.
+/// The parsed overloads of each Python name (built once and never freed: `table` keeps
+/// the overloads reachable).
 static const llvm::StringMap<std::vector<const ParsedOverload *>> &overloadsByName() {
-  static const auto *byName = [] {
-    auto *parsed = new std::vector<std::unique_ptr<ParsedOverload>>();
-    auto *map = new llvm::StringMap<std::vector<const ParsedOverload *>>();
+  struct Table {
+    std::vector<std::unique_ptr<ParsedOverload>> parsed;
+    llvm::StringMap<std::vector<const ParsedOverload *>> byName;
+  };
+  static const Table *table = [] {
+    auto *built = new Table();
     for (const TorchFunction &function : torchFunctions()) {
       std::vector<const ParsedOverload *> overloads;
       for (const Overload &overload : function.overloads) {
@@ -295,15 +299,15 @@ static const llvm::StringMap<std::vector<const ParsedOverload *>> &overloadsByNa
           entry->schema = std::move(*schema);
         else
           entry->error = llvm::toString(schema.takeError());
-        parsed->push_back(std::move(entry));
-        overloads.push_back(parsed->back().get());
+        built->parsed.push_back(std::move(entry));
+        overloads.push_back(built->parsed.back().get());
       }
       for (llvm::StringRef name : function.names)
-        (*map)[name] = overloads;
+        built->byName[name] = overloads;
     }
-    return map;
+    return built;
   }();
-  return *byName;
+  return table->byName;
 }
 
 //===----------------------------------------------------------------------===//

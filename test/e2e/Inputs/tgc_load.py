@@ -357,6 +357,36 @@ def test_restride():
     print("restride ok")
 
 
+def test_json_hash():
+    """model.so embeds the SHA-256 of its model.json: tgc.load refuses an edited one and
+    one from another compile, with or without the same model name."""
+    so = compile_("capture/mlp.trace", "hashed")
+    model = import_file("capture/mlp.py", "capture_mlp").make_model()
+    x = torch.randn(4, 16)
+    close(tgc.load(so, model)(x), model(x), "mlp with its own model.json")
+    path = so[:-3] + ".json"
+    with open(path, "rb") as f:
+        original = f.read()
+
+    def swap(text):
+        with open(path, "wb") as f:
+            f.write(text)
+
+    swap(original.replace(b'"x"', b'"z"', 1))
+    check_raises(lambda: tgc.load(so, model), "does not match")
+    swap(original + b"\n")
+    check_raises(lambda: tgc.load(so, model), "does not match")
+    for other, name in (("hashed_same_name", "hashed"), ("hashed_other", "hashed_other")):
+        compile_("capture/methods.trace", other, "--name", name)
+        with open(os.path.join(WORK, other + ".json"), "rb") as f:
+            swap(f.read())
+        check_raises(lambda: tgc.load(so, model),
+                     "does not match" if name == "hashed" else "has no hashed_other_json_sha256")
+    swap(original)
+    close(tgc.load(so, model)(x), model(x), "mlp with its model.json back")
+    print("json hash ok")
+
+
 if __name__ == "__main__":
     test_mlp_trace()
     test_methods_trace()
@@ -365,4 +395,5 @@ if __name__ == "__main__":
     test_replay()
     test_python_state()
     test_restride()
+    test_json_hash()
     print("all ok")

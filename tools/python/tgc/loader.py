@@ -1,6 +1,7 @@
 """`tgc.load`: a compiled model.so bound to the live module or function it came from."""
 
 import ctypes
+import hashlib as _hashlib
 import json as _json
 import os as _os
 import warnings
@@ -735,6 +736,27 @@ class CompiledProgram(CompiledModule):
                 f"graphs={list(self._graphs)}>")
 
 
+def _check_json_hash(path, text, value):
+    """Refuses a model.json that is not the one compiled with the library at `path`
+    (edited, or another model's): model.so embeds the SHA-256 of its model.json as
+    `<name>_json_sha256` (docs/abi.md)."""
+    name = value.get("name") if isinstance(value, dict) else None
+    where = _os.path.splitext(path)[0] + ".json"
+    if not isinstance(name, str):
+        raise TgcError(f"tgc: {where} has no model name")
+    lib = ctypes.CDLL(_os.path.abspath(path), mode=_os.RTLD_LOCAL | _os.RTLD_NOW)
+    try:
+        embedded = (ctypes.c_char * 65).in_dll(lib, f"{name}_json_sha256").value.decode()
+    except ValueError:
+        raise TgcError(f"tgc: {where} does not belong to {path}: the library has no "
+                       f"{name}_json_sha256 (the JSON is another model's, or an older tgc "
+                       f"compiled the library)") from None
+    if embedded != _hashlib.sha256(text).hexdigest():
+        raise TgcError(f"tgc: {where} does not match {path} (its SHA-256 differs from the "
+                       f"one the library embeds: the JSON was edited or comes from another "
+                       f"compile)")
+
+
 def load(path, fn=None, train=False, on_guard_failure="raise"):
     """Loads a model.so compiled by `tgc compile` and binds it to `fn`, the live
     nn.Module (or function / bound method) it was captured or exported from:
@@ -750,8 +772,10 @@ def load(path, fn=None, train=False, on_guard_failure="raise"):
     several graphs with the Python steps between them (docs/graph-breaks.md)."""
     stem = _os.path.splitext(_os.path.abspath(path))[0]
     if _os.path.exists(stem + ".json"):
-        with open(stem + ".json") as f:
-            value = _json.load(f)
+        with open(stem + ".json", "rb") as f:
+            text = f.read()
+        value = _json.loads(text)
+        _check_json_hash(path, text, value)
         if isinstance(value, dict) and "program" in value:
             return CompiledProgram(path, value, fn, train, on_guard_failure)
     return CompiledModule(path, fn, train, on_guard_failure)
