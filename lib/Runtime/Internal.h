@@ -10,7 +10,7 @@
  *   layer 4: Signature.c Gemm.c MemrefCopy.c
  *   layer 5: Expr.c Parallel.c   size expressions; the thread pool
  *   layer 6: Tensor.c Scratch.c  dtypes, sizes, storage, strided copies; temporaries
- *   layer 7: Message.c           bounded messages, tgc_fail
+ *   layer 7: Message.c           bounded messages, tgc_fail; one call at a time
  */
 #ifndef TGC_LIB_RUNTIME_INTERNAL_H
 #define TGC_LIB_RUNTIME_INTERNAL_H
@@ -253,6 +253,16 @@ __attribute__((format(printf, 2, 3)))
 void tgc_message_append(tgc_message *msg, const char *format, ...);
 void tgc_message_append_shape(tgc_message *msg, const int64_t *sizes, uint32_t rank);
 
+/* Claims `m` for one call (0), or refuses the call (1) while another call holds it: an
+ * instance serves one call at a time, and a second thread's call at once is refused
+ * rather than racing it (docs/abi.md). A refused call's message is kept for its own
+ * thread (tgc_model_last_error), since m->error belongs to the call that holds `m`. */
+int tgc_model_claim(tgc_model *m);
+/* Ends the call that claimed `m`. */
+void tgc_model_release(tgc_model *m);
+/* The message of this thread's last call on `m` if it was refused, else NULL. */
+const char *tgc_model_refusal(const tgc_model *m);
+
 /* Records a failure of a call on `m`; returns 1 for `return tgc_fail(...)`. */
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((format(printf, 2, 3)))
@@ -354,6 +364,9 @@ struct tgc_model {
   uint64_t arena_capacity;
   int64_t arena_request;
   int num_threads; /* threads of this instance's calls */
+  /* A call holds the instance (tgc_model_claim, the only code that touches it, with
+   * <stdatomic.h>; `_Atomic` rather than atomic_int keeps this header C++'s too). */
+  _Atomic int busy;
   char error[TGC_ERROR_CAPACITY];
 };
 

@@ -575,6 +575,9 @@ TGC_EXPORT void tgc_model_destroy(tgc_model *m) { free_model(m); }
 /*===--- Queries ----------------------------------------------------------===*/
 
 TGC_EXPORT const char *tgc_model_last_error(const tgc_model *m) {
+  const char *refusal = tgc_model_refusal(m);
+  if (refusal)
+    return refusal;
   return m ? m->error : create_error;
 }
 
@@ -630,9 +633,7 @@ static tgc_state_slot *find_state(tgc_model *m, const char *name) {
   return NULL;
 }
 
-TGC_EXPORT int tgc_model_state_dtype(tgc_model *m, const char *name, DLDataType *dtype) {
-  if (!m)
-    return 1;
+static int query_state_dtype(tgc_model *m, const char *name, DLDataType *dtype) {
   m->error[0] = '\0';
   tgc_state_slot *slot = find_state(m, name);
   if (!slot)
@@ -643,10 +644,8 @@ TGC_EXPORT int tgc_model_state_dtype(tgc_model *m, const char *name, DLDataType 
   return 0;
 }
 
-TGC_EXPORT int tgc_model_state_shape(tgc_model *m, const char *name, int64_t *rank, int64_t *sizes,
-                                     int64_t max_rank) {
-  if (!m)
-    return 1;
+static int query_state_shape(tgc_model *m, const char *name, int64_t *rank, int64_t *sizes,
+                             int64_t max_rank) {
   m->error[0] = '\0';
   tgc_state_slot *slot = find_state(m, name);
   if (!slot)
@@ -697,9 +696,7 @@ static int check_state_tensor(tgc_model *m, const tgc_state_slot *slot, const DL
   return 0;
 }
 
-TGC_EXPORT int tgc_model_get_state(tgc_model *m, const char *name, DLTensor *dst) {
-  if (!m)
-    return 1;
+static int get_state(tgc_model *m, const char *name, DLTensor *dst) {
   m->error[0] = '\0';
   tgc_state_slot *slot = find_state(m, name);
   if (!slot || check_state_tensor(m, slot, dst))
@@ -710,9 +707,7 @@ TGC_EXPORT int tgc_model_get_state(tgc_model *m, const char *name, DLTensor *dst
   return 0;
 }
 
-TGC_EXPORT int tgc_model_set_state(tgc_model *m, const char *name, const DLTensor *src) {
-  if (!m)
-    return 1;
+static int set_state(tgc_model *m, const char *name, const DLTensor *src) {
   m->error[0] = '\0';
   tgc_state_slot *slot = find_state(m, name);
   if (!slot || check_state_tensor(m, slot, src))
@@ -726,4 +721,39 @@ TGC_EXPORT int tgc_model_set_state(tgc_model *m, const char *name, const DLTenso
     if (m->sig.saved[i].arg == slot->arg)
       tgc_saved_drop_pending(m);
   return 0;
+}
+
+/* The state calls, one at a time per instance (tgc_model_claim). */
+
+TGC_EXPORT int tgc_model_state_dtype(tgc_model *m, const char *name, DLDataType *dtype) {
+  if (!m || tgc_model_claim(m))
+    return 1;
+  int rc = query_state_dtype(m, name, dtype);
+  tgc_model_release(m);
+  return rc;
+}
+
+TGC_EXPORT int tgc_model_state_shape(tgc_model *m, const char *name, int64_t *rank, int64_t *sizes,
+                                     int64_t max_rank) {
+  if (!m || tgc_model_claim(m))
+    return 1;
+  int rc = query_state_shape(m, name, rank, sizes, max_rank);
+  tgc_model_release(m);
+  return rc;
+}
+
+TGC_EXPORT int tgc_model_get_state(tgc_model *m, const char *name, DLTensor *dst) {
+  if (!m || tgc_model_claim(m))
+    return 1;
+  int rc = get_state(m, name, dst);
+  tgc_model_release(m);
+  return rc;
+}
+
+TGC_EXPORT int tgc_model_set_state(tgc_model *m, const char *name, const DLTensor *src) {
+  if (!m || tgc_model_claim(m))
+    return 1;
+  int rc = set_state(m, name, src);
+  tgc_model_release(m);
+  return rc;
 }

@@ -440,17 +440,27 @@ static int run_forward(tgc_model *m, DLTensor *const *inputs, int64_t num_inputs
   return 0;
 }
 
+/* A call another call's hold on `m` refused (tgc_model_claim): its outputs are NULL, as
+ * on any failure. */
+static int refused(DLManagedTensor **outputs, int64_t num_outputs) {
+  for (int64_t k = 0; outputs && k < num_outputs; ++k)
+    outputs[k] = NULL;
+  return 1;
+}
+
 TGC_EXPORT int tgc_model_run(tgc_model *m, DLTensor *const *inputs, int64_t num_inputs,
                              DLManagedTensor **outputs, int64_t num_outputs) {
   if (!m)
     return 1;
-  return run_forward(m, inputs, num_inputs, outputs, num_outputs, false);
+  if (tgc_model_claim(m))
+    return refused(outputs, num_outputs);
+  int rc = run_forward(m, inputs, num_inputs, outputs, num_outputs, false);
+  tgc_model_release(m);
+  return rc;
 }
 
-TGC_EXPORT int tgc_model_run_train(tgc_model *m, DLTensor *const *inputs, int64_t num_inputs,
-                                   DLManagedTensor **outputs, int64_t num_outputs) {
-  if (!m)
-    return 1;
+static int run_train(tgc_model *m, DLTensor *const *inputs, int64_t num_inputs,
+                     DLManagedTensor **outputs, int64_t num_outputs) {
   m->error[0] = '\0';
   for (int64_t k = 0; outputs && k < num_outputs; ++k)
     outputs[k] = NULL;
@@ -460,4 +470,15 @@ TGC_EXPORT int tgc_model_run_train(tgc_model *m, DLTensor *const *inputs, int64_
                     "`tgc compile --train`)",
                     m->desc->name);
   return run_forward(m, inputs, num_inputs, outputs, num_outputs, true);
+}
+
+TGC_EXPORT int tgc_model_run_train(tgc_model *m, DLTensor *const *inputs, int64_t num_inputs,
+                                   DLManagedTensor **outputs, int64_t num_outputs) {
+  if (!m)
+    return 1;
+  if (tgc_model_claim(m))
+    return refused(outputs, num_outputs);
+  int rc = run_train(m, inputs, num_inputs, outputs, num_outputs);
+  tgc_model_release(m);
+  return rc;
 }

@@ -319,11 +319,8 @@ static int check_backward_arguments(tgc_model *m, DLTensor *const *grad_outputs,
   return 0;
 }
 
-TGC_EXPORT int tgc_model_backward(tgc_model *m, DLTensor *const *grad_outputs,
-                                  int64_t num_grad_outputs, DLManagedTensor **grads,
-                                  int64_t num_grads) {
-  if (!m)
-    return 1;
+static int backward(tgc_model *m, DLTensor *const *grad_outputs, int64_t num_grad_outputs,
+                    DLManagedTensor **grads, int64_t num_grads) {
   m->error[0] = '\0';
   for (int64_t g = 0; grads && g < num_grads; ++g)
     grads[g] = NULL;
@@ -342,6 +339,21 @@ TGC_EXPORT int tgc_model_backward(tgc_model *m, DLTensor *const *grad_outputs,
   release_backward(m);
   tgc_saved_drop_pending(m);
   return 0;
+}
+
+TGC_EXPORT int tgc_model_backward(tgc_model *m, DLTensor *const *grad_outputs,
+                                  int64_t num_grad_outputs, DLManagedTensor **grads,
+                                  int64_t num_grads) {
+  if (!m)
+    return 1;
+  if (tgc_model_claim(m)) {
+    for (int64_t g = 0; grads && g < num_grads; ++g)
+      grads[g] = NULL;
+    return 1;
+  }
+  int rc = backward(m, grad_outputs, num_grad_outputs, grads, num_grads);
+  tgc_model_release(m);
+  return rc;
 }
 
 /*===--- Queries ----------------------------------------------------------===*/

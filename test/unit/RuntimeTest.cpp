@@ -168,6 +168,64 @@ TEST_CASE("A run computes outputs, updates buffers and writes back mutated "
     CHECK(f.xData[i] == xBefore[i] + (i < 4 ? 1.0f : 0.0f));
 }
 
+TEST_CASE("A call while another holds the instance is refused, with its own message",
+          "[runtime][threads]") {
+  TinyFixture f(2);
+  REQUIRE(f.run() == "");
+  // This thread holds the instance, as a long call would; another thread's calls on it
+  // are refused (outputs NULL, the refusal its own message), and the holder's message and
+  // state are untouched.
+  REQUIRE(tgc_model_claim(f.instance.model) == 0);
+  std::string runError, stateError;
+  int stateRc = 0;
+  std::thread other([&] {
+    runError = f.run();
+    int64_t value = -1;
+    std::vector<int64_t> shape;
+    DLTensor t = cpuTensor(&value, kI64, shape);
+    stateRc = tgc_model_get_state(f.instance.model, "count", &t);
+    stateError = tgc_model_last_error(f.instance.model);
+  });
+  other.join();
+  std::string inUse = "the instance is in use by another call (another thread's): an "
+                      "instance serves one call at a time; use one per thread";
+  CHECK(runError == inUse);
+  CHECK(stateRc == 1);
+  CHECK(stateError == inUse);
+  CHECK(std::string(tgc_model_last_error(f.instance.model)) == "");
+  tgc_model_release(f.instance.model);
+  // Free again: the next call runs, and clears the refusal.
+  REQUIRE(f.run() == "");
+  CHECK(f.count() == 2);
+}
+
+TEST_CASE("Separate instances of one model run at once from several threads",
+          "[runtime][threads]") {
+  // Each thread its own instance and inputs, many calls: every result is the one thread's
+  // alone (the ThreadSanitizer build, TGC_SANITIZE=thread, checks the runtime for races).
+  constexpr int kThreads = 4, kCalls = 200;
+  std::vector<std::string> errors(kThreads);
+  std::vector<int64_t> counts(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      TinyFixture f(1 + t);
+      for (int call = 0; call < kCalls && errors[size_t(t)].empty(); ++call) {
+        f.yData.assign(f.yData.size(), float(t));
+        errors[size_t(t)] = f.run();
+        if (errors[size_t(t)].empty() && f.instance.output(1)[0] != float(t))
+          errors[size_t(t)] = "a result of another thread's inputs";
+      }
+      counts[size_t(t)] = f.count();
+    });
+  for (std::thread &thread : threads)
+    thread.join();
+  for (int t = 0; t < kThreads; ++t) {
+    CHECK(errors[size_t(t)] == "");
+    CHECK(counts[size_t(t)] == kCalls);
+  }
+}
+
 TEST_CASE("Outputs are contiguous, 64-byte aligned CPU tensors with shapes "
           "and strides",
           "[runtime]") {

@@ -85,7 +85,8 @@ TGC_EXPORT const char *tgc_model_output_name(const tgc_model *m, int64_t i);
  *  callers that share inputs need to know. */
 TGC_EXPORT int tgc_model_input_is_mutated(const tgc_model *m, int64_t i);
 
-/** Runs the forward entry. `inputs` holds num_inputs CPU tensors (strided is
+/** Runs the forward entry (one call at a time per instance: a call while another
+ *  holds the instance fails, docs/abi.md). `inputs` holds num_inputs CPU tensors (strided is
  *  fine); `outputs` receives num_outputs new contiguous tensors, each freed
  *  by the caller with out->deleter(out). Mutated buffers are updated in the
  *  instance; mutated user inputs are written back into the caller's tensors.
