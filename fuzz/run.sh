@@ -3,6 +3,7 @@
 # build-fuzz/) and runs each for SECONDS (default 30) from a corpus made of the test
 # fixtures and tgc-fuzz-seeds' seeds; a crash, a sanitizer report, a leak or a hang
 # (an input over 20 s) fails the run and leaves the input under <build>/fuzz/artifacts/.
+# The mutations follow TGC_FUZZ_SEED (default 1), so a run is repeatable on one machine.
 # Usage: fuzz/run.sh [SECONDS] [HARNESS...]   (docs/fuzzing.md)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -42,7 +43,7 @@ for harness in "${HARNESSES[@]}"; do
   log="$BUILD/fuzz/$harness.log"
   echo "fuzz: $harness for ${SECONDS_EACH}s"
   if ! "$BUILD/fuzz/tgc-fuzz-$harness" "$corpus/$harness" -max_total_time="$SECONDS_EACH" \
-      -timeout=20 -rss_limit_mb=4096 -print_final_stats=1 \
+      -seed="${TGC_FUZZ_SEED:-1}" -timeout=20 -rss_limit_mb=4096 -print_final_stats=1 \
       -artifact_prefix="$BUILD/fuzz/artifacts/$harness-" > "$log" 2>&1; then
     echo "fuzz: $harness FAILED (log: $log)"
     grep -E "ERROR|SUMMARY|Test unit written" "$log" | head -20 || true

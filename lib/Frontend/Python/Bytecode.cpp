@@ -306,6 +306,20 @@ llvm::Expected<DecodedCode> tgc::py::decode(CodeRef code) {
     return makeError(*code, llvm::formatv("Python 3.{0} bytecode is not supported (tgc reads "
                                           "3.{1} to 3.{2})",
                                           minor, kOldestPythonMinor, kNewestPythonMinor));
+  // The parameters are the first local slots; the interpreter binds arguments to them.
+  size_t parameters = size_t(std::max(code->argCount, 0)) +
+                      size_t(std::max(code->kwOnlyArgCount, 0)) + ((code->flags & kVarArgs) != 0) +
+                      ((code->flags & kVarKeywords) != 0);
+  if (code->argCount < 0 || code->posOnlyArgCount < 0 || code->kwOnlyArgCount < 0 ||
+      code->stackSize < 0 || code->posOnlyArgCount > code->argCount ||
+      parameters > code->localsPlusNames.size() ||
+      code->localsPlusKinds.size() != code->localsPlusNames.size())
+    return makeError(*code, llvm::formatv("a malformed code object: {0} parameters ({1} "
+                                          "positional, {2} positional-only, {3} keyword-only) "
+                                          "for {4} local slots with {5} kinds",
+                                          parameters, code->argCount, code->posOnlyArgCount,
+                                          code->kwOnlyArgCount, code->localsPlusNames.size(),
+                                          code->localsPlusKinds.size()));
   const std::vector<uint8_t> &bytes = code->code;
   size_t numUnits = bytes.size() / 2;
   auto lines = code->decodeLineTable();

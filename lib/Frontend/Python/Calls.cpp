@@ -5,6 +5,7 @@
 #include "TorchFunctions.h"
 #include "tgc/Dialect/Attributes.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringSwitch.h"
 
 using namespace mlir;
@@ -20,6 +21,14 @@ using H = HeapObject::Kind;
 //===----------------------------------------------------------------------===//
 
 FailureOr<Var> Interpreter::call(Var callable, CallArguments arguments, Location loc) {
+  // Frames nest at most kMaxDepth deep, each with a few nested calls; more is a callable
+  // that resolves to itself (a staticmethod wrapping itself in a malformed trace).
+  static constexpr unsigned kMaxCallNesting = 1024;
+  if (callNesting >= kMaxCallNesting)
+    return error(loc) << describe(heap, callable) << " resolves to more than " << kMaxCallNesting
+                      << " nested calls (a callable that calls itself?)";
+  ++callNesting;
+  llvm::scope_exit nested([&] { --callNesting; });
   switch (callable->kind) {
   case K::Method: {
     arguments.positional.insert(arguments.positional.begin(), callable->items[1]);

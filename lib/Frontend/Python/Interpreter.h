@@ -527,6 +527,10 @@ private:
   std::map<std::string, ObjectId> globalsByModule;
   std::vector<SymbolRange> symbolRanges;
   unsigned depth = 0;
+  /// Nested `call`s: what resolving a callable (a method, a staticmethod, a partial) adds
+  /// to the frames, bounded so that one that resolves to itself is an error, not a stack
+  /// overflow.
+  unsigned callNesting = 0;
   Var entryCallable;
   /// Names of the template functions traced so far, for unique symbols.
   llvm::StringMap<unsigned> templateNames;

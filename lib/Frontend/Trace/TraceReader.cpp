@@ -196,6 +196,13 @@ FailureOr<TensorMeta> TraceReader::parseTensorMeta(const Json &tensor, const Jso
     meta.device = DeviceAttr::get(ctx, type, ordinal);
   }
   meta.requiresGrad = tensor.value("requires_grad", false);
+  // Metadata no tensor type admits (a negative size, strides of another rank) is a
+  // malformed header, not a type to build.
+  auto emit = [&] { return emitError(fileLoc) << "malformed tensor metadata: "; };
+  if (failed(RefTensorType::verify(emit, meta.sizes, meta.dtype, meta.strides, meta.storageOffset,
+                                   llvm::dyn_cast_or_null<DeviceAttr>(meta.device),
+                                   meta.requiresGrad)))
+    return failure();
   return meta;
 }
 
