@@ -134,6 +134,10 @@ static LogicalResult makeFunction(ExecutionStep &step) {
   Frame &frame = step.frame;
   uint32_t arg = step.arg();
   Var codeVar = frame.pop();
+  if (!codeVar->is(Variable::Kind::Code) || !codeVar->code)
+    return step.error() << "malformed bytecode: MAKE_FUNCTION of a value that is not a code "
+                           "object ("
+                        << describe(step.interpreter.getHeap(), codeVar) << ")";
   HeapObject function;
   function.kind = HeapObject::Kind::Function;
   function.code = codeVar->code;
