@@ -126,11 +126,16 @@ struct MaxPoolLowering : TgcLoweringPattern<MaxPool2dOp> {
         poolMaps(rewriter.getContext(), w, inits.size()), poolIterators(),
         [&](OpBuilder &b, Location l, ValueRange args) {
           Value x = args[0], best = args[2];
-          // Larger, or NaN (max pooling propagates NaN), replaces the running maximum.
-          Value take =
-              llvm::isa<FloatType>(element)
-                  ? arith::CmpFOp::create(b, l, arith::CmpFPredicate::UGT, x, best).getResult()
-                  : arith::CmpIOp::create(b, l, arith::CmpIPredicate::sgt, x, best).getResult();
+          // Larger, or NaN, replaces the running maximum, as ATen's `val > max ||
+          // isnan(val)`: a NaN stays once taken (a later value compares unordered with
+          // it, not greater), and the index is the last NaN's.
+          Value take;
+          if (llvm::isa<FloatType>(element))
+            take = arith::OrIOp::create(
+                b, l, arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT, x, best),
+                arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO, x, x));
+          else
+            take = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sgt, x, best);
           SmallVector<Value> yields = {arith::SelectOp::create(b, l, take, x, best)};
           if (withIndices) {
             auto idx = [&](unsigned d) { return linalg::IndexOp::create(b, l, d).getResult(); };
@@ -243,7 +248,7 @@ struct MaxPoolBackwardLowering : TgcLoweringPattern<MaxPool2dBackwardOp> {
     Value result = windowGather(
         rewriter, op.getLoc(), *init, pw->window, pw->output,
         [&](OpBuilder &b, Location l, const WindowPosition &pos) -> Value {
-          ValueRange at = {pos.n, pos.c, pos.oh, pos.ow};
+          SmallVector<Value, 4> at = {pos.n, pos.c, pos.oh, pos.ow};
           Value argmax = tensor::ExtractOp::create(b, l, indices, at);
           Value flat = arith::AddIOp::create(
               b, l, arith::MulIOp::create(b, l, pos.h, arith::ConstantIndexOp::create(b, l, width)),

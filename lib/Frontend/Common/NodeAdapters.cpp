@@ -279,6 +279,13 @@ static LogicalResult seluConstants(AdapterCall &call) {
   return success();
 }
 
+/// relu6(x): hardtanh between 0 and 6, as ATen defines it.
+static LogicalResult relu6Bounds(AdapterCall &call) {
+  call.attributes.set("min_val", FloatAttr::get(Float64Type::get(call.ctx), 0.0));
+  call.attributes.set("max_val", FloatAttr::get(Float64Type::get(call.ctx), 6.0));
+  return success();
+}
+
 /// celu(x, alpha): elu whose input scale is 1 / alpha.
 static LogicalResult celuInputScale(AdapterCall &call) {
   const AtenValue *alpha = findArgument(call.arguments, "alpha");
@@ -544,6 +551,7 @@ static const NodeAdapter kNodeAdapters[] = {
     {"aten.movedim.intlist", "tgc.permute", movedimAsPermute},
     {"aten.selu.default", "tgc.elu", seluConstants},
     {"aten.celu.default", "tgc.elu", celuInputScale},
+    {"aten.relu6.default", "tgc.hardtanh", relu6Bounds},
     {"aten.floor_divide.default", "tgc.div", floorRounding},
     {"aten.floor_divide.Scalar", "tgc.div", floorRounding},
     {"aten._grouped_mm.default", "", groupedMmOperands},
