@@ -16,12 +16,35 @@ config.substitutions.append(("%zoo", os.path.join(config.tgc_src_root, "test", "
 # The package test (test/install) installs the build and builds examples/cmake with it.
 config.substitutions.append(("%tgc_src_root", config.tgc_src_root))
 config.substitutions.append(("%tgc_obj_root", config.tgc_obj_root))
-config.substitutions.append(("%cc", config.tgc_c_compiler))
+# A sanitizer build (TGC_SANITIZE, docs/fuzzing.md): a C program linked with a model.so
+# links the sanitizers' shared runtime as tgc's executables do, and Python, which did
+# not, preloads it (for model.so and libtgc_runner.so) and passes it on to the tools it
+# starts. Python's own allocations live to its exit: no leak check there.
+_python_prefix = ""
+if config.tgc_sanitize:
+    _sanitizer_dir = os.path.dirname(config.tgc_sanitizer_runtime)
+    config.substitutions.append(("%cc", "%s -fsanitize=%s -shared-libsan -Wl,-rpath,%s" % (
+        config.tgc_c_compiler, config.tgc_sanitize, _sanitizer_dir)))
+    _python_prefix = ("env LD_PRELOAD=%s ASAN_OPTIONS=detect_leaks=0:allow_user_poisoning=0:"
+                      "allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1 "
+                      % config.tgc_sanitizer_runtime)
+else:
+    config.substitutions.append(("%cc", config.tgc_c_compiler))
+    # ThreadSanitizer programs (a build instrumented for ASan cannot link them): the C
+    # compiler is clang with its TSan runtime.
+    import subprocess as _subprocess
+    _tsan = _subprocess.run([config.tgc_c_compiler, "-print-file-name=libclang_rt.tsan-x86_64.a"],
+                            capture_output=True, text=True).stdout.strip()
+    if os.path.isabs(_tsan) and os.path.exists(_tsan):
+        config.available_features.add("tsan")
 
 # FileCheck variables are local to their CHECK-LABEL block unless named `$X`.
 config.environment["FILECHECK_OPTS"] = "--enable-var-scope"
 
 llvm_config.use_default_substitutions()
+if _python_prefix:
+    config.substitutions = [(key, _python_prefix + value if key == "%python" else value)
+                            for key, value in config.substitutions]
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(["tgc-opt", "tgc", "safetensors-compare"], [config.tgc_tools_dir])
 
@@ -41,7 +64,7 @@ if _torch_python and os.path.exists(_torch_python) and subprocess.run(
         [_torch_python, "-c", "import torch"], stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL).returncode == 0:
     config.available_features.add("torch")
-    config.substitutions.append(("%torch-python", _torch_python))
+    config.substitutions.append(("%torch-python", _python_prefix + _torch_python))
     # `pip install` of the Python package without build isolation (no network) needs
     # its build backend there (scripts/setup.sh --with-torch installs it).
     if subprocess.run([_torch_python, "-c", "import hatchling"], stdout=subprocess.DEVNULL,
@@ -58,4 +81,4 @@ for _minor in ("311", "313"):
             [_python, "-c", "import sys, torch; assert sys.version_info[:2] == (3, %s)"
              % _minor[1:]], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0:
         config.available_features.add("torch-py" + _minor)
-        config.substitutions.append(("%torch" + _minor + "-python", _python))
+        config.substitutions.append(("%torch" + _minor + "-python", _python_prefix + _python))

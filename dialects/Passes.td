@@ -308,6 +308,25 @@ def PlanMemoryPass : Pass<"tgc-plan-memory", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect"];
 }
 
+def GenerateGemmsPass : Pass<"tgc-generate-gemms", "::mlir::ModuleOp"> {
+  let summary = "GEMMs as generated loops, the same bits on every host";
+  let description = [{
+    Instead of convert-linalg-to-blas (`tgc compile --gemm=generated`, the default of a
+    portable `--cpu`; docs/kernels.md): contractions on buffers whose last loop is their
+    one reduction and whose loop before it is the output's innermost dimension
+    (`linalg.matmul`, `linalg.batch_matmul`, their transposed forms) become
+    `linalg.generic`, each in a `tgc.kernel` function of its own when it is in an entry
+    (kernels are what code generation optimizes). When every input runs along the
+    reduction (`A[i, k] @ B[j, k]`) each output element is a dot product, which
+    tgc-lower-reductions turns into vector code; otherwise the two loops are swapped, so
+    the innermost loop updates a row of the output from a row of B. Either way the order
+    of every sum is fixed by the code compiled for the named CPU, so it gives the same
+    bits on every machine that runs it, which a library whose kernels the host picks
+    (OpenBLAS, oneDNN) does not.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def ConvertLinalgToBlasPass : Pass<"convert-linalg-to-blas", "::mlir::ModuleOp"> {
   let summary = "Call the runtime's BLAS GEMM for f32/f64 matmuls on buffers";
   let description = [{

@@ -12,15 +12,10 @@ shift || true
 BUILD="${TGC_FUZZ_BUILD_DIR:-build-fuzz}"
 HARNESSES=("$@")
 if [ "${#HARNESSES[@]}" -eq 0 ]; then
-  HARNESSES=(pt2 trace safetensors signature program-json model-run)
+  HARNESSES=(pt2 trace safetensors signature program-json model-run compiled-run)
 fi
 
-if [ ! -f "$BUILD/build.ninja" ]; then
-  # -O1 with assertions: a quicker build, and a failed assertion is a finding too.
-  cmake -G Ninja -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_C_FLAGS_RELEASE=-O1 -DCMAKE_CXX_FLAGS_RELEASE=-O1 \
-    -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 -DTGC_FUZZ=ON
-fi
+bash scripts/configure-sanitize.sh "$BUILD"
 ninja -C "$BUILD" tgc-fuzzers
 
 # Corpora: the fixtures of each format (small ones), and the generated seeds.
@@ -34,7 +29,7 @@ seed() { # seed HARNESS EXTENSION MAX_KIB
 seed pt2 pt2 256
 seed trace trace 64
 seed safetensors safetensors 16
-mkdir -p "$corpus/signature" "$corpus/program-json" "$corpus/model-run"
+mkdir -p "$corpus/signature" "$corpus/program-json" "$corpus/model-run" "$corpus/compiled-run"
 ASAN_OPTIONS=detect_leaks=0 "$BUILD/fuzz/tgc-fuzz-seeds" "$BUILD/fuzz/tiny/tiny.json" \
   "$corpus/signature" "$corpus/program-json"
 

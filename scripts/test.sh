@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up and builds tgc (scripts/setup.sh), then runs every test: the Catch2 unit
 # tests and the lit suite (dialect, passes, readers, CLI, numerics against PyTorch,
-# tgc.load and the capture tests against live PyTorch in .venv).
+# tgc.load and the capture tests against live PyTorch in .venv), in the normal build and
+# again in the sanitizer build, then the fuzzers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Every test includes those that call PyTorch: the setup makes .venv with it.
@@ -10,6 +11,9 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh --with-torch --with-pythons
 BUILD_DIR="${TGC_BUILD_DIR:-build}"
 ctest --test-dir "$BUILD_DIR" --output-on-failure -j2
-# The libFuzzer harnesses (docs/fuzzing.md): their instrumented build (build-fuzz/), then
-# 30 s each from the fixtures' corpus; a crash or sanitizer report fails the run.
+# The same tests under AddressSanitizer and UndefinedBehaviorSanitizer (docs/fuzzing.md):
+# the instrumented build (build-fuzz/) and ctest there.
+bash scripts/test-sanitize.sh
+# The libFuzzer harnesses of that build: 30 s each from the fixtures' corpus; a crash or
+# sanitizer report fails the run.
 bash fuzz/run.sh 30

@@ -132,13 +132,16 @@ static void populateBufferize(OpPassManager &pm) {
   bufferization::buildBufferDeallocationPipeline(pm, dealloc);
 }
 
-/// The entries get their C interface; GEMMs to OpenBLAS, the rest to loops, then the
-/// LLVM dialect: what Target translates into model.so.
+/// The entries get their C interface; GEMMs to OpenBLAS/oneDNN (or generated loops), the
+/// rest to loops, then the LLVM dialect: what Target translates into model.so.
 static void populateLLVM(OpPassManager &pm, const PipelineOptions &options) {
   pm.addPass(createFinalizeEntriesPass());
   // Tiled kernels (an scf.forall over tiles) run their tiles on threads.
   pm.addPass(createForallToParallelLoopPass());
-  pm.addPass(createConvertLinalgToBlasPass());
+  if (options.libraryGemm)
+    pm.addPass(createConvertLinalgToBlasPass());
+  else
+    pm.addPass(createGenerateGemmsPass());
   // Reductions along the innermost loop as vector code, the others as loops that
   // carry their accumulators.
   LowerReductionsPassOptions reductions;

@@ -231,6 +231,17 @@ bool tgc_dltensor_is_contiguous(const DLTensor *t);
 /* Address of element 0 of `t` (data + byte_offset). */
 char *tgc_dltensor_base(const DLTensor *t);
 
+/* The memory `t`'s elements (elem_size bytes each) reach: [*lo, *hi) as
+ * addresses, empty (*lo == *hi) when it has no elements. False when a stride
+ * times a size, their sum or the address overflows: no tensor in memory has
+ * such strides. The shape must have been checked (sizes >= 0). */
+bool tgc_dltensor_extent(const DLTensor *t, size_t elem_size, uintptr_t *lo, uintptr_t *hi);
+
+/* True when two elements of `t` may be one location in memory: a stride 0 (or
+ * strides that do not nest) in a dimension of size > 1. False for any layout
+ * in which every element has its own location, and for empty tensors. */
+bool tgc_dltensor_may_overlap_itself(const DLTensor *t);
+
 /* Copies an array of `sizes` from src to dst, each with its own strides in
  * elements (NULL: row-major). Contiguous inner runs are copied with memmove. */
 void tgc_copy_strided(char *dst, const int64_t *dst_strides, const char *src,

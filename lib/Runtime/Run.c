@@ -186,7 +186,61 @@ static int check_input_tensor(tgc_model *m, uint32_t i, const DLTensor *t) {
     tgc_message_append(&msg, "the data pointer is NULL");
     return 1;
   }
+  uintptr_t lo, hi;
+  if (!tgc_dltensor_extent(t, tgc_dtype_size(a->dtype), &lo, &hi)) {
+    tgc_message_append(&msg, "its strides and byte offset reach outside the address space");
+    return 1;
+  }
   m->error[0] = '\0';
+  return 0;
+}
+
+/* Whether the call writes user input i: a forward mutation, or with `keep`
+ * (run_train) a backward one. */
+static bool input_written(const tgc_model *m, uint32_t i, bool keep) {
+  return m->input_mutation[i] >= 0 ||
+         (keep && m->train.input_mutation && m->train.input_mutation[i] >= 0);
+}
+
+/* An input the model writes must not share memory with itself or another
+ * input: the compiled program reads every input as it was at the call (eager
+ * would see the write through the other name), so such a call is refused
+ * rather than computed differently from eager. Inputs that are only read may
+ * overlap freely. The checked extents are conservative: tensors whose bytes
+ * interleave without sharing an element are refused too. */
+static int check_written_inputs(tgc_model *m, DLTensor *const *inputs, bool keep) {
+  for (uint32_t i = 0; i < m->num_inputs; ++i) {
+    if (!input_written(m, i, keep))
+      continue;
+    const DLTensor *t = inputs[i];
+    size_t elem = tgc_dtype_size(input_sig(m, i)->dtype);
+    uintptr_t lo, hi;
+    tgc_dltensor_extent(t, elem, &lo, &hi); /* checked by check_input_tensor */
+    if (lo == hi)
+      continue;
+    tgc_message msg;
+    if (tgc_dltensor_may_overlap_itself(t)) {
+      begin_input_error(m, i, &msg);
+      tgc_message_append(&msg, "the model writes to it, and its strides make elements share memory "
+                               "(a stride of 0, as from expand); pass a tensor whose elements are "
+                               "distinct (e.g. a clone)");
+      return 1;
+    }
+    for (uint32_t j = 0; j < m->num_inputs; ++j) {
+      uintptr_t other_lo, other_hi;
+      if (j == i ||
+          !tgc_dltensor_extent(inputs[j], tgc_dtype_size(input_sig(m, j)->dtype), &other_lo,
+                               &other_hi) ||
+          other_lo == other_hi || other_hi <= lo || hi <= other_lo)
+        continue;
+      begin_input_error(m, i, &msg);
+      tgc_message_append(&msg,
+                         "the model writes to it, and it shares memory with input '%s' (#%" PRIu32
+                         "); pass separate tensors (e.g. a clone of one)",
+                         input_sig(m, j)->name, j);
+      return 1;
+    }
+  }
   return 0;
 }
 
@@ -416,7 +470,8 @@ static int run_forward(tgc_model *m, DLTensor *const *inputs, int64_t num_inputs
   m->error[0] = '\0';
   for (int64_t k = 0; outputs && k < num_outputs; ++k)
     outputs[k] = NULL;
-  if (check_run_arguments(m, inputs, num_inputs, outputs, num_outputs) || bind_symbols(m, inputs) ||
+  if (check_run_arguments(m, inputs, num_inputs, outputs, num_outputs) ||
+      check_written_inputs(m, inputs, keep) || bind_symbols(m, inputs) ||
       check_input_sizes(m, inputs))
     return 1;
   for (uint32_t r = 0; r < m->sig.num_results; ++r)

@@ -108,6 +108,69 @@ bool tgc_dltensor_is_contiguous(const DLTensor *t) {
 
 char *tgc_dltensor_base(const DLTensor *t) { return (char *)t->data + t->byte_offset; }
 
+bool tgc_dltensor_extent(const DLTensor *t, size_t elem_size, uintptr_t *lo, uintptr_t *hi) {
+  /* Offsets in elements of the first and last element from element 0. */
+  int64_t low = 0, high = 0, dense = 1;
+  for (int d = t->ndim; d-- > 0;) {
+    int64_t size = t->shape[d];
+    if (size == 0) {
+      *lo = *hi = (uintptr_t)t->data;
+      return true;
+    }
+    int64_t stride = t->strides ? t->strides[d] : dense, reach;
+    if (__builtin_mul_overflow(stride, size - 1, &reach) ||
+        __builtin_add_overflow(reach < 0 ? low : high, reach, reach < 0 ? &low : &high))
+      return false;
+    if (!t->strides && __builtin_mul_overflow(dense, size, &dense))
+      return false;
+  }
+  /* In bytes, from the base address, with its last element's bytes. */
+  int64_t low_bytes, high_bytes;
+  uintptr_t base;
+  if (__builtin_mul_overflow(low, (int64_t)elem_size, &low_bytes) ||
+      __builtin_mul_overflow(high, (int64_t)elem_size, &high_bytes) ||
+      __builtin_add_overflow(high_bytes, (int64_t)elem_size, &high_bytes) ||
+      __builtin_add_overflow((uintptr_t)t->data, t->byte_offset, &base) ||
+      __builtin_add_overflow(base, low_bytes, lo) || __builtin_add_overflow(base, high_bytes, hi))
+    return false;
+  return true;
+}
+
+bool tgc_dltensor_may_overlap_itself(const DLTensor *t) {
+  if (!t->strides)
+    return false;
+  /* The dimensions of size > 1 by |stride|: each must step past everything
+   * the smaller ones reach, or two index tuples may meet. */
+  uint64_t strides[TGC_MAX_RANK], sizes[TGC_MAX_RANK];
+  int n = 0;
+  for (int d = 0; d < t->ndim; ++d) {
+    if (t->shape[d] == 0)
+      return false;
+    if (t->shape[d] == 1)
+      continue;
+    if (n == TGC_MAX_RANK) /* more than 2^64 elements: not a tensor in memory */
+      return true;
+    uint64_t stride = t->strides[d] < 0 ? 0 - (uint64_t)t->strides[d] : (uint64_t)t->strides[d];
+    int k = n++;
+    for (; k > 0 && strides[k - 1] > stride; --k) {
+      strides[k] = strides[k - 1];
+      sizes[k] = sizes[k - 1];
+    }
+    strides[k] = stride;
+    sizes[k] = (uint64_t)t->shape[d];
+  }
+  uint64_t reach = 0; /* the largest offset the smaller dimensions reach */
+  for (int k = 0; k < n; ++k) {
+    if (strides[k] <= reach)
+      return true;
+    uint64_t extent;
+    if (__builtin_mul_overflow(strides[k], sizes[k] - 1, &extent) ||
+        __builtin_add_overflow(reach, extent, &reach))
+      return true;
+  }
+  return false;
+}
+
 /*===--- Strided copy -----------------------------------------------------===*/
 
 /* A copy problem with unit dimensions dropped and mergeable neighbours

@@ -101,11 +101,13 @@ static FailureOr<ModelSignature> compileModel(ModuleOp module, const ArtifactOpt
 }
 
 /// `json` (model.json's text) with the CPU its code was generated for: "target" holds the
-/// triple, the CPU name and the features the code may use.
-static std::string withTarget(StringRef json, const CpuTarget &target) {
+/// triple, the CPU name, the features the code may use and how it computes GEMMs.
+static std::string withTarget(StringRef json, const CpuTarget &target, StringRef gemm) {
   nlohmann::ordered_json root = nlohmann::ordered_json::parse(json.str());
-  root["target"] = {
-      {"triple", target.triple}, {"cpu", target.cpu}, {"features", target.enabledFeatures}};
+  root["target"] = {{"triple", target.triple},
+                    {"cpu", target.cpu},
+                    {"features", target.enabledFeatures},
+                    {"gemm", gemm.str()}};
   return root.dump(2) + "\n";
 }
 
@@ -154,7 +156,8 @@ LogicalResult tgc::emitArtifact(ModuleOp module, const ArtifactOptions &options)
   if (failed(signature))
     return failure();
   return finishArtifact(options, *target, objects, writeModelHeader(*signature),
-                        withTarget(writeSignatureJson(*signature), *target), module.getLoc());
+                        withTarget(writeSignatureJson(*signature), *target, options.gemm),
+                        module.getLoc());
 }
 
 LogicalResult tgc::emitProgramArtifact(ArrayRef<ModuleOp> graphs, const ArtifactOptions &options) {
@@ -180,6 +183,7 @@ LogicalResult tgc::emitProgramArtifact(ArrayRef<ModuleOp> graphs, const Artifact
   }
   return finishArtifact(
       options, *target, objects, writeProgramHeader(options.name, signatures),
-      withTarget(writeProgramSignatureJson(options.name, *programJson, signatures), *target),
+      withTarget(writeProgramSignatureJson(options.name, *programJson, signatures), *target,
+                 options.gemm),
       ModuleOp(graphs.front()).getLoc());
 }

@@ -24,8 +24,8 @@ static FailureOr<StringAttr> finalizeEntry(ModuleOp module, DictionaryAttr entri
   if (!func)
     return module.emitError() << "tgc.abi names the " << role << " entry @" << symbol.getValue()
                               << ", which the module does not define";
-  func.setAllArgAttrs(ArrayRef<DictionaryAttr>{});
-  func.setAllResultAttrs(ArrayRef<DictionaryAttr>{});
+  func.removeArgAttrsAttr();
+  func.removeResAttrsAttr();
   if (!name.empty())
     func.setSymName((name + "_" + role).str());
   func->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(), UnitAttr::get(func.getContext()));

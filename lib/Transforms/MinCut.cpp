@@ -1,6 +1,8 @@
 // A minimum vertex cut over a dataflow graph, with Boost.Graph's push-relabel max flow.
 #include "tgc/Transforms/MinCut.h"
 
+#include "llvm/ADT/ArrayRef.h"
+
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/push_relabel_max_flow.hpp>
 
@@ -71,27 +73,59 @@ struct SplitGraph {
 
 } // namespace
 
+/// The capacities the flow graph uses for `capacities` (kInfinite: never cut), and the one it
+/// uses for infinity: more than all finite ones together, so that no minimum cut takes an
+/// infinite edge, yet small enough that the flow out of the source (`sourceEdges` infinite
+/// edges, which push-relabel pushes and sums first) fits int64. Finite capacities whose total
+/// would not allow that are scaled down (rounding up, so none becomes free).
+static int64_t flowCapacities(llvm::ArrayRef<int64_t> capacities, size_t sourceEdges,
+                              llvm::SmallVectorImpl<int64_t> &scaled) {
+  const uint64_t limit = uint64_t(INT64_MAX) / (sourceEdges + 2);
+  unsigned __int128 total = 0;
+  for (int64_t capacity : capacities)
+    if (capacity < MinCutGraph::kInfinite)
+      total += uint64_t(capacity);
+  // Each capacity rounds up by less than 1, so the scaled total is below total/scale + count.
+  uint64_t scale = 1;
+  while (total / scale + capacities.size() + 1 > limit && scale < (uint64_t(1) << 62))
+    scale *= 2;
+  int64_t finite = 0;
+  for (int64_t capacity : capacities) {
+    int64_t value =
+        capacity >= MinCutGraph::kInfinite ? -1 : int64_t((uint64_t(capacity) + scale - 1) / scale);
+    scaled.push_back(value);
+    finite += std::max<int64_t>(value, 0);
+  }
+  int64_t infinite = finite + 1;
+  for (int64_t &value : scaled)
+    if (value < 0)
+      value = infinite;
+  return infinite;
+}
+
 std::optional<MinCutGraph::Cut> MinCutGraph::solve() const {
   unsigned numNodes = getNumNodes();
   SplitGraph split(numNodes);
   auto input = [](unsigned node) { return 2 * node; };
   auto output = [](unsigned node) { return 2 * node + 1; };
+  llvm::SmallVector<int64_t> scaled;
+  int64_t infinite = flowCapacities(capacities, sourceTies.size(), scaled);
   for (unsigned node = 0; node < numNodes; ++node)
-    split.addEdge(input(node), output(node), capacities[node]);
+    split.addEdge(input(node), output(node), scaled[node]);
   for (Use use : uses)
-    split.addEdge(output(use.producer), input(use.user), kInfinite);
+    split.addEdge(output(use.producer), input(use.user), infinite);
   for (unsigned node : sourceTies)
-    split.addEdge(split.source, input(node), kInfinite);
+    split.addEdge(split.source, input(node), infinite);
   for (unsigned node : inputSinkTies)
-    split.addEdge(input(node), split.sink, kInfinite);
+    split.addEdge(input(node), split.sink, infinite);
   for (unsigned node : outputSinkTies)
-    split.addEdge(output(node), split.sink, kInfinite);
+    split.addEdge(output(node), split.sink, infinite);
 
-  // Every cut is infinite when the sink is reachable through infinite edges alone; the max flow
-  // would overflow, so answer before running it.
+  // Every cut is infinite when the sink is reachable through infinite edges alone; answer
+  // before running the max flow.
   auto capacityMap = boost::get(boost::edge_capacity, split.graph);
   if (split.reachable(split.source,
-                      [&](auto edge) { return capacityMap[edge] >= kInfinite; })[split.sink])
+                      [&](auto edge) { return capacityMap[edge] >= infinite; })[split.sink])
     return std::nullopt;
 
   boost::push_relabel_max_flow(split.graph, split.source, split.sink);

@@ -8,11 +8,12 @@
 #      only (the app is relinked, its C file not recompiled);
 #   4. pkg-config: a model compiled by the installed tgc and a C program built with
 #      `pkg-config --cflags tgc`, once with model.so and once with a static archive.
-#     check_install.sh <build dir> <source dir> <C compiler>
+#     check_install.sh <build dir> <source dir> "<C compiler> [flags]"
+# (the flags: a sanitizer build's, which programs linked with a model.so need too)
 set -euo pipefail
 build="$1"
 src="$2"
-cc="$3"
+read -r -a cc <<< "$3"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
@@ -30,7 +31,8 @@ done
 # The example's sources are copied: its models come from a cache variable.
 cp -r "$src/examples/cmake" "$work/example"
 cp "$src/test/fixtures/mlp/core.pt2" "$src/test/fixtures/mlp/train.pt2" "$work/"
-cmake -S "$work/example" -B "$work/build" -G Ninja -DCMAKE_C_COMPILER="$cc" \
+cmake -S "$work/example" -B "$work/build" -G Ninja -DCMAKE_C_COMPILER="${cc[0]}" \
+  -DCMAKE_C_FLAGS="${cc[*]:1}" \
   -DCMAKE_PREFIX_PATH="$prefix" -DMODEL_DIR="$work" > "$work/configure.log" \
   || { cat "$work/configure.log"; exit 1; }
 ninja -C "$work/build" > "$work/build.log" || { cat "$work/build.log"; exit 1; }
@@ -49,12 +51,12 @@ ninja -C "$work/build" | sed -e 's/^\[[0-9/]*\] //' -e "s|$work|WORK|g"
 echo "pkg-config:"
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
 "$(pkg-config --variable=tgc tgc)" compile "$work/core.pt2" --name model -o "$work/model.so"
-"$cc" -std=c11 $(pkg-config --cflags tgc) -I "$work" "$src/examples/mlp/main.c" \
+"${cc[@]}" -std=c11 $(pkg-config --cflags tgc) -I "$work" "$src/examples/mlp/main.c" \
   "$work/model.so" -Wl,-rpath,"$work" -o "$work/mlp"
 "$work/mlp" | head -n 1
 mkdir "$work/static"
 "$(pkg-config --variable=tgc tgc)" compile "$work/core.pt2" --emit=static -o "$work/static/model.a"
-"$cc" -std=c11 $(pkg-config --cflags tgc) -I "$work/static" "$src/examples/mlp/main.c" \
+"${cc[@]}" -std=c11 $(pkg-config --cflags tgc) -I "$work/static" "$src/examples/mlp/main.c" \
   "$work/static/model.a" $(pkg-config --variable=static_libs tgc) -o "$work/mlp-static"
 echo "static: $(readelf -d "$work/mlp-static" | grep -c 'model' || true) references to a model library"
 "$work/mlp-static" | head -n 1

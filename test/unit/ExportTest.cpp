@@ -49,7 +49,8 @@ std::string floats(std::initializer_list<float> values) {
 
 std::vector<float> asFloats(const std::vector<char> &bytes) {
   std::vector<float> values(bytes.size() / sizeof(float));
-  std::memcpy(values.data(), bytes.data(), bytes.size());
+  if (!bytes.empty()) // an empty vector's data() may be NULL, which memcpy may not take
+    std::memcpy(values.data(), bytes.data(), bytes.size());
   return values;
 }
 

@@ -202,7 +202,8 @@ TEST_CASE("A call while another holds the instance is refused, with its own mess
 TEST_CASE("Separate instances of one model run at once from several threads",
           "[runtime][threads]") {
   // Each thread its own instance and inputs, many calls: every result is the one thread's
-  // alone (the ThreadSanitizer build, TGC_SANITIZE=thread, checks the runtime for races).
+  // alone (test/Runtime/threads-tsan.test runs a compiled model this way under
+  // ThreadSanitizer).
   constexpr int kThreads = 4, kCalls = 200;
   std::vector<std::string> errors(kThreads);
   std::vector<int64_t> counts(kThreads);
@@ -386,6 +387,91 @@ TEST_CASE("Dimensions of size zero or one take any stride", "[runtime]") {
   f.x.strides = strides.data();
   REQUIRE(f.run() == "");
   CHECK(f.instance.output(0)[0] == 0 + kTinyW[0] + 10 + kTinyBias);
+}
+
+TEST_CASE("Inputs that are only read may repeat elements, run backwards or alias", "[runtime]") {
+  TinyFixture f(3);
+  // y = [20, 20, 20]: one element, stride 0 (torch's expand).
+  std::vector<float> one = {20};
+  std::vector<int64_t> broadcast = {0};
+  f.y = cpuTensor(one.data(), kF32, f.yShape, broadcast.data());
+  REQUIRE(f.run() == "");
+  for (int i = 0; i < 3; ++i)
+    CHECK(f.instance.output(0)[4 * i + 1] == 2 * float(4 * i + 1) + kTinyW[1] + 20 + kTinyBias);
+
+  // y = [30, 20, 10], read backwards from its last element.
+  std::vector<float> forwards = {10, 20, 30};
+  std::vector<int64_t> backwards = {-1};
+  f.y = cpuTensor(forwards.data() + 2, kF32, f.yShape, backwards.data());
+  // x's columns reversed (negative stride): x is written back through them.
+  std::vector<float> xStorage(12);
+  for (size_t i = 0; i < xStorage.size(); ++i)
+    xStorage[i] = float(i);
+  std::vector<int64_t> xStrides = {4, -1};
+  f.x = cpuTensor(xStorage.data() + 3, kF32, f.xShape, xStrides.data());
+  REQUIRE(f.run() == "");
+  CHECK(tiny_descriptor_problems() == 0);
+  // Logical x[0] = [3, 2, 1, 0], y[0] = 30.
+  CHECK(f.instance.output(0)[0] == 2 * 3.0f + kTinyW[0] + 30 + kTinyBias);
+  CHECK(f.instance.output(0)[3] == 0.0f + kTinyW[3] + 30 + kTinyBias);
+  CHECK(f.instance.output(1)[0] == 30.0f);
+  CHECK(f.instance.output(1)[2] == 10.0f);
+  // x[0, :] += 1 landed on storage 0..3, the rest untouched.
+  CHECK(xStorage == std::vector<float>{1, 2, 3, 4, 4, 5, 6, 7, 8, 9, 10, 11});
+  CHECK(forwards == std::vector<float>{10, 20, 30});
+}
+
+TEST_CASE("An input the model writes may not share memory with itself or another input",
+          "[runtime]") {
+  TinyFixture f(2);
+  std::vector<float> before = f.xData;
+  // x (written: x[0, :] += 1) with its rows one memory (stride 0, torch's expand):
+  // eager's in-place add refuses it too.
+  std::vector<int64_t> rowsShared = {0, 1};
+  f.x.strides = rowsShared.data();
+  CHECK(f.run() == "input 'x' (#0): the model writes to it, and its strides make elements "
+                   "share memory (a stride of 0, as from expand); pass a tensor whose elements "
+                   "are distinct (e.g. a clone)");
+  // Strides that let two index pairs meet (x[0, 2] and x[1, 0]).
+  std::vector<int64_t> interleaved = {2, 1};
+  f.x.strides = interleaved.data();
+  CHECK(f.run().find("its strides make elements share memory") != std::string::npos);
+
+  // y is x's own memory: eager would read y after the write to x, the compiled
+  // program reads the value at the call.
+  f.x.strides = nullptr;
+  f.y = cpuTensor(f.xData.data() + 4, kF32, f.yShape);
+  CHECK(f.run() == "input 'x' (#0): the model writes to it, and it shares memory with input "
+                   "'y' (#1); pass separate tensors (e.g. a clone of one)");
+  CHECK(f.xData == before);
+  CHECK(f.count() == 0);
+
+  // Memory just past x is not x's.
+  std::vector<float> both(10, 1.0f);
+  f.x = cpuTensor(both.data(), kF32, f.xShape);
+  f.y = cpuTensor(both.data() + 8, kF32, f.yShape);
+  CHECK(f.run() == "");
+  // An empty tensor shares no memory.
+  TinyFixture empty(1);
+  std::vector<int64_t> noRows = {0, 4};
+  empty.x = cpuTensor(empty.xData.data(), kF32, noRows);
+  empty.y = cpuTensor(empty.xData.data(), kF32, empty.yShape);
+  CHECK(empty.run().find("shares memory") == std::string::npos);
+}
+
+TEST_CASE("Strides whose extent overflows the address space are rejected", "[runtime]") {
+  TinyFixture f(3);
+  std::vector<int64_t> huge = {INT64_MAX / 2, 1};
+  f.x.strides = huge.data();
+  CHECK(f.run() == "input 'x' (#0): its strides and byte offset reach outside the address space");
+  std::vector<int64_t> hugeNegative = {INT64_MIN / 4, 1};
+  f.x.strides = hugeNegative.data();
+  CHECK(f.run() == "input 'x' (#0): its strides and byte offset reach outside the address space");
+  // Elements in range, but bytes past the end of memory.
+  f.x.strides = nullptr;
+  f.x.byte_offset = UINT64_MAX - 8;
+  CHECK(f.run() == "input 'x' (#0): its strides and byte offset reach outside the address space");
+  CHECK(f.count() == 0);
 }
 
 //===----------------------------------------------------------------------===//

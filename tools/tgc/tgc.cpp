@@ -39,6 +39,9 @@ struct CompileOptions {
   std::string startAfter = "capture";
   std::string name;
   std::string cpu = "native";
+  /// How GEMMs are computed: "library", "generated", or "auto" (library for native code,
+  /// generated for a portable --cpu).
+  std::string gemm = "auto";
   bool train = false;
   bool report = false;
   bool allowGraphBreaks = false;
@@ -132,6 +135,15 @@ static std::string modelName(const CompileOptions &options) {
 
 /// The pipeline `tgc compile` runs: from after `startAfter` to `phase` (llvm for a
 /// library, whose artifact is then only translated, emitted and linked).
+/// Whether GEMMs call OpenBLAS/oneDNN (`--gemm`): by default for code for this machine;
+/// a portable build generates them, so that its results are the same bits on every
+/// machine that runs it (docs/kernels.md).
+static bool usesLibraryGemm(const CompileOptions &options) {
+  if (options.gemm == "auto")
+    return options.cpu == "native";
+  return options.gemm == "library";
+}
+
 static tgc::PipelineOptions pipelineOptions(const CompileOptions &options, tgc::Phase phase,
                                             tgc::Phase startAfter) {
   tgc::PipelineOptions pipeline;
@@ -141,6 +153,7 @@ static tgc::PipelineOptions pipelineOptions(const CompileOptions &options, tgc::
   pipeline.activationBudget = options.activationBudget;
   pipeline.packSaved = options.packSaved;
   pipeline.modelName = modelName(options);
+  pipeline.libraryGemm = usesLibraryGemm(options);
   return pipeline;
 }
 
@@ -158,6 +171,7 @@ static tgc::ArtifactOptions artifactOptions(const CompileOptions &options) {
   artifact.kind = archive ? tgc::LibraryKind::Static : tgc::LibraryKind::Shared;
   artifact.name = modelName(options);
   artifact.cpu = options.cpu;
+  artifact.gemm = usesLibraryGemm(options) ? "library" : "generated";
   if (options.report)
     artifact.report = &llvm::outs();
   return artifact;
@@ -401,6 +415,13 @@ int main(int argc, char **argv) {
                          "its vector units) or an LLVM CPU name for a portable build "
                          "(x86-64-v2, x86-64-v3, x86-64-v4, skylake-avx512, ...); "
                          "model.json records it under \"target\"");
+  compileCmd
+      ->add_option("--gemm", compileOptions.gemm,
+                   "how GEMMs are computed: library (OpenBLAS/oneDNN, whose kernels the host "
+                   "picks), generated (loops compiled for --cpu: the same bits on every "
+                   "host), or auto (default: library for native, generated for a portable "
+                   "--cpu); model.json records it under \"target\"")
+      ->check(CLI::IsMember({"auto", "library", "generated"}));
   compileCmd->add_flag("--timing", compileOptions.timing,
                        "print the time of reading, of each phase and its passes, of LLVM's "
                        "optimization and code generation, and of the link (to stderr)");

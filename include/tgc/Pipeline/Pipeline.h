@@ -45,6 +45,10 @@ struct PipelineOptions {
   /// Bits of the target's vector registers (`tgc compile --cpu`: 512 with AVX-512, 256
   /// with AVX2): elementwise kernels become vectors of this size.
   unsigned vectorBits = 512;
+  /// GEMMs call the runtime's library helpers (OpenBLAS, oneDNN: fast, but their kernels
+  /// are the host's, and so are the last bits), or become generated loops
+  /// (tgc-generate-gemms: the same bits on every host). `tgc compile --gemm`.
+  bool libraryGemm = true;
 };
 
 /// Adds the passes of every phase in (`startAfter`, `compileTo`] to `pm`.

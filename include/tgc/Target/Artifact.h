@@ -38,6 +38,8 @@ struct ArtifactOptions {
   /// The CPU code is generated for (`tgc compile --cpu`): `native` (the machine that
   /// compiles, all its features) or an LLVM CPU name for portable code (`x86-64-v3`).
   std::string cpu = "native";
+  /// How the code computes GEMMs (`tgc compile --gemm`): "library" or "generated".
+  std::string gemm = "library";
   /// Keep the object file next to the library (for debugging).
   bool keepObject = false;
   /// When set, receives the training report (`tgc compile --report`,
