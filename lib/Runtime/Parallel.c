@@ -19,6 +19,8 @@
 
 /* The most threads one dispatch uses. */
 #define TGC_MAX_THREADS 256
+#define TGC_PARTS_BITS 16
+_Static_assert(TGC_MAX_THREADS < (1 << TGC_PARTS_BITS), "a dispatch's chunk count fits its bits");
 /* Polls of the generation (with a pause each) a worker spins before it sleeps:
  * kernels come in quick succession, and a condition variable's wake-up costs
  * more than most kernels. */
@@ -30,11 +32,15 @@ static struct {
   pthread_cond_t wake;
   pthread_cond_t done;
   int workers; /* started, never stopped */
+  /* The dispatch: a count in the high bits and its number of chunks in the low
+   * TGC_PARTS_BITS, in one word so that a worker reads both at once. A worker
+   * that sits a dispatch out touches nothing else of it: the next dispatch may
+   * already be writing fn, ctx and n. Those stay put for a worker that takes
+   * part, since the dispatch cannot end before its chunk has run. */
   _Atomic uint64_t generation;
   tgc_task_fn fn;
   void *ctx;
   int64_t n;
-  int parts;
   _Atomic int pending; /* chunks of workers not yet finished */
 } pool = {.dispatch = PTHREAD_MUTEX_INITIALIZER,
           .lock = PTHREAD_MUTEX_INITIALIZER,
@@ -104,9 +110,10 @@ static void *worker_main(void *arg) {
       pthread_mutex_unlock(&pool.lock);
     }
     seen = g;
-    if (index >= pool.parts)
+    int parts = (int)(g & ((1u << TGC_PARTS_BITS) - 1));
+    if (index >= parts)
       continue;
-    run_chunk(pool.fn, pool.ctx, pool.n, pool.parts, index);
+    run_chunk(pool.fn, pool.ctx, pool.n, parts, index);
     if (atomic_fetch_sub_explicit(&pool.pending, 1, memory_order_acq_rel) == 1) {
       pthread_mutex_lock(&pool.lock);
       pthread_cond_signal(&pool.done);
@@ -150,9 +157,12 @@ void tgc_rt_parallel_for(tgc_task_fn fn, void *ctx, int64_t n) {
   pool.fn = fn;
   pool.ctx = ctx;
   pool.n = n;
-  pool.parts = parts;
   atomic_store_explicit(&pool.pending, parts - 1, memory_order_relaxed);
-  atomic_fetch_add_explicit(&pool.generation, 1, memory_order_acq_rel);
+  /* Only the thread holding `dispatch` writes the word. */
+  uint64_t count =
+      (atomic_load_explicit(&pool.generation, memory_order_relaxed) >> TGC_PARTS_BITS) + 1;
+  atomic_store_explicit(&pool.generation, count << TGC_PARTS_BITS | (uint64_t)parts,
+                        memory_order_release);
   pthread_mutex_lock(&pool.lock);
   pthread_cond_broadcast(&pool.wake);
   pthread_mutex_unlock(&pool.lock);

@@ -987,6 +987,29 @@ TEST_CASE("parallel_for visits every index once, for any thread count", "[runtim
   CHECK(tgc_threads_current() == 1); // outside a model call
 }
 
+// Dispatches of changing width in quick succession: a worker left out of one
+// dispatch must not run a chunk of the next one twice, nor let a call return
+// before its chunks have run (the call's context lives on the caller's stack).
+TEST_CASE("parallel_for of alternating widths runs each chunk once", "[runtime][threads]") {
+  int previous = tgc_threads_enter(1);
+  int64_t wrong = 0;
+  for (int rep = 0; rep < 20000; ++rep) {
+    int threads = 2 + rep % 3; // 2, 3, 4: workers 2 and 3 sit some dispatches out
+    tgc_threads_enter(threads);
+    std::atomic<int> count[4] = {};
+    tgc_rt_parallel_for(
+        [](void *ctx, int64_t begin, int64_t end) {
+          for (int64_t i = begin; i < end; ++i)
+            static_cast<std::atomic<int> *>(ctx)[i]++;
+        },
+        count, threads);
+    for (int i = 0; i < threads; ++i)
+      wrong += count[i].load() != 1;
+  }
+  tgc_threads_leave(previous);
+  CHECK(wrong == 0);
+}
+
 TEST_CASE("parallel_for from several threads at once: a busy pool runs the call inline",
           "[runtime][threads]") {
   std::vector<std::thread> callers;
