@@ -12,7 +12,7 @@ shift || true
 BUILD="${TGC_FUZZ_BUILD_DIR:-build-fuzz}"
 HARNESSES=("$@")
 if [ "${#HARNESSES[@]}" -eq 0 ]; then
-  HARNESSES=(pt2 trace safetensors signature program-json model-run compiled-run)
+  HARNESSES=(pt2 trace compile safetensors signature program-json model-run compiled-run)
 fi
 
 bash scripts/configure-sanitize.sh "$BUILD"
@@ -29,6 +29,7 @@ seed() { # seed HARNESS EXTENSION MAX_KIB
 seed pt2 pt2 256
 seed trace trace 64
 seed safetensors safetensors 16
+seed compile pt2 64 # compiled whole: the small archives
 mkdir -p "$corpus/signature" "$corpus/program-json" "$corpus/model-run" "$corpus/compiled-run"
 ASAN_OPTIONS=detect_leaks=0 "$BUILD/fuzz/tgc-fuzz-seeds" "$BUILD/fuzz/tiny/tiny.json" \
   "$corpus/signature" "$corpus/program-json"
