@@ -450,7 +450,14 @@ AtenCallBuilder::CompositeBuilder AtenCallBuilder::findComposite(llvm::StringRef
       {"aten.std.correction", &AtenCallBuilder::buildStd},
       {"aten.outer.default", &AtenCallBuilder::buildOuter},
       {"aten.logsumexp.default", &AtenCallBuilder::buildLogsumexp},
-      {"aten.nan_to_num.default", &AtenCallBuilder::buildNanToNum}};
+      {"aten.nan_to_num.default", &AtenCallBuilder::buildNanToNum},
+      {"aten.mish.default", &AtenCallBuilder::buildMish},
+      {"aten.log_sigmoid.default", &AtenCallBuilder::buildLogSigmoid},
+      {"aten.fmax.default", &AtenCallBuilder::buildNanExtremum},
+      {"aten.fmin.default", &AtenCallBuilder::buildNanExtremum},
+      {"aten.isfinite.default", &AtenCallBuilder::buildIsfinite},
+      {"aten.nansum.default", &AtenCallBuilder::buildNansum},
+      {"aten.adaptive_max_pool2d.default", &AtenCallBuilder::buildAdaptiveMaxPool2d}};
   for (const auto &[name, composite] : kComposites)
     if (name == target)
       return composite;
@@ -678,6 +685,207 @@ FailureOr<Operation *> AtenCallBuilder::buildNanToNum(Location loc, llvm::String
     result = *filled;
   }
   llvm_unreachable("the loop returns at its last slot");
+}
+
+/// The tensor `self`, the only argument of a unary composite named `name`.
+static FailureOr<Value> unaryOperand(llvm::StringRef name, llvm::ArrayRef<AtenArgument> arguments,
+                                     const AtenCallBuilder::ErrorFn &emitError) {
+  Value self;
+  for (const AtenArgument &argument : arguments) {
+    if (argument.name != "self" || argument.value.kind != AtenValue::Kind::Tensor)
+      return emitError() << name << ": unsupported argument '" << argument.name << "'";
+    self = argument.value.values.front();
+  }
+  if (!self)
+    return emitError() << name << " needs a tensor 'self'";
+  return self;
+}
+
+/// mish(x) = x tanh(softplus(x)), as ATen computes it (x tanh(log1p(exp(x)))); softplus's
+/// threshold (x above 20) changes no f32 result, since tanh is then 1, and keeps the
+/// derivative finite where exp(x) overflows.
+FailureOr<Operation *> AtenCallBuilder::buildMish(Location loc, llvm::StringRef target,
+                                                  std::vector<AtenArgument> arguments,
+                                                  const ErrorFn &emitError) {
+  FailureOr<Value> x = unaryOperand("mish", arguments, emitError);
+  if (failed(x))
+    return failure();
+  auto t = [](Value v) { return AtenValue::tensor(v); };
+  FailureOr<Value> soft = buildValue(loc, "aten.softplus.default", {{"self", t(*x)}}, emitError);
+  FailureOr<Value> tanh =
+      failed(soft) ? FailureOr<Value>(failure())
+                   : buildValue(loc, "aten.tanh.default", {{"self", t(*soft)}}, emitError);
+  if (failed(tanh))
+    return failure();
+  return build(loc, "aten.mul.Tensor", {{"self", t(*x)}, {"other", t(*tanh)}}, 1, emitError);
+}
+
+/// log_sigmoid(x) = min(x, 0) - log1p(exp(-|x|)), ATen's stable form.
+FailureOr<Operation *> AtenCallBuilder::buildLogSigmoid(Location loc, llvm::StringRef target,
+                                                        std::vector<AtenArgument> arguments,
+                                                        const ErrorFn &emitError) {
+  FailureOr<Value> x = unaryOperand("log_sigmoid", arguments, emitError);
+  if (failed(x))
+    return failure();
+  auto t = [](Value v) { return AtenValue::tensor(v); };
+  auto call = [&](llvm::StringRef callee, std::vector<AtenArgument> args) {
+    return buildValue(loc, callee, std::move(args), emitError);
+  };
+  FailureOr<Value> low =
+      call("aten.clamp.default",
+           {{"self", t(*x)}, {"min", AtenValue::none()}, {"max", AtenValue::floating(0)}});
+  FailureOr<Value> abs = failed(low) ? low : call("aten.abs.default", {{"self", t(*x)}});
+  FailureOr<Value> neg = failed(abs) ? abs : call("aten.neg.default", {{"self", t(*abs)}});
+  FailureOr<Value> exp = failed(neg) ? neg : call("aten.exp.default", {{"self", t(*neg)}});
+  FailureOr<Value> log = failed(exp) ? exp : call("aten.log1p.default", {{"self", t(*exp)}});
+  if (failed(log))
+    return failure();
+  return build(loc, "aten.sub.Tensor", {{"self", t(*low)}, {"other", t(*log)}}, 1, emitError);
+}
+
+/// fmax(a, b) / fmin(a, b): the larger (smaller) of the two, or the one that is not NaN
+/// (NaN where both are): a where a >= b (a <= b) or b is NaN, else b. Types promote as
+/// in `where`. The derivative goes to the chosen operand (ATen's gives a tie's to both).
+FailureOr<Operation *> AtenCallBuilder::buildNanExtremum(Location loc, llvm::StringRef target,
+                                                         std::vector<AtenArgument> arguments,
+                                                         const ErrorFn &emitError) {
+  bool isMax = target == "aten.fmax.default";
+  llvm::StringRef name = isMax ? "fmax" : "fmin";
+  Value self, other;
+  for (const AtenArgument &argument : arguments) {
+    if (argument.value.kind != AtenValue::Kind::Tensor ||
+        (argument.name != "self" && argument.name != "other"))
+      return emitError() << name << ": argument '" << argument.name << "' must be a tensor";
+    (argument.name == "self" ? self : other) = argument.value.values.front();
+  }
+  if (!self || !other)
+    return emitError() << name << " needs tensors 'self' and 'other'";
+  auto t = [](Value v) { return AtenValue::tensor(v); };
+  auto call = [&](llvm::StringRef callee, std::vector<AtenArgument> args) {
+    return buildValue(loc, callee, std::move(args), emitError);
+  };
+  FailureOr<Value> ordered =
+      call(isMax ? "aten.ge.Tensor" : "aten.le.Tensor", {{"self", t(self)}, {"other", t(other)}});
+  FailureOr<Value> nan =
+      failed(ordered) ? ordered : call("aten.isnan.default", {{"self", t(other)}});
+  FailureOr<Value> keep =
+      failed(nan) ? nan
+                  : call("aten.logical_or.default", {{"self", t(*ordered)}, {"other", t(*nan)}});
+  if (failed(keep))
+    return failure();
+  return build(loc, "aten.where.self",
+               {{"condition", t(*keep)}, {"self", t(self)}, {"other", t(other)}}, 1, emitError);
+}
+
+/// isfinite(x): x == x and |x| != inf for floating point; every element of an integer
+/// or bool tensor (x == x).
+FailureOr<Operation *> AtenCallBuilder::buildIsfinite(Location loc, llvm::StringRef target,
+                                                      std::vector<AtenArgument> arguments,
+                                                      const ErrorFn &emitError) {
+  FailureOr<Value> x = unaryOperand("isfinite", arguments, emitError);
+  if (failed(x))
+    return failure();
+  auto t = [](Value v) { return AtenValue::tensor(v); };
+  bool floating = isa<FloatType>(cast<BaseTensorType>(x->getType()).getDtype());
+  FailureOr<Value> number =
+      buildValue(loc, "aten.eq.Tensor", {{"self", t(*x)}, {"other", t(*x)}}, emitError);
+  if (failed(number))
+    return failure();
+  if (!floating)
+    return number->getDefiningOp();
+  FailureOr<Value> abs = buildValue(loc, "aten.abs.default", {{"self", t(*x)}}, emitError);
+  FailureOr<Value> bounded =
+      failed(abs)
+          ? abs
+          : buildValue(loc, "aten.ne.Scalar",
+                       {{"self", t(*abs)}, {"other", AtenValue::floating(INFINITY)}}, emitError);
+  if (failed(bounded))
+    return failure();
+  return build(loc, "aten.logical_and.default", {{"self", t(*number)}, {"other", t(*bounded)}}, 1,
+               emitError);
+}
+
+/// nansum(self, dim=None, keepdim=False, *, dtype=None): sum with NaN counted as 0.
+FailureOr<Operation *> AtenCallBuilder::buildNansum(Location loc, llvm::StringRef target,
+                                                    std::vector<AtenArgument> arguments,
+                                                    const ErrorFn &emitError) {
+  auto self = llvm::find_if(arguments, [](const AtenArgument &argument) {
+    return argument.name == "self" && argument.value.kind == AtenValue::Kind::Tensor;
+  });
+  if (self == arguments.end())
+    return emitError() << "nansum needs a tensor 'self'";
+  Value x = self->value.values.front();
+  if (isa<FloatType>(cast<BaseTensorType>(x.getType()).getDtype())) {
+    FailureOr<Value> nan =
+        buildValue(loc, "aten.isnan.default", {{"self", AtenValue::tensor(x)}}, emitError);
+    FailureOr<Value> zeroed = failed(nan) ? nan
+                                          : buildValue(loc, "aten.masked_fill.Scalar",
+                                                       {{"self", AtenValue::tensor(x)},
+                                                        {"mask", AtenValue::tensor(*nan)},
+                                                        {"value", AtenValue::floating(0)}},
+                                                       emitError);
+    if (failed(zeroed))
+      return failure();
+    self->value = AtenValue::tensor(*zeroed);
+  }
+  // Without dims (absent or None), the sum of every element.
+  bool allDims = llvm::none_of(arguments, [](const AtenArgument &argument) {
+    return argument.name == "dim" && argument.value.kind != AtenValue::Kind::None;
+  });
+  if (allDims)
+    llvm::erase_if(arguments, [](const AtenArgument &argument) {
+      return argument.name == "dim" || argument.name == "keepdim";
+    });
+  return build(loc, allDims ? "aten.sum.default" : "aten.sum.dim_IntList", std::move(arguments), 1,
+               emitError);
+}
+
+/// adaptive_max_pool2d(self [N, C, H, W] or [C, H, W], output_size [oh, ow]) -> (values,
+/// indices): where the output size divides the input's, every window is
+/// [H / oh, W / ow] with that stride, which is max_pool2d_with_indices; other sizes
+/// (windows of varying size) are not supported.
+FailureOr<Operation *> AtenCallBuilder::buildAdaptiveMaxPool2d(Location loc, llvm::StringRef target,
+                                                               std::vector<AtenArgument> arguments,
+                                                               const ErrorFn &emitError) {
+  MLIRContext *ctx = builder.getContext();
+  Value self;
+  SmallVector<AffineExpr> outputSize;
+  for (const AtenArgument &argument : arguments) {
+    const AtenValue &value = argument.value;
+    if (argument.name == "self" && value.kind == AtenValue::Kind::Tensor)
+      self = value.values.front();
+    else if (argument.name == "output_size" && value.kind == AtenValue::Kind::Ints)
+      outputSize.assign(value.sizes.begin(), value.sizes.end());
+    else
+      return emitError() << "adaptive_max_pool2d: unsupported argument '" << argument.name << "'";
+  }
+  auto type = self ? dyn_cast<BaseTensorType>(self.getType()) : BaseTensorType();
+  if (!type || (type.getRank() != 3 && type.getRank() != 4) || outputSize.size() != 2)
+    return emitError() << "adaptive_max_pool2d needs a 3-d or 4-d tensor 'self' and two "
+                          "output sizes";
+  SmallVector<AffineExpr> window;
+  for (int i = 0; i < 2; ++i) {
+    std::optional<int64_t> in = getConstantSize(type.getSizes()[type.getRank() - 2 + i]);
+    std::optional<int64_t> out = getConstantSize(outputSize[i]);
+    if (!in || !out || *out <= 0 || *in % *out != 0) {
+      std::string sizes;
+      llvm::raw_string_ostream os(sizes);
+      os << "input " << type.getSizes()[type.getRank() - 2 + i] << ", output " << outputSize[i];
+      return emitError() << "adaptive_max_pool2d: the output size must divide the input's "
+                            "(windows of varying size are not supported); "
+                         << sizes;
+    }
+    window.push_back(getAffineConstantExpr(*in / *out, ctx));
+  }
+  AffineExpr zero = getAffineConstantExpr(0, ctx), one = getAffineConstantExpr(1, ctx);
+  return build(loc, "aten.max_pool2d_with_indices.default",
+               {{"self", AtenValue::tensor(self)},
+                {"kernel_size", AtenValue::ints(window)},
+                {"stride", AtenValue::ints(window)},
+                {"padding", AtenValue::ints({zero, zero})},
+                {"dilation", AtenValue::ints({one, one})},
+                {"ceil_mode", AtenValue::boolean(false)}},
+               2, emitError);
 }
 
 std::optional<std::string> AtenCallBuilder::functionalOverload(llvm::StringRef target) {

@@ -109,7 +109,8 @@ public:
 private:
   /// How tgc builds a composite target from other calls (the last op built is the
   /// result): softplus, im2col (F.unfold), take, max_pool1d, the in-place random fills,
-  /// narrow, Tensor.unfold, std, outer.
+  /// narrow, Tensor.unfold, std, outer, logsumexp, nan_to_num, mish,
+  /// log_sigmoid, fmax/fmin, isfinite, nansum, adaptive_max_pool2d.
   using CompositeBuilder = mlir::FailureOr<mlir::Operation *> (AtenCallBuilder::*)(
       mlir::Location loc, llvm::StringRef target, std::vector<AtenArgument> arguments,
       const ErrorFn &emitError);
@@ -147,6 +148,25 @@ private:
   mlir::FailureOr<mlir::Operation *> buildNanToNum(mlir::Location loc, llvm::StringRef target,
                                                    std::vector<AtenArgument> arguments,
                                                    const ErrorFn &emitError);
+  mlir::FailureOr<mlir::Operation *> buildMish(mlir::Location loc, llvm::StringRef target,
+                                               std::vector<AtenArgument> arguments,
+                                               const ErrorFn &emitError);
+  mlir::FailureOr<mlir::Operation *> buildLogSigmoid(mlir::Location loc, llvm::StringRef target,
+                                                     std::vector<AtenArgument> arguments,
+                                                     const ErrorFn &emitError);
+  mlir::FailureOr<mlir::Operation *> buildNanExtremum(mlir::Location loc, llvm::StringRef target,
+                                                      std::vector<AtenArgument> arguments,
+                                                      const ErrorFn &emitError);
+  mlir::FailureOr<mlir::Operation *> buildIsfinite(mlir::Location loc, llvm::StringRef target,
+                                                   std::vector<AtenArgument> arguments,
+                                                   const ErrorFn &emitError);
+  mlir::FailureOr<mlir::Operation *> buildNansum(mlir::Location loc, llvm::StringRef target,
+                                                 std::vector<AtenArgument> arguments,
+                                                 const ErrorFn &emitError);
+  mlir::FailureOr<mlir::Operation *> buildAdaptiveMaxPool2d(mlir::Location loc,
+                                                            llvm::StringRef target,
+                                                            std::vector<AtenArgument> arguments,
+                                                            const ErrorFn &emitError);
   /// The builders of ops whose int arguments tgc's op takes as attributes, for calls
   /// where one is computed at run time (from an `item()`): `select.int` and `slice.Tensor`
   /// as advanced indexing by positions computed at run time. Null when `target` has none

@@ -159,6 +159,12 @@ static void addBinary(std::vector<TorchFunction> &table) {
         {TGC_SCHEMA("rpow(Tensor exponent, Tensor self)"), "aten.pow.Tensor_Tensor"}}},
       {{"torch.maximum", "torch.Tensor.maximum"},
        {{TGC_SCHEMA("maximum(Tensor self, Tensor other)"), "aten.maximum.default"}}},
+      {{"torch.fmax", "torch.Tensor.fmax"},
+       {{TGC_SCHEMA("fmax(Tensor self, Tensor other)"), "aten.fmax.default"}}},
+      {{"torch.fmin", "torch.Tensor.fmin"},
+       {{TGC_SCHEMA("fmin(Tensor self, Tensor other)"), "aten.fmin.default"}}},
+      {{"torch.isfinite", "torch.Tensor.isfinite"},
+       {{TGC_SCHEMA("isfinite(Tensor self)"), "aten.isfinite.default"}}},
       {{"torch.minimum", "torch.Tensor.minimum"},
        {{TGC_SCHEMA("minimum(Tensor self, Tensor other)"), "aten.minimum.default"}}},
       // max.dim / min.dim come before .other, as in torch's parser: `x.max(0)` is a

@@ -178,13 +178,20 @@ static llvm::Error embeddingArguments(BoundCall &call) {
   return llvm::Error::success();
 }
 
-/// F.max_pool2d(..., return_indices): the argmax comes from max_pool2d_with_indices.
+/// F.max_pool1d/2d(..., return_indices): the argmax comes from max_poolNd_with_indices.
 static llvm::Error maxPoolArguments(BoundCall &call) {
   if (isTrue(takeArgument(call, "return_indices")))
-    call.target = "aten.max_pool2d_with_indices.default";
+    call.target = (llvm::StringRef(call.target).rsplit('.').first + "_with_indices.default").str();
   if (AtenValue *stride = findArgument(call, "stride");
       stride && stride->kind == AtenValue::Kind::None)
     takeArgument(call, "stride");
+  return llvm::Error::success();
+}
+
+/// F.adaptive_max_pool2d(input, output_size, return_indices=False): the values, and the
+/// indices too with `return_indices`.
+static llvm::Error adaptiveMaxPoolArguments(BoundCall &call) {
+  call.numReturns = isTrue(takeArgument(call, "return_indices")) ? 2 : 1;
   return llvm::Error::success();
 }
 
@@ -261,6 +268,10 @@ static void addReductions(std::vector<TorchFunction> &table) {
         {TGC_SCHEMA("sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? "
                     "dtype=None)"),
          "aten.sum.dim_IntList"}}},
+      {{"torch.nansum", "torch.Tensor.nansum"},
+       {{TGC_SCHEMA("nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? "
+                    "dtype=None)"),
+         "aten.nansum.default"}}},
       {{"torch.mean", "torch.Tensor.mean"},
        {{TGC_SCHEMA("mean(Tensor self, *, ScalarType? dtype=None)"), "aten.mean.default"},
         {TGC_SCHEMA(
@@ -427,11 +438,28 @@ static void addActivationsAndPooling(std::vector<TorchFunction> &table) {
       {{"torch.nn.functional.hardsigmoid"},
        {{TGC_SCHEMA("hardsigmoid(Tensor self, bool inplace=False)"), "aten.hardsigmoid.default",
          inplaceFlag}}},
+      {{"torch.nn.functional.elu"},
+       {{TGC_SCHEMA("elu(Tensor self, Scalar alpha=1., bool inplace=False)"), "aten.elu.default",
+         inplaceFlag}}},
+      {{"torch.nn.functional.selu"},
+       {{TGC_SCHEMA("selu(Tensor self, bool inplace=False)"), "aten.selu.default", inplaceFlag}}},
+      {{"torch.nn.functional.celu"},
+       {{TGC_SCHEMA("celu(Tensor self, Scalar alpha=1., bool inplace=False)"), "aten.celu.default",
+         inplaceFlag}}},
+      {{"torch.nn.functional.mish"},
+       {{TGC_SCHEMA("mish(Tensor self, bool inplace=False)"), "aten.mish.default", inplaceFlag}}},
+      {{"torch.nn.functional.logsigmoid", "torch._C._nn.log_sigmoid"},
+       {{TGC_SCHEMA("log_sigmoid(Tensor self)"), "aten.log_sigmoid.default"}}},
       {{"torch.nn.functional.relu6"},
        {{TGC_SCHEMA("relu6(Tensor self, bool inplace=False)"), "aten.hardtanh.default",
          relu6AsHardtanh}}},
 
       // Pooling.
+      {{"torch.nn.functional.max_pool1d", "torch.max_pool1d", "torch.nn.functional._max_pool1d"},
+       {{TGC_SCHEMA("max_pool1d(Tensor self, int[1] kernel_size, int[1]? stride=None, int[1] "
+                    "padding=0, int[1] dilation=1, bool ceil_mode=False, bool "
+                    "return_indices=False)"),
+         "aten.max_pool1d.default", maxPoolArguments}}},
       {{"torch.nn.functional.max_pool2d", "torch.max_pool2d", "torch.nn.functional._max_pool2d"},
        {{TGC_SCHEMA(
              "max_pool2d(Tensor self, int[2] kernel_size, int[2]? stride=None, int[2] padding=0, "
@@ -442,6 +470,15 @@ static void addActivationsAndPooling(std::vector<TorchFunction> &table) {
              "avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, "
              "bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None)"),
          "aten.avg_pool2d.default"}}},
+      {{"torch.nn.functional.adaptive_max_pool2d",
+        "torch.nn.functional.adaptive_max_pool2d_with_indices",
+        "torch.nn.functional._adaptive_max_pool2d"},
+       {{"adaptive_max_pool2d(Tensor self, int[2] output_size, bool return_indices=False) -> "
+         "(Tensor, Tensor)",
+         "aten.adaptive_max_pool2d.default", adaptiveMaxPoolArguments}}},
+      {{"torch._C._nn.adaptive_max_pool2d"},
+       {{"adaptive_max_pool2d(Tensor self, int[2] output_size) -> (Tensor, Tensor)",
+         "aten.adaptive_max_pool2d.default"}}},
       {{"torch.nn.functional.adaptive_avg_pool2d", "torch._C._nn.adaptive_avg_pool2d"},
        {{TGC_SCHEMA("adaptive_avg_pool2d(Tensor self, SymInt[2] output_size)"),
          "aten.adaptive_avg_pool2d.default"}}},

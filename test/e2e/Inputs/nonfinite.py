@@ -1,12 +1,13 @@
 """NaN and infinities through compiled code (test/e2e/nonfinite.test; needs torch): each
-module is exported live (torch.export), compiled with `tgc compile`, bound with
-tgc.load and called on inputs that hold NaN, +inf, -inf, signed zeros and ordinary
+module is exported live (torch.export) and captured (tgc_capture), each compiled with
+`tgc compile`, bound with tgc.load and called on inputs that hold NaN, +inf, -inf, signed zeros and ordinary
 values. Every output must match eager float32: NaN where eager has NaN, the same
 infinities, the same indices (argmax of a row with a NaN is the NaN's), values within
 rtol 1e-5.
 
     python nonfinite.py TGC WORKDIR
 """
+import itertools
 import os
 import subprocess
 import sys
@@ -17,8 +18,10 @@ import torch.nn.functional as F
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "tools", "python"))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "tools", "tgc-capture"))
 
 import tgc  # noqa: E402
+import tgc_capture  # noqa: E402
 
 TGC, WORK = sys.argv[1:3]
 NAN, INF = float("nan"), float("inf")
@@ -50,6 +53,10 @@ ELEMENTWISE = {  # (x, y): activations, clamps, math, comparisons, NaN-aware bin
     "isinf": lambda x, y: x.isinf(),
     "eq": lambda x, y: x == y, "ne": lambda x, y: x != y, "lt": lambda x, y: x < y,
     "ge": lambda x, y: x >= y, "mul_zero": lambda x, y: x * 0.0,
+    "mish": lambda x, y: F.mish(x), "logsigmoid": lambda x, y: F.logsigmoid(x),
+    "fmax": lambda x, y: torch.fmax(x, y), "fmin": lambda x, y: torch.fmin(x, y),
+    "isfinite": lambda x, y: x.isfinite(),
+    "isfinite_int": lambda x, y: torch.isfinite(x.isnan().long()),
 }
 
 REDUCTIONS = {  # (x,): over rows with a NaN, an infinity of each sign, both, or neither
@@ -65,6 +72,8 @@ REDUCTIONS = {  # (x,): over rows with a NaN, an infinity of each sign, both, or
     "log_softmax": lambda x: x.log_softmax(1), "cumsum": lambda x: x.cumsum(1),
     "cumprod": lambda x: x.cumprod(1),
     "any_nan": lambda x: x.isnan().any(1),
+    "nansum": lambda x: x.nansum(1), "nansum_all": lambda x: torch.nansum(x),
+    "nansum_keepdim": lambda x: torch.nansum(x, dim=(0, 1), keepdim=True),
 }
 
 LAYERS = {  # (module, x, image): layers whose window or row holds a NaN or an infinity
@@ -77,6 +86,9 @@ LAYERS = {  # (module, x, image): layers whose window or row holds a NaN or an i
     "topk": lambda m, x, image: x.topk(2, dim=1).values,
     "sort": lambda m, x, image: x.sort(1).values,
     "sort_indices": lambda m, x, image: x.sort(1).indices,
+    "adaptive_max_pool": lambda m, x, image: F.adaptive_max_pool2d(image, (3, 2)),
+    "adaptive_max_pool_indices": lambda m, x, image: F.adaptive_max_pool2d(
+        image, 1, return_indices=True)[1],
 }
 
 
@@ -141,17 +153,21 @@ def mismatch(actual, expected):
 def main():
     torch.manual_seed(0)
     failed = False
-    for name, model, args in cases():
-        path = os.path.join(WORK, name + ".pt2")
-        torch.export.save(torch.export.export(model, args), path)
-        so = os.path.join(WORK, name + ".so")
+    for (name, model, args), frontend in itertools.product(cases(), ("export", "trace")):
+        if frontend == "export":
+            path = os.path.join(WORK, name + ".pt2")
+            torch.export.save(torch.export.export(model, args), path)
+        else:
+            path = os.path.join(WORK, name + ".trace")
+            tgc_capture.capture(model, args, path)
+        so = os.path.join(WORK, f"{name}.{frontend}.so")
         subprocess.run([TGC, "compile", path, "-o", so], check=True)
         expected = model(*args)
         actual = tgc.load(so, model)(*args)
         wrong = {key: mismatch(a, e) for key, a, e in zip(model.ops, actual, expected)}
         wrong = {key: why for key, why in wrong.items() if why}
         failed |= bool(wrong)
-        print(f"{name}: {len(expected)} outputs, {len(wrong)} differ from eager")
+        print(f"{name} ({frontend}): {len(expected)} outputs, {len(wrong)} differ from eager")
         for key, why in wrong.items():
             print(f"  {key}: {why}")
     sys.exit(1 if failed else 0)

@@ -1,5 +1,6 @@
 """Training through ops of the training IR (test/e2e/train-ops.test; needs torch): each
-small module is exported live (torch.export, training IR), compiled with
+small module is exported live (torch.export, training IR) and captured (tgc_capture,
+train=True), each compiled with
 `tgc compile --train`, bound with tgc.load(train=True), and one step (loss mean(out^2))
 is compared with eager float32: the output and every parameter's gradient (rtol 1e-4 of
 the largest magnitude), all of them finite.
@@ -7,6 +8,7 @@ the largest magnitude), all of them finite.
     python train_ops.py TGC WORKDIR
 """
 import copy
+import itertools
 import os
 import subprocess
 import sys
@@ -17,8 +19,10 @@ import torch.nn.functional as F
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "tools", "python"))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "tools", "tgc-capture"))
 
 import tgc  # noqa: E402
+import tgc_capture  # noqa: E402
 
 TGC, WORK = sys.argv[1:3]
 
@@ -103,6 +107,24 @@ class Unary(nn.Module):
         return torch.stack(terms) * x
 
 
+class NanAware(nn.Module):
+    """mish, log_sigmoid, fmax/fmin (NaN in one operand), nansum and
+    adaptive_max_pool2d (an output size that divides the input's), and their derivatives."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+        self.other = nn.Parameter(torch.randn(8))
+
+    def forward(self, x):
+        h = self.fc(x)
+        nan = torch.where(torch.arange(8) % 3 == 0, float("nan"), 0.0)
+        a = F.mish(h * 3) + F.logsigmoid(h * 4)
+        b = torch.fmax(h, self.other + nan) + torch.fmin(h + nan, self.other)
+        c = F.adaptive_max_pool2d(h.reshape(-1, 1, 4, 2), (2, 1)).reshape(-1, 2).sum(-1)
+        return a.sum(-1) + torch.nansum(b * h + nan, -1) + c
+
+
 class Unfold(nn.Module):
     """F.unfold (aten.im2col): kernel, dilation, padding and stride that differ per
     dimension, and an unbatched input; the gradient flows to the conv before it."""
@@ -159,7 +181,8 @@ CASES = [("vector_norm", VectorNorm, (torch.randn(2, 4),)),
          ("unary", Unary, (torch.randn(6),)),
          ("einsum", Einsum, (torch.randn(2, 5, 8),)),
          ("resample", Resample, (torch.randn(2, 3, 6, 7),)),
-         ("square", Square, (torch.randn(4, 8),))]
+         ("square", Square, (torch.randn(4, 8),)),
+         ("nan_aware", NanAware, (torch.randn(4, 8),))]
 
 
 def relative(actual, expected):
@@ -170,11 +193,15 @@ def relative(actual, expected):
 def main():
     torch.manual_seed(0)
     failed = False
-    for name, cls, args in CASES:
+    for (name, cls, args), frontend in itertools.product(CASES, ("export", "trace")):
         model = cls().train()
-        path = os.path.join(WORK, name + ".pt2")
-        torch.export.save(torch.export.export(copy.deepcopy(model), args), path)
-        so = os.path.join(WORK, name + ".so")
+        if frontend == "export":
+            path = os.path.join(WORK, name + ".pt2")
+            torch.export.save(torch.export.export(copy.deepcopy(model), args), path)
+        else:
+            path = os.path.join(WORK, name + ".trace")
+            tgc_capture.capture(copy.deepcopy(model), args, path, train=True)
+        so = os.path.join(WORK, f"{name}.{frontend}.so")
         subprocess.run([TGC, "compile", path, "--train", "-o", so], check=True)
         eager = copy.deepcopy(model)
         expected = eager(*args)
@@ -191,7 +218,7 @@ def main():
         worst = max(errors, key=errors.get)
         ok = errors[worst] <= 1e-4
         failed |= not ok
-        print(f"{name}: {'ok' if ok else 'MISMATCH'} ({len(errors) - 1} gradients; worst "
+        print(f"{name} ({frontend}): {'ok' if ok else 'MISMATCH'} ({len(errors) - 1} gradients; worst "
               f"{worst} {errors[worst]:.1e})")
     sys.exit(1 if failed else 0)
 
