@@ -457,7 +457,21 @@ AtenCallBuilder::CompositeBuilder AtenCallBuilder::findComposite(llvm::StringRef
       {"aten.fmin.default", &AtenCallBuilder::buildNanExtremum},
       {"aten.isfinite.default", &AtenCallBuilder::buildIsfinite},
       {"aten.nansum.default", &AtenCallBuilder::buildNansum},
-      {"aten.adaptive_max_pool2d.default", &AtenCallBuilder::buildAdaptiveMaxPool2d}};
+      {"aten.adaptive_max_pool2d.default", &AtenCallBuilder::buildAdaptiveMaxPool2d},
+      {"aten.rms_norm.default", &AtenCallBuilder::buildRmsNorm},
+      {"aten.glu.default", &AtenCallBuilder::buildGlu},
+      {"aten.prelu.default", &AtenCallBuilder::buildPrelu},
+      {"aten.one_hot.default", &AtenCallBuilder::buildOneHot},
+      {"aten.cosine_similarity.default", &AtenCallBuilder::buildCosineSimilarity},
+      {"aten.pixel_shuffle.default", &AtenCallBuilder::buildPixelShuffle},
+      {"aten.pixel_unshuffle.default", &AtenCallBuilder::buildPixelShuffle},
+      {"aten.channel_shuffle.default", &AtenCallBuilder::buildPixelShuffle},
+      {"aten.native_channel_shuffle.default", &AtenCallBuilder::buildPixelShuffle},
+      {"aten.instance_norm.default", &AtenCallBuilder::buildInstanceNorm},
+      {"aten.threshold.default", &AtenCallBuilder::buildThreshold},
+      {"aten.feature_dropout.default", &AtenCallBuilder::buildFeatureDropout},
+      {"aten.alpha_dropout.default", &AtenCallBuilder::buildFeatureDropout},
+      {"aten.feature_alpha_dropout.default", &AtenCallBuilder::buildFeatureDropout}};
   for (const auto &[name, composite] : kComposites)
     if (name == target)
       return composite;
@@ -886,6 +900,449 @@ FailureOr<Operation *> AtenCallBuilder::buildAdaptiveMaxPool2d(Location loc, llv
                 {"dilation", AtenValue::ints({one, one})},
                 {"ceil_mode", AtenValue::boolean(false)}},
                2, emitError);
+}
+
+namespace {
+/// The arguments of a composite by name, with typed accessors that report a wrong kind.
+class NamedArguments {
+public:
+  NamedArguments(llvm::StringRef op, llvm::ArrayRef<AtenArgument> arguments,
+                 const AtenCallBuilder::ErrorFn &emitError)
+      : op(op), arguments(arguments), emitError(emitError) {}
+
+  const AtenValue *find(llvm::StringRef name) const {
+    for (const AtenArgument &argument : arguments)
+      if (argument.name == name && argument.value.kind != AtenValue::Kind::None)
+        return &argument.value;
+    return nullptr;
+  }
+  /// The tensor `name`; null (with an error when `required`) where it is absent.
+  FailureOr<Value> tensor(llvm::StringRef name, bool required = true) const {
+    const AtenValue *value = find(name);
+    if (value && value->kind == AtenValue::Kind::Tensor)
+      return value->values.front();
+    if (!value && !required)
+      return Value();
+    return emitError() << op << " needs a tensor '" << name << "'";
+  }
+  /// The constant int `name`, or `fallback` where it is absent.
+  FailureOr<int64_t> integer(llvm::StringRef name, std::optional<int64_t> fallback) const {
+    const AtenValue *value = find(name);
+    if (!value && fallback)
+      return *fallback;
+    if (value && value->kind == AtenValue::Kind::Int)
+      if (std::optional<int64_t> constant = getConstantSize(value->size))
+        return *constant;
+    return emitError() << op << ": argument '" << name << "' must be a constant int";
+  }
+  /// The constant number `name`, or `fallback` where it is absent.
+  FailureOr<double> number(llvm::StringRef name, std::optional<double> fallback) const {
+    const AtenValue *value = find(name);
+    if (!value && fallback)
+      return *fallback;
+    if (value && value->kind == AtenValue::Kind::Float && value->values.empty())
+      return value->floatValue;
+    if (value && value->kind == AtenValue::Kind::Int)
+      if (std::optional<int64_t> constant = getConstantSize(value->size))
+        return double(*constant);
+    return emitError() << op << ": argument '" << name << "' must be a constant number";
+  }
+  bool flag(llvm::StringRef name, bool fallback) const {
+    const AtenValue *value = find(name);
+    return value && value->kind == AtenValue::Kind::Bool ? value->boolValue : fallback;
+  }
+
+private:
+  llvm::StringRef op;
+  llvm::ArrayRef<AtenArgument> arguments;
+  const AtenCallBuilder::ErrorFn &emitError;
+};
+
+AtenValue tensorValue(Value v) { return AtenValue::tensor(v); }
+
+int64_t rankOf(Value v) { return cast<BaseTensorType>(v.getType()).getRank(); }
+
+/// `dim` counted from the front (a negative one from the back) in [0, rank), or nullopt.
+std::optional<int64_t> wrapDim(int64_t dim, int64_t rank) {
+  int64_t wrapped = dim < 0 ? dim + rank : dim;
+  if (wrapped < 0 || wrapped >= std::max<int64_t>(rank, 1))
+    return std::nullopt;
+  return wrapped;
+}
+} // namespace
+
+/// rms_norm(input, normalized_shape, weight=None, eps=None): input * rsqrt(mean(input^2
+/// over the normalized trailing dims) + eps) * weight, eps by default the dtype's machine
+/// epsilon (torch.finfo(dtype).eps), as ATen's composite computes it.
+FailureOr<Operation *> AtenCallBuilder::buildRmsNorm(Location loc, llvm::StringRef target,
+                                                     std::vector<AtenArgument> arguments,
+                                                     const ErrorFn &emitError) {
+  NamedArguments args("rms_norm", arguments, emitError);
+  FailureOr<Value> x = args.tensor("input");
+  FailureOr<Value> weight = args.tensor("weight", /*required=*/false);
+  const AtenValue *shape = args.find("normalized_shape");
+  if (failed(x) || failed(weight))
+    return failure();
+  auto floatType = dyn_cast<FloatType>(cast<BaseTensorType>(x->getType()).getDtype());
+  if (!floatType)
+    return emitError() << "rms_norm needs a floating-point input";
+  int64_t count = !shape                                 ? 0
+                  : shape->kind == AtenValue::Kind::Ints ? int64_t(shape->sizes.size())
+                  : shape->kind == AtenValue::Kind::Int  ? 1
+                                                         : -1;
+  if (count <= 0 || count > rankOf(*x))
+    return emitError() << "rms_norm: 'normalized_shape' must name 1 to " << rankOf(*x)
+                       << " trailing dimensions";
+  int precision = int(llvm::APFloat::semanticsPrecision(floatType.getFloatSemantics()));
+  FailureOr<double> eps = args.number("eps", std::ldexp(1.0, 1 - precision));
+  if (failed(eps))
+    return failure();
+  SmallVector<AffineExpr> dims;
+  for (int64_t d = rankOf(*x) - count; d < rankOf(*x); ++d)
+    dims.push_back(getAffineConstantExpr(d, builder.getContext()));
+  auto call = [&](llvm::StringRef callee, std::vector<AtenArgument> callArgs) {
+    return buildValue(loc, callee, std::move(callArgs), emitError);
+  };
+  FailureOr<Value> squares =
+      call("aten.mul.Tensor", {{"self", tensorValue(*x)}, {"other", tensorValue(*x)}});
+  FailureOr<Value> mean = failed(squares)
+                              ? squares
+                              : call("aten.mean.dim", {{"self", tensorValue(*squares)},
+                                                       {"dim", AtenValue::ints(dims)},
+                                                       {"keepdim", AtenValue::boolean(true)}});
+  FailureOr<Value> shifted =
+      failed(mean) ? mean
+                   : call("aten.add.Tensor",
+                          {{"self", tensorValue(*mean)}, {"other", AtenValue::floating(*eps)}});
+  FailureOr<Value> scale =
+      failed(shifted) ? shifted : call("aten.rsqrt.default", {{"self", tensorValue(*shifted)}});
+  if (failed(scale))
+    return failure();
+  if (!*weight)
+    return build(loc, "aten.mul.Tensor",
+                 {{"self", tensorValue(*x)}, {"other", tensorValue(*scale)}}, 1, emitError);
+  FailureOr<Value> normed =
+      call("aten.mul.Tensor", {{"self", tensorValue(*x)}, {"other", tensorValue(*scale)}});
+  if (failed(normed))
+    return failure();
+  return build(loc, "aten.mul.Tensor",
+               {{"self", tensorValue(*normed)}, {"other", tensorValue(*weight)}}, 1, emitError);
+}
+
+/// glu(self, dim=-1): the first half along `dim` times the sigmoid of the second.
+FailureOr<Operation *> AtenCallBuilder::buildGlu(Location loc, llvm::StringRef target,
+                                                 std::vector<AtenArgument> arguments,
+                                                 const ErrorFn &emitError) {
+  NamedArguments args("glu", arguments, emitError);
+  FailureOr<Value> x = args.tensor("self");
+  FailureOr<int64_t> dim = args.integer("dim", -1);
+  if (failed(x) || failed(dim))
+    return failure();
+  std::optional<int64_t> axis = wrapDim(*dim, rankOf(*x));
+  if (!axis || rankOf(*x) == 0)
+    return emitError() << "glu: dim " << *dim << " is out of range for rank " << rankOf(*x);
+  MLIRContext *ctx = builder.getContext();
+  AffineExpr size = cast<BaseTensorType>(x->getType()).getSizes()[*axis];
+  std::optional<int64_t> constant = getConstantSize(size);
+  if (!constant || *constant % 2 != 0)
+    return emitError() << "glu: the halved dimension must have an even, constant size";
+  auto half = [&](int64_t begin, int64_t end) {
+    return buildValue(loc, "aten.slice.Tensor",
+                      {{"self", tensorValue(*x)},
+                       {"dim", AtenValue::integer(getAffineConstantExpr(*axis, ctx))},
+                       {"start", AtenValue::integer(getAffineConstantExpr(begin, ctx))},
+                       {"end", AtenValue::integer(getAffineConstantExpr(end, ctx))},
+                       {"step", AtenValue::integer(getAffineConstantExpr(1, ctx))}},
+                      emitError);
+  };
+  FailureOr<Value> first = half(0, *constant / 2);
+  FailureOr<Value> second = failed(first) ? first : half(*constant / 2, *constant);
+  FailureOr<Value> gate = failed(second) ? second
+                                         : buildValue(loc, "aten.sigmoid.default",
+                                                      {{"self", tensorValue(*second)}}, emitError);
+  if (failed(gate))
+    return failure();
+  return build(loc, "aten.mul.Tensor",
+               {{"self", tensorValue(*first)}, {"other", tensorValue(*gate)}}, 1, emitError);
+}
+
+/// prelu(self, weight): self where it is positive, else weight * self, the weight (one
+/// value, or one per channel: dimension 1) broadcast over the other dimensions.
+FailureOr<Operation *> AtenCallBuilder::buildPrelu(Location loc, llvm::StringRef target,
+                                                   std::vector<AtenArgument> arguments,
+                                                   const ErrorFn &emitError) {
+  NamedArguments args("prelu", arguments, emitError);
+  FailureOr<Value> x = args.tensor("self");
+  FailureOr<Value> weight = args.tensor("weight");
+  if (failed(x) || failed(weight))
+    return failure();
+  MLIRContext *ctx = builder.getContext();
+  Value slope = *weight;
+  auto weightType = cast<BaseTensorType>(weight->getType());
+  std::optional<int64_t> count =
+      weightType.getRank() == 1 ? getConstantSize(weightType.getSizes()[0]) : std::nullopt;
+  if (weightType.getRank() > 1)
+    return emitError() << "prelu: the weight must have one value or one per channel";
+  if (count && *count != 1 && rankOf(*x) >= 2) {
+    // [C] viewed [C, 1, ..., 1] against [N, C, ...].
+    SmallVector<AffineExpr> shape(rankOf(*x) - 1, getAffineConstantExpr(1, ctx));
+    shape[0] = getAffineConstantExpr(*count, ctx);
+    FailureOr<Value> viewed =
+        buildValue(loc, "aten.view.default",
+                   {{"self", tensorValue(slope)}, {"size", AtenValue::ints(shape)}}, emitError);
+    if (failed(viewed))
+      return failure();
+    slope = *viewed;
+  }
+  FailureOr<Value> positive =
+      buildValue(loc, "aten.gt.Scalar",
+                 {{"self", tensorValue(*x)}, {"other", AtenValue::floating(0)}}, emitError);
+  FailureOr<Value> scaled =
+      failed(positive)
+          ? positive
+          : buildValue(loc, "aten.mul.Tensor",
+                       {{"self", tensorValue(*x)}, {"other", tensorValue(slope)}}, emitError);
+  if (failed(scaled))
+    return failure();
+  return build(loc, "aten.where.self",
+               {{"condition", tensorValue(*positive)},
+                {"self", tensorValue(*x)},
+                {"other", tensorValue(*scaled)}},
+               1, emitError);
+}
+
+/// one_hot(self, num_classes): int64 [..., num_classes], 1 where the class is self's. The
+/// number of classes must be given (-1, the largest value plus one, depends on the data).
+FailureOr<Operation *> AtenCallBuilder::buildOneHot(Location loc, llvm::StringRef target,
+                                                    std::vector<AtenArgument> arguments,
+                                                    const ErrorFn &emitError) {
+  NamedArguments args("one_hot", arguments, emitError);
+  FailureOr<Value> x = args.tensor("self");
+  FailureOr<int64_t> classes = args.integer("num_classes", -1);
+  if (failed(x) || failed(classes))
+    return failure();
+  if (*classes < 0)
+    return emitError() << "one_hot: give num_classes (with -1 the result's shape depends on "
+                          "the data)";
+  MLIRContext *ctx = builder.getContext();
+  Type i64 = builder.getI64Type();
+  FailureOr<Value> column = buildValue(
+      loc, "aten.unsqueeze.default",
+      {{"self", tensorValue(*x)}, {"dim", AtenValue::integer(getAffineConstantExpr(-1, ctx))}},
+      emitError);
+  FailureOr<Value> range =
+      failed(column)
+          ? column
+          : buildValue(loc, "aten.arange.default",
+                       {{"end", AtenValue::integer(getAffineConstantExpr(*classes, ctx))},
+                        {"dtype", AtenValue::dtype(i64)}},
+                       emitError);
+  FailureOr<Value> hits =
+      failed(range)
+          ? range
+          : buildValue(loc, "aten.eq.Tensor",
+                       {{"self", tensorValue(*column)}, {"other", tensorValue(*range)}}, emitError);
+  if (failed(hits))
+    return failure();
+  return build(loc, "aten._to_copy.default",
+               {{"self", tensorValue(*hits)}, {"dtype", AtenValue::dtype(i64)}}, 1, emitError);
+}
+
+/// cosine_similarity(x1, x2, dim=1, eps=1e-8): sum((x1 / max(|x1|, eps)) * (x2 / max(|x2|,
+/// eps)), dim), the norms 2-norms along `dim`, as ATen computes it.
+FailureOr<Operation *> AtenCallBuilder::buildCosineSimilarity(Location loc, llvm::StringRef target,
+                                                              std::vector<AtenArgument> arguments,
+                                                              const ErrorFn &emitError) {
+  NamedArguments args("cosine_similarity", arguments, emitError);
+  FailureOr<Value> x1 = args.tensor("x1"), x2 = args.tensor("x2");
+  FailureOr<int64_t> dim = args.integer("dim", 1);
+  FailureOr<double> eps = args.number("eps", 1e-8);
+  if (failed(x1) || failed(x2) || failed(dim) || failed(eps))
+    return failure();
+  MLIRContext *ctx = builder.getContext();
+  AtenValue dims = AtenValue::ints({getAffineConstantExpr(*dim, ctx)});
+  auto unit = [&](Value v) -> FailureOr<Value> {
+    FailureOr<Value> norm = buildValue(loc, "aten.linalg_vector_norm.default",
+                                       {{"self", tensorValue(v)},
+                                        {"ord", AtenValue::floating(2)},
+                                        {"dim", dims},
+                                        {"keepdim", AtenValue::boolean(true)}},
+                                       emitError);
+    FailureOr<Value> clamped =
+        failed(norm)
+            ? norm
+            : buildValue(loc, "aten.clamp_min.default",
+                         {{"self", tensorValue(*norm)}, {"min", AtenValue::floating(*eps)}},
+                         emitError);
+    if (failed(clamped))
+      return failure();
+    return buildValue(loc, "aten.div.Tensor",
+                      {{"self", tensorValue(v)}, {"other", tensorValue(*clamped)}}, emitError);
+  };
+  FailureOr<Value> u1 = unit(*x1);
+  FailureOr<Value> u2 = failed(u1) ? u1 : unit(*x2);
+  FailureOr<Value> products =
+      failed(u2) ? u2
+                 : buildValue(loc, "aten.mul.Tensor",
+                              {{"self", tensorValue(*u1)}, {"other", tensorValue(*u2)}}, emitError);
+  if (failed(products))
+    return failure();
+  return build(
+      loc, "aten.sum.dim_IntList",
+      {{"self", tensorValue(*products)}, {"dim", dims}, {"keepdim", AtenValue::boolean(false)}}, 1,
+      emitError);
+}
+
+/// pixel_shuffle(self, upscale_factor) [..., C r^2, H, W] -> [..., C, H r, W r];
+/// pixel_unshuffle(self, downscale_factor) back; channel_shuffle(self, groups)
+/// [N, g k, ...] -> [N, k g, ...] (channel c = i k + j moves to j g + i): each a view
+/// that splits dimensions, a permutation and a reshape that merges them.
+FailureOr<Operation *> AtenCallBuilder::buildPixelShuffle(Location loc, llvm::StringRef target,
+                                                          std::vector<AtenArgument> arguments,
+                                                          const ErrorFn &emitError) {
+  bool channels = target.contains("channel_shuffle");
+  bool unshuffle = target == "aten.pixel_unshuffle.default";
+  llvm::StringRef op = target.drop_front(5).rsplit('.').first; // without "aten."
+  NamedArguments args(op, arguments, emitError);
+  FailureOr<Value> x = args.tensor("self");
+  FailureOr<int64_t> factor = args.integer(channels    ? "groups"
+                                           : unshuffle ? "downscale_factor"
+                                                       : "upscale_factor",
+                                           std::nullopt);
+  if (failed(x) || failed(factor))
+    return failure();
+  int64_t rank = rankOf(*x);
+  if (*factor <= 0 || rank < (channels ? 2 : 3))
+    return emitError() << op << " needs a factor above 0 and a tensor of rank "
+                       << (channels ? 2 : 3) << " or more";
+  MLIRContext *ctx = builder.getContext();
+  SmallVector<AffineExpr> sizes(cast<BaseTensorType>(x->getType()).getSizes());
+  AffineExpr r = getAffineConstantExpr(*factor, ctx);
+  SmallVector<AffineExpr> split, merged;
+  SmallVector<int64_t> order;
+  int64_t batch = channels ? 1 : rank - 3; // dimensions before the channel
+  for (int64_t d = 0; d < batch; ++d) {
+    split.push_back(sizes[d]);
+    merged.push_back(sizes[d]);
+    order.push_back(d);
+  }
+  if (channels) {
+    // [N, g, k, rest...] -> [N, k, g, rest...]
+    AffineExpr c = sizes[1];
+    split.append({r, c.floorDiv(r)});
+    order.append({2, 1});
+    merged.push_back(c);
+    for (int64_t d = 2; d < rank; ++d) {
+      split.push_back(sizes[d]);
+      order.push_back(d + 1);
+      merged.push_back(sizes[d]);
+    }
+  } else if (!unshuffle) {
+    // [.., C, r, r, H, W] -> [.., C, H, r, W, r]
+    AffineExpr c = sizes[batch].floorDiv(r * r), h = sizes[batch + 1], w = sizes[batch + 2];
+    split.append({c, r, r, h, w});
+    for (int64_t d : {0, 3, 1, 4, 2})
+      order.push_back(batch + d);
+    merged.append({c, h * r, w * r});
+  } else {
+    // [.., C, H, r, W, r] -> [.., C, r, r, H, W]
+    AffineExpr c = sizes[batch], h = sizes[batch + 1].floorDiv(r), w = sizes[batch + 2].floorDiv(r);
+    split.append({c, h, r, w, r});
+    for (int64_t d : {0, 2, 4, 1, 3})
+      order.push_back(batch + d);
+    merged.append({c * r * r, h, w});
+  }
+  // The factor must divide what it splits.
+  int64_t product = 1, original = 1;
+  for (AffineExpr e : split)
+    product = getConstantSize(e) && product >= 0 ? product * *getConstantSize(e) : -1;
+  for (AffineExpr e : sizes)
+    original = getConstantSize(e) && original >= 0 ? original * *getConstantSize(e) : -1;
+  if (product >= 0 && original >= 0 && product != original)
+    return emitError() << op << ": the factor " << *factor << " does not divide the sizes";
+  SmallVector<AffineExpr> orderExprs;
+  for (int64_t d : order)
+    orderExprs.push_back(getAffineConstantExpr(d, ctx));
+  FailureOr<Value> viewed =
+      buildValue(loc, "aten.reshape.default",
+                 {{"self", tensorValue(*x)}, {"shape", AtenValue::ints(split)}}, emitError);
+  FailureOr<Value> permuted =
+      failed(viewed)
+          ? viewed
+          : buildValue(loc, "aten.permute.default",
+                       {{"self", tensorValue(*viewed)}, {"dims", AtenValue::ints(orderExprs)}},
+                       emitError);
+  if (failed(permuted))
+    return failure();
+  return build(loc, "aten.reshape.default",
+               {{"self", tensorValue(*permuted)}, {"shape", AtenValue::ints(merged)}}, 1,
+               emitError);
+}
+
+/// instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum,
+/// eps, cudnn_enabled) with the input's statistics and no running ones
+/// (nn.InstanceNorm's default): group norm with a group per channel.
+FailureOr<Operation *> AtenCallBuilder::buildInstanceNorm(Location loc, llvm::StringRef target,
+                                                          std::vector<AtenArgument> arguments,
+                                                          const ErrorFn &emitError) {
+  NamedArguments args("instance_norm", arguments, emitError);
+  FailureOr<Value> x = args.tensor("input");
+  FailureOr<Value> weight = args.tensor("weight", false), bias = args.tensor("bias", false);
+  FailureOr<double> eps = args.number("eps", 1e-5);
+  if (failed(x) || failed(weight) || failed(bias) || failed(eps))
+    return failure();
+  if (args.find("running_mean") || args.find("running_var") || !args.flag("use_input_stats", true))
+    return emitError() << "instance_norm with running statistics (track_running_stats=True) is "
+                          "not supported";
+  if (rankOf(*x) < 2)
+    return emitError() << "instance_norm needs an input of rank 2 or more";
+  AffineExpr channels = cast<BaseTensorType>(x->getType()).getSizes()[1];
+  std::vector<AtenArgument> groupArgs = {{"input", tensorValue(*x)},
+                                         {"num_groups", AtenValue::integer(channels)},
+                                         {"eps", AtenValue::floating(*eps)}};
+  if (*weight)
+    groupArgs.push_back({"weight", tensorValue(*weight)});
+  if (*bias)
+    groupArgs.push_back({"bias", tensorValue(*bias)});
+  return build(loc, "aten.group_norm.default", std::move(groupArgs), 1, emitError);
+}
+
+/// threshold(self, threshold, value): `value` where self <= threshold, else self (NaN
+/// stays NaN).
+FailureOr<Operation *> AtenCallBuilder::buildThreshold(Location loc, llvm::StringRef target,
+                                                       std::vector<AtenArgument> arguments,
+                                                       const ErrorFn &emitError) {
+  NamedArguments args("threshold", arguments, emitError);
+  FailureOr<Value> x = args.tensor("self");
+  FailureOr<double> threshold = args.number("threshold", std::nullopt);
+  FailureOr<double> value = args.number("value", std::nullopt);
+  if (failed(x) || failed(threshold) || failed(value))
+    return failure();
+  FailureOr<Value> below = buildValue(
+      loc, "aten.le.Scalar",
+      {{"self", tensorValue(*x)}, {"other", AtenValue::floating(*threshold)}}, emitError);
+  if (failed(below))
+    return failure();
+  return build(loc, "aten.masked_fill.Scalar",
+               {{"self", tensorValue(*x)},
+                {"mask", tensorValue(*below)},
+                {"value", AtenValue::floating(*value)}},
+               1, emitError);
+}
+
+/// feature_dropout / alpha_dropout / feature_alpha_dropout(input, p, train): in
+/// evaluation the input; in training they are not supported.
+FailureOr<Operation *> AtenCallBuilder::buildFeatureDropout(Location loc, llvm::StringRef target,
+                                                            std::vector<AtenArgument> arguments,
+                                                            const ErrorFn &emitError) {
+  llvm::StringRef op = target.drop_front(5).rsplit('.').first;
+  NamedArguments args(op, arguments, emitError);
+  FailureOr<Value> x = args.tensor("input");
+  if (failed(x))
+    return failure();
+  if (args.flag("train", true))
+    return emitError() << op << " in training mode is not supported (dropout is)";
+  return build(loc, "aten.clone.default", {{"self", tensorValue(*x)}}, 1, emitError);
 }
 
 std::optional<std::string> AtenCallBuilder::functionalOverload(llvm::StringRef target) {

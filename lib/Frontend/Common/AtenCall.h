@@ -110,7 +110,9 @@ private:
   /// How tgc builds a composite target from other calls (the last op built is the
   /// result): softplus, im2col (F.unfold), take, max_pool1d, the in-place random fills,
   /// narrow, Tensor.unfold, std, outer, logsumexp, nan_to_num, mish,
-  /// log_sigmoid, fmax/fmin, isfinite, nansum, adaptive_max_pool2d.
+  /// log_sigmoid, fmax/fmin, isfinite, nansum, adaptive_max_pool2d, rms_norm, glu, prelu,
+  /// one_hot, cosine_similarity, pixel_(un)shuffle, channel_shuffle, instance_norm,
+  /// threshold, feature/alpha dropout.
   using CompositeBuilder = mlir::FailureOr<mlir::Operation *> (AtenCallBuilder::*)(
       mlir::Location loc, llvm::StringRef target, std::vector<AtenArgument> arguments,
       const ErrorFn &emitError);
@@ -163,6 +165,34 @@ private:
   mlir::FailureOr<mlir::Operation *> buildNansum(mlir::Location loc, llvm::StringRef target,
                                                  std::vector<AtenArgument> arguments,
                                                  const ErrorFn &emitError);
+  mlir::FailureOr<mlir::Operation *> buildRmsNorm(mlir::Location loc, llvm::StringRef target,
+                                                  std::vector<AtenArgument> arguments,
+                                                  const ErrorFn &emitError);
+  mlir::FailureOr<mlir::Operation *> buildGlu(mlir::Location loc, llvm::StringRef target,
+                                              std::vector<AtenArgument> arguments,
+                                              const ErrorFn &emitError);
+  mlir::FailureOr<mlir::Operation *> buildPrelu(mlir::Location loc, llvm::StringRef target,
+                                                std::vector<AtenArgument> arguments,
+                                                const ErrorFn &emitError);
+  mlir::FailureOr<mlir::Operation *> buildOneHot(mlir::Location loc, llvm::StringRef target,
+                                                 std::vector<AtenArgument> arguments,
+                                                 const ErrorFn &emitError);
+  mlir::FailureOr<mlir::Operation *> buildCosineSimilarity(mlir::Location loc,
+                                                           llvm::StringRef target,
+                                                           std::vector<AtenArgument> arguments,
+                                                           const ErrorFn &emitError);
+  mlir::FailureOr<mlir::Operation *> buildPixelShuffle(mlir::Location loc, llvm::StringRef target,
+                                                       std::vector<AtenArgument> arguments,
+                                                       const ErrorFn &emitError);
+  mlir::FailureOr<mlir::Operation *> buildInstanceNorm(mlir::Location loc, llvm::StringRef target,
+                                                       std::vector<AtenArgument> arguments,
+                                                       const ErrorFn &emitError);
+  mlir::FailureOr<mlir::Operation *> buildThreshold(mlir::Location loc, llvm::StringRef target,
+                                                    std::vector<AtenArgument> arguments,
+                                                    const ErrorFn &emitError);
+  mlir::FailureOr<mlir::Operation *> buildFeatureDropout(mlir::Location loc, llvm::StringRef target,
+                                                         std::vector<AtenArgument> arguments,
+                                                         const ErrorFn &emitError);
   mlir::FailureOr<mlir::Operation *> buildAdaptiveMaxPool2d(mlir::Location loc,
                                                             llvm::StringRef target,
                                                             std::vector<AtenArgument> arguments,

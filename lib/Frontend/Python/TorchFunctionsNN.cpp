@@ -394,6 +394,33 @@ static void addNormalizationAndLosses(std::vector<TorchFunction> &table) {
       {{"torch.nn.functional.dropout"},
        {{TGC_SCHEMA("dropout(Tensor input, float p=0.5, bool training=True, bool inplace=False)"),
          "aten.dropout.default", dropoutArguments, /*passDefaults=*/true}}},
+      {{"torch.nn.functional.dropout1d", "torch.nn.functional.dropout2d",
+        "torch.nn.functional.dropout3d"},
+       {{TGC_SCHEMA("feature_dropout(Tensor input, float p=0.5, bool training=True, bool "
+                    "inplace=False)"),
+         "aten.feature_dropout.default", dropoutArguments, /*passDefaults=*/true}}},
+      {{"torch.nn.functional.alpha_dropout"},
+       {{TGC_SCHEMA("alpha_dropout(Tensor input, float p=0.5, bool training=False, bool "
+                    "inplace=False)"),
+         "aten.alpha_dropout.default", dropoutArguments, /*passDefaults=*/true}}},
+      {{"torch.nn.functional.feature_alpha_dropout"},
+       {{TGC_SCHEMA("feature_alpha_dropout(Tensor input, float p=0.5, bool training=False, bool "
+                    "inplace=False)"),
+         "aten.feature_alpha_dropout.default", dropoutArguments, /*passDefaults=*/true}}},
+      {{"torch.nn.functional.glu"},
+       {{TGC_SCHEMA("glu(Tensor self, int dim=-1)"), "aten.glu.default"}}},
+      {{"torch.nn.functional.rms_norm"},
+       {{TGC_SCHEMA("rms_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, "
+                    "float? eps=None)"),
+         "aten.rms_norm.default"}}},
+      {{"torch.nn.functional.instance_norm"},
+       {{TGC_SCHEMA("instance_norm(Tensor input, Tensor? running_mean=None, Tensor? "
+                    "running_var=None, Tensor? weight=None, Tensor? bias=None, bool "
+                    "use_input_stats=True, float momentum=0.1, float eps=1e-05)"),
+         "aten.instance_norm.default", /*rewrite=*/nullptr, /*passDefaults=*/true}}},
+      {{"torch.nn.functional.threshold", "torch.nn.functional._threshold"},
+       {{TGC_SCHEMA("threshold(Tensor self, Scalar threshold, Scalar value, bool inplace=False)"),
+         "aten.threshold.default", inplaceFlag}}},
       {{"torch.embedding"},
        {{TGC_SCHEMA("embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool "
                     "scale_grad_by_freq=False, bool sparse=False)"),
@@ -455,6 +482,11 @@ static void addActivationsAndPooling(std::vector<TorchFunction> &table) {
          relu6AsHardtanh}}},
 
       // Pooling.
+      {{"torch.nn.functional.max_pool3d", "torch.max_pool3d", "torch.nn.functional._max_pool3d"},
+       {{TGC_SCHEMA("max_pool3d(Tensor self, int[3] kernel_size, int[3]? stride=None, int[3] "
+                    "padding=0, int[3] dilation=1, bool ceil_mode=False, bool "
+                    "return_indices=False)"),
+         "aten.max_pool3d.default", maxPoolArguments}}},
       {{"torch.nn.functional.max_pool1d", "torch.max_pool1d", "torch.nn.functional._max_pool1d"},
        {{TGC_SCHEMA("max_pool1d(Tensor self, int[1] kernel_size, int[1]? stride=None, int[1] "
                     "padding=0, int[1] dilation=1, bool ceil_mode=False, bool "

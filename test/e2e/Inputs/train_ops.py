@@ -125,6 +125,31 @@ class NanAware(nn.Module):
         return a.sum(-1) + torch.nansum(b * h + nan, -1) + c
 
 
+class Composites(nn.Module):
+    """Ops the frontends build from others: rms_norm, glu, prelu (one slope per
+    channel), cosine_similarity, pixel_shuffle/unshuffle, channel_shuffle, instance_norm
+    (affine), threshold and one_hot, and their derivatives."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(2, 8, 3, padding=1)
+        self.prelu = nn.PReLU(8)
+        self.norm = nn.InstanceNorm2d(2, affine=True)
+        self.rms = nn.RMSNorm(8)
+        self.fc = nn.Linear(8, 16)
+
+    def forward(self, x):
+        h = self.prelu(self.conv(x))                                  # [N, 8, 4, 4]
+        s = F.pixel_unshuffle(F.pixel_shuffle(h, 2) * 1.5, 2)         # [N, 8, 4, 4]
+        s = F.channel_shuffle(s, 2)
+        t = self.norm(F.pixel_shuffle(s, 2))                           # [N, 2, 8, 8]
+        v = self.rms(t[:, :, :2, :2].reshape(-1, 8))                  # [N, 8]
+        g = F.glu(self.fc(v), -1)                                     # [N, 8]
+        c = F.cosine_similarity(g, v, dim=1)
+        hot = F.one_hot(v.argmax(1), 8).to(v.dtype)
+        return F.threshold(g, 0.1, -2.0).sum(1) + c + (hot * g).sum(1) + t.sum((1, 2, 3))
+
+
 class Unfold(nn.Module):
     """F.unfold (aten.im2col): kernel, dilation, padding and stride that differ per
     dimension, and an unbatched input; the gradient flows to the conv before it."""
@@ -182,7 +207,8 @@ CASES = [("vector_norm", VectorNorm, (torch.randn(2, 4),)),
          ("einsum", Einsum, (torch.randn(2, 5, 8),)),
          ("resample", Resample, (torch.randn(2, 3, 6, 7),)),
          ("square", Square, (torch.randn(4, 8),)),
-         ("nan_aware", NanAware, (torch.randn(4, 8),))]
+         ("nan_aware", NanAware, (torch.randn(4, 8),)),
+         ("composites", Composites, (torch.randn(3, 2, 4, 4),))]
 
 
 def relative(actual, expected):
