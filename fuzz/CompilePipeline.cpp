@@ -179,7 +179,7 @@ void mutateOnce(json &root, const std::vector<std::string> &strings, std::mt1993
   case 2: // an edge number, or a neighbour of this one
     if (node.is_number_integer())
       node = pick(2) ? kEdgeNumbers[pick(std::size(kEdgeNumbers))]
-                     : node.get<int64_t>() + int64_t(pick(5)) - 2;
+                     : int64_t(uint64_t(node.get<int64_t>()) + pick(5) - 2); // wraps
     else if (node.is_number_float())
       node = pick(2) ? 0.0 : -node.get<double>() * 1e300;
     else if (node.is_boolean())

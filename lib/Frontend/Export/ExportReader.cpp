@@ -102,6 +102,8 @@ private:
   FailureOr<ElementsAttr> readInitialValue(llvm::StringRef fqn, const TensorMeta &meta);
   LogicalResult createGlobal(const GraphInput &input, const TensorMeta &meta);
   LogicalResult buildReturn(func::FuncOp func);
+  LogicalResult recordOutputStructure(ArrayRef<Attribute> userLeaves);
+  std::optional<Attribute> constantUserOutput(const Json &spec);
 
   // Nodes.
   LogicalResult convertNode(const Json &node);
@@ -513,7 +515,18 @@ LogicalResult ExportReader::buildReturn(func::FuncOp func) {
   const Json &signature = program.at("graph_module").at("signature");
   SmallVector<Value> results;
   SmallVector<DictionaryAttr> resultAttrs;
+  // What each user output is in the returned value: a tensor result's index, or a
+  // constant the module returned (None, a number, a bool, a string).
+  SmallVector<Attribute> userLeaves;
   for (const Json &spec : signature.at("output_specs")) {
+    if (std::optional<Attribute> constant = constantUserOutput(spec)) {
+      userLeaves.push_back(*constant);
+      continue;
+    }
+    if (unionKind(spec) == "user_output")
+      userLeaves.push_back(builder.getI64IntegerAttr(
+          int64_t(userLeaves.size()) -
+          llvm::count_if(userLeaves, [](Attribute a) { return isa<DictionaryAttr>(a); })));
     FailureOr<GraphOutput> output = parseOutputSpec(spec);
     if (failed(output))
       return failure();
@@ -527,10 +540,131 @@ LogicalResult ExportReader::buildReturn(func::FuncOp func) {
       attrs.set(attr::kTarget, builder.getStringAttr(output->target));
     resultAttrs.push_back(attrs.getDictionary(ctx));
   }
+  if (failed(recordOutputStructure(userLeaves)))
+    return failure();
   func::ReturnOp::create(builder, archiveLoc, results);
   func.setFunctionType(
       builder.getFunctionType(func.getArgumentTypes(), ValueRange(results).getTypes()));
   func.setAllResultAttrs(resultAttrs);
+  return success();
+}
+
+/// The structure (model.json's `output_structure`, as the trace reader records it) of the
+/// pytree spec `spec` (torch.utils._pytree's JSON), whose leaves are `leaves` from
+/// `nextLeaf` on; nullopt for a node type it does not describe.
+static std::optional<Attribute> pytreeStructure(const Json &spec, ArrayRef<Attribute> leaves,
+                                                size_t &nextLeaf, OpBuilder &b) {
+  if (!spec.is_object() || !spec.contains("type") || !spec.contains("children_spec") ||
+      !spec.at("children_spec").is_array())
+    return std::nullopt;
+  const Json &type = spec.at("type");
+  const Json &children = spec.at("children_spec");
+  auto tagged = [&](llvm::StringRef tag, Attribute payload) -> Attribute {
+    return b.getDictionaryAttr(b.getNamedAttr(tag, payload));
+  };
+  if (type.is_null())
+    return children.empty() && nextLeaf < leaves.size()
+               ? std::optional<Attribute>(leaves[nextLeaf++])
+               : std::nullopt;
+  if (!type.is_string())
+    return std::nullopt;
+  const std::string &name = type.get_ref<const std::string &>();
+  if (name == "builtins.NoneType")
+    return tagged("const", b.getUnitAttr());
+  SmallVector<Attribute> items;
+  for (const Json &child : children) {
+    std::optional<Attribute> item = pytreeStructure(child, leaves, nextLeaf, b);
+    if (!item)
+      return std::nullopt;
+    items.push_back(*item);
+  }
+  // (A namedtuple comes back as a plain tuple, as from a trace.)
+  if (name == "builtins.tuple" || name == "collections.namedtuple")
+    return tagged("tuple", b.getArrayAttr(items));
+  if (name == "builtins.list")
+    return tagged("list", b.getArrayAttr(items));
+  if (name != "builtins.dict" && name != "collections.OrderedDict")
+    return std::nullopt;
+  // A dict's context is the JSON list of its keys.
+  const Json &context = spec.contains("context") ? spec.at("context") : Json();
+  Json keys = context.is_string()
+                  ? Json::parse(context.get_ref<const std::string &>(), nullptr, false)
+                  : Json();
+  if (!keys.is_array() || keys.size() != items.size())
+    return std::nullopt;
+  SmallVector<Attribute> entries;
+  for (auto [key, item] : llvm::zip_equal(keys, items)) {
+    Attribute keyAttr;
+    if (key.is_string())
+      keyAttr = b.getStringAttr(key.get_ref<const std::string &>());
+    else if (key.is_number_integer())
+      keyAttr = b.getI64IntegerAttr(key.get<int64_t>());
+    else
+      return std::nullopt;
+    entries.push_back(b.getArrayAttr({keyAttr, item}));
+  }
+  return tagged("dict", b.getArrayAttr(entries));
+}
+
+/// The structure of a user output that is a constant (`{"const": value}`), or nullopt
+/// for any other output spec.
+std::optional<Attribute> ExportReader::constantUserOutput(const Json &spec) {
+  if (unionKind(spec) != "user_output" || !unionValue(spec).is_object() ||
+      !unionValue(spec).contains("arg"))
+    return std::nullopt;
+  const Json &argument = unionValue(spec).at("arg");
+  std::string kind = unionKind(argument);
+  const Json &value = unionValue(argument);
+  Attribute constant;
+  if (kind == "as_none")
+    constant = builder.getUnitAttr();
+  else if (kind == "as_bool" && value.is_boolean())
+    constant = builder.getBoolAttr(value.get<bool>());
+  else if (kind == "as_int" && value.is_number_integer())
+    constant = builder.getI64IntegerAttr(value.get<int64_t>());
+  else if (kind == "as_float" && value.is_number())
+    constant = builder.getF64FloatAttr(value.get<double>());
+  else if (kind == "as_string" && value.is_string())
+    constant = builder.getStringAttr(value.get_ref<const std::string &>());
+  else
+    return std::nullopt;
+  return builder.getDictionaryAttr(builder.getNamedAttr("const", constant));
+}
+
+/// Records what the exported module returns (its call signature's out_spec, whose leaves
+/// are `userLeaves`) as the module's output structure, so that `tgc.load` returns eager's
+/// tuples, lists, dicts and constants. Left out (the tensors come back flat) where the
+/// spec is absent or holds a type other than tuples, lists, dicts and None; then a
+/// constant output, which only the structure can return, is an error.
+LogicalResult ExportReader::recordOutputStructure(ArrayRef<Attribute> userLeaves) {
+  std::optional<Attribute> structure;
+  const Json &graphModule = program.at("graph_module");
+  const Json &callGraph = graphModule.value("module_call_graph", Json());
+  for (const Json &entry : callGraph.is_array() ? callGraph : Json::array()) {
+    if (!entry.is_object() || entry.value("fqn", Json()) != Json("") ||
+        !entry.contains("signature") || !entry.at("signature").is_object())
+      continue;
+    const Json &outSpec = entry.at("signature").value("out_spec", Json());
+    Json serialized = outSpec.is_string()
+                          ? Json::parse(outSpec.get_ref<const std::string &>(), nullptr, false)
+                          : Json();
+    size_t leaves = 0;
+    if (serialized.is_array() && serialized.size() == 2 && serialized.at(0) == Json(1))
+      structure = pytreeStructure(serialized.at(1), userLeaves, leaves, builder);
+    if (leaves != userLeaves.size())
+      structure.reset();
+    break;
+  }
+  if (structure) {
+    module->getOperation()->setAttr(attr::kOutputStructure, *structure);
+    return success();
+  }
+  for (Attribute leaf : userLeaves)
+    if (auto constant = dyn_cast<DictionaryAttr>(leaf))
+      return emitError(archiveLoc)
+             << "the module returns a constant (" << constant.get("const")
+             << ") in a structure tgc cannot rebuild (its out_spec); tgc supports tensor "
+                "outputs there only";
   return success();
 }
 

@@ -357,6 +357,29 @@ def test_restride():
     print("restride ok")
 
 
+class Nested(torch.nn.Module):
+    """Returns eager's nesting: a dict of a tensor, a tuple and a list, None, a tensor."""
+
+    def forward(self, x):
+        return {"a": x + 1, "b": (x * 2, [x - 1, x.sum()]), 7: None}, x.relu()
+
+
+def test_export_structure():
+    """A .pt2's outputs come back in the structure its out_spec records (torch's pytree):
+    dicts (string and int keys), tuples, lists and None, as eager returns them."""
+    x = torch.randn(3)
+    path = os.path.join(WORK, "nested.pt2")
+    torch.export.save(torch.export.export(Nested(), (x,)), path)
+    so = os.path.join(WORK, "nested.so")
+    subprocess.run([TGC, "compile", path, "-o", so], check=True)
+    out, ref = tgc.load(so, Nested())(x), Nested()(x)
+    assert type(out) is tuple and type(out[0]) is dict and list(out[0]) == ["a", "b", 7], out
+    assert type(out[0]["b"]) is tuple and type(out[0]["b"][1]) is list, out
+    assert out[0][7] is None, out
+    close(out, ref, "nested outputs")
+    print("export structure ok")
+
+
 def test_json_hash():
     """model.so embeds the SHA-256 of its model.json: tgc.load refuses an edited one and
     one from another compile, with or without the same model name."""
@@ -395,5 +418,6 @@ if __name__ == "__main__":
     test_replay()
     test_python_state()
     test_restride()
+    test_export_structure()
     test_json_hash()
     print("all ok")
