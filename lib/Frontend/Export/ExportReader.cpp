@@ -518,15 +518,14 @@ LogicalResult ExportReader::buildReturn(func::FuncOp func) {
   // What each user output is in the returned value: a tensor result's index, or a
   // constant the module returned (None, a number, a bool, a string).
   SmallVector<Attribute> userLeaves;
+  int64_t numTensorOutputs = 0;
   for (const Json &spec : signature.at("output_specs")) {
     if (std::optional<Attribute> constant = constantUserOutput(spec)) {
       userLeaves.push_back(*constant);
       continue;
     }
     if (unionKind(spec) == "user_output")
-      userLeaves.push_back(builder.getI64IntegerAttr(
-          int64_t(userLeaves.size()) -
-          llvm::count_if(userLeaves, [](Attribute a) { return isa<DictionaryAttr>(a); })));
+      userLeaves.push_back(builder.getI64IntegerAttr(numTensorOutputs++));
     FailureOr<GraphOutput> output = parseOutputSpec(spec);
     if (failed(output))
       return failure();
