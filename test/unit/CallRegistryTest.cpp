@@ -4,6 +4,7 @@
 #include "InterpreterFixture.h"
 
 #include "Frontend/Python/CallRegistry.h"
+#include "Frontend/Python/Interpreter.h"
 
 #include <catch2/catch.hpp>
 
@@ -93,6 +94,9 @@ TEST_CASE("The interpreter's registry has every family and no name twice", "[int
                                "builtins.set.add",
                                "torch.nn.Module.children",
                                "torch.nn.Module.named_parameters",
+                               "builtins.KeyError",
+                               "builtins.ValueError.__init__",
+                               "contextlib.suppress.__exit__",
                                "torch.Tensor.size",
                                "torch.argmax",
                                "torch.is_grad_enabled",
@@ -192,4 +196,20 @@ TEST_CASE("Every registered callable called with too few or too many arguments f
       }
     }
   }
+}
+
+TEST_CASE("Builtin exception classes follow Python's hierarchy", "[interp]") {
+  CHECK(isBuiltinExceptionSubclass("builtins.KeyError", "builtins.KeyError"));
+  CHECK(isBuiltinExceptionSubclass("builtins.KeyError", "builtins.LookupError"));
+  CHECK(isBuiltinExceptionSubclass("builtins.IndexError", "builtins.Exception"));
+  CHECK(isBuiltinExceptionSubclass("builtins.NotImplementedError", "builtins.RuntimeError"));
+  CHECK(isBuiltinExceptionSubclass("builtins.ZeroDivisionError", "builtins.ArithmeticError"));
+  CHECK(isBuiltinExceptionSubclass("builtins.KeyboardInterrupt", "builtins.BaseException"));
+  CHECK(isBuiltinExceptionSubclass("builtins.ModuleNotFoundError", "builtins.ImportError"));
+  // Siblings, the other direction, and classes that are not exceptions.
+  CHECK_FALSE(isBuiltinExceptionSubclass("builtins.ValueError", "builtins.LookupError"));
+  CHECK_FALSE(isBuiltinExceptionSubclass("builtins.Exception", "builtins.KeyError"));
+  CHECK_FALSE(isBuiltinExceptionSubclass("builtins.KeyboardInterrupt", "builtins.Exception"));
+  CHECK_FALSE(isBuiltinExceptionSubclass("builtins.int", "builtins.BaseException"));
+  CHECK_FALSE(isBuiltinExceptionSubclass("torch.KeyError", "builtins.KeyError"));
 }

@@ -83,6 +83,7 @@ TEST_CASE("Exactly the opcodes the interpreter executes have handlers", "[interp
                                                   "CALL",
                                                   "CALL_FUNCTION_EX",
                                                   "CALL_INTRINSIC_1",
+                                                  "CHECK_EXC_MATCH",
                                                   "COMPARE_OP",
                                                   "CONTAINS_OP",
                                                   "COPY",
@@ -124,14 +125,17 @@ TEST_CASE("Exactly the opcodes the interpreter executes have handlers", "[interp
                                                   "MAKE_FUNCTION",
                                                   "MAP_ADD",
                                                   "NOP",
+                                                  "POP_EXCEPT",
                                                   "POP_JUMP_IF_FALSE",
                                                   "POP_JUMP_IF_NONE",
                                                   "POP_JUMP_IF_NOT_NONE",
                                                   "POP_JUMP_IF_TRUE",
                                                   "POP_KW_NAMES",
                                                   "POP_TOP",
+                                                  "PUSH_EXC_INFO",
                                                   "PUSH_NULL",
                                                   "RAISE_VARARGS",
+                                                  "RERAISE",
                                                   "RESUME",
                                                   "RETURN_CONST",
                                                   "RETURN_GENERATOR",
@@ -151,6 +155,7 @@ TEST_CASE("Exactly the opcodes the interpreter executes have handlers", "[interp
                                                   "UNARY_NOT",
                                                   "UNPACK_EX",
                                                   "UNPACK_SEQUENCE",
+                                                  "WITH_EXCEPT_START",
                                                   "YIELD_VALUE"};
   const OpcodeTable &table = getOpcodeTable();
   CHECK(table.getDuplicates().empty());

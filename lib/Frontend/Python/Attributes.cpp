@@ -65,6 +65,7 @@ FailureOr<Var> Interpreter::getClassOf(Var value) {
 bool Interpreter::isSubclass(Var cls, llvm::StringRef externalName) {
   if (cls->is(K::External))
     return cls->name == externalName || (externalName == "builtins.object") ||
+           isBuiltinExceptionSubclass(cls->name, externalName) ||
            (externalName == "builtins.int" && cls->name == "builtins.bool") ||
            (externalName == kTensorClass && cls->name == "torch.nn.Parameter");
   if (heap.kindOf(cls) != H::Class)
@@ -400,8 +401,13 @@ FailureOr<Var> Interpreter::getAttribute(Var object, llvm::StringRef name, Locat
   FailureOr<Var> value = lookupAttribute(object, name, loc);
   if (failed(value))
     return failure();
-  if (!*value)
-    return error(loc) << describe(heap, object) << " has no attribute '" << name << "'";
+  if (!*value) {
+    // A program that catches the AttributeError relies on the attribute being absent.
+    if (object->is(K::Object))
+      noteRead(GuardRead::Step::HasAttribute, object->object, name, nullptr, makeBool(false), loc);
+    return raiseBuiltinException("builtins.AttributeError", {makeStr(name)}, loc,
+                                 describe(heap, object) + " has no attribute '" + name + "'");
+  }
   return *value;
 }
 

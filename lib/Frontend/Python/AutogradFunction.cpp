@@ -8,6 +8,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/Support/SaveAndRestore.h"
 
 using namespace mlir;
 using namespace tgc;
@@ -235,6 +236,8 @@ LogicalResult Interpreter::traceAutogradForward(AutogradTrace &trace, Var ctxObj
                                  ? input
                                  : newTensor(heap, forwardFn.getArgument(trace.operandOf[i])));
   llvm::append_range(forwardCall.positional, templateInputs);
+  // What forward and backward raise, only they may catch (raiseException).
+  llvm::SaveAndRestore floor(handlerFloor, activeFrames.size());
   FailureOr<Var> output = call(forward, std::move(forwardCall), loc);
   if (failed(output))
     return failure();
@@ -335,6 +338,7 @@ LogicalResult Interpreter::traceAutogradBackward(AutogradTrace &trace, Var backw
   for (const Var &item : trace.outputItems)
     backwardCall.positional.push_back(
         item->is(K::Tensor) ? newTensor(heap, backwardFn.getArgument(gradArgument++)) : makeNone());
+  llvm::SaveAndRestore floor(handlerFloor, activeFrames.size());
   FailureOr<Var> grads = call(backward, std::move(backwardCall), loc);
   if (failed(grads))
     return failure();

@@ -162,6 +162,19 @@ static CallResult str(Interpreter &in, ExternalCall &call) {
     return args[0];
   if (std::optional<int64_t> i = args[0]->getConstantInt(); i && args[0]->is(K::Int))
     return makeStr(std::to_string(*i));
+  // An object: its class's __str__, else an exception's message.
+  if (in.getHeap().kindOf(args[0]) == HeapObject::Kind::Instance) {
+    FailureOr<Var> method = in.userSpecialMethod(args[0], "__str__", call.loc);
+    if (failed(method))
+      return failure();
+    if (*method)
+      return in.call(*method, {}, call.loc);
+    FailureOr<Var> cls = in.getClassOf(args[0]);
+    if (failed(cls))
+      return failure();
+    if (in.isExceptionClass(*cls))
+      return makeStr(exceptionText(in.getHeap(), args[0], call.loc));
+  }
   // A class: "<class 'module.QualName'>" (its qualname holds the module; transformers
   // keys a registry on it).
   if (in.getHeap().kindOf(args[0]) == HeapObject::Kind::Class)

@@ -364,7 +364,8 @@ static CallResult next(Interpreter &in, ExternalCall &call) {
   if (it.position >= it.items.size()) {
     if (args.size() == 2)
       return args[1];
-    return call.error() << "next() of an exhausted iterator raises StopIteration";
+    return in.raiseBuiltinException("builtins.StopIteration", {}, call.loc,
+                                    "next() of an exhausted iterator raises StopIteration");
   }
   Var item = it.items[it.position];
   heap.mutate(args[0]->object).position++;
@@ -439,8 +440,9 @@ static CallResult getAttr(Interpreter &in, ExternalCall &call) {
     return *value;
   if (args.size() == 3)
     return args[2];
-  return call.error() << describe(in.getHeap(), args[0]) << " has no attribute '" << args[1]->name
-                      << "'";
+  return in.raiseBuiltinException("builtins.AttributeError", {args[1]}, call.loc,
+                                  describe(in.getHeap(), args[0]) + " has no attribute '" +
+                                      args[1]->name + "'");
 }
 
 /// setattr(object, name, value) and delattr(object, name) with a constant name.
@@ -495,6 +497,5 @@ void tgc::py::registerBuiltins(CallRegistry &registry) {
   registry.add("builtins.setattr", setAttr);
   registry.add("builtins.delattr", setAttr);
   registry.add("builtins.object.__init__", returnNone);
-  registry.add("builtins.AssertionError", returnNone);
   registry.add("builtins.print", print);
 }

@@ -74,6 +74,7 @@ const CallRegistry &tgc::py::getCallRegistry() {
     registerMathAndOperator(r);
     registerContainerMethods(r);
     registerCollections(r);
+    registerExceptions(r);
     registerModuleMethods(r);
     registerTensorMethods(r);
     registerTorchProbes(r);

@@ -122,6 +122,8 @@ void registerContainerMethods(CallRegistry &registry);
 /// collections.deque / OrderedDict / defaultdict, functools.partial / reduce and the
 /// basic itertools (Collections.cpp).
 void registerCollections(CallRegistry &registry);
+/// The builtin exception classes: construction, `__init__` (Exceptions.cpp).
+void registerExceptions(CallRegistry &registry);
 /// Methods of torch.nn.Module the interpreter models (ModuleMethods.cpp).
 void registerModuleMethods(CallRegistry &registry);
 /// Tensor methods that read metadata or leave the graph, and reductions with indices

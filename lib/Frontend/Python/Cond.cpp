@@ -10,6 +10,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/Support/SaveAndRestore.h"
 
 using namespace mlir;
 using namespace tgc;
@@ -133,6 +134,8 @@ FailureOr<Var> Interpreter::callCond(CallArguments &arguments, Location loc) {
   Block *elseBlock = builder.createBlock(&holder.getElseRegion());
   llvm::scope_exit restoreInsertion([&] { builder.setInsertionPoint(callerBlock, callerPoint); });
 
+  // What the branches raise, only they may catch (raiseException).
+  llvm::SaveAndRestore floor(handlerFloor, activeFrames.size());
   Heap checkpoint = heap;
   size_t effectsMark = sideEffects.size();
   llvm::DenseMap<int64_t, Var> traceCheckpoint = traceObjects;

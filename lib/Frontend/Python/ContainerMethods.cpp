@@ -106,7 +106,8 @@ static CallResult listPop(Interpreter &in, ExternalCall &call) {
     index = *i < 0 ? *i + size : *i;
   }
   if (index < 0 || index >= size)
-    return call.error() << "pop index out of range";
+    return in.raiseBuiltinException("builtins.IndexError", {makeStr("pop index out of range")},
+                                    call.loc, "pop index out of range");
   HeapObject &list = changeContents(in, *id, call.loc);
   Var item = list.items[index];
   list.items.erase(list.items.begin() + index);
@@ -179,9 +180,12 @@ static CallResult listSearch(Interpreter &in, ExternalCall &call) {
   FailureOr<std::optional<size_t>> found = findItem(in, items, call.args[1], call.loc);
   if (failed(found))
     return failure();
-  if (!*found)
-    return call.error() << (tuple ? "tuple." : "list.") << method << "(x): x not in "
-                        << (tuple ? "tuple" : "list") << " (ValueError)";
+  if (!*found) {
+    std::string message =
+        (tuple ? "tuple." : "list.") + method.str() + "(x): x not in " + (tuple ? "tuple" : "list");
+    return in.raiseBuiltinException("builtins.ValueError", {makeStr(message)}, call.loc,
+                                    message + " (ValueError)");
+  }
   if (method == "index")
     return makeInt(static_cast<int64_t>(**found), in.getContext());
   HeapObject &list = changeContents(in, *id, call.loc);
@@ -224,7 +228,8 @@ static CallResult dictGet(Interpreter &in, ExternalCall &call) {
   }
   Var fallback = call.args.size() >= 3 ? call.args[2] : makeNone();
   if (method == "pop" && call.args.size() < 3)
-    return call.error() << "dict.pop() of a missing key raises KeyError";
+    return in.raiseBuiltinException("builtins.KeyError", {call.args[1]}, call.loc,
+                                    "dict.pop() of a missing key raises KeyError");
   if (method == "setdefault")
     changeContents(in, *id, call.loc).entries.emplace_back(call.args[1], fallback);
   return fallback;
@@ -337,7 +342,8 @@ static CallResult setTake(Interpreter &in, ExternalCall &call) {
   std::vector<Var> items = in.getHeap().get(*id).items;
   if (pop) {
     if (items.empty())
-      return call.error() << "pop from an empty set (KeyError)";
+      return in.raiseBuiltinException("builtins.KeyError", {makeStr("pop from an empty set")},
+                                      call.loc, "pop from an empty set (KeyError)");
     HeapObject &set = changeContents(in, *id, call.loc);
     Var item = set.items.front();
     set.items.erase(set.items.begin());
@@ -348,7 +354,8 @@ static CallResult setTake(Interpreter &in, ExternalCall &call) {
     return failure();
   if (!*found) {
     if (method == "remove")
-      return call.error() << "set.remove(x): x not in set (KeyError)";
+      return in.raiseBuiltinException("builtins.KeyError", {call.args[1]}, call.loc,
+                                      "set.remove(x): x not in set (KeyError)");
     return makeNone();
   }
   HeapObject &set = changeContents(in, *id, call.loc);

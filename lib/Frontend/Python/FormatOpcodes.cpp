@@ -289,6 +289,15 @@ static LogicalResult formatValueOpcode(ExecutionStep &step) {
   Var value = step.frame.pop();
   if (!spec->is(K::Str))
     return step.error() << "an f-string format spec that is not a constant string";
+  // An object formats as str() makes it: its class's __str__, an exception's message.
+  if (step.interpreter.getHeap().kindOf(value) == HeapObject::Kind::Instance &&
+      spec->name.empty() && (arg & 0x03) <= 1) {
+    FailureOr<Var> text =
+        step.interpreter.call(makeExternal("builtins.str"), CallArguments{{value}, {}}, step.loc);
+    if (failed(text))
+      return failure();
+    value = *text;
+  }
   FailureOr<std::string> text = formatValue(value, spec->name, arg & 0x03, step.loc);
   if (failed(text))
     return failure();

@@ -29,6 +29,8 @@ struct Frame {
   /// Names of the keyword arguments of the next CALL (KW_NAMES).
   std::vector<std::string> kwNames;
   size_t position = 0;
+  /// The position of the instruction being executed (a raise looks up its handler).
+  size_t current = 0;
   /// A generator function's frame, run to completion when called: what it yields.
   std::optional<std::vector<Var>> yielded;
 

@@ -6,6 +6,7 @@
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/ScopeExit.h"
 
 using namespace mlir;
 using namespace tgc;
@@ -162,15 +163,26 @@ FailureOr<Var> Interpreter::callFunction(ObjectId functionId, CallArguments argu
 
 FailureOr<Var> Interpreter::run(Frame &frame) {
   const std::vector<py::Instruction> &instructions = frame.code->instructions;
+  activeFrames.push_back(&frame);
+  llvm::scope_exit leave([&] { activeFrames.pop_back(); });
   while (frame.position < instructions.size()) {
     if (++steps > kMaxSteps)
       return error(locationOf(frame, instructions[frame.position]))
              << "the program runs more than " << kMaxSteps
              << " instructions; loops must end on values known at capture time";
+    frame.current = frame.position;
     const py::Instruction &instruction = instructions[frame.position++];
     ExecutionStep step{*this, frame, instruction, locationOf(frame, instruction)};
-    if (failed(execute(step)))
-      return failure();
+    if (failed(execute(step))) {
+      // An exception this frame handles continues at its handler; one it does not
+      // propagates to the caller's frame (raiseException made sure one handles it).
+      if (!pendingException || failed(unwindTo(frame, instruction)))
+        return failure();
+      continue;
+    }
+    // A handler that recovered from an exception a callee raised (and did not let
+    // through) leaves none pending.
+    pendingException = nullptr;
     if (step.returned)
       return step.result;
   }

@@ -25,6 +25,12 @@
 
 namespace tgc::py {
 
+/// Whether builtin exception class `cls` ("builtins.KeyError") is `base` or a subclass
+/// of it (Python's exception hierarchy; Exceptions.cpp).
+bool isBuiltinExceptionSubclass(llvm::StringRef cls, llvm::StringRef base);
+/// `str(exception)` of an exception instance: its one argument, or its arguments' tuple.
+std::string exceptionText(const Heap &heap, const Var &exception, mlir::Location loc);
+
 /// `format(value, spec)` of a constant (str, int, float, bool, None, dtype, tuple) after
 /// the conversion `conversion` (0 none, 1 str, 2 repr, 3 ascii), with Python's
 /// format-spec mini-language (f-strings, str.format).
@@ -373,6 +379,30 @@ public:
                                   llvm::ArrayRef<std::pair<std::string, Var>> kwargs,
                                   mlir::Location loc);
 
+  // Exceptions (Exceptions.cpp, docs/bytecode.md "Exceptions").
+  /// Raises `exception` (an instance of an exception class) at `loc`. When a running
+  /// frame of the program handles it (`try`/`except`, `finally`, `with`), the frames in
+  /// between unwind and execution continues at that frame's handler; otherwise the
+  /// exception ends the capture with the error `message` at `loc`. Always a failure: the
+  /// caller returns it, as it returns any error.
+  mlir::LogicalResult raiseException(Var exception, mlir::Location loc, const llvm::Twine &message);
+  /// Raises a new instance of the builtin exception class `className`
+  /// ("builtins.KeyError") with `args`; `message` as for raiseException.
+  mlir::LogicalResult raiseBuiltinException(llvm::StringRef className, std::vector<Var> args,
+                                            mlir::Location loc, const llvm::Twine &message);
+  /// A new instance of exception class `cls` (builtin or a user subclass) whose `args`
+  /// are `args`; a user class's `__init__` is not called.
+  Var newException(Var cls, std::vector<Var> args);
+  /// Whether `cls` is an exception class (BaseException or a subclass).
+  bool isExceptionClass(Var cls) { return isSubclass(cls, "builtins.BaseException"); }
+  /// The exception being handled (`sys.exc_info()[1]`: what PUSH_EXC_INFO saves and a
+  /// bare `raise` re-raises); null outside handlers.
+  Var getHandledException() const { return handledException; }
+  void setHandledException(Var exception) { handledException = std::move(exception); }
+  /// Where and with what message `exception` was first raised (a re-raise reports it
+  /// there); the location and message of `fallback` when it was never raised.
+  std::pair<mlir::Location, std::string> raisedAt(const Var &exception, mlir::Location fallback);
+
   // Higher-order calls, which trace Python functions into regions and templates.
   /// `torch.cond(pred, true_fn, false_fn, operands)` (Cond.cpp).
   mlir::FailureOr<Var> callCond(CallArguments &arguments, mlir::Location loc);
@@ -387,6 +417,9 @@ private:
   /// Executes one instruction through the opcode table (Frame.h).
   mlir::LogicalResult execute(ExecutionStep &step);
   mlir::Location locationOf(const Frame &frame, const py::Instruction &instruction) const;
+  /// Continues `frame` at the handler of the pending exception for the instruction that
+  /// raised it; failure when the frame has none there (the exception propagates).
+  mlir::LogicalResult unwindTo(Frame &frame, const py::Instruction &instruction);
 
   // Objects from the trace (TraceObjects.cpp).
   mlir::FailureOr<Var> readObject(int64_t id);
@@ -535,6 +568,16 @@ private:
   /// Names of the template functions traced so far, for unique symbols.
   llvm::StringMap<unsigned> templateNames;
   uint64_t steps = 0;
+  /// The frames running now, innermost last (raiseException looks for a handler).
+  std::vector<Frame *> activeFrames;
+  /// How many of activeFrames are below the innermost region being traced: their
+  /// handlers do not catch what the region's code raises.
+  size_t handlerFloor = 0;
+  /// The exception raised and not yet handled: the frames unwind to its handler.
+  Var pendingException;
+  Var handledException;
+  /// Where each raised exception object was first raised, and its error message.
+  llvm::DenseMap<ObjectId, std::pair<mlir::Location, std::string>> raiseSites;
   /// An active saved-tensor hooks scope: its ops are those after `last` (null: from
   /// the block's start) in `block` when it is left.
   struct SavedHooksScope {

@@ -229,6 +229,17 @@ FailureOr<Var> Interpreter::binaryOp(unsigned op, Var lhs, Var rhs, Location loc
   if (failed(sequence) || *sequence)
     return sequence;
   unsigned base = op % 13;
+  // `/`, `//` and `%` by a zero number raise ZeroDivisionError, which programs catch.
+  if ((base == 11 || base == 2 || base == 6) && rhs->getNumber() == 0.0 &&
+      (lhs->is(K::Int) || lhs->is(K::Bool) || lhs->is(K::Float))) {
+    bool ints = !lhs->is(K::Float) && !rhs->is(K::Float);
+    std::string message = base == 11  ? "division by zero"
+                          : ints      ? "integer division or modulo by zero"
+                          : base == 2 ? "float floor division by zero"
+                                      : "float modulo";
+    return raiseBuiltinException("builtins.ZeroDivisionError", {makeStr(message)}, loc,
+                                 message + " (ZeroDivisionError)");
+  }
   // Ints (possibly symbolic sizes) stay ints as affine expressions.
   if ((lhs->is(K::Int) || lhs->is(K::Bool)) && (rhs->is(K::Int) || rhs->is(K::Bool)))
     return intBinaryOp(op, lhs, rhs, loc);

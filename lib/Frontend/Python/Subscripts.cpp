@@ -81,8 +81,15 @@ FailureOr<Var> Interpreter::subscript(Var container, Var key, Location loc, bool
                             dict.classObject->name == "collections.defaultdict"
                         ? dict.getAttribute("default_factory")
                         : Var();
-      if (!factory || factory->is(K::None))
-        return error(loc) << "key not found in dict (KeyError)";
+      if (!factory || factory->is(K::None)) {
+        // A program that catches the KeyError relies on the key being absent.
+        std::vector<Var> keys;
+        for (const auto &entry : dict.entries)
+          keys.push_back(entry.first);
+        noteRead(GuardRead::Step::Keys, container->object, "", nullptr, makeTuple(keys), loc);
+        return raiseBuiltinException("builtins.KeyError", {key}, loc,
+                                     "key not found in dict (KeyError)");
+      }
       FailureOr<Var> value = call(factory, CallArguments{}, loc);
       if (failed(value) || failed(storeSubscript(container, key, *value, loc)))
         return failure();
@@ -132,8 +139,14 @@ FailureOr<Var> Interpreter::subscript(Var container, Var key, Location loc, bool
   if (failed(index))
     return failure();
   int64_t i = *index < 0 ? *index + length : *index;
-  if (i < 0 || i >= length)
-    return error(loc) << "index " << *index << " out of range for a sequence of " << length;
+  if (i < 0 || i >= length) {
+    if (kind == H::List)
+      noteRead(GuardRead::Step::Length, container->object, "", nullptr, makeInt(length, ctx), loc);
+    return raiseBuiltinException(
+        "builtins.IndexError",
+        {makeStr(container->is(K::Str) ? "string index out of range" : "index out of range")}, loc,
+        "index " + llvm::Twine(*index) + " out of range for a sequence of " + llvm::Twine(length));
+  }
   if (kind == H::List)
     noteRead(GuardRead::Step::Item, container->object, "", makeInt(i, ctx), items[i], loc);
   return items[i];

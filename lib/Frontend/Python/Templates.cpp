@@ -5,6 +5,7 @@
 #include "tgc/Dialect/TgcDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/Support/SaveAndRestore.h"
 
 using namespace mlir;
 using namespace tgc;
@@ -44,6 +45,8 @@ FailureOr<func::FuncOp> Interpreter::traceTemplate(Var function, llvm::StringRef
     writtenCheckpoint = writtenTargets;
     traceCheckpoint = traceObjects;
   }
+  // What the template's function raises, only it may catch (raiseException).
+  llvm::SaveAndRestore floor(handlerFloor, activeFrames.size());
   FailureOr<Var> result = this->call(function, std::move(call), loc);
   if (failed(result))
     return failure();

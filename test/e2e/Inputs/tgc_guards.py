@@ -1,7 +1,8 @@
 """tgc.load checks model.json's guards (test/e2e/tgc-guards.test; needs torch): compiles
 fixtures/capture/guards/flags.trace, binds it to a fresh import of flags.py and checks
 that an unchanged state runs the compiled model (matching eager), that changing a global
-flag, a global float, a config attribute, a global list or dict raises tgc.GuardError
+flag, a global float, a config attribute, a global list or dict, or adding the key or attribute whose KeyError or AttributeError
+the program caught raises tgc.GuardError
 naming the source, the expected and the actual value, that on_guard_failure="eager"
 calls the live module instead (one warning), and that `self.calls += 1` (replayed as
 calls = 1) makes the second call fail its guard `fn.calls == 0`.
@@ -81,6 +82,14 @@ expect_guard_error(mod, model, "len(globals['flags']['OFFSETS']) == 2 (got 3)")
 mod, model = fresh()
 mod.TABLE["c"] = 3
 expect_guard_error(mod, model, "tuple(globals['flags']['TABLE'].keys()) == ('a', 'b')")
+# A key and an attribute the program found missing (and caught the error): adding them
+# fails the guards of the dict's keys and of hasattr.
+mod, model = fresh()
+mod.OPTIONAL["shift"] = 1.0
+expect_guard_error(mod, model, "tuple(globals['flags']['OPTIONAL'].keys()) == ('unused',)")
+mod, model = fresh()
+mod.CONFIG.gain = 3.0
+expect_guard_error(mod, model, "hasattr(globals['flags']['CONFIG'], 'gain') == False (got True)")
 mod, model = fresh()
 model.train()
 expect_guard_error(mod, model, "fn.training == False (got True)")
