@@ -284,6 +284,14 @@ FailureOr<Var> Interpreter::callExternal(const Variable &external, CallArguments
   }
   if (isKnownTorchFunction(name) || operatorOverloads.contains(name))
     return callTorchFunction(name, arguments, loc);
+  // A library function tgc does not model, written in Python: run its code, as Dynamo
+  // inlines it.
+  if (auto it = pythonFallbacks.find(name); it != pythonFallbacks.end()) {
+    FailureOr<Var> function = readValue(it->second);
+    if (failed(function))
+      return failure();
+    return call(*function, std::move(arguments), loc);
+  }
   return error(loc) << "graph break: calling " << name << " is not supported";
 }
 

@@ -544,6 +544,10 @@ private:
   /// The overloads of the `torch.ops` operators the trace holds, by their external
   /// names (`torch.ops.aten.addmm`, `torch.ops.aten.addmm.default`).
   llvm::StringMap<std::vector<OperatorOverload>> operatorOverloads;
+  /// The Python function (a trace value, `{"ref": N}`) of a library callable the trace
+  /// records both by name and as code: what a call of it runs when no handler or torch
+  /// binding takes it.
+  llvm::StringMap<Json> pythonFallbacks;
   Heap heap;
   std::vector<SideEffect> sideEffects;
   /// Returned values that outputStructure leaves to the replay list.

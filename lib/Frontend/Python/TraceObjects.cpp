@@ -370,6 +370,10 @@ FailureOr<Var> Interpreter::convertTorchValue(int64_t id, llvm::StringRef kind,
         return failure();
       operatorOverloads[name] = std::move(*overloads);
     }
+    // A library function in Python (torch.nn.functional's): the function itself, which a
+    // call runs when tgc has no binding of its own (callExternal).
+    if (object.contains("python"))
+      pythonFallbacks[name] = object.at("python");
     return makeExternal(name);
   }
   if (kind == "dtype") {

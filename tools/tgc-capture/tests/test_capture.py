@@ -200,7 +200,12 @@ def test_empty_cell():
 
 def test_globals_and_module_tree():
     trace = capture(uses_globals, (torch.randn(3),))
-    globals_ = only([o for o in trace.objects if o["kind"] == "globals"])
+    # The program's namespace; torch.nn.functional's is there too, for the code of F.relu
+    # (a fallback tgc interprets when it has no binding of its own).
+    namespaces = [o for o in trace.objects if o["kind"] == "globals"]
+    assert sorted(o["module"] for o in namespaces if o["module"].startswith("torch")) == [
+        "torch.nn.functional"], namespaces
+    globals_ = only([o for o in namespaces if not o["module"].startswith("torch")])
     assert globals_["module"] == "test_capture" or globals_["module"] == "__main__"
     entries = globals_["entries"]
     # Restricted to the names the reachable bytecode mentions; helper's global is reached
@@ -218,7 +223,10 @@ def test_globals_and_module_tree():
     functional = deref(trace, nn_module["attributes"]["functional"])
     assert functional["name"] == "torch.nn.functional"
     relu = deref(trace, functional["attributes"]["relu"])
+    python = deref(trace, relu.pop("python"))
     assert relu == {"kind": "external", "module": "torch.nn.functional", "qualname": "relu"}
+    assert python["kind"] == "function" and python["qualname"] == "relu"
+    assert trace.code(python["code"]["ref"]) == torch.nn.functional.relu.__code__
     assert "Linear" not in nn_module["attributes"]
 
 
@@ -257,8 +265,11 @@ def test_linear_class_with_forward_code():
     assert mro[2] == {"kind": "external", "module": "builtins", "qualname": "object"}
     fn_globals = deref(trace, forward["globals"])
     functional = deref(trace, fn_globals["entries"]["F"])
+    # A C function: by name, with its ATen overloads (no Python fallback).
     assert deref(trace, functional["attributes"]["linear"]) == {
-        "kind": "external", "module": "torch.nn.functional", "qualname": "linear"}
+        "kind": "external", "module": "torch.nn.functional", "qualname": "linear",
+        "overloads": [["aten.linear.default",
+                       "linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor"]]}
     assert root["dict"]["in_features"] == 4 and root["dict"]["training"] is True
     parameters = deref(trace, root["dict"]["_parameters"])
     assert [k for k, _ in parameters["items"]] == ["weight", "bias"]

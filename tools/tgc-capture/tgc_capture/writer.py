@@ -41,6 +41,13 @@ INTERPRETED_LIBRARY_FUNCTIONS = frozenset({
     "torch.nn.functional.normalize",
 })
 
+#: Modules whose Python functions the trace records twice over: as `external` (by name,
+#: which tgc binds when it models the function) with the function itself (`python`: its
+#: bytecode, globals and defaults), which tgc interprets when it has no binding of its own,
+#: as Dynamo inlines them (docs/trace-format.md). torch.nn.functional's wrappers are plain
+#: tensor code over ATen operators (F.softsign, F.kl_div, the losses).
+INTERPRETED_FALLBACK_MODULES = frozenset({"torch.nn.functional", "torch.nn._reduction"})
+
 #: Class-dict entries left out unless the reachable bytecode names them.
 CLASS_DICT_SKIPPED = frozenset({
     "__doc__", "__annotations__", "__dict__", "__weakref__", "__static_attributes__",
@@ -414,7 +421,16 @@ class _Walk:
 
     def _function(self, fn, hint):
         if not self._interpreted_function(fn):
-            return self._external(fn, hint)
+            record = self._external(fn, hint)
+            if fn.__module__ in INTERPRETED_FALLBACK_MODULES:
+                key = ("python", id(fn))
+                index = self.ids[key] if key in self.ids else \
+                    self._add(key, fn, lambda: self._function_record(fn))
+                record["python"] = {"ref": index}
+            return record
+        return self._function_record(fn)
+
+    def _function_record(self, fn):
         scan_key = (id(fn.__code__), id(fn.__globals__))
         if scan_key not in self.scanned:
             self.scanned.add(scan_key)
