@@ -1872,7 +1872,8 @@ def Tgc_AvgPool3dOp : Tgc_Op<"avg_pool3d", ["aten.avg_pool3d.default"], [Pure]> 
 def Tgc_FullOp : Tgc_Op<"full", ["aten.full.default", "aten.ones.default",
                                  "aten.zeros.default", "aten.empty.memory_format",
                                  "aten.empty_strided.default",
-                                 "aten.new_ones.default", "aten.new_zeros.default"], [Pure]> {
+                                 "aten.new_ones.default", "aten.new_zeros.default",
+                                 "aten.new_full.default", "aten.new_empty.default"], [Pure]> {
   let summary = "A tensor of `size` filled with `fill_value`";
   let arguments = (ins Tgc_ShapeAttr:$size, AnyAttrOf<[F64Attr, I64Attr, BoolAttr]>:$fill_value,
                        OptionalAttr<Tgc_DTypeAttr>:$dtype, OptionalAttr<Tgc_DeviceAttr>:$device);

@@ -450,6 +450,14 @@ template <int64_t fill> static LogicalResult newFilledWith(AdapterCall &call) {
   return success();
 }
 
+/// new_full(self, size, fill_value): full with `self`'s dtype unless given.
+static LogicalResult newFull(AdapterCall &call) {
+  if (failed(setResultDtype(call, "self")))
+    return failure();
+  takeArgument(call.arguments, "self");
+  return success();
+}
+
 /// type_as(self, other): a conversion to `other`'s dtype.
 static LogicalResult typeAsOther(AdapterCall &call) {
   if (failed(setResultDtype(call, "other")))
@@ -578,6 +586,8 @@ static const NodeAdapter kNodeAdapters[] = {
     {"aten.empty_like.default", "", filledWith<0>},
     {"aten.new_ones.default", "", newFilledWith<1>},
     {"aten.new_zeros.default", "", newFilledWith<0>},
+    {"aten.new_empty.default", "", newFilledWith<0>},
+    {"aten.new_full.default", "", newFull},
     {"aten.type_as.default", "", typeAsOther},
     {"aten.expand_as.default", "tgc.expand", sizesOfOther},
     {"aten.view_as.default", "tgc.view", sizesOfOther},

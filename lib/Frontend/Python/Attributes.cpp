@@ -339,6 +339,13 @@ FailureOr<Var> Interpreter::lookupAttribute(Var object, llvm::StringRef name, Lo
       return bindDescriptor(*classValue, object, cls, loc);
     if (name == "__class__")
       return cls;
+    // An enum member's `value` and `name` (enum.Enum's properties) are its `_value_` and
+    // `_name_`.
+    if ((name == "value" || name == "name") && isSubclass(cls, "enum.Enum"))
+      if (Var value = h.getAttribute(name == "value" ? "_value_" : "_name_")) {
+        noteRead(GuardRead::Step::Attribute, object->object, name, nullptr, value, loc);
+        return value;
+      }
     if (name == "__dict__" && !isSubclass(cls, kModuleClass))
       return instanceDict(*this, object);
     if (isSubclass(cls, kModuleClass))

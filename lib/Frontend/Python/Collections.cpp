@@ -723,6 +723,57 @@ static CallResult dataclassProbe(Interpreter &in, ExternalCall &call) {
   return *fields;
 }
 
+/// dataclasses.replace(obj, **changes): a new instance of obj's class, built by its
+/// `__init__` from the changes and obj's values of the other init fields.
+static CallResult dataclassReplace(Interpreter &in, ExternalCall &call) {
+  if (failed(call.checkArity(1, 1)))
+    return failure();
+  Var object = call.args[0];
+  FailureOr<Var> fields = in.getHeap().kindOf(object) == H::Instance ? dataclassFields(in, object)
+                                                                     : FailureOr<Var>(Var());
+  if (failed(fields))
+    return failure();
+  if (!*fields)
+    return call.error() << "dataclasses.replace() of " << describe(in.getHeap(), object)
+                        << ", which is not a dataclass instance";
+  std::vector<std::pair<std::string, Var>> changes = call.arguments.keywords;
+  CallArguments arguments;
+  for (const Var &field : (*fields)->items) {
+    Var name = in.getHeap().kindOf(field) == H::Instance
+                   ? in.getHeap().get(field->object).getAttribute("name")
+                   : Var();
+    Var init = name ? in.getHeap().get(field->object).getAttribute("init") : Var();
+    if (!name || !name->is(K::Str))
+      return call.error() << "dataclasses.replace(): a field of " << describe(in.getHeap(), object)
+                          << " has no name";
+    auto change = llvm::find_if(changes, [&](auto &c) { return c.first == name->name; });
+    if (init && init->is(K::Bool) && !init->boolValue) {
+      if (change != changes.end())
+        return call.error() << "dataclasses.replace(): field '" << name->name
+                            << "' is declared with init=False and cannot be replaced";
+      continue;
+    }
+    Var value;
+    if (change != changes.end()) {
+      value = change->second;
+      changes.erase(change);
+    } else {
+      FailureOr<Var> current = in.getAttribute(object, name->name, call.loc);
+      if (failed(current))
+        return failure();
+      value = *current;
+    }
+    arguments.keywords.emplace_back(name->name, value);
+  }
+  if (!changes.empty())
+    return call.error() << "dataclasses.replace(): " << describe(in.getHeap(), object)
+                        << " has no init field '" << changes.front().first << "'";
+  FailureOr<Var> cls = in.getClassOf(object);
+  if (failed(cls))
+    return failure();
+  return in.call(*cls, std::move(arguments), call.loc);
+}
+
 /// inspect.signature(fn) of a Python function or bound method: an inspect.Signature whose
 /// `parameters` maps each parameter's name, in order (self dropped for a bound method),
 /// to an opaque inspect.Parameter (transformers counts them; reading one's default or
@@ -763,6 +814,7 @@ void tgc::py::registerCollections(CallRegistry &registry) {
   registry.add("dataclasses.fields", dataclassProbe);
   registry.add("collections.abc.Sequence.__iter__", sequenceIter);
   registry.add("dataclasses.is_dataclass", dataclassProbe);
+  registry.add("dataclasses.replace", dataclassReplace);
   registry.add("collections.abc.Mapping.get", mappingGet);
   registry.add("collections.abc.MutableMapping.get", mappingGet);
   registry.add(kDeque, dequeNew);

@@ -73,6 +73,22 @@ FailureOr<Var> Interpreter::iterate(Var iterable, Location loc) {
         return failure();
       iterator.items.push_back(*row);
     }
+  } else if (kind == H::Class && isSubclass(iterable, "enum.Enum")) {
+    // An enum class: its members in definition order (aliases left out), as
+    // EnumType.__iter__ gives them.
+    FailureOr<Var> names = lookupInClass(iterable, "_member_names_");
+    FailureOr<Var> members = failed(names) ? names : lookupInClass(iterable, "_member_map_");
+    if (failed(members))
+      return failure();
+    if (!*names || !*members || heap.kindOf(*names) != H::List || heap.kindOf(*members) != H::Dict)
+      return error(loc) << describe(heap, iterable)
+                        << " has no member list (_member_names_, _member_map_) to iterate";
+    for (const Var &name : heap.get((*names)->object).items) {
+      FailureOr<Var> member = subscript(*members, name, loc);
+      if (failed(member))
+        return failure();
+      iterator.items.push_back(*member);
+    }
   } else if (kind == H::Instance) {
     FailureOr<Var> iter = getAttribute(iterable, "__iter__", loc);
     if (failed(iter))

@@ -239,7 +239,78 @@ static CallResult einsumOperands(Interpreter &in, ExternalCall &call) {
   return CallResult::declined();
 }
 
+/// `t.new_tensor(data, *, dtype=None, ...)`: torch.tensor(data) of t's dtype unless given.
+static CallResult newTensor(Interpreter &in, ExternalCall &call) {
+  if (call.args.size() != 2 || !call.args[0]->is(K::Tensor))
+    return CallResult::declined();
+  CallArguments arguments{{call.args[1]}, call.arguments.keywords};
+  Var dtype = call.keyword("dtype");
+  if (!dtype || dtype->is(K::None)) {
+    FailureOr<Var> own = in.getAttribute(call.args[0], "dtype", call.loc);
+    if (failed(own))
+      return failure();
+    llvm::erase_if(arguments.keywords, [](auto &keyword) { return keyword.first == "dtype"; });
+    arguments.keywords.emplace_back("dtype", *own);
+  }
+  return in.call(makeExternal("torch.tensor"), std::move(arguments), call.loc);
+}
+
+/// `torch.meshgrid(*tensors, indexing="ij")` of 0-d and 1-d tensors (or one sequence of
+/// them): tensor i viewed along dimension i and expanded to every tensor's size; with
+/// "xy" the first two tensors take each other's dimension.
+static CallResult meshgrid(Interpreter &in, ExternalCall &call) {
+  if (failed(call.checkKeywords({"indexing"})))
+    return failure();
+  std::vector<Var> tensors = call.args;
+  if (tensors.size() == 1 && !tensors.front()->is(K::Tensor)) {
+    FailureOr<std::vector<Var>> items = in.unpack(tensors.front(), call.loc);
+    if (failed(items))
+      return failure();
+    tensors = std::move(*items);
+  }
+  Var indexing = call.keyword("indexing");
+  bool xy = indexing && indexing->is(K::Str) && indexing->name == "xy";
+  if (indexing && !(indexing->is(K::Str) && (xy || indexing->name == "ij")))
+    return call.error() << "torch.meshgrid: indexing must be 'ij' or 'xy'";
+  MLIRContext *ctx = in.getContext();
+  size_t n = tensors.size();
+  std::vector<Var> sizes(n);
+  std::vector<size_t> dimension(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (!tensors[i]->is(K::Tensor))
+      return call.error() << "torch.meshgrid expects tensors, got "
+                          << describe(in.getHeap(), tensors[i]);
+    auto type = cast<BaseTensorType>(in.getHeap().get(tensors[i]->object).tensor.getType());
+    if (type.getRank() > 1)
+      return call.error() << "torch.meshgrid expects 0-d or 1-d tensors, got one of rank "
+                          << type.getRank();
+    sizes[i] = type.getRank() == 0 ? makeInt(1, ctx) : makeInt(type.getSizes().front());
+    dimension[i] = xy && n >= 2 && i < 2 ? 1 - i : i;
+  }
+  std::vector<Var> shape(n);
+  for (size_t i = 0; i < n; ++i)
+    shape[dimension[i]] = sizes[i];
+  std::vector<Var> grids;
+  for (size_t i = 0; i < n; ++i) {
+    std::vector<Var> view(n, makeInt(1, ctx));
+    view[dimension[i]] = sizes[i];
+    CallArguments reshape{{tensors[i], makeTuple(view)}, {}};
+    FailureOr<Var> viewed = in.callTorchFunction("torch.Tensor.reshape", reshape, call.loc);
+    if (failed(viewed))
+      return failure();
+    CallArguments expand{{*viewed, makeTuple(shape)}, {}};
+    FailureOr<Var> grid = in.callTorchFunction("torch.Tensor.expand", expand, call.loc);
+    if (failed(grid))
+      return failure();
+    grids.push_back(*grid);
+  }
+  return makeTuple(std::move(grids));
+}
+
 void tgc::py::registerTensorMethods(CallRegistry &registry) {
+  registry.add("torch.Tensor.new_tensor", newTensor);
+  registry.add("torch.meshgrid", meshgrid);
+  registry.add("torch.functional.meshgrid", meshgrid);
   registry.add("torch.einsum", einsumOperands);
   registry.add("torch.functional.einsum", einsumOperands);
   registry.add("torch.argsort", argsort);

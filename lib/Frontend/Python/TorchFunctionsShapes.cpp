@@ -199,6 +199,16 @@ static void addWritesAndCreation(std::vector<TorchFunction> &table) {
              "new_ones(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? "
              "layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)"),
          "aten.new_ones.default"}}},
+      {{"torch.Tensor.new_empty"},
+       {{TGC_SCHEMA(
+             "new_empty(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? "
+             "layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)"),
+         "aten.new_empty.default"}}},
+      {{"torch.Tensor.new_full"},
+       {{TGC_SCHEMA("new_full(Tensor self, SymInt[] size, Scalar fill_value, *, ScalarType? "
+                    "dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, "
+                    "bool requires_grad=False)"),
+         "aten.new_full.default"}}},
       {{"torch.arange"},
        {{TGC_SCHEMA("arange(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? "
                     "device=None, bool? pin_memory=None, bool requires_grad=False)"),

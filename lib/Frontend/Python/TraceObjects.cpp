@@ -144,9 +144,12 @@ FailureOr<Var> Interpreter::convertObject(int64_t id, const Json &object) {
     bool isGlobals = kind == "globals";
     auto [oid, var] =
         allocateTraceObject(id, isGlobals ? HeapObject::Kind::Globals : HeapObject::Kind::Module);
-    std::string name = object.at(isGlobals ? "module" : "name").get<std::string>();
+    // A namespace without a module name (the globals of code that `exec` made, as
+    // dataclasses' generated `__init__`) is no module's.
+    const Json &moduleName = object.at(isGlobals ? "module" : "name");
+    std::string name = moduleName.is_null() ? "" : moduleName.get<std::string>();
     heap.mutate(oid).name = name;
-    if (isGlobals)
+    if (isGlobals && !name.empty())
       globalsByModule[name] = oid;
     FailureOr<std::vector<std::pair<std::string, Var>>> attributes =
         readNamedValues(object.at(isGlobals ? "entries" : "attributes"));

@@ -47,6 +47,8 @@ ELEMENTWISE = {  # (x, y): activations, clamps, math, comparisons, NaN-aware bin
     "pow": lambda x, y: x.pow(2.5), "pow_tensor": lambda x, y: x.abs().pow(y),
     "atan2": lambda x, y: torch.atan2(x, y), "maximum": lambda x, y: torch.maximum(x, y),
     "minimum": lambda x, y: torch.minimum(x, y),
+    "new_full": lambda x, y: x + x.new_full(x.shape, 0.5),
+    "new_empty": lambda x, y: y.new_empty(y.shape).fill_(2.0) * x,
     "where": lambda x, y: torch.where(x.isnan(), y, x),
     "nan_to_num": lambda x, y: torch.nan_to_num(x),
     "nan_to_num_args": lambda x, y: torch.nan_to_num(x, nan=7.0, posinf=1e3, neginf=-1e3),
