@@ -32,6 +32,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
@@ -71,6 +72,11 @@ std::vector<Member> readZip(const uint8_t *data, size_t size) {
     zip_error_fini(&error);
     return members;
   }
+  // Every way out, the early ones for a malformed member included, closes the archive.
+  llvm::scope_exit close([&] {
+    zip_discard(archive);
+    zip_error_fini(&error);
+  });
   zip_int64_t count = zip_get_num_entries(archive, 0);
   for (zip_int64_t i = 0; i < count; ++i) {
     zip_stat_t stat;
@@ -87,8 +93,6 @@ std::vector<Member> readZip(const uint8_t *data, size_t size) {
       return {};
     members.push_back(std::move(member));
   }
-  zip_discard(archive);
-  zip_error_fini(&error);
   return members;
 }
 
@@ -118,14 +122,16 @@ std::string writeZip(const std::vector<Member> &members) {
     zip_set_file_compression(archive, zip_uint64_t(index), ZIP_CM_STORE, 0);
   }
   std::string out;
-  if (ok && zip_close(archive) == 0 && zip_source_open(sink) == 0) {
+  // zip_close frees the archive only when it succeeds; otherwise it stays open.
+  bool closed = ok && zip_close(archive) == 0;
+  if (closed && zip_source_open(sink) == 0) {
     char chunk[1 << 14];
     for (zip_int64_t n; (n = zip_source_read(sink, chunk, sizeof chunk)) > 0;)
       out.append(chunk, size_t(n));
     zip_source_close(sink);
-  } else if (archive && !ok) {
-    zip_discard(archive);
   }
+  if (archive && !closed)
+    zip_discard(archive);
   zip_source_free(sink);
   zip_error_fini(&error);
   return out;
