@@ -247,12 +247,8 @@ FailureOr<Var> Interpreter::instantiate(Var cls, CallArguments arguments, Locati
   instance.classObject = cls;
   // An exception's `args` are its constructor's arguments (BaseException.__new__), whatever
   // its `__init__` does.
-  if (isExceptionClass(cls)) {
-    instance.setAttribute("args", makeTuple(arguments.positional));
-    instance.setAttribute("__cause__", makeNone());
-    instance.setAttribute("__context__", makeNone());
-  }
-  Var object = makeObject(newObject(std::move(instance)));
+  Var object = isExceptionClass(cls) ? newException(cls, arguments.positional)
+                                     : makeObject(newObject(std::move(instance)));
   FailureOr<Var> init = lookupInClass(cls, "__init__");
   if (failed(init))
     return failure();

@@ -28,9 +28,7 @@ static LogicalResult beforeWith(ExecutionStep &step) {
 static FailureOr<Var> toException(ExecutionStep &step, Var value) {
   Interpreter &interpreter = step.interpreter;
   const Heap &heap = interpreter.getHeap();
-  bool isClass =
-      value->is(Variable::Kind::External) || heap.kindOf(value) == HeapObject::Kind::Class;
-  if (isClass && interpreter.isExceptionClass(value))
+  if (interpreter.isExceptionClass(value))
     return interpreter.call(value, {}, step.loc);
   if (heap.kindOf(value) == HeapObject::Kind::Instance) {
     FailureOr<Var> cls = interpreter.getClassOf(value);
@@ -50,8 +48,7 @@ static LogicalResult raiseVarargs(ExecutionStep &step) {
     Var handled = interpreter.getHandledException();
     if (!handled)
       return step.error() << "RuntimeError: no active exception to re-raise";
-    auto [loc, message] = interpreter.raisedAt(handled, step.loc);
-    return interpreter.raiseException(handled, loc, message);
+    return interpreter.raiseException(handled, step.loc);
   }
   if (step.arg() > 2)
     return step.error() << "malformed bytecode: RAISE_VARARGS " << step.arg();
@@ -69,8 +66,7 @@ static LogicalResult raiseVarargs(ExecutionStep &step) {
                                                 step.loc)))
       return failure();
   }
-  auto [loc, message] = interpreter.raisedAt(*exception, step.loc);
-  return interpreter.raiseException(*exception, loc, message);
+  return interpreter.raiseException(*exception, step.loc);
 }
 
 /// An exception handler's start: saves the exception being handled (below the new one)
@@ -99,9 +95,7 @@ static LogicalResult checkExcMatch(ExecutionStep &step) {
   Var cls = step.frame.pop();
   Var exception = step.frame.peek(1);
   for (const Var &candidate : cls->is(Variable::Kind::Tuple) ? cls->items : std::vector{cls}) {
-    bool isClass = candidate->is(Variable::Kind::External) ||
-                   interpreter.getHeap().kindOf(candidate) == HeapObject::Kind::Class;
-    if (!isClass || !interpreter.isExceptionClass(candidate))
+    if (!interpreter.isExceptionClass(candidate))
       return step.error() << "catching classes that do not inherit from BaseException is not "
                              "allowed ("
                           << describe(interpreter.getHeap(), candidate) << ")";
@@ -114,9 +108,7 @@ static LogicalResult checkExcMatch(ExecutionStep &step) {
 /// end); with an argument, the raising instruction's offset sits below it (CPython
 /// restores it for the traceback; tgc reports the first raise's place).
 static LogicalResult reraise(ExecutionStep &step) {
-  Var exception = step.frame.pop();
-  auto [loc, message] = step.interpreter.raisedAt(exception, step.loc);
-  return step.interpreter.raiseException(exception, loc, message);
+  return step.interpreter.raiseException(step.frame.pop(), step.loc);
 }
 
 /// A `with` block left by an exception: calls `__exit__(type, value, traceback)` (below

@@ -148,12 +148,18 @@ LogicalResult Interpreter::raiseException(Var exception, Location loc, const llv
   return failure();
 }
 
+LogicalResult Interpreter::raiseException(Var exception, Location loc) {
+  auto [site, message] = raisedAt(exception, loc);
+  return raiseException(exception, site, message);
+}
+
 LogicalResult Interpreter::raiseBuiltinException(llvm::StringRef className, std::vector<Var> args,
                                                  Location loc, const llvm::Twine &message) {
   return raiseException(newException(makeExternal(className), std::move(args)), loc, message);
 }
 
-LogicalResult Interpreter::unwindTo(Frame &frame, const py::Instruction &instruction) {
+LogicalResult Interpreter::unwindTo(Frame &frame) {
+  const py::Instruction &instruction = frame.code->instructions[frame.current];
   const ExceptionEntry *entry = findHandler(*frame.code, instruction.index);
   if (!entry)
     return failure();
@@ -210,8 +216,7 @@ static CallResult suppress(Interpreter &in, ExternalCall &call) {
   if (!call.arguments.keywords.empty())
     return call.error() << "contextlib.suppress() takes no keyword arguments";
   for (const Var &cls : call.args)
-    if (!(cls->is(K::External) || in.getHeap().kindOf(cls) == H::Class) ||
-        !in.isExceptionClass(cls))
+    if (!in.isExceptionClass(cls))
       return call.error() << "contextlib.suppress() of " << describe(in.getHeap(), cls)
                           << ", which is not an exception class";
   HeapObject manager;

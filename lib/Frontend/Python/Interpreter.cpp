@@ -176,7 +176,7 @@ FailureOr<Var> Interpreter::run(Frame &frame) {
     if (failed(execute(step))) {
       // An exception this frame handles continues at its handler; one it does not
       // propagates to the caller's frame (raiseException made sure one handles it).
-      if (!pendingException || failed(unwindTo(frame, instruction)))
+      if (!pendingException || failed(unwindTo(frame)))
         return failure();
       continue;
     }

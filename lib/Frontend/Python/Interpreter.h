@@ -386,6 +386,9 @@ public:
   /// exception ends the capture with the error `message` at `loc`. Always a failure: the
   /// caller returns it, as it returns any error.
   mlir::LogicalResult raiseException(Var exception, mlir::Location loc, const llvm::Twine &message);
+  /// `raise exception` in the program: where and with the message of its first raise
+  /// when it was raised before (a re-raise), else at `loc` naming its class and message.
+  mlir::LogicalResult raiseException(Var exception, mlir::Location loc);
   /// Raises a new instance of the builtin exception class `className`
   /// ("builtins.KeyError") with `args`; `message` as for raiseException.
   mlir::LogicalResult raiseBuiltinException(llvm::StringRef className, std::vector<Var> args,
@@ -399,9 +402,6 @@ public:
   /// bare `raise` re-raises); null outside handlers.
   Var getHandledException() const { return handledException; }
   void setHandledException(Var exception) { handledException = std::move(exception); }
-  /// Where and with what message `exception` was first raised (a re-raise reports it
-  /// there); the location and message of `fallback` when it was never raised.
-  std::pair<mlir::Location, std::string> raisedAt(const Var &exception, mlir::Location fallback);
 
   // Higher-order calls, which trace Python functions into regions and templates.
   /// `torch.cond(pred, true_fn, false_fn, operands)` (Cond.cpp).
@@ -417,9 +417,13 @@ private:
   /// Executes one instruction through the opcode table (Frame.h).
   mlir::LogicalResult execute(ExecutionStep &step);
   mlir::Location locationOf(const Frame &frame, const py::Instruction &instruction) const;
-  /// Continues `frame` at the handler of the pending exception for the instruction that
-  /// raised it; failure when the frame has none there (the exception propagates).
-  mlir::LogicalResult unwindTo(Frame &frame, const py::Instruction &instruction);
+  /// Continues `frame` at the handler of the pending exception for its current
+  /// instruction, which raised it; failure when the frame has none there (the exception
+  /// propagates).
+  mlir::LogicalResult unwindTo(Frame &frame);
+  /// Where and with what message `exception` was first raised (a re-raise reports it
+  /// there); never raised, `fallback` and a message naming its class and text.
+  std::pair<mlir::Location, std::string> raisedAt(const Var &exception, mlir::Location fallback);
 
   // Objects from the trace (TraceObjects.cpp).
   mlir::FailureOr<Var> readObject(int64_t id);
