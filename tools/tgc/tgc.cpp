@@ -165,6 +165,9 @@ static tgc::ArtifactOptions artifactOptions(const CompileOptions &options) {
     for (llvm::StringRef flag : llvm::split(flags, ' '))
       if (!flag.empty())
         artifact.linkerFlags.push_back(flag.str());
+  // After the runtime: the conversions LLVM lowers to library calls (docs/abi.md).
+  if (llvm::StringRef builtins = TGC_LINKER_BUILTINS; !builtins.empty())
+    artifact.linkLibraries.push_back(builtins.str());
   artifact.libraryPath = options.output;
   bool archive = options.emit.empty() ? llvm::StringRef(options.output).ends_with(".a")
                                       : options.emit == "static";

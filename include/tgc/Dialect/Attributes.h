@@ -150,6 +150,10 @@ inline constexpr llvm::StringLiteral kKeysEqual = "keys_equal";
 /// `hasattr(source, value's name) == value's present` (hasattr, getattr with a
 /// default): value `{"name": N, "present": bool}`.
 inline constexpr llvm::StringLiteral kHasAttr = "hasattr";
+/// `torch.is_grad_enabled() == value` (a bool): the program read the caller's grad
+/// mode. Its source is always kGradModeSource.
+inline constexpr llvm::StringLiteral kGradEnabled = "grad_enabled";
+inline constexpr llvm::StringLiteral kGradModeSource = "torch.is_grad_enabled()";
 } // namespace guard
 
 /// A program with graph breaks (docs/graph-breaks.md): several graphs, one module each,

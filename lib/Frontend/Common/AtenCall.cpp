@@ -15,6 +15,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <cmath>
 
@@ -471,7 +472,47 @@ AtenCallBuilder::CompositeBuilder AtenCallBuilder::findComposite(llvm::StringRef
       {"aten.threshold.default", &AtenCallBuilder::buildThreshold},
       {"aten.feature_dropout.default", &AtenCallBuilder::buildFeatureDropout},
       {"aten.alpha_dropout.default", &AtenCallBuilder::buildFeatureDropout},
-      {"aten.feature_alpha_dropout.default", &AtenCallBuilder::buildFeatureDropout}};
+      {"aten.feature_alpha_dropout.default", &AtenCallBuilder::buildFeatureDropout},
+      {"aten.hardshrink.default", &AtenCallBuilder::buildShrink},
+      {"aten.softshrink.default", &AtenCallBuilder::buildShrink},
+      {"aten.pairwise_distance.default", &AtenCallBuilder::buildPairwiseDistance},
+      {"aten.soft_margin_loss.default", &AtenCallBuilder::buildLoss},
+      {"aten.kl_div.default", &AtenCallBuilder::buildLoss},
+      {"aten.hinge_embedding_loss.default", &AtenCallBuilder::buildLoss},
+      {"aten.margin_ranking_loss.default", &AtenCallBuilder::buildLoss},
+      {"aten.poisson_nll_loss.default", &AtenCallBuilder::buildLoss},
+      {"aten.cosine_embedding_loss.default", &AtenCallBuilder::buildLoss},
+      {"aten.triplet_margin_loss.default", &AtenCallBuilder::buildLoss},
+      {"aten.eye.default", &AtenCallBuilder::buildEye},
+      {"aten.eye.m", &AtenCallBuilder::buildEye},
+      {"aten.rrelu.default", &AtenCallBuilder::buildRrelu},
+      {"aten.lerp.Scalar", &AtenCallBuilder::buildPointwise},
+      {"aten.lerp.Tensor", &AtenCallBuilder::buildPointwise},
+      {"aten.addcmul.default", &AtenCallBuilder::buildPointwise},
+      {"aten.addcdiv.default", &AtenCallBuilder::buildPointwise},
+      {"aten.xlogy.Tensor", &AtenCallBuilder::buildPointwise},
+      {"aten.copysign.Tensor", &AtenCallBuilder::buildPointwise},
+      {"aten.frac.default", &AtenCallBuilder::buildPointwise},
+      {"aten.deg2rad.default", &AtenCallBuilder::buildPointwise},
+      {"aten.rad2deg.default", &AtenCallBuilder::buildPointwise},
+      {"aten.signbit.default", &AtenCallBuilder::buildPointwise},
+      {"aten.sinc.default", &AtenCallBuilder::buildPointwise},
+      {"aten.logaddexp.default", &AtenCallBuilder::buildPointwise},
+      {"aten.logaddexp2.default", &AtenCallBuilder::buildPointwise},
+      {"aten.logit.default", &AtenCallBuilder::buildPointwise},
+      {"aten.hypot.default", &AtenCallBuilder::buildPointwise},
+      {"aten.heaviside.default", &AtenCallBuilder::buildPointwise},
+      {"aten.float_power.Tensor_Scalar", &AtenCallBuilder::buildPointwise},
+      {"aten.float_power.Tensor_Tensor", &AtenCallBuilder::buildPointwise},
+      {"aten.isclose.default", &AtenCallBuilder::buildPointwise},
+      {"aten.trace.default", &AtenCallBuilder::buildMatrixOp},
+      {"aten.diag.default", &AtenCallBuilder::buildMatrixOp},
+      {"aten.rot90.default", &AtenCallBuilder::buildMatrixOp},
+      {"aten.tile.default", &AtenCallBuilder::buildMatrixOp},
+      {"aten.count_nonzero.default", &AtenCallBuilder::buildMatrixOp},
+      {"aten.count_nonzero.dim_IntList", &AtenCallBuilder::buildMatrixOp},
+      {"aten.dist.default", &AtenCallBuilder::buildMatrixOp},
+      {"aten.addmv.default", &AtenCallBuilder::buildMatrixOp}};
   for (const auto &[name, composite] : kComposites)
     if (name == target)
       return composite;
@@ -1343,6 +1384,655 @@ FailureOr<Operation *> AtenCallBuilder::buildFeatureDropout(Location loc, llvm::
   if (args.flag("train", true))
     return emitError() << op << " in training mode is not supported (dropout is)";
   return build(loc, "aten.clone.default", {{"self", tensorValue(*x)}}, 1, emitError);
+}
+
+namespace {
+/// Builds a composite's ops one after another by their ATen targets: `operator()`
+/// returns the first result, or null once a call has failed (its error reported), after
+/// which nothing more is built; `finish` builds the last op, the composite's result.
+class OpChain {
+public:
+  OpChain(AtenCallBuilder &builder, Location loc, const AtenCallBuilder::ErrorFn &emitError)
+      : builder(builder), loc(loc), emitError(emitError) {}
+
+  Value operator()(llvm::StringRef target, std::vector<AtenArgument> arguments) {
+    if (broken)
+      return Value();
+    FailureOr<Value> value = builder.buildValue(loc, target, std::move(arguments), emitError);
+    broken = failed(value);
+    return broken ? Value() : *value;
+  }
+  FailureOr<Operation *> finish(llvm::StringRef target, std::vector<AtenArgument> arguments) {
+    if (broken)
+      return failure();
+    return builder.build(loc, target, std::move(arguments), 1, emitError);
+  }
+
+  // Shorthands for the ops composites are made of.
+  Value unary(llvm::StringRef target, Value x) {
+    return (*this)(target, {{"self", tensorValue(x)}});
+  }
+  Value binary(llvm::StringRef target, Value x, Value y) {
+    return (*this)(target, {{"self", tensorValue(x)}, {"other", tensorValue(y)}});
+  }
+  Value scalar(llvm::StringRef target, Value x, double y) {
+    return (*this)(target, {{"self", tensorValue(x)}, {"other", AtenValue::floating(y)}});
+  }
+  Value clampMin(Value x, double min) {
+    return (*this)("aten.clamp_min.default",
+                   {{"self", tensorValue(x)}, {"min", AtenValue::floating(min)}});
+  }
+  /// `x` where `mask` is false, else `value`.
+  Value fill(Value x, Value mask, double value) {
+    return (*this)("aten.masked_fill.Scalar", {{"self", tensorValue(x)},
+                                               {"mask", tensorValue(mask)},
+                                               {"value", AtenValue::floating(value)}});
+  }
+  /// The op of a value built already, as the composite's result (a copy of a value
+  /// that is not an op's first result).
+  FailureOr<Operation *> result(Value value) {
+    if (broken)
+      return failure();
+    if (auto opResult = llvm::dyn_cast<OpResult>(value);
+        opResult && opResult.getResultNumber() == 0)
+      return opResult.getOwner();
+    return finish("aten.clone.default", {{"self", tensorValue(value)}});
+  }
+  /// ATen's loss reduction: 0 none, 1 mean, 2 sum; its op is the composite's result.
+  FailureOr<Operation *> reduce(Value loss, int64_t reduction) {
+    if (reduction == 0)
+      return result(loss);
+    return finish(reduction == 1 ? "aten.mean.default" : "aten.sum.default",
+                  {{"self", tensorValue(loss)}});
+  }
+
+private:
+  AtenCallBuilder &builder;
+  Location loc;
+  const AtenCallBuilder::ErrorFn &emitError;
+  bool broken = false;
+};
+} // namespace
+
+/// hardshrink(self, lambd=0.5): 0 where -lambd <= self <= lambd, else self;
+/// softshrink(self, lambd=0.5): 0 there, else self - lambd above and self + lambd below
+/// (NaN stays NaN), as ATen computes them.
+FailureOr<Operation *> AtenCallBuilder::buildShrink(Location loc, llvm::StringRef target,
+                                                    std::vector<AtenArgument> arguments,
+                                                    const ErrorFn &emitError) {
+  bool soft = target == "aten.softshrink.default";
+  NamedArguments args(soft ? "softshrink" : "hardshrink", arguments, emitError);
+  FailureOr<Value> x = args.tensor("self");
+  FailureOr<double> lambd = args.number("lambd", 0.5);
+  if (failed(x) || failed(lambd))
+    return failure();
+  OpChain c(*this, loc, emitError);
+  Value inside = c.scalar("aten.le.Scalar", c.unary("aten.abs.default", *x), *lambd);
+  Value kept = *x;
+  if (soft)
+    kept = c("aten.where.self", {{"condition", tensorValue(c.scalar("aten.gt.Scalar", *x, *lambd))},
+                                 {"self", tensorValue(c.scalar("aten.sub.Scalar", *x, *lambd))},
+                                 {"other", tensorValue(c.scalar("aten.add.Scalar", *x, *lambd))}});
+  return c.finish("aten.masked_fill.Scalar", {{"self", tensorValue(kept)},
+                                              {"mask", tensorValue(inside)},
+                                              {"value", AtenValue::floating(0)}});
+}
+
+/// pairwise_distance(x1, x2, p=2, eps=1e-6, keepdim=False): the p-norm of x1 - x2 + eps
+/// along the last dimension, as ATen computes it.
+FailureOr<Operation *> AtenCallBuilder::buildPairwiseDistance(Location loc, llvm::StringRef target,
+                                                              std::vector<AtenArgument> arguments,
+                                                              const ErrorFn &emitError) {
+  NamedArguments args("pairwise_distance", arguments, emitError);
+  FailureOr<Value> x1 = args.tensor("x1"), x2 = args.tensor("x2");
+  FailureOr<double> p = args.number("p", 2), eps = args.number("eps", 1e-6);
+  if (failed(x1) || failed(x2) || failed(p) || failed(eps))
+    return failure();
+  int64_t rank = std::max(rankOf(*x1), rankOf(*x2));
+  if (rank == 0)
+    return emitError() << "pairwise_distance needs tensors of rank 1 or more";
+  OpChain c(*this, loc, emitError);
+  Value shifted = c.scalar("aten.add.Scalar", c.binary("aten.sub.Tensor", *x1, *x2), *eps);
+  return c.finish(
+      "aten.linalg_vector_norm.default",
+      {{"self", tensorValue(shifted)},
+       {"ord", AtenValue::floating(*p)},
+       {"dim", AtenValue::ints({getAffineConstantExpr(rank - 1, builder.getContext())})},
+       {"keepdim", AtenValue::boolean(args.flag("keepdim", false))}});
+}
+
+/// The losses ATen composes of other ops (torch.nn.functional calls them through
+/// torch's bindings), each as ATen's composite computes it, then `reduction` (0 none, 1
+/// mean, 2 sum):
+///   soft_margin_loss(self, target): log1p(exp(-target self));
+///   kl_div(self, target, log_target=False): xlogy(target, target) - target self, or
+///     exp(target) (target - self) with log_target;
+///   hinge_embedding_loss(self, target, margin=1): max(margin - self, 0) where target is
+///     not 1, plus self where target is not -1;
+///   margin_ranking_loss(input1, input2, target, margin=0): max(-target (input1 -
+///     input2) + margin, 0);
+///   poisson_nll_loss(input, target, log_input, full, eps): exp(input) - target input, or
+///     input - target log(input + eps); with `full` the Stirling term where target > 1;
+///   cosine_embedding_loss(input1, input2, target, margin=0): 1 - cos where target is 1,
+///     max(cos - margin, 0) where it is -1 (cos along the last dimension, squared norms
+///     plus 1e-12);
+///   triplet_margin_loss(anchor, positive, negative, margin=1, p=2, eps=1e-6,
+///     swap=False): max(margin + d(anchor, positive) - d(anchor, negative), 0), d the
+///     pairwise distance (with swap the smaller of d(a, n) and d(p, n)).
+FailureOr<Operation *> AtenCallBuilder::buildLoss(Location loc, llvm::StringRef target,
+                                                  std::vector<AtenArgument> arguments,
+                                                  const ErrorFn &emitError) {
+  llvm::StringRef op = target.drop_front(5).rsplit('.').first;
+  NamedArguments args(op, arguments, emitError);
+  FailureOr<int64_t> reduction = args.integer("reduction", 1);
+  if (failed(reduction))
+    return failure();
+  if (*reduction < 0 || *reduction > 2)
+    return emitError() << op << ": reduction must be 0 (none), 1 (mean) or 2 (sum)";
+  OpChain c(*this, loc, emitError);
+  MLIRContext *ctx = builder.getContext();
+  auto where = [&](Value condition, Value x, Value y) {
+    return c("aten.where.self", {{"condition", tensorValue(condition)},
+                                 {"self", tensorValue(x)},
+                                 {"other", tensorValue(y)}});
+  };
+  Value loss;
+  if (op == "soft_margin_loss" || op == "kl_div" || op == "hinge_embedding_loss") {
+    FailureOr<Value> x = args.tensor("self"), t = args.tensor("target");
+    FailureOr<double> margin = args.number("margin", 1.0);
+    if (failed(x) || failed(t) || failed(margin))
+      return failure();
+    if (op == "soft_margin_loss") {
+      Value e = c.unary("aten.exp.default",
+                        c.unary("aten.neg.default", c.binary("aten.mul.Tensor", *t, *x)));
+      loss = c.unary("aten.log1p.default", e);
+    } else if (op == "kl_div" && args.flag("log_target", false)) {
+      loss = c.binary("aten.mul.Tensor", c.unary("aten.exp.default", *t),
+                      c.binary("aten.sub.Tensor", *t, *x));
+    } else if (op == "kl_div") {
+      // xlogy(t, t): 0 where t is 0 (the log of 1 there keeps its derivative finite).
+      Value zero = c.scalar("aten.eq.Scalar", *t, 0);
+      Value safe = c("aten.masked_fill.Scalar", {{"self", tensorValue(*t)},
+                                                 {"mask", tensorValue(zero)},
+                                                 {"value", AtenValue::floating(1)}});
+      Value entropy = c.binary("aten.mul.Tensor", *t, c.unary("aten.log.default", safe));
+      loss = c.binary("aten.sub.Tensor", entropy, c.binary("aten.mul.Tensor", *t, *x));
+    } else {
+      Value below = c.clampMin(c("aten.rsub.Scalar", {{"self", tensorValue(*x)},
+                                                      {"other", AtenValue::floating(*margin)}}),
+                               0);
+      Value marginPart = c.fill(below, c.scalar("aten.eq.Scalar", *t, 1), 0);
+      Value selfPart = c.fill(*x, c.scalar("aten.eq.Scalar", *t, -1), 0);
+      loss = c.binary("aten.add.Tensor", marginPart, selfPart);
+    }
+  } else if (op == "margin_ranking_loss" || op == "cosine_embedding_loss") {
+    FailureOr<Value> x1 = args.tensor("input1"), x2 = args.tensor("input2"),
+                     t = args.tensor("target");
+    FailureOr<double> margin = args.number("margin", 0.0);
+    if (failed(x1) || failed(x2) || failed(t) || failed(margin))
+      return failure();
+    if (op == "margin_ranking_loss") {
+      Value gap = c.binary("aten.mul.Tensor", c.unary("aten.neg.default", *t),
+                           c.binary("aten.sub.Tensor", *x1, *x2));
+      loss = c.clampMin(c.scalar("aten.add.Scalar", gap, *margin), 0);
+    } else {
+      int64_t rank = rankOf(*x1);
+      if (rank < 1 || rankOf(*x2) != rank)
+        return emitError() << op << " needs two inputs of the same rank, 1 or more";
+      AtenValue last = AtenValue::ints({getAffineConstantExpr(rank - 1, ctx)});
+      auto rowSum = [&](Value a, Value b) {
+        return c("aten.sum.dim_IntList", {{"self", tensorValue(c.binary("aten.mul.Tensor", a, b))},
+                                          {"dim", last},
+                                          {"keepdim", AtenValue::boolean(false)}});
+      };
+      Value products = rowSum(*x1, *x2);
+      Value squares1 = c.scalar("aten.add.Scalar", rowSum(*x1, *x1), 1e-12);
+      Value squares2 = c.scalar("aten.add.Scalar", rowSum(*x2, *x2), 1e-12);
+      Value cos =
+          c.binary("aten.div.Tensor", products,
+                   c.unary("aten.sqrt.default", c.binary("aten.mul.Tensor", squares1, squares2)));
+      Value zeros = c.unary("aten.zeros_like.default", cos);
+      Value positive = where(
+          c.scalar("aten.eq.Scalar", *t, 1),
+          c("aten.rsub.Scalar", {{"self", tensorValue(cos)}, {"other", AtenValue::floating(1)}}),
+          zeros);
+      Value negative = where(c.scalar("aten.eq.Scalar", *t, -1),
+                             c.clampMin(c.scalar("aten.sub.Scalar", cos, *margin), 0), zeros);
+      loss = c.binary("aten.add.Tensor", positive, negative);
+    }
+  } else if (op == "poisson_nll_loss") {
+    FailureOr<Value> x = args.tensor("input"), t = args.tensor("target");
+    FailureOr<double> eps = args.number("eps", 1e-8);
+    if (failed(x) || failed(t) || failed(eps))
+      return failure();
+    if (args.flag("log_input", true))
+      loss = c.binary("aten.sub.Tensor", c.unary("aten.exp.default", *x),
+                      c.binary("aten.mul.Tensor", *t, *x));
+    else
+      loss = c.binary("aten.sub.Tensor", *x,
+                      c.binary("aten.mul.Tensor", *t,
+                               c.unary("aten.log.default", c.scalar("aten.add.Scalar", *x, *eps))));
+    if (args.flag("full", false)) {
+      // t log(t) - t + 0.5 log(2 pi t) where t > 1, else 0.
+      Value low = c.scalar("aten.le.Scalar", *t, 1);
+      Value safe = c.fill(*t, low, 1);
+      Value logT = c.unary("aten.log.default", safe);
+      Value stirling = c.binary(
+          "aten.add.Tensor",
+          c.binary("aten.sub.Tensor", c.binary("aten.mul.Tensor", safe, logT), safe),
+          c.scalar("aten.mul.Scalar",
+                   c.scalar("aten.add.Scalar", logT, std::log(2 * llvm::numbers::pi)), 0.5));
+      loss = c.binary("aten.add.Tensor", loss, c.fill(stirling, low, 0));
+    }
+  } else if (op == "triplet_margin_loss") {
+    FailureOr<Value> a = args.tensor("anchor"), pos = args.tensor("positive"),
+                     neg = args.tensor("negative");
+    FailureOr<double> margin = args.number("margin", 1.0), p = args.number("p", 2),
+                      eps = args.number("eps", 1e-6);
+    if (failed(a) || failed(pos) || failed(neg) || failed(margin) || failed(p) || failed(eps))
+      return failure();
+    auto distance = [&](Value x1, Value x2) {
+      return c("aten.pairwise_distance.default", {{"x1", tensorValue(x1)},
+                                                  {"x2", tensorValue(x2)},
+                                                  {"p", AtenValue::floating(*p)},
+                                                  {"eps", AtenValue::floating(*eps)}});
+    };
+    Value toPositive = distance(*a, *pos), toNegative = distance(*a, *neg);
+    if (args.flag("swap", false))
+      toNegative = c.binary("aten.minimum.default", toNegative, distance(*pos, *neg));
+    loss = c.clampMin(
+        c.scalar("aten.add.Scalar", c.binary("aten.sub.Tensor", toPositive, toNegative), *margin),
+        0);
+  } else {
+    return emitError() << op << " is not a composite loss";
+  }
+  return c.reduce(loss, *reduction);
+}
+
+/// eye(n, m=n, dtype=None): 1 on the diagonal, 0 elsewhere: arange(n)[:, None] ==
+/// arange(m), converted to `dtype` (float32 by default); n and m may be symbolic sizes.
+FailureOr<Operation *> AtenCallBuilder::buildEye(Location loc, llvm::StringRef target,
+                                                 std::vector<AtenArgument> arguments,
+                                                 const ErrorFn &emitError) {
+  NamedArguments args("eye", arguments, emitError);
+  const AtenValue *n = args.find("n"), *m = args.find("m");
+  if (!n || n->kind != AtenValue::Kind::Int || (m && m->kind != AtenValue::Kind::Int))
+    return emitError() << "eye needs ints 'n' (and 'm')";
+  const AtenValue *dtype = args.find("dtype");
+  if (dtype && dtype->kind != AtenValue::Kind::DType)
+    return emitError() << "eye: argument 'dtype' must be a dtype";
+  MLIRContext *ctx = builder.getContext();
+  Type i64 = builder.getI64Type();
+  OpChain c(*this, loc, emitError);
+  auto range = [&](const AtenValue &end) {
+    return c("aten.arange.default", {{"end", end}, {"dtype", AtenValue::dtype(i64)}});
+  };
+  Value rows =
+      c("aten.unsqueeze.default", {{"self", tensorValue(range(*n))},
+                                   {"dim", AtenValue::integer(getAffineConstantExpr(1, ctx))}});
+  Value diagonal = c.binary("aten.eq.Tensor", rows, range(m ? *m : *n));
+  return c.finish("aten._to_copy.default",
+                  {{"self", tensorValue(diagonal)},
+                   {"dtype", AtenValue::dtype(dtype ? dtype->type : builder.getF32Type())}});
+}
+
+/// rrelu(self, lower=1/8, upper=1/3, training=False): in evaluation leaky_relu with the
+/// mean slope (lower + upper) / 2; in training the slope is random per element, which
+/// is not supported.
+FailureOr<Operation *> AtenCallBuilder::buildRrelu(Location loc, llvm::StringRef target,
+                                                   std::vector<AtenArgument> arguments,
+                                                   const ErrorFn &emitError) {
+  NamedArguments args("rrelu", arguments, emitError);
+  FailureOr<Value> x = args.tensor("self");
+  FailureOr<double> lower = args.number("lower", 1.0 / 8), upper = args.number("upper", 1.0 / 3);
+  if (failed(x) || failed(lower) || failed(upper))
+    return failure();
+  if (args.flag("training", false))
+    return emitError() << "rrelu in training mode (a random slope per element) is not "
+                          "supported; in evaluation it is";
+  return build(
+      loc, "aten.leaky_relu.default",
+      {{"self", tensorValue(*x)}, {"negative_slope", AtenValue::floating((*lower + *upper) / 2)}},
+      1, emitError);
+}
+
+/// Pointwise ops ATen composes of others (or computes with a formula of ops tgc has),
+/// each as ATen computes it:
+///   lerp(self, end, weight): self + weight (end - self) where |weight| < 0.5, else
+///     end - (end - self) (1 - weight);
+///   addcmul / addcdiv(self, tensor1, tensor2, value=1): self + value tensor1 * / tensor2;
+///   xlogy(self, other): 0 where self is 0, else self log(other) (NaN where other is);
+///   copysign(self, other): |self| with the sign of other (of -0.0 too);
+///   frac: self - trunc(self); deg2rad / rad2deg; signbit: self < 0, or -0.0;
+///   sinc: sin(pi x) / (pi x), 1 at 0;
+///   logaddexp(self, other): max + log1p(exp(-|self - other|)), self where both are the
+///     same infinity; logaddexp2 the same in base 2;
+///   logit(self, eps=None): log(z / (1 - z)), z = self clamped to [eps, 1 - eps];
+///   hypot: sqrt(self^2 + other^2); heaviside(self, values): values where self is 0,
+///     else self > 0;
+///   float_power(self, exponent): pow in float64;
+///   isclose(self, other, rtol=1e-5, atol=1e-8, equal_nan=False): self == other, or both
+///     finite and |self - other| <= atol + rtol |other| (or both NaN with equal_nan).
+FailureOr<Operation *> AtenCallBuilder::buildPointwise(Location loc, llvm::StringRef target,
+                                                       std::vector<AtenArgument> arguments,
+                                                       const ErrorFn &emitError) {
+  auto [op, overload] = target.drop_front(5).rsplit('.');
+  NamedArguments args(op, arguments, emitError);
+  OpChain c(*this, loc, emitError);
+  FailureOr<Value> x = args.tensor("self");
+  if (failed(x))
+    return failure();
+  auto other = [&](llvm::StringRef name) -> FailureOr<Value> { return args.tensor(name); };
+  if (op == "lerp") {
+    FailureOr<Value> end = other("end");
+    if (failed(end))
+      return failure();
+    Value diff = c.binary("aten.sub.Tensor", *end, *x);
+    if (overload == "Scalar") {
+      FailureOr<double> w = args.number("weight", std::nullopt);
+      if (failed(w))
+        return failure();
+      if (std::abs(*w) < 0.5)
+        return c.finish("aten.add.Tensor",
+                        {{"self", tensorValue(*x)},
+                         {"other", tensorValue(c.scalar("aten.mul.Scalar", diff, *w))}});
+      return c.finish("aten.sub.Tensor",
+                      {{"self", tensorValue(*end)},
+                       {"other", tensorValue(c.scalar("aten.mul.Scalar", diff, 1 - *w))}});
+    }
+    FailureOr<Value> w = other("weight");
+    if (failed(w))
+      return failure();
+    Value low = c.binary("aten.add.Tensor", *x, c.binary("aten.mul.Tensor", *w, diff));
+    Value oneMinus =
+        c("aten.rsub.Scalar", {{"self", tensorValue(*w)}, {"other", AtenValue::floating(1)}});
+    Value high = c.binary("aten.sub.Tensor", *end, c.binary("aten.mul.Tensor", diff, oneMinus));
+    Value small = c.scalar("aten.lt.Scalar", c.unary("aten.abs.default", *w), 0.5);
+    return c.finish("aten.where.self", {{"condition", tensorValue(small)},
+                                        {"self", tensorValue(low)},
+                                        {"other", tensorValue(high)}});
+  }
+  if (op == "addcmul" || op == "addcdiv") {
+    FailureOr<Value> t1 = other("tensor1"), t2 = other("tensor2");
+    FailureOr<double> value = args.number("value", 1.0);
+    if (failed(t1) || failed(t2) || failed(value))
+      return failure();
+    Value term = c.binary(op == "addcmul" ? "aten.mul.Tensor" : "aten.div.Tensor", *t1, *t2);
+    if (*value != 1)
+      term = c.scalar("aten.mul.Scalar", term, *value);
+    return c.finish("aten.add.Tensor", {{"self", tensorValue(*x)}, {"other", tensorValue(term)}});
+  }
+  if (op == "xlogy" || op == "copysign" || op == "logaddexp" || op == "logaddexp2" ||
+      op == "hypot" || op == "heaviside" || op == "isclose") {
+    FailureOr<Value> y = other(op == "heaviside" ? "values" : "other");
+    if (failed(y))
+      return failure();
+    if (op == "xlogy") {
+      Value product = c.binary("aten.mul.Tensor", *x, c.unary("aten.log.default", *y));
+      Value zero = c.fill(product, c.scalar("aten.eq.Scalar", *x, 0), 0);
+      return c.finish("aten.masked_fill.Scalar",
+                      {{"self", tensorValue(zero)},
+                       {"mask", tensorValue(c.unary("aten.isnan.default", *y))},
+                       {"value", AtenValue::floating(std::nan(""))}});
+    }
+    if (op == "copysign") {
+      // other < 0, or other is -0.0 (1 / -0.0 is -inf).
+      Value negative =
+          c("aten.logical_or.default",
+            {{"self", tensorValue(c.scalar("aten.lt.Scalar", *y, 0))},
+             {"other",
+              tensorValue(c.scalar("aten.lt.Scalar", c.unary("aten.reciprocal.default", *y), 0))}});
+      Value magnitude = c.unary("aten.abs.default", *x);
+      return c.finish("aten.where.self",
+                      {{"condition", tensorValue(negative)},
+                       {"self", tensorValue(c.unary("aten.neg.default", magnitude))},
+                       {"other", tensorValue(magnitude)}});
+    }
+    if (op == "logaddexp" || op == "logaddexp2") {
+      double ln2 = std::log(2.0);
+      Value distance = c.unary("aten.abs.default", c.binary("aten.sub.Tensor", *x, *y));
+      if (op == "logaddexp2")
+        distance = c.scalar("aten.mul.Scalar", distance, ln2);
+      Value tail = c.unary("aten.log1p.default",
+                           c.unary("aten.exp.default", c.unary("aten.neg.default", distance)));
+      if (op == "logaddexp2")
+        tail = c.scalar("aten.mul.Scalar", tail, 1 / ln2);
+      Value sum = c.binary("aten.add.Tensor", c.binary("aten.maximum.default", *x, *y), tail);
+      Value sameInfinity = c("aten.logical_and.default",
+                             {{"self", tensorValue(c.unary("aten.isinf.default", *x))},
+                              {"other", tensorValue(c.binary("aten.eq.Tensor", *x, *y))}});
+      return c.finish("aten.where.self", {{"condition", tensorValue(sameInfinity)},
+                                          {"self", tensorValue(*x)},
+                                          {"other", tensorValue(sum)}});
+    }
+    if (op == "hypot")
+      return c.finish(
+          "aten.sqrt.default",
+          {{"self", tensorValue(c.binary("aten.add.Tensor", c.binary("aten.mul.Tensor", *x, *x),
+                                         c.binary("aten.mul.Tensor", *y, *y)))}});
+    if (op == "heaviside") {
+      Value positive =
+          c("aten._to_copy.default",
+            {{"self", tensorValue(c.scalar("aten.gt.Scalar", *x, 0))},
+             {"dtype", AtenValue::dtype(cast<BaseTensorType>(x->getType()).getDtype())}});
+      return c.finish("aten.where.self",
+                      {{"condition", tensorValue(c.scalar("aten.eq.Scalar", *x, 0))},
+                       {"self", tensorValue(*y)},
+                       {"other", tensorValue(positive)}});
+    }
+    FailureOr<double> rtol = args.number("rtol", 1e-5), atol = args.number("atol", 1e-8);
+    if (failed(rtol) || failed(atol))
+      return failure();
+    Value tolerance =
+        c.scalar("aten.add.Scalar",
+                 c.scalar("aten.mul.Scalar", c.unary("aten.abs.default", *y), *rtol), *atol);
+    Value near =
+        c.binary("aten.le.Tensor", c.unary("aten.abs.default", c.binary("aten.sub.Tensor", *x, *y)),
+                 tolerance);
+    auto any = [&](Value a, Value b) {
+      return c("aten.logical_or.default", {{"self", tensorValue(a)}, {"other", tensorValue(b)}});
+    };
+    Value close = any(c.binary("aten.eq.Tensor", *x, *y),
+                      c("aten.logical_and.default",
+                        {{"self", tensorValue(near)},
+                         {"other", tensorValue(c.unary("aten.isfinite.default", *y))}}));
+    if (args.flag("equal_nan", false))
+      close = any(close, c("aten.logical_and.default",
+                           {{"self", tensorValue(c.unary("aten.isnan.default", *x))},
+                            {"other", tensorValue(c.unary("aten.isnan.default", *y))}}));
+    return c.result(close);
+  }
+  if (op == "frac")
+    return c.finish("aten.sub.Tensor", {{"self", tensorValue(*x)},
+                                        {"other", tensorValue(c.unary("aten.trunc.default", *x))}});
+  if (op == "deg2rad" || op == "rad2deg")
+    return c.finish("aten.mul.Scalar",
+                    {{"self", tensorValue(*x)},
+                     {"other", AtenValue::floating(op == "deg2rad" ? llvm::numbers::pi / 180
+                                                                   : 180 / llvm::numbers::pi)}});
+  if (op == "signbit")
+    return c.finish("aten.logical_or.default",
+                    {{"self", tensorValue(c.scalar("aten.lt.Scalar", *x, 0))},
+                     {"other", tensorValue(c.scalar("aten.lt.Scalar",
+                                                    c.unary("aten.reciprocal.default", *x), 0))}});
+  if (op == "sinc") {
+    Value scaled = c.scalar("aten.mul.Scalar", *x, llvm::numbers::pi);
+    Value ratio = c.binary("aten.div.Tensor", c.unary("aten.sin.default", scaled), scaled);
+    return c.finish("aten.masked_fill.Scalar",
+                    {{"self", tensorValue(ratio)},
+                     {"mask", tensorValue(c.scalar("aten.eq.Scalar", *x, 0))},
+                     {"value", AtenValue::floating(1)}});
+  }
+  if (op == "logit") {
+    Value z = *x;
+    if (args.find("eps")) {
+      FailureOr<double> eps = args.number("eps", std::nullopt);
+      if (failed(eps))
+        return failure();
+      z = c("aten.clamp.default", {{"self", tensorValue(z)},
+                                   {"min", AtenValue::floating(*eps)},
+                                   {"max", AtenValue::floating(1 - *eps)}});
+    }
+    Value rest =
+        c("aten.rsub.Scalar", {{"self", tensorValue(z)}, {"other", AtenValue::floating(1)}});
+    return c.finish("aten.log.default",
+                    {{"self", tensorValue(c.binary("aten.div.Tensor", z, rest))}});
+  }
+  if (op == "float_power") {
+    Type f64 = builder.getF64Type();
+    Value wide =
+        c("aten._to_copy.default", {{"self", tensorValue(*x)}, {"dtype", AtenValue::dtype(f64)}});
+    if (overload == "Tensor_Tensor") {
+      FailureOr<Value> exponent = other("exponent");
+      if (failed(exponent))
+        return failure();
+      Value wideExponent = c("aten._to_copy.default",
+                             {{"self", tensorValue(*exponent)}, {"dtype", AtenValue::dtype(f64)}});
+      return c.finish("aten.pow.Tensor_Tensor",
+                      {{"self", tensorValue(wide)}, {"exponent", tensorValue(wideExponent)}});
+    }
+    FailureOr<double> exponent = args.number("exponent", std::nullopt);
+    if (failed(exponent))
+      return failure();
+    return c.finish("aten.pow.Tensor_Scalar",
+                    {{"self", tensorValue(wide)}, {"exponent", AtenValue::floating(*exponent)}});
+  }
+  return emitError() << op << " is not a composite pointwise op";
+}
+
+/// Matrix and layout ops ATen composes of others, as ATen computes them:
+///   trace(self): the sum of the main diagonal;
+///   diag(self, diagonal=0): a 2-d self's diagonal (a copy), or the square matrix with a
+///     1-d self on its main diagonal;
+///   rot90(self, k=1, dims=[0, 1]): flips and a transpose (a copy);
+///   tile(self, dims): repeat, dims padded with leading 1s to self's rank;
+///   count_nonzero(self, dim=None): the sum of self != 0 (int64);
+///   dist(self, other, p=2): the p-norm of self - other;
+///   addmv(self, mat, vec, beta=1, alpha=1): beta self + alpha mat @ vec.
+FailureOr<Operation *> AtenCallBuilder::buildMatrixOp(Location loc, llvm::StringRef target,
+                                                      std::vector<AtenArgument> arguments,
+                                                      const ErrorFn &emitError) {
+  auto [op, overload] = target.drop_front(5).rsplit('.');
+  NamedArguments args(op, arguments, emitError);
+  OpChain c(*this, loc, emitError);
+  MLIRContext *ctx = builder.getContext();
+  FailureOr<Value> x = args.tensor("self");
+  if (failed(x))
+    return failure();
+  int64_t rank = rankOf(*x);
+  auto constant = [&](int64_t v) { return getAffineConstantExpr(v, ctx); };
+  auto flip = [&](Value v, llvm::ArrayRef<int64_t> dims) {
+    SmallVector<AffineExpr> exprs;
+    for (int64_t d : dims)
+      exprs.push_back(constant(d));
+    return c("aten.flip.default", {{"self", tensorValue(v)}, {"dims", AtenValue::ints(exprs)}});
+  };
+  if (op == "trace" || op == "diag") {
+    FailureOr<int64_t> offset = args.integer("diagonal", 0);
+    if (failed(offset))
+      return failure();
+    if (rank == 2) {
+      Value diagonal =
+          c("aten.diagonal.default",
+            {{"self", tensorValue(*x)}, {"offset", AtenValue::integer(constant(*offset))}});
+      if (op == "trace")
+        return c.finish("aten.sum.default", {{"self", tensorValue(diagonal)}});
+      return c.finish("aten.clone.default", {{"self", tensorValue(diagonal)}});
+    }
+    if (op == "trace" || rank != 1 || *offset != 0)
+      return emitError() << op << " needs a matrix"
+                         << (op == "diag" ? " (or a vector, for the main diagonal)" : "");
+    // where(i == j, self[j], 0) over [n, n].
+    AtenValue n = AtenValue::integer(cast<BaseTensorType>(x->getType()).getSizes()[0]);
+    Type i64 = builder.getI64Type();
+    auto range = [&]() {
+      return c("aten.arange.default", {{"end", n}, {"dtype", AtenValue::dtype(i64)}});
+    };
+    Value rows = c("aten.unsqueeze.default",
+                   {{"self", tensorValue(range())}, {"dim", AtenValue::integer(constant(1))}});
+    Value mask = c.binary("aten.eq.Tensor", rows, range());
+    Value zeros = c.unary("aten.zeros_like.default", *x);
+    return c.finish("aten.where.self",
+                    {{"condition", tensorValue(mask)},
+                     {"self", tensorValue(*x)},
+                     {"other", tensorValue(c("aten.unsqueeze.default",
+                                             {{"self", tensorValue(zeros)},
+                                              {"dim", AtenValue::integer(constant(0))}}))}});
+  }
+  if (op == "rot90") {
+    FailureOr<int64_t> k = args.integer("k", 1);
+    const AtenValue *dims = args.find("dims");
+    SmallVector<int64_t> plane = {0, 1};
+    if (dims) {
+      plane.clear();
+      for (AffineExpr d :
+           dims->kind == AtenValue::Kind::Ints ? dims->sizes : SmallVector<AffineExpr>())
+        if (auto value = llvm::dyn_cast<AffineConstantExpr>(d))
+          plane.push_back(value.getValue());
+    }
+    if (failed(k))
+      return failure();
+    std::optional<int64_t> d0 = plane.size() == 2 ? wrapDim(plane[0], rank) : std::nullopt;
+    std::optional<int64_t> d1 = plane.size() == 2 ? wrapDim(plane[1], rank) : std::nullopt;
+    if (rank < 2 || !d0 || !d1 || *d0 == *d1)
+      return emitError() << "rot90 needs two different dimensions of a tensor of rank 2 or more";
+    int64_t turns = ((*k % 4) + 4) % 4;
+    if (turns == 0)
+      return c.finish("aten.clone.default", {{"self", tensorValue(*x)}});
+    if (turns == 2)
+      return c.finish("aten.clone.default", {{"self", tensorValue(flip(*x, {*d0, *d1}))}});
+    Value flipped = flip(*x, {turns == 1 ? *d1 : *d0});
+    Value turned = c("aten.transpose.int", {{"self", tensorValue(flipped)},
+                                            {"dim0", AtenValue::integer(constant(*d0))},
+                                            {"dim1", AtenValue::integer(constant(*d1))}});
+    return c.finish("aten.clone.default", {{"self", tensorValue(turned)}});
+  }
+  if (op == "tile") {
+    const AtenValue *dims = args.find("dims");
+    if (!dims || dims->kind != AtenValue::Kind::Ints)
+      return emitError() << "tile needs ints 'dims'";
+    SmallVector<AffineExpr> repeats;
+    for (int64_t i = int64_t(dims->sizes.size()); i < rank; ++i)
+      repeats.push_back(constant(1));
+    repeats.append(dims->sizes.begin(), dims->sizes.end());
+    return c.finish("aten.repeat.default",
+                    {{"self", tensorValue(*x)}, {"repeats", AtenValue::ints(repeats)}});
+  }
+  if (op == "count_nonzero") {
+    Value nonzero = c.scalar("aten.ne.Scalar", *x, 0);
+    const AtenValue *dim = args.find("dim");
+    if (!dim)
+      return c.finish("aten.sum.default", {{"self", tensorValue(nonzero)}});
+    AtenValue dims = dim->kind == AtenValue::Kind::Int ? AtenValue::ints({dim->size}) : *dim;
+    return c.finish("aten.sum.dim_IntList", {{"self", tensorValue(nonzero)}, {"dim", dims}});
+  }
+  if (op == "dist") {
+    FailureOr<Value> y = args.tensor("other");
+    FailureOr<double> p = args.number("p", 2);
+    if (failed(y) || failed(p))
+      return failure();
+    return c.finish("aten.linalg_vector_norm.default",
+                    {{"self", tensorValue(c.binary("aten.sub.Tensor", *x, *y))},
+                     {"ord", AtenValue::floating(*p)}});
+  }
+  if (op == "addmv") {
+    FailureOr<Value> mat = args.tensor("mat"), vec = args.tensor("vec");
+    FailureOr<double> beta = args.number("beta", 1), alpha = args.number("alpha", 1);
+    if (failed(mat) || failed(vec) || failed(beta) || failed(alpha))
+      return failure();
+    if (rankOf(*mat) != 2 || rankOf(*vec) != 1)
+      return emitError() << "addmv needs a matrix 'mat' and a vector 'vec'";
+    Value product =
+        c("aten.matmul.default", {{"self", tensorValue(*mat)}, {"other", tensorValue(*vec)}});
+    if (*alpha != 1)
+      product = c.scalar("aten.mul.Scalar", product, *alpha);
+    if (*beta == 0)
+      return c.result(product);
+    Value base = *beta == 1 ? *x : c.scalar("aten.mul.Scalar", *x, *beta);
+    return c.finish("aten.add.Tensor",
+                    {{"self", tensorValue(base)}, {"other", tensorValue(product)}});
+  }
+  return emitError() << op << " is not a composite matrix op";
 }
 
 std::optional<std::string> AtenCallBuilder::functionalOverload(llvm::StringRef target) {

@@ -112,7 +112,8 @@ private:
   /// narrow, Tensor.unfold, std, outer, logsumexp, nan_to_num, mish,
   /// log_sigmoid, fmax/fmin, isfinite, nansum, adaptive_max_pool2d, rms_norm, glu, prelu,
   /// one_hot, cosine_similarity, pixel_(un)shuffle, channel_shuffle, instance_norm,
-  /// threshold, feature/alpha dropout.
+  /// threshold, feature/alpha dropout, hard/softshrink, pairwise_distance, the losses of
+  /// buildLoss, eye, rrelu (evaluation), buildPointwise's and buildMatrixOp's.
   using CompositeBuilder = mlir::FailureOr<mlir::Operation *> (AtenCallBuilder::*)(
       mlir::Location loc, llvm::StringRef target, std::vector<AtenArgument> arguments,
       const ErrorFn &emitError);
@@ -197,6 +198,33 @@ private:
                                                             llvm::StringRef target,
                                                             std::vector<AtenArgument> arguments,
                                                             const ErrorFn &emitError);
+  mlir::FailureOr<mlir::Operation *> buildShrink(mlir::Location loc, llvm::StringRef target,
+                                                 std::vector<AtenArgument> arguments,
+                                                 const ErrorFn &emitError);
+  mlir::FailureOr<mlir::Operation *> buildPairwiseDistance(mlir::Location loc,
+                                                           llvm::StringRef target,
+                                                           std::vector<AtenArgument> arguments,
+                                                           const ErrorFn &emitError);
+  mlir::FailureOr<mlir::Operation *> buildEye(mlir::Location loc, llvm::StringRef target,
+                                              std::vector<AtenArgument> arguments,
+                                              const ErrorFn &emitError);
+  mlir::FailureOr<mlir::Operation *> buildRrelu(mlir::Location loc, llvm::StringRef target,
+                                                std::vector<AtenArgument> arguments,
+                                                const ErrorFn &emitError);
+  /// Pointwise composites (lerp, addcmul, addcdiv, xlogy, copysign, frac, deg2rad,
+  /// rad2deg, signbit, sinc, logaddexp(2), logit, hypot, heaviside, float_power, isclose).
+  mlir::FailureOr<mlir::Operation *> buildPointwise(mlir::Location loc, llvm::StringRef target,
+                                                    std::vector<AtenArgument> arguments,
+                                                    const ErrorFn &emitError);
+  /// Matrix and layout composites (trace, diag, rot90, tile, count_nonzero, dist, addmv).
+  mlir::FailureOr<mlir::Operation *> buildMatrixOp(mlir::Location loc, llvm::StringRef target,
+                                                   std::vector<AtenArgument> arguments,
+                                                   const ErrorFn &emitError);
+  /// The composite losses (soft_margin, kl_div, hinge_embedding, margin_ranking,
+  /// poisson_nll, cosine_embedding, triplet_margin).
+  mlir::FailureOr<mlir::Operation *> buildLoss(mlir::Location loc, llvm::StringRef target,
+                                               std::vector<AtenArgument> arguments,
+                                               const ErrorFn &emitError);
   /// The builders of ops whose int arguments tgc's op takes as attributes, for calls
   /// where one is computed at run time (from an `item()`): `select.int` and `slice.Tensor`
   /// as advanced indexing by positions computed at run time. Null when `target` has none

@@ -671,6 +671,14 @@ static const AtenAlias kAtenAliases[] = {
     {"aten.concatenate.default", "aten.cat.default"},
     {"aten.special_expit.default", "aten.sigmoid.default"},
     {"aten.special_erf.default", "aten.erf.default"},
+    {"aten.special_log1p.default", "aten.log1p.default"},
+    {"aten.special_expm1.default", "aten.expm1.default"},
+    {"aten.special_xlogy.default", "aten.xlogy.Tensor"},
+    {"aten.special_sinc.default", "aten.sinc.default"},
+    {"aten.special_logit.default", "aten.logit.default"},
+    {"aten.special_round.default", "aten.round.default"},
+    {"aten.special_log_softmax.default", "aten.log_softmax.int"},
+    {"aten.special_softmax.default", "aten.softmax.int"},
 };
 
 const AtenAlias *tgc::frontend::findAtenAlias(llvm::StringRef target) {

@@ -360,8 +360,23 @@ public:
   }
 
   // Grad modes (`torch.no_grad()` blocks): a torch call inside a no-grad block detaches
-  // its new tensors.
-  bool isGradEnabled() const { return gradModes.empty() || gradModes.back(); }
+  // its new tensors. Outside every block the mode is the caller's, the one the trace was
+  // captured in (`setEntryGradMode`).
+  bool isGradEnabled() const { return gradModes.empty() ? entryGradMode : gradModes.back(); }
+  /// The grad mode the program is called in (default: enabled).
+  void setEntryGradMode(bool enabled) { entryGradMode = enabled; }
+  /// `torch.is_grad_enabled()`: the mode, noting when the answer is the caller's mode,
+  /// which the compiled program then assumes (a guard, docs/guards.md).
+  bool readGradMode() {
+    if (gradModes.empty())
+      entryGradModeRead = true;
+    return isGradEnabled();
+  }
+  /// The caller's grad mode when the program read it (`readGradMode` outside every
+  /// block), or nullopt.
+  std::optional<bool> getEntryGradModeRead() const {
+    return entryGradModeRead ? std::optional<bool>(entryGradMode) : std::nullopt;
+  }
   void pushGradMode(bool enabled) { gradModes.push_back(enabled); }
   /// Leaves the innermost block; false when there is none.
   bool popGradMode() {
@@ -598,8 +613,10 @@ private:
   std::vector<SavedHooksScope> savedHooksScopes;
   int64_t nextSavedHooksScope = 0;
   /// Grad modes of the active `torch.no_grad()` / `enable_grad()` blocks, innermost
-  /// last (none: enabled).
+  /// last (none: the caller's, entryGradMode).
   std::vector<bool> gradModes;
+  bool entryGradMode = true;
+  bool entryGradModeRead = false;
   /// The torch.autocast blocks the interpreter is in, outermost first.
   std::vector<frontend::AutocastRegion> autocastRegions;
   GraphBreakPath *breakPath = nullptr;

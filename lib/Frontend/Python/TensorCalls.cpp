@@ -322,9 +322,9 @@ FailureOr<Var> Interpreter::callTorchFunction(llvm::StringRef qualifiedName,
     heap.mutate(self->object).tensor = heap.get((*result)->object).tensor;
     return self;
   }
-  // Under torch.no_grad() a new tensor does not require grad (in-place results keep
+  // With grad disabled a new tensor does not require grad (in-place results keep
   // their tensor's).
-  if (!gradModes.empty() && !gradModes.back() && (*result)->is(K::Tensor) &&
+  if (!isGradEnabled() && (*result)->is(K::Tensor) &&
       cast<BaseTensorType>(heap.get((*result)->object).tensor.getType()).getMeta().requiresGrad &&
       qualifiedName != "torch.Tensor.detach") {
     CallArguments detach{{*result}, {}};

@@ -24,7 +24,7 @@ static CallResult isTensor(Interpreter &, ExternalCall &call) {
 }
 
 static CallResult isGradEnabled(Interpreter &in, ExternalCall &) {
-  return makeBool(in.isGradEnabled());
+  return makeBool(in.readGradMode());
 }
 
 /// A probe whose answer is the constant `value`.

@@ -143,6 +143,8 @@ ArrayAttr tgc::trace::buildGuards(const TraceFile &trace, const Interpreter &int
   for (const auto &[name, arg] : call.keywords)
     if (Attribute constant = g.encodeConstant(arg))
       g.add("kwargs[" + sourceStringLiteral(name) + "]", gd::kEquals, constant);
+  if (std::optional<bool> mode = interpreter.getEntryGradModeRead())
+    g.add(gd::kGradModeSource.str(), gd::kGradEnabled, g.b.getBoolAttr(*mode));
   // A container the program mutates is replayed as its final contents, which include
   // what it held before the call: those must still be its contents (their values are
   // guarded where the program read them; their number here).

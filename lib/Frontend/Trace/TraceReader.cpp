@@ -423,6 +423,16 @@ FailureOr<Var> TraceReader::callEntry(Interpreter &interpreter, CallArguments &e
     }
     interpreter.setTensorAttributes(attributes->get<std::vector<std::string>>());
   }
+  // The grad mode `capture` was called in is the program's outside its own blocks. A
+  // training step runs with grad enabled (tgc.load(train=True) differentiates only
+  // then), whatever mode it was captured in.
+  if (const auto mode = trace->header().find("grad_enabled"); mode != trace->header().end()) {
+    if (!mode->is_boolean()) {
+      emitError(fileLoc) << "malformed trace header: grad_enabled is not a bool";
+      return failure();
+    }
+    interpreter.setEntryGradMode(training || mode->get<bool>());
+  }
   // The saved-tensor hooks active when `capture` was called apply to the whole call.
   const Json &hooks = trace->header().value("saved_tensors_hooks", Json::array());
   if (hooks.size() > 1) {

@@ -150,6 +150,48 @@ class Composites(nn.Module):
         return F.threshold(g, 0.1, -2.0).sum(1) + c + (hot * g).sum(1) + t.sum((1, 2, 3))
 
 
+class Losses(nn.Module):
+    """The losses ATen composes of other ops, which torch.nn.functional calls through
+    torch's bindings: soft_margin, kl_div (probability targets with zeros under
+    batchmean, log targets), hinge_embedding, margin_ranking, poisson_nll (log input with
+    the Stirling term, probability input), cosine_embedding, triplet_margin (swap),
+    pairwise_distance, hardshrink and softshrink, with each reduction; eye (square,
+    rectangular) and rrelu in evaluation; and their derivatives."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 12)
+        self.register_buffer("sign", torch.tensor([1.0, -1.0, -1.0, 1.0]))
+        self.register_buffer("probs", torch.tensor([[0.5, 0.0, 0.25, 0.25], [0.0, 0.0, 1.0, 0.0],
+                                                    [0.1, 0.2, 0.3, 0.4], [0.25] * 4]))
+        self.register_buffer("counts", torch.tensor([[0.0, 1.0, 3.0, 7.0], [2.0, 0.0, 5.0, 1.0],
+                                                     [1.0, 1.0, 0.0, 2.0], [4.0, 2.0, 1.0, 0.0]]))
+
+    def forward(self, x):
+        h = self.fc(x)                                                # [4, 12]
+        a, b, c = h[:, :4], h[:, 4:8], h[:, 8:]
+        y = self.sign
+        signs = y.view(4, 1) * y.view(1, 4)
+        losses = [
+            F.soft_margin_loss(a, signs),
+            F.soft_margin_loss(b, signs, reduction="none").sum(1).mean(),
+            F.kl_div(F.log_softmax(a, -1), self.probs, reduction="batchmean"),
+            F.kl_div(F.log_softmax(a, -1), F.log_softmax(c, -1), reduction="sum", log_target=True),
+            F.hinge_embedding_loss(a, signs, margin=0.5),
+            F.margin_ranking_loss(a[:, 0], b[:, 0], y, margin=0.2),
+            F.poisson_nll_loss(a, self.counts, full=True),
+            F.poisson_nll_loss(c.exp(), self.counts, log_input=False, reduction="sum"),
+            F.cosine_embedding_loss(a, b, y, margin=0.1),
+            F.triplet_margin_loss(a, b, c, margin=0.5, swap=True),
+            F.pairwise_distance(a, b, p=1.5).sum(),
+            F.hardshrink(h, 0.3).sum(),
+            F.softshrink(h, 0.2).sum(),
+            (a @ torch.eye(4) * 2 + torch.eye(4, 4 + 1)[:, 1:]).sum(),
+            F.rrelu(h, 0.1, 0.3, training=False).sum(),
+        ]
+        return torch.stack(losses)
+
+
 class Unfold(nn.Module):
     """F.unfold (aten.im2col): kernel, dilation, padding and stride that differ per
     dimension, and an unbatched input; the gradient flows to the conv before it."""
@@ -208,7 +250,8 @@ CASES = [("vector_norm", VectorNorm, (torch.randn(2, 4),)),
          ("resample", Resample, (torch.randn(2, 3, 6, 7),)),
          ("square", Square, (torch.randn(4, 8),)),
          ("nan_aware", NanAware, (torch.randn(4, 8),)),
-         ("composites", Composites, (torch.randn(3, 2, 4, 4),))]
+         ("composites", Composites, (torch.randn(3, 2, 4, 4),)),
+         ("losses", Losses, (torch.randn(4, 6),))]
 
 
 def relative(actual, expected):

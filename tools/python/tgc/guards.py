@@ -12,6 +12,8 @@ Each guard is `{"kind", "source", "value"}`; `source` uses the replay source gra
 | `is`         | `x is value` (an `external`)                                      |
 | `len_equals` | `len(x) == value`                                                 |
 | `keys_equal` | `tuple(x.keys()) == value` (a tuple, in order)                    |
+| `hasattr`    | `hasattr(x, value["name"]) is value["present"]`                   |
+| `grad_enabled` | `torch.is_grad_enabled() is value` (source `torch.is_grad_enabled()`) |
 """
 
 import math
@@ -19,7 +21,7 @@ import math
 from . import replay as _replay
 from .runtime import TgcError
 
-KINDS = ("equals", "type_is", "is", "len_equals", "keys_equal", "hasattr")
+KINDS = ("equals", "type_is", "is", "len_equals", "keys_equal", "hasattr", "grad_enabled")
 
 
 class GuardError(TgcError):
@@ -62,6 +64,16 @@ def check(guards, fn, call):
         kind, source = guard.get("kind"), guard.get("source")
         if kind not in KINDS:
             raise TgcError(f"tgc guards: unknown guard kind {kind!r}")
+        if kind == "grad_enabled":
+            import torch
+
+            mode = torch.is_grad_enabled()
+            if mode is not guard["value"]:
+                raise GuardError(
+                    f"tgc: guard failed: {source} == {guard['value']} (got {mode}): the "
+                    f"program was captured in the other grad mode", source, guard["value"],
+                    mode)
+            continue
         if kind == "hasattr":
             name, present = guard["value"]["name"], guard["value"]["present"]
             try:

@@ -808,6 +808,10 @@ def capture(fn_or_module, example_args, path, train=False, *, example_kwargs=Non
         "modules": modules,
         "objects": walk.objects,
     }
+    # The grad mode of the call (torch.no_grad() around an eval capture): the program's
+    # outside its own blocks; only when disabled, so other traces keep their bytes.
+    if not torch.is_grad_enabled():
+        header["grad_enabled"] = False
     # hasattr(t, name) / getattr(t, name, default) on a tensor: whether torch.Tensor has
     # the attribute, which tgc cannot know (transformers asks for `jax`); only for code
     # that names them, so other traces keep their bytes.
