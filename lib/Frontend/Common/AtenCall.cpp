@@ -1942,22 +1942,14 @@ FailureOr<Operation *> AtenCallBuilder::buildMatrixOp(Location loc, llvm::String
     if (op == "trace" || rank != 1 || *offset != 0)
       return emitError() << op << " needs a matrix"
                          << (op == "diag" ? " (or a vector, for the main diagonal)" : "");
-    // where(i == j, self[j], 0) over [n, n].
-    AtenValue n = AtenValue::integer(cast<BaseTensorType>(x->getType()).getSizes()[0]);
-    Type i64 = builder.getI64Type();
-    auto range = [&]() {
-      return c("aten.arange.default", {{"end", n}, {"dtype", AtenValue::dtype(i64)}});
-    };
-    Value rows = c("aten.unsqueeze.default",
-                   {{"self", tensorValue(range())}, {"dim", AtenValue::integer(constant(1))}});
-    Value mask = c.binary("aten.eq.Tensor", rows, range());
-    Value zeros = c.unary("aten.zeros_like.default", *x);
+    // where(eye(n), self, 0): self[j] at (j, j).
+    Value mask = c("aten.eye.default",
+                   {{"n", AtenValue::integer(cast<BaseTensorType>(x->getType()).getSizes()[0])},
+                    {"dtype", AtenValue::dtype(builder.getI1Type())}});
     return c.finish("aten.where.self",
                     {{"condition", tensorValue(mask)},
                      {"self", tensorValue(*x)},
-                     {"other", tensorValue(c("aten.unsqueeze.default",
-                                             {{"self", tensorValue(zeros)},
-                                              {"dim", AtenValue::integer(constant(0))}}))}});
+                     {"other", tensorValue(c.unary("aten.zeros_like.default", *x))}});
   }
   if (op == "rot90") {
     FailureOr<int64_t> k = args.integer("k", 1);
