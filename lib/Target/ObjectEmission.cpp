@@ -114,21 +114,47 @@ FailureOr<unsigned> tgc::cpuVectorBits(StringRef cpu, Location loc) {
 /// mobilenet_v2 10.6 vs 11.0 ms, 2 threads; within the noise).
 static constexpr unsigned kLLVMOptLevel = 2;
 
-/// Optimizes `m` at kLLVMOptLevel for `tm` and writes its object to `path`; an error message, or
-/// the empty string.
-static std::string optimizeAndEmit(llvm::Module &m, llvm::TargetMachine &tm, StringRef path) {
+/// Optimizes `m` at kLLVMOptLevel for `tm` and writes its object to `os`; an error
+/// message, or the empty string.
+static std::string optimizeAndEmit(llvm::Module &m, llvm::TargetMachine &tm,
+                                   llvm::raw_pwrite_stream &os) {
   if (llvm::Error err = makeOptimizingTransformer(kLLVMOptLevel, 0, &tm)(&m))
     return "LLVM optimization failed: " + llvm::toString(std::move(err));
-  std::error_code ec;
-  llvm::ToolOutputFile out(path, ec, llvm::sys::fs::OF_None);
-  if (ec)
-    return "cannot write " + path.str() + ": " + ec.message();
   llvm::legacy::PassManager pm;
-  if (tm.addPassesToEmitFile(pm, out.os(), nullptr, llvm::CodeGenFileType::ObjectFile))
+  if (tm.addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::ObjectFile))
     return "the target cannot emit object files";
   pm.run(m);
-  out.keep();
   return "";
+}
+
+/// Opens the object file `path`, removed again on a crash or unless kept: `error` says why
+/// it could not be opened. Called on the thread that asks for the objects, never on the code
+/// generation threads: the first file LLVM is to remove on a signal installs its signal
+/// handlers, and with them an alternate signal stack (from malloc) for the installing
+/// thread; ASan unmaps a pool thread's alternate stack as its own when the thread ends,
+/// which fails on that one and ends the process.
+static std::unique_ptr<llvm::ToolOutputFile> openObject(StringRef path, std::string &error) {
+  std::error_code ec;
+  auto out = std::make_unique<llvm::ToolOutputFile>(path, ec, llvm::sys::fs::OF_None);
+  if (ec) {
+    error = "cannot write " + path.str() + ": " + ec.message();
+    return nullptr;
+  }
+  return out;
+}
+
+/// Closes the object file `out` at `path`, and keeps it when its writer's error message
+/// `written` is empty and the file closes without one; the first error message, or "".
+static std::string closeObject(llvm::ToolOutputFile &out, StringRef path, std::string written) {
+  out.os().close();
+  if (std::error_code ec = out.os().error()) {
+    out.os().clear_error();
+    if (written.empty())
+      written = "cannot write " + path.str() + ": " + ec.message();
+  }
+  if (written.empty())
+    out.keep();
+  return written;
 }
 
 /// How many parts a model's LLVM module is split into, each optimized and compiled on a
@@ -156,18 +182,20 @@ static std::vector<llvm::SmallString<0>> splitModule(llvm::Module &m, StringRef 
   return parts;
 }
 
-/// Optimizes and compiles bitcode `part` in a fresh context; an error message or "".
-static std::string compilePart(StringRef part, StringRef path, const CpuTarget &target) {
+/// Optimizes and compiles bitcode `part` (named `name`) in a fresh context to `os`; an error
+/// message or "".
+static std::string compilePart(StringRef part, StringRef name, const CpuTarget &target,
+                               llvm::raw_pwrite_stream &os) {
   llvm::LLVMContext context;
   llvm::Expected<std::unique_ptr<llvm::Module>> m =
-      llvm::parseBitcodeFile(llvm::MemoryBufferRef(part, path), context);
+      llvm::parseBitcodeFile(llvm::MemoryBufferRef(part, name), context);
   if (!m)
     return "reading a split part back: " + llvm::toString(m.takeError());
   std::string error;
   std::unique_ptr<llvm::TargetMachine> tm = targetMachine(target, error);
   if (!tm)
     return "no target for " + target.triple + ": " + error;
-  return optimizeAndEmit(**m, *tm, path);
+  return optimizeAndEmit(**m, *tm, os);
 }
 
 /// Moves the initializers of the large constant arrays of `m` to `outlined` and makes
@@ -210,10 +238,10 @@ static ObjectFile scratchObject(StringRef fallback, bool inMemory) {
   return ObjectFile(fallback.str());
 }
 
-/// Writes the object `path` that defines `outlined`: global objects (hidden unless
+/// Writes the object that defines `outlined` to `os`: global objects (hidden unless
 /// exported) in `section`, streamed to the object writer through MC as they are (no LLVM
 /// IR, no assembly text, no file of their own); an error message or "".
-static std::string emitDataObject(ArrayRef<OutlinedData> outlined, StringRef path,
+static std::string emitDataObject(ArrayRef<OutlinedData> outlined, llvm::raw_pwrite_stream &os,
                                   const CpuTarget &target, StringRef section = ".tgc.data") {
   std::string error;
   std::unique_ptr<llvm::TargetMachine> tm = targetMachine(target, error);
@@ -233,11 +261,7 @@ static std::string emitDataObject(ArrayRef<OutlinedData> outlined, StringRef pat
       llvmTarget.createMCCodeEmitter(*tm->getMCInstrInfo(), context));
   if (!backend || !emitter)
     return "the target cannot emit object files";
-  std::error_code ec;
-  llvm::ToolOutputFile out(path, ec, llvm::sys::fs::OF_None);
-  if (ec)
-    return "cannot write " + path.str() + ": " + ec.message();
-  std::unique_ptr<llvm::MCObjectWriter> writer = backend->createObjectWriter(out.os());
+  std::unique_ptr<llvm::MCObjectWriter> writer = backend->createObjectWriter(os);
   std::unique_ptr<llvm::MCStreamer> streamer(
       llvmTarget.createMCObjectStreamer(tm->getTargetTriple(), context, std::move(backend),
                                         std::move(writer), std::move(emitter), sti));
@@ -256,9 +280,6 @@ static std::string emitDataObject(ArrayRef<OutlinedData> outlined, StringRef pat
     streamer->emitBytes(data.bytes);
   }
   streamer->finish();
-  if (out.os().has_error())
-    return "cannot write " + path.str() + ": " + out.os().error().message();
-  out.keep();
   return "";
 }
 
@@ -270,8 +291,12 @@ FailureOr<ObjectFile> tgc::emitJsonHashObject(StringRef modelName, StringRef jso
   hex.push_back('\0');
   ObjectFile object((objectStem + ".json.o").str());
   OutlinedData hash{(modelName + "_json_sha256").str(), hex, 1, /*exported=*/true};
-  if (std::string error = emitDataObject(hash, object.path(), target, ".rodata.tgc_json");
-      !error.empty())
+  std::string error;
+  std::unique_ptr<llvm::ToolOutputFile> out = openObject(object.path(), error);
+  if (out)
+    error = closeObject(*out, object.path(),
+                        emitDataObject(hash, out->os(), target, ".rodata.tgc_json"));
+  if (!error.empty())
     return emitError(loc) << error;
   return object;
 }
@@ -326,15 +351,25 @@ FailureOr<std::vector<ObjectFile>> tgc::emitModelObjects(ModuleOp module, const 
     objects.emplace_back((objectStem + "." + Twine(i) + ".o").str());
   if (!outlined.empty())
     objects.push_back(scratchObject((objectStem + ".data.o").str(), dataInMemory));
+  std::vector<std::unique_ptr<llvm::ToolOutputFile>> outputs;
+  for (const ObjectFile &object : objects) {
+    outputs.push_back(openObject(object.path(), error));
+    if (!outputs.back())
+      return emitError(loc) << error;
+  }
   std::vector<std::string> errors(objects.size());
   {
     llvm::DefaultThreadPool pool(llvm::hardware_concurrency(objects.size()));
     for (size_t i = 0; i < parts.size(); ++i)
-      pool.async([&, i] { errors[i] = compilePart(parts[i], objects[i].path(), target); });
+      pool.async([&, i] {
+        errors[i] = compilePart(parts[i], objects[i].path(), target, outputs[i]->os());
+      });
     if (!outlined.empty())
-      pool.async([&] { errors.back() = emitDataObject(outlined, objects.back().path(), target); });
+      pool.async([&] { errors.back() = emitDataObject(outlined, outputs.back()->os(), target); });
     pool.wait();
   }
+  for (size_t i = 0; i < objects.size(); ++i)
+    errors[i] = closeObject(*outputs[i], objects[i].path(), std::move(errors[i]));
   for (const std::string &message : errors)
     if (!message.empty())
       return emitError(loc) << message;
