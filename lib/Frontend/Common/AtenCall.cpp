@@ -429,10 +429,69 @@ bool AtenCallBuilder::hasOp(llvm::StringRef target) {
   return (adapter && !adapter->opName.empty()) || lookupAtenOp(target);
 }
 
+/// The functional overload of the in-place `target` (`aten.addcmul_.default` ->
+/// `aten.addcmul.default`); none for other targets and the dunder ones (`__iand__`).
+static std::optional<std::string> functionalOfInPlace(llvm::StringRef target) {
+  auto [ns, rest] = target.split('.');
+  auto [name, overload] = rest.split('.');
+  if (!name.ends_with("_") || name.ends_with("__") || overload.empty())
+    return std::nullopt;
+  return (ns + "." + name.drop_back() + "." + overload).str();
+}
+
+/// Whether an in-place op may write a result of dtype `from` into a tensor of dtype
+/// `to` (c10::canCast): not floating point into an integer, not a complex number into a
+/// real one, not a number into a bool.
+static bool canCastInPlace(Type from, Type to) {
+  if (isa<FloatType>(from) && isa<IntegerType>(to))
+    return false;
+  if (isa<ComplexType>(from) && !isa<ComplexType>(to))
+    return false;
+  return !(to.isInteger(1) && !from.isInteger(1));
+}
+
+/// Fails, as ATen does, unless `result` can be written into `destination` (an in-place
+/// op's `self`, an out= op's `out`) as it is: the same sizes and a dtype it casts to.
+static LogicalResult checkWritable(Value result, Value destination,
+                                   const AtenCallBuilder::ErrorFn &emitError) {
+  auto from = cast<BaseTensorType>(result.getType());
+  auto to = cast<BaseTensorType>(destination.getType());
+  if (from.getSizes() != to.getSizes()) {
+    auto shape = [](ArrayRef<AffineExpr> sizes) {
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      os << "[";
+      llvm::interleaveComma(sizes, os);
+      os << "]";
+      return text;
+    };
+    return emitError() << "output with shape " << shape(to.getSizes())
+                       << " doesn't match the broadcast shape " << shape(from.getSizes());
+  }
+  if (!canCastInPlace(from.getDtype(), to.getDtype()))
+    return emitError() << "result type " << from.getDtype()
+                       << " can't be cast to the desired output type " << to.getDtype();
+  return success();
+}
+
 bool AtenCallBuilder::supports(llvm::StringRef target) {
   if (const AtenAlias *alias = findAtenAlias(target))
     target = alias->target;
-  return hasOp(target) || functionalOverload(target) || findComposite(target);
+  if (hasOp(target) || functionalOverload(target) || findComposite(target) ||
+      findMultiComposite(target))
+    return true;
+  std::optional<std::string> functional = functionalOfInPlace(target);
+  return functional && supports(*functional);
+}
+
+/// The builder `table` lists for `target`, or null.
+template <typename Builder, size_t N>
+static Builder lookupBuilder(const std::pair<llvm::StringLiteral, Builder> (&table)[N],
+                             llvm::StringRef target) {
+  for (const auto &[name, builder] : table)
+    if (name == target)
+      return builder;
+  return nullptr;
 }
 
 AtenCallBuilder::CompositeBuilder AtenCallBuilder::findComposite(llvm::StringRef target) {
@@ -491,7 +550,9 @@ AtenCallBuilder::CompositeBuilder AtenCallBuilder::findComposite(llvm::StringRef
       {"aten.addcmul.default", &AtenCallBuilder::buildPointwise},
       {"aten.addcdiv.default", &AtenCallBuilder::buildPointwise},
       {"aten.xlogy.Tensor", &AtenCallBuilder::buildPointwise},
+      {"aten.xlogy.Scalar_Other", &AtenCallBuilder::buildPointwise},
       {"aten.copysign.Tensor", &AtenCallBuilder::buildPointwise},
+      {"aten.copysign.Scalar", &AtenCallBuilder::buildPointwise},
       {"aten.frac.default", &AtenCallBuilder::buildPointwise},
       {"aten.deg2rad.default", &AtenCallBuilder::buildPointwise},
       {"aten.rad2deg.default", &AtenCallBuilder::buildPointwise},
@@ -512,11 +573,51 @@ AtenCallBuilder::CompositeBuilder AtenCallBuilder::findComposite(llvm::StringRef
       {"aten.count_nonzero.default", &AtenCallBuilder::buildMatrixOp},
       {"aten.count_nonzero.dim_IntList", &AtenCallBuilder::buildMatrixOp},
       {"aten.dist.default", &AtenCallBuilder::buildMatrixOp},
-      {"aten.addmv.default", &AtenCallBuilder::buildMatrixOp}};
-  for (const auto &[name, composite] : kComposites)
-    if (name == target)
-      return composite;
-  return nullptr;
+      {"aten.addmv.default", &AtenCallBuilder::buildMatrixOp},
+      {"aten.special_xlog1py.default", &AtenCallBuilder::buildPointwise},
+      {"aten.special_xlog1py.other_scalar", &AtenCallBuilder::buildPointwise},
+      {"aten.sgn.default", &AtenCallBuilder::buildMathOp},
+      {"aten.erfinv.default", &AtenCallBuilder::buildMathOp},
+      {"aten.kron.default", &AtenCallBuilder::buildMathOp},
+      {"aten.cdist.default", &AtenCallBuilder::buildMathOp},
+      {"aten._cdist_forward.default", &AtenCallBuilder::buildMathOp},
+      {"aten.linalg_cross.default", &AtenCallBuilder::buildMathOp},
+      {"aten.cross.default", &AtenCallBuilder::buildMathOp},
+      {"aten.renorm.default", &AtenCallBuilder::buildMathOp},
+      {"aten.bucketize.Tensor", &AtenCallBuilder::buildMathOp},
+      {"aten.searchsorted.Tensor", &AtenCallBuilder::buildMathOp},
+      {"aten.round.decimals", &AtenCallBuilder::buildMathOp},
+      {"aten.linalg_matrix_norm.default", &AtenCallBuilder::buildMathOp},
+      {"aten.linalg_matrix_norm.str_ord", &AtenCallBuilder::buildMathOp}};
+  return lookupBuilder(kComposites, target);
+}
+
+/// The target `target` stands for (an alias's: `aten.special_expit` -> `aten.sigmoid`),
+/// with `arguments` renamed to its schema's names.
+static llvm::StringRef resolveAlias(llvm::StringRef target, std::vector<AtenArgument> &arguments) {
+  while (const AtenAlias *alias = findAtenAlias(target)) {
+    for (AtenArgument &argument : arguments)
+      for (auto [from, to] : alias->renames)
+        if (!from.empty() && argument.name == from)
+          argument.name = to.str();
+    target = alias->target;
+  }
+  return target;
+}
+
+FailureOr<SmallVector<Value>> AtenCallBuilder::buildResults(Location loc, llvm::StringRef target,
+                                                            std::vector<AtenArgument> arguments,
+                                                            size_t minResults,
+                                                            const ErrorFn &emitError,
+                                                            ArrayRef<RecordedResult> recorded) {
+  target = resolveAlias(target, arguments);
+  if (MultiCompositeBuilder composite = findMultiComposite(target))
+    return (this->*composite)(loc, target, std::move(arguments), emitError);
+  FailureOr<Operation *> op =
+      build(loc, target, std::move(arguments), minResults, emitError, recorded);
+  if (failed(op))
+    return failure();
+  return SmallVector<Value>((*op)->getResults());
 }
 
 FailureOr<Value> AtenCallBuilder::buildValue(Location loc, llvm::StringRef target,
@@ -1722,7 +1823,26 @@ FailureOr<Operation *> AtenCallBuilder::buildPointwise(Location loc, llvm::Strin
   FailureOr<Value> x = args.tensor("self");
   if (failed(x))
     return failure();
-  auto other = [&](llvm::StringRef name) -> FailureOr<Value> { return args.tensor(name); };
+  // A Python number where ATen takes a tensor (`x.xlogy_(2.0)`, the Scalar overloads) is
+  // a wrapped number: `self`'s dtype, or the default float one for a float and an
+  // integer `self`.
+  auto other = [&](llvm::StringRef name) -> FailureOr<Value> {
+    const AtenValue *value = args.find(name);
+    if (!value || (value->kind != AtenValue::Kind::Float && value->kind != AtenValue::Kind::Int))
+      return args.tensor(name);
+    FailureOr<double> number = args.number(name, std::nullopt);
+    if (failed(number))
+      return failure();
+    Type dtype = cast<BaseTensorType>(x->getType()).getDtype();
+    if (value->kind == AtenValue::Kind::Float && !isa<FloatType>(dtype))
+      dtype = Float32Type::get(builder.getContext());
+    Value filled = c("aten.full_like.default", {{"self", tensorValue(*x)},
+                                                {"fill_value", AtenValue::floating(*number)},
+                                                {"dtype", AtenValue::dtype(dtype)}});
+    if (!filled)
+      return failure();
+    return filled;
+  };
   if (op == "lerp") {
     FailureOr<Value> end = other("end");
     if (failed(end))
@@ -1762,13 +1882,15 @@ FailureOr<Operation *> AtenCallBuilder::buildPointwise(Location loc, llvm::Strin
       term = c.scalar("aten.mul.Scalar", term, *value);
     return c.finish("aten.add.Tensor", {{"self", tensorValue(*x)}, {"other", tensorValue(term)}});
   }
-  if (op == "xlogy" || op == "copysign" || op == "logaddexp" || op == "logaddexp2" ||
-      op == "hypot" || op == "heaviside" || op == "isclose") {
+  if (op == "xlogy" || op == "special_xlog1py" || op == "copysign" || op == "logaddexp" ||
+      op == "logaddexp2" || op == "hypot" || op == "heaviside" || op == "isclose") {
     FailureOr<Value> y = other(op == "heaviside" ? "values" : "other");
     if (failed(y))
       return failure();
-    if (op == "xlogy") {
-      Value product = c.binary("aten.mul.Tensor", *x, c.unary("aten.log.default", *y));
+    if (op == "xlogy" || op == "special_xlog1py") {
+      Value product =
+          c.binary("aten.mul.Tensor", *x,
+                   c.unary(op == "xlogy" ? "aten.log.default" : "aten.log1p.default", *y));
       Value zero = c.fill(product, c.scalar("aten.eq.Scalar", *x, 0), 0);
       return c.finish("aten.masked_fill.Scalar",
                       {{"self", tensorValue(zero)},
@@ -2025,6 +2147,448 @@ FailureOr<Operation *> AtenCallBuilder::buildMatrixOp(Location loc, llvm::String
                     {{"self", tensorValue(base)}, {"other", tensorValue(product)}});
   }
   return emitError() << op << " is not a composite matrix op";
+}
+
+/// Math and layout composites, as ATen computes them:
+///   sgn(self): sign, for the real tensors tgc has;
+///   erfinv(self): Giles' single-precision approximation (relative error below 3e-7),
+///     +-inf at +-1 and NaN outside [-1, 1];
+///   kron(self, other): the block product, one broadcast product of the interleaved views;
+///   cdist(x1, x2, p=2) / _cdist_forward: the p-norm of each pair of rows' difference
+///     (linalg_vector_norm, whose derivative is 0 at a zero distance, as cdist's is);
+///   linalg_cross(self, other, dim=-1) / cross(dim=None: the first dim of size 3):
+///     roll(a, -1) roll(b, -2) - roll(a, -2) roll(b, -1) along dim;
+///   renorm(self, p, dim, maxnorm): each slice along dim whose p-norm exceeds maxnorm
+///     scaled by maxnorm / (norm + 1e-7);
+///   bucketize(self, boundaries, out_int32, right) / searchsorted(sorted_sequence, self,
+///     out_int32, right, side): how many boundaries lie below (right: at or below) each
+///     value, by comparisons with all of them;
+///   round(self, decimals): round(self * 10^d) / 10^d (round(self / 10^-d) * 10^-d below 0);
+///   linalg_matrix_norm(self, ord, dim=(-2, -1), keepdim): 'fro' the 2-norm of the
+///     entries, 1 / -1 the largest / smallest column sum of |self|, inf / -inf of row sums.
+FailureOr<Operation *> AtenCallBuilder::buildMathOp(Location loc, llvm::StringRef target,
+                                                    std::vector<AtenArgument> arguments,
+                                                    const ErrorFn &emitError) {
+  auto [op, overload] = target.drop_front(5).rsplit('.');
+  NamedArguments args(op, arguments, emitError);
+  OpChain c(*this, loc, emitError);
+  MLIRContext *ctx = builder.getContext();
+  auto constant = [&](int64_t v) { return getAffineConstantExpr(v, ctx); };
+  auto dims = [&](llvm::ArrayRef<int64_t> values) {
+    SmallVector<AffineExpr> exprs;
+    for (int64_t d : values)
+      exprs.push_back(constant(d));
+    return AtenValue::ints(exprs);
+  };
+  bool cdist = op == "cdist" || op == "_cdist_forward";
+  FailureOr<Value> x = args.tensor(cdist                  ? "x1"
+                                   : op == "searchsorted" ? "sorted_sequence"
+                                                          : "self");
+  if (failed(x))
+    return failure();
+  int64_t rank = rankOf(*x);
+  if (op == "sgn")
+    return c.finish("aten.sign.default", {{"self", tensorValue(*x)}});
+  if (op == "erfinv") {
+    // w = -log((1 - x)(1 + x)); p(w - 2.5) below 5, else q(sqrt(w) - 3); erfinv = p x.
+    Value w = c.unary(
+        "aten.neg.default",
+        c.unary("aten.log.default", c.binary("aten.mul.Tensor", c.scalar("aten.rsub.Scalar", *x, 1),
+                                             c.scalar("aten.add.Scalar", *x, 1))));
+    auto polynomial = [&](Value t, llvm::ArrayRef<double> coefficients) {
+      Value p = c("aten.full_like.default",
+                  {{"self", tensorValue(t)}, {"fill_value", AtenValue::floating(coefficients[0])}});
+      for (double coefficient : coefficients.drop_front())
+        p = c.scalar("aten.add.Scalar", c.binary("aten.mul.Tensor", p, t), coefficient);
+      return p;
+    };
+    Value central =
+        polynomial(c.scalar("aten.sub.Scalar", w, 2.5),
+                   {2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
+                    -0.00125372503, -0.00417768164, 0.246640727, 1.50140941});
+    Value tail = polynomial(c.scalar("aten.sub.Scalar", c.unary("aten.sqrt.default", w), 3),
+                            {-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844,
+                             0.00573950773, -0.0076224613, 0.00943887047, 1.00167406, 2.83297682});
+    Value p = c("aten.where.self", {{"condition", tensorValue(c.scalar("aten.lt.Scalar", w, 5))},
+                                    {"self", tensorValue(central)},
+                                    {"other", tensorValue(tail)}});
+    Value approximation = c.binary("aten.mul.Tensor", p, *x);
+    Value infinite = c.scalar("aten.mul.Scalar", c.unary("aten.sign.default", *x),
+                              std::numeric_limits<double>::infinity());
+    Value edge = c.scalar("aten.eq.Scalar", c.unary("aten.abs.default", *x), 1);
+    return c.finish("aten.where.self", {{"condition", tensorValue(edge)},
+                                        {"self", tensorValue(infinite)},
+                                        {"other", tensorValue(approximation)}});
+  }
+  if (op == "kron") {
+    FailureOr<Value> y = args.tensor("other");
+    if (failed(y))
+      return failure();
+    // Both at the larger rank; a as [a0, 1, a1, 1, ...], b as [1, b0, 1, b1, ...].
+    int64_t n = std::max(rank, rankOf(*y));
+    auto padded = [&](Value v) {
+      ArrayRef<AffineExpr> sizes = cast<BaseTensorType>(v.getType()).getSizes();
+      SmallVector<AffineExpr> full(n - sizes.size(), constant(1));
+      full.append(sizes.begin(), sizes.end());
+      return full;
+    };
+    SmallVector<AffineExpr> a = padded(*x), b = padded(*y), left, right, product;
+    for (int64_t d = 0; d < n; ++d) {
+      left.append({a[d], constant(1)});
+      right.append({constant(1), b[d]});
+      product.push_back(a[d] * b[d]);
+    }
+    auto view = [&](Value v, SmallVector<AffineExpr> sizes) {
+      return c("aten.reshape.default",
+               {{"self", tensorValue(v)}, {"shape", AtenValue::ints(sizes)}});
+    };
+    return c.finish(
+        "aten.reshape.default",
+        {{"self", tensorValue(c.binary("aten.mul.Tensor", view(*x, left), view(*y, right)))},
+         {"shape", AtenValue::ints(product)}});
+  }
+  if (cdist) {
+    FailureOr<Value> y = args.tensor("x2");
+    FailureOr<double> p = args.number("p", 2.0);
+    if (failed(y) || failed(p))
+      return failure();
+    if (rank < 2 || rankOf(*y) < 2)
+      return emitError() << "cdist needs tensors of at least 2 dimensions";
+    if (*p < 0)
+      return emitError() << "cdist only supports non-negative p values";
+    Value difference =
+        c.binary("aten.sub.Tensor",
+                 c("aten.unsqueeze.default",
+                   {{"self", tensorValue(*x)}, {"dim", AtenValue::integer(constant(-2))}}),
+                 c("aten.unsqueeze.default",
+                   {{"self", tensorValue(*y)}, {"dim", AtenValue::integer(constant(-3))}}));
+    return c.finish(
+        "aten.linalg_vector_norm.default",
+        {{"self", tensorValue(difference)}, {"ord", AtenValue::floating(*p)}, {"dim", dims({-1})}});
+  }
+  if (op == "linalg_cross" || op == "cross") {
+    FailureOr<Value> y = args.tensor("other");
+    if (failed(y))
+      return failure();
+    ArrayRef<AffineExpr> sizes = cast<BaseTensorType>(x->getType()).getSizes();
+    std::optional<int64_t> dim;
+    if (args.find("dim")) {
+      FailureOr<int64_t> given = args.integer("dim", std::nullopt);
+      if (failed(given))
+        return failure();
+      dim = wrapDim(*given, rank);
+    } else if (op == "linalg_cross") {
+      dim = wrapDim(-1, rank);
+    } else {
+      for (int64_t d = 0; d < rank && !dim; ++d)
+        if (getConstantSize(sizes[d]) == 3)
+          dim = d;
+    }
+    if (!dim || getConstantSize(sizes[*dim]) != 3)
+      return emitError() << op << ": the dimension must have size 3";
+    auto roll = [&](Value v, int64_t shift) {
+      return c("aten.roll.default",
+               {{"self", tensorValue(v)}, {"shifts", dims({shift})}, {"dims", dims({*dim})}});
+    };
+    return c.finish(
+        "aten.sub.Tensor",
+        {{"self", tensorValue(c.binary("aten.mul.Tensor", roll(*x, -1), roll(*y, -2)))},
+         {"other", tensorValue(c.binary("aten.mul.Tensor", roll(*x, -2), roll(*y, -1)))}});
+  }
+  if (op == "renorm") {
+    FailureOr<double> p = args.number("p", std::nullopt);
+    FailureOr<int64_t> dim = args.integer("dim", std::nullopt);
+    FailureOr<double> maxnorm = args.number("maxnorm", std::nullopt);
+    if (failed(p) || failed(dim) || failed(maxnorm))
+      return failure();
+    std::optional<int64_t> kept = wrapDim(*dim, rank);
+    if (!kept || *p <= 0 || *maxnorm < 0)
+      return emitError() << "renorm needs a dim of self, p > 0 and maxnorm >= 0";
+    SmallVector<int64_t> others;
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != *kept)
+        others.push_back(d);
+    Value norms = c("aten.linalg_vector_norm.default", {{"self", tensorValue(*x)},
+                                                        {"ord", AtenValue::floating(*p)},
+                                                        {"dim", dims(others)},
+                                                        {"keepdim", AtenValue::boolean(true)}});
+    Value scale = c("aten.reciprocal.default",
+                    {{"self", tensorValue(c.scalar("aten.add.Scalar", norms, 1e-7))}});
+    Value factor = c(
+        "aten.where.self",
+        {{"condition", tensorValue(c.scalar("aten.gt.Scalar", norms, *maxnorm))},
+         {"self", tensorValue(c.scalar("aten.mul.Scalar", scale, *maxnorm))},
+         {"other",
+          tensorValue(c.scalar("aten.mul.Scalar", c.unary("aten.ones_like.default", norms), 1))}});
+    return c.finish("aten.mul.Tensor", {{"self", tensorValue(*x)}, {"other", tensorValue(factor)}});
+  }
+  if (op == "bucketize" || op == "searchsorted") {
+    FailureOr<Value> values = op == "bucketize" ? x : args.tensor("self");
+    FailureOr<Value> sequence = op == "bucketize" ? args.tensor("boundaries") : x;
+    if (failed(values) || failed(sequence))
+      return failure();
+    bool right = args.flag("right", false);
+    if (const AtenValue *side = args.find("side"); side && side->kind == AtenValue::Kind::String)
+      right = side->string == "right";
+    if (args.find("sorter"))
+      return emitError() << op << " with a sorter is not supported";
+    int64_t sequenceRank = rankOf(*sequence);
+    if (sequenceRank == 0 || (sequenceRank > 1 && sequenceRank != rankOf(*values)))
+      return emitError() << op
+                         << " needs a 1-d sequence, or one with the values' leading dimensions";
+    // values[..., None] against the sequence (1-d, or [..., 1, M] along the values' rows).
+    Value column = c("aten.unsqueeze.default",
+                     {{"self", tensorValue(*values)}, {"dim", AtenValue::integer(constant(-1))}});
+    Value rows = sequenceRank == 1
+                     ? *sequence
+                     : c("aten.unsqueeze.default", {{"self", tensorValue(*sequence)},
+                                                    {"dim", AtenValue::integer(constant(-2))}});
+    Value below = c.binary(right ? "aten.le.Tensor" : "aten.lt.Tensor", rows, column);
+    Type index =
+        args.flag("out_int32", false) ? builder.getIntegerType(32) : builder.getIntegerType(64);
+    return c.finish(
+        "aten.sum.dim_IntList",
+        {{"self", tensorValue(below)}, {"dim", dims({-1})}, {"dtype", AtenValue::dtype(index)}});
+  }
+  if (op == "round") {
+    FailureOr<int64_t> decimals = args.integer("decimals", 0);
+    if (failed(decimals))
+      return failure();
+    if (*decimals == 0)
+      return c.finish("aten.round.default", {{"self", tensorValue(*x)}});
+    double scale = std::pow(10.0, std::abs(*decimals));
+    bool negative = *decimals < 0;
+    Value scaled = c.scalar(negative ? "aten.div.Scalar" : "aten.mul.Scalar", *x, scale);
+    return c.finish(negative ? "aten.mul.Scalar" : "aten.div.Scalar",
+                    {{"self", tensorValue(c.unary("aten.round.default", scaled))},
+                     {"other", AtenValue::floating(scale)}});
+  }
+  if (op == "linalg_matrix_norm") {
+    SmallVector<int64_t> matrix{-2, -1};
+    if (const AtenValue *dim = args.find("dim")) {
+      if (dim->kind != AtenValue::Kind::Ints || dim->sizes.size() != 2)
+        return emitError() << "linalg_matrix_norm needs two dims";
+      for (auto [i, size] : llvm::enumerate(dim->sizes)) {
+        std::optional<int64_t> d = getConstantSize(size);
+        if (!d)
+          return emitError() << "linalg_matrix_norm needs constant dims";
+        matrix[i] = *d;
+      }
+    }
+    std::optional<int64_t> rows = wrapDim(matrix[0], rank), columns = wrapDim(matrix[1], rank);
+    if (rank < 2 || !rows || !columns || *rows == *columns)
+      return emitError() << "linalg_matrix_norm needs two different dims of a matrix";
+    bool keepdim = args.flag("keepdim", false);
+    std::string ord = "fro";
+    if (const AtenValue *given = args.find("ord")) {
+      if (given->kind == AtenValue::Kind::String) {
+        ord = given->string;
+      } else {
+        FailureOr<double> number = args.number("ord", std::nullopt);
+        if (failed(number))
+          return failure();
+        ord = std::isinf(*number) ? (*number > 0 ? "inf" : "-inf")
+                                  : std::to_string(static_cast<int64_t>(*number));
+        if (*number != std::trunc(*number) && !std::isinf(*number))
+          ord = "?";
+      }
+    }
+    if (ord == "fro")
+      return c.finish("aten.linalg_vector_norm.default",
+                      {{"self", tensorValue(*x)},
+                       {"ord", AtenValue::floating(2)},
+                       {"dim", dims({*rows, *columns})},
+                       {"keepdim", AtenValue::boolean(keepdim)}});
+    if (ord != "1" && ord != "-1" && ord != "inf" && ord != "-inf")
+      return emitError() << "linalg_matrix_norm: ord " << ord
+                         << " is not supported (tgc has 'fro', 1, -1, inf and -inf; 'nuc' and 2 "
+                            "need singular values)";
+    // 1: the sums over rows (one per column); inf: over columns. Then the extreme one.
+    bool byColumn = ord == "1" || ord == "-1";
+    int64_t summed = byColumn ? *rows : *columns, extreme = byColumn ? *columns : *rows;
+    Value sums = c("aten.sum.dim_IntList", {{"self", tensorValue(c.unary("aten.abs.default", *x))},
+                                            {"dim", dims({summed})},
+                                            {"keepdim", AtenValue::boolean(true)}});
+    Value norm = c(ord.front() == '-' ? "aten.amin.default" : "aten.amax.default",
+                   {{"self", tensorValue(sums)},
+                    {"dim", dims({extreme})},
+                    {"keepdim", AtenValue::boolean(true)}});
+    if (keepdim)
+      return c.result(norm);
+    return c.finish("aten.squeeze.dims",
+                    {{"self", tensorValue(norm)}, {"dim", dims({*rows, *columns})}});
+  }
+  return emitError() << op << " is not a composite math op";
+}
+
+//===----------------------------------------------------------------------===//
+// Composites of several results
+//===----------------------------------------------------------------------===//
+
+AtenCallBuilder::MultiCompositeBuilder AtenCallBuilder::findMultiComposite(llvm::StringRef target) {
+  static const std::pair<llvm::StringLiteral, MultiCompositeBuilder> kComposites[] = {
+      {"aten.std_mean.correction", &AtenCallBuilder::buildMoments},
+      {"aten.std_mean.dim", &AtenCallBuilder::buildMoments},
+      {"aten.std_mean.default", &AtenCallBuilder::buildMoments},
+      {"aten.var_mean.correction", &AtenCallBuilder::buildMoments},
+      {"aten.var_mean.dim", &AtenCallBuilder::buildMoments},
+      {"aten.var_mean.default", &AtenCallBuilder::buildMoments},
+      {"aten.aminmax.default", &AtenCallBuilder::buildAminmax},
+      {"aten.median.dim", &AtenCallBuilder::buildOrderStatistic},
+      {"aten.nanmedian.dim", &AtenCallBuilder::buildOrderStatistic},
+      {"aten.kthvalue.default", &AtenCallBuilder::buildOrderStatistic}};
+  return lookupBuilder(kComposites, target);
+}
+
+/// std_mean / var_mean(self, dim, unbiased or correction, keepdim): std (var) as
+/// aten.std (aten.var) computes it, and mean over the same dims.
+FailureOr<SmallVector<Value>> AtenCallBuilder::buildMoments(Location loc, llvm::StringRef target,
+                                                            std::vector<AtenArgument> arguments,
+                                                            const ErrorFn &emitError) {
+  auto [op, overload] = target.drop_front(5).rsplit('.');
+  std::string spread = (op.starts_with("std") ? "aten.std." : "aten.var.") +
+                       (overload == "correction" ? std::string("correction") : "dim");
+  std::vector<AtenArgument> meanArguments;
+  for (const AtenArgument &argument : arguments)
+    if (argument.name == "self" || argument.name == "dim" || argument.name == "keepdim")
+      meanArguments.push_back(argument);
+  FailureOr<Value> deviation = buildValue(loc, spread, std::move(arguments), emitError);
+  if (failed(deviation))
+    return failure();
+  FailureOr<Value> mean = buildValue(loc, "aten.mean.dim", std::move(meanArguments), emitError);
+  if (failed(mean))
+    return failure();
+  return SmallVector<Value>{*deviation, *mean};
+}
+
+/// aminmax(self, *, dim=None, keepdim=False): (amin, amax) over dim (all of them when
+/// None), NaN where a NaN is.
+FailureOr<SmallVector<Value>> AtenCallBuilder::buildAminmax(Location loc, llvm::StringRef target,
+                                                            std::vector<AtenArgument> arguments,
+                                                            const ErrorFn &emitError) {
+  NamedArguments args("aminmax", arguments, emitError);
+  FailureOr<Value> x = args.tensor("self");
+  if (failed(x))
+    return failure();
+  std::vector<AtenArgument> reduced{{"self", tensorValue(*x)},
+                                    {"keepdim", AtenValue::boolean(args.flag("keepdim", false))}};
+  if (const AtenValue *dim = args.find("dim")) {
+    if (dim->kind != AtenValue::Kind::Int)
+      return emitError() << "aminmax: argument 'dim' must be an int";
+    reduced.push_back({"dim", AtenValue::ints({dim->size})});
+  }
+  OpChain c(*this, loc, emitError);
+  Value min = c("aten.amin.default", reduced), max = c("aten.amax.default", reduced);
+  if (!min || !max)
+    return failure();
+  return SmallVector<Value>{min, max};
+}
+
+/// median.dim / nanmedian.dim / kthvalue(self, k, dim=-1, keepdim=False): (values,
+/// indices) at one position of a stable ascending sort along dim, where NaN sorts last.
+/// kthvalue takes position k - 1; median the lower middle, (n - 1) / 2, or the first NaN
+/// where there is one (eager's value NaN and that NaN's index); nanmedian the lower middle
+/// of the numbers, (count - 1) / 2.
+FailureOr<SmallVector<Value>>
+AtenCallBuilder::buildOrderStatistic(Location loc, llvm::StringRef target,
+                                     std::vector<AtenArgument> arguments,
+                                     const ErrorFn &emitError) {
+  llvm::StringRef op = target.drop_front(5).split('.').first;
+  NamedArguments args(op, arguments, emitError);
+  OpChain c(*this, loc, emitError);
+  MLIRContext *ctx = builder.getContext();
+  FailureOr<Value> x = args.tensor("self");
+  FailureOr<int64_t> dim =
+      args.integer("dim", op == "kthvalue" ? std::optional<int64_t>(-1) : std::nullopt);
+  if (failed(x) || failed(dim))
+    return failure();
+  bool keepdim = args.flag("keepdim", false);
+  int64_t rank = rankOf(*x);
+  std::optional<int64_t> d = wrapDim(*dim, rank);
+  if (!d)
+    return emitError() << op << ": dim " << *dim << " is out of range for a " << rank
+                       << "-d tensor";
+  // A 0-d tensor is one row of one.
+  Value input = *x;
+  if (rank == 0) {
+    input =
+        c("aten.unsqueeze.default",
+          {{"self", tensorValue(*x)}, {"dim", AtenValue::integer(getAffineConstantExpr(0, ctx))}});
+    keepdim = false;
+  }
+  AtenValue along = AtenValue::integer(getAffineConstantExpr(*d, ctx));
+  FailureOr<Operation *> sort = input ? build(loc, "aten.sort.stable",
+                                              {{"self", tensorValue(input)},
+                                               {"stable", AtenValue::boolean(true)},
+                                               {"dim", along},
+                                               {"descending", AtenValue::boolean(false)}},
+                                              2, emitError)
+                                      : FailureOr<Operation *>(failure());
+  if (failed(sort))
+    return failure();
+  Value sorted = (*sort)->getResult(0), order = (*sort)->getResult(1);
+  SmallVector<Value> results;
+  if (op == "kthvalue") {
+    FailureOr<int64_t> k = args.integer("k", std::nullopt);
+    if (failed(k))
+      return failure();
+    std::optional<int64_t> n =
+        getConstantSize(cast<BaseTensorType>(input.getType()).getSizes()[*d]);
+    if (*k < 1 || (n && *k > *n))
+      return emitError() << "kthvalue(): selected number k out of range for dimension " << *dim;
+    for (Value v : {sorted, order}) {
+      Value picked =
+          c("aten.select.int", {{"self", tensorValue(v)},
+                                {"dim", along},
+                                {"index", AtenValue::integer(getAffineConstantExpr(*k - 1, ctx))}});
+      results.push_back(
+          keepdim ? c("aten.unsqueeze.default", {{"self", tensorValue(picked)}, {"dim", along}})
+                  : picked);
+    }
+  } else {
+    // Counts along dim (int64, kept as a dim of 1): the NaNs and all entries.
+    auto count = [&](Value mask) {
+      return c("aten.sum.dim_IntList", {{"self", tensorValue(mask)},
+                                        {"dim", AtenValue::ints({getAffineConstantExpr(*d, ctx)})},
+                                        {"keepdim", AtenValue::boolean(true)},
+                                        {"dtype", AtenValue::dtype(builder.getIntegerType(64))}});
+    };
+    Value nan = c.unary("aten.isnan.default", input);
+    Value nans = count(nan);
+    Value numbers = count(c.unary("aten.logical_not.default", nan));
+    auto lowerMiddle = [&](Value n) {
+      return c.clampMin(
+          c("aten.div.Scalar_mode", {{"self", tensorValue(c.scalar("aten.sub.Scalar", n, 1))},
+                                     {"other", AtenValue::floating(2)},
+                                     {"rounding_mode", AtenValue::str("floor")}}),
+          0);
+    };
+    Value position;
+    if (op == "nanmedian") {
+      position = lowerMiddle(numbers);
+    } else {
+      Value all = c.binary("aten.add.Tensor", numbers, nans);
+      position =
+          c("aten.where.self", {{"condition", tensorValue(c.scalar("aten.gt.Scalar", nans, 0))},
+                                {"self", tensorValue(numbers)},
+                                {"other", tensorValue(lowerMiddle(all))}});
+    }
+    if (position)
+      position =
+          c("aten._to_copy.default", {{"self", tensorValue(position)},
+                                      {"dtype", AtenValue::dtype(builder.getIntegerType(64))}});
+    for (Value v : {sorted, order}) {
+      Value picked =
+          c("aten.gather.default",
+            {{"self", tensorValue(v)}, {"dim", along}, {"index", tensorValue(position)}});
+      results.push_back(
+          keepdim ? picked
+                  : c("aten.squeeze.dim", {{"self", tensorValue(picked)}, {"dim", along}}));
+    }
+  }
+  if (!results[0] || !results[1])
+    return failure();
+  return results;
 }
 
 std::optional<std::string> AtenCallBuilder::functionalOverload(llvm::StringRef target) {
@@ -2590,13 +3154,10 @@ FailureOr<Operation *> AtenCallBuilder::build(Location loc, llvm::StringRef targ
                                               size_t minResults, const ErrorFn &emitError,
                                               ArrayRef<RecordedResult> recorded) {
   MLIRContext *ctx = builder.getContext();
-  if (const AtenAlias *alias = findAtenAlias(target)) {
-    for (AtenArgument &argument : arguments)
-      for (auto [from, to] : alias->renames)
-        if (!from.empty() && argument.name == from)
-          argument.name = to.str();
-    return build(loc, alias->target, std::move(arguments), minResults, emitError, recorded);
-  }
+  target = resolveAlias(target, arguments);
+  if (findMultiComposite(target))
+    return emitError() << "this form of " << target.drop_front(5).split('.').first
+                       << " is not supported (tgc composes it of several ops)";
   if (CompositeBuilder composite = findComposite(target))
     return (this->*composite)(loc, target, std::move(arguments), emitError);
   if (CompositeBuilder runtime = findRuntimeIntBuilder(target, arguments))
@@ -2607,6 +3168,27 @@ FailureOr<Operation *> AtenCallBuilder::build(Location loc, llvm::StringRef targ
           ? std::optional<OperationName>(OperationName(adapter->opName, ctx))
           : lookupAtenOp(target);
   if (!opName) {
+    // An in-place form of an op tgc builds functionally (`x.addcmul_(a, b)`, composed):
+    // the functional op on the same arguments, copied into `self` (converted to its dtype,
+    // as the in-place op writes it), which is the result.
+    if (std::optional<std::string> functional = functionalOfInPlace(target);
+        functional && supports(*functional)) {
+      auto self = llvm::find_if(arguments, [](const AtenArgument &a) { return a.name == "self"; });
+      if (self == arguments.end() || self->value.kind != AtenValue::Kind::Tensor ||
+          self->value.values.size() != 1)
+        return emitError() << "the in-place form needs a `self` tensor";
+      Value destination = self->value.values.front();
+      FailureOr<Operation *> computed =
+          build(loc, *functional, std::move(arguments), 1, emitError, recorded);
+      if (failed(computed))
+        return failure();
+      if ((*computed)->getNumResults() != 1)
+        return emitError() << "the in-place form of an op with several results is not supported";
+      if (failed(checkWritable((*computed)->getResult(0), destination, emitError)))
+        return failure();
+      return CopyInPlaceOp::create(builder, loc, destination, (*computed)->getResult(0))
+          .getOperation();
+    }
     // An out= variant (`aten.atan2.out(a, b, out=buf)`): the functional op, copied into
     // `out`, which is the result.
     std::optional<std::string> functional = functionalOverload(target);
@@ -2626,6 +3208,8 @@ FailureOr<Operation *> AtenCallBuilder::build(Location loc, llvm::StringRef targ
       return emitError() << target
                          << ": the out= form of an op with several results is not "
                             "supported";
+    if (failed(checkWritable((*computed)->getResult(0), destination, emitError)))
+      return failure();
     return CopyInPlaceOp::create(builder, loc, destination, (*computed)->getResult(0))
         .getOperation();
   }

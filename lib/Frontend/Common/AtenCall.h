@@ -101,6 +101,14 @@ public:
                                            const ErrorFn &emitError,
                                            llvm::ArrayRef<RecordedResult> recorded = {});
 
+  /// Builds `target(arguments)` like `build` and returns its results: the op's, or the
+  /// values of a composite that computes several (std_mean, aminmax, median.dim), which
+  /// no single op returns. What the frontends call.
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+  buildResults(mlir::Location loc, llvm::StringRef target, std::vector<AtenArgument> arguments,
+               size_t minResults, const ErrorFn &emitError,
+               llvm::ArrayRef<RecordedResult> recorded = {});
+
   /// The first result of `build(...)`, for calls composed of other calls.
   mlir::FailureOr<mlir::Value> buildValue(mlir::Location loc, llvm::StringRef target,
                                           std::vector<AtenArgument> arguments,
@@ -113,7 +121,8 @@ private:
   /// log_sigmoid, fmax/fmin, isfinite, nansum, adaptive_max_pool2d, rms_norm, glu, prelu,
   /// one_hot, cosine_similarity, pixel_(un)shuffle, channel_shuffle, instance_norm,
   /// threshold, feature/alpha dropout, hard/softshrink, pairwise_distance, the losses of
-  /// buildLoss, eye, rrelu (evaluation), buildPointwise's and buildMatrixOp's.
+  /// buildLoss, eye, rrelu (evaluation), buildPointwise's, buildMatrixOp's and
+  /// buildMathOp's. In-place forms of them are the functional op copied into `self`.
   using CompositeBuilder = mlir::FailureOr<mlir::Operation *> (AtenCallBuilder::*)(
       mlir::Location loc, llvm::StringRef target, std::vector<AtenArgument> arguments,
       const ErrorFn &emitError);
@@ -225,6 +234,30 @@ private:
   mlir::FailureOr<mlir::Operation *> buildLoss(mlir::Location loc, llvm::StringRef target,
                                                std::vector<AtenArgument> arguments,
                                                const ErrorFn &emitError);
+  /// Math and layout composites: sgn (real), erfinv, kron, cdist, linalg_cross / cross,
+  /// renorm, bucketize / searchsorted, round(decimals), linalg_matrix_norm (fro, 1, inf).
+  mlir::FailureOr<mlir::Operation *> buildMathOp(mlir::Location loc, llvm::StringRef target,
+                                                 std::vector<AtenArgument> arguments,
+                                                 const ErrorFn &emitError);
+  /// How tgc builds a composite of several results (buildResults).
+  using MultiCompositeBuilder = mlir::FailureOr<llvm::SmallVector<mlir::Value>> (
+      AtenCallBuilder::*)(mlir::Location loc, llvm::StringRef target,
+                          std::vector<AtenArgument> arguments, const ErrorFn &emitError);
+  static MultiCompositeBuilder findMultiComposite(llvm::StringRef target);
+  /// std_mean and var_mean: (std or var, mean).
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>> buildMoments(mlir::Location loc,
+                                                               llvm::StringRef target,
+                                                               std::vector<AtenArgument> arguments,
+                                                               const ErrorFn &emitError);
+  /// aminmax: (min, max).
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>> buildAminmax(mlir::Location loc,
+                                                               llvm::StringRef target,
+                                                               std::vector<AtenArgument> arguments,
+                                                               const ErrorFn &emitError);
+  /// median.dim, nanmedian.dim and kthvalue: (values, indices) from a stable sort.
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+  buildOrderStatistic(mlir::Location loc, llvm::StringRef target,
+                      std::vector<AtenArgument> arguments, const ErrorFn &emitError);
   /// The builders of ops whose int arguments tgc's op takes as attributes, for calls
   /// where one is computed at run time (from an `item()`): `select.int` and `slice.Tensor`
   /// as advanced indexing by positions computed at run time. Null when `target` has none

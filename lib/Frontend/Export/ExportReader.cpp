@@ -28,6 +28,7 @@
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -768,20 +769,27 @@ LogicalResult ExportReader::convertNode(const Json &node) {
   bool inAutocast =
       llvm::any_of(autocastRegions, [](const AutocastRegion &r) { return r.enabled; });
   std::vector<AtenArgument> retry = inAutocast ? arguments : std::vector<AtenArgument>();
-  FailureOr<Operation *> op =
-      atenCalls.build(currentLoc, target, std::move(arguments), outputs.size(), errorFn, outputs);
-  if (failed(op))
+  FailureOr<SmallVector<Value>> results = atenCalls.buildResults(
+      currentLoc, target, std::move(arguments), outputs.size(), errorFn, outputs);
+  if (failed(results))
     return failure();
   // Inside an autocast block, an op that is not on autocast's lists may still compute
   // in another dtype through the ops it is made of in eager (einsum calls bmm): where
   // the archive records another floating-point dtype for its result, its floating-point
   // operands are cast to that dtype, as that inner op's policy did.
-  if (inAutocast && !outputs.empty() && outputs.front().meta && (*op)->getNumResults()) {
+  if (inAutocast && !outputs.empty() && outputs.front().meta && !results->empty()) {
     Type recorded = outputs.front().meta->dtype;
-    auto inferred = llvm::dyn_cast<BaseTensorType>((*op)->getResult(0).getType());
+    auto inferred = llvm::dyn_cast<BaseTensorType>(results->front().getType());
     if (inferred && inferred.getDtype() != recorded && llvm::isa<FloatType>(recorded) &&
         llvm::isa<FloatType>(inferred.getDtype())) {
-      (*op)->erase();
+      // The results' ops go (those of a composite's earlier steps are left to DCE).
+      llvm::SetVector<Operation *> owners;
+      for (Value result : *results)
+        if (Operation *owner = result.getDefiningOp())
+          owners.insert(owner);
+      for (Operation *owner : owners)
+        if (owner->use_empty())
+          owner->erase();
       for (AtenArgument &argument : retry)
         if (argument.value.kind == AtenValue::Kind::Tensor ||
             argument.value.kind == AtenValue::Kind::Tensors)
@@ -797,12 +805,13 @@ LogicalResult ExportReader::convertNode(const Json &node) {
               return failure();
             tensor = *cast;
           }
-      op = atenCalls.build(currentLoc, target, std::move(retry), outputs.size(), errorFn, outputs);
-      if (failed(op))
+      results = atenCalls.buildResults(currentLoc, target, std::move(retry), outputs.size(),
+                                       errorFn, outputs);
+      if (failed(results))
         return failure();
     }
   }
-  return bindOutputs((*op)->getResults(), outputs);
+  return bindOutputs(*results, outputs);
 }
 
 /// `aten._assert_tensor_metadata(a, size, stride, dtype, device, layout)`, which export

@@ -219,11 +219,14 @@ FailureOr<Var> Interpreter::lookupAttribute(Var object, llvm::StringRef name, Lo
   }
   if (object->is(K::Tuple) && (name == "index" || name == "count"))
     return makeMethod(makeExternal(("builtins.tuple." + name).str()), object);
-  // torch.return_types.max / min: named fields of (values, indices).
+  // torch.return_types.max / min: named fields of (values, indices); aminmax's (min, max).
   if (object->is(K::Tuple) && object->tupleClass && object->tupleClass->is(K::External) &&
       llvm::StringRef(object->tupleClass->name).starts_with("torch.return_types.") &&
-      object->items.size() == 2 && (name == "values" || name == "indices"))
-    return object->items[name == "values" ? 0 : 1];
+      object->items.size() == 2) {
+    bool aminmax = object->tupleClass->name == "torch.return_types.aminmax";
+    if (name == (aminmax ? "min" : "values") || name == (aminmax ? "max" : "indices"))
+      return object->items[name == "values" || name == "min" ? 0 : 1];
+  }
   if (object->is(K::Str) && isStringMethod(name))
     return makeMethod(makeExternal(("builtins.str." + name).str()), object);
   if (object->is(K::Code))

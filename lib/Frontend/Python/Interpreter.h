@@ -499,7 +499,8 @@ private:
                                  mlir::Location loc);
   mlir::FailureOr<Var> callWithOut(llvm::StringRef qualifiedName, CallArguments arguments, Var out,
                                    mlir::Location loc);
-  Var resultsToVar(mlir::Operation *op);
+  /// An ATen call's results as Python sees them: None, the tensor, or a tuple of them.
+  Var resultsToVar(mlir::ValueRange results);
   /// A fresh tensor object over SSA value `value`.
   Var newTensorObject(mlir::Value value);
   /// `tensor[key]`. With `advanced`, the tensor indices are not applied: the result is

@@ -127,9 +127,9 @@ Var Interpreter::newTensorObject(Value value) {
   return makeTensorObject(newObject(std::move(tensor)));
 }
 
-Var Interpreter::resultsToVar(Operation *op) {
+Var Interpreter::resultsToVar(ValueRange values) {
   std::vector<Var> results;
-  for (Value result : op->getResults())
+  for (Value result : values)
     results.push_back(newTensorObject(result));
   if (results.empty())
     return makeNone();
@@ -143,10 +143,11 @@ FailureOr<Var> Interpreter::buildAten(llvm::StringRef target, std::vector<AtenAr
   auto errorFn = [&]() { return error(loc) << target << ": "; };
   if (failed(applyAutocast(atenBuilder, loc, autocastRegions, target, arguments, errorFn)))
     return failure();
-  FailureOr<Operation *> op = atenBuilder.build(loc, target, std::move(arguments), 0, errorFn);
-  if (failed(op))
+  FailureOr<SmallVector<Value>> results =
+      atenBuilder.buildResults(loc, target, std::move(arguments), 0, errorFn);
+  if (failed(results))
     return failure();
-  return resultsToVar(*op);
+  return resultsToVar(*results);
 }
 
 /// `fn(..., out=t)`: the functional result is written into `t` (converted to its
@@ -305,9 +306,9 @@ FailureOr<Var> Interpreter::callTorchFunction(llvm::StringRef qualifiedName,
   // (values, indices) pairs are torch.return_types named tuples (`x.topk(3).values`).
   llvm::StringRef pythonName = qualifiedName.rsplit('.').second;
   if ((*result)->is(K::Tuple) && (*result)->items.size() == 2 && !(*result)->tupleClass &&
-      llvm::is_contained(
-          {"topk", "sort", "kthvalue", "mode", "median", "nanmedian", "cummax", "cummin"},
-          pythonName)) {
+      llvm::is_contained({"topk", "sort", "kthvalue", "mode", "median", "nanmedian", "cummax",
+                          "cummin", "aminmax"},
+                         pythonName)) {
     Variable named = **result;
     named.tupleClass = makeExternal(("torch.return_types." + pythonName).str());
     result = makeVar(std::move(named));

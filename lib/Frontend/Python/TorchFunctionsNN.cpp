@@ -211,6 +211,11 @@ static void addLinearAlgebra(std::vector<TorchFunction> &table) {
       {{"torch.einsum", "torch.functional.einsum"},
        {{TGC_SCHEMA("einsum(str equation, Tensor[] tensors, *, int[]? path=None)"),
          "aten.einsum.default"}}},
+      // torch.cdist is Python (torch.functional) over the ATen operator; compute_mode
+      // (a string here) only picks eager's kernel, which the composite does not need.
+      {{"torch.cdist", "torch.functional.cdist"},
+       {{TGC_SCHEMA("cdist(Tensor x1, Tensor x2, float p=2., str? compute_mode=None)"),
+         "aten.cdist.default"}}},
       {{"torch.baddbmm", "torch.Tensor.baddbmm"},
        {{TGC_SCHEMA("baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, "
                     "Scalar alpha=1)"),

@@ -54,17 +54,61 @@ static CallResult gradModeManager(Interpreter &in, ExternalCall &call) {
   return makeObject(in.newObject(std::move(instance)));
 }
 
+/// The grad mode the grad-mode manager `manager` enters. One the program made holds it
+/// (`enabled`); one made outside it (a `@torch.no_grad()` decorator's, recorded with its
+/// state by tgc-capture) has its class and, for set_grad_enabled and inference_mode, its
+/// `mode`. None for anything else.
+static std::optional<bool> managedGradMode(Interpreter &in, const Var &manager) {
+  if (in.getHeap().kindOf(manager) != H::Instance)
+    return std::nullopt;
+  const HeapObject &object = in.getHeap().get(manager->object);
+  if (Var enabled = object.getAttribute("enabled"); enabled && enabled->is(K::Bool))
+    return enabled->boolValue;
+  if (!object.classObject || !object.classObject->is(K::External))
+    return std::nullopt;
+  // The class as torch exports it (`torch.no_grad`) or where it is defined.
+  llvm::StringRef name = object.classObject->name;
+  if (!name.consume_front("torch.autograd.grad_mode.") && !name.consume_front("torch."))
+    return std::nullopt;
+  Var mode = object.getAttribute("mode");
+  if (name == "no_grad")
+    return false;
+  if (name == "enable_grad")
+    return true;
+  if (name == "set_grad_enabled" && mode && mode->is(K::Bool))
+    return mode->boolValue;
+  if (name == "inference_mode" && mode && mode->is(K::Bool))
+    return !mode->boolValue;
+  return std::nullopt;
+}
+
 /// The manager's `__enter__` pushes its mode, `__exit__` pops it.
 static CallResult enterOrExitGradMode(Interpreter &in, ExternalCall &call) {
-  if (call.args.empty() || in.getHeap().kindOf(call.args[0]) != H::Instance)
+  std::optional<bool> mode = call.args.empty() ? std::nullopt : managedGradMode(in, call.args[0]);
+  if (!mode)
     return call.error() << call.name << " needs the context manager";
   if (call.name.ends_with("__enter__")) {
-    in.pushGradMode(in.getHeap().get(call.args[0]->object).getAttribute("enabled")->boolValue);
+    in.pushGradMode(*mode);
     return makeNone();
   }
   if (!in.popGradMode())
     return call.error() << call.name << " without __enter__";
   return makeBool(false);
+}
+
+/// `manager.clone()`: a new manager of the same class and mode, which the wrapper of a
+/// function decorated with `@torch.no_grad()` (torch.utils._contextlib.context_decorator)
+/// enters around each call.
+static CallResult cloneGradModeManager(Interpreter &in, ExternalCall &call) {
+  std::optional<bool> mode =
+      call.args.size() == 1 ? managedGradMode(in, call.args[0]) : std::nullopt;
+  if (!mode)
+    return CallResult::declined();
+  HeapObject instance;
+  instance.kind = H::Instance;
+  instance.classObject = in.getHeap().get(call.args[0]->object).classObject;
+  instance.setAttribute("enabled", makeBool(*mode));
+  return makeObject(in.newObject(std::move(instance)));
 }
 
 //===----------------------------------------------------------------------===//
@@ -388,6 +432,11 @@ void tgc::py::registerTorchProbes(CallRegistry &registry) {
     registry.add((manager + ".__enter__").str(), enterOrExitGradMode);
     registry.add((manager + ".__exit__").str(), enterOrExitGradMode);
   }
+  for (llvm::StringRef clone : {"torch.utils._contextlib._DecoratorContextManager.clone",
+                                "torch.autograd.grad_mode.set_grad_enabled.clone",
+                                "torch.autograd.grad_mode.inference_mode.clone",
+                                "torch.set_grad_enabled.clone", "torch.inference_mode.clone"})
+    registry.add(clone, cloneGradModeManager);
   for (llvm::StringRef manager :
        {"torch.autocast", "torch.amp.autocast", "torch.amp.autocast_mode.autocast",
         "torch.cpu.amp.autocast", "torch.cpu.amp.autocast_mode.autocast", "torch.cuda.amp.autocast",

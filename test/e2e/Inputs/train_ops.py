@@ -192,6 +192,42 @@ class Losses(nn.Module):
         return torch.stack(losses)
 
 
+class Statistics(nn.Module):
+    """The composites of several results (std_mean, var_mean, aminmax, median and
+    nanmedian along a dim, kthvalue: sort positions gathered) and the math composites
+    (cdist, kron, linalg.cross, renorm, erfinv, xlog1py, round(decimals), bucketize,
+    matrix norms), and in-place forms of composites (addcmul_, lerp_) on an
+    intermediate; and their derivatives."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 12)
+        self.register_buffer("edges", torch.tensor([-1.0, 0.0, 0.5, 2.0]))
+
+    def forward(self, x):
+        h = self.fc(x)                                                # [4, 12]
+        a, b = h[:, :6], h[:, 6:]
+        s, m = torch.std_mean(a, dim=1)
+        v, m0 = torch.var_mean(b, dim=0, correction=0, keepdim=True)
+        lo, hi = torch.aminmax(a, dim=1)
+        med = torch.median(b, dim=1)
+        nmed = torch.nanmedian(a, dim=0, keepdim=True).values
+        kth = torch.kthvalue(a, 2, dim=1)
+        d = torch.cdist(a, b) + torch.cdist(a, b, p=1.0)
+        k = torch.kron(a[:2, :2], b[:2, :3])
+        c = torch.linalg.cross(a[:, :3], b[:, :3])
+        r = torch.renorm(h, 2, 0, 1.0)
+        e = torch.erfinv(torch.tanh(a) * 0.5) + torch.special.xlog1py(a, b.abs())
+        q = torch.round(h * 3, decimals=1).detach() + torch.bucketize(h.detach(), self.edges)
+        n = torch.linalg.matrix_norm(a.view(2, 2, 6)) + torch.linalg.matrix_norm(b, ord=1)
+        t = h.clone()
+        t.addcmul_(a.repeat(1, 2), b.repeat(1, 2), value=0.5)
+        t.lerp_(h.tanh(), 0.25)
+        return (s.sum() + m.sum() + v.sum() + m0.sum() + (hi - lo).sum() + med.values.sum()
+                + med.indices.sum() + nmed.sum() + kth.values.sum() + d.sum() + k.sum()
+                + c.sum() + r.sum() + e.sum() + q.sum() + n.sum() + t.sum(1))
+
+
 class Unfold(nn.Module):
     """F.unfold (aten.im2col): kernel, dilation, padding and stride that differ per
     dimension, and an unbatched input; the gradient flows to the conv before it."""
@@ -251,7 +287,8 @@ CASES = [("vector_norm", VectorNorm, (torch.randn(2, 4),)),
          ("square", Square, (torch.randn(4, 8),)),
          ("nan_aware", NanAware, (torch.randn(4, 8),)),
          ("composites", Composites, (torch.randn(3, 2, 4, 4),)),
-         ("losses", Losses, (torch.randn(4, 6),))]
+         ("losses", Losses, (torch.randn(4, 6),)),
+         ("statistics", Statistics, (torch.randn(4, 6),))]
 
 
 def relative(actual, expected):

@@ -48,6 +48,12 @@ INTERPRETED_LIBRARY_FUNCTIONS = frozenset({
 #: tensor code over ATen operators (F.softsign, F.kl_div, the losses).
 INTERPRETED_FALLBACK_MODULES = frozenset({"torch.nn.functional", "torch.nn._reduction"})
 
+#: The grad-mode context managers, recorded with their state (`mode`) when the program
+#: reaches an instance made outside it: a `@torch.no_grad()` decorator's wrapper calls the
+#: instance's `clone` for each call, and a module may keep one to enter.
+GRAD_MODE_MANAGERS = (torch.no_grad, torch.enable_grad, torch.set_grad_enabled,
+                      torch.inference_mode)
+
 #: Class-dict entries left out unless the reachable bytecode names them.
 CLASS_DICT_SKIPPED = frozenset({
     "__doc__", "__annotations__", "__dict__", "__weakref__", "__static_attributes__",
@@ -382,7 +388,8 @@ class _Walk:
                              "keywords": self.value(obj.keywords)}}
         # A dataclass's fields (its class's `__dataclass_fields__`) with their attributes:
         # `dataclasses.fields()` reads their names and defaults.
-        if self._interpreted_class(t) or isinstance(obj, (torch.nn.Module, dataclasses.Field)):
+        if self._interpreted_class(t) or isinstance(
+                obj, (torch.nn.Module, dataclasses.Field) + GRAD_MODE_MANAGERS):
             return self._object(obj)
         return {"kind": "opaque", "type": _type_name(t), "repr": _safe_repr(obj)}
 
