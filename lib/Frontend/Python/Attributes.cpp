@@ -213,7 +213,14 @@ FailureOr<Var> Interpreter::lookupAttribute(Var object, llvm::StringRef name, Lo
       auto it = llvm::find(*fields, name);
       if (it != fields->end() && size_t(it - fields->begin()) < object->items.size())
         return object->items[it - fields->begin()];
-      if (Var value = heap.get(object->tupleClass->object).getAttribute(name))
+      // `_replace` and `_asdict` are collections' own (recorded by name where the class
+      // was made outside the program) unless a subclass defines its own.
+      Var value = heap.get(object->tupleClass->object).getAttribute(name);
+      bool standard = !value || (value->is(K::External) &&
+                                 llvm::StringRef(value->name).starts_with("collections."));
+      if ((name == "_replace" || name == "_asdict") && standard)
+        return makeMethod(makeExternal(("collections.namedtuple." + name).str()), object);
+      if (value)
         return value;
     }
   }

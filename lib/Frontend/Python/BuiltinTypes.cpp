@@ -3,6 +3,7 @@
 #include "Interpreter.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include <cmath>
 
 using namespace mlir;
@@ -172,8 +173,18 @@ static CallResult str(Interpreter &in, ExternalCall &call) {
     FailureOr<Var> cls = in.getClassOf(args[0]);
     if (failed(cls))
       return failure();
-    if (in.isExceptionClass(*cls))
+    if (in.isExceptionClass(*cls)) {
+      // KeyError shows its one argument as repr() does (`'k'`).
+      Var exceptionArgs = in.getHeap().get(args[0]->object).getAttribute("args");
+      if (in.isSubclass(*cls, "builtins.KeyError") && exceptionArgs &&
+          exceptionArgs->is(K::Tuple) && exceptionArgs->items.size() == 1) {
+        FailureOr<std::string> text = formatPythonValue(exceptionArgs->items[0], "", 2, call.loc);
+        if (failed(text))
+          return failure();
+        return makeStr(*text);
+      }
       return makeStr(exceptionText(in.getHeap(), args[0], call.loc));
+    }
   }
   // A class: "<class 'module.QualName'>" (its qualname holds the module; transformers
   // keys a registry on it).
@@ -195,6 +206,42 @@ static CallResult str(Interpreter &in, ExternalCall &call) {
       return makeStr("<class '" + args[0]->name + "'>");
   }
   return call.error() << "str() of " << describe(in.getHeap(), args[0]) << " is not supported";
+}
+
+/// repr(value): a constant as Python shows it (strings quoted), a user object through its
+/// class's `__repr__`, an exception as its class and arguments (`KeyError('k')`).
+static CallResult repr(Interpreter &in, ExternalCall &call) {
+  if (failed(call.checkArity(1, 1)) || failed(call.checkKeywords({})))
+    return failure();
+  Var value = call.args[0];
+  if (in.getHeap().kindOf(value) == HeapObject::Kind::Instance) {
+    FailureOr<Var> method = in.userSpecialMethod(value, "__repr__", call.loc);
+    if (failed(method))
+      return failure();
+    if (*method)
+      return in.call(*method, {}, call.loc);
+    FailureOr<Var> cls = in.getClassOf(value);
+    if (failed(cls))
+      return failure();
+    Var exceptionArgs = in.getHeap().get(value->object).getAttribute("args");
+    if (in.isExceptionClass(*cls) && exceptionArgs && exceptionArgs->is(K::Tuple)) {
+      std::vector<std::string> items;
+      for (const Var &item : exceptionArgs->items) {
+        FailureOr<std::string> text = formatPythonValue(item, "", 2, call.loc);
+        if (failed(text))
+          return failure();
+        items.push_back(*text);
+      }
+      std::string name = (*cls)->is(K::External)
+                             ? llvm::StringRef((*cls)->name).rsplit('.').second.str()
+                             : in.getHeap().get((*cls)->object).name;
+      return makeStr(name + "(" + llvm::join(items, ", ") + ")");
+    }
+  }
+  FailureOr<std::string> text = formatPythonValue(value, "", 2, call.loc);
+  if (failed(text))
+    return failure();
+  return makeStr(*text);
 }
 
 /// slice(stop), slice(start, stop[, step]): what `a:b:c` builds (BUILD_SLICE).
@@ -236,6 +283,7 @@ void tgc::py::registerBuiltinTypes(CallRegistry &registry) {
   registry.add("builtins.bool", number);
   registry.add("operator.index", number);
   registry.add("builtins.str", str);
+  registry.add("builtins.repr", repr);
   registry.add("builtins.super", super);
   registry.add("builtins.slice", slice);
 }

@@ -260,6 +260,16 @@ static CallResult divMod(Interpreter &in, ExternalCall &call) {
   return makeTuple({*quotient, *remainder});
 }
 
+/// pow(base, exp[, mod]): base ** exp (a tensor's too, as the operator), then % mod.
+static CallResult power(Interpreter &in, ExternalCall &call) {
+  if (failed(call.checkArity(2, 3)) || failed(call.checkKeywords({})))
+    return failure();
+  FailureOr<Var> result = in.binaryOp(8, call.args[0], call.args[1], call.loc); // pow
+  if (failed(result) || call.args.size() == 2 || call.args[2]->is(K::None))
+    return result;
+  return in.binaryOp(6, *result, call.args[2], call.loc); // mod
+}
+
 /// abs() of a constant, or of a number from a tensor's value; of a tensor, a torch call.
 static CallResult absoluteValue(Interpreter &in, ExternalCall &call) {
   std::vector<Var> &args = call.args;
@@ -481,6 +491,7 @@ void tgc::py::registerBuiltins(CallRegistry &registry) {
   registry.add("builtins.issubclass", isInstance);
   registry.add("builtins.type", type);
   registry.add("builtins.divmod", divMod);
+  registry.add("builtins.pow", power);
   registry.add("builtins.round", roundNumber);
   registry.add("builtins.min", minMax);
   registry.add("builtins.max", minMax);
@@ -492,6 +503,12 @@ void tgc::py::registerBuiltins(CallRegistry &registry) {
   registry.add("builtins.iter", iter);
   registry.add("builtins.next", next);
   registry.add("builtins.callable", isCallable);
+  // typing.cast(type, value) only informs type checkers: the value.
+  registry.add("typing.cast", [](Interpreter &, ExternalCall &call) -> CallResult {
+    if (failed(call.checkArity(2, 2)) || failed(call.checkKeywords({})))
+      return failure();
+    return call.args[1];
+  });
   registry.add("builtins.getattr", getAttr);
   registry.add("builtins.hasattr", getAttr);
   registry.add("builtins.setattr", setAttr);

@@ -9,6 +9,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 
+#include <functional>
 #include <numeric>
 #include <set>
 
@@ -382,6 +383,36 @@ static CallResult namedTupleNew(Interpreter &in, ExternalCall &call) {
   return classVar;
 }
 
+/// A namedtuple's `_replace(**fields)` (a new tuple of its class with those fields
+/// replaced) and `_asdict()` (a dict of its fields in order).
+static CallResult namedTupleMethod(Interpreter &in, ExternalCall &call) {
+  if (call.args.size() != 1 || !call.args[0]->is(K::Tuple))
+    return call.error() << call.name << " needs the namedtuple";
+  Var self = call.args[0];
+  std::optional<std::vector<std::string>> fields =
+      self->tupleClass ? namedTupleFields(in.getHeap(), self->tupleClass) : std::nullopt;
+  if (!fields || fields->size() != self->items.size())
+    return call.error() << call.name << " needs a namedtuple";
+  if (call.name.ends_with("_asdict")) {
+    if (!call.arguments.keywords.empty())
+      return call.error() << "_asdict() takes no arguments";
+    HeapObject dict;
+    dict.kind = H::Dict;
+    for (auto [field, value] : llvm::zip(*fields, self->items))
+      dict.entries.emplace_back(makeStr(field), value);
+    return makeObject(in.newObject(std::move(dict)));
+  }
+  Variable replaced = *self;
+  for (const auto &[name, value] : call.arguments.keywords) {
+    auto it = llvm::find(*fields, name);
+    if (it == fields->end())
+      return call.error() << "_replace() got an unexpected field name '" << name
+                          << "' (ValueError)";
+    replaced.items[it - fields->begin()] = value;
+  }
+  return makeVar(std::move(replaced));
+}
+
 //===----------------------------------------------------------------------===//
 // functools
 //===----------------------------------------------------------------------===//
@@ -614,6 +645,143 @@ static CallResult accumulate(Interpreter &in, ExternalCall &call) {
   return in.makeSequence(H::Iterator, std::move(sums));
 }
 
+/// The r-length selections of `pool` in itertools' order: combinations (increasing
+/// positions), with `replacement` (non-decreasing ones), or permutations (distinct ones).
+static std::vector<Var> selections(const std::vector<Var> &pool, int64_t r, bool ordered,
+                                   bool replacement) {
+  std::vector<Var> tuples;
+  int64_t n = pool.size();
+  std::vector<int64_t> positions;
+  std::vector<bool> used(n, false);
+  std::function<void(int64_t)> extend = [&](int64_t first) {
+    if (static_cast<int64_t>(positions.size()) == r) {
+      std::vector<Var> tuple;
+      for (int64_t p : positions)
+        tuple.push_back(pool[p]);
+      tuples.push_back(makeTuple(std::move(tuple)));
+      return;
+    }
+    for (int64_t p = ordered ? 0 : first; p < n; ++p) {
+      if (ordered && used[p])
+        continue;
+      positions.push_back(p);
+      if (ordered)
+        used[p] = true;
+      extend(replacement ? p : p + 1);
+      if (ordered)
+        used[p] = false;
+      positions.pop_back();
+    }
+  };
+  if (r >= 0 && (replacement || r <= n) && (n > 0 || r == 0))
+    extend(0);
+  return tuples;
+}
+
+/// combinations(iterable, r), combinations_with_replacement(iterable, r) and
+/// permutations(iterable, r=None).
+static CallResult combinatorics(Interpreter &in, ExternalCall &call) {
+  bool permutations = call.name == "itertools.permutations";
+  if (failed(call.checkArity(1, 2)) || failed(call.checkKeywords({"r"})))
+    return failure();
+  FailureOr<std::vector<Var>> pool = in.unpack(call.args[0], call.loc);
+  if (failed(pool))
+    return failure();
+  Var r = call.args.size() == 2 ? call.args[1] : call.keyword("r");
+  int64_t length = pool->size();
+  if (r && !(permutations && r->is(K::None))) {
+    FailureOr<int64_t> n = constantIntArgument(r, "r", call.loc);
+    if (failed(n))
+      return failure();
+    if (*n < 0)
+      return call.error() << "r must be non-negative (ValueError)";
+    length = *n;
+  } else if (!permutations) {
+    return call.error() << call.name << "() needs r";
+  }
+  return in.makeSequence(H::Iterator, selections(*pool, length, permutations,
+                                                 call.name.ends_with("with_replacement")));
+}
+
+/// pairwise(iterable): (a, b), (b, c), ...
+static CallResult pairwise(Interpreter &in, ExternalCall &call) {
+  if (failed(call.checkArity(1, 1)) || failed(call.checkKeywords({})))
+    return failure();
+  FailureOr<std::vector<Var>> items = in.unpack(call.args[0], call.loc);
+  if (failed(items))
+    return failure();
+  std::vector<Var> pairs;
+  for (size_t i = 1; i < items->size(); ++i)
+    pairs.push_back(makeTuple({(*items)[i - 1], (*items)[i]}));
+  return in.makeSequence(H::Iterator, std::move(pairs));
+}
+
+/// starmap(function, iterable): function(*item) for each item.
+static CallResult starmap(Interpreter &in, ExternalCall &call) {
+  if (failed(call.checkArity(2, 2)) || failed(call.checkKeywords({})))
+    return failure();
+  FailureOr<std::vector<Var>> items = in.unpack(call.args[1], call.loc);
+  if (failed(items))
+    return failure();
+  std::vector<Var> results;
+  for (const Var &item : *items) {
+    FailureOr<std::vector<Var>> arguments = in.unpack(item, call.loc);
+    FailureOr<Var> result = succeeded(arguments)
+                                ? in.call(call.args[0], CallArguments{*arguments, {}}, call.loc)
+                                : FailureOr<Var>(failure());
+    if (failed(result))
+      return failure();
+    results.push_back(*result);
+  }
+  return in.makeSequence(H::Iterator, std::move(results));
+}
+
+/// takewhile / dropwhile / filterfalse(predicate, iterable) and compress(data,
+/// selectors): the items the predicate's truth (or the selector's) keeps.
+static CallResult filtering(Interpreter &in, ExternalCall &call) {
+  if (failed(call.checkArity(2, 2)) || failed(call.checkKeywords({})))
+    return failure();
+  bool compress = call.name == "itertools.compress";
+  FailureOr<std::vector<Var>> items = in.unpack(call.args[compress ? 0 : 1], call.loc);
+  if (failed(items))
+    return failure();
+  std::optional<std::vector<Var>> selectors;
+  if (compress) {
+    FailureOr<std::vector<Var>> unpacked = in.unpack(call.args[1], call.loc);
+    if (failed(unpacked))
+      return failure();
+    selectors = std::move(*unpacked);
+  }
+  std::vector<Var> kept;
+  bool dropping = call.name == "itertools.dropwhile";
+  for (auto [i, item] : llvm::enumerate(*items)) {
+    if (compress && i >= selectors->size())
+      break;
+    if (call.name == "itertools.dropwhile" && !dropping) {
+      kept.push_back(item);
+      continue;
+    }
+    FailureOr<Var> test = compress ? FailureOr<Var>((*selectors)[i])
+                                   : in.call(call.args[0], CallArguments{{item}, {}}, call.loc);
+    FailureOr<bool> truth =
+        succeeded(test) ? in.truth(*test, call.loc) : FailureOr<bool>(failure());
+    if (failed(truth))
+      return failure();
+    if (call.name == "itertools.takewhile") {
+      if (!*truth)
+        break;
+      kept.push_back(item);
+    } else if (call.name == "itertools.dropwhile") {
+      dropping = *truth;
+      if (!dropping)
+        kept.push_back(item);
+    } else if (*truth != (call.name == "itertools.filterfalse")) {
+      kept.push_back(item);
+    }
+  }
+  return in.makeSequence(H::Iterator, std::move(kept));
+}
+
 /// repeat(object, times): an unbounded repeat cannot be listed at capture time.
 static CallResult repeat(Interpreter &in, ExternalCall &call) {
   if (failed(call.checkKeywords({"times"})))
@@ -774,6 +942,97 @@ static CallResult dataclassReplace(Interpreter &in, ExternalCall &call) {
   return in.call(*cls, std::move(arguments), call.loc);
 }
 
+/// dataclasses.asdict / astuple's copy of `value`: a dataclass instance as a dict of its
+/// fields (a tuple for astuple), lists, tuples (namedtuples keep their class) and dicts
+/// copied item by item, a tensor cloned (deepcopy's copy), anything else as it is.
+static FailureOr<Var> dataclassCopy(Interpreter &in, Var value, bool asDict, Location loc) {
+  Heap &heap = in.getHeap();
+  auto copyAll = [&](const std::vector<Var> &items) -> FailureOr<std::vector<Var>> {
+    std::vector<Var> copies;
+    for (const Var &item : items) {
+      FailureOr<Var> copy = dataclassCopy(in, item, asDict, loc);
+      if (failed(copy))
+        return failure();
+      copies.push_back(*copy);
+    }
+    return copies;
+  };
+  if (value->is(K::Tensor)) {
+    if (cast<BaseTensorType>(heap.get(value->object).tensor.getType()).getMeta().requiresGrad)
+      return emitError(loc) << "dataclasses.asdict() and astuple() deep-copy tensors, which "
+                               "tgc does not do for a tensor that requires grad";
+    CallArguments clone{{value}, {}};
+    return in.callTorchFunction("torch.Tensor.clone", clone, loc);
+  }
+  if (value->is(K::Tuple)) {
+    FailureOr<std::vector<Var>> items = copyAll(value->items);
+    if (failed(items))
+      return failure();
+    Variable tuple = *value;
+    tuple.items = std::move(*items);
+    return makeVar(std::move(tuple));
+  }
+  std::optional<H> kind = heap.kindOf(value);
+  if (kind == H::List) {
+    FailureOr<std::vector<Var>> items = copyAll(heap.get(value->object).items);
+    if (failed(items))
+      return failure();
+    return in.makeSequence(H::List, std::move(*items));
+  }
+  if (kind == H::Dict) {
+    HeapObject dict;
+    dict.kind = H::Dict;
+    dict.classObject = heap.get(value->object).classObject;
+    for (const auto &[key, item] : std::vector(heap.get(value->object).entries)) {
+      FailureOr<Var> copyKey = dataclassCopy(in, key, asDict, loc);
+      FailureOr<Var> copyItem =
+          succeeded(copyKey) ? dataclassCopy(in, item, asDict, loc) : FailureOr<Var>(failure());
+      if (failed(copyItem))
+        return failure();
+      dict.entries.emplace_back(*copyKey, *copyItem);
+    }
+    return makeObject(in.newObject(std::move(dict)));
+  }
+  if (kind != H::Instance)
+    return value;
+  FailureOr<Var> fields = dataclassFields(in, value);
+  if (failed(fields) || !*fields)
+    return fields;
+  HeapObject dict;
+  dict.kind = H::Dict;
+  std::vector<Var> items;
+  for (const Var &field : std::vector((*fields)->items)) {
+    Var name =
+        heap.kindOf(field) == H::Instance ? heap.get(field->object).getAttribute("name") : Var();
+    if (!name || !name->is(K::Str))
+      return emitError(loc) << "a field of " << describe(heap, value) << " has no name";
+    FailureOr<Var> attribute = in.getAttribute(value, name->name, loc);
+    FailureOr<Var> copy =
+        succeeded(attribute) ? dataclassCopy(in, *attribute, asDict, loc) : attribute;
+    if (failed(copy))
+      return failure();
+    dict.entries.emplace_back(name, *copy);
+    items.push_back(*copy);
+  }
+  if (!asDict)
+    return makeTuple(std::move(items));
+  return makeObject(in.newObject(std::move(dict)));
+}
+
+/// dataclasses.asdict(obj) / astuple(obj) of a dataclass instance.
+static CallResult dataclassAsDict(Interpreter &in, ExternalCall &call) {
+  if (failed(call.checkArity(1, 1)) || failed(call.checkKeywords({})))
+    return failure();
+  FailureOr<Var> fields = in.getHeap().kindOf(call.args[0]) == H::Instance
+                              ? dataclassFields(in, call.args[0])
+                              : FailureOr<Var>(Var());
+  if (failed(fields))
+    return failure();
+  if (!*fields)
+    return call.error() << call.name << "() should be called on dataclass instances";
+  return dataclassCopy(in, call.args[0], call.name == "dataclasses.asdict", call.loc);
+}
+
 /// inspect.signature(fn) of a Python function or bound method: an inspect.Signature whose
 /// `parameters` maps each parameter's name, in order (self dropped for a bound method),
 /// to an opaque inspect.Parameter (transformers counts them; reading one's default or
@@ -815,6 +1074,8 @@ void tgc::py::registerCollections(CallRegistry &registry) {
   registry.add("collections.abc.Sequence.__iter__", sequenceIter);
   registry.add("dataclasses.is_dataclass", dataclassProbe);
   registry.add("dataclasses.replace", dataclassReplace);
+  registry.add("dataclasses.asdict", dataclassAsDict);
+  registry.add("dataclasses.astuple", dataclassAsDict);
   registry.add("collections.abc.Mapping.get", mappingGet);
   registry.add("collections.abc.MutableMapping.get", mappingGet);
   registry.add(kDeque, dequeNew);
@@ -826,6 +1087,8 @@ void tgc::py::registerCollections(CallRegistry &registry) {
   registry.add((kOrderedDict + ".move_to_end").str(), orderedDictMoveToEnd);
   registry.add(kDefaultDict, defaultDictNew);
   registry.add("collections.namedtuple", namedTupleNew);
+  registry.add("collections.namedtuple._replace", namedTupleMethod);
+  registry.add("collections.namedtuple._asdict", namedTupleMethod);
   registry.add(kCounter, counterNew);
   registry.add((kCounter + ".update").str(), counterUpdate);
   registry.add((kCounter + ".subtract").str(), counterUpdate);
@@ -841,4 +1104,12 @@ void tgc::py::registerCollections(CallRegistry &registry) {
   registry.add("itertools.islice", islice);
   registry.add("itertools.accumulate", accumulate);
   registry.add("itertools.repeat", repeat);
+  for (llvm::StringRef name : {"itertools.combinations", "itertools.combinations_with_replacement",
+                               "itertools.permutations"})
+    registry.add(name, combinatorics);
+  registry.add("itertools.pairwise", pairwise);
+  registry.add("itertools.starmap", starmap);
+  for (llvm::StringRef name : {"itertools.takewhile", "itertools.dropwhile",
+                               "itertools.filterfalse", "itertools.compress"})
+    registry.add(name, filtering);
 }

@@ -76,6 +76,52 @@ static CallResult product(Interpreter &in, ExternalCall &call) {
   return product;
 }
 
+/// math.fsum(iterable) of constant numbers: the correctly rounded sum (Shewchuk's
+/// partials, as CPython computes it).
+static CallResult exactSum(Interpreter &in, ExternalCall &call) {
+  if (failed(call.checkArity(1, 1)))
+    return failure();
+  FailureOr<std::vector<Var>> items = in.unpack(call.args[0], call.loc);
+  if (failed(items))
+    return failure();
+  std::vector<double> partials;
+  for (const Var &item : *items) {
+    std::optional<double> value = item->getNumber();
+    if (!value || item->is(K::Tensor))
+      return call.error() << "math.fsum() of " << describe(in.getHeap(), item)
+                          << " is not supported (constant numbers are)";
+    double x = *value;
+    size_t kept = 0;
+    for (double y : partials) {
+      if (std::fabs(x) < std::fabs(y))
+        std::swap(x, y);
+      double high = x + y, low = y - (high - x);
+      if (low != 0)
+        partials[kept++] = low;
+      x = high;
+    }
+    partials.resize(kept);
+    partials.push_back(x);
+  }
+  // The partials from the top until the sum becomes inexact, then half-even rounding
+  // across the next partial (math_fsum).
+  size_t n = partials.size();
+  double total = n ? partials[--n] : 0.0, low = 0;
+  while (n > 0) {
+    double x = total, y = partials[--n];
+    total = x + y;
+    low = y - (total - x);
+    if (low != 0.0)
+      break;
+  }
+  if (n > 0 && ((low < 0.0 && partials[n - 1] < 0.0) || (low > 0.0 && partials[n - 1] > 0.0))) {
+    double y = low * 2.0, x = total + y;
+    if (y == x - total)
+      total = x;
+  }
+  return makeFloat(total);
+}
+
 /// A math function of two floats (`math.pow`, `math.atan2`, ...; `math.log(x, base)` is
 /// unaryFunction's).
 static CallResult binaryMath(Interpreter &, ExternalCall &call) {
@@ -216,6 +262,7 @@ void tgc::py::registerMathAndOperator(CallRegistry &registry) {
   registry.add("math.floor", rounding);
   registry.add("math.ceil", rounding);
   registry.add("math.prod", product);
+  registry.add("math.fsum", exactSum);
   for (llvm::StringRef name :
        {"math.pow", "math.atan2", "math.hypot", "math.copysign", "math.fmod", "math.remainder"})
     registry.add(name, binaryMath);

@@ -2,6 +2,8 @@
 // around them (tuples, lists, dicts, constants) for model.json's `output_structure`.
 #include "Interpreter.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace tgc;
 using namespace tgc::py;
@@ -25,8 +27,17 @@ FailureOr<Attribute> Interpreter::outputStructure(Var value, int64_t &nextTensor
     return tagged("const", b.getBoolAttr(value->boolValue));
   case K::Str:
     return tagged("const", b.getStringAttr(value->name));
-  case K::Float:
-    return tagged("const", b.getF64FloatAttr(value->floatValue));
+  case K::Float: {
+    // JSON writes an integral float as an integer and has no infinity or NaN: those are
+    // their repr (`{"float": "2.0"}`), which tgc.load reads back as a float.
+    double x = value->floatValue;
+    if (std::isfinite(x) && x != std::trunc(x))
+      return tagged("const", b.getF64FloatAttr(x));
+    FailureOr<std::string> text = formatPythonValue(value, "", 2, loc);
+    if (failed(text))
+      return failure();
+    return tagged("float", b.getStringAttr(*text));
+  }
   case K::Int:
     if (std::optional<int64_t> i = value->getConstantInt())
       return tagged("const", b.getI64IntegerAttr(*i));
@@ -50,7 +61,9 @@ FailureOr<Attribute> Interpreter::outputStructure(Var value, int64_t &nextTensor
     }
     return tagged("dict", b.getArrayAttr(entries));
   }
-  // (A tuple subclass, torch.Size or a namedtuple, comes back as a plain tuple.)
+  // A torch.Size is tagged as one; a namedtuple comes back as a plain tuple.
+  bool size = value->is(K::Tuple) && value->tupleClass && value->tupleClass->is(K::External) &&
+              value->tupleClass->name == "torch.Size";
   if (value->is(K::Tuple) || kind == H::List) {
     FailureOr<std::vector<Var>> items = unpack(value, loc);
     if (failed(items))
@@ -62,7 +75,7 @@ FailureOr<Attribute> Interpreter::outputStructure(Var value, int64_t &nextTensor
         return failure();
       structures.push_back(*structure);
     }
-    return tagged(kind == H::List ? "list" : "tuple", b.getArrayAttr(structures));
+    return tagged(kind == H::List ? "list" : size ? "size" : "tuple", b.getArrayAttr(structures));
   }
   // Anything else (an object or function the program made, a number from a tensor's
   // value): built by the replay list, which describes such values.

@@ -369,9 +369,21 @@ FailureOr<Var> Interpreter::tensorAttribute(Var tensor, llvm::StringRef name, Lo
                           "is_vulkan"},
                          name))
     return makeBool(false);
-  if (name == "T" || name == "mT") {
-    CallArguments arguments{{tensor}, {}};
-    return callTorchFunction(name == "T" ? "torch.Tensor.t" : "torch.Tensor.mT", arguments, loc);
+  // The transposes (H and mH are T and mT: tgc's tensors are real): T reverses the
+  // dimensions, mT swaps the last two.
+  if (name == "T" || name == "mT" || name == "H" || name == "mH") {
+    if (name == "T" || name == "H") {
+      std::vector<Var> reversed;
+      for (int64_t d = type.getSizes().size() - 1; d >= 0; --d)
+        reversed.push_back(makeInt(d, ctx));
+      CallArguments arguments{{tensor, makeTuple(std::move(reversed))}, {}};
+      return callTorchFunction("torch.Tensor.permute", arguments, loc);
+    }
+    if (type.getSizes().size() < 2)
+      return error(loc) << "tensor." << name << " is only supported on matrices or batches of "
+                        << "matrices. Got " << type.getSizes().size() << "-D tensor.";
+    CallArguments arguments{{tensor, makeInt(-2, ctx), makeInt(-1, ctx)}, {}};
+    return callTorchFunction("torch.Tensor.transpose", arguments, loc);
   }
   if (Var attribute = heap.get(tensor->object).getAttribute(name))
     return attribute;
@@ -401,7 +413,15 @@ FailureOr<Var> Interpreter::tensorIndex(Var tensor, Var key, Location loc,
   // The tensor indices by dimension of `current` (null where none).
   SmallVector<Value> advanced;
   auto atenInt = [&](int64_t i) { return AtenValue::integer(getAffineConstantExpr(i, ctx)); };
-  for (const Var &index : indices) {
+  for (Var index : indices) {
+    // A list of ints is an index tensor (`x[[0, 2]]`, `x[:, cols]`), as torch converts it.
+    if (heap.kindOf(index) == H::List) {
+      FailureOr<Var> converted =
+          call(makeExternal("torch.tensor"), CallArguments{{index}, {}}, loc);
+      if (failed(converted))
+        return failure();
+      index = *converted;
+    }
     Value self = heap.get(current->object).tensor;
     FailureOr<Var> next = failure();
     if (index->is(K::Ellipsis)) {

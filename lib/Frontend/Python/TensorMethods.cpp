@@ -73,6 +73,44 @@ static CallResult elementSize(Interpreter &in, ExternalCall &call) {
   return makeInt(getElementBytes(type.getDtype()), in.getContext());
 }
 
+/// The legacy tensor type names (`torch.FloatTensor`) of the dtypes that have one.
+static constexpr std::pair<llvm::StringLiteral, llvm::StringLiteral> kLegacyTypeNames[] = {
+    {"float32", "torch.FloatTensor"}, {"float64", "torch.DoubleTensor"},
+    {"float16", "torch.HalfTensor"},  {"bfloat16", "torch.BFloat16Tensor"},
+    {"int64", "torch.LongTensor"},    {"int32", "torch.IntTensor"},
+    {"int16", "torch.ShortTensor"},   {"int8", "torch.CharTensor"},
+    {"uint8", "torch.ByteTensor"},    {"bool", "torch.BoolTensor"}};
+
+/// Tensor.type(): the legacy type name of its dtype ("torch.FloatTensor"); type(dtype),
+/// type("torch.FloatTensor") or type(torch.FloatTensor): the tensor converted, as
+/// Tensor.to(dtype) converts it.
+static CallResult legacyType(Interpreter &in, ExternalCall &call) {
+  BaseTensorType type = selfType(in, call);
+  if (!type || failed(call.checkArity(1, 2)) || failed(call.checkKeywords({"dtype"})))
+    return CallResult::declined();
+  Var target = call.args.size() == 2 ? call.args[1] : call.keyword("dtype");
+  if (!target || target->is(K::None)) {
+    std::optional<TorchDType> dtype = lookupDTypeByType(type.getDtype());
+    for (const auto &[name, legacy] : kLegacyTypeNames)
+      if (dtype && dtype->name == name)
+        return makeStr(legacy);
+    return call.error() << "Tensor.type() of this dtype is not supported";
+  }
+  if ((target->is(K::Str) || target->is(K::External)) && !target->is(K::DType)) {
+    const auto *entry = llvm::find_if(
+        kLegacyTypeNames, [&](const auto &pair) { return pair.second == target->name; });
+    std::optional<TorchDType> dtype = entry == std::end(kLegacyTypeNames)
+                                          ? std::nullopt
+                                          : lookupDTypeByName(entry->first, in.getContext());
+    if (!dtype)
+      return call.error() << "Tensor.type(" << target->name
+                          << ") is not supported (a dtype or a CPU tensor type name is)";
+    target = makeDType(dtype->type);
+  }
+  CallArguments cast{{call.args[0]}, {{"dtype", target}}};
+  return in.callTorchFunction("torch.Tensor.to", cast, call.loc);
+}
+
 /// is_floating_point() and is_complex() (methods, and torch's functions): the dtype's kind.
 static CallResult dtypeKind(Interpreter &in, ExternalCall &call) {
   BaseTensorType type = selfType(in, call);
@@ -307,7 +345,111 @@ static CallResult meshgrid(Interpreter &in, ExternalCall &call) {
   return makeTuple(std::move(grids));
 }
 
+/// torch.broadcast_tensors(*tensors): each expanded to their common shape (sizes aligned
+/// from the right; a size of 1 stretches), which is an error where two sizes differ;
+/// torch.broadcast_to(tensor, shape) is Tensor.expand.
+static CallResult broadcastTensors(Interpreter &in, ExternalCall &call) {
+  if (call.name.ends_with("broadcast_to")) {
+    if (failed(call.checkArity(2, 2)) || failed(call.checkKeywords({})))
+      return failure();
+    CallArguments expand{{call.args[0], call.args[1]}, {}};
+    return in.callTorchFunction("torch.Tensor.expand", expand, call.loc);
+  }
+  if (failed(call.checkKeywords({})))
+    return failure();
+  SmallVector<AffineExpr> shape;
+  for (const Var &tensor : call.args) {
+    if (!tensor->is(K::Tensor))
+      return call.error() << "torch.broadcast_tensors() takes tensors";
+    ArrayRef<AffineExpr> sizes =
+        cast<BaseTensorType>(in.getHeap().get(tensor->object).tensor.getType()).getSizes();
+    if (sizes.size() > shape.size())
+      shape.insert(shape.begin(), sizes.size() - shape.size(),
+                   getAffineConstantExpr(1, in.getContext()));
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      AffineExpr &common = shape[shape.size() - sizes.size() + i];
+      AffineExpr size = sizes[i];
+      if (size == common || getConstantSize(size) == 1)
+        continue;
+      if (getConstantSize(common) != 1) {
+        std::string sizesText;
+        llvm::raw_string_ostream os(sizesText);
+        os << common << " and " << size;
+        return call.error() << "torch.broadcast_tensors(): the sizes " << sizesText
+                            << " do not broadcast";
+      }
+      common = size;
+    }
+  }
+  std::vector<Var> sizes;
+  for (AffineExpr size : shape)
+    sizes.push_back(makeInt(size));
+  std::vector<Var> expanded;
+  for (const Var &tensor : call.args) {
+    CallArguments expand{{tensor, makeTuple(sizes)}, {}};
+    FailureOr<Var> result = in.callTorchFunction("torch.Tensor.expand", expand, call.loc);
+    if (failed(result))
+      return failure();
+    expanded.push_back(*result);
+  }
+  return makeTuple(std::move(expanded));
+}
+
+/// torch.atleast_1d / 2d / 3d(tensor or tensors): views with dimensions of 1 added as
+/// torch.functional adds them (a 1-d [n] becomes [1, n], then [1, n, 1]; a 2-d [m, n]
+/// becomes [m, n, 1]); a sequence of tensors gives a tuple.
+static CallResult atLeast(Interpreter &in, ExternalCall &call) {
+  if (failed(call.checkKeywords({})))
+    return failure();
+  if (call.args.empty())
+    return call.error() << call.name << "() needs a tensor or a sequence of tensors";
+  int64_t rank = call.name.back() == 'd' ? call.name.drop_back().back() - '0' : 0;
+  std::vector<Var> tensors = call.args;
+  bool several = call.args.size() > 1;
+  if (call.args.size() == 1 && !call.args[0]->is(K::Tensor)) {
+    FailureOr<std::vector<Var>> items = in.unpack(call.args[0], call.loc);
+    if (failed(items))
+      return failure();
+    tensors = std::move(*items);
+    several = true;
+  }
+  std::vector<Var> results;
+  for (const Var &tensor : tensors) {
+    if (!tensor->is(K::Tensor))
+      return call.error() << call.name << "() takes tensors";
+    ArrayRef<AffineExpr> sizes =
+        cast<BaseTensorType>(in.getHeap().get(tensor->object).tensor.getType()).getSizes();
+    std::vector<Var> shape;
+    for (AffineExpr size : sizes)
+      shape.push_back(makeInt(size));
+    Var one = makeInt(1, in.getContext());
+    if (shape.empty() && rank >= 1)
+      shape.push_back(one);
+    if (shape.size() == 1 && rank >= 2)
+      shape.insert(shape.begin(), one);
+    if (shape.size() == 2 && rank >= 3)
+      shape.push_back(one);
+    if (shape.size() == sizes.size()) {
+      results.push_back(tensor);
+      continue;
+    }
+    CallArguments view{{tensor, makeTuple(shape)}, {}};
+    FailureOr<Var> viewed = in.callTorchFunction("torch.Tensor.view", view, call.loc);
+    if (failed(viewed))
+      return failure();
+    results.push_back(*viewed);
+  }
+  return several ? makeTuple(std::move(results)) : results.front();
+}
+
 void tgc::py::registerTensorMethods(CallRegistry &registry) {
+  for (llvm::StringRef name : {"torch.broadcast_tensors", "torch.functional.broadcast_tensors",
+                               "torch.broadcast_to", "torch.Tensor.broadcast_to"})
+    registry.add(name, broadcastTensors);
+  for (llvm::StringRef name :
+       {"torch.atleast_1d", "torch.atleast_2d", "torch.atleast_3d", "torch.functional.atleast_1d",
+        "torch.functional.atleast_2d", "torch.functional.atleast_3d"})
+    registry.add(name, atLeast);
   registry.add("torch.Tensor.new_tensor", newTensor);
   registry.add("torch.meshgrid", meshgrid);
   registry.add("torch.functional.meshgrid", meshgrid);
@@ -321,6 +463,7 @@ void tgc::py::registerTensorMethods(CallRegistry &registry) {
   registry.add("torch.Tensor.numel", numel);
   registry.add("torch.Tensor.nelement", numel);
   registry.add("torch.Tensor.element_size", elementSize);
+  registry.add("torch.Tensor.type", legacyType);
   registry.add("torch.Tensor.is_contiguous", isContiguous);
   for (llvm::StringRef name : {"torch.Tensor.is_floating_point", "torch.is_floating_point",
                                "torch.Tensor.is_complex", "torch.is_complex"})

@@ -319,6 +319,25 @@ static LogicalResult flattenData(Var data, std::vector<Var> &values, SmallVector
   return success();
 }
 
+/// torch.as_tensor(data, dtype=None, device=None): a tensor itself (converted when the
+/// dtype differs, as Tensor.to does), else torch.tensor(data, dtype=dtype).
+static CallResult asTensor(Interpreter &in, ExternalCall &call) {
+  if (failed(call.checkArity(1, 1)) || failed(call.checkKeywords({"dtype", "device"})))
+    return failure();
+  Var data = call.args[0], dtype = call.keyword("dtype");
+  bool converts = dtype && !dtype->is(K::None);
+  if (data->is(K::Tensor)) {
+    if (!converts)
+      return data;
+    CallArguments cast{{data}, {{"dtype", dtype}}};
+    return in.callTorchFunction("torch.Tensor.to", cast, call.loc);
+  }
+  CallArguments arguments{{data}, {}};
+  if (converts)
+    arguments.keywords.emplace_back("dtype", dtype);
+  return in.call(makeExternal("torch.tensor"), std::move(arguments), call.loc);
+}
+
 /// torch.tensor(data, dtype=None, device=None, requires_grad=False) of Python values
 /// known at capture time (numbers, symbolic sizes among them, and nested lists of them):
 /// each value a `scalar_tensor`, stacked and shaped as the nesting. The dtype is eager's:
@@ -400,6 +419,7 @@ void tgc::py::registerTorchProbes(CallRegistry &registry) {
   registry.add("torch.finfo", numericLimits);
   registry.add("torch.iinfo", numericLimits);
   registry.add("torch.tensor", torchTensor);
+  registry.add("torch.as_tensor", asTensor);
   registry.add("torch._check_with", torchCheck);
   // torch's API-usage logging (torchvision calls it from every constructor and op).
   registry.add("torch._C._log_api_usage_once", constant(makeNone()));

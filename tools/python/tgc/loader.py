@@ -38,14 +38,20 @@ def _flatten_tensors(value, out):
 def _build_structure(spec, outputs, replayed=()):
     """The returned value described by model.json's `output_structure`: an integer is
     user output N; {"tuple"|"list": [spec...]}, {"dict": [[key, spec]...]},
-    {"const": value}, {"replayed": i} the value of the replay list's i-th `return`
-    action (`replayed`: an object or function the program made, docs/replay.md)."""
+    {"size": [spec...]} a torch.Size, {"const": value}, {"float": repr} a float JSON
+    cannot hold as one (integral, infinite, NaN), {"replayed": i} the value of the replay
+    list's i-th `return` action (`replayed`: an object or function the program made,
+    docs/replay.md)."""
     if isinstance(spec, int) and not isinstance(spec, bool):
         return outputs[spec]
     if isinstance(spec, dict) and len(spec) == 1:
         (tag, payload), = spec.items()
         if tag == "tuple":
             return tuple(_build_structure(s, outputs, replayed) for s in payload)
+        if tag == "size":
+            return torch.Size(_build_structure(s, outputs, replayed) for s in payload)
+        if tag == "float" and isinstance(payload, str):
+            return float(payload)
         if tag == "list":
             return [_build_structure(s, outputs, replayed) for s in payload]
         if tag == "dict":
