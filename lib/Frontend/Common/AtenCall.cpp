@@ -508,6 +508,7 @@ AtenCallBuilder::CompositeBuilder AtenCallBuilder::findComposite(llvm::StringRef
       {"aten.unfold.default", &AtenCallBuilder::buildUnfold},
       {"aten.std.dim", &AtenCallBuilder::buildStd},
       {"aten.std.correction", &AtenCallBuilder::buildStd},
+      {"aten.std.default", &AtenCallBuilder::buildStd},
       {"aten.outer.default", &AtenCallBuilder::buildOuter},
       {"aten.logsumexp.default", &AtenCallBuilder::buildLogsumexp},
       {"aten.nan_to_num.default", &AtenCallBuilder::buildNanToNum},
@@ -588,7 +589,10 @@ AtenCallBuilder::CompositeBuilder AtenCallBuilder::findComposite(llvm::StringRef
       {"aten.searchsorted.Tensor", &AtenCallBuilder::buildMathOp},
       {"aten.round.decimals", &AtenCallBuilder::buildMathOp},
       {"aten.linalg_matrix_norm.default", &AtenCallBuilder::buildMathOp},
-      {"aten.linalg_matrix_norm.str_ord", &AtenCallBuilder::buildMathOp}};
+      {"aten.linalg_matrix_norm.str_ord", &AtenCallBuilder::buildMathOp},
+      {"aten.linalg_norm.default", &AtenCallBuilder::buildMathOp},
+      {"aten.linalg_norm.ord_str", &AtenCallBuilder::buildMathOp},
+      {"aten.linspace.default", &AtenCallBuilder::buildMathOp}};
   return lookupBuilder(kComposites, target);
 }
 
@@ -689,7 +693,9 @@ FailureOr<Operation *> AtenCallBuilder::buildSoftplus(Location loc, llvm::String
 FailureOr<Operation *> AtenCallBuilder::buildStd(Location loc, llvm::StringRef target,
                                                  std::vector<AtenArgument> arguments,
                                                  const ErrorFn &emitError) {
-  std::string var = ("aten.var." + target.rsplit('.').second).str();
+  // std(self, unbiased) is var.dim's, without a dim.
+  llvm::StringRef overload = target.rsplit('.').second;
+  std::string var = ("aten.var." + (overload == "default" ? "dim" : overload)).str();
   FailureOr<Value> variance = buildValue(loc, var, std::move(arguments), emitError);
   if (failed(variance))
     return failure();
@@ -2180,6 +2186,44 @@ FailureOr<Operation *> AtenCallBuilder::buildMathOp(Location loc, llvm::StringRe
       exprs.push_back(constant(d));
     return AtenValue::ints(exprs);
   };
+  if (op == "linspace") {
+    // As ATen's kernel: start + i * step in the first half, end - (steps - 1 - i) * step in
+    // the second, step = (end - start) / (steps - 1) (one step: start); computed in the
+    // floating dtype (an integer dtype gets the float32 values converted).
+    FailureOr<double> start = args.number("start", std::nullopt);
+    FailureOr<double> end = args.number("end", std::nullopt);
+    FailureOr<int64_t> steps = args.integer("steps", std::nullopt);
+    if (failed(start) || failed(end) || failed(steps))
+      return failure();
+    if (*steps < 0)
+      return emitError() << "linspace: number of steps must be non-negative";
+    const AtenValue *dtype = args.find("dtype");
+    Type result =
+        dtype && dtype->kind == AtenValue::Kind::DType ? dtype->type : builder.getF32Type();
+    Type compute = isa<FloatType>(result) ? result : builder.getF32Type();
+    Value index = c("aten.arange.default", {{"end", AtenValue::integer(constant(*steps))},
+                                            {"dtype", AtenValue::dtype(compute)}});
+    double step = *steps > 1 ? (*end - *start) / double(*steps - 1) : 0.0;
+    Value low = c.scalar("aten.add.Scalar", c.scalar("aten.mul.Scalar", index, step), *start);
+    Value high =
+        c("aten.rsub.Scalar",
+          {{"self", tensorValue(c.scalar(
+                        "aten.mul.Scalar",
+                        c("aten.rsub.Scalar", {{"self", tensorValue(index)},
+                                               {"other", AtenValue::floating(double(*steps - 1))}}),
+                        step))},
+           {"other", AtenValue::floating(*end)}});
+    Value values = c(
+        "aten.where.self",
+        {{"condition",
+          tensorValue(c.scalar("aten.lt.Scalar", index, double(std::max<int64_t>(*steps / 2, 1))))},
+         {"self", tensorValue(low)},
+         {"other", tensorValue(high)}});
+    if (result == compute)
+      return c.result(values);
+    return c.finish("aten._to_copy.default",
+                    {{"self", tensorValue(values)}, {"dtype", AtenValue::dtype(result)}});
+  }
   bool cdist = op == "cdist" || op == "_cdist_forward";
   FailureOr<Value> x = args.tensor(cdist                  ? "x1"
                                    : op == "searchsorted" ? "sorted_sequence"
@@ -2417,6 +2461,30 @@ FailureOr<Operation *> AtenCallBuilder::buildMathOp(Location loc, llvm::StringRe
       return c.result(norm);
     return c.finish("aten.squeeze.dims",
                     {{"self", tensorValue(norm)}, {"dim", dims({*rows, *columns})}});
+  }
+  if (op == "linalg_norm") {
+    // A matrix norm for a str ord, two dims, or a numeric ord of a matrix without dims;
+    // else the vector norm (2 without ord) over dim, or over every entry.
+    const AtenValue *ord = args.find("ord");
+    const AtenValue *dim = args.find("dim");
+    bool stringOrd = ord && ord->kind == AtenValue::Kind::String;
+    bool matrix = stringOrd ||
+                  (dim && dim->kind == AtenValue::Kind::Ints && dim->sizes.size() == 2) ||
+                  (ord && !dim && rank == 2);
+    if (ord && !dim && !matrix && rank != 1)
+      return emitError() << "linalg.norm: input must be 1-D or 2-D when ord is given and dim "
+                            "is None";
+    std::vector<AtenArgument> forwarded;
+    for (const AtenArgument &argument : arguments)
+      if (argument.value.kind != AtenValue::Kind::None)
+        forwarded.push_back(argument);
+    if (matrix)
+      return c.finish(stringOrd || !ord ? "aten.linalg_matrix_norm.str_ord"
+                                        : "aten.linalg_matrix_norm.default",
+                      std::move(forwarded));
+    if (!ord)
+      forwarded.push_back({"ord", AtenValue::floating(2)});
+    return c.finish("aten.linalg_vector_norm.default", std::move(forwarded));
   }
   return emitError() << op << " is not a composite math op";
 }

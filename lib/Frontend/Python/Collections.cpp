@@ -10,6 +10,7 @@
 #include "llvm/ADT/STLExtras.h"
 
 #include <functional>
+#include <limits>
 #include <numeric>
 #include <set>
 
@@ -736,8 +737,38 @@ static CallResult starmap(Interpreter &in, ExternalCall &call) {
   return in.makeSequence(H::Iterator, std::move(results));
 }
 
-/// takewhile / dropwhile / filterfalse(predicate, iterable) and compress(data,
-/// selectors): the items the predicate's truth (or the selector's) keeps.
+/// The builtin map(function, *iterables): function of the items at each position, up to
+/// the shortest iterable.
+static CallResult mapItems(Interpreter &in, ExternalCall &call) {
+  if (failed(call.checkKeywords({})))
+    return failure();
+  if (call.args.size() < 2)
+    return call.error() << "map() must have at least two arguments";
+  std::vector<std::vector<Var>> iterables;
+  size_t n = std::numeric_limits<size_t>::max();
+  for (const Var &iterable : llvm::drop_begin(call.args)) {
+    FailureOr<std::vector<Var>> items = in.unpack(iterable, call.loc);
+    if (failed(items))
+      return failure();
+    n = std::min(n, items->size());
+    iterables.push_back(std::move(*items));
+  }
+  std::vector<Var> results;
+  for (size_t i = 0; i < n; ++i) {
+    CallArguments arguments;
+    for (const std::vector<Var> &items : iterables)
+      arguments.positional.push_back(items[i]);
+    FailureOr<Var> result = in.call(call.args[0], std::move(arguments), call.loc);
+    if (failed(result))
+      return failure();
+    results.push_back(*result);
+  }
+  return in.makeSequence(H::Iterator, std::move(results));
+}
+
+/// takewhile / dropwhile / filterfalse(predicate, iterable), compress(data, selectors)
+/// and the builtin filter(predicate or None, iterable): the items the predicate's truth
+/// (or the selector's) keeps.
 static CallResult filtering(Interpreter &in, ExternalCall &call) {
   if (failed(call.checkArity(2, 2)) || failed(call.checkKeywords({})))
     return failure();
@@ -761,8 +792,11 @@ static CallResult filtering(Interpreter &in, ExternalCall &call) {
       kept.push_back(item);
       continue;
     }
+    // filter(None, iterable) keeps the true items.
     FailureOr<Var> test = compress ? FailureOr<Var>((*selectors)[i])
-                                   : in.call(call.args[0], CallArguments{{item}, {}}, call.loc);
+                          : call.args[0]->is(K::None)
+                              ? FailureOr<Var>(item)
+                              : in.call(call.args[0], CallArguments{{item}, {}}, call.loc);
     FailureOr<bool> truth =
         succeeded(test) ? in.truth(*test, call.loc) : FailureOr<bool>(failure());
     if (failed(truth))
@@ -1110,6 +1144,7 @@ void tgc::py::registerCollections(CallRegistry &registry) {
   registry.add("itertools.pairwise", pairwise);
   registry.add("itertools.starmap", starmap);
   for (llvm::StringRef name : {"itertools.takewhile", "itertools.dropwhile",
-                               "itertools.filterfalse", "itertools.compress"})
+                               "itertools.filterfalse", "itertools.compress", "builtins.filter"})
     registry.add(name, filtering);
+  registry.add("builtins.map", mapItems);
 }

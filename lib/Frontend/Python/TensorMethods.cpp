@@ -442,6 +442,19 @@ static CallResult atLeast(Interpreter &in, ExternalCall &call) {
   return several ? makeTuple(std::move(results)) : results.front();
 }
 
+/// Tensor.requires_grad_(flag=True) that leaves the flag as it is (a tensor that does not
+/// require grad told not to): the tensor. Changing it is not modelled.
+static CallResult requiresGradInPlace(Interpreter &in, ExternalCall &call) {
+  BaseTensorType type = selfType(in, call);
+  Var flag = call.args.size() == 2 ? call.args[1] : call.keyword("requires_grad");
+  if (!type || call.args.size() > 2 || (flag && !flag->is(K::Bool)))
+    return CallResult::declined();
+  if (type.getMeta().requiresGrad != (!flag || flag->boolValue))
+    return call.error() << "Tensor.requires_grad_() that changes whether a tensor requires "
+                           "grad is not supported";
+  return call.args[0];
+}
+
 void tgc::py::registerTensorMethods(CallRegistry &registry) {
   for (llvm::StringRef name : {"torch.broadcast_tensors", "torch.functional.broadcast_tensors",
                                "torch.broadcast_to", "torch.Tensor.broadcast_to"})
@@ -464,6 +477,7 @@ void tgc::py::registerTensorMethods(CallRegistry &registry) {
   registry.add("torch.Tensor.nelement", numel);
   registry.add("torch.Tensor.element_size", elementSize);
   registry.add("torch.Tensor.type", legacyType);
+  registry.add("torch.Tensor.requires_grad_", requiresGradInPlace);
   registry.add("torch.Tensor.is_contiguous", isContiguous);
   for (llvm::StringRef name : {"torch.Tensor.is_floating_point", "torch.is_floating_point",
                                "torch.Tensor.is_complex", "torch.is_complex"})
