@@ -737,6 +737,17 @@ static CallResult starmap(Interpreter &in, ExternalCall &call) {
   return in.makeSequence(H::Iterator, std::move(results));
 }
 
+/// Calling a weak reference (`ref()`): its referent as tgc-capture recorded it (None
+/// once it was dead).
+static CallResult weakReferent(Interpreter &in, ExternalCall &call) {
+  if (call.args.size() != 1 || in.getHeap().kindOf(call.args[0]) != H::Instance)
+    return CallResult::declined();
+  Var referent = in.getHeap().get(call.args[0]->object).getAttribute("referent");
+  if (!referent)
+    return call.error() << "a weak reference whose referent the trace does not record";
+  return referent;
+}
+
 /// The builtin map(function, *iterables): function of the items at each position, up to
 /// the shortest iterable.
 static CallResult mapItems(Interpreter &in, ExternalCall &call) {
@@ -1147,4 +1158,6 @@ void tgc::py::registerCollections(CallRegistry &registry) {
                                "itertools.filterfalse", "itertools.compress", "builtins.filter"})
     registry.add(name, filtering);
   registry.add("builtins.map", mapItems);
+  registry.add("weakref.ReferenceType.__call__", weakReferent);
+  registry.add("weakref.ref.__call__", weakReferent);
 }

@@ -16,6 +16,7 @@ import re
 import sys
 import sysconfig
 import types
+import weakref
 
 import torch
 
@@ -381,6 +382,11 @@ class _Walk:
         if t is functools._lru_cache_wrapper and isinstance(
                 getattr(obj, "__wrapped__", None), types.FunctionType):
             return self._function(obj.__wrapped__, hint)
+        # A weak reference (nn.RNNBase keeps its parameters' in `_flat_weight_refs`): its
+        # referent, which calling it returns (None once it is dead).
+        if t is weakref.ref:
+            return {"kind": "object", "class": self.value(t),
+                    "dict": {"referent": self.value(obj())}}
         # functools.partial (a C type): what tgc calls it with (its func, args, keywords).
         if t is functools.partial:
             return {"kind": "object", "class": self.value(t),
