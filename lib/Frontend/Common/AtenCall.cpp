@@ -474,11 +474,17 @@ static LogicalResult checkWritable(Value result, Value destination,
   return success();
 }
 
+static bool isRecurrent(llvm::StringRef target);
+static FailureOr<SmallVector<Value>> buildRecurrent(AtenCallBuilder &builder, Location loc,
+                                                    llvm::StringRef target,
+                                                    std::vector<AtenArgument> arguments,
+                                                    const AtenCallBuilder::ErrorFn &emitError);
+
 bool AtenCallBuilder::supports(llvm::StringRef target) {
   if (const AtenAlias *alias = findAtenAlias(target))
     target = alias->target;
   if (hasOp(target) || functionalOverload(target) || findComposite(target) ||
-      findMultiComposite(target))
+      findMultiComposite(target) || isRecurrent(target))
     return true;
   std::optional<std::string> functional = functionalOfInPlace(target);
   return functional && supports(*functional);
@@ -617,6 +623,8 @@ FailureOr<SmallVector<Value>> AtenCallBuilder::buildResults(Location loc, llvm::
   target = resolveAlias(target, arguments);
   if (MultiCompositeBuilder composite = findMultiComposite(target))
     return (this->*composite)(loc, target, std::move(arguments), emitError);
+  if (isRecurrent(target))
+    return buildRecurrent(*this, loc, target, std::move(arguments), emitError);
   FailureOr<Operation *> op =
       build(loc, target, std::move(arguments), minResults, emitError, recorded);
   if (failed(op))
@@ -2489,6 +2497,144 @@ FailureOr<Operation *> AtenCallBuilder::buildMathOp(Location loc, llvm::StringRe
   return emitError() << op << " is not a composite math op";
 }
 
+/// lstm.input / gru.input(input, hx, params, has_biases, num_layers, dropout, train,
+/// bidirectional, batch_first): the recurrence unrolled over the (static) sequence, as
+/// ATen's cells compute it. Per layer and direction the input projection of every step is
+/// one linear, then step by step: LSTM gates i, f, g, o of linear(x_t, w_ih, b_ih) +
+/// linear(h, w_hh, b_hh), c = f c + i g, h = o tanh(c); GRU gates r, z of the sums, n =
+/// tanh(x_n + r h_n), h = n + z (h - n). The reverse direction walks the steps backwards;
+/// the directions' outputs are concatenated per step. Results: (output, h_n[, c_n]).
+static FailureOr<SmallVector<Value>> buildRecurrent(AtenCallBuilder &builder, Location loc,
+                                                    llvm::StringRef target,
+                                                    std::vector<AtenArgument> arguments,
+                                                    const AtenCallBuilder::ErrorFn &emitError) {
+  bool lstm = target.starts_with("aten.lstm");
+  llvm::StringRef op = lstm ? "lstm" : "gru";
+  NamedArguments args(op, arguments, emitError);
+  OpChain c(builder, loc, emitError);
+  MLIRContext *ctx = loc->getContext();
+  auto constant = [&](int64_t v) { return AtenValue::integer(getAffineConstantExpr(v, ctx)); };
+  FailureOr<Value> input = args.tensor("input");
+  FailureOr<int64_t> numLayers = args.integer("num_layers", std::nullopt);
+  FailureOr<double> dropout = args.number("dropout", 0.0);
+  if (failed(input) || failed(numLayers) || failed(dropout))
+    return failure();
+  const AtenValue *hx = args.find("hx");
+  const AtenValue *params = args.find("params");
+  size_t states = lstm ? 2 : 1;
+  if (!hx || hx->values.size() != states || !params || params->kind != AtenValue::Kind::Tensors)
+    return emitError() << op << " needs its initial state and its parameters";
+  bool biases = args.flag("has_biases", true), bidirectional = args.flag("bidirectional", false);
+  bool batchFirst = args.flag("batch_first", false);
+  if (args.flag("train", false) && *dropout > 0 && *numLayers > 1)
+    return emitError() << op << ": dropout between layers in training is not supported";
+  int64_t directions = bidirectional ? 2 : 1, perCell = biases ? 4 : 2;
+  if (int64_t(params->values.size()) != *numLayers * directions * perCell)
+    return emitError() << op << ": " << params->values.size() << " parameters for " << *numLayers
+                       << " layers (projections, proj_size > 0, are not supported)";
+  if (rankOf(*input) != 3)
+    return emitError() << op << " needs a batched 3-d input here";
+  auto transposed = [&](Value v) {
+    return c("aten.transpose.int",
+             {{"self", tensorValue(v)}, {"dim0", constant(0)}, {"dim1", constant(1)}});
+  };
+  Value sequence = batchFirst ? transposed(*input) : *input;
+  std::optional<int64_t> steps =
+      sequence ? getConstantSize(cast<BaseTensorType>(sequence.getType()).getSizes()[0])
+               : std::nullopt;
+  if (!steps)
+    return emitError() << op << " needs a sequence length known at capture time";
+  auto linear = [&](Value x, Value weight, Value bias) {
+    std::vector<AtenArgument> operands{{"input", tensorValue(x)}, {"weight", tensorValue(weight)}};
+    if (bias)
+      operands.push_back({"bias", tensorValue(bias)});
+    return c("aten.linear.default", std::move(operands));
+  };
+  auto select = [&](Value v, int64_t dim, int64_t index) {
+    return c("aten.select.int",
+             {{"self", tensorValue(v)}, {"dim", constant(dim)}, {"index", constant(index)}});
+  };
+  auto gate = [&](Value v, int64_t k, int64_t width) {
+    return c("aten.slice.Tensor", {{"self", tensorValue(v)},
+                                   {"dim", constant(-1)},
+                                   {"start", constant(k * width)},
+                                   {"end", constant((k + 1) * width)}});
+  };
+  SmallVector<Value> finalHidden, finalCell;
+  for (int64_t layer = 0; layer < *numLayers; ++layer) {
+    SmallVector<Value> directionOutputs;
+    for (int64_t direction = 0; direction < directions; ++direction) {
+      int64_t cell = layer * directions + direction;
+      ArrayRef<Value> weights = ArrayRef<Value>(params->values).slice(cell * perCell, perCell);
+      Value inputBias = biases ? weights[2] : Value(), hiddenBias = biases ? weights[3] : Value();
+      int64_t width =
+          cast<BaseTensorType>(weights[1].getType()).getSizes().size() == 2
+              ? getConstantSize(cast<BaseTensorType>(weights[1].getType()).getSizes()[1])
+                    .value_or(0)
+              : 0;
+      if (width <= 0)
+        return emitError() << op << " needs weights of a static hidden size";
+      Value projected = linear(sequence, weights[0], inputBias);
+      Value h = select(hx->values[0], 0, cell);
+      Value state = lstm ? select(hx->values[1], 0, cell) : Value();
+      SmallVector<Value> outputs(*steps);
+      for (int64_t i = 0; i < *steps; ++i) {
+        int64_t t = direction == 0 ? i : *steps - 1 - i;
+        Value fromInput = select(projected, 0, t);
+        Value fromHidden = linear(h, weights[1], hiddenBias);
+        if (lstm) {
+          Value gates = c.binary("aten.add.Tensor", fromInput, fromHidden);
+          Value in = c.unary("aten.sigmoid.default", gate(gates, 0, width));
+          Value forget = c.unary("aten.sigmoid.default", gate(gates, 1, width));
+          Value candidate = c.unary("aten.tanh.default", gate(gates, 2, width));
+          Value out = c.unary("aten.sigmoid.default", gate(gates, 3, width));
+          state = c.binary("aten.add.Tensor", c.binary("aten.mul.Tensor", forget, state),
+                           c.binary("aten.mul.Tensor", in, candidate));
+          h = c.binary("aten.mul.Tensor", out, c.unary("aten.tanh.default", state));
+        } else {
+          Value reset =
+              c.unary("aten.sigmoid.default", c.binary("aten.add.Tensor", gate(fromInput, 0, width),
+                                                       gate(fromHidden, 0, width)));
+          Value update =
+              c.unary("aten.sigmoid.default", c.binary("aten.add.Tensor", gate(fromInput, 1, width),
+                                                       gate(fromHidden, 1, width)));
+          Value candidate =
+              c.unary("aten.tanh.default",
+                      c.binary("aten.add.Tensor", gate(fromInput, 2, width),
+                               c.binary("aten.mul.Tensor", reset, gate(fromHidden, 2, width))));
+          h = c.binary(
+              "aten.add.Tensor", candidate,
+              c.binary("aten.mul.Tensor", update, c.binary("aten.sub.Tensor", h, candidate)));
+        }
+        outputs[t] = h;
+      }
+      finalHidden.push_back(h);
+      if (lstm)
+        finalCell.push_back(state);
+      directionOutputs.push_back(c(
+          "aten.stack.default", {{"tensors", AtenValue::tensors(outputs)}, {"dim", constant(0)}}));
+    }
+    sequence = directions == 1
+                   ? directionOutputs.front()
+                   : c("aten.cat.default",
+                       {{"tensors", AtenValue::tensors(directionOutputs)}, {"dim", constant(-1)}});
+  }
+  SmallVector<Value> results{batchFirst ? transposed(sequence) : sequence,
+                             c("aten.stack.default", {{"tensors", AtenValue::tensors(finalHidden)},
+                                                      {"dim", constant(0)}})};
+  if (lstm)
+    results.push_back(c("aten.stack.default",
+                        {{"tensors", AtenValue::tensors(finalCell)}, {"dim", constant(0)}}));
+  if (llvm::any_of(results, [](Value v) { return !v; }))
+    return failure();
+  return results;
+}
+
+/// Whether `target` is a recurrent layer buildRecurrent composes.
+static bool isRecurrent(llvm::StringRef target) {
+  return target == "aten.lstm.input" || target == "aten.gru.input";
+}
+
 //===----------------------------------------------------------------------===//
 // Composites of several results
 //===----------------------------------------------------------------------===//
@@ -3223,7 +3369,7 @@ FailureOr<Operation *> AtenCallBuilder::build(Location loc, llvm::StringRef targ
                                               ArrayRef<RecordedResult> recorded) {
   MLIRContext *ctx = builder.getContext();
   target = resolveAlias(target, arguments);
-  if (findMultiComposite(target))
+  if (findMultiComposite(target) || isRecurrent(target))
     return emitError() << "this form of " << target.drop_front(5).split('.').first
                        << " is not supported (tgc composes it of several ops)";
   if (CompositeBuilder composite = findComposite(target))

@@ -216,6 +216,16 @@ static void addLinearAlgebra(std::vector<TorchFunction> &table) {
       {{"torch.cdist", "torch.functional.cdist"},
        {{TGC_SCHEMA("cdist(Tensor x1, Tensor x2, float p=2., str? compute_mode=None)"),
          "aten.cdist.default"}}},
+      // nn.LSTM / nn.GRU's fused kernels (tgc composes them, unrolled).
+      {{"torch._VF.lstm"},
+       {{"lstm.input(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int "
+         "num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> "
+         "(Tensor, Tensor, Tensor)",
+         "aten.lstm.input"}}},
+      {{"torch._VF.gru"},
+       {{"gru.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, "
+         "float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)",
+         "aten.gru.input"}}},
       {{"torch.baddbmm", "torch.Tensor.baddbmm"},
        {{TGC_SCHEMA("baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, "
                     "Scalar alpha=1)"),

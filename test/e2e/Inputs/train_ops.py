@@ -228,6 +228,22 @@ class Statistics(nn.Module):
                 + c.sum() + r.sum() + e.sum() + q.sum() + n.sum() + t.sum(1))
 
 
+class Recurrent(nn.Module):
+    """nn.LSTM (two layers, bidirectional) and nn.GRU (batch_first, no biases, a given
+    initial state): aten.lstm.input / gru.input unrolled over the sequence; their
+    parameters' gradients."""
+
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(4, 3, num_layers=2, bidirectional=True)
+        self.gru = nn.GRU(6, 5, bias=False, batch_first=True)
+
+    def forward(self, x):
+        o, (h, c) = self.lstm(x)                                   # x: [T=5, B=2, 4]
+        g, hg = self.gru(o.transpose(0, 1), h[-2:].mean(0, keepdim=True).repeat(1, 1, 2)[..., :5])
+        return g.sum(1) + hg[0] + c.sum(0).sum(-1, keepdim=True)
+
+
 class Unfold(nn.Module):
     """F.unfold (aten.im2col): kernel, dilation, padding and stride that differ per
     dimension, and an unbatched input; the gradient flows to the conv before it."""
@@ -288,7 +304,8 @@ CASES = [("vector_norm", VectorNorm, (torch.randn(2, 4),)),
          ("nan_aware", NanAware, (torch.randn(4, 8),)),
          ("composites", Composites, (torch.randn(3, 2, 4, 4),)),
          ("losses", Losses, (torch.randn(4, 6),)),
-         ("statistics", Statistics, (torch.randn(4, 6),))]
+         ("statistics", Statistics, (torch.randn(4, 6),)),
+         ("recurrent", Recurrent, (torch.randn(5, 2, 4),))]
 
 
 def relative(actual, expected):
