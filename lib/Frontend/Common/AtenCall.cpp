@@ -475,6 +475,11 @@ static LogicalResult checkWritable(Value result, Value destination,
 }
 
 static bool isRecurrent(llvm::StringRef target);
+static bool isPrefixScan(llvm::StringRef target);
+static FailureOr<SmallVector<Value>> buildPrefixScan(AtenCallBuilder &builder, Location loc,
+                                                     llvm::StringRef target,
+                                                     std::vector<AtenArgument> arguments,
+                                                     const AtenCallBuilder::ErrorFn &emitError);
 static FailureOr<SmallVector<Value>> buildRecurrent(AtenCallBuilder &builder, Location loc,
                                                     llvm::StringRef target,
                                                     std::vector<AtenArgument> arguments,
@@ -484,7 +489,7 @@ bool AtenCallBuilder::supports(llvm::StringRef target) {
   if (const AtenAlias *alias = findAtenAlias(target))
     target = alias->target;
   if (hasOp(target) || functionalOverload(target) || findComposite(target) ||
-      findMultiComposite(target) || isRecurrent(target))
+      findMultiComposite(target) || isRecurrent(target) || isPrefixScan(target))
     return true;
   std::optional<std::string> functional = functionalOfInPlace(target);
   return functional && supports(*functional);
@@ -625,6 +630,8 @@ FailureOr<SmallVector<Value>> AtenCallBuilder::buildResults(Location loc, llvm::
     return (this->*composite)(loc, target, std::move(arguments), emitError);
   if (isRecurrent(target))
     return buildRecurrent(*this, loc, target, std::move(arguments), emitError);
+  if (isPrefixScan(target))
+    return buildPrefixScan(*this, loc, target, std::move(arguments), emitError);
   FailureOr<Operation *> op =
       build(loc, target, std::move(arguments), minResults, emitError, recorded);
   if (failed(op))
@@ -2630,6 +2637,114 @@ static FailureOr<SmallVector<Value>> buildRecurrent(AtenCallBuilder &builder, Lo
   return results;
 }
 
+/// cummax / cummin(self, dim): (values, indices) and logcumsumexp(self, dim): values, over
+/// every prefix along dim as one reduction of the pairs (i, j) that a new dim next to dim
+/// holds: self[j] for j <= i, else the reduction's identity. O(n^2), as tgc's sort is. The
+/// extremum propagates NaN as eager's scan does; its index is the last position (j <= i)
+/// holding it, NaN matching NaN (eager updates on ties and on each NaN). logcumsumexp is
+/// logsumexp over j, stable as ATen's running form.
+static FailureOr<SmallVector<Value>> buildPrefixScan(AtenCallBuilder &builder, Location loc,
+                                                     llvm::StringRef target,
+                                                     std::vector<AtenArgument> arguments,
+                                                     const AtenCallBuilder::ErrorFn &emitError) {
+  llvm::StringRef op = target.drop_front(5).split('.').first;
+  NamedArguments args(op, arguments, emitError);
+  OpChain c(builder, loc, emitError);
+  MLIRContext *ctx = loc->getContext();
+  auto constant = [&](int64_t v) { return AtenValue::integer(getAffineConstantExpr(v, ctx)); };
+  FailureOr<Value> x = args.tensor("self");
+  FailureOr<int64_t> dim = args.integer("dim", std::nullopt);
+  if (failed(x) || failed(dim))
+    return failure();
+  auto type = cast<BaseTensorType>(x->getType());
+  if (!isa<FloatType>(type.getDtype()))
+    return emitError() << op << " of a " << type.getDtype() << " tensor is not supported (a "
+                       << "floating-point one is)";
+  int64_t rank = type.getSizes().size();
+  std::optional<int64_t> wrapped = wrapDim(*dim, rank);
+  if (!wrapped)
+    return emitError() << op << ": dim " << *dim << " is out of range for a " << rank
+                       << "-d tensor";
+  // A 0-d tensor is one entry along a dim of its own.
+  int64_t d = rank == 0 ? 0 : *wrapped;
+  Value input = rank == 0
+                    ? c("aten.unsqueeze.default", {{"self", tensorValue(*x)}, {"dim", constant(0)}})
+                    : *x;
+  if (!input)
+    return failure();
+  ArrayRef<AffineExpr> sizes = cast<BaseTensorType>(input.getType()).getSizes();
+  AffineExpr n = sizes[d];
+  int64_t trailing = sizes.size() - 1 - d;
+  // [n, n, 1...] (i, j, then the dims after dim) and positions j as [n, 1...].
+  SmallVector<AffineExpr> square{n, n}, column{n};
+  square.append(trailing, getAffineConstantExpr(1, ctx));
+  column.append(trailing, getAffineConstantExpr(1, ctx));
+  Value ones = c("aten.ones.default", {{"size", AtenValue::ints({n, n})},
+                                       {"dtype", AtenValue::dtype(IntegerType::get(ctx, 1))}});
+  Value prefix = c("aten.reshape.default",
+                   {{"self", tensorValue(c("aten.tril.default", {{"self", tensorValue(ones)}}))},
+                    {"shape", AtenValue::ints(square)}});
+  Value row = c("aten.unsqueeze.default", {{"self", tensorValue(input)}, {"dim", constant(d)}});
+  bool max = op != "cummin";
+  double identity =
+      max ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
+  Value pairs = c("aten.where.self",
+                  {{"condition", tensorValue(prefix)},
+                   {"self", tensorValue(row)},
+                   {"other", tensorValue(c("aten.full_like.default",
+                                           {{"self", tensorValue(row)},
+                                            {"fill_value", AtenValue::floating(identity)}}))}});
+  AtenValue overJ = AtenValue::ints({getAffineConstantExpr(d + 1, ctx)});
+  auto finish = [&](Value v) {
+    return rank == 0 || !v ? c("aten.squeeze.dim", {{"self", tensorValue(v)}, {"dim", constant(0)}})
+                           : v;
+  };
+  if (op == "logcumsumexp") {
+    Value result =
+        finish(c("aten.logsumexp.default", {{"self", tensorValue(pairs)}, {"dim", overJ}}));
+    if (!result)
+      return failure();
+    return SmallVector<Value>{result};
+  }
+  Value values =
+      c(max ? "aten.amax.default" : "aten.amin.default",
+        {{"self", tensorValue(pairs)}, {"dim", overJ}, {"keepdim", AtenValue::boolean(true)}});
+  // The last j <= i where self[j] is the prefix's extremum (or both are NaN).
+  Value same = c.binary("aten.eq.Tensor", row, values);
+  Value bothNan = c("aten.logical_and.default",
+                    {{"self", tensorValue(c.unary("aten.isnan.default", row))},
+                     {"other", tensorValue(c.unary("aten.isnan.default", values))}});
+  Value hit =
+      c("aten.logical_and.default",
+        {{"self", tensorValue(prefix)},
+         {"other", tensorValue(c("aten.logical_or.default", {{"self", tensorValue(same)},
+                                                             {"other", tensorValue(bothNan)}}))}});
+  Value positions =
+      c("aten.reshape.default",
+        {{"self", tensorValue(c("aten.arange.default",
+                                {{"end", AtenValue::integer(n)},
+                                 {"dtype", AtenValue::dtype(IntegerType::get(ctx, 64))}}))},
+         {"shape", AtenValue::ints(column)}});
+  Value none = c("aten.full_like.default",
+                 {{"self", tensorValue(positions)}, {"fill_value", AtenValue::floating(-1)}});
+  Value candidates = c("aten.where.self", {{"condition", tensorValue(hit)},
+                                           {"self", tensorValue(positions)},
+                                           {"other", tensorValue(none)}});
+  Value indices =
+      finish(c("aten.amax.default", {{"self", tensorValue(candidates)}, {"dim", overJ}}));
+  Value squeezed =
+      finish(c("aten.squeeze.dim", {{"self", tensorValue(values)}, {"dim", constant(d + 1)}}));
+  if (!squeezed || !indices)
+    return failure();
+  return SmallVector<Value>{squeezed, indices};
+}
+
+/// Whether `target` is a prefix scan buildPrefixScan composes.
+static bool isPrefixScan(llvm::StringRef target) {
+  return target == "aten.cummax.default" || target == "aten.cummin.default" ||
+         target == "aten.logcumsumexp.default";
+}
+
 /// Whether `target` is a recurrent layer buildRecurrent composes.
 static bool isRecurrent(llvm::StringRef target) {
   return target == "aten.lstm.input" || target == "aten.gru.input";
@@ -3369,7 +3484,7 @@ FailureOr<Operation *> AtenCallBuilder::build(Location loc, llvm::StringRef targ
                                               ArrayRef<RecordedResult> recorded) {
   MLIRContext *ctx = builder.getContext();
   target = resolveAlias(target, arguments);
-  if (findMultiComposite(target) || isRecurrent(target))
+  if (findMultiComposite(target) || isRecurrent(target) || isPrefixScan(target))
     return emitError() << "this form of " << target.drop_front(5).split('.').first
                        << " is not supported (tgc composes it of several ops)";
   if (CompositeBuilder composite = findComposite(target))

@@ -194,7 +194,8 @@ class Losses(nn.Module):
 
 class Statistics(nn.Module):
     """The composites of several results (std_mean, var_mean, aminmax, median and
-    nanmedian along a dim, kthvalue: sort positions gathered) and the math composites
+    nanmedian along a dim, kthvalue: sort positions gathered; cummax, cummin and
+    logcumsumexp over the prefix pairs) and the math composites
     (cdist, kron, linalg.cross, renorm, erfinv, xlog1py, round(decimals), bucketize,
     matrix norms), and in-place forms of composites (addcmul_, lerp_) on an
     intermediate; and their derivatives."""
@@ -223,7 +224,9 @@ class Statistics(nn.Module):
         t = h.clone()
         t.addcmul_(a.repeat(1, 2), b.repeat(1, 2), value=0.5)
         t.lerp_(h.tanh(), 0.25)
-        return (s.sum() + m.sum() + v.sum() + m0.sum() + (hi - lo).sum() + med.values.sum()
+        scans = torch.cummax(a, 1).values.sum() + torch.cummin(b, 0).values.sum() + \
+            torch.logcumsumexp(h, 1).sum()
+        return (scans + s.sum() + m.sum() + v.sum() + m0.sum() + (hi - lo).sum() + med.values.sum()
                 + med.indices.sum() + nmed.sum() + kth.values.sum() + d.sum() + k.sum()
                 + c.sum() + r.sum() + e.sum() + q.sum() + n.sum() + t.sum(1))
 
