@@ -1123,6 +1123,14 @@ private:
 
 AtenValue tensorValue(Value v) { return AtenValue::tensor(v); }
 
+/// An int[] argument of the constants `values` (dims, shifts).
+AtenValue constantInts(MLIRContext *ctx, llvm::ArrayRef<int64_t> values) {
+  SmallVector<AffineExpr> exprs;
+  for (int64_t v : values)
+    exprs.push_back(getAffineConstantExpr(v, ctx));
+  return AtenValue::ints(exprs);
+}
+
 int64_t rankOf(Value v) { return cast<BaseTensorType>(v.getType()).getRank(); }
 
 /// `dim` counted from the front (a negative one from the back) in [0, rank), or nullopt.
@@ -2065,10 +2073,7 @@ FailureOr<Operation *> AtenCallBuilder::buildMatrixOp(Location loc, llvm::String
   int64_t rank = rankOf(*x);
   auto constant = [&](int64_t v) { return getAffineConstantExpr(v, ctx); };
   auto flip = [&](Value v, llvm::ArrayRef<int64_t> dims) {
-    SmallVector<AffineExpr> exprs;
-    for (int64_t d : dims)
-      exprs.push_back(constant(d));
-    return c("aten.flip.default", {{"self", tensorValue(v)}, {"dims", AtenValue::ints(exprs)}});
+    return c("aten.flip.default", {{"self", tensorValue(v)}, {"dims", constantInts(ctx, dims)}});
   };
   if (op == "trace" || op == "diag") {
     FailureOr<int64_t> offset = args.integer("diagonal", 0);
@@ -2195,12 +2200,7 @@ FailureOr<Operation *> AtenCallBuilder::buildMathOp(Location loc, llvm::StringRe
   OpChain c(*this, loc, emitError);
   MLIRContext *ctx = builder.getContext();
   auto constant = [&](int64_t v) { return getAffineConstantExpr(v, ctx); };
-  auto dims = [&](llvm::ArrayRef<int64_t> values) {
-    SmallVector<AffineExpr> exprs;
-    for (int64_t d : values)
-      exprs.push_back(constant(d));
-    return AtenValue::ints(exprs);
-  };
+  auto dims = [&](llvm::ArrayRef<int64_t> values) { return constantInts(ctx, values); };
   if (op == "linspace") {
     // As ATen's kernel: start + i * step in the first half, end - (steps - 1 - i) * step in
     // the second, step = (end - start) / (steps - 1) (one step: start); computed in the
@@ -2373,12 +2373,10 @@ FailureOr<Operation *> AtenCallBuilder::buildMathOp(Location loc, llvm::StringRe
                                                         {"keepdim", AtenValue::boolean(true)}});
     Value scale = c("aten.reciprocal.default",
                     {{"self", tensorValue(c.scalar("aten.add.Scalar", norms, 1e-7))}});
-    Value factor = c(
-        "aten.where.self",
-        {{"condition", tensorValue(c.scalar("aten.gt.Scalar", norms, *maxnorm))},
-         {"self", tensorValue(c.scalar("aten.mul.Scalar", scale, *maxnorm))},
-         {"other",
-          tensorValue(c.scalar("aten.mul.Scalar", c.unary("aten.ones_like.default", norms), 1))}});
+    Value factor = c("aten.where.self",
+                     {{"condition", tensorValue(c.scalar("aten.gt.Scalar", norms, *maxnorm))},
+                      {"self", tensorValue(c.scalar("aten.mul.Scalar", scale, *maxnorm))},
+                      {"other", tensorValue(c.unary("aten.ones_like.default", norms))}});
     return c.finish("aten.mul.Tensor", {{"self", tensorValue(*x)}, {"other", tensorValue(factor)}});
   }
   if (op == "bucketize" || op == "searchsorted") {
@@ -2694,7 +2692,7 @@ static FailureOr<SmallVector<Value>> buildPrefixScan(AtenCallBuilder &builder, L
                    {"other", tensorValue(c("aten.full_like.default",
                                            {{"self", tensorValue(row)},
                                             {"fill_value", AtenValue::floating(identity)}}))}});
-  AtenValue overJ = AtenValue::ints({getAffineConstantExpr(d + 1, ctx)});
+  AtenValue overJ = constantInts(ctx, {d + 1});
   auto finish = [&](Value v) {
     return rank == 0 || !v ? c("aten.squeeze.dim", {{"self", tensorValue(v)}, {"dim", constant(0)}})
                            : v;
@@ -2878,7 +2876,7 @@ AtenCallBuilder::buildOrderStatistic(Location loc, llvm::StringRef target,
     // Counts along dim (int64, kept as a dim of 1): the NaNs and all entries.
     auto count = [&](Value mask) {
       return c("aten.sum.dim_IntList", {{"self", tensorValue(mask)},
-                                        {"dim", AtenValue::ints({getAffineConstantExpr(*d, ctx)})},
+                                        {"dim", constantInts(ctx, {*d})},
                                         {"keepdim", AtenValue::boolean(true)},
                                         {"dtype", AtenValue::dtype(builder.getIntegerType(64))}});
     };
