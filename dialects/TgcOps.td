@@ -245,6 +245,19 @@ def Tgc_BitwiseOrOp : Tgc_BitwiseOp<"bitwise_or", ["aten.bitwise_or.Tensor",
     "aten.bitwise_or.Scalar", "aten.__or__.Tensor", "aten.__or__.Scalar"]>;
 def Tgc_BitwiseXorOp : Tgc_BitwiseOp<"bitwise_xor", ["aten.bitwise_xor.Tensor",
     "aten.bitwise_xor.Scalar", "aten.__xor__.Tensor", "aten.__xor__.Scalar"]>;
+def Tgc_BitwiseLeftShiftOp : Tgc_BitwiseOp<"bitwise_left_shift", [
+    "aten.bitwise_left_shift.Tensor", "aten.bitwise_left_shift.Tensor_Scalar",
+    "aten.__lshift__.Tensor", "aten.__lshift__.Scalar"]> {
+  let description = [{ `self << other`; 0 where `other` is negative or not below the bit
+    width, as ATen's kernel gives. }];
+}
+def Tgc_BitwiseRightShiftOp : Tgc_BitwiseOp<"bitwise_right_shift", [
+    "aten.bitwise_right_shift.Tensor", "aten.bitwise_right_shift.Tensor_Scalar",
+    "aten.__rshift__.Tensor", "aten.__rshift__.Scalar"]> {
+  let description = [{ `self >> other`, arithmetic on signed integers; where `other` is
+    negative or past the largest shift the result is `self >>` that shift (0 or -1), as
+    ATen's kernel gives. }];
+}
 
 def Tgc_WhereOp : Tgc_Op<"where", ["aten.where.self", "aten.where.ScalarOther",
                                    "aten.where.ScalarSelf", "aten.where.Scalar"],

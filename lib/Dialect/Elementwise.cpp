@@ -366,6 +366,36 @@ Value BitwiseOrOp::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type
 Value BitwiseXorOp::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type) {
   return arith::XOrIOp::create(b, loc, args[0], args[1]);
 }
+/// Whether shift amount `amount` lies outside [0, limit).
+static Value shiftOutOfRange(OpBuilder &b, Location loc, Value amount, Type type, int64_t limit) {
+  Value negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, amount,
+                                         scalarConstant(b, loc, type, 0));
+  Value past = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, amount,
+                                     scalarConstant(b, loc, type, limit));
+  return arith::OrIOp::create(b, loc, negative, past);
+}
+/// ATen's lshift: 0 for a shift outside [0, bits).
+Value BitwiseLeftShiftOp::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type type) {
+  int64_t bits = type.getIntOrFloatBitWidth();
+  Value shifted = arith::ShLIOp::create(b, loc, args[0], args[1]);
+  return arith::SelectOp::create(b, loc, shiftOutOfRange(b, loc, args[1], type, bits),
+                                 scalarConstant(b, loc, type, 0), shifted);
+}
+/// ATen's rshift: a shift outside [0, max) shifts by max, the bit width (unsigned) or
+/// one less (signed, arithmetic).
+Value BitwiseRightShiftOp::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type type) {
+  bool isUnsigned = type.isUnsignedInteger();
+  int64_t limit = type.getIntOrFloatBitWidth() - (isUnsigned ? 0 : 1);
+  Value amount = arith::SelectOp::create(b, loc, shiftOutOfRange(b, loc, args[1], type, limit),
+                                         scalarConstant(b, loc, type, limit), args[1]);
+  if (isUnsigned)
+    return arith::SelectOp::create(b, loc,
+                                   arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, amount,
+                                                         scalarConstant(b, loc, type, limit)),
+                                   scalarConstant(b, loc, type, 0),
+                                   arith::ShRUIOp::create(b, loc, args[0], amount));
+  return arith::ShRSIOp::create(b, loc, args[0], amount);
+}
 /// x ^ all ones: !x of a bool, ~x of an integer.
 Value BitwiseNotOp::buildScalar(OpBuilder &b, Location loc, ValueRange args, Type type) {
   Value ones = arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, -1));

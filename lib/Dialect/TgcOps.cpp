@@ -45,6 +45,8 @@ static LogicalResult verifyBitwise(Operation *op) {
 LogicalResult BitwiseAndOp::verify() { return verifyBitwise(*this); }
 LogicalResult BitwiseOrOp::verify() { return verifyBitwise(*this); }
 LogicalResult BitwiseXorOp::verify() { return verifyBitwise(*this); }
+LogicalResult BitwiseLeftShiftOp::verify() { return verifyBitwise(*this); }
+LogicalResult BitwiseRightShiftOp::verify() { return verifyBitwise(*this); }
 LogicalResult BitwiseNotOp::verify() { return verifyBitwise(*this); }
 
 LogicalResult ScatterReduceOp::verify() {

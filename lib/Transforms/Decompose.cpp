@@ -1325,28 +1325,61 @@ static Value reduceLoss(OpBuilder &b, Location loc, Value loss, int64_t reductio
 
 /// cross_entropy = nll_loss(log_softmax(self, class dim), target, weight) for class
 /// indices; with class probabilities, -sum(weight * target * log_softmax) over the
-/// class dimension, then the reduction (mean divides by the number of samples).
+/// class dimension, then the reduction (mean divides by the number of samples). Label
+/// smoothing eps, as ATen's cross_entropy_loss_label_smoothing: for class indices,
+/// (1 - eps) nll + eps / C times the smooth loss, -sum(weight * log_softmax) over the
+/// classes (0 where the target is ignored) reduced like nll (mean: by nll's total
+/// weight); probabilities become target (1 - eps) + eps / C.
 struct DecomposeCrossEntropy : OpRewritePattern<CrossEntropyLossOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(CrossEntropyLossOp op, PatternRewriter &rewriter) const override {
-    if (!op.getLabelSmoothing().isZero())
-      return rewriter.notifyMatchFailure(op, "label smoothing is not supported");
     Location loc = op.getLoc();
     int64_t rank = typeOf(op.getSelf()).getRank(), classDim = rank == 1 ? 0 : 1;
+    double eps = op.getLabelSmoothing().convertToDouble();
+    std::optional<int64_t> classes = getConstantSize(typeOf(op.getSelf()).getSizes()[classDim]);
+    if (eps != 0 && !classes)
+      return rewriter.notifyMatchFailure(op, "label smoothing needs a static class count");
+    Value weight = op.getWeight();
+    if (weight && rank > 1)
+      weight = channelView(rewriter, loc, weight, rank);
+    auto classSum = [&](Value v) -> Value {
+      return SumOp::create(rewriter, loc, v, rewriter.getDenseI64ArrayAttr({classDim}), false,
+                           TypeAttr());
+    };
     Value logProbs = LogSoftmaxOp::create(rewriter, loc, op.getSelf(), classDim, TypeAttr());
     if (getCategory(typeOf(op.getTarget()).getDtype()) != DTypeCategory::Floating) {
       auto nll = NllLossOp::create(rewriter, loc, logProbs, op.getTarget(), op.getWeight(),
                                    op.getReduction(), op.getIgnoreIndex());
-      rewriter.replaceOp(op, nll.getOutput());
+      if (eps == 0) {
+        rewriter.replaceOp(op, nll.getOutput());
+        return success();
+      }
+      Value smooth = NegOp::create(
+          rewriter, loc,
+          classSum(weight ? MulOp::create(rewriter, loc, logProbs, weight) : logProbs));
+      Value ignored = EqOp::create(rewriter, loc, op.getTarget(),
+                                   f64(rewriter, loc, double(int64_t(op.getIgnoreIndex()))));
+      smooth = WhereOp::create(rewriter, loc, ignored, f64(rewriter, loc, 0), smooth);
+      if (op.getReduction() != 0)
+        smooth = SumOp::create(rewriter, loc, smooth, DenseI64ArrayAttr(), false, TypeAttr());
+      if (op.getReduction() == 1)
+        smooth = DivOp::create(rewriter, loc, smooth, nll.getTotalWeight(), StringAttr());
+      Value loss = AddOp::create(
+          rewriter, loc, MulOp::create(rewriter, loc, nll.getOutput(), f64(rewriter, loc, 1 - eps)),
+          MulOp::create(rewriter, loc, smooth, f64(rewriter, loc, eps / double(*classes))),
+          Attribute());
+      rewriter.replaceOp(op, loss);
       return success();
     }
-    Value weighted = MulOp::create(rewriter, loc, logProbs, op.getTarget());
-    if (Value weight = op.getWeight())
-      weighted = MulOp::create(rewriter, loc, weighted,
-                               rank == 1 ? weight : channelView(rewriter, loc, weight, rank));
-    Value perSample = SumOp::create(rewriter, loc, weighted,
-                                    rewriter.getDenseI64ArrayAttr({classDim}), false, TypeAttr());
-    Value loss = NegOp::create(rewriter, loc, perSample);
+    Value target = op.getTarget();
+    if (eps != 0)
+      target = AddOp::create(rewriter, loc,
+                             MulOp::create(rewriter, loc, target, f64(rewriter, loc, 1 - eps)),
+                             f64(rewriter, loc, eps / double(*classes)), Attribute());
+    Value weighted = MulOp::create(rewriter, loc, logProbs, target);
+    if (weight)
+      weighted = MulOp::create(rewriter, loc, weighted, weight);
+    Value loss = NegOp::create(rewriter, loc, classSum(weighted));
     rewriter.replaceOp(op, reduceLoss(rewriter, loc, loss, op.getReduction()));
     return success();
   }
@@ -1460,7 +1493,8 @@ LogicalResult reportUndecomposed(Operation *root, bool keepAttention) {
                                    "embedding size and no scale is not supported yet"),
              WalkResult::interrupt();
     if (auto loss = llvm::dyn_cast<CrossEntropyLossOp>(op))
-      return loss.emitOpError("with label smoothing is not supported yet"), WalkResult::interrupt();
+      return loss.emitOpError("with label smoothing needs a static number of classes"),
+             WalkResult::interrupt();
     return WalkResult::advance();
   });
   return failure(walk.wasInterrupted());

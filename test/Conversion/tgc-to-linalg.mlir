@@ -47,6 +47,25 @@ func.func @compare(%a: !tgc.vtensor<[3], f32>, %b: !tgc.vtensor<[3], f32>) -> !t
 
 // -----
 
+// Shifts as ATen's kernel: a left shift outside [0, 64) gives 0; a right shift there
+// shifts by 63 (arithmetic).
+// CHECK-LABEL: func.func @shifts
+//       CHECK:   linalg.generic
+//       CHECK:     %[[L:.*]] = arith.shli %[[A:.*]], %[[B:.*]] : i64
+//       CHECK:     arith.cmpi slt, %[[B]]
+//       CHECK:     arith.cmpi sge, %[[B]]
+//       CHECK:     arith.select %{{.*}}, %{{.*}}, %[[L]] : i64
+//       CHECK:   linalg.generic
+//       CHECK:     %[[N:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : i64
+//       CHECK:     arith.shrsi %{{.*}}, %[[N]] : i64
+func.func @shifts(%a: !tgc.vtensor<[3], i64>, %b: !tgc.vtensor<[3], i64>) -> (!tgc.vtensor<[3], i64>, !tgc.vtensor<[3], i64>) {
+  %0 = tgc.bitwise_left_shift %a, %b : !tgc.vtensor<[3], i64>, !tgc.vtensor<[3], i64> -> !tgc.vtensor<[3], i64>
+  %1 = tgc.bitwise_right_shift %a, %b : !tgc.vtensor<[3], i64>, !tgc.vtensor<[3], i64> -> !tgc.vtensor<[3], i64>
+  return %0, %1 : !tgc.vtensor<[3], i64>, !tgc.vtensor<[3], i64>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @mm
 //       CHECK:   %[[Z:.*]] = linalg.fill
 //       CHECK:   linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<?x8xf32>, tensor<8x4xf32>) outs(%[[Z]] : tensor<?x4xf32>)

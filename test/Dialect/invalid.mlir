@@ -77,6 +77,14 @@ func.func @bitwise_float(%a: !tgc.vtensor<[4], f32>, %b: !tgc.vtensor<[4], f32>)
 
 // -----
 
+func.func @shift_float(%a: !tgc.vtensor<[4], f32>, %b: !tgc.vtensor<[4], i64>) {
+  // expected-error @below {{'tgc.bitwise_left_shift' op takes integer or bool operands, got 'f32'}}
+  %0 = tgc.bitwise_left_shift %a, %b : !tgc.vtensor<[4], f32>, !tgc.vtensor<[4], i64> -> !tgc.vtensor<[4], f32>
+  return
+}
+
+// -----
+
 func.func @index_by_mask(%x: !tgc.vtensor<[4, 5], f32>, %m: !tgc.vtensor<[4], i1>) {
   // expected-error @below {{failed to infer returned types}}
   // expected-error @below {{index: boolean mask indices (a data-dependent shape) are not supported}}

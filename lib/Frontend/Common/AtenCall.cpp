@@ -6,6 +6,7 @@
 // NodeAdapters.cpp holds the few targets that need their arguments reshaped.
 #include "AtenCall.h"
 
+#include "Composites.h"
 #include "NodeAdapters.h"
 #include "SymbolicSizes.h"
 #include "tgc/Dialect/TgcDialect.h"
@@ -474,22 +475,18 @@ static LogicalResult checkWritable(Value result, Value destination,
   return success();
 }
 
-static bool isRecurrent(llvm::StringRef target);
-static bool isPrefixScan(llvm::StringRef target);
-static FailureOr<SmallVector<Value>> buildPrefixScan(AtenCallBuilder &builder, Location loc,
-                                                     llvm::StringRef target,
-                                                     std::vector<AtenArgument> arguments,
-                                                     const AtenCallBuilder::ErrorFn &emitError);
-static FailureOr<SmallVector<Value>> buildRecurrent(AtenCallBuilder &builder, Location loc,
-                                                    llvm::StringRef target,
-                                                    std::vector<AtenArgument> arguments,
-                                                    const AtenCallBuilder::ErrorFn &emitError);
+/// The composite of `target` in a composite library (Composites.h), or null.
+static LibraryComposite findLibraryComposite(llvm::StringRef target) {
+  if (LibraryComposite composite = findSequenceComposite(target))
+    return composite;
+  return findShapeComposite(target);
+}
 
 bool AtenCallBuilder::supports(llvm::StringRef target) {
   if (const AtenAlias *alias = findAtenAlias(target))
     target = alias->target;
   if (hasOp(target) || functionalOverload(target) || findComposite(target) ||
-      findMultiComposite(target) || isRecurrent(target) || isPrefixScan(target))
+      findMultiComposite(target) || findLibraryComposite(target))
     return true;
   std::optional<std::string> functional = functionalOfInPlace(target);
   return functional && supports(*functional);
@@ -628,10 +625,8 @@ FailureOr<SmallVector<Value>> AtenCallBuilder::buildResults(Location loc, llvm::
   target = resolveAlias(target, arguments);
   if (MultiCompositeBuilder composite = findMultiComposite(target))
     return (this->*composite)(loc, target, std::move(arguments), emitError);
-  if (isRecurrent(target))
-    return buildRecurrent(*this, loc, target, std::move(arguments), emitError);
-  if (isPrefixScan(target))
-    return buildPrefixScan(*this, loc, target, std::move(arguments), emitError);
+  if (LibraryComposite composite = findLibraryComposite(target))
+    return composite(*this, loc, target, std::move(arguments), emitError);
   FailureOr<Operation *> op =
       build(loc, target, std::move(arguments), minResults, emitError, recorded);
   if (failed(op))
@@ -1065,83 +1060,6 @@ FailureOr<Operation *> AtenCallBuilder::buildAdaptiveMaxPool2d(Location loc, llv
                2, emitError);
 }
 
-namespace {
-/// The arguments of a composite by name, with typed accessors that report a wrong kind.
-class NamedArguments {
-public:
-  NamedArguments(llvm::StringRef op, llvm::ArrayRef<AtenArgument> arguments,
-                 const AtenCallBuilder::ErrorFn &emitError)
-      : op(op), arguments(arguments), emitError(emitError) {}
-
-  const AtenValue *find(llvm::StringRef name) const {
-    for (const AtenArgument &argument : arguments)
-      if (argument.name == name && argument.value.kind != AtenValue::Kind::None)
-        return &argument.value;
-    return nullptr;
-  }
-  /// The tensor `name`; null (with an error when `required`) where it is absent.
-  FailureOr<Value> tensor(llvm::StringRef name, bool required = true) const {
-    const AtenValue *value = find(name);
-    if (value && value->kind == AtenValue::Kind::Tensor)
-      return value->values.front();
-    if (!value && !required)
-      return Value();
-    return emitError() << op << " needs a tensor '" << name << "'";
-  }
-  /// The constant int `name`, or `fallback` where it is absent.
-  FailureOr<int64_t> integer(llvm::StringRef name, std::optional<int64_t> fallback) const {
-    const AtenValue *value = find(name);
-    if (!value && fallback)
-      return *fallback;
-    if (value && value->kind == AtenValue::Kind::Int)
-      if (std::optional<int64_t> constant = getConstantSize(value->size))
-        return *constant;
-    return emitError() << op << ": argument '" << name << "' must be a constant int";
-  }
-  /// The constant number `name`, or `fallback` where it is absent.
-  FailureOr<double> number(llvm::StringRef name, std::optional<double> fallback) const {
-    const AtenValue *value = find(name);
-    if (!value && fallback)
-      return *fallback;
-    if (value && value->kind == AtenValue::Kind::Float && value->values.empty())
-      return value->floatValue;
-    if (value && value->kind == AtenValue::Kind::Int)
-      if (std::optional<int64_t> constant = getConstantSize(value->size))
-        return double(*constant);
-    return emitError() << op << ": argument '" << name << "' must be a constant number";
-  }
-  bool flag(llvm::StringRef name, bool fallback) const {
-    const AtenValue *value = find(name);
-    return value && value->kind == AtenValue::Kind::Bool ? value->boolValue : fallback;
-  }
-
-private:
-  llvm::StringRef op;
-  llvm::ArrayRef<AtenArgument> arguments;
-  const AtenCallBuilder::ErrorFn &emitError;
-};
-
-AtenValue tensorValue(Value v) { return AtenValue::tensor(v); }
-
-/// An int[] argument of the constants `values` (dims, shifts).
-AtenValue constantInts(MLIRContext *ctx, llvm::ArrayRef<int64_t> values) {
-  SmallVector<AffineExpr> exprs;
-  for (int64_t v : values)
-    exprs.push_back(getAffineConstantExpr(v, ctx));
-  return AtenValue::ints(exprs);
-}
-
-int64_t rankOf(Value v) { return cast<BaseTensorType>(v.getType()).getRank(); }
-
-/// `dim` counted from the front (a negative one from the back) in [0, rank), or nullopt.
-std::optional<int64_t> wrapDim(int64_t dim, int64_t rank) {
-  int64_t wrapped = dim < 0 ? dim + rank : dim;
-  if (wrapped < 0 || wrapped >= std::max<int64_t>(rank, 1))
-    return std::nullopt;
-  return wrapped;
-}
-} // namespace
-
 /// rms_norm(input, normalized_shape, weight=None, eps=None): input * rsqrt(mean(input^2
 /// over the normalized trailing dims) + eps) * weight, eps by default the dtype's machine
 /// epsilon (torch.finfo(dtype).eps), as ATen's composite computes it.
@@ -1209,7 +1127,7 @@ FailureOr<Operation *> AtenCallBuilder::buildGlu(Location loc, llvm::StringRef t
   FailureOr<int64_t> dim = args.integer("dim", -1);
   if (failed(x) || failed(dim))
     return failure();
-  std::optional<int64_t> axis = wrapDim(*dim, rankOf(*x));
+  std::optional<int64_t> axis = wrappedDim(*dim, rankOf(*x));
   if (!axis || rankOf(*x) == 0)
     return emitError() << "glu: dim " << *dim << " is out of range for rank " << rankOf(*x);
   MLIRContext *ctx = builder.getContext();
@@ -1515,74 +1433,6 @@ FailureOr<Operation *> AtenCallBuilder::buildFeatureDropout(Location loc, llvm::
     return emitError() << op << " in training mode is not supported (dropout is)";
   return build(loc, "aten.clone.default", {{"self", tensorValue(*x)}}, 1, emitError);
 }
-
-namespace {
-/// Builds a composite's ops one after another by their ATen targets: `operator()`
-/// returns the first result, or null once a call has failed (its error reported), after
-/// which nothing more is built; `finish` builds the last op, the composite's result.
-class OpChain {
-public:
-  OpChain(AtenCallBuilder &builder, Location loc, const AtenCallBuilder::ErrorFn &emitError)
-      : builder(builder), loc(loc), emitError(emitError) {}
-
-  Value operator()(llvm::StringRef target, std::vector<AtenArgument> arguments) {
-    if (broken)
-      return Value();
-    FailureOr<Value> value = builder.buildValue(loc, target, std::move(arguments), emitError);
-    broken = failed(value);
-    return broken ? Value() : *value;
-  }
-  FailureOr<Operation *> finish(llvm::StringRef target, std::vector<AtenArgument> arguments) {
-    if (broken)
-      return failure();
-    return builder.build(loc, target, std::move(arguments), 1, emitError);
-  }
-
-  // Shorthands for the ops composites are made of.
-  Value unary(llvm::StringRef target, Value x) {
-    return (*this)(target, {{"self", tensorValue(x)}});
-  }
-  Value binary(llvm::StringRef target, Value x, Value y) {
-    return (*this)(target, {{"self", tensorValue(x)}, {"other", tensorValue(y)}});
-  }
-  Value scalar(llvm::StringRef target, Value x, double y) {
-    return (*this)(target, {{"self", tensorValue(x)}, {"other", AtenValue::floating(y)}});
-  }
-  Value clampMin(Value x, double min) {
-    return (*this)("aten.clamp_min.default",
-                   {{"self", tensorValue(x)}, {"min", AtenValue::floating(min)}});
-  }
-  /// `x` where `mask` is false, else `value`.
-  Value fill(Value x, Value mask, double value) {
-    return (*this)("aten.masked_fill.Scalar", {{"self", tensorValue(x)},
-                                               {"mask", tensorValue(mask)},
-                                               {"value", AtenValue::floating(value)}});
-  }
-  /// The op of a value built already, as the composite's result (a copy of a value
-  /// that is not an op's first result).
-  FailureOr<Operation *> result(Value value) {
-    if (broken)
-      return failure();
-    if (auto opResult = llvm::dyn_cast<OpResult>(value);
-        opResult && opResult.getResultNumber() == 0)
-      return opResult.getOwner();
-    return finish("aten.clone.default", {{"self", tensorValue(value)}});
-  }
-  /// ATen's loss reduction: 0 none, 1 mean, 2 sum; its op is the composite's result.
-  FailureOr<Operation *> reduce(Value loss, int64_t reduction) {
-    if (reduction == 0)
-      return result(loss);
-    return finish(reduction == 1 ? "aten.mean.default" : "aten.sum.default",
-                  {{"self", tensorValue(loss)}});
-  }
-
-private:
-  AtenCallBuilder &builder;
-  Location loc;
-  const AtenCallBuilder::ErrorFn &emitError;
-  bool broken = false;
-};
-} // namespace
 
 /// hardshrink(self, lambd=0.5): 0 where -lambd <= self <= lambd, else self;
 /// softshrink(self, lambd=0.5): 0 there, else self - lambd above and self + lambd below
@@ -2112,8 +1962,8 @@ FailureOr<Operation *> AtenCallBuilder::buildMatrixOp(Location loc, llvm::String
     }
     if (failed(k))
       return failure();
-    std::optional<int64_t> d0 = plane.size() == 2 ? wrapDim(plane[0], rank) : std::nullopt;
-    std::optional<int64_t> d1 = plane.size() == 2 ? wrapDim(plane[1], rank) : std::nullopt;
+    std::optional<int64_t> d0 = plane.size() == 2 ? wrappedDim(plane[0], rank) : std::nullopt;
+    std::optional<int64_t> d1 = plane.size() == 2 ? wrappedDim(plane[1], rank) : std::nullopt;
     if (rank < 2 || !d0 || !d1 || *d0 == *d1)
       return emitError() << "rot90 needs two different dimensions of a tensor of rank 2 or more";
     int64_t turns = ((*k % 4) + 4) % 4;
@@ -2335,9 +2185,9 @@ FailureOr<Operation *> AtenCallBuilder::buildMathOp(Location loc, llvm::StringRe
       FailureOr<int64_t> given = args.integer("dim", std::nullopt);
       if (failed(given))
         return failure();
-      dim = wrapDim(*given, rank);
+      dim = wrappedDim(*given, rank);
     } else if (op == "linalg_cross") {
-      dim = wrapDim(-1, rank);
+      dim = wrappedDim(-1, rank);
     } else {
       for (int64_t d = 0; d < rank && !dim; ++d)
         if (getConstantSize(sizes[d]) == 3)
@@ -2360,7 +2210,7 @@ FailureOr<Operation *> AtenCallBuilder::buildMathOp(Location loc, llvm::StringRe
     FailureOr<double> maxnorm = args.number("maxnorm", std::nullopt);
     if (failed(p) || failed(dim) || failed(maxnorm))
       return failure();
-    std::optional<int64_t> kept = wrapDim(*dim, rank);
+    std::optional<int64_t> kept = wrappedDim(*dim, rank);
     if (!kept || *p <= 0 || *maxnorm < 0)
       return emitError() << "renorm needs a dim of self, p > 0 and maxnorm >= 0";
     SmallVector<int64_t> others;
@@ -2432,7 +2282,8 @@ FailureOr<Operation *> AtenCallBuilder::buildMathOp(Location loc, llvm::StringRe
         matrix[i] = *d;
       }
     }
-    std::optional<int64_t> rows = wrapDim(matrix[0], rank), columns = wrapDim(matrix[1], rank);
+    std::optional<int64_t> rows = wrappedDim(matrix[0], rank),
+                           columns = wrappedDim(matrix[1], rank);
     if (rank < 2 || !rows || !columns || *rows == *columns)
       return emitError() << "linalg_matrix_norm needs two different dims of a matrix";
     bool keepdim = args.flag("keepdim", false);
@@ -2500,252 +2351,6 @@ FailureOr<Operation *> AtenCallBuilder::buildMathOp(Location loc, llvm::StringRe
     return c.finish("aten.linalg_vector_norm.default", std::move(forwarded));
   }
   return emitError() << op << " is not a composite math op";
-}
-
-/// lstm.input / gru.input(input, hx, params, has_biases, num_layers, dropout, train,
-/// bidirectional, batch_first): the recurrence unrolled over the (static) sequence, as
-/// ATen's cells compute it. Per layer and direction the input projection of every step is
-/// one linear, then step by step: LSTM gates i, f, g, o of linear(x_t, w_ih, b_ih) +
-/// linear(h, w_hh, b_hh), c = f c + i g, h = o tanh(c); GRU gates r, z of the sums, n =
-/// tanh(x_n + r h_n), h = n + z (h - n). The reverse direction walks the steps backwards;
-/// the directions' outputs are concatenated per step. Results: (output, h_n[, c_n]).
-static FailureOr<SmallVector<Value>> buildRecurrent(AtenCallBuilder &builder, Location loc,
-                                                    llvm::StringRef target,
-                                                    std::vector<AtenArgument> arguments,
-                                                    const AtenCallBuilder::ErrorFn &emitError) {
-  bool lstm = target.starts_with("aten.lstm");
-  llvm::StringRef op = lstm ? "lstm" : "gru";
-  NamedArguments args(op, arguments, emitError);
-  OpChain c(builder, loc, emitError);
-  MLIRContext *ctx = loc->getContext();
-  auto constant = [&](int64_t v) { return AtenValue::integer(getAffineConstantExpr(v, ctx)); };
-  FailureOr<Value> input = args.tensor("input");
-  FailureOr<int64_t> numLayers = args.integer("num_layers", std::nullopt);
-  FailureOr<double> dropout = args.number("dropout", 0.0);
-  if (failed(input) || failed(numLayers) || failed(dropout))
-    return failure();
-  const AtenValue *hx = args.find("hx");
-  const AtenValue *params = args.find("params");
-  size_t states = lstm ? 2 : 1;
-  if (!hx || hx->values.size() != states || !params || params->kind != AtenValue::Kind::Tensors)
-    return emitError() << op << " needs its initial state and its parameters";
-  bool biases = args.flag("has_biases", true), bidirectional = args.flag("bidirectional", false);
-  bool batchFirst = args.flag("batch_first", false);
-  if (args.flag("train", false) && *dropout > 0 && *numLayers > 1)
-    return emitError() << op << ": dropout between layers in training is not supported";
-  int64_t directions = bidirectional ? 2 : 1, perCell = biases ? 4 : 2;
-  if (int64_t(params->values.size()) != *numLayers * directions * perCell)
-    return emitError() << op << ": " << params->values.size() << " parameters for " << *numLayers
-                       << " layers (projections, proj_size > 0, are not supported)";
-  if (rankOf(*input) != 3)
-    return emitError() << op << " needs a batched 3-d input here";
-  auto transposed = [&](Value v) {
-    return c("aten.transpose.int",
-             {{"self", tensorValue(v)}, {"dim0", constant(0)}, {"dim1", constant(1)}});
-  };
-  Value sequence = batchFirst ? transposed(*input) : *input;
-  std::optional<int64_t> steps =
-      sequence ? getConstantSize(cast<BaseTensorType>(sequence.getType()).getSizes()[0])
-               : std::nullopt;
-  if (!steps)
-    return emitError() << op << " needs a sequence length known at capture time";
-  auto linear = [&](Value x, Value weight, Value bias) {
-    std::vector<AtenArgument> operands{{"input", tensorValue(x)}, {"weight", tensorValue(weight)}};
-    if (bias)
-      operands.push_back({"bias", tensorValue(bias)});
-    return c("aten.linear.default", std::move(operands));
-  };
-  auto select = [&](Value v, int64_t dim, int64_t index) {
-    return c("aten.select.int",
-             {{"self", tensorValue(v)}, {"dim", constant(dim)}, {"index", constant(index)}});
-  };
-  auto gate = [&](Value v, int64_t k, int64_t width) {
-    return c("aten.slice.Tensor", {{"self", tensorValue(v)},
-                                   {"dim", constant(-1)},
-                                   {"start", constant(k * width)},
-                                   {"end", constant((k + 1) * width)}});
-  };
-  SmallVector<Value> finalHidden, finalCell;
-  for (int64_t layer = 0; layer < *numLayers; ++layer) {
-    SmallVector<Value> directionOutputs;
-    for (int64_t direction = 0; direction < directions; ++direction) {
-      int64_t cell = layer * directions + direction;
-      ArrayRef<Value> weights = ArrayRef<Value>(params->values).slice(cell * perCell, perCell);
-      Value inputBias = biases ? weights[2] : Value(), hiddenBias = biases ? weights[3] : Value();
-      int64_t width =
-          cast<BaseTensorType>(weights[1].getType()).getSizes().size() == 2
-              ? getConstantSize(cast<BaseTensorType>(weights[1].getType()).getSizes()[1])
-                    .value_or(0)
-              : 0;
-      if (width <= 0)
-        return emitError() << op << " needs weights of a static hidden size";
-      Value projected = linear(sequence, weights[0], inputBias);
-      Value h = select(hx->values[0], 0, cell);
-      Value state = lstm ? select(hx->values[1], 0, cell) : Value();
-      SmallVector<Value> outputs(*steps);
-      for (int64_t i = 0; i < *steps; ++i) {
-        int64_t t = direction == 0 ? i : *steps - 1 - i;
-        Value fromInput = select(projected, 0, t);
-        Value fromHidden = linear(h, weights[1], hiddenBias);
-        if (lstm) {
-          Value gates = c.binary("aten.add.Tensor", fromInput, fromHidden);
-          Value in = c.unary("aten.sigmoid.default", gate(gates, 0, width));
-          Value forget = c.unary("aten.sigmoid.default", gate(gates, 1, width));
-          Value candidate = c.unary("aten.tanh.default", gate(gates, 2, width));
-          Value out = c.unary("aten.sigmoid.default", gate(gates, 3, width));
-          state = c.binary("aten.add.Tensor", c.binary("aten.mul.Tensor", forget, state),
-                           c.binary("aten.mul.Tensor", in, candidate));
-          h = c.binary("aten.mul.Tensor", out, c.unary("aten.tanh.default", state));
-        } else {
-          Value reset =
-              c.unary("aten.sigmoid.default", c.binary("aten.add.Tensor", gate(fromInput, 0, width),
-                                                       gate(fromHidden, 0, width)));
-          Value update =
-              c.unary("aten.sigmoid.default", c.binary("aten.add.Tensor", gate(fromInput, 1, width),
-                                                       gate(fromHidden, 1, width)));
-          Value candidate =
-              c.unary("aten.tanh.default",
-                      c.binary("aten.add.Tensor", gate(fromInput, 2, width),
-                               c.binary("aten.mul.Tensor", reset, gate(fromHidden, 2, width))));
-          h = c.binary(
-              "aten.add.Tensor", candidate,
-              c.binary("aten.mul.Tensor", update, c.binary("aten.sub.Tensor", h, candidate)));
-        }
-        outputs[t] = h;
-      }
-      finalHidden.push_back(h);
-      if (lstm)
-        finalCell.push_back(state);
-      directionOutputs.push_back(c(
-          "aten.stack.default", {{"tensors", AtenValue::tensors(outputs)}, {"dim", constant(0)}}));
-    }
-    sequence = directions == 1
-                   ? directionOutputs.front()
-                   : c("aten.cat.default",
-                       {{"tensors", AtenValue::tensors(directionOutputs)}, {"dim", constant(-1)}});
-  }
-  SmallVector<Value> results{batchFirst ? transposed(sequence) : sequence,
-                             c("aten.stack.default", {{"tensors", AtenValue::tensors(finalHidden)},
-                                                      {"dim", constant(0)}})};
-  if (lstm)
-    results.push_back(c("aten.stack.default",
-                        {{"tensors", AtenValue::tensors(finalCell)}, {"dim", constant(0)}}));
-  if (llvm::any_of(results, [](Value v) { return !v; }))
-    return failure();
-  return results;
-}
-
-/// cummax / cummin(self, dim): (values, indices) and logcumsumexp(self, dim): values, over
-/// every prefix along dim as one reduction of the pairs (i, j) that a new dim next to dim
-/// holds: self[j] for j <= i, else the reduction's identity. O(n^2), as tgc's sort is. The
-/// extremum propagates NaN as eager's scan does; its index is the last position (j <= i)
-/// holding it, NaN matching NaN (eager updates on ties and on each NaN). logcumsumexp is
-/// logsumexp over j, stable as ATen's running form.
-static FailureOr<SmallVector<Value>> buildPrefixScan(AtenCallBuilder &builder, Location loc,
-                                                     llvm::StringRef target,
-                                                     std::vector<AtenArgument> arguments,
-                                                     const AtenCallBuilder::ErrorFn &emitError) {
-  llvm::StringRef op = target.drop_front(5).split('.').first;
-  NamedArguments args(op, arguments, emitError);
-  OpChain c(builder, loc, emitError);
-  MLIRContext *ctx = loc->getContext();
-  auto constant = [&](int64_t v) { return AtenValue::integer(getAffineConstantExpr(v, ctx)); };
-  FailureOr<Value> x = args.tensor("self");
-  FailureOr<int64_t> dim = args.integer("dim", std::nullopt);
-  if (failed(x) || failed(dim))
-    return failure();
-  auto type = cast<BaseTensorType>(x->getType());
-  if (!isa<FloatType>(type.getDtype()))
-    return emitError() << op << " of a " << type.getDtype() << " tensor is not supported (a "
-                       << "floating-point one is)";
-  int64_t rank = type.getSizes().size();
-  std::optional<int64_t> wrapped = wrapDim(*dim, rank);
-  if (!wrapped)
-    return emitError() << op << ": dim " << *dim << " is out of range for a " << rank
-                       << "-d tensor";
-  // A 0-d tensor is one entry along a dim of its own.
-  int64_t d = rank == 0 ? 0 : *wrapped;
-  Value input = rank == 0
-                    ? c("aten.unsqueeze.default", {{"self", tensorValue(*x)}, {"dim", constant(0)}})
-                    : *x;
-  if (!input)
-    return failure();
-  ArrayRef<AffineExpr> sizes = cast<BaseTensorType>(input.getType()).getSizes();
-  AffineExpr n = sizes[d];
-  int64_t trailing = sizes.size() - 1 - d;
-  // [n, n, 1...] (i, j, then the dims after dim) and positions j as [n, 1...].
-  SmallVector<AffineExpr> square{n, n}, column{n};
-  square.append(trailing, getAffineConstantExpr(1, ctx));
-  column.append(trailing, getAffineConstantExpr(1, ctx));
-  Value ones = c("aten.ones.default", {{"size", AtenValue::ints({n, n})},
-                                       {"dtype", AtenValue::dtype(IntegerType::get(ctx, 1))}});
-  Value prefix = c("aten.reshape.default",
-                   {{"self", tensorValue(c("aten.tril.default", {{"self", tensorValue(ones)}}))},
-                    {"shape", AtenValue::ints(square)}});
-  Value row = c("aten.unsqueeze.default", {{"self", tensorValue(input)}, {"dim", constant(d)}});
-  bool max = op != "cummin";
-  double identity =
-      max ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
-  Value pairs = c("aten.where.self",
-                  {{"condition", tensorValue(prefix)},
-                   {"self", tensorValue(row)},
-                   {"other", tensorValue(c("aten.full_like.default",
-                                           {{"self", tensorValue(row)},
-                                            {"fill_value", AtenValue::floating(identity)}}))}});
-  AtenValue overJ = constantInts(ctx, {d + 1});
-  auto finish = [&](Value v) {
-    return rank == 0 || !v ? c("aten.squeeze.dim", {{"self", tensorValue(v)}, {"dim", constant(0)}})
-                           : v;
-  };
-  if (op == "logcumsumexp") {
-    Value result =
-        finish(c("aten.logsumexp.default", {{"self", tensorValue(pairs)}, {"dim", overJ}}));
-    if (!result)
-      return failure();
-    return SmallVector<Value>{result};
-  }
-  Value values =
-      c(max ? "aten.amax.default" : "aten.amin.default",
-        {{"self", tensorValue(pairs)}, {"dim", overJ}, {"keepdim", AtenValue::boolean(true)}});
-  // The last j <= i where self[j] is the prefix's extremum (or both are NaN).
-  Value same = c.binary("aten.eq.Tensor", row, values);
-  Value bothNan = c("aten.logical_and.default",
-                    {{"self", tensorValue(c.unary("aten.isnan.default", row))},
-                     {"other", tensorValue(c.unary("aten.isnan.default", values))}});
-  Value hit =
-      c("aten.logical_and.default",
-        {{"self", tensorValue(prefix)},
-         {"other", tensorValue(c("aten.logical_or.default", {{"self", tensorValue(same)},
-                                                             {"other", tensorValue(bothNan)}}))}});
-  Value positions =
-      c("aten.reshape.default",
-        {{"self", tensorValue(c("aten.arange.default",
-                                {{"end", AtenValue::integer(n)},
-                                 {"dtype", AtenValue::dtype(IntegerType::get(ctx, 64))}}))},
-         {"shape", AtenValue::ints(column)}});
-  Value none = c("aten.full_like.default",
-                 {{"self", tensorValue(positions)}, {"fill_value", AtenValue::floating(-1)}});
-  Value candidates = c("aten.where.self", {{"condition", tensorValue(hit)},
-                                           {"self", tensorValue(positions)},
-                                           {"other", tensorValue(none)}});
-  Value indices =
-      finish(c("aten.amax.default", {{"self", tensorValue(candidates)}, {"dim", overJ}}));
-  Value squeezed =
-      finish(c("aten.squeeze.dim", {{"self", tensorValue(values)}, {"dim", constant(d + 1)}}));
-  if (!squeezed || !indices)
-    return failure();
-  return SmallVector<Value>{squeezed, indices};
-}
-
-/// Whether `target` is a prefix scan buildPrefixScan composes.
-static bool isPrefixScan(llvm::StringRef target) {
-  return target == "aten.cummax.default" || target == "aten.cummin.default" ||
-         target == "aten.logcumsumexp.default";
-}
-
-/// Whether `target` is a recurrent layer buildRecurrent composes.
-static bool isRecurrent(llvm::StringRef target) {
-  return target == "aten.lstm.input" || target == "aten.gru.input";
 }
 
 //===----------------------------------------------------------------------===//
@@ -2831,7 +2436,7 @@ AtenCallBuilder::buildOrderStatistic(Location loc, llvm::StringRef target,
     return failure();
   bool keepdim = args.flag("keepdim", false);
   int64_t rank = rankOf(*x);
-  std::optional<int64_t> d = wrapDim(*dim, rank);
+  std::optional<int64_t> d = wrappedDim(*dim, rank);
   if (!d)
     return emitError() << op << ": dim " << *dim << " is out of range for a " << rank
                        << "-d tensor";
@@ -3482,7 +3087,7 @@ FailureOr<Operation *> AtenCallBuilder::build(Location loc, llvm::StringRef targ
                                               ArrayRef<RecordedResult> recorded) {
   MLIRContext *ctx = builder.getContext();
   target = resolveAlias(target, arguments);
-  if (findMultiComposite(target) || isRecurrent(target) || isPrefixScan(target))
+  if (findMultiComposite(target) || findLibraryComposite(target))
     return emitError() << "this form of " << target.drop_front(5).split('.').first
                        << " is not supported (tgc composes it of several ops)";
   if (CompositeBuilder composite = findComposite(target))
@@ -3505,16 +3110,15 @@ FailureOr<Operation *> AtenCallBuilder::build(Location loc, llvm::StringRef targ
           self->value.values.size() != 1)
         return emitError() << "the in-place form needs a `self` tensor";
       Value destination = self->value.values.front();
-      FailureOr<Operation *> computed =
-          build(loc, *functional, std::move(arguments), 1, emitError, recorded);
+      FailureOr<SmallVector<Value>> computed =
+          buildResults(loc, *functional, std::move(arguments), 1, emitError, recorded);
       if (failed(computed))
         return failure();
-      if ((*computed)->getNumResults() != 1)
+      if (computed->size() != 1)
         return emitError() << "the in-place form of an op with several results is not supported";
-      if (failed(checkWritable((*computed)->getResult(0), destination, emitError)))
+      if (failed(checkWritable(computed->front(), destination, emitError)))
         return failure();
-      return CopyInPlaceOp::create(builder, loc, destination, (*computed)->getResult(0))
-          .getOperation();
+      return CopyInPlaceOp::create(builder, loc, destination, computed->front()).getOperation();
     }
     // An out= variant (`aten.atan2.out(a, b, out=buf)`): the functional op, copied into
     // `out`, which is the result.

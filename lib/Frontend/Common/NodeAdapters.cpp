@@ -673,6 +673,7 @@ static const AtenAlias kAtenAliases[] = {
     {"aten.special_erf.default", "aten.erf.default"},
     {"aten.special_log1p.default", "aten.log1p.default"},
     {"aten.special_expm1.default", "aten.expm1.default"},
+    {"aten.special_exp2.default", "aten.exp2.default"},
     {"aten.special_xlogy.default", "aten.xlogy.Tensor"},
     {"aten.special_sinc.default", "aten.sinc.default"},
     {"aten.special_logit.default", "aten.logit.default"},

@@ -186,6 +186,10 @@ std::optional<std::vector<std::string>> tgc::py::namedTupleFields(const Heap &he
 }
 
 FailureOr<Var> Interpreter::lookupAttribute(Var object, llvm::StringRef name, Location loc) {
+  // The class of a value held by the interpreter itself (a tensor, a number, a string):
+  // what type() returns.
+  if (name == "__class__" && !object->is(K::Object) && !object->is(K::External))
+    return getClassOf(object);
   if (object->is(K::Tensor))
     return tensorAttribute(object, name, loc);
   if (object->is(K::External)) {
@@ -226,6 +230,9 @@ FailureOr<Var> Interpreter::lookupAttribute(Var object, llvm::StringRef name, Lo
   }
   if (object->is(K::Tuple) && (name == "index" || name == "count"))
     return makeMethod(makeExternal(("builtins.tuple." + name).str()), object);
+  if (object->is(K::Tuple) && object->tupleClass && object->tupleClass->is(K::External) &&
+      object->tupleClass->name == "torch.Size" && name == "numel")
+    return makeMethod(makeExternal("torch.Size.numel"), object);
   // torch.return_types.max / min: named fields of (values, indices); aminmax's (min, max).
   if (object->is(K::Tuple) && object->tupleClass && object->tupleClass->is(K::External) &&
       llvm::StringRef(object->tupleClass->name).starts_with("torch.return_types.") &&

@@ -82,7 +82,10 @@ static CallResult sequence(Interpreter &in, ExternalCall &call) {
   }
   if (call.name == "builtins.tuple")
     return makeTuple(std::move(items));
-  return in.makeSequence(call.name == "builtins.list" ? H::List : H::Set, std::move(items));
+  if (call.name == "builtins.list")
+    return in.makeList(std::move(items));
+  // A frozenset is a set here (no program it runs can tell them apart but by mutating it).
+  return in.makeSet(items, call.loc);
 }
 
 /// dict() of a dict or of key/value pairs, and keywords.
@@ -277,6 +280,7 @@ void tgc::py::registerBuiltinTypes(CallRegistry &registry) {
   registry.add("builtins.list", sequence);
   registry.add("builtins.tuple", sequence);
   registry.add("builtins.set", sequence);
+  registry.add("builtins.frozenset", sequence);
   registry.add("builtins.dict", dict);
   registry.add("builtins.int", number);
   registry.add("builtins.float", number);

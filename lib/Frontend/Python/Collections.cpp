@@ -465,6 +465,22 @@ static CallResult partialCall(Interpreter &in, ExternalCall &call) {
   return in.call(func, std::move(arguments), call.loc);
 }
 
+/// lru_cache(maxsize=128, typed=False), lru_cache(function), cache(function): the
+/// function itself, as Dynamo traces through the cache (a cached call returns what the
+/// uncached call computes); the decorator lru_cache(maxsize) returns is functools.cache.
+static CallResult lruCache(Interpreter &, ExternalCall &call) {
+  if (failed(call.checkArity(0, 2)))
+    return failure();
+  bool decorates = call.args.size() == 1 && call.arguments.keywords.empty() &&
+                   !call.args[0]->is(K::Int) && !call.args[0]->is(K::None);
+  if (call.name == "functools.cache" || decorates) {
+    if (call.args.size() != 1)
+      return call.error() << call.name << "() takes one function";
+    return call.args[0];
+  }
+  return makeExternal("functools.cache");
+}
+
 /// reduce(function, iterable[, initial]).
 static CallResult reduce(Interpreter &in, ExternalCall &call) {
   if (failed(call.checkArity(2, 3)) || failed(call.checkKeywords({})))
@@ -1142,6 +1158,8 @@ void tgc::py::registerCollections(CallRegistry &registry) {
   registry.add(kPartial, partialNew);
   registry.add((kPartial + ".__call__").str(), partialCall);
   registry.add("functools.reduce", reduce);
+  registry.add("functools.lru_cache", lruCache);
+  registry.add("functools.cache", lruCache);
   registry.add("itertools.product", product);
   registry.add("itertools.chain", chain);
   registry.add("itertools.chain.from_iterable", chain);

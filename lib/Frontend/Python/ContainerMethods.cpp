@@ -301,11 +301,10 @@ static FailureOr<std::vector<Var>> filterBy(Interpreter &in, llvm::ArrayRef<Var>
   return kept;
 }
 
-/// `set` with the items of `items` it does not hold yet appended, in order.
-static LogicalResult addNew(Interpreter &in, std::vector<Var> &set, llvm::ArrayRef<Var> items,
-                            Location loc) {
+LogicalResult Interpreter::addToSet(std::vector<Var> &set, llvm::ArrayRef<Var> items,
+                                    Location loc) {
   for (const Var &item : items) {
-    FailureOr<std::vector<Var>> fresh = filterBy(in, {item}, set, false, loc);
+    FailureOr<std::vector<Var>> fresh = filterBy(*this, {item}, set, false, loc);
     if (failed(fresh))
       return failure();
     llvm::append_range(set, *fresh);
@@ -313,12 +312,19 @@ static LogicalResult addNew(Interpreter &in, std::vector<Var> &set, llvm::ArrayR
   return success();
 }
 
+FailureOr<Var> Interpreter::makeSet(llvm::ArrayRef<Var> items, Location loc) {
+  std::vector<Var> set;
+  if (failed(addToSet(set, items, loc)))
+    return failure();
+  return makeSequence(H::Set, std::move(set));
+}
+
 static CallResult setAdd(Interpreter &in, ExternalCall &call) {
   std::optional<ObjectId> id = selfOf(in, call, H::Set, 2, 2);
   if (!id)
     return CallResult::declined();
   std::vector<Var> items = in.getHeap().get(*id).items;
-  if (failed(addNew(in, items, {call.args[1]}, call.loc)))
+  if (failed(in.addToSet(items, {call.args[1]}, call.loc)))
     return failure();
   if (items.size() != in.getHeap().get(*id).items.size())
     changeContents(in, *id, call.loc).items = std::move(items);
@@ -408,7 +414,7 @@ static CallResult setAlgebra(Interpreter &in, ExternalCall &call) {
     if (operation == "union" || operation == "symmetric_difference") {
       FailureOr<std::vector<Var>> added =
           operation == "union" ? *items : filterBy(in, *items, result, false, call.loc);
-      if (failed(added) || failed(addNew(in, *next, *added, call.loc)))
+      if (failed(added) || failed(in.addToSet(*next, *added, call.loc)))
         return failure();
     }
     result = std::move(*next);

@@ -64,11 +64,12 @@ static LogicalResult buildTuple(ExecutionStep &step) {
   return success();
 }
 
-/// BUILD_LIST and BUILD_SET.
+/// BUILD_LIST and BUILD_SET (a set keeps the first of equal items).
 static LogicalResult buildList(ExecutionStep &step) {
-  auto kind = step.instruction.opcode == Opcode::BUILD_LIST ? HeapObject::Kind::List
-                                                            : HeapObject::Kind::Set;
-  step.frame.push(step.interpreter.makeSequence(kind, step.frame.popN(step.arg())));
+  std::vector<Var> items = step.frame.popN(step.arg());
+  if (step.instruction.opcode == Opcode::BUILD_SET)
+    return step.push(step.interpreter.makeSet(items, step.loc));
+  step.frame.push(step.interpreter.makeList(std::move(items)));
   return success();
 }
 
@@ -105,11 +106,21 @@ static LogicalResult buildSlice(ExecutionStep &step) {
   return success();
 }
 
-/// LIST_APPEND and SET_ADD into the list or set a comprehension is building.
+/// LIST_APPEND and SET_ADD into the list or set a comprehension is building (a set
+/// only takes an item it does not hold).
 static LogicalResult listAppend(ExecutionStep &step) {
   Var value = step.frame.pop();
   Var list = step.frame.peek(step.arg());
-  step.interpreter.getHeap().mutate(list->object).items.push_back(value);
+  Heap &heap = step.interpreter.getHeap();
+  if (step.instruction.opcode == Opcode::SET_ADD) {
+    // (A comparison may allocate: the set's items are updated after it.)
+    std::vector<Var> items = heap.get(list->object).items;
+    if (failed(step.interpreter.addToSet(items, {value}, step.loc)))
+      return failure();
+    heap.mutate(list->object).items = std::move(items);
+    return success();
+  }
+  heap.mutate(list->object).items.push_back(value);
   return success();
 }
 
@@ -120,7 +131,15 @@ static LogicalResult listExtend(ExecutionStep &step) {
   if (failed(items))
     return failure();
   Var list = step.frame.peek(step.arg());
-  llvm::append_range(step.interpreter.getHeap().mutate(list->object).items, *items);
+  Heap &heap = step.interpreter.getHeap();
+  if (step.instruction.opcode == Opcode::SET_UPDATE) {
+    std::vector<Var> set = heap.get(list->object).items;
+    if (failed(step.interpreter.addToSet(set, *items, step.loc)))
+      return failure();
+    heap.mutate(list->object).items = std::move(set);
+    return success();
+  }
+  llvm::append_range(heap.mutate(list->object).items, *items);
   return success();
 }
 

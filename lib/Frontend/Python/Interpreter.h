@@ -252,6 +252,11 @@ public:
   Var makeList(std::vector<Var> items) {
     return makeSequence(HeapObject::Kind::List, std::move(items));
   }
+  /// A new Python set of `items` without repeats (the first of equal items stays).
+  mlir::FailureOr<Var> makeSet(llvm::ArrayRef<Var> items, mlir::Location loc);
+  /// `set` (a set's items) with those of `items` it does not hold yet appended, in order.
+  mlir::LogicalResult addToSet(std::vector<Var> &set, llvm::ArrayRef<Var> items,
+                               mlir::Location loc);
   Var makeSequence(HeapObject::Kind kind, std::vector<Var> items) {
     HeapObject object;
     object.kind = kind;

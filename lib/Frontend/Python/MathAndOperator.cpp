@@ -232,6 +232,88 @@ static CallResult getItem(Interpreter &in, ExternalCall &call) {
   return in.subscript(call.args[0], call.args[1], call.loc);
 }
 
+/// itemgetter(*items), attrgetter(*names), methodcaller(name, *args, **kwargs): an object
+/// of the class with what it was made from (`items`; `name`, `args`, `kwargs`), which
+/// tgc-capture records the same way for one made outside the program.
+static CallResult getterNew(Interpreter &in, ExternalCall &call) {
+  bool caller = call.name == "operator.methodcaller";
+  if (call.args.empty())
+    return call.error() << call.name << " expected at least 1 argument, got 0";
+  if (!caller && !call.arguments.keywords.empty())
+    return call.error() << call.name << "() takes no keyword arguments";
+  if (caller ? !call.args[0]->is(K::Str)
+             : call.name == "operator.attrgetter" &&
+                   !llvm::all_of(call.args, [](const Var &arg) { return arg->is(K::Str); }))
+    return call.error() << (caller ? "method name" : "attribute name") << " must be a string";
+  HeapObject getter;
+  getter.kind = HeapObject::Kind::Instance;
+  getter.classObject = makeExternal(call.name);
+  if (caller) {
+    HeapObject keywords;
+    keywords.kind = HeapObject::Kind::Dict;
+    for (const auto &[key, value] : call.arguments.keywords)
+      keywords.entries.emplace_back(makeStr(key), value);
+    getter.attributes = {
+        {"name", call.args[0]},
+        {"args", makeTuple(std::vector<Var>(call.args.begin() + 1, call.args.end()))},
+        {"kwargs", makeObject(in.newObject(std::move(keywords)))}};
+  } else {
+    getter.attributes = {{"items", makeTuple(call.args)}};
+  }
+  return makeObject(in.newObject(std::move(getter)));
+}
+
+/// Calling an itemgetter or attrgetter: the item or attribute (a dotted name follows
+/// each), or a tuple of them when it was made with several; a methodcaller calls the
+/// method.
+static CallResult getterCall(Interpreter &in, ExternalCall &call) {
+  if (call.args.size() != 2 || in.getHeap().kindOf(call.args[0]) != HeapObject::Kind::Instance)
+    return call.error() << "an operator getter takes exactly one argument";
+  const HeapObject &getter = in.getHeap().get(call.args[0]->object);
+  Var object = call.args[1];
+  llvm::StringRef kind = llvm::StringRef(getter.classObject->name).rsplit('.').second;
+  if (kind == "methodcaller") {
+    Var name = getter.getAttribute("name"), args = getter.getAttribute("args"),
+        kwargs = getter.getAttribute("kwargs");
+    if (!name || !name->is(K::Str) || !args || !args->is(K::Tuple) ||
+        in.getHeap().kindOf(kwargs) != HeapObject::Kind::Dict)
+      return call.error() << "an operator.methodcaller whose attributes tgc does not know";
+    FailureOr<Var> method = in.getAttribute(object, name->name, call.loc);
+    if (failed(method))
+      return failure();
+    CallArguments arguments{args->items, {}};
+    for (const auto &[key, value] : in.getHeap().get(kwargs->object).entries)
+      if (key->is(K::Str))
+        arguments.keywords.emplace_back(key->name, value);
+    return in.call(*method, std::move(arguments), call.loc);
+  }
+  Var items = getter.getAttribute("items");
+  if (!items || !items->is(K::Tuple) || items->items.empty())
+    return call.error() << "an operator." << kind << " whose items tgc does not know";
+  std::vector<Var> results;
+  for (const Var &item : items->items) {
+    FailureOr<Var> result = failure();
+    if (kind == "itemgetter") {
+      result = in.subscript(object, item, call.loc);
+    } else {
+      if (!item->is(K::Str))
+        return call.error() << "attribute name must be a string";
+      llvm::SmallVector<llvm::StringRef> path;
+      llvm::StringRef(item->name).split(path, '.');
+      result = object;
+      for (llvm::StringRef part : path)
+        if (succeeded(result))
+          result = in.getAttribute(*result, part, call.loc);
+    }
+    if (failed(result))
+      return failure();
+    results.push_back(*result);
+  }
+  if (results.size() == 1)
+    return results.front();
+  return makeTuple(std::move(results));
+}
+
 void tgc::py::registerMathAndOperator(CallRegistry &registry) {
   static const std::pair<llvm::StringLiteral, double (*)(double)> kUnary[] = {
       {"math.sqrt", [](double x) { return std::sqrt(x); }},
@@ -285,4 +367,9 @@ void tgc::py::registerMathAndOperator(CallRegistry &registry) {
   for (auto [name, op] : kCompare)
     registry.add(name, compareFunction(op));
   registry.add("operator.getitem", getItem);
+  for (llvm::StringRef getter :
+       {"operator.itemgetter", "operator.attrgetter", "operator.methodcaller"}) {
+    registry.add(getter, getterNew);
+    registry.add((getter + ".__call__").str(), getterCall);
+  }
 }

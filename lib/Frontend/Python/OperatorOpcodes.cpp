@@ -35,6 +35,28 @@ static LogicalResult containsOp(ExecutionStep &step) {
   Interpreter &interpreter = step.interpreter;
   Var container = step.frame.pop();
   Var item = step.frame.pop();
+  bool negated = step.arg() == 1;
+  // A string holds its substrings.
+  if (container->is(Variable::Kind::Str)) {
+    if (!item->is(Variable::Kind::Str))
+      return step.error() << "'in <string>' requires a string as its left operand";
+    step.frame.push(makeBool(llvm::StringRef(container->name).contains(item->name) != negated));
+    return success();
+  }
+  // A class's own `__contains__`.
+  FailureOr<Var> contains = interpreter.userSpecialMethod(container, "__contains__", step.loc);
+  if (failed(contains))
+    return failure();
+  if (*contains) {
+    FailureOr<Var> result = interpreter.call(*contains, CallArguments{{item}, {}}, step.loc);
+    if (failed(result))
+      return failure();
+    FailureOr<bool> truth = interpreter.truth(*result, step.loc);
+    if (failed(truth))
+      return failure();
+    step.frame.push(makeBool(*truth != negated));
+    return success();
+  }
   FailureOr<std::vector<Var>> items = failure();
   if (container->is(Variable::Kind::Object) &&
       interpreter.getHeap().get(container->object).kind == HeapObject::Kind::Dict) {
@@ -54,7 +76,7 @@ static LogicalResult containsOp(ExecutionStep &step) {
       return failure();
     found |= *same;
   }
-  step.frame.push(makeBool(found != (step.arg() == 1)));
+  step.frame.push(makeBool(found != negated));
   return success();
 }
 

@@ -353,6 +353,23 @@ FailureOr<Var> Interpreter::sequenceBinaryOp(unsigned op, Var lhs, Var rhs, Loca
       return failure();
     return inPlace ? lhs : *result;
   }
+  // Dict merge (3.9): `a | b` is a new dict of a's items updated by b's, `a |= b`
+  // updates a.
+  if (base == 7 && heap.kindOf(lhs) == H::Dict && heap.kindOf(rhs) == H::Dict) {
+    Var target = lhs;
+    if (!inPlace) {
+      FailureOr<Var> copy =
+          callExternal(*makeExternal("builtins.dict"), CallArguments{{lhs}, {}}, loc);
+      if (failed(copy))
+        return failure();
+      target = *copy;
+    }
+    FailureOr<Var> updated =
+        callExternal(*makeExternal("builtins.dict.update"), CallArguments{{target, rhs}, {}}, loc);
+    if (failed(updated))
+      return failure();
+    return target;
+  }
   if (base == 0 && lhs->is(K::Str) && rhs->is(K::Str))
     return makeStr(lhs->name + rhs->name);
   if (base == 6 && lhs->is(K::Str))

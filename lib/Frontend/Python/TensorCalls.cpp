@@ -289,11 +289,16 @@ FailureOr<Var> Interpreter::callTorchFunction(llvm::StringRef qualifiedName,
   if (failed(result))
     return failure();
   // The Python callable returns fewer values than some ops compute (batch_norm's
-  // statistics), and lists where the schema says Tensor[].
+  // statistics). Where the schema says Tensor[], torch's Python bindings return a tuple
+  // (torch.split, Tensor.unbind) and torch.ops operators a list.
+  bool pythonList = qualifiedName.starts_with("torch.ops.");
+  auto sequence = [&](std::vector<Var> items) {
+    return pythonList ? makeList(std::move(items)) : makeTuple(std::move(items));
+  };
   if ((*result)->is(K::Tuple)) {
     std::vector<Var> items = (*result)->items;
     if ((*bound)->returnsList) {
-      result = makeList(std::move(items));
+      result = sequence(std::move(items));
     } else if ((*bound)->numReturns == 1) {
       result = items.front();
     } else if (items.size() > (*bound)->numReturns) {
@@ -301,7 +306,7 @@ FailureOr<Var> Interpreter::callTorchFunction(llvm::StringRef qualifiedName,
       result = makeTuple(std::move(items));
     }
   } else if ((*bound)->returnsList && (*result)->is(K::Tensor)) {
-    result = makeList({*result});
+    result = sequence({*result});
   }
   // (values, indices) pairs are torch.return_types named tuples (`x.topk(3).values`).
   llvm::StringRef pythonName = qualifiedName.rsplit('.').second;

@@ -219,6 +219,18 @@ static void addBinary(std::vector<TorchFunction> &table) {
        binary(
            TGC_SCHEMA("bitwise_xor.Tensor(Tensor self, Tensor other)"), "aten.bitwise_xor.Tensor",
            TGC_SCHEMA("bitwise_xor.Scalar(Tensor self, Scalar other)"), "aten.bitwise_xor.Scalar")},
+      {{"torch.bitwise_left_shift", "torch.Tensor.bitwise_left_shift", "operator.lshift",
+        "torch.Tensor.__lshift__"},
+       binary(TGC_SCHEMA("bitwise_left_shift.Tensor(Tensor self, Tensor other)"),
+              "aten.bitwise_left_shift.Tensor",
+              TGC_SCHEMA("bitwise_left_shift.Tensor_Scalar(Tensor self, Scalar other)"),
+              "aten.bitwise_left_shift.Tensor_Scalar")},
+      {{"torch.bitwise_right_shift", "torch.Tensor.bitwise_right_shift", "operator.rshift",
+        "torch.Tensor.__rshift__"},
+       binary(TGC_SCHEMA("bitwise_right_shift.Tensor(Tensor self, Tensor other)"),
+              "aten.bitwise_right_shift.Tensor",
+              TGC_SCHEMA("bitwise_right_shift.Tensor_Scalar(Tensor self, Scalar other)"),
+              "aten.bitwise_right_shift.Tensor_Scalar")},
       // `%` is Python's modulo (the sign of the divisor), torch.fmod C's (the dividend's).
       {{"torch.remainder", "torch.Tensor.remainder", "operator.mod", "torch.Tensor.__mod__"},
        binary(TGC_SCHEMA("remainder.Tensor(Tensor self, Tensor other)"), "aten.remainder.Tensor",

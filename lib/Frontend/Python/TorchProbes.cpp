@@ -247,6 +247,39 @@ static Var dtypeVar(Interpreter &in, llvm::StringRef name) {
   return makeDType(known ? known->type : Type(), name);
 }
 
+/// torch.Size(sizes): a size tuple of ints.
+static CallResult torchSize(Interpreter &in, ExternalCall &call) {
+  if (failed(call.checkArity(0, 1)) || failed(call.checkKeywords({})))
+    return failure();
+  std::vector<Var> sizes;
+  if (!call.args.empty()) {
+    FailureOr<std::vector<Var>> items = in.unpack(call.args[0], call.loc);
+    if (failed(items))
+      return failure();
+    for (const Var &item : *items) {
+      if (!item->is(Variable::Kind::Int) && !item->is(Variable::Kind::Bool))
+        return call.error() << "torch.Size() takes an iterable of 'int' (item is "
+                            << describe(in.getHeap(), item) << ")";
+      sizes.push_back(item->is(Variable::Kind::Bool) ? makeInt(item->boolValue, in.getContext())
+                                                     : item);
+    }
+  }
+  return makeSize(std::move(sizes));
+}
+
+/// torch.Size.numel(): the product of the sizes.
+static CallResult sizeNumel(Interpreter &in, ExternalCall &call) {
+  if (call.args.size() != 1 || !call.args[0]->is(Variable::Kind::Tuple))
+    return call.error() << "torch.Size.numel() takes no arguments";
+  AffineExpr product = getAffineConstantExpr(1, in.getContext());
+  for (const Var &size : call.args[0]->items) {
+    if (!size->is(Variable::Kind::Int))
+      return call.error() << "torch.Size.numel() of a size that is not an int";
+    product = product * size->size;
+  }
+  return makeInt(product);
+}
+
 /// torch.finfo(dtype) and torch.iinfo(dtype): an object of the limits of a floating
 /// (bits, eps, max, min, tiny, smallest_normal, resolution, dtype) or an integer (bits,
 /// max, min, dtype) dtype, computed from its element type.
@@ -417,6 +450,8 @@ void tgc::py::registerTorchProbes(CallRegistry &registry) {
   registry.add("torch._assert", torchAssert);
   registry.add("torch._check", torchCheck);
   registry.add("torch.finfo", numericLimits);
+  registry.add("torch.Size", torchSize);
+  registry.add("torch.Size.numel", sizeNumel);
   registry.add("torch.iinfo", numericLimits);
   registry.add("torch.tensor", torchTensor);
   registry.add("torch.as_tensor", asTensor);

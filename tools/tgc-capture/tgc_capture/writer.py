@@ -6,6 +6,7 @@ This module imports torch; import it at capture time only.
 import dataclasses
 import dis
 import functools
+import operator
 import importlib.util
 import inspect
 import marshal
@@ -392,6 +393,20 @@ class _Walk:
             return {"kind": "object", "class": self.value(t),
                     "dict": {"func": self.value(obj.func), "args": self.value(obj.args),
                              "keywords": self.value(obj.keywords)}}
+        # operator.itemgetter / attrgetter / methodcaller (C types): what they were made
+        # from, as tgc makes them (their __reduce__ gives it).
+        if t in (operator.itemgetter, operator.attrgetter):
+            return {"kind": "object", "class": self.value(t),
+                    "dict": {"items": self.value(tuple(obj.__reduce__()[1]))}}
+        if t is operator.methodcaller:
+            maker, args = obj.__reduce__()
+            if isinstance(maker, functools.partial):  # made with keywords
+                name, kwargs = maker.args[0], dict(maker.keywords)
+            else:
+                name, args, kwargs = args[0], args[1:], {}
+            return {"kind": "object", "class": self.value(t),
+                    "dict": {"name": self.value(name), "args": self.value(tuple(args)),
+                             "kwargs": self.value(kwargs)}}
         # A dataclass's fields (its class's `__dataclass_fields__`) with their attributes:
         # `dataclasses.fields()` reads their names and defaults.
         if self._interpreted_class(t) or isinstance(
