@@ -2,7 +2,9 @@
 // sum, sorted, getattr and friends, iter and next, print. Each is a handler registered
 // under its qualified name (`builtins.len`).
 #include "Interpreter.h"
+
 #include "Sorting.h"
+#include "llvm/ADT/StringSwitch.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include <cmath>
@@ -128,12 +130,51 @@ static bool isAbstractInstance(const Heap &heap, const Var &value, llvm::StringR
   bool isMapping = kind == H::Dict;
   bool isSequence =
       value->is(K::Tuple) || value->is(K::Str) || value->is(K::Range) || kind == H::List;
-  bool isIterable =
-      isMapping || isSequence || kind == H::Set || kind == H::Iterator || value->is(K::Tensor);
-  return (abc == "collections.abc.Iterable" && isIterable) ||
-         (abc == "collections.abc.Sequence" && isSequence) ||
-         (abc == "collections.abc.Mapping" && isMapping) ||
-         (abc == "collections.abc.Iterator" && kind == H::Iterator);
+  bool isCollection = isMapping || isSequence || kind == H::Set || value->is(K::Tensor);
+  bool isIterable = isCollection || kind == H::Iterator;
+  bool isNumber = value->is(K::Int) || value->is(K::Bool) || value->is(K::Float);
+  bool isCallable =
+      kind == H::Function || kind == H::Class || value->is(K::External) || value->is(K::Method);
+  // Hashable: what is not a list, dict or set (a tensor hashes by identity).
+  bool isHashable = kind != H::List && kind != H::Dict && kind != H::Set;
+  return llvm::StringSwitch<bool>(abc)
+      .Case("collections.abc.Iterable", isIterable)
+      .Cases({"collections.abc.Collection", "collections.abc.Sized", "collections.abc.Container"},
+             isCollection)
+      .Case("collections.abc.Sequence", isSequence)
+      .Case("collections.abc.MutableSequence", kind == H::List)
+      .Cases({"collections.abc.Mapping", "collections.abc.MutableMapping"}, isMapping)
+      .Cases({"collections.abc.Set", "collections.abc.MutableSet"}, kind == H::Set)
+      .Case("collections.abc.Iterator", kind == H::Iterator)
+      .Case("collections.abc.Callable", isCallable)
+      .Case("collections.abc.Hashable", isHashable)
+      .Cases({"numbers.Number", "numbers.Complex", "numbers.Real"}, isNumber)
+      .Case("numbers.Integral", value->is(K::Int) || value->is(K::Bool))
+      .Default(false);
+}
+
+/// The class a bare alias of the typing module stands for (`typing.Sequence` is
+/// collections.abc.Sequence, `typing.List` list); other names unchanged.
+static llvm::StringRef typingOrigin(llvm::StringRef name) {
+  if (!name.consume_front("typing."))
+    return name;
+  return llvm::StringSwitch<llvm::StringRef>(name)
+      .Case("List", "builtins.list")
+      .Case("Dict", "builtins.dict")
+      .Case("Tuple", "builtins.tuple")
+      .Case("Set", "builtins.set")
+      .Case("FrozenSet", "builtins.frozenset")
+      .Case("Type", "builtins.type")
+      .Case("Text", "builtins.str")
+      .Case("DefaultDict", "collections.defaultdict")
+      .Case("OrderedDict", "collections.OrderedDict")
+      .Case("Deque", "collections.deque")
+      .Case("Counter", "collections.Counter")
+      .Case("AbstractSet", "collections.abc.Set")
+      .Cases({"Sequence", "MutableSequence", "Mapping", "MutableMapping", "Iterable", "Iterator",
+              "Collection", "Sized", "Container", "Callable", "Hashable", "MutableSet"},
+             "")
+      .Default("?");
 }
 
 /// isinstance() and issubclass(), with a class or a tuple of them.
@@ -147,7 +188,17 @@ static CallResult isInstance(Interpreter &in, ExternalCall &call) {
     return failure();
   const Heap &heap = in.getHeap();
   std::vector<Var> candidates = args[1]->is(K::Tuple) ? args[1]->items : std::vector{args[1]};
-  for (const Var &candidate : candidates) {
+  for (Var candidate : candidates) {
+    if (candidate->is(K::External) && llvm::StringRef(candidate->name).starts_with("typing.")) {
+      llvm::StringRef origin = typingOrigin(candidate->name);
+      if (origin == "?")
+        return call.error() << call.name << "() against " << candidate->name << " is not supported";
+      candidate = makeExternal(
+          origin.empty() ? ("collections.abc." +
+                            llvm::StringRef(candidate->name).drop_front(strlen("typing.")))
+                               .str()
+                         : origin.str());
+    }
     if (in.identical(*cls, candidate))
       return makeBool(true);
     if (candidate->is(K::External) && instance &&

@@ -234,6 +234,39 @@ FailureOr<Var> Interpreter::instantiate(Var cls, CallArguments arguments, Locati
     tuple.tupleClass = cls;
     return makeVar(std::move(tuple));
   }
+  // An enum class called with a value: its member of that value (EnumType.__call__),
+  // found by `==` on the members' `_value_` in definition order.
+  if (isSubclass(cls, "enum.Enum") && arguments.positional.size() == 1 &&
+      arguments.keywords.empty()) {
+    Var value = arguments.positional.front();
+    FailureOr<Var> members = lookupInClass(cls, "_member_map_");
+    if (failed(members))
+      return failure();
+    if (!*members || heap.kindOf(*members) != H::Dict)
+      return error(loc) << describe(heap, cls) << " has no member map (_member_map_)";
+    std::vector<Var> candidates;
+    for (const auto &entry : heap.get((*members)->object).entries)
+      candidates.push_back(entry.second);
+    for (const Var &member : candidates) {
+      if (identical(member, value))
+        return member;
+      Var memberValue = heap.kindOf(member) == H::Instance
+                            ? heap.get(member->object).getAttribute("_value_")
+                            : Var();
+      if (!memberValue)
+        continue;
+      FailureOr<bool> same = equals(memberValue, value, loc);
+      if (failed(same))
+        return failure();
+      if (*same)
+        return member;
+    }
+    FailureOr<std::string> text = formatPythonValue(value, "", 2, loc);
+    std::string message = (failed(text) ? std::string("the value") : *text) + " is not a valid " +
+                          heap.get(cls->object).name;
+    return raiseBuiltinException("builtins.ValueError", {makeStr(message)}, loc,
+                                 message + " (ValueError)");
+  }
   // An instance of a subclass of dict, list or set is that container, of its class
   // (transformers' ModelOutput is an OrderedDict).
   HeapObject instance;

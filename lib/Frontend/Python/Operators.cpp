@@ -484,6 +484,42 @@ FailureOr<Var> Interpreter::compareOp(llvm::StringRef op, Var lhs, Var rhs, Loca
         return numberResult(*result, lhs, rhs, "compare", loc);
       }
   }
+  // Rich comparisons of a class that defines them: lhs's method, then rhs's reflected
+  // one, where the first returns NotImplemented or is not defined (`!=` falls back to
+  // the negation of `==`).
+  if (heap.kindOf(lhs) == H::Instance || heap.kindOf(rhs) == H::Instance) {
+    static const std::tuple<llvm::StringLiteral, llvm::StringLiteral, llvm::StringLiteral>
+        kDunders[] = {{"<", "__lt__", "__gt__"},  {"<=", "__le__", "__ge__"},
+                      {"==", "__eq__", "__eq__"}, {"!=", "__ne__", "__ne__"},
+                      {">", "__gt__", "__lt__"},  {">=", "__ge__", "__le__"}};
+    auto isNotImplemented = [](const Var &v) {
+      return v->is(K::External) && v->name == "builtins.NotImplemented";
+    };
+    for (auto [symbol, method, reflected] : kDunders) {
+      if (symbol != op)
+        continue;
+      for (auto [self, other, name] :
+           {std::tuple(lhs, rhs, method), std::tuple(rhs, lhs, reflected)}) {
+        FailureOr<Var> bound = userSpecialMethod(self, name, loc);
+        if (failed(bound))
+          return failure();
+        if (!*bound)
+          continue;
+        FailureOr<Var> result = call(*bound, CallArguments{{other}, {}}, loc);
+        if (failed(result) || !isNotImplemented(*result))
+          return result;
+      }
+      if (op == "!=") {
+        FailureOr<Var> equal = compareOp("==", lhs, rhs, loc);
+        if (failed(equal))
+          return failure();
+        FailureOr<bool> truth = this->truth(*equal, loc);
+        if (failed(truth))
+          return failure();
+        return makeBool(!*truth);
+      }
+    }
+  }
   if (op == "==" || op == "!=") {
     FailureOr<bool> same = equals(lhs, rhs, loc);
     if (failed(same))
@@ -547,6 +583,18 @@ FailureOr<Var> Interpreter::unaryOp(llvm::StringRef op, Var operand, Location lo
     if (failed(result))
       return failure();
     return numberResult(*result, operand, nullptr, fn, loc);
+  }
+  // A class's own __neg__, __pos__ and __invert__.
+  if (heap.kindOf(operand) == H::Instance) {
+    FailureOr<Var> method = userSpecialMethod(operand,
+                                              op == "-"   ? "__neg__"
+                                              : op == "~" ? "__invert__"
+                                                          : "__pos__",
+                                              loc);
+    if (failed(method))
+      return failure();
+    if (*method)
+      return call(*method, {}, loc);
   }
   if (op == "+")
     return operand;

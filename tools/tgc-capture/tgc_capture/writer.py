@@ -6,17 +6,18 @@ This module imports torch; import it at capture time only.
 import dataclasses
 import dis
 import functools
-import operator
 import importlib.util
 import inspect
 import marshal
 import math
+import operator
 import os
 import platform
 import re
 import sys
 import sysconfig
 import types
+import typing
 import weakref
 
 import torch
@@ -70,6 +71,10 @@ PUBLIC_ALIASES = {
     "torch._C._special": "torch.special",
     "torch._C._nested": "torch.nested",
 }
+
+#: The types of typing's bare aliases of classes (`typing.Sequence`, `typing.Dict`).
+_TYPING_ALIASES = tuple(t for t in (getattr(typing, "_SpecialGenericAlias", None),
+                                    getattr(typing, "_CallableType", None)) if t is not None)
 
 DESCRIPTOR_TYPES = (
     types.MethodDescriptorType, types.WrapperDescriptorType, types.GetSetDescriptorType,
@@ -393,6 +398,10 @@ class _Walk:
             return {"kind": "object", "class": self.value(t),
                     "dict": {"func": self.value(obj.func), "args": self.value(obj.args),
                              "keywords": self.value(obj.keywords)}}
+        # A bare alias of the typing module (`typing.Sequence`, `typing.List`): external by
+        # its name (tgc checks isinstance() against the class it stands for).
+        if isinstance(obj, _TYPING_ALIASES) and getattr(obj, "_name", None):
+            return {"kind": "external", "module": "typing", "qualname": obj._name}
         # operator.itemgetter / attrgetter / methodcaller (C types): what they were made
         # from, as tgc makes them (their __reduce__ gives it).
         if t in (operator.itemgetter, operator.attrgetter):
