@@ -1,7 +1,8 @@
 // Exceptions in the bytecode interpreter: raising (`raise`, and the errors of builtin
 // operations that programs catch: KeyError, IndexError, AttributeError, StopIteration),
 // unwinding the frames to the handler CPython's exception table names, and the builtin
-// exception classes. docs/bytecode.md, "Exceptions".
+// exception classes; contextlib's managers (suppress, contextmanager). docs/bytecode.md,
+// "Exceptions".
 #include "Frame.h"
 #include "Interpreter.h"
 
@@ -240,7 +241,98 @@ static CallResult suppressEnterOrExit(Interpreter &in, ExternalCall &call) {
                  call.loc);
 }
 
+//===----------------------------------------------------------------------===//
+// contextlib.contextmanager
+//===----------------------------------------------------------------------===//
+
+static constexpr llvm::StringLiteral kGeneratorManager = "contextlib._GeneratorContextManager";
+
+/// A _GeneratorContextManager of `func` called with `args` (a tuple) and `kwds` (a dict).
+static Var newGeneratorManager(Interpreter &in, Var func, Var args, Var kwds) {
+  HeapObject manager;
+  manager.kind = H::Instance;
+  manager.classObject = makeExternal(kGeneratorManager);
+  manager.attributes = {{"func", func}, {"args", args}, {"kwds", kwds}};
+  return makeObject(in.newObject(std::move(manager)));
+}
+
+/// `contextlib.contextmanager(func)`: a callable whose calls make the managers of func's
+/// generator.
+static CallResult contextManager(Interpreter &in, ExternalCall &call) {
+  if (failed(call.checkArity(1, 1)) || failed(call.checkKeywords({})))
+    return failure();
+  HeapObject factory;
+  factory.kind = H::Instance;
+  factory.classObject = makeExternal(call.name);
+  factory.setAttribute("func", call.args[0]);
+  return makeObject(in.newObject(std::move(factory)));
+}
+
+static CallResult contextManagerCall(Interpreter &in, ExternalCall &call) {
+  if (call.args.empty() || in.getHeap().kindOf(call.args[0]) != H::Instance)
+    return call.error() << call.name << " needs the decorated function";
+  Var func = in.getHeap().get(call.args[0]->object).getAttribute("func");
+  if (!func)
+    return call.error() << "a contextlib.contextmanager without its function";
+  HeapObject kwds;
+  kwds.kind = H::Dict;
+  for (const auto &[key, value] : call.arguments.keywords)
+    kwds.entries.emplace_back(makeStr(key), value);
+  return newGeneratorManager(in, func,
+                             makeTuple(std::vector<Var>(call.args.begin() + 1, call.args.end())),
+                             makeObject(in.newObject(std::move(kwds))));
+}
+
+/// _GeneratorContextManager(func, args, kwds), which contextlib's own wrapper makes for a
+/// function decorated outside the program.
+static CallResult generatorManagerNew(Interpreter &in, ExternalCall &call) {
+  if (call.args.size() != 3 || !call.arguments.keywords.empty())
+    return call.error() << kGeneratorManager << "() takes func, args and kwds";
+  return newGeneratorManager(in, call.args[0], call.args[1], call.args[2]);
+}
+
+/// `__enter__` runs the generator to its `yield` and returns the value; `__exit__`
+/// without an exception runs it on to its end (RuntimeError if it yields again). An
+/// exception leaving the block would be thrown into the generator, which tgc does not
+/// do: that is an error.
+static CallResult generatorManagerEnterOrExit(Interpreter &in, ExternalCall &call) {
+  if (call.args.empty() || in.getHeap().kindOf(call.args[0]) != H::Instance)
+    return call.error() << call.name << " needs the context manager";
+  ObjectId self = call.args[0]->object;
+  if (call.name.ends_with("__enter__")) {
+    const HeapObject &manager = in.getHeap().get(self);
+    Var func = manager.getAttribute("func"), args = manager.getAttribute("args"),
+        kwds = manager.getAttribute("kwds");
+    if (!func || !args || !args->is(K::Tuple) || in.getHeap().kindOf(kwds) != H::Dict)
+      return call.error() << "a context manager whose generator tgc does not know";
+    CallArguments arguments{args->items, {}};
+    for (const auto &[key, value] : in.getHeap().get(kwds->object).entries) {
+      if (!key->is(K::Str))
+        return call.error() << "a keyword that is not a string";
+      arguments.keywords.emplace_back(key->name, value);
+    }
+    return in.startGenerator(self, func, std::move(arguments), call.loc);
+  }
+  if (call.args.size() != 4)
+    return call.error() << call.name << " takes the exception's type, value and traceback";
+  if (!call.args[1]->is(K::None))
+    return call.error() << "an exception leaving the block of a contextlib.contextmanager is "
+                           "not supported (tgc does not throw it into the generator)";
+  FailureOr<bool> finished = in.resumeGenerator(self, call.loc);
+  if (failed(finished))
+    return failure();
+  if (!*finished)
+    return in.raiseBuiltinException("builtins.RuntimeError", {makeStr("generator didn't stop")},
+                                    call.loc, "generator didn't stop (RuntimeError)");
+  return makeBool(false);
+}
+
 void tgc::py::registerExceptions(CallRegistry &registry) {
+  registry.add("contextlib.contextmanager", contextManager);
+  registry.add("contextlib.contextmanager.__call__", contextManagerCall);
+  registry.add(kGeneratorManager, generatorManagerNew);
+  registry.add((kGeneratorManager + ".__enter__").str(), generatorManagerEnterOrExit);
+  registry.add((kGeneratorManager + ".__exit__").str(), generatorManagerEnterOrExit);
   registry.add("contextlib.suppress", suppress);
   registry.add("contextlib.suppress.__enter__", suppressEnterOrExit);
   registry.add("contextlib.suppress.__exit__", suppressEnterOrExit);

@@ -33,6 +33,11 @@ struct Frame {
   size_t current = 0;
   /// A generator function's frame, run to completion when called: what it yields.
   std::optional<std::vector<Var>> yielded;
+  /// A generator that a `contextlib.contextmanager` drives: YIELD_VALUE returns the value
+  /// from `run` with the frame suspended after it, and the next `run` resumes it with the
+  /// value sent in on its stack.
+  bool suspendAtYield = false;
+  bool suspended = false;
 
   /// Malformed bytecode that pops more than its stack holds throws std::out_of_range,
   /// as `at()` does for operands out of range; Interpreter::execute reports it.

@@ -23,6 +23,8 @@ Interpreter::Interpreter(const ObjectTable &objects, OpBuilder &builder, TensorS
     : objects(objects), builder(builder), ctx(builder.getContext()),
       tensorSource(std::move(tensorSource)), atenBuilder(builder) {}
 
+Interpreter::~Interpreter() = default;
+
 Location Interpreter::locationOf(const Frame &frame, const py::Instruction &instruction) const {
   const py::CodeObject &code = *frame.code->code;
   int line = instruction.line >= 0 ? instruction.line : code.firstLineNo;
@@ -97,6 +99,32 @@ FailureOr<Var> Interpreter::callFunction(ObjectId functionId, CallArguments argu
   // torch._dynamo.assume_constant_result: the result Python computed at capture.
   if (function.constantResult && arguments.positional.empty() && arguments.keywords.empty())
     return function.constantResult;
+  FailureOr<std::unique_ptr<Frame>> prepared = prepareFrame(functionId, arguments, loc);
+  if (failed(prepared))
+    return failure();
+  Frame &frame = **prepared;
+  // A generator (a generator expression, a function with `yield`) runs to completion at
+  // the call: its values are all yielded before the consumer sees the first. That is
+  // Python's result for a consumer that reads it to the end (sum, list, join, a for
+  // loop); a generator whose values depend on what the consumer does in between
+  // would differ, which programs rarely do. (A contextlib.contextmanager's generator
+  // runs step by step: startGenerator.)
+  if (frame.code->code->flags & py::kGenerator)
+    frame.yielded.emplace();
+  ++depth;
+  FailureOr<Var> result = run(frame);
+  --depth;
+  if (failed(result) || !frame.yielded)
+    return result;
+  HeapObject iterator;
+  iterator.kind = HeapObject::Kind::Iterator;
+  iterator.items = std::move(*frame.yielded);
+  return makeObject(newObject(std::move(iterator)));
+}
+
+FailureOr<std::unique_ptr<Frame>>
+Interpreter::prepareFrame(ObjectId functionId, CallArguments &arguments, Location loc) {
+  const HeapObject &function = heap.get(functionId);
   py::CodeRef code = function.code;
   if (code->flags & (py::kCoroutine | py::kAsyncGenerator))
     return error(loc) << "calling coroutine or async generator function '" << function.qualname
@@ -111,7 +139,8 @@ FailureOr<Var> Interpreter::callFunction(ObjectId functionId, CallArguments argu
                         << llvm::toString(result.takeError());
     decodedCode = std::make_shared<py::DecodedCode>(std::move(*result));
   }
-  Frame frame;
+  auto prepared = std::make_unique<Frame>();
+  Frame &frame = *prepared;
   frame.code = decodedCode;
   frame.locals.resize(code->localsPlusNames.size());
   frame.globals = function.globals;
@@ -143,22 +172,51 @@ FailureOr<Var> Interpreter::callFunction(ObjectId functionId, CallArguments argu
       dict.entries.emplace_back(makeStr(name), value);
     frame.locals[slot] = makeObject(newObject(std::move(dict)));
   }
-  // A generator (a generator expression, a function with `yield`) runs to completion at
-  // the call: its values are all yielded before the consumer sees the first. That is
-  // Python's result for a consumer that reads it to the end (sum, list, join, a for
-  // loop); a generator whose values depend on what the consumer does in between
-  // would differ, which programs rarely do.
-  if (code->flags & py::kGenerator)
-    frame.yielded.emplace();
+  return prepared;
+}
+
+FailureOr<Var> Interpreter::startGenerator(ObjectId owner, Var function, CallArguments arguments,
+                                           Location loc) {
+  if (heap.kindOf(function) != HeapObject::Kind::Function)
+    return error(loc) << "a contextlib.contextmanager of " << describe(heap, function)
+                      << ", which is not a Python function, is not supported";
+  if (!(heap.get(function->object).code->flags & py::kGenerator))
+    return error(loc) << "a contextlib.contextmanager function must be a generator";
+  FailureOr<std::unique_ptr<Frame>> prepared = prepareFrame(function->object, arguments, loc);
+  if (failed(prepared))
+    return failure();
+  Frame &frame = **prepared;
+  frame.yielded.emplace();
+  frame.suspendAtYield = true;
   ++depth;
-  FailureOr<Var> result = run(frame);
+  FailureOr<Var> value = run(frame);
   --depth;
-  if (failed(result) || !frame.yielded)
-    return result;
-  HeapObject iterator;
-  iterator.kind = HeapObject::Kind::Iterator;
-  iterator.items = std::move(*frame.yielded);
-  return makeObject(newObject(std::move(iterator)));
+  if (failed(value))
+    return failure();
+  if (!frame.suspended)
+    return raiseBuiltinException("builtins.RuntimeError", {makeStr("generator didn't yield")}, loc,
+                                 "generator didn't yield (RuntimeError)");
+  suspendedGenerators[owner] = std::move(*prepared);
+  return value;
+}
+
+FailureOr<bool> Interpreter::resumeGenerator(ObjectId owner, Location loc) {
+  auto it = suspendedGenerators.find(owner);
+  if (it == suspendedGenerators.end())
+    return error(loc) << "the generator of this context manager is not suspended";
+  std::unique_ptr<Frame> frame = std::move(it->second);
+  suspendedGenerators.erase(it);
+  frame->suspended = false;
+  frame->push(makeNone()); // the value sent in
+  ++depth;
+  FailureOr<Var> value = run(*frame);
+  --depth;
+  if (failed(value))
+    return failure();
+  if (!frame->suspended)
+    return true;
+  suspendedGenerators[owner] = std::move(frame);
+  return false;
 }
 
 FailureOr<Var> Interpreter::run(Frame &frame) {

@@ -19,6 +19,7 @@
 #include "llvm/ADT/StringSet.h"
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <tuple>
@@ -126,6 +127,7 @@ public:
   using TensorSource = std::function<mlir::FailureOr<mlir::Value>(int64_t id, const Json &object)>;
 
   Interpreter(const ObjectTable &objects, mlir::OpBuilder &builder, TensorSource tensorSource);
+  ~Interpreter();
 
   //===--------------------------------------------------------------------===//
   // What the readers use
@@ -426,6 +428,13 @@ public:
   // Higher-order calls, which trace Python functions into regions and templates.
   /// `torch.cond(pred, true_fn, false_fn, operands)` (Cond.cpp).
   mlir::FailureOr<Var> callCond(CallArguments &arguments, mlir::Location loc);
+  /// A generator function driven step by step (contextlib.contextmanager, Interpreter.cpp):
+  /// `startGenerator` calls `function` and runs it to its first `yield`, whose value it
+  /// returns, keeping the frame for `owner`; `resumeGenerator` sends None into it and runs
+  /// it to its end (true) or its next `yield` (false, the frame kept).
+  mlir::FailureOr<Var> startGenerator(ObjectId owner, Var function, CallArguments arguments,
+                                      mlir::Location loc);
+  mlir::FailureOr<bool> resumeGenerator(ObjectId owner, mlir::Location loc);
   /// `cls.apply(*args)`: traces forward and backward into templates of one
   /// `tgc.autograd_function` (`arguments` starts with the class; AutogradFunction.cpp).
   mlir::FailureOr<Var> applyAutogradFunction(CallArguments &arguments, mlir::Location loc);
@@ -433,6 +442,9 @@ public:
 private:
   // Frames and instructions (Interpreter.cpp).
   mlir::FailureOr<Var> callFunction(ObjectId function, CallArguments arguments, mlir::Location loc);
+  /// The frame of a call of `function` with its parameters bound, ready to run.
+  mlir::FailureOr<std::unique_ptr<Frame>> prepareFrame(ObjectId function, CallArguments &arguments,
+                                                       mlir::Location loc);
   mlir::FailureOr<Var> run(Frame &frame);
   /// Executes one instruction through the opcode table (Frame.h).
   mlir::LogicalResult execute(ExecutionStep &step);
@@ -599,6 +611,8 @@ private:
   uint64_t steps = 0;
   /// The frames running now, innermost last (raiseException looks for a handler).
   std::vector<Frame *> activeFrames;
+  /// Generators suspended at a `yield`, by the object that drives them.
+  std::map<ObjectId, std::unique_ptr<Frame>> suspendedGenerators;
   /// How many of activeFrames are below the innermost region being traced: their
   /// handlers do not catch what the region's code raises.
   size_t handlerFloor = 0;

@@ -136,6 +136,23 @@ FailureOr<bool> Interpreter::compareSizes(llvm::StringRef op, AffineExpr lhs, Af
 FailureOr<bool> Interpreter::equals(Var lhs, Var rhs, Location loc) {
   if (identical(lhs, rhs))
     return true;
+  // A class's own __eq__ (list.index, `in` a list, set membership), the reflected one
+  // where the first is missing or returns NotImplemented.
+  for (auto [self, other] : {std::pair(lhs, rhs), std::pair(rhs, lhs)}) {
+    if (heap.kindOf(self) != H::Instance)
+      continue;
+    FailureOr<Var> method = userSpecialMethod(self, "__eq__", loc);
+    if (failed(method))
+      return failure();
+    if (!*method)
+      continue;
+    FailureOr<Var> result = call(*method, CallArguments{{other}, {}}, loc);
+    if (failed(result))
+      return failure();
+    if ((*result)->is(K::External) && (*result)->name == "builtins.NotImplemented")
+      continue;
+    return truth(*result, loc);
+  }
   std::optional<double> a = lhs->getNumber(), b = rhs->getNumber();
   if (a && b)
     return *a == *b;

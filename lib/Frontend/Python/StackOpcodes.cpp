@@ -63,6 +63,12 @@ static LogicalResult returnGenerator(ExecutionStep &step) {
 static LogicalResult yieldValue(ExecutionStep &step) {
   if (!step.frame.yielded)
     return step.error() << "yield outside a generator";
+  if (step.frame.suspendAtYield) {
+    step.returned = true;
+    step.result = step.frame.pop();
+    step.frame.suspended = true;
+    return success();
+  }
   step.frame.yielded->push_back(step.frame.pop());
   step.frame.push(makeNone()); // the value sent back in
   return success();
