@@ -183,6 +183,18 @@ Results buildRenamed(AtenCallBuilder &builder, Location loc, llvm::StringRef tar
   return SmallVector<Value>{sorted->front()};
 }
 
+/// beta self + alpha product, as ATen's addmm family computes it: self ignored at beta 0
+/// (its NaN does not propagate), no multiply by a factor of 1.
+Value betaSelfPlusAlphaProduct(OpChain &c, Value self, Value product, double beta, double alpha) {
+  if (alpha != 1)
+    product = c.scalar("aten.mul.Scalar", product, alpha);
+  if (beta == 0)
+    self = c.unary("aten.zeros_like.default", self);
+  else if (beta != 1)
+    self = c.scalar("aten.mul.Scalar", self, beta);
+  return c.binary("aten.add.Tensor", self, product);
+}
+
 /// inner(self, other): the sum over the last dims of both, of shape self[:-1] +
 /// other[:-1] (a product with a 0-d operand); dot / vdot(self, tensor) of vectors: the sum
 /// of their products; mv(self, vec): the matrix-vector product; addr(self, vec1, vec2,
@@ -208,15 +220,7 @@ Results buildProduct(AtenCallBuilder &builder, Location loc, llvm::StringRef tar
                       {{"self", tensorValue(c("aten.bmm.default", {{"self", tensorValue(*b1)},
                                                                    {"mat2", tensorValue(*b2)}}))},
                        {"dim", constantInts(ctx, {0})}});
-    if (*alpha != 1)
-      product = c.scalar("aten.mul.Scalar", product, *alpha);
-    if (*beta == 0)
-      return single(
-          c("aten.add.Tensor",
-            {{"self", tensorValue(c("aten.zeros_like.default", {{"self", tensorValue(*x)}}))},
-             {"other", tensorValue(product)}}));
-    Value base = *beta == 1 ? *x : c.scalar("aten.mul.Scalar", *x, *beta);
-    return single(c.binary("aten.add.Tensor", base, product));
+    return single(betaSelfPlusAlphaProduct(c, *x, product, *beta, *alpha));
   }
   if (op == "mv") {
     FailureOr<Value> v = args.tensor("vec");
@@ -239,13 +243,7 @@ Results buildProduct(AtenCallBuilder &builder, Location loc, llvm::StringRef tar
     if (rankOf(*v1) != 1 || rankOf(*v2) != 1)
       return emitError() << "addr: expected 1-D vectors";
     Value outer = c.binary("aten.mul.Tensor", unsqueezed(c, *v1, {1}), unsqueezed(c, *v2, {0}));
-    if (*alpha != 1)
-      outer = c.scalar("aten.mul.Scalar", outer, *alpha);
-    if (*beta == 0)
-      return single(c.binary("aten.add.Tensor",
-                             c("aten.zeros_like.default", {{"self", tensorValue(*x)}}), outer));
-    Value base = *beta == 1 ? *x : c.scalar("aten.mul.Scalar", *x, *beta);
-    return single(c.binary("aten.add.Tensor", base, outer));
+    return single(betaSelfPlusAlphaProduct(c, *x, outer, *beta, *alpha));
   }
   FailureOr<Value> y = args.tensor(op == "inner" ? "other" : "tensor");
   if (failed(y))

@@ -133,26 +133,37 @@ FailureOr<bool> Interpreter::compareSizes(llvm::StringRef op, AffineExpr lhs, Af
                        "--dynamic range); tgc does not guard on sizes yet";
 }
 
+/// A user class's binary special method: `lhs.method(rhs)`, else `rhs.reflected(lhs)`,
+/// skipping a side whose class does not define it or whose call returns NotImplemented;
+/// null when neither answers.
+static FailureOr<Var> reflectedSpecialMethod(Interpreter &in, Var lhs, Var rhs,
+                                             llvm::StringRef method, llvm::StringRef reflected,
+                                             Location loc) {
+  for (auto [self, other, name] : {std::tuple(lhs, rhs, method), std::tuple(rhs, lhs, reflected)}) {
+    if (in.getHeap().kindOf(self) != H::Instance)
+      continue;
+    FailureOr<Var> bound = in.userSpecialMethod(self, name, loc);
+    if (failed(bound))
+      return failure();
+    if (!*bound)
+      continue;
+    FailureOr<Var> result = in.call(*bound, CallArguments{{other}, {}}, loc);
+    if (failed(result) ||
+        !((*result)->is(K::External) && (*result)->name == "builtins.NotImplemented"))
+      return result;
+  }
+  return Var();
+}
+
 FailureOr<bool> Interpreter::equals(Var lhs, Var rhs, Location loc) {
   if (identical(lhs, rhs))
     return true;
-  // A class's own __eq__ (list.index, `in` a list, set membership), the reflected one
-  // where the first is missing or returns NotImplemented.
-  for (auto [self, other] : {std::pair(lhs, rhs), std::pair(rhs, lhs)}) {
-    if (heap.kindOf(self) != H::Instance)
-      continue;
-    FailureOr<Var> method = userSpecialMethod(self, "__eq__", loc);
-    if (failed(method))
-      return failure();
-    if (!*method)
-      continue;
-    FailureOr<Var> result = call(*method, CallArguments{{other}, {}}, loc);
-    if (failed(result))
-      return failure();
-    if ((*result)->is(K::External) && (*result)->name == "builtins.NotImplemented")
-      continue;
-    return truth(*result, loc);
-  }
+  // A class's own __eq__ (list.index, `in` a list, set membership).
+  FailureOr<Var> equal = reflectedSpecialMethod(*this, lhs, rhs, "__eq__", "__eq__", loc);
+  if (failed(equal))
+    return failure();
+  if (*equal)
+    return truth(*equal, loc);
   std::optional<double> a = lhs->getNumber(), b = rhs->getNumber();
   if (a && b)
     return *a == *b;
@@ -502,39 +513,27 @@ FailureOr<Var> Interpreter::compareOp(llvm::StringRef op, Var lhs, Var rhs, Loca
       }
   }
   // Rich comparisons of a class that defines them: lhs's method, then rhs's reflected
-  // one, where the first returns NotImplemented or is not defined (`!=` falls back to
-  // the negation of `==`).
+  // one. `!=` without an answer negates `==`; `==` without one (and `!=` then) is
+  // identity, which equals() gives.
   if (heap.kindOf(lhs) == H::Instance || heap.kindOf(rhs) == H::Instance) {
     static const std::tuple<llvm::StringLiteral, llvm::StringLiteral, llvm::StringLiteral>
         kDunders[] = {{"<", "__lt__", "__gt__"},  {"<=", "__le__", "__ge__"},
                       {"==", "__eq__", "__eq__"}, {"!=", "__ne__", "__ne__"},
                       {">", "__gt__", "__lt__"},  {">=", "__ge__", "__le__"}};
-    auto isNotImplemented = [](const Var &v) {
-      return v->is(K::External) && v->name == "builtins.NotImplemented";
-    };
     for (auto [symbol, method, reflected] : kDunders) {
       if (symbol != op)
         continue;
-      for (auto [self, other, name] :
-           {std::tuple(lhs, rhs, method), std::tuple(rhs, lhs, reflected)}) {
-        FailureOr<Var> bound = userSpecialMethod(self, name, loc);
-        if (failed(bound))
-          return failure();
-        if (!*bound)
-          continue;
-        FailureOr<Var> result = call(*bound, CallArguments{{other}, {}}, loc);
-        if (failed(result) || !isNotImplemented(*result))
-          return result;
-      }
+      FailureOr<Var> result = reflectedSpecialMethod(*this, lhs, rhs, method, reflected, loc);
+      if (failed(result) || *result)
+        return result;
       if (op == "!=") {
-        FailureOr<Var> equal = compareOp("==", lhs, rhs, loc);
-        if (failed(equal))
+        FailureOr<bool> same = equals(lhs, rhs, loc);
+        if (failed(same))
           return failure();
-        FailureOr<bool> truth = this->truth(*equal, loc);
-        if (failed(truth))
-          return failure();
-        return makeBool(!*truth);
+        return makeBool(!*same);
       }
+      if (op == "==")
+        return makeBool(identical(lhs, rhs));
     }
   }
   if (op == "==" || op == "!=") {
