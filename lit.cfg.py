@@ -22,6 +22,9 @@ config.substitutions.append(("%tgc_obj_root", config.tgc_obj_root))
 # starts. Python's own allocations live to its exit: no leak check there.
 _python_prefix = ""
 if config.tgc_sanitize:
+    # Tests of Python code alone (tgc-capture's own) run nothing the sanitizers
+    # instrument: `UNSUPPORTED: sanitizer` leaves them to the normal build.
+    config.available_features.add("sanitizer")
     _sanitizer_dir = os.path.dirname(config.tgc_sanitizer_runtime)
     config.substitutions.append(("%cc", "%s -fsanitize=%s -shared-libsan -Wl,-rpath,%s" % (
         config.tgc_c_compiler, config.tgc_sanitize, _sanitizer_dir)))

@@ -7,6 +7,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD="${TGC_FUZZ_BUILD_DIR:-build-fuzz}"
+begin=$SECONDS
 bash scripts/configure-sanitize.sh "$BUILD"
 ninja -C "$BUILD"
+echo "tgc test: the sanitizer build took $((SECONDS - begin)) s"
+begin=$SECONDS
 ctest --test-dir "$BUILD" --output-on-failure -j2
+echo "tgc test: the tests under the sanitizers took $((SECONDS - begin)) s"

@@ -12,7 +12,7 @@ bool tgc::visitAliasUsers(Value buffer, function_ref<void(Operation *)> visit) {
     Value value = worklist.pop_back_val();
     for (OpOperand &use : value.getUses()) {
       Operation *user = use.getOwner();
-      if (user->hasTrait<OpTrait::IsTerminator>() || isa<memref::DeallocOp>(user))
+      if (user->hasTrait<mlir::OpTrait::IsTerminator>() || isa<memref::DeallocOp>(user))
         return false;
       auto view = dyn_cast<ViewLikeOpInterface>(user);
       bool aliases = llvm::any_of(user->getResultTypes(),
