@@ -11,6 +11,13 @@ using namespace tgc::py;
 using H = HeapObject::Kind;
 using K = Variable::Kind;
 
+/// A tuple of a class other than torch.Size (a namedtuple, a torch.return_types
+/// structseq): returned, it is built by the replay list, which names its class.
+static bool isReplayedTuple(const Var &value) {
+  return value->is(K::Tuple) && value->tupleClass &&
+         !(value->tupleClass->is(K::External) && value->tupleClass->name == "torch.Size");
+}
+
 FailureOr<Attribute> Interpreter::outputStructure(Var value, int64_t &nextTensor, Location loc) {
   OpBuilder b(ctx);
   auto tagged = [&](llvm::StringRef tag, Attribute payload) -> Attribute {
@@ -61,10 +68,9 @@ FailureOr<Attribute> Interpreter::outputStructure(Var value, int64_t &nextTensor
     }
     return tagged("dict", b.getArrayAttr(entries));
   }
-  // A torch.Size is tagged as one; a namedtuple comes back as a plain tuple.
-  bool size = value->is(K::Tuple) && value->tupleClass && value->tupleClass->is(K::External) &&
-              value->tupleClass->name == "torch.Size";
-  if (value->is(K::Tuple) || kind == H::List) {
+  // A torch.Size is tagged as one; a tuple of another class is replayed.
+  bool size = value->is(K::Tuple) && value->tupleClass && !isReplayedTuple(value);
+  if ((value->is(K::Tuple) && !isReplayedTuple(value)) || kind == H::List) {
     FailureOr<std::vector<Var>> items = unpack(value, loc);
     if (failed(items))
       return failure();
@@ -107,6 +113,8 @@ LogicalResult Interpreter::flattenTensors(Var value, SmallVectorImpl<Value> &ten
         return failure();
     return success();
   }
+  if (allowReplayed && isReplayedTuple(value))
+    return success(); // its tensors are the replay's (outputStructure)
   if (value->is(K::Tuple) || kind == H::List) {
     FailureOr<std::vector<Var>> items = unpack(value, loc);
     if (failed(items))

@@ -1,6 +1,8 @@
 // Tensor methods the bytecode interpreter answers itself rather than as ATen calls:
 // metadata queries (`size()`, `dim()`, `numel()`), `register_hook`, `item()`, the methods
-// that read values (graph breaks), and max/min/argmax/argmin with indices.
+// that read values (graph breaks), and max/min/argmax/argmin with indices; and
+// torch.functional's helpers built of other tensor calls (meshgrid, cartesian_prod,
+// block_diag, broadcast_tensors, atleast_Nd) with tril_indices / triu_indices.
 #include "Frontend/Common/DTypes.h"
 #include "Interpreter.h"
 
@@ -345,6 +347,150 @@ static CallResult meshgrid(Interpreter &in, ExternalCall &call) {
   return makeTuple(std::move(grids));
 }
 
+/// The tensors of a call of torch.functional's `f(*tensors)`, each of rank at most
+/// `maxRank` (nullopt after an error).
+static std::optional<std::vector<Var>> tensorArguments(Interpreter &in, ExternalCall &call,
+                                                       int64_t maxRank) {
+  if (failed(call.checkKeywords({})))
+    return std::nullopt;
+  if (call.args.empty()) {
+    call.error() << call.name << "() needs at least one tensor";
+    return std::nullopt;
+  }
+  for (auto [i, tensor] : llvm::enumerate(call.args)) {
+    if (!tensor->is(K::Tensor)) {
+      call.error() << call.name << "() expects tensors, got " << describe(in.getHeap(), tensor)
+                   << " as argument " << i;
+      return std::nullopt;
+    }
+    int64_t rank =
+        cast<BaseTensorType>(in.getHeap().get(tensor->object).tensor.getType()).getRank();
+    if (rank > maxRank) {
+      call.error() << call.name << "(): tensor " << i << " has " << rank << " dimensions, at most "
+                   << maxRank << " are allowed";
+      return std::nullopt;
+    }
+  }
+  return call.args;
+}
+
+/// `torch.cartesian_prod(*tensors)` of 1-d tensors: the meshgrid ("ij") of the tensors,
+/// each grid flattened, stacked as the columns of the result; one tensor is returned
+/// as it is.
+static CallResult cartesianProduct(Interpreter &in, ExternalCall &call) {
+  std::optional<std::vector<Var>> tensors = tensorArguments(in, call, 1);
+  if (!tensors)
+    return failure();
+  for (const Var &tensor : *tensors)
+    if (cast<BaseTensorType>(in.getHeap().get(tensor->object).tensor.getType()).getRank() != 1)
+      return call.error() << call.name << "() expects 1-d tensors";
+  if (tensors->size() == 1)
+    return tensors->front();
+  MLIRContext *ctx = in.getContext();
+  CallArguments grid{*tensors, {{"indexing", makeStr("ij")}}};
+  FailureOr<Var> grids = in.call(makeExternal("torch.meshgrid"), std::move(grid), call.loc);
+  if (failed(grids))
+    return failure();
+  FailureOr<std::vector<Var>> items = in.unpack(*grids, call.loc);
+  if (failed(items))
+    return failure();
+  std::vector<Var> columns;
+  for (const Var &item : *items) {
+    CallArguments flatten{{item, makeTuple({makeInt(-1, ctx)})}, {}};
+    FailureOr<Var> column = in.callTorchFunction("torch.Tensor.reshape", flatten, call.loc);
+    if (failed(column))
+      return failure();
+    columns.push_back(*column);
+  }
+  CallArguments stack{{in.makeList(std::move(columns))}, {{"dim", makeInt(1, ctx)}}};
+  return in.callTorchFunction("torch.stack", stack, call.loc);
+}
+
+/// `torch.block_diag(*tensors)`: the tensors (a 0-d one as 1 x 1, a 1-d one as a row)
+/// along the diagonal of a matrix of zeros: each padded with zero columns to the total
+/// width, the padded rows concatenated (cat promotes the dtypes, as block_diag does).
+static CallResult blockDiagonal(Interpreter &in, ExternalCall &call) {
+  std::optional<std::vector<Var>> tensors = tensorArguments(in, call, 2);
+  if (!tensors)
+    return failure();
+  MLIRContext *ctx = in.getContext();
+  std::vector<Var> blocks;
+  AffineExpr width = getAffineConstantExpr(0, ctx);
+  for (const Var &tensor : *tensors) {
+    ArrayRef<AffineExpr> sizes =
+        cast<BaseTensorType>(in.getHeap().get(tensor->object).tensor.getType()).getSizes();
+    Var block = tensor;
+    if (sizes.size() < 2) {
+      Var columns = sizes.empty() ? makeInt(1, ctx) : makeInt(sizes.front());
+      CallArguments reshape{{tensor, makeTuple({makeInt(1, ctx), columns})}, {}};
+      FailureOr<Var> row = in.callTorchFunction("torch.Tensor.reshape", reshape, call.loc);
+      if (failed(row))
+        return failure();
+      block = *row;
+    }
+    blocks.push_back(block);
+    width = width + (sizes.empty() ? getAffineConstantExpr(1, ctx) : sizes.back());
+  }
+  AffineExpr before = getAffineConstantExpr(0, ctx);
+  std::vector<Var> rows;
+  for (const Var &block : blocks) {
+    AffineExpr columns =
+        cast<BaseTensorType>(in.getHeap().get(block->object).tensor.getType()).getSizes().back();
+    CallArguments pad{{block, makeTuple({makeInt(before), makeInt(width - before - columns)})}, {}};
+    FailureOr<Var> row = in.callTorchFunction("torch.nn.functional.pad", pad, call.loc);
+    if (failed(row))
+      return failure();
+    rows.push_back(*row);
+    before = before + columns;
+  }
+  CallArguments cat{{in.makeList(std::move(rows))}, {}};
+  return in.callTorchFunction("torch.cat", cat, call.loc);
+}
+
+/// `torch.tril_indices` / `triu_indices(row, col, offset=0, *, dtype=torch.long)`: the
+/// coordinates of the lower (upper) triangle of a row x col matrix, row by row, as a
+/// 2 x N tensor: a constant, since its arguments must be.
+static CallResult triangleIndices(Interpreter &in, ExternalCall &call) {
+  if (failed(call.checkArity(0, 3)) ||
+      failed(call.checkKeywords({"row", "col", "offset", "dtype", "device", "layout"})))
+    return failure();
+  bool lower = call.name.ends_with("tril_indices");
+  llvm::StringRef names[] = {"row", "col", "offset"};
+  int64_t values[] = {0, 0, 0};
+  for (size_t k = 0; k < 3; ++k) {
+    Var value = k < call.args.size() ? call.args[k] : call.keyword(names[k]);
+    if (!value && k == 2)
+      continue;
+    std::optional<int64_t> constant = value ? value->getConstantInt() : std::nullopt;
+    if (!constant)
+      return call.error() << call.name << "() needs '" << names[k] << "' as a constant int";
+    values[k] = *constant;
+  }
+  auto [rows, columns, offset] = values;
+  if (rows < 0 || columns < 0)
+    return call.error() << call.name << "(): row and col must be non-negative, got " << rows
+                        << " and " << columns;
+  // (A constant of this many coordinates at most; a larger triangle is an error.)
+  constexpr int64_t kMaxCoordinates = int64_t(1) << 20;
+  MLIRContext *ctx = in.getContext();
+  std::vector<Var> first, second;
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < columns; ++j) {
+      if (lower ? j - i > offset : j - i < offset)
+        continue;
+      if (static_cast<int64_t>(first.size()) == kMaxCoordinates)
+        return call.error() << call.name << "(" << rows << ", " << columns << "): more than "
+                            << kMaxCoordinates << " coordinates, too many for a constant";
+      first.push_back(makeInt(i, ctx));
+      second.push_back(makeInt(j, ctx));
+    }
+  CallArguments tensor{
+      {in.makeList({in.makeList(std::move(first)), in.makeList(std::move(second))})}, {}};
+  if (Var dtype = call.keyword("dtype"); dtype && !dtype->is(K::None))
+    tensor.keywords.emplace_back("dtype", dtype);
+  return in.call(makeExternal("torch.tensor"), std::move(tensor), call.loc);
+}
+
 /// torch.broadcast_tensors(*tensors): each expanded to their common shape (sizes aligned
 /// from the right; a size of 1 stretches), which is an error where two sizes differ;
 /// torch.broadcast_to(tensor, shape) is Tensor.expand.
@@ -464,6 +610,12 @@ void tgc::py::registerTensorMethods(CallRegistry &registry) {
         "torch.functional.atleast_2d", "torch.functional.atleast_3d"})
     registry.add(name, atLeast);
   registry.add("torch.Tensor.new_tensor", newTensor);
+  for (llvm::StringRef name : {"torch.cartesian_prod", "torch.functional.cartesian_prod"})
+    registry.add(name, cartesianProduct);
+  for (llvm::StringRef name : {"torch.block_diag", "torch.functional.block_diag"})
+    registry.add(name, blockDiagonal);
+  for (llvm::StringRef name : {"torch.tril_indices", "torch.triu_indices"})
+    registry.add(name, triangleIndices);
   registry.add("torch.meshgrid", meshgrid);
   registry.add("torch.functional.meshgrid", meshgrid);
   registry.add("torch.einsum", einsumOperands);
