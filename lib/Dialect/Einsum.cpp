@@ -94,16 +94,8 @@ bool tgc::parseEinsum(llvm::StringRef equation, llvm::ArrayRef<int64_t> ranks, E
   for (auto [i, term] : llvm::enumerate(labels)) {
     int64_t covered = ranks[i] - static_cast<int64_t>(term.size());
     spec.inputs.push_back(expandEllipsis(term, ellipses[i], covered, width));
-    llvm::SmallVector<int> seen;
-    for (int label : term) {
-      if (llvm::is_contained(seen, label)) {
-        error = "einsum: subscript repeated within operand " + std::to_string(i) + " ('" +
-                terms[i].trim().str() + "': a diagonal) is not supported";
-        return false;
-      }
-      seen.push_back(label);
+    for (int label : term)
       ++counts[label];
-    }
   }
   spec.output.clear();
   if (explicitOutput) {

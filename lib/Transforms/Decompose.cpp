@@ -1076,8 +1076,24 @@ struct DecomposeEinsum : OpRewritePattern<EinsumOp> {
     if (!parseEinsum(op.getEquation(), ranks, spec, error))
       return op.emitOpError(error);
     SmallVector<Term> terms;
-    for (auto [value, labels] : llvm::zip(op.getTensors(), spec.inputs))
-      terms.push_back({value, labels});
+    for (auto [value, labels] : llvm::zip(op.getTensors(), spec.inputs)) {
+      // A label repeated within the operand: its diagonal of the two dimensions, which
+      // tgc.diagonal moves last, until each label is there once.
+      Term term{value, labels};
+      for (size_t k = 1; k < term.labels.size(); ++k) {
+        auto first = llvm::find(ArrayRef<int>(term.labels).take_front(k), term.labels[k]);
+        if (first == term.labels.begin() + k)
+          continue;
+        int64_t dim1 = first - term.labels.begin(), dim2 = k;
+        int label = term.labels[k];
+        term.value = DiagonalOp::create(rewriter, loc, term.value, 0, dim1, dim2);
+        term.labels.erase(term.labels.begin() + dim2);
+        term.labels.erase(term.labels.begin() + dim1);
+        term.labels.push_back(label);
+        k = 0; // (scan the new order from the start)
+      }
+      terms.push_back(term);
+    }
     // Whether a label is needed by the output or by terms[from...].
     auto neededFrom = [&](size_t from) {
       return [&, from](int label) {

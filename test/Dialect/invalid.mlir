@@ -173,3 +173,13 @@ func.func @cat_ranks(%a: !tgc.vtensor<[2], f32>, %b: !tgc.vtensor<[2, 3], f32>) 
   %0 = tgc.cat %a, %b : !tgc.vtensor<[2], f32>, !tgc.vtensor<[2, 3], f32> -> !tgc.vtensor<[4, 3], f32>
   return %0 : !tgc.vtensor<[4, 3], f32>
 }
+
+// -----
+
+// A subscript repeated within an einsum operand (a diagonal) needs equal sizes there.
+func.func @einsum_diagonal_sizes(%x: !tgc.vtensor<[4, 5], f32>) -> !tgc.vtensor<[4], f32> {
+  // expected-error @below {{einsum 'ii->i': a subscript repeated in operand 0 has sizes 4 and 5}}
+  // expected-error @below {{failed to infer returned types}}
+  %0 = tgc.einsum %x {equation = "ii->i"} : !tgc.vtensor<[4, 5], f32> -> !tgc.vtensor<[4], f32>
+  return %0 : !tgc.vtensor<[4], f32>
+}

@@ -61,3 +61,21 @@ func.func @diagonal(%x: !tgc.vtensor<[3, 4, 2], f32>) -> !tgc.vtensor<[2, 3], f3
   %0 = tgc.diagonal %x {offset = 1 : i64} : !tgc.vtensor<[3, 4, 2], f32> -> !tgc.vtensor<[2, 3], f32>
   return %0 : !tgc.vtensor<[2, 3], f32>
 }
+
+// -----
+
+// einsum with a subscript repeated within an operand: the operand's diagonal of the two
+// dimensions (tgc.diagonal, itself an index by two aranges), then the contraction; `ii`
+// (implicit output: nothing) sums it, the trace.
+// CHECK-LABEL: func.func @einsum_trace
+//  CHECK-SAME:   (%[[X:.*]]: !tgc.vtensor<[4, 4], f32>)
+//   CHECK-NOT:   tgc.einsum
+//       CHECK:   %[[I:.*]] = tgc.arange {{.*}}end = 4
+//       CHECK:   %[[J:.*]] = tgc.arange {{.*}}end = 4
+//       CHECK:   %[[D:.*]] = tgc.index %{{.*}}[%[[I]], %[[J]]] : {{.*}} -> !tgc.vtensor<[4], f32>
+//       CHECK:   %[[S:.*]] = tgc.sum %{{.*}} {dim = array<i64: 0>} : !tgc.vtensor<[4], f32> -> !tgc.vtensor<[], f32>
+//       CHECK:   return %[[S]]
+func.func @einsum_trace(%x: !tgc.vtensor<[4, 4], f32>) -> !tgc.vtensor<[], f32> {
+  %0 = tgc.einsum %x {equation = "ii"} : !tgc.vtensor<[4, 4], f32> -> !tgc.vtensor<[], f32>
+  return %0 : !tgc.vtensor<[], f32>
+}

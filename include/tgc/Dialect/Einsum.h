@@ -13,7 +13,8 @@ namespace tgc {
 
 /// An einsum equation with every operand's labels. Labels are numbers: 0-51 the letters
 /// a-z and A-Z, 52 + k the dimensions an ellipsis stands for (right-aligned over the
-/// operands, as torch broadcasts them).
+/// operands, as torch broadcasts them). A label repeated within one operand (`ii`)
+/// takes that operand's diagonal of those dimensions.
 struct EinsumSpec {
   llvm::SmallVector<llvm::SmallVector<int, 6>, 4> inputs;
   llvm::SmallVector<int, 6> output;
@@ -21,9 +22,9 @@ struct EinsumSpec {
 
 /// Parses `equation` for operands of `ranks`: explicit (`ij,jk->ik`) or implicit
 /// (`ij,jk`: the ellipsis dimensions, then the labels that appear once, in alphabetical
-/// order) output. Fails with a message in `error` for a malformed equation, a rank that
-/// does not match, an output label no operand has, a repeated output label, or a label
-/// repeated within one operand (a diagonal, which tgc does not support).
+/// order; a label repeated within an operand counts once per occurrence, so `ii` is the
+/// trace) output. Fails with a message in `error` for a malformed equation, a rank that
+/// does not match, an output label no operand has, or a repeated output label.
 bool parseEinsum(llvm::StringRef equation, llvm::ArrayRef<int64_t> ranks, EinsumSpec &spec,
                  std::string &error);
 

@@ -337,7 +337,14 @@ LogicalResult tgc::inferEinsum(MLIRContext *ctx, InferLoc loc, StringRef equatio
   // Each label's size: the operands agree, or broadcast a size of 1.
   DenseMap<int, AffineExpr> sizes;
   AffineExpr one = cst(1, ctx);
-  for (auto [x, labels] : llvm::zip(operands, spec.inputs))
+  for (auto [i, x, labels] : llvm::enumerate(operands, spec.inputs)) {
+    // A label repeated within an operand (a diagonal) has one size there.
+    for (auto [k, label] : llvm::enumerate(labels))
+      for (size_t j = 0; j < k; ++j)
+        if (labels[j] == label && x.getSizes()[j] != x.getSizes()[k])
+          return emitOptionalError(loc, "einsum '", equation, "': a subscript repeated in operand ",
+                                   i, " has sizes ", exprStr(x.getSizes()[j]), " and ",
+                                   exprStr(x.getSizes()[k]));
     for (auto [label, size] : llvm::zip(labels, x.getSizes())) {
       auto [it, inserted] = sizes.try_emplace(label, size);
       if (inserted || it->second == size || size == one)
@@ -349,6 +356,7 @@ LogicalResult tgc::inferEinsum(MLIRContext *ctx, InferLoc loc, StringRef equatio
       return emitOptionalError(loc, "einsum '", equation, "': a label has sizes ",
                                exprStr(it->second), " and ", exprStr(size));
     }
+  }
   SmallVector<AffineExpr> out;
   for (int label : spec.output)
     out.push_back(sizes.lookup(label));

@@ -46,7 +46,8 @@ class VectorNorm(nn.Module):
 
 
 class Einsum(nn.Module):
-    """Attention-style einsums, a bilinear form of three operands and an ellipsis."""
+    """Attention-style einsums, a bilinear form of three operands, an ellipsis and a
+    diagonal (a subscript repeated within an operand)."""
 
     def __init__(self):
         super().__init__()
@@ -60,7 +61,8 @@ class Einsum(nn.Module):
         s = torch.einsum("bqhd,bkhd->bhqk", q, k).softmax(-1)
         o = torch.einsum("bhqk,bkhd->bqhd", s, k).reshape(2, 5, 8)
         return torch.einsum("bn,anm,bm->ba", o[:, 0], self.w, o[:, 1]) + torch.einsum(
-            "...ij,...ij->...i", o, x).sum(-1, keepdim=True)
+            "...ij,...ij->...i", o, x).sum(-1, keepdim=True) + torch.einsum(
+            "aii,bi->ba", self.w, o[:, 2])
 
 
 class Resample(nn.Module):
