@@ -69,8 +69,9 @@ FailureOr<Attribute> Interpreter::outputStructure(Var value, int64_t &nextTensor
     return tagged("dict", b.getArrayAttr(entries));
   }
   // A torch.Size is tagged as one; a tuple of another class is replayed.
-  bool size = value->is(K::Tuple) && value->tupleClass && !isReplayedTuple(value);
-  if ((value->is(K::Tuple) && !isReplayedTuple(value)) || kind == H::List) {
+  bool replayed = isReplayedTuple(value);
+  bool size = value->is(K::Tuple) && value->tupleClass && !replayed;
+  if ((value->is(K::Tuple) && !replayed) || kind == H::List) {
     FailureOr<std::vector<Var>> items = unpack(value, loc);
     if (failed(items))
       return failure();
