@@ -291,11 +291,19 @@ def Tgc_ToDTypeOp : Tgc_Op<"to_dtype", ["aten._to_copy.default", "aten.to.dtype"
                                         "aten.type_as.default"],
                            [Pure, DeclareOpInterfaceMethods<Tgc_ElementwiseOpInterface>]> {
   let summary = "Convert to another dtype (a copy; device moves are dropped for the target)";
-  let arguments = (ins Tgc_AnyTensor:$self, OptionalAttr<Tgc_DTypeAttr>:$dtype);
+  let description = [{
+    `memory_format` (a torch.memory_format name; absent: contiguous_format) lays the
+    capture-level result out as ATen's `to` does; it changes no value.
+  }];
+  let arguments = (ins Tgc_AnyTensor:$self, OptionalAttr<Tgc_DTypeAttr>:$dtype,
+                       OptionalAttr<StrAttr>:$memory_format);
   let results = (outs Tgc_AnyTensor:$result);
+  let builders = [OpBuilder<(ins "::mlir::Value":$self, "::mlir::TypeAttr":$dtype), [{
+    build($_builder, $_state, self, dtype, ::mlir::StringAttr());
+  }]>];
   let assemblyFormat = "$self attr-dict `:` type($self) `->` type($result)";
   let inferBody = "return ::tgc::inferToDType(ctx, loc, adaptor.getSelf(), "
-                  "adaptor.getDtypeAttr(), types);";
+                  "adaptor.getDtypeAttr(), types, adaptor.getMemoryFormatAttr());";
 }
 
 def Tgc_ClampOp : Tgc_Op<"clamp", ["aten.clamp.default", "aten.clamp_min.default",
@@ -1217,11 +1225,20 @@ def Tgc_UnbindOp : Tgc_Op<"unbind", ["aten.unbind.int"], [Pure]> {
 
 def Tgc_CloneOp : Tgc_Op<"clone", ["aten.clone.default", "aten.contiguous.default",
                                    "aten.lift_fresh_copy.default"], [Pure]> {
-  let summary = "A fresh contiguous copy";
-  let arguments = (ins Tgc_AnyTensor:$self);
+  let summary = "A fresh copy";
+  let description = [{
+    `memory_format` (a torch.memory_format name; absent: contiguous_format) lays the
+    capture-level result out as ATen's clone does: preserve_format keeps a dense
+    layout of `self`.
+  }];
+  let arguments = (ins Tgc_AnyTensor:$self, OptionalAttr<StrAttr>:$memory_format);
   let results = (outs Tgc_AnyTensor:$result);
+  let builders = [OpBuilder<(ins "::mlir::Value":$self), [{
+    build($_builder, $_state, self, ::mlir::StringAttr());
+  }]>];
   let assemblyFormat = "$self attr-dict `:` type($self) `->` type($result)";
-  let inferBody = "return ::tgc::inferClone(ctx, loc, adaptor.getSelf(), types);";
+  let inferBody = "return ::tgc::inferClone(ctx, loc, adaptor.getSelf(), types, "
+                  "adaptor.getMemoryFormatAttr());";
 }
 
 def Tgc_CopyOp : Tgc_Op<"copy", ["aten.copy.default"], [Pure]> {
@@ -1910,12 +1927,20 @@ def Tgc_FullLikeOp : Tgc_Op<"full_like", ["aten.full_like.default", "aten.ones_l
                                           "aten.zeros_like.default",
                                           "aten.empty_like.default"], [Pure]> {
   let summary = "A tensor shaped like `self` filled with `fill_value`";
+  let description = [{
+    `memory_format` (absent: contiguous_format) lays the capture-level result out as
+    ATen's empty_like does.
+  }];
   let arguments = (ins Tgc_AnyTensor:$self, AnyAttrOf<[F64Attr, I64Attr, BoolAttr]>:$fill_value,
-                       OptionalAttr<Tgc_DTypeAttr>:$dtype);
+                       OptionalAttr<Tgc_DTypeAttr>:$dtype, OptionalAttr<StrAttr>:$memory_format);
   let results = (outs Tgc_AnyTensor:$result);
+  let builders = [OpBuilder<(ins "::mlir::Value":$self, "::mlir::Attribute":$fill_value,
+                                 "::mlir::TypeAttr":$dtype), [{
+    build($_builder, $_state, self, fill_value, dtype, ::mlir::StringAttr());
+  }]>];
   let assemblyFormat = "$self attr-dict `:` type($self) `->` type($result)";
   let inferBody = "return ::tgc::inferFullLike(ctx, loc, adaptor.getSelf(), "
-                  "adaptor.getDtypeAttr(), types);";
+                  "adaptor.getDtypeAttr(), types, adaptor.getMemoryFormatAttr());";
 }
 
 def Tgc_ArangeOp : Tgc_Op<"arange", ["aten.arange.default", "aten.arange.start",

@@ -2,6 +2,8 @@
 // (include/tgc/Dialect/TensorMeta.h).
 #include "tgc/Dialect/TgcDialect.h"
 
+#include "llvm/ADT/StringSwitch.h"
+
 using namespace mlir;
 using namespace tgc;
 
@@ -30,6 +32,122 @@ SmallVector<AffineExpr> TensorMeta::contiguousStrides(ArrayRef<AffineExpr> sizes
       running = running * sizes[i];
   }
   return strides;
+}
+
+std::optional<MemoryFormat> tgc::parseMemoryFormat(llvm::StringRef name) {
+  return llvm::StringSwitch<std::optional<MemoryFormat>>(name)
+      .Case("contiguous_format", MemoryFormat::Contiguous)
+      .Case("preserve_format", MemoryFormat::Preserve)
+      .Case("channels_last", MemoryFormat::ChannelsLast)
+      .Case("channels_last_3d", MemoryFormat::ChannelsLast3d)
+      .Default(std::nullopt);
+}
+
+llvm::StringRef tgc::stringifyMemoryFormat(MemoryFormat format) {
+  switch (format) {
+  case MemoryFormat::Contiguous:
+    return "contiguous_format";
+  case MemoryFormat::Preserve:
+    return "preserve_format";
+  case MemoryFormat::ChannelsLast:
+    return "channels_last";
+  case MemoryFormat::ChannelsLast3d:
+    return "channels_last_3d";
+  }
+  llvm_unreachable("a memory format");
+}
+
+/// The dimensions from the fastest in `format`'s order for `rank`, or empty.
+static SmallVector<int64_t> formatOrder(MemoryFormat format, int64_t rank) {
+  switch (format) {
+  case MemoryFormat::Contiguous: {
+    SmallVector<int64_t> order;
+    for (int64_t d = rank - 1; d >= 0; --d)
+      order.push_back(d);
+    return order;
+  }
+  case MemoryFormat::ChannelsLast:
+    return rank == 4 ? SmallVector<int64_t>{1, 3, 2, 0} : SmallVector<int64_t>{};
+  case MemoryFormat::ChannelsLast3d:
+    return rank == 5 ? SmallVector<int64_t>{1, 4, 3, 2, 0} : SmallVector<int64_t>{};
+  case MemoryFormat::Preserve:
+    break;
+  }
+  return {};
+}
+
+SmallVector<AffineExpr> tgc::memoryFormatStrides(MemoryFormat format, ArrayRef<AffineExpr> sizes,
+                                                 MLIRContext *ctx) {
+  if (format == MemoryFormat::Contiguous)
+    return TensorMeta::contiguousStrides(sizes, ctx);
+  SmallVector<int64_t> order = formatOrder(format, sizes.size());
+  if (order.empty())
+    return {};
+  // ATen multiplies the sizes as they are (a size-0 dimension zeroes the slower ones).
+  SmallVector<AffineExpr> strides(sizes.size());
+  AffineExpr running = getAffineConstantExpr(1, ctx);
+  for (int64_t d : order) {
+    strides[d] = running;
+    running = running * sizes[d];
+  }
+  return strides;
+}
+
+bool tgc::isContiguousAs(ArrayRef<AffineExpr> sizes, ArrayRef<AffineExpr> strides,
+                         MemoryFormat format) {
+  SmallVector<int64_t> order = formatOrder(format, sizes.size());
+  if (order.empty() && !sizes.empty())
+    return false;
+  if (strides.empty()) // unspecified: row-major
+    return format == MemoryFormat::Contiguous ||
+           llvm::all_of(sizes, [](AffineExpr s) { return getConstantSize(s) == 1; });
+  if (format == MemoryFormat::Contiguous &&
+      llvm::any_of(sizes, [](AffineExpr s) { return getConstantSize(s) == 0; }))
+    return true; // no elements (ATen's compute_contiguous)
+  if (sizes.empty())
+    return true;
+  AffineExpr expected = getAffineConstantExpr(1, sizes.front().getContext());
+  for (int64_t d : order) {
+    if (getConstantSize(sizes[d]) == 1)
+      continue;
+    if (strides[d] != expected)
+      return false;
+    expected = expected * sizes[d];
+  }
+  return true;
+}
+
+MemoryFormat tgc::suggestMemoryFormat(ArrayRef<AffineExpr> sizes, ArrayRef<AffineExpr> strides) {
+  if (strides.empty() || (sizes.size() != 4 && sizes.size() != 5))
+    return MemoryFormat::Contiguous;
+  SmallVector<int64_t> size, stride;
+  for (auto [s, t] : llvm::zip(sizes, strides)) {
+    std::optional<int64_t> cs = getConstantSize(s), ct = getConstantSize(t);
+    if (!cs || !ct)
+      return MemoryFormat::Contiguous;
+    size.push_back(*cs);
+    stride.push_back(*ct);
+  }
+  // is_channels_last_strides_2d_s4 / _3d_s5: the channels fastest, then the spatial
+  // dimensions from the last, then the batch, each stride at least the previous one's
+  // extent.
+  if (stride[1] == 0)
+    return MemoryFormat::Contiguous;
+  bool is2d = sizes.size() == 4;
+  SmallVector<int64_t> order =
+      is2d ? SmallVector<int64_t>{1, 3, 2, 0} : SmallVector<int64_t>{1, 4, 3, 2, 0};
+  int64_t min = 0;
+  for (int64_t d : order) {
+    if (size[d] == 0 || stride[d] < min)
+      return MemoryFormat::Contiguous;
+    // N111 (or a sliced N11W) is ambiguous: contiguous.
+    if (d == 0 && min == stride[1])
+      return MemoryFormat::Contiguous;
+    min = stride[d];
+    if (size[d] > 1)
+      min *= size[d];
+  }
+  return is2d ? MemoryFormat::ChannelsLast : MemoryFormat::ChannelsLast3d;
 }
 
 AffineExpr TensorMeta::numel(MLIRContext *ctx) const {

@@ -183,3 +183,22 @@ func.func @einsum_diagonal_sizes(%x: !tgc.vtensor<[4, 5], f32>) -> !tgc.vtensor<
   %0 = tgc.einsum %x {equation = "ii->i"} : !tgc.vtensor<[4, 5], f32> -> !tgc.vtensor<[4], f32>
   return %0 : !tgc.vtensor<[4], f32>
 }
+
+// -----
+
+// channels_last lays out 4-d tensors only.
+func.func @channels_last_rank(%x: !tgc.tensor<[2, 3, 4], f32>) {
+  // expected-error @below {{required rank 4 tensor to use channels_last format}}
+  // expected-error @below {{failed to infer returned types}}
+  %0 = tgc.clone %x {memory_format = "channels_last"} : !tgc.tensor<[2, 3, 4], f32> -> !tgc.tensor<[2, 3, 4], f32>
+  return
+}
+
+// -----
+
+func.func @unknown_memory_format(%x: !tgc.tensor<[2, 3], f32>) {
+  // expected-error @below {{unknown memory format 'row_major'}}
+  // expected-error @below {{failed to infer returned types}}
+  %0 = tgc.to_dtype %x {memory_format = "row_major"} : !tgc.tensor<[2, 3], f32> -> !tgc.tensor<[2, 3], f32>
+  return
+}

@@ -34,7 +34,8 @@ mlir::LogicalResult inferWhere(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value
 mlir::LogicalResult inferMaskedFill(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
                                     mlir::Value mask, TypeList &types);
 mlir::LogicalResult inferToDType(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
-                                 mlir::TypeAttr dtype, TypeList &types);
+                                 mlir::TypeAttr dtype, TypeList &types,
+                                 mlir::StringAttr memoryFormat = {});
 mlir::LogicalResult inferLinear(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value input,
                                 mlir::Value weight, mlir::Value bias, TypeList &types);
 mlir::LogicalResult inferMatmul(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value lhs,
@@ -104,12 +105,13 @@ mlir::LogicalResult inferDetach(mlir::MLIRContext *ctx, InferLoc loc, mlir::Valu
 mlir::LogicalResult inferSplit(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
                                llvm::ArrayRef<int64_t> splitSizes, int64_t dim, TypeList &types);
 mlir::LogicalResult inferClone(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
-                               TypeList &types);
+                               TypeList &types, mlir::StringAttr memoryFormat = {});
 mlir::LogicalResult inferFull(mlir::MLIRContext *ctx, InferLoc loc, ShapeAttr size,
                               mlir::Attribute fillValue, mlir::TypeAttr dtype, DeviceAttr device,
                               TypeList &types);
 mlir::LogicalResult inferFullLike(mlir::MLIRContext *ctx, InferLoc loc, mlir::Value self,
-                                  mlir::TypeAttr dtype, TypeList &types);
+                                  mlir::TypeAttr dtype, TypeList &types,
+                                  mlir::StringAttr memoryFormat = {});
 mlir::LogicalResult inferArange(mlir::MLIRContext *ctx, InferLoc loc, mlir::Attribute start,
                                 mlir::Attribute end, mlir::Attribute step, mlir::TypeAttr dtype,
                                 DeviceAttr device, TypeList &types);

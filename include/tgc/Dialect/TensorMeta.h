@@ -31,6 +31,37 @@ struct TensorMeta {
   mlir::AffineExpr numel(mlir::MLIRContext *ctx) const;
 };
 
+/// torch.memory_format: the layout a copy gets (`clone(memory_format=...)`, `to`,
+/// `empty_like`, `contiguous`). Preserve keeps the source's layout (docs/bytecode.md,
+/// *Layouts*).
+enum class MemoryFormat { Contiguous, Preserve, ChannelsLast, ChannelsLast3d };
+
+/// The format torch names so (`contiguous_format`, `preserve_format`, `channels_last`,
+/// `channels_last_3d`: `torch.channels_last` without the module), or nullopt.
+std::optional<MemoryFormat> parseMemoryFormat(llvm::StringRef name);
+llvm::StringRef stringifyMemoryFormat(MemoryFormat format);
+
+/// The strides of a dense tensor of `sizes` in `format` (not Preserve): row-major, or
+/// the channels (dimension 1) fastest and then the others from the last (NHWC, NDHWC),
+/// as ATen's get_channels_last_strides_2d / _3d. Empty when the format does not apply to
+/// that rank (channels_last needs 4, channels_last_3d 5).
+llvm::SmallVector<mlir::AffineExpr> memoryFormatStrides(MemoryFormat format,
+                                                        llvm::ArrayRef<mlir::AffineExpr> sizes,
+                                                        mlir::MLIRContext *ctx);
+
+/// Whether `strides` lay `sizes` out in `format` (not Preserve) as ATen's
+/// is_contiguous(memory_format) decides: dense in the format's order, where a dimension
+/// of size 1 may have any stride; false for a rank the format does not apply to.
+bool isContiguousAs(llvm::ArrayRef<mlir::AffineExpr> sizes,
+                    llvm::ArrayRef<mlir::AffineExpr> strides, MemoryFormat format);
+
+/// The format ATen's suggest_memory_format() reads from `strides` (empty: row-major):
+/// ChannelsLast for a rank-4 layout like channels-last (is_channels_last_strides_2d,
+/// ambiguous cases such as N111 counting as contiguous), ChannelsLast3d likewise at
+/// rank 5, else Contiguous (also for symbolic strides).
+MemoryFormat suggestMemoryFormat(llvm::ArrayRef<mlir::AffineExpr> sizes,
+                                 llvm::ArrayRef<mlir::AffineExpr> strides);
+
 /// The constant value of `e` if it has one.
 std::optional<int64_t> getConstantSize(mlir::AffineExpr e);
 

@@ -28,11 +28,15 @@ LogicalResult tgc::inferFull(MLIRContext *ctx, InferLoc loc, ShapeAttr size, Att
 }
 
 LogicalResult tgc::inferFullLike(MLIRContext *ctx, InferLoc loc, Value self, TypeAttr dtype,
-                                 TypeList &types) {
+                                 TypeList &types, StringAttr memoryFormat) {
   BaseTensorType x = tensorOf(self);
   if (failed(requireTensor(loc, x, "self")))
     return failure();
   TensorMeta meta = freshLike(x, x.getSizes());
+  FailureOr<SmallVector<AffineExpr>> strides = copyStrides(loc, x, memoryFormat);
+  if (failed(strides))
+    return failure();
+  meta.strides = std::move(*strides);
   meta.requiresGrad = false;
   if (dtype)
     meta.dtype = dtype.getValue();
@@ -194,7 +198,9 @@ LogicalResult tgc::inferUpsample(MLIRContext *ctx, InferLoc loc, Value input,
       return emitOptionalError(loc, "upsample: output size ", out, " must be positive");
     sizes[d] = cst(out, ctx);
   }
-  addResult(ctx, x.isRef(), freshLike(x, sizes), types);
+  TensorMeta result = freshLike(x, sizes);
+  result.strides = suggestedLayout(sizes, {x});
+  addResult(ctx, x.isRef(), result, types);
   return success();
 }
 
@@ -234,7 +240,9 @@ LogicalResult tgc::inferPad(MLIRContext *ctx, InferLoc loc, Value self, ArrayRef
       return emitOptionalError(loc, "pad: dimension ", d, " would have negative size ", *c);
     sizes[d] = padded;
   }
-  addResult(ctx, x.isRef(), freshLike(x, sizes), types);
+  TensorMeta result = freshLike(x, sizes);
+  result.strides = suggestedLayout(sizes, {x});
+  addResult(ctx, x.isRef(), result, types);
   return success();
 }
 
@@ -284,6 +292,14 @@ LogicalResult tgc::inferCat(MLIRContext *ctx, InferLoc loc, ValueRange tensors, 
   TensorMeta meta = freshLike(first, sizes);
   meta.dtype = promoteTypes(promotion, defaultFloat(ctx));
   meta.requiresGrad = requiresGrad;
+  // cat's result has the operands' memory format when they all suggest the same one.
+  if (!stack && llvm::all_of(tensors, [&](Value v) {
+        BaseTensorType t = tensorOf(v);
+        return t.isRef() && t.getRank() == rank &&
+               suggestMemoryFormat(t.getSizes(), t.getMeta().strides) ==
+                   suggestMemoryFormat(first.getSizes(), first.getMeta().strides);
+      }))
+    meta.strides = suggestedLayout(sizes, {first});
   addResult(ctx, first.isRef(), meta, types);
   return success();
 }

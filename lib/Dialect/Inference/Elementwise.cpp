@@ -7,11 +7,9 @@ using namespace tgc;
 using namespace tgc::inference;
 
 /// The strides eager gives an elementwise result of `sizes` over capture-level
-/// `operands` (TensorIterator's reorder_dimensions): the dimensions ordered from the
-/// fastest by the first operand whose strides tell two apart (a broadcast dimension,
-/// stride 0, tells nothing; equal strides put the smaller size first), then contiguous
-/// in that order. Empty (contiguous) when that order is row-major or a size or stride
-/// is symbolic.
+/// `operands` (TensorIterator's reorder_dimensions, iteratorOrderStrides; a broadcast
+/// dimension, stride 0, tells nothing). Empty (contiguous) when that order is row-major
+/// or a size or stride is symbolic.
 static SmallVector<AffineExpr> iteratorStrides(MLIRContext *ctx, ValueRange operands,
                                                ArrayRef<AffineExpr> sizes) {
   int64_t rank = sizes.size();
@@ -41,47 +39,7 @@ static SmallVector<AffineExpr> iteratorStrides(MLIRContext *ctx, ValueRange oper
     }
     strides.push_back(std::move(broadcast));
   }
-  auto shouldSwap = [&](int64_t dim0, int64_t dim1) {
-    for (const SmallVector<int64_t> &s : strides) {
-      if (s[dim0] == 0 || s[dim1] == 0)
-        continue;
-      if (s[dim0] < s[dim1])
-        return -1;
-      if (s[dim0] > s[dim1])
-        return 1;
-      if (shape[dim0] > shape[dim1])
-        return 1;
-    }
-    return 0;
-  };
-  // perm[0] is the fastest dimension.
-  SmallVector<int64_t> perm;
-  for (int64_t d = rank - 1; d >= 0; --d)
-    perm.push_back(d);
-  for (int64_t i = 1; i < rank; ++i) {
-    int64_t dim1 = i;
-    for (int64_t dim0 = i - 1; dim0 >= 0; --dim0) {
-      int comparison = shouldSwap(perm[dim0], perm[dim1]);
-      if (comparison > 0) {
-        std::swap(perm[dim0], perm[dim1]);
-        dim1 = dim0;
-      } else if (comparison < 0) {
-        break;
-      }
-    }
-  }
-  bool rowMajor = true;
-  for (int64_t j = 0; j < rank; ++j)
-    rowMajor &= perm[j] == rank - 1 - j;
-  if (rowMajor)
-    return {};
-  SmallVector<AffineExpr> result(rank);
-  int64_t next = 1;
-  for (int64_t d : perm) {
-    result[d] = cst(next, ctx);
-    next *= shape[d];
-  }
-  return result;
+  return iteratorOrderStrides(ctx, shape, strides);
 }
 
 LogicalResult tgc::inferElementwise(MLIRContext *ctx, InferLoc loc, ValueRange operands,
@@ -156,11 +114,15 @@ LogicalResult tgc::inferMaskedFill(MLIRContext *ctx, InferLoc loc, Value self, V
 }
 
 LogicalResult tgc::inferToDType(MLIRContext *ctx, InferLoc loc, Value self, TypeAttr dtype,
-                                TypeList &types) {
+                                TypeList &types, StringAttr memoryFormat) {
   BaseTensorType t = tensorOf(self);
   if (failed(requireTensor(loc, t, "self")))
     return failure();
   TensorMeta meta = freshLike(t, t.getSizes());
+  FailureOr<SmallVector<AffineExpr>> strides = copyStrides(loc, t, memoryFormat);
+  if (failed(strides))
+    return failure();
+  meta.strides = std::move(*strides);
   if (dtype)
     meta.dtype = dtype.getValue();
   meta.requiresGrad &= getCategory(meta.dtype) == DTypeCategory::Floating;

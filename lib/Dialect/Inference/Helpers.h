@@ -36,6 +36,30 @@ TensorMeta freshLike(BaseTensorType self, llvm::ArrayRef<mlir::AffineExpr> sizes
 /// Like freshLike, for positions: int64 elements, no gradient (argmax, sort indices).
 TensorMeta indicesLike(BaseTensorType self, llvm::ArrayRef<mlir::AffineExpr> sizes);
 
+/// Dense strides for `shape` in TensorIterator's order (reorder_dimensions) over the
+/// operands' strides broadcast to `shape` (0 along broadcast dimensions): the dimensions
+/// from the fastest by the first operand whose strides tell two apart, equal strides
+/// putting the smaller size first. Empty when that order is row-major.
+llvm::SmallVector<mlir::AffineExpr>
+iteratorOrderStrides(mlir::MLIRContext *ctx, llvm::ArrayRef<int64_t> shape,
+                     llvm::ArrayRef<llvm::SmallVector<int64_t>> operandStrides);
+
+/// The strides of a copy of `self` in `memoryFormat` (a torch.memory_format name; null:
+/// contiguous), as ATen lays out clone / empty_like / to: row-major (empty), the
+/// channels-last strides, or for preserve_format `self`'s own strides when they are
+/// non-overlapping and dense, else dense ones in `self`'s order (infer_dense_strides).
+/// Empty for value tensors and symbolic layouts; an error for an unknown format or one
+/// that does not apply to `self`'s rank.
+mlir::FailureOr<llvm::SmallVector<mlir::AffineExpr>> copyStrides(InferLoc loc, BaseTensorType self,
+                                                                 mlir::StringAttr memoryFormat);
+
+/// The strides of a result of `sizes` that ATen lays out in its input's
+/// suggest_memory_format() (convolution, pooling, batch / group norm, upsampling,
+/// padding): channels-last ones when one of the capture-level `sources` suggests
+/// channels_last (or _3d) and `sizes` has that format's rank, else empty (row-major).
+llvm::SmallVector<mlir::AffineExpr> suggestedLayout(llvm::ArrayRef<mlir::AffineExpr> sizes,
+                                                    llvm::ArrayRef<BaseTensorType> sources);
+
 /// `op`'s index (gather, scatter): a non-bool integer tensor of `self`'s rank.
 mlir::LogicalResult requireIndexOfRank(InferLoc loc, llvm::StringRef op, BaseTensorType self,
                                        BaseTensorType index);

@@ -121,6 +121,8 @@ LogicalResult tgc::inferConvolution(MLIRContext *ctx, InferLoc loc, Value input,
   }
   TensorMeta meta = freshLike(x, sizes);
   meta.requiresGrad = anyRequiresGrad({x, w});
+  // ATen's CPU convolution writes channels-last when the input or weight is.
+  meta.strides = suggestedLayout(sizes, {x, w});
   addResult(ctx, x.isRef(), meta, types);
   return success();
 }

@@ -57,9 +57,11 @@ LogicalResult tgc::inferPool(MLIRContext *ctx, InferLoc loc, Value self, unsigne
       return emitOptionalError(loc, "pooling window larger than its input");
     sizes[first + i] = cst(out, ctx);
   }
-  addResult(ctx, x.isRef(), freshLike(x, sizes), types);
+  TensorMeta result = freshLike(x, sizes);
+  result.strides = suggestedLayout(sizes, {x});
+  addResult(ctx, x.isRef(), result, types);
   if (withIndices) {
-    TensorMeta indices = freshLike(x, sizes);
+    TensorMeta indices = result;
     indices.dtype = IntegerType::get(ctx, 64);
     indices.requiresGrad = false;
     addResult(ctx, x.isRef(), indices, types);
@@ -90,7 +92,9 @@ LogicalResult tgc::inferAdaptivePool(MLIRContext *ctx, InferLoc loc, Value self,
       return emitOptionalError(loc, "adaptive pooling: output sizes must be positive");
     sizes[x.getRank() - spatial + i] = cst(outputSize[i], ctx);
   }
-  addResult(ctx, x.isRef(), freshLike(x, sizes), types);
+  TensorMeta result = freshLike(x, sizes);
+  result.strides = suggestedLayout(sizes, {x});
+  addResult(ctx, x.isRef(), result, types);
   return success();
 }
 

@@ -14,7 +14,9 @@ LogicalResult tgc::inferBatchNorm(MLIRContext *ctx, InferLoc loc, Value input, b
   if (x.getRank() < 2)
     return emitOptionalError(loc, "batch_norm expects an input of rank >= 2");
   AffineExpr channels = x.getSizes()[1];
-  addResult(ctx, x.isRef(), freshLike(x, x.getSizes()), types);
+  TensorMeta output = freshLike(x, x.getSizes());
+  output.strides = suggestedLayout(x.getSizes(), {x});
+  addResult(ctx, x.isRef(), output, types);
   SmallVector<AffineExpr> statSizes = {training ? channels : cst(0, ctx)};
   TensorMeta stat = freshLike(x, statSizes);
   addResult(ctx, x.isRef(), stat, types);
@@ -65,7 +67,9 @@ LogicalResult tgc::inferGroupNorm(MLIRContext *ctx, InferLoc loc, Value input, i
   std::optional<int64_t> channels = getConstantSize(x.getSizes()[1]);
   if (group < 1 || (channels && *channels % group != 0))
     return emitOptionalError(loc, "group_norm: ", group, " groups do not divide the channels");
-  addResult(ctx, x.isRef(), freshLike(x, x.getSizes()), types);
+  TensorMeta output = freshLike(x, x.getSizes());
+  output.strides = suggestedLayout(x.getSizes(), {x});
+  addResult(ctx, x.isRef(), output, types);
   if (!native)
     return success();
   TensorMeta stat = freshLike(x, {x.getSizes()[0], cst(group, ctx)});

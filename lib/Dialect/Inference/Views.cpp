@@ -350,11 +350,17 @@ LogicalResult tgc::inferSplit(MLIRContext *ctx, InferLoc loc, Value self,
   return success();
 }
 
-LogicalResult tgc::inferClone(MLIRContext *ctx, InferLoc loc, Value self, TypeList &types) {
+LogicalResult tgc::inferClone(MLIRContext *ctx, InferLoc loc, Value self, TypeList &types,
+                              StringAttr memoryFormat) {
   BaseTensorType x = tensorOf(self);
   if (failed(requireTensor(loc, x, "self")))
     return failure();
-  addResult(ctx, x.isRef(), freshLike(x, x.getSizes()), types);
+  TensorMeta meta = freshLike(x, x.getSizes());
+  FailureOr<SmallVector<AffineExpr>> strides = copyStrides(loc, x, memoryFormat);
+  if (failed(strides))
+    return failure();
+  meta.strides = std::move(*strides);
+  addResult(ctx, x.isRef(), meta, types);
   return success();
 }
 

@@ -105,6 +105,13 @@ AtenValue AtenValue::device(Attribute d) {
   return value;
 }
 
+AtenValue AtenValue::memoryFormat(MemoryFormat format) {
+  AtenValue value;
+  value.kind = Kind::MemoryFormat;
+  value.string = stringifyMemoryFormat(format).str();
+  return value;
+}
+
 /// How diagnostics name a value's kind.
 static llvm::StringRef kindName(AtenValue::Kind kind) {
   switch (kind) {
@@ -132,6 +139,8 @@ static llvm::StringRef kindName(AtenValue::Kind kind) {
     return "ScalarType";
   case AtenValue::Kind::Device:
     return "Device";
+  case AtenValue::Kind::MemoryFormat:
+    return "MemoryFormat";
   }
   return "?";
 }
@@ -258,6 +267,7 @@ FailureOr<SmallVector<Attribute>> OpSpecBuilder::attributeCandidates(const AtenV
   case AtenValue::Kind::Bool:
     return SmallVector<Attribute>{builder.getBoolAttr(value.boolValue)};
   case AtenValue::Kind::String:
+  case AtenValue::Kind::MemoryFormat:
     return SmallVector<Attribute>{builder.getStringAttr(value.string)};
   case AtenValue::Kind::Ints:
     return listForms(value.sizes);
@@ -617,11 +627,51 @@ static llvm::StringRef resolveAlias(llvm::StringRef target, std::vector<AtenArgu
   return target;
 }
 
+/// The layout a copy gets (the ops' `memory_format`, absent for contiguous_format):
+/// where the call names none (or None), ATen's default: clone, to and the *_like
+/// creations preserve their input's, contiguous() asks for contiguous_format.
+/// preserve_format of a row-major (or value) tensor is contiguous_format too.
+static void setCopyLayout(llvm::StringRef target, std::vector<AtenArgument> &arguments) {
+  static constexpr llvm::StringLiteral kPreserving[] = {
+      "aten.clone.default",      "aten.lift_fresh_copy.default", "aten._to_copy.default",
+      "aten.to.dtype",           "aten.to.dtype_layout",         "aten.to.device",
+      "aten.type_as.default",    "aten.full_like.default",       "aten.ones_like.default",
+      "aten.zeros_like.default", "aten.empty_like.default"};
+  bool preserving = llvm::is_contained(kPreserving, target);
+  if (!preserving && target != "aten.contiguous.default")
+    return;
+  auto find = [&](llvm::StringRef name) {
+    return llvm::find_if(arguments, [&](const AtenArgument &a) { return a.name == name; });
+  };
+  auto given = find("memory_format");
+  std::optional<MemoryFormat> format;
+  if (given != arguments.end() && given->value.kind == AtenValue::Kind::MemoryFormat)
+    format = parseMemoryFormat(given->value.string);
+  else if (given == arguments.end() || given->value.kind == AtenValue::Kind::None)
+    format = preserving ? MemoryFormat::Preserve : MemoryFormat::Contiguous;
+  if (!format)
+    return; // not a memory format: the op's attribute refuses it
+  if (*format == MemoryFormat::Preserve) {
+    auto self = find("self");
+    BaseTensorType type = self != arguments.end() && self->value.kind == AtenValue::Kind::Tensor
+                              ? dyn_cast<BaseTensorType>(self->value.values.front().getType())
+                              : BaseTensorType();
+    if (type && (!type.isRef() || type.getMeta().strides.empty() ||
+                 isContiguousAs(type.getSizes(), type.getMeta().strides, MemoryFormat::Contiguous)))
+      format = MemoryFormat::Contiguous;
+  }
+  if (given != arguments.end())
+    arguments.erase(given);
+  if (*format != MemoryFormat::Contiguous)
+    arguments.push_back({"memory_format", AtenValue::memoryFormat(*format)});
+}
+
 FailureOr<SmallVector<Value>> AtenCallBuilder::buildResults(Location loc, llvm::StringRef target,
                                                             std::vector<AtenArgument> arguments,
                                                             size_t minResults,
                                                             const ErrorFn &emitError,
                                                             ArrayRef<RecordedResult> recorded) {
+  setCopyLayout(target, arguments);
   target = resolveAlias(target, arguments);
   if (MultiCompositeBuilder composite = findMultiComposite(target))
     return (this->*composite)(loc, target, std::move(arguments), emitError);
@@ -1967,8 +2017,10 @@ FailureOr<Operation *> AtenCallBuilder::buildMatrixOp(Location loc, llvm::String
     if (rank < 2 || !d0 || !d1 || *d0 == *d1)
       return emitError() << "rot90 needs two different dimensions of a tensor of rank 2 or more";
     int64_t turns = ((*k % 4) + 4) % 4;
-    if (turns == 0)
-      return c.finish("aten.clone.default", {{"self", tensorValue(*x)}});
+    if (turns == 0) // ATen: a contiguous clone
+      return c.finish("aten.clone.default",
+                      {{"self", tensorValue(*x)},
+                       {"memory_format", AtenValue::memoryFormat(MemoryFormat::Contiguous)}});
     if (turns == 2)
       return c.finish("aten.clone.default", {{"self", tensorValue(flip(*x, {*d0, *d1}))}});
     Value flipped = flip(*x, {turns == 1 ? *d1 : *d0});
@@ -2115,7 +2167,11 @@ FailureOr<Operation *> AtenCallBuilder::buildMathOp(Location loc, llvm::StringRe
         polynomial(c.scalar("aten.sub.Scalar", w, 2.5),
                    {2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
                     -0.00125372503, -0.00417768164, 0.246640727, 1.50140941});
-    Value tail = polynomial(c.scalar("aten.sub.Scalar", c.unary("aten.sqrt.default", w), 3),
+    // The tail's square root of w at 5 or more, which is where it is used: below, w may
+    // be -0 or a rounding below it (x near 0), whose sqrt has an infinite or NaN
+    // derivative that the where's zero gradient would turn into NaN.
+    Value tailW = c.clampMin(w, 5);
+    Value tail = polynomial(c.scalar("aten.sub.Scalar", c.unary("aten.sqrt.default", tailW), 3),
                             {-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844,
                              0.00573950773, -0.0076224613, 0.00943887047, 1.00167406, 2.83297682});
     Value p = c("aten.where.self", {{"condition", tensorValue(c.scalar("aten.lt.Scalar", w, 5))},
@@ -2920,8 +2976,10 @@ FailureOr<Operation *> AtenCallBuilder::buildNarrow(Location loc, llvm::StringRe
   auto copyIfAsked = [&](Operation *view) -> FailureOr<Operation *> {
     if (target != "aten.narrow_copy.default")
       return view;
-    return build(loc, "aten.clone.default", {{"self", AtenValue::tensor(view->getResult(0))}}, 1,
-                 emitError);
+    return build(loc, "aten.clone.default",
+                 {{"self", AtenValue::tensor(view->getResult(0))},
+                  {"memory_format", AtenValue::memoryFormat(MemoryFormat::Contiguous)}},
+                 1, emitError);
   };
   AffineExpr size = type.getSizes()[d];
   auto integer = [&](int64_t v) { return AtenValue::integer(getAffineConstantExpr(v, ctx)); };
@@ -3086,6 +3144,7 @@ FailureOr<Operation *> AtenCallBuilder::build(Location loc, llvm::StringRef targ
                                               size_t minResults, const ErrorFn &emitError,
                                               ArrayRef<RecordedResult> recorded) {
   MLIRContext *ctx = builder.getContext();
+  setCopyLayout(target, arguments);
   target = resolveAlias(target, arguments);
   if (findMultiComposite(target) || findLibraryComposite(target))
     return emitError() << "this form of " << target.drop_front(5).split('.').first

@@ -35,8 +35,9 @@ struct AtenValue {
     Ints, ///< int[] / SymInt[]: `sizes`
     Floats,
     Bools,
-    DType,  ///< `type` is the element type
-    Device, ///< `attribute` is the #tgc.device, null for the CPU
+    DType,        ///< `type` is the element type
+    Device,       ///< `attribute` is the #tgc.device, null for the CPU
+    MemoryFormat, ///< `string` is the torch.memory_format's name (`channels_last`)
   };
   Kind kind = Kind::None;
   llvm::SmallVector<mlir::Value> values;
@@ -62,6 +63,7 @@ struct AtenValue {
   static AtenValue boolList(llvm::ArrayRef<bool> bs);
   static AtenValue dtype(mlir::Type t);
   static AtenValue device(mlir::Attribute d);
+  static AtenValue memoryFormat(MemoryFormat format);
 };
 
 /// A named argument of a call.

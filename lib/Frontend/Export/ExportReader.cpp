@@ -14,6 +14,7 @@
 #include "Frontend/Common/DTypes.h"
 #include "Frontend/Common/GraphInputs.h"
 #include "Frontend/Common/NodeAdapters.h"
+#include "Frontend/Common/OutputLayouts.h"
 #include "Frontend/Common/StridedCopy.h"
 #include "Frontend/Common/SymbolicSizes.h"
 #include "Pt2Archive.h"
@@ -519,17 +520,24 @@ LogicalResult ExportReader::buildReturn(func::FuncOp func) {
   // What each user output is in the returned value: a tensor result's index, or a
   // constant the module returned (None, a number, a bool, a string).
   SmallVector<Attribute> userLeaves;
+  // The user outputs' layouts as the export recorded them (eager's strides).
+  SmallVector<std::pair<int64_t, TensorMeta>> userMetas;
   int64_t numTensorOutputs = 0;
   for (const Json &spec : signature.at("output_specs")) {
     if (std::optional<Attribute> constant = constantUserOutput(spec)) {
       userLeaves.push_back(*constant);
       continue;
     }
-    if (unionKind(spec) == "user_output")
-      userLeaves.push_back(builder.getI64IntegerAttr(numTensorOutputs++));
     FailureOr<GraphOutput> output = parseOutputSpec(spec);
     if (failed(output))
       return failure();
+    if (unionKind(spec) == "user_output") {
+      const Json &tensorValues = graph->at("tensor_values");
+      if (tensorValues.contains(output->valueName))
+        if (FailureOr<TensorMeta> meta = valueMeta(output->valueName); succeeded(meta))
+          userMetas.emplace_back(numTensorOutputs, *meta);
+      userLeaves.push_back(builder.getI64IntegerAttr(numTensorOutputs++));
+    }
     FailureOr<Value> value = lookupValue(output->valueName);
     if (failed(value))
       return failure();
@@ -542,6 +550,8 @@ LogicalResult ExportReader::buildReturn(func::FuncOp func) {
   }
   if (failed(recordOutputStructure(userLeaves)))
     return failure();
+  if (ArrayAttr layouts = frontend::outputLayoutsAttr(builder, userMetas))
+    module->getOperation()->setAttr(attr::kOutputLayouts, layouts);
   func::ReturnOp::create(builder, archiveLoc, results);
   func.setFunctionType(
       builder.getFunctionType(func.getArgumentTypes(), ValueRange(results).getTypes()));
@@ -1098,9 +1108,23 @@ FailureOr<std::optional<AtenValue>> ExportReader::convertArgument(const Json &ar
       return std::optional<AtenValue>(integer);
     }
   }
-  // Layouts and memory formats are enum codes; no op reads them (they are ignorable).
-  if (kind == "as_int" || kind == "as_sym_int" || kind == "as_layout" ||
-      kind == "as_memory_format") {
+  // Memory formats are the schema's enum codes: 0 Unknown (as absent), 1 Contiguous,
+  // 2 ChannelsLast, 3 ChannelsLast3d, 4 Preserve (docs/pt2-format.md).
+  if (kind == "as_memory_format") {
+    if (!value.is_number_integer())
+      return emitNodeError() << "argument '" << name << "': a memory format must be an integer";
+    static constexpr MemoryFormat kFormats[] = {
+        MemoryFormat::Contiguous, MemoryFormat::ChannelsLast, MemoryFormat::ChannelsLast3d,
+        MemoryFormat::Preserve};
+    int64_t code = value.get<int64_t>();
+    if (code == 0)
+      return std::optional<AtenValue>(AtenValue::none());
+    if (code < 0 || code > 4)
+      return emitNodeError() << "argument '" << name << "': unknown memory format " << code;
+    return std::optional<AtenValue>(AtenValue::memoryFormat(kFormats[code - 1]));
+  }
+  // Layouts are enum codes; no op reads them (they are ignorable).
+  if (kind == "as_int" || kind == "as_sym_int" || kind == "as_layout") {
     FailureOr<AffineExpr> size = sizeOf(value, kind == "as_sym_int");
     if (failed(size))
       return failure();

@@ -30,8 +30,15 @@ static CallResult range(Interpreter &in, ExternalCall &call) {
 /// enumerate(), zip() and reversed(): iterators over what their arguments yield.
 static CallResult iterators(Interpreter &in, ExternalCall &call) {
   std::vector<Var> &args = call.args;
+  bool isEnumerate = call.name == "builtins.enumerate";
+  if (failed(call.checkKeywords(isEnumerate ? std::initializer_list<llvm::StringRef>{"start"}
+                                : call.name == "builtins.zip"
+                                    ? std::initializer_list<llvm::StringRef>{"strict"}
+                                    : std::initializer_list<llvm::StringRef>{})))
+    return failure();
   std::vector<std::vector<Var>> sequences;
-  for (const Var &arg : args) {
+  // enumerate's second argument is its start, not an iterable.
+  for (const Var &arg : llvm::ArrayRef(args).take_front(isEnumerate ? 1 : args.size())) {
     FailureOr<std::vector<Var>> items = in.unpack(arg, call.loc);
     if (failed(items))
       return failure();
@@ -46,8 +53,8 @@ static CallResult iterators(Interpreter &in, ExternalCall &call) {
     if (failed(call.checkArity(1, 2)))
       return failure();
     int64_t start = 0;
-    if (args.size() == 2) {
-      FailureOr<int64_t> s = constantIntArgument(args[1], "enumerate's start", call.loc);
+    if (Var given = args.size() == 2 ? args[1] : call.keyword("start")) {
+      FailureOr<int64_t> s = constantIntArgument(given, "enumerate's start", call.loc);
       if (failed(s))
         return failure();
       start = *s;
@@ -58,6 +65,11 @@ static CallResult iterators(Interpreter &in, ExternalCall &call) {
     size_t n = sequences.empty() ? 0 : SIZE_MAX;
     for (auto &sequence : sequences)
       n = std::min(n, sequence.size());
+    // zip(..., strict=True): iterables of different lengths are a ValueError.
+    if (Var strict = call.keyword("strict");
+        strict && strict->is(K::Bool) && strict->boolValue &&
+        llvm::any_of(sequences, [&](auto &s) { return s.size() != n; }))
+      return call.error() << "zip(strict=True): the arguments have different lengths";
     for (size_t i = 0; i < n; ++i) {
       std::vector<Var> tuple;
       for (auto &sequence : sequences)
@@ -88,14 +100,19 @@ static CallResult sequence(Interpreter &in, ExternalCall &call) {
   return in.makeSet(items, call.loc);
 }
 
-/// dict() of a dict or of key/value pairs, and keywords.
+/// dict() of a dict or of key/value pairs, and keywords (a key given again keeps its
+/// first position and takes the last value).
 static CallResult dict(Interpreter &in, ExternalCall &call) {
   std::vector<Var> &args = call.args;
-  HeapObject dict;
-  dict.kind = H::Dict;
+  if (failed(call.checkArity(0, 1)))
+    return failure();
+  HeapObject object;
+  object.kind = H::Dict;
+  Var dict = makeObject(in.newObject(std::move(object)));
+  std::vector<std::pair<Var, Var>> entries;
   if (!args.empty()) {
     if (in.getHeap().kindOf(args[0]) == H::Dict) {
-      dict.entries = in.getHeap().get(args[0]->object).entries;
+      entries = in.getHeap().get(args[0]->object).entries;
     } else {
       FailureOr<std::vector<Var>> pairs = in.unpack(args[0], call.loc);
       if (failed(pairs))
@@ -104,13 +121,16 @@ static CallResult dict(Interpreter &in, ExternalCall &call) {
         FailureOr<std::vector<Var>> kv = in.unpack(pair, call.loc);
         if (failed(kv) || kv->size() != 2)
           return call.error() << "dict() needs key/value pairs";
-        dict.entries.emplace_back((*kv)[0], (*kv)[1]);
+        entries.emplace_back((*kv)[0], (*kv)[1]);
       }
     }
   }
   for (auto &[key, value] : call.arguments.keywords)
-    dict.entries.emplace_back(makeStr(key), value);
-  return makeObject(in.newObject(std::move(dict)));
+    entries.emplace_back(makeStr(key), value);
+  for (auto &[key, value] : entries)
+    if (failed(in.storeSubscript(dict, key, value, call.loc, /*raw=*/true)))
+      return failure();
+  return dict;
 }
 
 /// float() of a string: Python's spellings of infinities and NaN, and decimals.
@@ -128,10 +148,62 @@ static CallResult parseFloat(ExternalCall &call, const std::string &original) {
   return call.error() << "could not convert string to float: '" << original << "'";
 }
 
-/// int(), float(), bool() and operator.index() of one value.
+/// int(text, base) as Python parses it: surrounding whitespace, a sign, underscores
+/// between digits, a 0x/0o/0b prefix (required for base 0, allowed for its own base).
+static CallResult parseInt(Interpreter &in, ExternalCall &call, llvm::StringRef original,
+                           int64_t base) {
+  llvm::StringRef text = llvm::StringRef(original).trim();
+  bool negative = text.consume_front("-");
+  if (!negative)
+    text.consume_front("+");
+  auto prefixBase = [&]() -> int64_t {
+    llvm::StringRef lower = text.take_front(2);
+    if (lower.equals_insensitive("0x"))
+      return 16;
+    if (lower.equals_insensitive("0o"))
+      return 8;
+    if (lower.equals_insensitive("0b"))
+      return 2;
+    return 0;
+  };
+  int64_t prefixed = prefixBase();
+  if (base == 0)
+    base = prefixed ? prefixed : 10;
+  if (prefixed && prefixed == base)
+    text = text.drop_front(2);
+  std::string digits;
+  bool valid =
+      !text.empty() && !text.starts_with("_") && !text.ends_with("_") && !text.contains("__");
+  for (char c : text)
+    if (c != '_')
+      digits.push_back(c);
+  uint64_t magnitude;
+  if (!valid || llvm::StringRef(digits).getAsInteger(base, magnitude) ||
+      magnitude > static_cast<uint64_t>(INT64_MAX) + (negative ? 1 : 0))
+    return call.error() << "invalid literal for int() with base " << base << ": '" << original
+                        << "' (or one past 64 bits)";
+  return makeInt(negative ? static_cast<int64_t>(0 - magnitude) : static_cast<int64_t>(magnitude),
+                 in.getContext());
+}
+
+/// int(), float(), bool() and operator.index() of one value; int(str, base).
 static CallResult number(Interpreter &in, ExternalCall &call) {
   std::vector<Var> &args = call.args;
   llvm::StringRef name = call.name;
+  if (name == "builtins.int" && !args.empty() && args[0]->is(K::Str)) {
+    if (failed(call.checkArity(1, 2)) || failed(call.checkKeywords({"base"})))
+      return failure();
+    int64_t base = 10;
+    if (Var given = args.size() == 2 ? args[1] : call.keyword("base")) {
+      FailureOr<int64_t> b = constantIntArgument(given, "int()'s base", call.loc);
+      if (failed(b))
+        return failure();
+      if (*b != 0 && (*b < 2 || *b > 36))
+        return call.error() << "int() base must be >= 2 and <= 36, or 0";
+      base = *b;
+    }
+    return parseInt(in, call, args[0]->name, base);
+  }
   if (failed(call.checkArity(1, 1)))
     return failure();
   if (name == "builtins.bool") {
@@ -156,6 +228,64 @@ static CallResult number(Interpreter &in, ExternalCall &call) {
   if (name == "builtins.float")
     return makeFloat(*number);
   return makeInt(static_cast<int64_t>(std::trunc(*number)), in.getContext());
+}
+
+/// ord() of a one-character str and chr() of a code point.
+static CallResult characterCode(Interpreter &in, ExternalCall &call) {
+  if (failed(call.checkArity(1, 1)))
+    return failure();
+  const Var &arg = call.args[0];
+  if (call.name == "builtins.ord") {
+    if (!arg->is(K::Str) || strCharacters(arg->name).size() != 1)
+      return call.error() << "ord() expected a character, got " << describe(in.getHeap(), arg);
+    // Decode the character's UTF-8 bytes.
+    llvm::StringRef bytes = arg->name;
+    auto lead = static_cast<unsigned char>(bytes[0]);
+    uint32_t code = bytes.size() == 1 ? lead : lead & (0x7F >> bytes.size());
+    for (char c : bytes.drop_front())
+      code = (code << 6) | (static_cast<unsigned char>(c) & 0x3F);
+    return makeInt(code, in.getContext());
+  }
+  std::optional<int64_t> code = arg->getConstantInt();
+  if (!code || !arg->is(K::Int))
+    return call.error() << "chr() takes an int, got " << describe(in.getHeap(), arg);
+  if (*code < 0 || *code > 0x10FFFF)
+    return call.error() << "chr() arg not in range(0x110000) (ValueError)";
+  std::string text;
+  auto c = static_cast<uint32_t>(*code);
+  if (c < 0x80) {
+    text.push_back(static_cast<char>(c));
+  } else if (c < 0x800) {
+    text.push_back(static_cast<char>(0xC0 | (c >> 6)));
+    text.push_back(static_cast<char>(0x80 | (c & 0x3F)));
+  } else if (c < 0x10000) {
+    text.push_back(static_cast<char>(0xE0 | (c >> 12)));
+    text.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
+    text.push_back(static_cast<char>(0x80 | (c & 0x3F)));
+  } else {
+    text.push_back(static_cast<char>(0xF0 | (c >> 18)));
+    text.push_back(static_cast<char>(0x80 | ((c >> 12) & 0x3F)));
+    text.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
+    text.push_back(static_cast<char>(0x80 | (c & 0x3F)));
+  }
+  return makeStr(text);
+}
+
+/// dict.fromkeys(iterable, value=None): each key mapped to the same value.
+static CallResult dictFromKeys(Interpreter &in, ExternalCall &call) {
+  if (failed(call.checkArity(1, 2)))
+    return failure();
+  FailureOr<std::vector<Var>> keys = in.unpack(call.args[0], call.loc);
+  if (failed(keys))
+    return failure();
+  Var value = call.args.size() == 2 ? call.args[1] : makeNone();
+  HeapObject object;
+  object.kind = H::Dict;
+  Var dict = makeObject(in.newObject(std::move(object)));
+  for (const Var &key : *keys)
+    if (failed(in.storeSubscript(dict, key, value, call.loc, /*raw=*/true)))
+      return failure();
+  return dict;
 }
 
 static CallResult str(Interpreter &in, ExternalCall &call) {
@@ -287,6 +417,9 @@ void tgc::py::registerBuiltinTypes(CallRegistry &registry) {
   registry.add("builtins.bool", number);
   registry.add("operator.index", number);
   registry.add("builtins.str", str);
+  registry.add("builtins.ord", characterCode);
+  registry.add("builtins.chr", characterCode);
+  registry.add("builtins.dict.fromkeys", dictFromKeys);
   registry.add("builtins.repr", repr);
   registry.add("builtins.super", super);
   registry.add("builtins.slice", slice);

@@ -58,8 +58,8 @@ FailureOr<Var> Interpreter::iterate(Var iterable, Location loc) {
     for (int64_t i = *start; *step > 0 ? i < *stop : i > *stop; i += *step)
       iterator.items.push_back(makeInt(i, ctx));
   } else if (iterable->is(K::Str)) {
-    for (char c : iterable->name)
-      iterator.items.push_back(makeStr(std::string(1, c)));
+    for (llvm::StringRef c : strCharacters(iterable->name))
+      iterator.items.push_back(makeStr(c));
   } else if (iterable->is(K::Tensor)) {
     auto type = llvm::cast<BaseTensorType>(heap.get(iterable->object).tensor.getType());
     if (type.getSizes().empty())

@@ -190,6 +190,72 @@ static CallResult integerMath(Interpreter &in, ExternalCall &call) {
   return makeInt(g, in.getContext());
 }
 
+/// math.isqrt, factorial, comb, perm and lcm of constant ints (exact, as Python's
+/// arbitrary-precision ints are; a result past int64 is an error).
+static CallResult exactIntegerMath(Interpreter &in, ExternalCall &call) {
+  llvm::SmallVector<int64_t> n;
+  for (const Var &arg : call.args) {
+    std::optional<int64_t> i = arg->getConstantInt();
+    if (!i || !(arg->is(K::Int) || arg->is(K::Bool)))
+      return CallResult::declined();
+    n.push_back(*i);
+  }
+  llvm::StringRef name = call.name;
+  size_t arity = name == "math.isqrt" || name == "math.factorial" ? 1
+                 : name == "math.lcm"                             ? n.size()
+                                                                  : 2;
+  if (!call.arguments.keywords.empty() || n.size() != arity ||
+      (name == "math.perm" && n.size() == 1))
+    return notSupported(call);
+  auto overflow = [&]() {
+    return call.error() << name << "(): the result does not fit in 64 bits";
+  };
+  for (int64_t v : n)
+    if (v < 0 && name != "math.lcm")
+      return call.error() << name << "() is not defined for negative values (ValueError)";
+  int64_t result = 1;
+  if (name == "math.isqrt") {
+    auto root = static_cast<int64_t>(std::sqrt(static_cast<double>(n[0])));
+    while (root > 0 && root > n[0] / root)
+      --root;
+    while ((root + 1) <= n[0] / (root + 1))
+      ++root;
+    result = root;
+  } else if (name == "math.factorial") {
+    for (int64_t k = 2; k <= n[0]; ++k)
+      if (__builtin_mul_overflow(result, k, &result))
+        return overflow();
+  } else if (name == "math.lcm") {
+    for (int64_t v : n) {
+      v = v < 0 ? -v : v;
+      if (v == 0 || result == 0) {
+        result = 0;
+        continue;
+      }
+      if (__builtin_mul_overflow(result / std::gcd(result, v), v, &result))
+        return overflow();
+    }
+  } else { // comb(n, k) and perm(n, k): 0 when k > n
+    int64_t total = n[0], k = n[1];
+    if (k > total)
+      result = 0;
+    else if (name == "math.perm")
+      for (int64_t i = 0; i < k; ++i) {
+        if (__builtin_mul_overflow(result, total - i, &result))
+          return overflow();
+      }
+    else
+      // C(total, i + 1) = C(total, i) * (total - i) / (i + 1), exact at each step.
+      for (int64_t i = 0; i < std::min(k, total - k); ++i) {
+        __int128 next = static_cast<__int128>(result) * (total - i) / (i + 1);
+        if (next > INT64_MAX)
+          return overflow();
+        result = static_cast<int64_t>(next);
+      }
+  }
+  return makeInt(result, in.getContext());
+}
+
 /// Other math functions of numbers.
 static CallResult otherMathFunction(Interpreter &, ExternalCall &call) {
   if (!numberArguments(call))
@@ -352,6 +418,9 @@ void tgc::py::registerMathAndOperator(CallRegistry &registry) {
     registry.add(name, mathPredicate);
   registry.add("math.trunc", integerMath);
   registry.add("math.gcd", integerMath);
+  for (llvm::StringRef name :
+       {"math.isqrt", "math.factorial", "math.comb", "math.perm", "math.lcm"})
+    registry.add(name, exactIntegerMath);
   registry.addPrefix("math.", otherMathFunction);
 
   // In BINARY_OP's numbering (NB_* in pycore_opcode_utils.h).

@@ -122,7 +122,7 @@ static CallResult search(Interpreter &in, ExternalCall &call) {
   llvm::StringRef self = call.args[0]->name, method = methodOf(call);
   if (method == "count") {
     if (needle->empty())
-      return makeInt(self.size() + 1, in.getContext());
+      return makeInt(strCharacters(self).size() + 1, in.getContext());
     return makeInt(self.count(*needle), in.getContext());
   }
   size_t at = method.starts_with("r") ? self.rfind(*needle) : self.find(*needle);
@@ -131,7 +131,8 @@ static CallResult search(Interpreter &in, ExternalCall &call) {
       return call.error() << "substring not found (ValueError)";
     return makeInt(-1, in.getContext());
   }
-  return makeInt(at, in.getContext());
+  // In characters, not bytes.
+  return makeInt(strCharacters(self.take_front(at)).size(), in.getContext());
 }
 
 /// partition() and rpartition(): (head, separator, tail).

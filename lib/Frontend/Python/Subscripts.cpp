@@ -109,8 +109,8 @@ FailureOr<Var> Interpreter::subscript(Var container, Var key, Location loc, bool
     return error(loc) << describe(heap, container) << " is not subscriptable";
   std::vector<Var> items;
   if (container->is(K::Str)) {
-    for (char c : container->name)
-      items.push_back(makeStr(std::string(1, c)));
+    for (llvm::StringRef c : strCharacters(container->name))
+      items.push_back(makeStr(c));
   } else {
     FailureOr<std::vector<Var>> unpacked = unpack(container, loc);
     if (failed(unpacked))

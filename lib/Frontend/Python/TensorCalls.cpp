@@ -59,6 +59,12 @@ FailureOr<AtenValue> Interpreter::toAtenValue(Var value, Location loc) {
       return error(loc) << "malformed device '" << device << "'";
     return AtenValue::device(DeviceAttr::get(ctx, type, ordinal));
   }
+  case K::External:
+    // torch.channels_last, torch.preserve_format, ...
+    if (llvm::StringRef name = value->name; name.consume_front("torch."))
+      if (std::optional<MemoryFormat> format = parseMemoryFormat(name))
+        return AtenValue::memoryFormat(*format);
+    break;
   default:
     break;
   }
@@ -181,6 +187,53 @@ FailureOr<Var> Interpreter::callWithOut(llvm::StringRef qualifiedName, CallArgum
   return out;
 }
 
+/// Whether `call` (a to / contiguous / type_as conversion) of a tensor of `type` keeps
+/// the tensor as it is, so that ATen returns `self`: the same dtype and device, no
+/// `copy=True`, and a memory format the tensor has (to: the one suggest_memory_format
+/// reads from its strides, or preserve_format; contiguous: is_contiguous in it).
+static bool convertsNothing(BaseTensorType type, const BoundCall &call) {
+  bool contiguous = call.target == "aten.contiguous.default";
+  if (!contiguous &&
+      !llvm::is_contained({"aten.to.dtype", "aten._to_copy.default", "aten.type_as.default"},
+                          call.target))
+    return false;
+  const TensorMeta &meta = type.getMeta();
+  // contiguous() asks for contiguous_format unless it names another.
+  std::optional<MemoryFormat> format;
+  if (contiguous)
+    format = MemoryFormat::Contiguous;
+  for (const AtenArgument &argument : call.arguments) {
+    const AtenValue &value = argument.value;
+    if (value.kind == AtenValue::Kind::None || argument.name == "self" ||
+        argument.name == "non_blocking")
+      continue;
+    if (argument.name == "dtype" && value.kind == AtenValue::Kind::DType) {
+      if (value.type != meta.dtype)
+        return false;
+    } else if (argument.name == "device" && value.kind == AtenValue::Kind::Device) {
+      if (value.attribute != meta.device)
+        return false;
+    } else if (argument.name == "copy" && value.kind == AtenValue::Kind::Bool) {
+      if (value.boolValue)
+        return false;
+    } else if (argument.name == "other" && value.kind == AtenValue::Kind::Tensor) {
+      auto other = cast<BaseTensorType>(value.values.front().getType());
+      if (other.getDtype() != meta.dtype || other.getMeta().device != meta.device)
+        return false;
+    } else if (argument.name == "memory_format" && value.kind == AtenValue::Kind::MemoryFormat) {
+      format = parseMemoryFormat(value.string);
+      if (!format)
+        return false;
+    } else {
+      return false; // an argument this rule does not know
+    }
+  }
+  if (!format || *format == MemoryFormat::Preserve)
+    return true;
+  return contiguous ? isContiguousAs(meta.sizes, meta.strides, *format)
+                    : suggestMemoryFormat(meta.sizes, meta.strides) == *format;
+}
+
 FailureOr<Var> Interpreter::callTorchFunction(llvm::StringRef qualifiedName,
                                               CallArguments &arguments, Location loc) {
   auto outKeyword = llvm::find_if(arguments.keywords, [](auto &k) { return k.first == "out"; });
@@ -285,6 +338,12 @@ FailureOr<Var> Interpreter::callTorchFunction(llvm::StringRef qualifiedName,
     }
   }
   llvm::StringRef target = (*bound)->target;
+  // A Tensor method's conversion that changes nothing returns the tensor itself, as
+  // ATen's to() and contiguous() do: a write through the result is a write to it.
+  if (qualifiedName.starts_with("torch.Tensor.") && !arguments.positional.empty() &&
+      arguments.positional[0]->is(K::Tensor) &&
+      convertsNothing(tensorType(heap, arguments.positional[0]), **bound))
+    return arguments.positional[0];
   FailureOr<Var> result = buildAten(target, std::move((*bound)->arguments), loc);
   if (failed(result))
     return failure();

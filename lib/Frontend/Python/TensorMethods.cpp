@@ -132,19 +132,30 @@ static SmallVector<AffineExpr> stridesOfTensor(Interpreter &in, BaseTensorType t
   return TensorMeta::contiguousStrides(meta.sizes, in.getContext());
 }
 
-/// is_contiguous(): row-major, where dimensions of size 1 may have any stride (as
-/// ATen's definition). Only the default memory format is modelled.
+/// is_contiguous(memory_format=torch.contiguous_format): dense in the format's order,
+/// where dimensions of size 1 may have any stride (ATen's definition, isContiguousAs).
 static CallResult isContiguous(Interpreter &in, ExternalCall &call) {
   BaseTensorType type = selfType(in, call);
-  if (!type || call.args.size() != 1 || !call.arguments.keywords.empty())
+  if (!type)
     return CallResult::declined();
+  if (failed(call.checkArity(1, 2)) || failed(call.checkKeywords({"memory_format"})))
+    return failure();
+  Var formatArgument = call.args.size() == 2 ? call.args[1] : call.keyword("memory_format");
+  MemoryFormat format = MemoryFormat::Contiguous;
+  if (formatArgument) {
+    std::optional<MemoryFormat> given;
+    if (llvm::StringRef name = formatArgument->is(Variable::Kind::External)
+                                   ? llvm::StringRef(formatArgument->name)
+                                   : "";
+        name.consume_front("torch."))
+      given = parseMemoryFormat(name);
+    if (!given || *given == MemoryFormat::Preserve)
+      return call.error() << "is_contiguous(): memory_format must be a torch.memory_format "
+                             "other than preserve_format";
+    format = *given;
+  }
   const TensorMeta &meta = type.getMeta();
-  SmallVector<AffineExpr> strides = stridesOfTensor(in, type);
-  SmallVector<AffineExpr> rowMajor = TensorMeta::contiguousStrides(meta.sizes, in.getContext());
-  bool contiguous = true;
-  for (auto [size, stride, expected] : llvm::zip(meta.sizes, strides, rowMajor))
-    contiguous &= getConstantSize(size) == std::optional<int64_t>(1) || stride == expected;
-  return makeBool(contiguous);
+  return makeBool(isContiguousAs(meta.sizes, stridesOfTensor(in, type), format));
 }
 
 /// stride() (a tuple) and stride(dim), and storage_offset().

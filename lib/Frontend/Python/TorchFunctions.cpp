@@ -59,6 +59,8 @@ static llvm::StringRef pythonTypeName(const AtenValue &value) {
     return "torch.dtype";
   case AtenValue::Kind::Device:
     return "torch.device";
+  case AtenValue::Kind::MemoryFormat:
+    return "torch.memory_format";
   }
   return "object";
 }
@@ -95,11 +97,26 @@ static bool isNumber(const AtenValue &value) {
          value.kind == AtenValue::Kind::Bool;
 }
 
+/// A device as torch's argument parser reads a string: `cpu`, `cuda`, `cuda:1`; nullopt
+/// for another string (or a non-CPU device without a context to make it in).
+static std::optional<AtenValue> parseDevice(llvm::StringRef text, MLIRContext *ctx) {
+  auto [type, index] = text.split(':');
+  int64_t ordinal = 0;
+  if (type.empty() || !llvm::all_of(type, [](char c) { return llvm::isAlpha(c); }) ||
+      (!index.empty() && (index.getAsInteger(10, ordinal) || ordinal < 0)))
+    return std::nullopt;
+  if (type == "cpu")
+    return AtenValue::device(Attribute());
+  if (!ctx)
+    return std::nullopt;
+  return AtenValue::device(DeviceAttr::get(ctx, type, ordinal));
+}
+
 /// The value a parameter of `type` receives from `value`, or nullopt when the value's
 /// kind does not fit. `numbersAsTensors` lets a Python number stand for a Tensor (a
 /// wrapped scalar), which the second round of overload resolution allows.
 static std::optional<AtenValue> fitValue(const AtenValue &value, llvm::StringRef typeText,
-                                         bool numbersAsTensors) {
+                                         bool numbersAsTensors, MLIRContext *ctx) {
   ParameterType type(typeText);
   using Kind = AtenValue::Kind;
   if (value.kind == Kind::None)
@@ -163,9 +180,13 @@ static std::optional<AtenValue> fitValue(const AtenValue &value, llvm::StringRef
     fits = value.kind == Kind::String;
   else if (base == "ScalarType")
     fits = value.kind == Kind::DType;
+  else if (base == "Device" && value.kind == Kind::String)
+    return parseDevice(value.string, ctx); // torch's parser takes `"cpu"`, `"cuda:0"`
   else if (base == "Device")
     fits = value.kind == Kind::Device;
-  else if (base == "Layout" || base == "MemoryFormat")
+  else if (base == "MemoryFormat")
+    fits = value.kind == Kind::MemoryFormat;
+  else if (base == "Layout")
     fits = value.kind != Kind::Tensor && value.kind != Kind::Tensors;
   return fits ? std::optional<AtenValue>(value) : std::nullopt;
 }
@@ -201,6 +222,11 @@ static llvm::Expected<AtenValue> parseDefault(llvm::StringRef text, llvm::String
   };
   if (text == "None")
     return AtenValue::none();
+  if (type.base == "MemoryFormat") { // c10::MemoryFormat's codes; only 0 is a default
+    if (text != "0")
+      return fail();
+    return AtenValue::memoryFormat(MemoryFormat::Contiguous);
+  }
   if (text == "True" || text == "False")
     return AtenValue::boolean(text == "True");
   if ((text.starts_with("'") && text.ends_with("'")) ||
@@ -336,6 +362,10 @@ static llvm::Expected<BoundCall> bindOverload(llvm::StringRef callee, const Cand
     return bindingError(callee + "(): argument '" + params[param].name + "' must be " +
                         params[param].type + ", not " + pythonTypeName(value));
   };
+  std::vector<AtenValue> all(positional.begin(), positional.end());
+  for (const AtenArgument &keyword : keywords)
+    all.push_back(keyword.value);
+  MLIRContext *argumentsContext = findContext(all);
   SmallVector<size_t> positionalParams;
   for (size_t i = 0; i < params.size(); ++i)
     if (!params[i].keywordOnly)
@@ -365,7 +395,8 @@ static llvm::Expected<BoundCall> bindOverload(llvm::StringRef callee, const Cand
       bound[param] = AtenValue::ints({positional[i].size});
       continue;
     }
-    std::optional<AtenValue> value = fitValue(positional[i], params[param].type, numbersAsTensors);
+    std::optional<AtenValue> value =
+        fitValue(positional[i], params[param].type, numbersAsTensors, argumentsContext);
     if (!value)
       return mismatch(param, positional[i]);
     bound[param] = std::move(*value);
@@ -380,7 +411,8 @@ static llvm::Expected<BoundCall> bindOverload(llvm::StringRef callee, const Cand
     size_t param = it - params.begin();
     if (bound[param])
       return bindingError(callee + "() got multiple values for argument '" + it->name + "'");
-    std::optional<AtenValue> value = fitValue(keyword.value, it->type, numbersAsTensors);
+    std::optional<AtenValue> value =
+        fitValue(keyword.value, it->type, numbersAsTensors, argumentsContext);
     if (!value)
       return mismatch(param, keyword.value);
     bound[param] = std::move(*value);

@@ -36,6 +36,23 @@ template <unsigned bits, bool isFloat> static llvm::Error convertTo(BoundCall &c
   return llvm::Error::success();
 }
 
+/// Tensor.to(other): to other's dtype (and device, which the target drops).
+static llvm::Error toOtherTensor(BoundCall &call) {
+  AtenValue other = takeArgument(call, "other");
+  if (other.kind != AtenValue::Kind::Tensor)
+    return bindingError("expected a tensor");
+  auto type = cast<BaseTensorType>(other.values.front().getType());
+  call.arguments.push_back({"dtype", AtenValue::dtype(type.getDtype())});
+  call.arguments.push_back({"device", AtenValue::device(type.getMeta().device)});
+  return llvm::Error::success();
+}
+
+/// Tensor.cpu(): a copy to the CPU (the tensor itself when it is there).
+static llvm::Error toCpu(BoundCall &call) {
+  call.arguments.push_back({"device", AtenValue::device(Attribute())});
+  return llvm::Error::success();
+}
+
 // Overload lists shared by several callables.
 static std::vector<Overload> binary(llvm::StringLiteral tensorSig, llvm::StringLiteral tensorTarget,
                                     llvm::StringLiteral scalarSig,
@@ -271,7 +288,13 @@ static void addConversions(std::vector<TorchFunction> &table) {
          "aten.to.dtype"},
         {TGC_SCHEMA("to.device(Tensor(a) self, Device? device=None, ScalarType? dtype=None, bool "
                     "non_blocking=False, bool copy=False, *, MemoryFormat? memory_format=None)"),
-         "aten._to_copy.default"}}},
+         "aten._to_copy.default"},
+        {TGC_SCHEMA("to.other(Tensor(a) self, Tensor other, bool non_blocking=False, bool "
+                    "copy=False, *, MemoryFormat? memory_format=None)"),
+         "aten._to_copy.default", toOtherTensor}}},
+      {{"torch.Tensor.cpu"},
+       {{TGC_SCHEMA("cpu(Tensor(a) self, MemoryFormat? memory_format=None)"),
+         "aten._to_copy.default", toCpu}}},
       {{"torch.Tensor.float"},
        {{TGC_SCHEMA("float(Tensor self, MemoryFormat? memory_format=None)"), "aten.to.dtype",
          convertTo<32, true>}}},

@@ -62,6 +62,19 @@ Var tgc::py::makeFloat(double f) {
   return makeVar(std::move(v));
 }
 
+std::vector<llvm::StringRef> tgc::py::strCharacters(llvm::StringRef text) {
+  std::vector<llvm::StringRef> characters;
+  for (size_t i = 0; i < text.size();) {
+    // A character's bytes: its lead byte, then continuation bytes (10xxxxxx).
+    size_t end = i + 1;
+    while (end < text.size() && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80)
+      ++end;
+    characters.push_back(text.slice(i, end));
+    i = end;
+  }
+  return characters;
+}
+
 Var tgc::py::makeStr(llvm::StringRef s) {
   Variable v;
   v.kind = Variable::Kind::Str;

@@ -84,6 +84,9 @@ Var makeInt(mlir::AffineExpr size);
 Var makeInt(int64_t i, mlir::MLIRContext *ctx);
 Var makeFloat(double f);
 Var makeStr(llvm::StringRef s);
+/// The characters (code points) of UTF-8 `text`, each as its bytes: what Python's
+/// len(), iteration and indexing of a str count.
+std::vector<llvm::StringRef> strCharacters(llvm::StringRef text);
 /// A torch dtype; `type` is null for one tgc has no element type for (comparing it works,
 /// computing with it is an error). `name` is its torch name, where known.
 Var makeDType(mlir::Type type, llvm::StringRef name = "");

@@ -4,6 +4,7 @@
 #include "Frontend/Common/DTypes.h"
 #include "Frontend/Common/GraphInputs.h"
 #include "Frontend/Common/Json.h"
+#include "Frontend/Common/OutputLayouts.h"
 #include "Frontend/Common/StridedCopy.h"
 #include "Frontend/Python/Interpreter.h"
 #include "GraphBreaks.h"
@@ -517,40 +518,11 @@ LogicalResult TraceReader::recordInputMetadata(Interpreter &interpreter) {
 }
 
 void TraceReader::recordOutputLayouts(ArrayRef<Value> outputs) {
-  SmallVector<Attribute> layouts;
-  for (auto [i, output] : llvm::enumerate(outputs)) {
-    const TensorMeta &meta = cast<BaseTensorType>(output.getType()).getMeta();
-    if (meta.strides.empty() ||
-        llvm::equal(meta.strides, TensorMeta::contiguousStrides(meta.sizes, ctx)))
-      continue;
-    SmallVector<int64_t> strides;
-    for (AffineExpr stride : meta.strides)
-      if (std::optional<int64_t> c = getConstantSize(stride))
-        strides.push_back(*c);
-    if (strides.size() != meta.strides.size())
-      continue; // a symbolic layout stays row-major
-    // Only dense layouts (a permutation of a row-major one: what TensorIterator gives
-    // an elementwise result); a strided view with gaps comes back as a row-major copy.
-    SmallVector<int64_t> order;
-    for (auto [d, size] : llvm::enumerate(meta.sizes))
-      if (getConstantSize(size) != std::optional<int64_t>(1))
-        order.push_back(d);
-    llvm::sort(order, [&](int64_t a, int64_t b) { return strides[a] < strides[b]; });
-    int64_t expected = 1;
-    bool dense = true;
-    for (int64_t d : order) {
-      std::optional<int64_t> size = getConstantSize(meta.sizes[d]);
-      dense &= size && strides[d] == expected;
-      expected *= size.value_or(0);
-    }
-    if (!dense)
-      continue;
-    layouts.push_back(builder.getDictionaryAttr(
-        {builder.getNamedAttr("output", builder.getI64IntegerAttr(i)),
-         builder.getNamedAttr("strides", builder.getI64ArrayAttr(strides))}));
-  }
-  if (!layouts.empty())
-    module->getOperation()->setAttr(attr::kOutputLayouts, builder.getArrayAttr(layouts));
+  SmallVector<std::pair<int64_t, TensorMeta>> metas;
+  for (auto [i, output] : llvm::enumerate(outputs))
+    metas.emplace_back(i, cast<BaseTensorType>(output.getType()).getMeta());
+  if (ArrayAttr layouts = frontend::outputLayoutsAttr(builder, metas))
+    module->getOperation()->setAttr(attr::kOutputLayouts, layouts);
 }
 
 /// The argument and result attributes of @forward and the module's Python-level
