@@ -338,6 +338,13 @@ FailureOr<Var> Interpreter::callTorchFunction(llvm::StringRef qualifiedName,
     }
   }
   llvm::StringRef target = (*bound)->target;
+  if (target == "aten.contiguous.default")
+    for (const AtenArgument &argument : (*bound)->arguments)
+      if (argument.name == "memory_format" &&
+          argument.value.kind == AtenValue::Kind::MemoryFormat &&
+          parseMemoryFormat(argument.value.string) == MemoryFormat::Preserve)
+        return error(loc) << "preserve memory format is unsupported by the contiguous operator "
+                             "(RuntimeError)";
   // A Tensor method's conversion that changes nothing returns the tensor itself, as
   // ATen's to() and contiguous() do: a write through the result is a write to it.
   if (qualifiedName.starts_with("torch.Tensor.") && !arguments.positional.empty() &&
