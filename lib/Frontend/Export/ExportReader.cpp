@@ -533,9 +533,12 @@ LogicalResult ExportReader::buildReturn(func::FuncOp func) {
       return failure();
     if (unionKind(spec) == "user_output") {
       const Json &tensorValues = graph->at("tensor_values");
-      if (tensorValues.contains(output->valueName))
-        if (FailureOr<TensorMeta> meta = valueMeta(output->valueName); succeeded(meta))
-          userMetas.emplace_back(numTensorOutputs, *meta);
+      if (tensorValues.contains(output->valueName)) {
+        FailureOr<TensorMeta> meta = valueMeta(output->valueName);
+        if (failed(meta))
+          return failure();
+        userMetas.emplace_back(numTensorOutputs, *meta);
+      }
       userLeaves.push_back(builder.getI64IntegerAttr(numTensorOutputs++));
     }
     FailureOr<Value> value = lookupValue(output->valueName);
