@@ -133,11 +133,10 @@ MemoryFormat tgc::suggestMemoryFormat(ArrayRef<AffineExpr> sizes, ArrayRef<Affin
   // extent.
   if (stride[1] == 0)
     return MemoryFormat::Contiguous;
-  bool is2d = sizes.size() == 4;
-  SmallVector<int64_t> order =
-      is2d ? SmallVector<int64_t>{1, 3, 2, 0} : SmallVector<int64_t>{1, 4, 3, 2, 0};
+  MemoryFormat format =
+      sizes.size() == 4 ? MemoryFormat::ChannelsLast : MemoryFormat::ChannelsLast3d;
   int64_t min = 0;
-  for (int64_t d : order) {
+  for (int64_t d : formatOrder(format, sizes.size())) {
     if (size[d] == 0 || stride[d] < min)
       return MemoryFormat::Contiguous;
     // N111 (or a sliced N11W) is ambiguous: contiguous.
@@ -147,7 +146,7 @@ MemoryFormat tgc::suggestMemoryFormat(ArrayRef<AffineExpr> sizes, ArrayRef<Affin
     if (size[d] > 1)
       min *= size[d];
   }
-  return is2d ? MemoryFormat::ChannelsLast : MemoryFormat::ChannelsLast3d;
+  return format;
 }
 
 AffineExpr TensorMeta::numel(MLIRContext *ctx) const {

@@ -187,6 +187,14 @@ FailureOr<Var> Interpreter::callWithOut(llvm::StringRef qualifiedName, CallArgum
   return out;
 }
 
+/// The memory format a bound call names (its `memory_format` argument), if any.
+static std::optional<MemoryFormat> memoryFormatArgument(const BoundCall &call) {
+  for (const AtenArgument &argument : call.arguments)
+    if (argument.name == "memory_format" && argument.value.kind == AtenValue::Kind::MemoryFormat)
+      return parseMemoryFormat(argument.value.string);
+  return std::nullopt;
+}
+
 /// Whether `call` (a to / contiguous / type_as conversion) of a tensor of `type` keeps
 /// the tensor as it is, so that ATen returns `self`: the same dtype and device, no
 /// `copy=True`, and a memory format the tensor has (to: the one suggest_memory_format
@@ -199,13 +207,13 @@ static bool convertsNothing(BaseTensorType type, const BoundCall &call) {
     return false;
   const TensorMeta &meta = type.getMeta();
   // contiguous() asks for contiguous_format unless it names another.
-  std::optional<MemoryFormat> format;
-  if (contiguous)
+  std::optional<MemoryFormat> format = memoryFormatArgument(call);
+  if (contiguous && !format)
     format = MemoryFormat::Contiguous;
   for (const AtenArgument &argument : call.arguments) {
     const AtenValue &value = argument.value;
     if (value.kind == AtenValue::Kind::None || argument.name == "self" ||
-        argument.name == "non_blocking")
+        argument.name == "non_blocking" || argument.name == "memory_format")
       continue;
     if (argument.name == "dtype" && value.kind == AtenValue::Kind::DType) {
       if (value.type != meta.dtype)
@@ -219,10 +227,6 @@ static bool convertsNothing(BaseTensorType type, const BoundCall &call) {
     } else if (argument.name == "other" && value.kind == AtenValue::Kind::Tensor) {
       auto other = cast<BaseTensorType>(value.values.front().getType());
       if (other.getDtype() != meta.dtype || other.getMeta().device != meta.device)
-        return false;
-    } else if (argument.name == "memory_format" && value.kind == AtenValue::Kind::MemoryFormat) {
-      format = parseMemoryFormat(value.string);
-      if (!format)
         return false;
     } else {
       return false; // an argument this rule does not know
@@ -338,13 +342,10 @@ FailureOr<Var> Interpreter::callTorchFunction(llvm::StringRef qualifiedName,
     }
   }
   llvm::StringRef target = (*bound)->target;
-  if (target == "aten.contiguous.default")
-    for (const AtenArgument &argument : (*bound)->arguments)
-      if (argument.name == "memory_format" &&
-          argument.value.kind == AtenValue::Kind::MemoryFormat &&
-          parseMemoryFormat(argument.value.string) == MemoryFormat::Preserve)
-        return error(loc) << "preserve memory format is unsupported by the contiguous operator "
-                             "(RuntimeError)";
+  if (target == "aten.contiguous.default" &&
+      memoryFormatArgument(**bound) == MemoryFormat::Preserve)
+    return error(loc) << "preserve memory format is unsupported by the contiguous operator "
+                         "(RuntimeError)";
   // A Tensor method's conversion that changes nothing returns the tensor itself, as
   // ATen's to() and contiguous() do: a write through the result is a write to it.
   if (qualifiedName.starts_with("torch.Tensor.") && !arguments.positional.empty() &&
