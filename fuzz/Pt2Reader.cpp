@@ -11,7 +11,6 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   std::string path = tgc::fuzz::scratchFile(data, size, ".pt2");
-  tgc::fuzz::QuietContext context;
-  (void)tgc::pt2::readExportArchive(path, &context.ctx);
+  (void)tgc::pt2::readExportArchive(path, &tgc::fuzz::nextContext());
   return 0;
 }

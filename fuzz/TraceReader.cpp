@@ -12,7 +12,6 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   std::string path = tgc::fuzz::scratchFile(data, size, ".trace");
-  tgc::fuzz::QuietContext context;
-  (void)tgc::trace::readTrace(path, &context.ctx);
+  (void)tgc::trace::readTrace(path, &tgc::fuzz::nextContext());
   return 0;
 }

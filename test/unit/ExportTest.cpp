@@ -1,7 +1,9 @@
 // Unit tests for the .pt2 reader's algorithms: sympy size expressions, strided copies,
-// autocast's cast policies.
+// autocast's cast policies, the JSON parse.
 #include "Frontend/Common/Autocast.h"
+#include "Frontend/Common/Json.h"
 #include "Frontend/Common/StridedCopy.h"
+#include "Frontend/Export/ExportFormat.h"
 #include "Frontend/Export/SympyExpr.h"
 
 #include "mlir/IR/AffineExpr.h"
@@ -224,4 +226,57 @@ TEST_CASE("The innermost autocast block of the tensor's device governs it", "[ex
   REQUIRE(cuda);
   CHECK(cuda->enabled);
   CHECK(!tgc::frontend::findAutocastRegion(regions, "xpu"));
+}
+
+TEST_CASE("parseJson gives what Json::parse gives, in file order", "[export][json]") {
+  using tgc::frontend::Json;
+  using tgc::frontend::parseJson;
+  const char *documents[] = {
+      R"({"b": 1, "a": [true, null, -3, 18446744073709551615, 2.5, "s"], "c": {}})",
+      R"([[], [[{"z": {"y": {"x": [1, {"w": 2}]}}}]], {}, ""])",
+      R"({"k": 1, "j": {"n": [1, 2]}, "k": {"m": 3}, "i": 0})", // k: last value, first place
+      R"("\u00e9\n")",
+      R"(-0.0)",
+  };
+  for (const char *text : documents) {
+    Json ours = parseJson(text);
+    Json theirs = Json::parse(text);
+    CHECK(ours == theirs);
+    CHECK(ours.dump() == theirs.dump()); // the same key order
+  }
+  CHECK(parseJson(R"({"k": 1, "j": 2, "k": 3})").dump() == R"({"k":3,"j":2})");
+
+  // Objects with many members (a program's tensor_values) keep their order.
+  std::string big = "{";
+  for (int i = 999; i >= 0; --i)
+    big += "\"v" + std::to_string(i) + "\": {\"n\": " + std::to_string(i) + "}" + (i ? ", " : "}");
+  Json parsed = parseJson(big);
+  REQUIRE(parsed.size() == 1000);
+  CHECK(parsed.begin().key() == "v999");
+  CHECK(parsed.back().at("n") == 0);
+  CHECK(parsed.dump() == Json::parse(big).dump());
+
+  for (const char *bad : {"", "{", R"({"a" 1})", "[1,]", "{} x", "nul"}) {
+    std::string ours, theirs;
+    try {
+      parseJson(bad);
+    } catch (const Json::exception &e) {
+      ours = e.what();
+    }
+    try {
+      (void)Json::parse(bad);
+    } catch (const Json::exception &e) {
+      theirs = e.what();
+    }
+    CHECK(!ours.empty());
+    CHECK(ours == theirs); // the same message, with its byte position
+  }
+}
+
+TEST_CASE("quoteNonFiniteLiterals quotes bare NaN and infinities only", "[export][json]") {
+  using tgc::pt2::quoteNonFiniteLiterals;
+  CHECK(quoteNonFiniteLiterals(R"({"a": NaN, "b": [-Infinity, Infinity, -1]})") ==
+        R"({"a": "NaN", "b": ["-Infinity", "Infinity", -1]})");
+  CHECK(quoteNonFiniteLiterals(R"({"NaN": "Infinity \" NaN", "c": -2})") ==
+        R"({"NaN": "Infinity \" NaN", "c": -2})");
 }

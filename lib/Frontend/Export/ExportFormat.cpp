@@ -52,8 +52,11 @@ std::string tgc::pt2::quoteNonFiniteLiterals(llvm::StringRef text) {
         inString = false;
       continue;
     }
-    const auto *token = llvm::find_if(
-        kTokens, [&](llvm::StringRef t) { return text.drop_front(i).starts_with(t); });
+    // Only a token's first character starts a comparison: this runs over every byte.
+    const auto *token = std::end(kTokens);
+    if (c == 'N' || c == 'I' || c == '-')
+      token = llvm::find_if(kTokens,
+                            [&](llvm::StringRef t) { return text.drop_front(i).starts_with(t); });
     if (token == std::end(kTokens)) {
       inString = c == '"';
       out += c;

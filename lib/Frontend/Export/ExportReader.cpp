@@ -243,7 +243,7 @@ FailureOr<Json> ExportReader::readJson(llvm::StringRef member) {
     return failure();
   currentMember = member.str();
   try {
-    return Json::parse(quoteNonFiniteLiterals(*text));
+    return parseJson(quoteNonFiniteLiterals(*text));
   } catch (const Json::exception &e) {
     return emitError(archiveLoc) << "member '" << member << "' is not valid JSON: " << e.what();
   }

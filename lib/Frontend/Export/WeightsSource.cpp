@@ -238,7 +238,7 @@ tgc::pt2::createPayloadConfigSource(const Pt2Archive &archive, llvm::StringRef p
     if (failed(text))
       return failure();
     try {
-      configs.push_back({member, folder, Json::parse(*text)});
+      configs.push_back({member, folder, parseJson(*text)});
     } catch (const Json::exception &e) {
       return emitError(loc) << "member '" << member << "' is not valid JSON: " << e.what();
     }

@@ -92,7 +92,7 @@ llvm::Expected<std::unique_ptr<TraceFile>> TraceFile::open(llvm::StringRef path)
   trace->dataOffset = dataOffset;
 
   try {
-    trace->json = Json::parse(data.substr(kFixedHeaderSize, headerSize));
+    trace->json = parseJson(data.substr(kFixedHeaderSize, headerSize));
   } catch (const nlohmann::json::exception &e) {
     return fileError(path, llvm::Twine("the JSON header is malformed: ") + e.what());
   }
