@@ -117,6 +117,70 @@ bool tgc::isContiguousAs(ArrayRef<AffineExpr> sizes, ArrayRef<AffineExpr> stride
   return true;
 }
 
+std::optional<SmallVector<AffineExpr>> tgc::viewStrides(ArrayRef<AffineExpr> sizes,
+                                                        ArrayRef<AffineExpr> strides,
+                                                        ArrayRef<AffineExpr> newSizes,
+                                                        MLIRContext *ctx) {
+  if (strides.empty() || strides == ArrayRef<AffineExpr>(TensorMeta::contiguousStrides(sizes, ctx)))
+    return TensorMeta::contiguousStrides(newSizes, ctx);
+  auto constants = [](ArrayRef<AffineExpr> exprs) -> std::optional<SmallVector<int64_t>> {
+    SmallVector<int64_t> values;
+    for (AffineExpr e : exprs) {
+      std::optional<int64_t> v = getConstantSize(e);
+      if (!v)
+        return std::nullopt;
+      values.push_back(*v);
+    }
+    return values;
+  };
+  std::optional<SmallVector<int64_t>> oldShape = constants(sizes), oldStride = constants(strides),
+                                      newShape = constants(newSizes);
+  if (!oldShape || !oldStride || !newShape || oldShape->size() != oldStride->size())
+    return std::nullopt;
+  auto asExprs = [&](ArrayRef<int64_t> values) {
+    return llvm::map_to_vector(values, [&](int64_t v) { return getAffineConstantExpr(v, ctx); });
+  };
+  // ATen's computeStride_impl (TensorUtils.cpp), over the constants.
+  int64_t rank = int64_t(newShape->size());
+  SmallVector<int64_t> newStride(rank, 1);
+  if (oldShape->empty()) // a 0-d tensor: any view of its one element
+    return asExprs(newStride);
+  int64_t numel = 1;
+  for (int64_t s : *oldShape)
+    numel *= s;
+  if (numel == 0) {
+    if (*oldShape == *newShape)
+      return SmallVector<AffineExpr>(strides);
+    for (int64_t d = rank - 2; d >= 0; --d)
+      newStride[d] = std::max<int64_t>((*newShape)[d + 1], 1) * newStride[d + 1];
+    return asExprs(newStride);
+  }
+  int64_t viewD = rank - 1;
+  int64_t chunkBaseStride = oldStride->back(), tensorNumel = 1, viewNumel = 1;
+  for (int64_t tensorD = int64_t(oldShape->size()) - 1; tensorD >= 0; --tensorD) {
+    tensorNumel *= (*oldShape)[tensorD];
+    // The end of a chunk: dimensions tensorD.. are laid out as one block.
+    if (tensorD == 0 || ((*oldShape)[tensorD - 1] != 1 &&
+                         (*oldStride)[tensorD - 1] != tensorNumel * chunkBaseStride)) {
+      while (viewD >= 0 && (viewNumel < tensorNumel || (*newShape)[viewD] == 1)) {
+        newStride[viewD] = viewNumel * chunkBaseStride;
+        viewNumel *= (*newShape)[viewD];
+        --viewD;
+      }
+      if (viewNumel != tensorNumel)
+        return std::nullopt;
+      if (tensorD > 0) {
+        chunkBaseStride = (*oldStride)[tensorD - 1];
+        tensorNumel = 1;
+        viewNumel = 1;
+      }
+    }
+  }
+  if (viewD != -1)
+    return std::nullopt;
+  return asExprs(newStride);
+}
+
 MemoryFormat tgc::suggestMemoryFormat(ArrayRef<AffineExpr> sizes, ArrayRef<AffineExpr> strides) {
   if (strides.empty() || (sizes.size() != 4 && sizes.size() != 5))
     return MemoryFormat::Contiguous;

@@ -173,13 +173,25 @@ LogicalResult FunctionRebuilder::visitCond(CondOp op) {
   return success();
 }
 
+/// A tgc.view that copies: reshape of a tensor whose storage no view with the new sizes
+/// reinterprets (a flatten of a transposed matrix). Its result is a tensor of its own,
+/// as in eager, and a write to it reaches nothing else.
+static bool viewCopies(Operation *op) {
+  auto view = llvm::dyn_cast<ViewOp>(op);
+  if (!view)
+    return false;
+  TensorMeta in = llvm::cast<BaseTensorType>(view.getSelf().getType()).getMeta();
+  auto result = llvm::cast<BaseTensorType>(view.getResult().getType());
+  return !viewStrides(in.sizes, in.strides, result.getSizes(), op->getContext());
+}
+
 LogicalResult FunctionRebuilder::visit(Operation *op) {
   if (auto cond = llvm::dyn_cast<CondOp>(op))
     return visitCond(cond);
   if (auto inPlace = llvm::dyn_cast<InPlaceOpInterface>(op))
     if (!inPlace.getMutatedOperandIndices().empty())
       return visitInPlace(inPlace);
-  bool isView = llvm::isa<ViewOpInterface, SplitOp, UnbindOp>(op);
+  bool isView = llvm::isa<ViewOpInterface, SplitOp, UnbindOp>(op) && !viewCopies(op);
   if (isView && llvm::isa<RefTensorType>(op->getOperand(0).getType())) {
     // Views are replayed lazily, on the base's value current at the time of use.
     for (Value result : op->getResults())

@@ -48,3 +48,24 @@ func.func @propagation(%cl: !tgc.tensor<[2, 3, 8, 8], f32, strides = [192, 1, 24
   %6 = tgc.softmax %cl {dim = 1 : i64} : !tgc.tensor<[2, 3, 8, 8], f32, strides = [192, 1, 24, 3]> -> !tgc.tensor<[2, 3, 8, 8], f32>
   return
 }
+
+// View and reshape of a strided tensor: ATen's computeStride gives the view's strides
+// where the storage allows one (splitting a dimension of a transposed matrix, merging
+// the spatial dimensions of a channels-last tensor, dimensions of size 1); where it
+// does not (flattening a transposed matrix), the result is a fresh contiguous tensor.
+// CHECK-LABEL: func.func @views
+//       CHECK:   tgc.view {{.*}} -> !tgc.tensor<[5, 2, 2], f32, strides = [1, 10, 5]>
+//       CHECK:   tgc.view {{.*}} -> !tgc.tensor<[20], f32>
+//       CHECK:   tgc.view {{.*}} -> !tgc.tensor<[2, 3, 64], f32, strides = [192, 1, 3]>
+//       CHECK:   tgc.view {{.*}} -> !tgc.tensor<[1, 5, 1, 4], f32, strides = [5, 1, 20, 5]>
+//       CHECK:   tgc.view {{.*}} -> !tgc.tensor<[0, 4], f32, strides = [4, 1]>
+func.func @views(%t: !tgc.tensor<[5, 4], f32, strides = [1, 5]>,
+                 %cl: !tgc.tensor<[2, 3, 8, 8], f32, strides = [192, 1, 24, 3]>,
+                 %e: !tgc.tensor<[4, 0], f32, strides = [1, 4]>) {
+  %0 = tgc.view %t {size = #tgc.shape<[5, 2, 2]>} : !tgc.tensor<[5, 4], f32, strides = [1, 5]> -> !tgc.tensor<[5, 2, 2], f32, strides = [1, 10, 5]>
+  %1 = tgc.view %t {size = #tgc.shape<[-1]>} : !tgc.tensor<[5, 4], f32, strides = [1, 5]> -> !tgc.tensor<[20], f32>
+  %2 = tgc.view %cl {size = #tgc.shape<[2, 3, 64]>} : !tgc.tensor<[2, 3, 8, 8], f32, strides = [192, 1, 24, 3]> -> !tgc.tensor<[2, 3, 64], f32, strides = [192, 1, 3]>
+  %3 = tgc.view %t {size = #tgc.shape<[1, 5, 1, 4]>} : !tgc.tensor<[5, 4], f32, strides = [1, 5]> -> !tgc.tensor<[1, 5, 1, 4], f32, strides = [5, 1, 20, 5]>
+  %4 = tgc.view %e {size = #tgc.shape<[0, 4]>} : !tgc.tensor<[4, 0], f32, strides = [1, 4]> -> !tgc.tensor<[0, 4], f32, strides = [4, 1]>
+  return
+}

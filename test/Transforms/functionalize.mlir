@@ -101,3 +101,28 @@ func.func @inplace_activation(%x: !tgc.tensor<[4], f32> {tgc.kind = "user_input"
   %3 = tgc.dropout_ %x {p = 0.5 : f64, train = false} : !tgc.tensor<[4], f32> -> !tgc.tensor<[4], f32>
   return
 }
+
+// -----
+
+// Reshape of a transposed matrix is a view where the storage allows one (splitting a
+// dimension: the write reaches x) and a copy where it does not (flattening: the write
+// reaches only the copy, and y is not written back).
+// CHECK-LABEL: func.func @reshape_view_or_copy
+//  CHECK-SAME:   (%[[X:[^:]*]]: {{.*}}, %[[Y:[^:]*]]: {{.*}}tgc.name = "y"})
+//  CHECK-SAME:   -> (!tgc.vtensor<[20], f32>, !tgc.vtensor<[4, 5], f32> {tgc.kind = "user_input_mutation", tgc.target = "x"}) {
+//       CHECK:   %[[YT:.*]] = tgc.transpose %[[Y]]
+//       CHECK:   %[[YF:.*]] = tgc.view %[[YT]] {size = #tgc.shape<[20]>}
+//       CHECK:   %[[YA:.*]] = tgc.add %[[YF]]
+//       CHECK:   return %[[YA]], %{{.*}} :
+func.func @reshape_view_or_copy(%x: !tgc.tensor<[4, 5], f32> {tgc.kind = "user_input", tgc.name = "x"},
+                                %y: !tgc.tensor<[4, 5], f32> {tgc.kind = "user_input", tgc.name = "y"})
+    -> !tgc.tensor<[20], f32> {
+  %one = arith.constant 1.0 : f64
+  %xt = tgc.transpose %x {dim0 = 0 : i64, dim1 = 1 : i64} : !tgc.tensor<[4, 5], f32> -> !tgc.tensor<[5, 4], f32, strides = [1, 5]>
+  %xv = tgc.view %xt {size = #tgc.shape<[5, 2, 2]>} : !tgc.tensor<[5, 4], f32, strides = [1, 5]> -> !tgc.tensor<[5, 2, 2], f32, strides = [1, 10, 5]>
+  %a = tgc.add_ %xv, %one : !tgc.tensor<[5, 2, 2], f32, strides = [1, 10, 5]>, f64 -> !tgc.tensor<[5, 2, 2], f32, strides = [1, 10, 5]>
+  %yt = tgc.transpose %y {dim0 = 0 : i64, dim1 = 1 : i64} : !tgc.tensor<[4, 5], f32> -> !tgc.tensor<[5, 4], f32, strides = [1, 5]>
+  %yf = tgc.view %yt {size = #tgc.shape<[20]>} : !tgc.tensor<[5, 4], f32, strides = [1, 5]> -> !tgc.tensor<[20], f32>
+  %b = tgc.add_ %yf, %one : !tgc.tensor<[20], f32>, f64 -> !tgc.tensor<[20], f32>
+  return %yf : !tgc.tensor<[20], f32>
+}

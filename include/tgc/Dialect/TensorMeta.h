@@ -62,6 +62,15 @@ bool isContiguousAs(llvm::ArrayRef<mlir::AffineExpr> sizes,
 MemoryFormat suggestMemoryFormat(llvm::ArrayRef<mlir::AffineExpr> sizes,
                                  llvm::ArrayRef<mlir::AffineExpr> strides);
 
+/// The strides with which a tensor of `sizes` and `strides` (empty: row-major) can be
+/// viewed as `newSizes` without a copy, as ATen's computeStride finds them (view and
+/// reshape of a non-contiguous tensor), or nullopt where no view of its storage has
+/// those sizes: reshape then copies and view is an error. Sizes and strides must be
+/// constants unless the tensor is row-major; the same element count is the caller's.
+std::optional<llvm::SmallVector<mlir::AffineExpr>>
+viewStrides(llvm::ArrayRef<mlir::AffineExpr> sizes, llvm::ArrayRef<mlir::AffineExpr> strides,
+            llvm::ArrayRef<mlir::AffineExpr> newSizes, mlir::MLIRContext *ctx);
+
 /// The constant value of `e` if it has one.
 std::optional<int64_t> getConstantSize(mlir::AffineExpr e);
 

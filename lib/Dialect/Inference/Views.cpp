@@ -93,10 +93,13 @@ LogicalResult tgc::inferView(MLIRContext *ctx, InferLoc loc, Value self, ShapeAt
   else if (getConstantSize(numel) && getConstantSize(known) && numel != known)
     return emitOptionalError(loc, "view: shape ", size, " is invalid for a tensor of ",
                              exprStr(numel), " elements");
-  // A view of a contiguous tensor is contiguous from the same offset; reshape of a
-  // non-contiguous tensor copies, giving a fresh contiguous tensor.
-  AffineExpr offset = isContiguous(in, ctx) ? in.storageOffset : AffineExpr();
-  return addView(ctx, x, sizes, TensorMeta::contiguousStrides(sizes, ctx), offset, types);
+  // A view from the same offset with ATen's strides where the storage allows one (a
+  // row-major tensor always does); otherwise reshape copies, giving a fresh contiguous
+  // tensor (functionalization reads the same viewStrides to tell the two apart).
+  if (std::optional<SmallVector<AffineExpr>> strides =
+          viewStrides(in.sizes, in.strides, sizes, ctx))
+    return addView(ctx, x, sizes, *strides, in.storageOffset, types);
+  return addView(ctx, x, sizes, TensorMeta::contiguousStrides(sizes, ctx), AffineExpr(), types);
 }
 
 LogicalResult tgc::inferPermute(MLIRContext *ctx, InferLoc loc, Value self, ArrayRef<int64_t> dims,

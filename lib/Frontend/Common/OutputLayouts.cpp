@@ -19,21 +19,29 @@ ArrayAttr tgc::frontend::outputLayoutsAttr(Builder &builder,
         strides.push_back(*c);
     if (strides.size() != meta.strides.size())
       continue; // a symbolic layout stays row-major
-    // Only dense layouts: each dimension of size above 1, from the smallest stride, at
-    // the extent of the ones before it.
+    // Layouts whose elements each have their own place (torch.empty_strided makes
+    // them): each dimension of size above 1, from the smallest stride, at or past the
+    // extent of the ones before it. Dense layouts (a transpose, channels-last) are such,
+    // and so are views with gaps (a slice, a step); a broadcast (stride 0) is not, and
+    // comes back row-major. Without elements, any layout will do.
     SmallVector<int64_t> order;
-    for (auto [d, size] : llvm::enumerate(meta.sizes))
-      if (getConstantSize(size) != std::optional<int64_t>(1))
+    bool empty = false;
+    for (auto [d, size] : llvm::enumerate(meta.sizes)) {
+      std::optional<int64_t> n = getConstantSize(size);
+      empty |= n == 0;
+      if (n != std::optional<int64_t>(1))
         order.push_back(d);
+    }
     llvm::stable_sort(order, [&](int64_t a, int64_t b) { return strides[a] < strides[b]; });
-    int64_t expected = 1;
-    bool dense = true;
+    int64_t extent = 1;
+    bool separate = true;
     for (int64_t d : order) {
       std::optional<int64_t> size = getConstantSize(meta.sizes[d]);
-      dense &= size && strides[d] == expected;
-      expected *= size.value_or(0);
+      separate &= size && strides[d] >= extent;
+      if (separate)
+        extent = strides[d] * *size;
     }
-    if (!dense)
+    if (!separate && !empty)
       continue;
     layouts.push_back(builder.getDictionaryAttr(
         {builder.getNamedAttr("output", builder.getI64IntegerAttr(index)),

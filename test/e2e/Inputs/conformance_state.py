@@ -162,14 +162,15 @@ def same_result(actual, expected, key="result"):
     eager's, and a returned function gives eager's result on a probe of ones."""
     if isinstance(expected, torch.Tensor):
         close(actual, expected, key)
-        # A dense layout (row-major or permuted, as TensorIterator lays out elementwise
-        # results) comes back as eager's; a strided view with gaps may come back copied.
+        # A layout that gives each element its own place (row-major, permuted as
+        # TensorIterator lays out elementwise results, a view with gaps) comes back as
+        # eager's; a broadcast (stride 0) may come back copied.
         dims = sorted((s, n) for s, n in zip(expected.stride(), expected.shape) if n != 1)
-        dense, step = True, 1
+        separate, extent = True, 1
         for s, n in dims:
-            dense &= s == step
-            step *= n
-        if dense and expected.dim() and any(n != 1 for n in expected.shape) and \
+            separate &= s >= extent
+            extent = s * n
+        if separate and expected.numel() and any(n != 1 for n in expected.shape) and \
                 [s for s, n in zip(actual.stride(), actual.shape) if n != 1] != \
                 [s for s, n in zip(expected.stride(), expected.shape) if n != 1]:
             raise Mismatch(key, f"strides {actual.stride()}, eager's {expected.stride()}")
