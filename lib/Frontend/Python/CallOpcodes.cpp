@@ -80,6 +80,9 @@ static LogicalResult callOpcode(ExecutionStep &step) {
   }
   CallArguments call;
   size_t numKeywords = frame.kwNames.size();
+  if (numKeywords > args.size())
+    return step.error() << "malformed bytecode: " << step.instruction.sourceName << " "
+                        << step.arg() << " names " << numKeywords << " keywords";
   call.positional.assign(args.begin(), args.end() - numKeywords);
   for (size_t i = 0; i < numKeywords; ++i)
     call.keywords.emplace_back(frame.kwNames[i], args[args.size() - numKeywords + i]);
