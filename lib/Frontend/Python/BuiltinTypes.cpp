@@ -37,8 +37,21 @@ static CallResult iterators(Interpreter &in, ExternalCall &call) {
                                     : std::initializer_list<llvm::StringRef>{})))
     return failure();
   std::vector<std::vector<Var>> sequences;
-  // enumerate's second argument is its start, not an iterable.
-  for (const Var &arg : llvm::ArrayRef(args).take_front(isEnumerate ? 1 : args.size())) {
+  Var strict = call.keyword("strict");
+  bool zipRows =
+      call.name == "builtins.zip" && !(strict && strict->is(K::Bool) && strict->boolValue);
+  if (zipRows) {
+    // Rows as long as the shortest finite argument (itertools.count pairs with a list).
+    FailureOr<std::vector<std::vector<Var>>> columns = in.unpackZipped(args, call.loc);
+    if (failed(columns))
+      return failure();
+    sequences = std::move(*columns);
+  }
+  // enumerate's second argument is its start, not an iterable; zip(strict=True) reads
+  // every argument to its end.
+  for (const Var &arg : llvm::ArrayRef(args).take_front(isEnumerate ? 1
+                                                        : zipRows   ? 0
+                                                                    : args.size())) {
     FailureOr<std::vector<Var>> items = in.unpack(arg, call.loc);
     if (failed(items))
       return failure();
@@ -66,8 +79,7 @@ static CallResult iterators(Interpreter &in, ExternalCall &call) {
     for (auto &sequence : sequences)
       n = std::min(n, sequence.size());
     // zip(..., strict=True): iterables of different lengths are a ValueError.
-    if (Var strict = call.keyword("strict");
-        strict && strict->is(K::Bool) && strict->boolValue &&
+    if (!zipRows && call.name == "builtins.zip" &&
         llvm::any_of(sequences, [&](auto &s) { return s.size() != n; }))
       return call.error() << "zip(strict=True): the arguments have different lengths";
     for (size_t i = 0; i < n; ++i) {

@@ -421,16 +421,15 @@ static CallResult next(Interpreter &in, ExternalCall &call) {
   Heap &heap = in.getHeap();
   if (heap.kindOf(args[0]) != H::Iterator)
     return call.error() << "next() of a non-iterator";
-  const HeapObject &it = heap.get(args[0]->object);
-  if (it.position >= it.items.size()) {
-    if (args.size() == 2)
-      return args[1];
-    return in.raiseBuiltinException("builtins.StopIteration", {}, call.loc,
-                                    "next() of an exhausted iterator raises StopIteration");
-  }
-  Var item = it.items[it.position];
-  heap.mutate(args[0]->object).position++;
-  return item;
+  FailureOr<Var> item = in.nextItem(args[0], call.loc);
+  if (failed(item))
+    return failure();
+  if (*item)
+    return *item;
+  if (args.size() == 2)
+    return args[1];
+  return in.raiseBuiltinException("builtins.StopIteration", {}, call.loc,
+                                  "next() of an exhausted iterator raises StopIteration");
 }
 
 //===----------------------------------------------------------------------===//

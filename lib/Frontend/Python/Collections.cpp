@@ -605,7 +605,26 @@ static CallResult zipLongest(Interpreter &in, ExternalCall &call) {
 static CallResult islice(Interpreter &in, ExternalCall &call) {
   if (failed(call.checkArity(2, 4)) || failed(call.checkKeywords({})))
     return failure();
-  FailureOr<std::vector<Var>> items = in.unpack(call.args[0], call.loc);
+  // Of an endless iterator (itertools.count), the items up to the stop, taken as
+  // islice takes them.
+  std::optional<std::vector<Var>> pulled;
+  if (in.isEndless(call.args[0])) {
+    Var stopArg = call.args[call.args.size() == 2 ? 1 : 2];
+    if (stopArg->is(K::None))
+      return call.error() << "islice() without a stop of an endless iterator never ends";
+    FailureOr<int64_t> stop = constantIntArgument(stopArg, "an islice bound", call.loc);
+    if (failed(stop))
+      return failure();
+    pulled.emplace();
+    for (int64_t i = 0; i < *stop; ++i) {
+      FailureOr<Var> item = in.nextItem(call.args[0], call.loc);
+      if (failed(item))
+        return failure();
+      pulled->push_back(*item);
+    }
+  }
+  FailureOr<std::vector<Var>> items =
+      pulled ? FailureOr<std::vector<Var>>(std::move(*pulled)) : in.unpack(call.args[0], call.loc);
   if (failed(items))
     return failure();
   int64_t size = items->size();
@@ -771,15 +790,12 @@ static CallResult mapItems(Interpreter &in, ExternalCall &call) {
     return failure();
   if (call.args.size() < 2)
     return call.error() << "map() must have at least two arguments";
-  std::vector<std::vector<Var>> iterables;
-  size_t n = std::numeric_limits<size_t>::max();
-  for (const Var &iterable : llvm::drop_begin(call.args)) {
-    FailureOr<std::vector<Var>> items = in.unpack(iterable, call.loc);
-    if (failed(items))
-      return failure();
-    n = std::min(n, items->size());
-    iterables.push_back(std::move(*items));
-  }
+  FailureOr<std::vector<std::vector<Var>>> zipped =
+      in.unpackZipped(llvm::ArrayRef(call.args).drop_front(), call.loc);
+  if (failed(zipped))
+    return failure();
+  std::vector<std::vector<Var>> &iterables = *zipped;
+  size_t n = iterables.front().size();
   std::vector<Var> results;
   for (size_t i = 0; i < n; ++i) {
     CallArguments arguments;
@@ -848,13 +864,56 @@ static CallResult repeat(Interpreter &in, ExternalCall &call) {
   if (failed(call.checkKeywords({"times"})))
     return failure();
   Var times = call.args.size() == 2 ? call.args[1] : call.keyword("times");
-  if (call.args.empty() || call.args.size() > 2 || !times)
-    return call.error() << "itertools.repeat() without a count is not supported (tgc lists an "
-                           "iterator's items at capture time)";
+  if (call.args.empty() || call.args.size() > 2)
+    return call.error() << "itertools.repeat() takes an object and an optional count";
+  if (!times) {
+    HeapObject iterator;
+    iterator.kind = H::Iterator;
+    iterator.endless = HeapObject::Endless::Repeat;
+    iterator.name = "itertools.repeat";
+    iterator.contents = call.args[0];
+    return makeObject(in.newObject(std::move(iterator)));
+  }
   FailureOr<int64_t> n = constantIntArgument(times, "repeat's times", call.loc);
   if (failed(n))
     return failure();
   return in.makeSequence(H::Iterator, std::vector<Var>(std::max<int64_t>(*n, 0), call.args[0]));
+}
+
+/// itertools.count(start=0, step=1): start, start + step, ... without end.
+static CallResult count(Interpreter &in, ExternalCall &call) {
+  if (failed(call.checkArity(0, 2)) || failed(call.checkKeywords({"start", "step"})))
+    return failure();
+  MLIRContext *ctx = in.getContext();
+  Var start = !call.args.empty() ? call.args[0] : call.keyword("start");
+  Var step = call.args.size() == 2 ? call.args[1] : call.keyword("step");
+  HeapObject iterator;
+  iterator.kind = H::Iterator;
+  iterator.endless = HeapObject::Endless::Count;
+  iterator.name = "itertools.count";
+  iterator.contents = start ? start : makeInt(0, ctx);
+  iterator.step = step ? step : makeInt(1, ctx);
+  for (const Var &number : {iterator.contents, iterator.step})
+    if (!number->is(K::Int) && !number->is(K::Float) && !number->is(K::Bool))
+      return call.error() << "itertools.count() of " << describe(in.getHeap(), number)
+                          << ": tgc counts with Python numbers";
+  return makeObject(in.newObject(std::move(iterator)));
+}
+
+/// itertools.cycle(iterable): its items over and over (none when it has none).
+static CallResult cycle(Interpreter &in, ExternalCall &call) {
+  if (failed(call.checkArity(1, 1)) || failed(call.checkKeywords({})))
+    return failure();
+  FailureOr<std::vector<Var>> items = in.unpack(call.args[0], call.loc);
+  if (failed(items))
+    return failure();
+  HeapObject iterator;
+  iterator.kind = H::Iterator;
+  iterator.name = "itertools.cycle";
+  if (!items->empty())
+    iterator.endless = HeapObject::Endless::Cycle;
+  iterator.items = std::move(*items);
+  return makeObject(in.newObject(std::move(iterator)));
 }
 
 /// collections.abc.Mapping's `get`, which a subclass that defines `__getitem__` and
@@ -1167,6 +1226,8 @@ void tgc::py::registerCollections(CallRegistry &registry) {
   registry.add("itertools.islice", islice);
   registry.add("itertools.accumulate", accumulate);
   registry.add("itertools.repeat", repeat);
+  registry.add("itertools.count", count);
+  registry.add("itertools.cycle", cycle);
   for (llvm::StringRef name : {"itertools.combinations", "itertools.combinations_with_replacement",
                                "itertools.permutations"})
     registry.add(name, combinatorics);

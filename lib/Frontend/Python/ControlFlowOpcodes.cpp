@@ -14,13 +14,12 @@ static LogicalResult getIter(ExecutionStep &step) {
 /// (the decoder's target is past the loop's END_FOR where the version has one).
 static LogicalResult forIter(ExecutionStep &step) {
   Frame &frame = step.frame;
-  Heap &heap = step.interpreter.getHeap();
   Var iterator = frame.stack.back();
-  const HeapObject &state = heap.get(iterator->object);
-  if (state.position < state.items.size()) {
-    Var item = state.items[state.position];
-    heap.mutate(iterator->object).position++;
-    frame.push(item);
+  FailureOr<Var> item = step.interpreter.nextItem(iterator, step.loc);
+  if (failed(item))
+    return failure();
+  if (*item) {
+    frame.push(*item);
     return success();
   }
   frame.pop();

@@ -331,8 +331,22 @@ public:
   mlir::LogicalResult deleteSubscript(Var container, Var key, mlir::Location loc, bool raw = false);
   /// `iter(iterable)`: an iterator object over the items it yields.
   mlir::FailureOr<Var> iterate(Var iterable, mlir::Location loc);
-  /// The items `iterable` yields (what is left of an iterator).
+  /// The items `iterable` yields (what is left of an iterator); an error for an endless
+  /// iterator (itertools.count).
   mlir::FailureOr<std::vector<Var>> unpack(Var iterable, mlir::Location loc);
+  /// The next item of the iterator object `iterator`, or null when it is exhausted.
+  mlir::FailureOr<Var> nextItem(Var iterator, mlir::Location loc);
+  /// The items of `iterables` side by side as zip() takes them: as many rows as the
+  /// shortest finite one has, an endless iterator giving what it makes, and as in
+  /// CPython the arguments before the first exhausted one advanced once more. Endless
+  /// iterators alone are an error: the rows would never end.
+  mlir::FailureOr<std::vector<std::vector<Var>>> unpackZipped(llvm::ArrayRef<Var> iterables,
+                                                              mlir::Location loc);
+  /// Whether `v` is an endless iterator object.
+  bool isEndless(const Var &v) const {
+    return heap.kindOf(v) == HeapObject::Kind::Iterator &&
+           heap.get(v->object).endless != HeapObject::Endless::No;
+  }
   /// key(item) for each item (sorted() and list.sort()'s key=); none without a key.
   mlir::FailureOr<std::vector<Var>> sortKeys(llvm::ArrayRef<Var> items, Var key,
                                              mlir::Location loc);

@@ -22,6 +22,10 @@ FailureOr<std::vector<Var>> Interpreter::unpack(Var iterable, Location loc) {
   }
   if (kind == H::Iterator) {
     const HeapObject &it = heap.get(iterable->object);
+    if (it.endless != HeapObject::Endless::No)
+      return error(loc) << it.name
+                        << "() never ends: tgc reads it through next(), a for loop that breaks, "
+                           "or zip(), map() or islice() with a finite bound";
     std::vector<Var> rest(it.items.begin() + it.position, it.items.end());
     heap.mutate(iterable->object).position = it.items.size();
     return rest;
@@ -30,6 +34,72 @@ FailureOr<std::vector<Var>> Interpreter::unpack(Var iterable, Location loc) {
   if (failed(iterator))
     return failure();
   return unpack(*iterator, loc);
+}
+
+FailureOr<Var> Interpreter::nextItem(Var iterator, Location loc) {
+  const HeapObject &it = heap.get(iterator->object);
+  switch (it.endless) {
+  case HeapObject::Endless::No: {
+    if (it.position >= it.items.size())
+      return Var();
+    Var item = it.items[it.position];
+    heap.mutate(iterator->object).position++;
+    return item;
+  }
+  case HeapObject::Endless::Cycle: {
+    Var item = it.items[it.position % it.items.size()];
+    heap.mutate(iterator->object).position++;
+    return item;
+  }
+  case HeapObject::Endless::Repeat:
+    return it.contents;
+  case HeapObject::Endless::Count: {
+    Var item = it.contents;
+    FailureOr<Var> next = binaryOp(/*add*/ 0, item, it.step, loc);
+    if (failed(next))
+      return failure();
+    heap.mutate(iterator->object).contents = *next;
+    return item;
+  }
+  }
+  llvm_unreachable("an endless iterator of no kind");
+}
+
+FailureOr<std::vector<std::vector<Var>>> Interpreter::unpackZipped(ArrayRef<Var> iterables,
+                                                                   Location loc) {
+  std::vector<Var> iterators;
+  size_t rows = SIZE_MAX;
+  for (const Var &iterable : iterables) {
+    FailureOr<Var> iterator = iterate(iterable, loc);
+    if (failed(iterator))
+      return failure();
+    iterators.push_back(*iterator);
+    const HeapObject &it = heap.get((*iterator)->object);
+    if (it.endless == HeapObject::Endless::No)
+      rows = std::min(rows, it.items.size() - std::min(it.position, it.items.size()));
+  }
+  if (rows == SIZE_MAX && !iterators.empty())
+    return error(loc) << "zip of endless iterators (" << heap.get(iterators[0]->object).name
+                      << ") never ends";
+  if (iterators.empty())
+    rows = 0;
+  std::vector<std::vector<Var>> columns(iterators.size());
+  for (size_t row = 0; row < rows; ++row)
+    for (auto [column, iterator] : llvm::zip(columns, iterators)) {
+      FailureOr<Var> item = nextItem(iterator, loc);
+      if (failed(item))
+        return failure();
+      column.push_back(*item);
+    }
+  // The round that ends the zip: it advances the arguments before the exhausted one.
+  for (const Var &iterator : iterators) {
+    FailureOr<Var> item = nextItem(iterator, loc);
+    if (failed(item))
+      return failure();
+    if (!*item)
+      break;
+  }
+  return columns;
 }
 
 FailureOr<Var> Interpreter::iterate(Var iterable, Location loc) {

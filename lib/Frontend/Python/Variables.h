@@ -116,7 +116,7 @@ struct HeapObject {
     Function, ///< `code`, `globals`, `defaults`, `kwDefaults`, `closure`, `attributes`
     Globals,  ///< a module's namespace: `name` (the module), `attributes`
     Module,   ///< an imported module: `name`, `attributes`
-    Iterator, ///< `items` to yield from `position`
+    Iterator, ///< `items` to yield from `position`, then what `endless` makes
     StaticMethod,
     ClassMethod,
     Property, ///< `items` = {fget, fset, fdel}
@@ -144,6 +144,12 @@ struct HeapObject {
   /// function marked `torch._dynamo.assume_constant_result` (null otherwise).
   Var constantResult;
   size_t position = 0;
+  /// Iterator: what an endless one yields, which is never listed: itertools.count yields
+  /// `contents`, then `contents` + `step` and so on; cycle yields `items` over again;
+  /// repeat without a count yields `contents`. `name` is the function that made it.
+  enum class Endless { No, Count, Cycle, Repeat };
+  Endless endless = Endless::No;
+  Var step;
   mlir::Value tensor;
   /// The trace object this one was read from, -1 for objects the program created.
   int64_t traceId = -1;
