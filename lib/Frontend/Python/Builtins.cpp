@@ -187,6 +187,11 @@ static CallResult isInstance(Interpreter &in, ExternalCall &call) {
   if (failed(cls))
     return failure();
   const Heap &heap = in.getHeap();
+  // A tuple of a tuple subclass (a namedtuple, torch.Size, a torch.return_types) is also
+  // an instance of its class and of what that class derives from.
+  std::vector<Var> classes{*cls};
+  if (instance && args[0]->is(K::Tuple) && args[0]->tupleClass)
+    classes.push_back(args[0]->tupleClass);
   std::vector<Var> candidates = args[1]->is(K::Tuple) ? args[1]->items : std::vector{args[1]};
   for (Var candidate : candidates) {
     if (candidate->is(K::External) && llvm::StringRef(candidate->name).starts_with("typing.")) {
@@ -199,8 +204,6 @@ static CallResult isInstance(Interpreter &in, ExternalCall &call) {
                                .str()
                          : origin.str());
     }
-    if (in.identical(*cls, candidate))
-      return makeBool(true);
     if (candidate->is(K::External) && instance &&
         isAbstractInstance(heap, args[0], candidate->name))
       return makeBool(true);
@@ -208,8 +211,9 @@ static CallResult isInstance(Interpreter &in, ExternalCall &call) {
                            : heap.kindOf(candidate) == H::Class
                                ? heap.get(candidate->object).qualname
                                : "";
-    if (!qualname.empty() && in.isSubclass(*cls, qualname))
-      return makeBool(true);
+    for (const Var &of : classes)
+      if (in.identical(of, candidate) || (!qualname.empty() && in.isSubclass(of, qualname)))
+        return makeBool(true);
   }
   return makeBool(false);
 }
@@ -217,6 +221,9 @@ static CallResult isInstance(Interpreter &in, ExternalCall &call) {
 static CallResult type(Interpreter &in, ExternalCall &call) {
   if (failed(call.checkArity(1, 1)))
     return failure();
+  // A namedtuple's class (type(t)(*items) rebuilds one), torch.Size, a return type.
+  if (call.args[0]->is(K::Tuple) && call.args[0]->tupleClass)
+    return call.args[0]->tupleClass;
   return in.getClassOf(call.args[0]);
 }
 

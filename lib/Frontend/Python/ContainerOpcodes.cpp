@@ -1,5 +1,5 @@
 // Opcodes of containers: subscripts and slices, building tuples, lists, sets, dicts and
-// slices, and unpacking sequences.
+// slices, unpacking sequences, and the structural tests of `match` statements.
 #include "Frame.h"
 #include "Interpreter.h"
 
@@ -197,6 +197,150 @@ static LogicalResult unpackEx(ExecutionStep &step) {
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// Pattern matching (`match` statements)
+//===----------------------------------------------------------------------===//
+
+using H = HeapObject::Kind;
+
+/// GET_LEN: len() of the subject, which stays below it.
+static LogicalResult getLen(ExecutionStep &step) {
+  Var subject = step.frame.peek(1);
+  return step.push(
+      step.interpreter.call(makeExternal("builtins.len"), CallArguments{{subject}, {}}, step.loc));
+}
+
+/// MATCH_SEQUENCE / MATCH_MAPPING: whether the subject is a sequence (a tuple, list,
+/// range, deque; not a str) or a mapping (a dict), pushed above it.
+static LogicalResult matchKind(ExecutionStep &step) {
+  Var subject = step.frame.peek(1);
+  std::optional<H> kind = step.interpreter.getHeap().kindOf(subject);
+  bool matches = step.instruction.opcode == Opcode::MATCH_SEQUENCE
+                     ? subject->is(Variable::Kind::Tuple) || subject->is(Variable::Kind::Range) ||
+                           kind == H::List
+                     : kind == H::Dict;
+  step.frame.push(makeBool(matches));
+  return success();
+}
+
+/// MATCH_KEYS: the values of the keys on top in the mapping below them, or None when
+/// one is missing.
+static LogicalResult matchKeys(ExecutionStep &step) {
+  Interpreter &interpreter = step.interpreter;
+  Var keys = step.frame.peek(1);
+  Var subject = step.frame.peek(2);
+  if (!keys->is(Variable::Kind::Tuple) || interpreter.getHeap().kindOf(subject) != H::Dict)
+    return step.error() << "malformed bytecode: MATCH_KEYS of "
+                        << describe(interpreter.getHeap(), subject);
+  std::vector<Var> values;
+  for (const Var &key : keys->items) {
+    Var found;
+    for (const auto &[candidate, value] : interpreter.getHeap().get(subject->object).entries) {
+      FailureOr<bool> same = interpreter.equals(candidate, key, step.loc);
+      if (failed(same))
+        return failure();
+      if (*same) {
+        found = value;
+        break;
+      }
+    }
+    if (!found) {
+      step.frame.push(makeNone());
+      return success();
+    }
+    values.push_back(found);
+  }
+  step.frame.push(makeTuple(std::move(values)));
+  return success();
+}
+
+/// MATCH_CLASS count: the subject's attributes a class pattern names (the first
+/// `count` positionally, through the class's __match_args__, then the keywords on top),
+/// or None when the subject is not an instance of the class or lacks one of them.
+static LogicalResult matchClass(ExecutionStep &step) {
+  Interpreter &interpreter = step.interpreter;
+  Var names = step.frame.pop();
+  Var cls = step.frame.pop();
+  Var subject = step.frame.pop();
+  auto call = [&](llvm::StringRef function, std::vector<Var> args) {
+    return interpreter.call(makeExternal(function), CallArguments{std::move(args), {}}, step.loc);
+  };
+  FailureOr<Var> instance = call("builtins.isinstance", {subject, cls});
+  if (failed(instance))
+    return failure();
+  FailureOr<bool> isInstance = interpreter.truth(*instance, step.loc);
+  if (failed(isInstance))
+    return failure();
+  if (!*isInstance) {
+    step.frame.push(makeNone());
+    return success();
+  }
+  std::vector<std::string> attributes;
+  size_t count = step.arg();
+  // bool, int, float, str, tuple, list, dict, set...: one positional pattern is the
+  // subject itself.
+  static constexpr llvm::StringLiteral kSelfMatching[] = {
+      "builtins.bool",  "builtins.bytearray", "builtins.bytes", "builtins.dict",
+      "builtins.float", "builtins.frozenset", "builtins.int",   "builtins.list",
+      "builtins.set",   "builtins.str",       "builtins.tuple"};
+  std::vector<Var> extracted;
+  bool selfMatching = cls->is(Variable::Kind::External) &&
+                      llvm::is_contained(kSelfMatching, llvm::StringRef(cls->name));
+  if (count > 0 && selfMatching) {
+    if (count > 1)
+      return step.error() << describe(interpreter.getHeap(), cls) << "() accepts 1 positional "
+                          << "sub-pattern (" << count << " given) (TypeError)";
+    extracted.push_back(subject);
+  } else if (count > 0) {
+    FailureOr<Var> has = call("builtins.hasattr", {cls, makeStr("__match_args__")});
+    if (failed(has))
+      return failure();
+    FailureOr<bool> hasMatchArgs = interpreter.truth(*has, step.loc);
+    if (failed(hasMatchArgs))
+      return failure();
+    Var matchArgs;
+    if (*hasMatchArgs) {
+      FailureOr<Var> read = interpreter.getAttribute(cls, "__match_args__", step.loc);
+      if (failed(read))
+        return failure();
+      matchArgs = *read;
+    }
+    if (!matchArgs || !matchArgs->is(Variable::Kind::Tuple) || matchArgs->items.size() < count)
+      return step.error() << describe(interpreter.getHeap(), cls) << "() accepts "
+                          << (matchArgs && matchArgs->is(Variable::Kind::Tuple)
+                                  ? matchArgs->items.size()
+                                  : 0)
+                          << " positional sub-patterns (" << count << " given) (TypeError)";
+    for (size_t i = 0; i < count; ++i) {
+      if (!matchArgs->items[i]->is(Variable::Kind::Str))
+        return step.error() << "__match_args__ elements must be strings (TypeError)";
+      attributes.push_back(matchArgs->items[i]->name);
+    }
+  }
+  if (!names->is(Variable::Kind::Tuple))
+    return step.error() << "malformed bytecode: MATCH_CLASS without its keyword names";
+  for (const Var &name : names->items)
+    attributes.push_back(name->name);
+  for (const std::string &attribute : attributes) {
+    FailureOr<Var> has = call("builtins.hasattr", {subject, makeStr(attribute)});
+    if (failed(has))
+      return failure();
+    FailureOr<bool> present = interpreter.truth(*has, step.loc);
+    if (failed(present))
+      return failure();
+    if (!*present) {
+      step.frame.push(makeNone());
+      return success();
+    }
+    FailureOr<Var> value = interpreter.getAttribute(subject, attribute, step.loc);
+    if (failed(value))
+      return failure();
+    extracted.push_back(*value);
+  }
+  step.frame.push(makeTuple(std::move(extracted)));
+  return success();
+}
+
 void tgc::py::registerContainerOpcodes(OpcodeTable &table) {
   table.add({Opcode::BINARY_SUBSCR}, binarySubscr);
   table.add({Opcode::STORE_SUBSCR}, storeSubscr);
@@ -214,4 +358,8 @@ void tgc::py::registerContainerOpcodes(OpcodeTable &table) {
   table.add({Opcode::DICT_UPDATE, Opcode::DICT_MERGE}, dictUpdate);
   table.add({Opcode::UNPACK_SEQUENCE}, unpackSequence);
   table.add({Opcode::UNPACK_EX}, unpackEx);
+  table.add({Opcode::GET_LEN}, getLen);
+  table.add({Opcode::MATCH_SEQUENCE, Opcode::MATCH_MAPPING}, matchKind);
+  table.add({Opcode::MATCH_KEYS}, matchKeys);
+  table.add({Opcode::MATCH_CLASS}, matchClass);
 }
