@@ -900,6 +900,49 @@ static CallResult count(Interpreter &in, ExternalCall &call) {
   return makeObject(in.newObject(std::move(iterator)));
 }
 
+/// itertools.groupby(iterable, key=None): (key, group) for each run of consecutive items
+/// whose keys are equal. The groups are listed at the call, so one read after the next
+/// group was taken still has its items (in CPython it is then empty).
+static CallResult groupBy(Interpreter &in, ExternalCall &call) {
+  if (failed(call.checkArity(1, 2)) || failed(call.checkKeywords({"key"})))
+    return failure();
+  FailureOr<std::vector<Var>> items = in.unpack(call.args[0], call.loc);
+  if (failed(items))
+    return failure();
+  Var key = call.args.size() == 2 ? call.args[1] : call.keyword("key");
+  if (key && key->is(K::None))
+    key = Var();
+  std::vector<Var> groups;
+  Var runKey;
+  std::vector<Var> run;
+  auto closeRun = [&] {
+    if (runKey)
+      groups.push_back(makeTuple({runKey, in.makeSequence(H::Iterator, std::move(run))}));
+    run.clear();
+  };
+  for (const Var &item : *items) {
+    Var itemKey = item;
+    if (key) {
+      FailureOr<Var> computed = in.call(key, CallArguments{{item}, {}}, call.loc);
+      if (failed(computed))
+        return failure();
+      itemKey = *computed;
+    }
+    if (runKey) {
+      FailureOr<bool> same = in.equals(runKey, itemKey, call.loc);
+      if (failed(same))
+        return failure();
+      if (!*same)
+        closeRun();
+    }
+    if (run.empty())
+      runKey = itemKey;
+    run.push_back(item);
+  }
+  closeRun();
+  return in.makeSequence(H::Iterator, std::move(groups));
+}
+
 /// itertools.cycle(iterable): its items over and over (none when it has none).
 static CallResult cycle(Interpreter &in, ExternalCall &call) {
   if (failed(call.checkArity(1, 1)) || failed(call.checkKeywords({})))
@@ -1228,6 +1271,7 @@ void tgc::py::registerCollections(CallRegistry &registry) {
   registry.add("itertools.repeat", repeat);
   registry.add("itertools.count", count);
   registry.add("itertools.cycle", cycle);
+  registry.add("itertools.groupby", groupBy);
   for (llvm::StringRef name : {"itertools.combinations", "itertools.combinations_with_replacement",
                                "itertools.permutations"})
     registry.add(name, combinatorics);
