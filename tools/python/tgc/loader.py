@@ -396,8 +396,15 @@ class CompiledModule:
             if i < len(outputs) and isinstance(outputs[i], torch.Tensor) and \
                     tuple(outputs[i].stride()) != tuple(layout["strides"]):
                 out = outputs[i]
-                outputs[i] = torch.empty_strided(out.shape, layout["strides"], dtype=out.dtype,
-                                                 device=out.device).copy_(out)
+                strides = layout["strides"]
+                # A broadcast dimension (stride 0, an expand) holds one value: a tensor
+                # of size 1 there, expanded to the output's size.
+                base = out
+                for d, (stride, size) in enumerate(zip(strides, out.shape)):
+                    if stride == 0 and size > 1:
+                        base = base.narrow(d, 0, 1)
+                outputs[i] = torch.empty_strided(base.shape, strides, dtype=out.dtype,
+                                                 device=out.device).copy_(base).expand(out.shape)
         replayed = []
         if results.replay:
             replayed = _replay.apply(results.replay, self.fn, outputs, (args, kwargs),
