@@ -8,6 +8,8 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 
 using namespace mlir;
 using namespace tgc;
@@ -296,11 +298,36 @@ static CallResult roundNumber(Interpreter &in, ExternalCall &call) {
   std::optional<int64_t> digits = digitsVar->getConstantInt();
   if (!digits)
     return call.error() << "round(): the number of digits must be an int";
+  if (isInt) {
+    // Exactly, halves to even: round(25, -1) is 20, round(35, -1) is 40.
+    std::optional<int64_t> n = call.args[0]->getConstantInt();
+    if (!n)
+      return call.error() << "round() of a symbolic int";
+    if (*digits >= 0)
+      return makeInt(*n, in.getContext());
+    if (*digits < -18)
+      return makeInt(0, in.getContext());
+    int64_t unit = 1;
+    for (int64_t i = 0; i < -*digits; ++i)
+      unit *= 10;
+    int64_t quotient = *n / unit, remainder = *n % unit;
+    if (remainder < 0) {
+      quotient -= 1;
+      remainder += unit;
+    }
+    if (2 * remainder > unit || (2 * remainder == unit && quotient % 2 != 0))
+      quotient += 1;
+    return makeInt(quotient * unit, in.getContext());
+  }
+  if (*digits >= 0 && std::isfinite(*x)) {
+    // As CPython: the decimal nearest the double's exact value, halves to even
+    // (round(2.675, 2) is 2.67: the double is 2.67499999...), read back.
+    char text[400];
+    std::snprintf(text, sizeof text, "%.*f", static_cast<int>(std::min<int64_t>(*digits, 340)), *x);
+    return makeFloat(std::strtod(text, nullptr));
+  }
   double scale = std::pow(10.0, static_cast<double>(*digits));
-  double rounded = std::nearbyint(*x * scale) / scale;
-  if (isInt)
-    return makeInt(static_cast<int64_t>(rounded), in.getContext());
-  return makeFloat(rounded);
+  return makeFloat(std::nearbyint(*x * scale) / scale);
 }
 
 /// divmod(a, b) of numbers: (a // b, a % b), with Python's rules.

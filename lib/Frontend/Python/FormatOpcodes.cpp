@@ -95,9 +95,13 @@ static FailureOr<std::string> plainText(const Var &value, int conversion, Locati
 }
 
 namespace {
-/// A format spec taken apart: `[[fill]align][sign][0][width][.precision][type]`.
+/// A format spec taken apart:
+/// `[[fill]align][sign][z][#][0][width][grouping][.precision][type]`.
 struct FormatSpec {
   char fill = ' ', align = 0, sign = '-', type = 0;
+  /// `#`: 0b/0o/0x prefixes; `,` or `_` between digit groups; `z`: no -0.
+  bool alternate = false, noNegativeZero = false;
+  char grouping = 0;
   size_t width = 0;
   std::optional<int> precision;
 };
@@ -118,12 +122,20 @@ static FailureOr<FormatSpec> parseSpec(llvm::StringRef spec, Location loc) {
     parsed.sign = rest[0];
     rest = rest.drop_front();
   }
+  if (rest.consume_front("z"))
+    parsed.noNegativeZero = true;
+  if (rest.consume_front("#"))
+    parsed.alternate = true;
   if (!rest.empty() && rest[0] == '0' && !parsed.align) {
     parsed.fill = '0';
     parsed.align = '=';
   }
   while (!rest.empty() && llvm::isDigit(rest[0])) {
     parsed.width = parsed.width * 10 + (rest[0] - '0');
+    rest = rest.drop_front();
+  }
+  if (!rest.empty() && (rest[0] == ',' || rest[0] == '_')) {
+    parsed.grouping = rest[0];
     rest = rest.drop_front();
   }
   if (rest.starts_with(".")) {
@@ -136,9 +148,20 @@ static FailureOr<FormatSpec> parseSpec(llvm::StringRef spec, Location loc) {
     parsed.precision = p;
   }
   parsed.type = rest.empty() ? 0 : rest[0];
-  if (rest.size() > 1 || (parsed.type && !llvm::StringRef("dfFeEgGs%").contains(parsed.type)))
+  if (rest.size() > 1 || (parsed.type && !llvm::StringRef("dfFeEgGs%bxXo").contains(parsed.type)))
     return emitError(loc) << "the f-string format spec '" << spec << "' is not supported";
   return parsed;
+}
+
+/// `digits` with `separator` between groups of `size` digits from the right.
+static std::string groupDigits(llvm::StringRef digits, char separator, size_t size) {
+  std::string grouped;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % size == 0)
+      grouped += separator;
+    grouped += digits[i];
+  }
+  return grouped;
 }
 
 /// A number as `spec` shows it, with its sign, before padding.
@@ -148,7 +171,27 @@ static FailureOr<std::string> formatNumber(const Var &value, double x, const For
   double magnitude = std::fabs(x);
   bool integral = value->is(K::Int) || value->is(K::Bool);
   std::string body;
-  if (spec.type == 'd' || (!spec.type && integral && !spec.precision)) {
+  if (spec.type && llvm::StringRef("bxXo").contains(spec.type)) {
+    // Binary, hex and octal digits of an int, `#` adding 0b / 0x / 0X / 0o.
+    if (!integral)
+      return emitError(loc) << "format spec '" << specText << "' for a float";
+    auto n = static_cast<uint64_t>(magnitude);
+    unsigned base = spec.type == 'b' ? 2 : spec.type == 'o' ? 8 : 16;
+    std::string digits;
+    do {
+      digits.insert(digits.begin(), "0123456789abcdef"[n % base]);
+      n /= base;
+    } while (n);
+    if (spec.type == 'X')
+      digits = llvm::StringRef(digits).upper();
+    if (spec.grouping == ',')
+      return emitError(loc) << "format spec '" << specText << "': ',' with '" << spec.type
+                            << "' (ValueError)";
+    std::string prefix = spec.alternate ? std::string("0") + spec.type : "";
+    body = prefix + digits;
+    if (spec.grouping)
+      body = prefix + groupDigits(digits, '_', 4);
+  } else if (spec.type == 'd' || (!spec.type && integral && !spec.precision)) {
     if (!integral)
       return emitError(loc) << "format spec '" << specText << "' for a float";
     body = std::to_string(static_cast<int64_t>(magnitude));
@@ -164,6 +207,29 @@ static FailureOr<std::string> formatNumber(const Var &value, double x, const For
     if (t == '%')
       body += "%";
   }
+  if (spec.grouping) {
+    // Separators in the integral part (after a 0x prefix, before '.', 'e' or '%'); zero
+    // padding with grouping pads the digits, separators included ('-000,042').
+    bool radix = spec.type && llvm::StringRef("bxXo").contains(spec.type);
+    size_t begin = radix && spec.alternate ? 2 : 0;
+    size_t end = body.find_first_not_of(radix ? "0123456789abcdefABCDEF_" : "0123456789", begin);
+    if (end == std::string::npos)
+      end = body.size();
+    std::string digits;
+    for (char c : llvm::StringRef(body).slice(begin, end))
+      if (c != '_')
+        digits += c;
+    char separator = radix ? '_' : spec.grouping;
+    size_t size = radix ? 4 : 3;
+    size_t signSize = negative || spec.sign == '+' || spec.sign == ' ' ? 1 : 0;
+    size_t around = signSize + begin + (body.size() - end);
+    if (spec.align == '=' && spec.fill == '0')
+      while (around + groupDigits(digits, separator, size).size() < spec.width)
+        digits.insert(digits.begin(), '0');
+    body = body.substr(0, begin) + groupDigits(digits, separator, size) + body.substr(end);
+  }
+  if (spec.noNegativeZero && negative && body.find_first_not_of("0.,_%eE+-") == std::string::npos)
+    negative = false;
   if (negative)
     return "-" + body;
   if (spec.sign == '+' || spec.sign == ' ')
@@ -206,7 +272,11 @@ static FailureOr<std::string> formatValue(const Var &value, llvm::StringRef spec
   case '^':
     return std::string(pad / 2, fill) + *body + std::string(pad - pad / 2, fill);
   case '=': {
+    // Padding goes after the sign and a 0b / 0o / 0x prefix.
     size_t signSize = !body->empty() && llvm::StringRef("+- ").contains((*body)[0]) ? 1 : 0;
+    if (spec->alternate && body->size() >= signSize + 2 && (*body)[signSize] == '0' &&
+        llvm::StringRef("bxXo").contains((*body)[signSize + 1]))
+      signSize += 2;
     return body->substr(0, signSize) + std::string(pad, fill) + body->substr(signSize);
   }
   default:

@@ -38,11 +38,15 @@ static FailureOr<llvm::StringRef> stringArgument(ExternalCall &call, size_t i) {
   return llvm::StringRef(call.args[i]->name);
 }
 
-/// upper() and lower().
+/// upper(), lower() and casefold() (which is lower() for ASCII) of ASCII text; tgc has no
+/// Unicode case tables, and a non-ASCII letter left as it is would be a wrong answer.
 static CallResult changeCase(Interpreter &, ExternalCall &call) {
   if (!onString(call))
     return CallResult::declined();
   llvm::StringRef self = call.args[0]->name;
+  if (llvm::any_of(self, [](char c) { return static_cast<unsigned char>(c) >= 0x80; }))
+    return call.error() << "str." << methodOf(call) << "() of a string with non-ASCII characters "
+                        << "is not supported";
   return makeStr(methodOf(call) == "upper" ? self.upper() : self.lower());
 }
 
@@ -320,16 +324,18 @@ static CallResult otherMethod(Interpreter &, ExternalCall &call) {
 }
 
 static const char *const kMethods[] = {
-    "upper",   "lower",   "strip",      "lstrip",   "rstrip",  "split",     "rsplit",
-    "count",   "find",    "rfind",      "index",    "rindex",  "partition", "rpartition",
-    "isdigit", "isalpha", "isalnum",    "isspace",  "isupper", "islower",   "capitalize",
-    "title",   "zfill",   "startswith", "endswith", "replace", "join",      "format"};
+    "upper",     "lower",      "strip",      "lstrip",  "rstrip",  "split",
+    "rsplit",    "count",      "find",       "rfind",   "index",   "rindex",
+    "partition", "rpartition", "isdigit",    "isalpha", "isalnum", "isspace",
+    "isupper",   "islower",    "capitalize", "title",   "zfill",   "startswith",
+    "endswith",  "replace",    "join",       "format",  "casefold"};
 
 bool tgc::py::isStringMethod(llvm::StringRef name) { return llvm::is_contained(kMethods, name); }
 
 void tgc::py::registerStringMethods(CallRegistry &registry) {
   registry.add("builtins.str.upper", changeCase);
   registry.add("builtins.str.lower", changeCase);
+  registry.add("builtins.str.casefold", changeCase);
   for (llvm::StringRef name : {"strip", "lstrip", "rstrip"})
     registry.add(("builtins.str." + name).str(), strip);
   registry.add("builtins.str.split", split);
