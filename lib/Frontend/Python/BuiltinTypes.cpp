@@ -1,5 +1,6 @@
 // Python's builtin types called as constructors in the bytecode interpreter: range,
 // enumerate, zip, reversed, list, tuple, set, dict, int, float, bool, str and super.
+#include "Formatting.h"
 #include "Interpreter.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -308,6 +309,13 @@ static CallResult str(Interpreter &in, ExternalCall &call) {
     return args[0];
   if (std::optional<int64_t> i = args[0]->getConstantInt(); i && args[0]->is(K::Int))
     return makeStr(std::to_string(*i));
+  // A list or dict (a tuple holding one): str() is its repr().
+  if (holdsPlainContainer(in.getHeap(), args[0])) {
+    FailureOr<std::string> text = containerRepr(in.getHeap(), args[0], call.loc);
+    if (failed(text))
+      return failure();
+    return makeStr(*text);
+  }
   // An object: its class's __str__, else an exception's message.
   if (in.getHeap().kindOf(args[0]) == HeapObject::Kind::Instance) {
     FailureOr<Var> method = in.userSpecialMethod(args[0], "__str__", call.loc);
@@ -383,7 +391,9 @@ static CallResult repr(Interpreter &in, ExternalCall &call) {
       return makeStr(name + "(" + llvm::join(items, ", ") + ")");
     }
   }
-  FailureOr<std::string> text = formatPythonValue(value, "", 2, call.loc);
+  FailureOr<std::string> text = holdsPlainContainer(in.getHeap(), value)
+                                    ? containerRepr(in.getHeap(), value, call.loc)
+                                    : formatPythonValue(value, "", 2, call.loc);
   if (failed(text))
     return failure();
   return makeStr(*text);

@@ -1,6 +1,7 @@
 // f-strings: FORMAT_VALUE formats constants with Python's format-spec mini-language
 // (`[[fill]align][sign][0][width][.precision][type]`), BUILD_STRING joins the parts;
 // `text % values` formats printf-style with the same formatter.
+#include "Formatting.h"
 #include "Frame.h"
 #include "Frontend/Common/DTypes.h"
 #include "Interpreter.h"
@@ -353,6 +354,61 @@ FailureOr<Var> Interpreter::percentFormat(llvm::StringRef text, Var values, Loca
   return makeStr(result);
 }
 
+bool tgc::py::holdsPlainContainer(const Heap &heap, const Var &value) {
+  if (value->is(K::Tuple))
+    return llvm::any_of(value->items,
+                        [&](const Var &item) { return holdsPlainContainer(heap, item); });
+  std::optional<HeapObject::Kind> kind = heap.kindOf(value);
+  return (kind == HeapObject::Kind::List || kind == HeapObject::Kind::Dict) &&
+         !heap.get(value->object).classObject;
+}
+
+static FailureOr<std::string> containerRepr(const Heap &heap, const Var &value, Location loc,
+                                            llvm::SmallVectorImpl<ObjectId> &open) {
+  auto itemRepr = [&](const Var &item) {
+    return holdsPlainContainer(heap, item) ? containerRepr(heap, item, loc, open)
+                                           : formatPythonValue(item, "", 2, loc);
+  };
+  std::vector<std::string> parts;
+  if (value->is(K::Tuple)) {
+    for (const Var &item : value->items) {
+      FailureOr<std::string> text = itemRepr(item);
+      if (failed(text))
+        return failure();
+      parts.push_back(*text);
+    }
+    return "(" + llvm::join(parts, ", ") + (parts.size() == 1 ? ",)" : ")");
+  }
+  const HeapObject &object = heap.get(value->object);
+  bool isList = object.kind == HeapObject::Kind::List;
+  if (llvm::is_contained(open, value->object)) // it holds itself
+    return std::string(isList ? "[...]" : "{...}");
+  open.push_back(value->object);
+  if (isList) {
+    for (const Var &item : object.items) {
+      FailureOr<std::string> text = itemRepr(item);
+      if (failed(text))
+        return failure();
+      parts.push_back(*text);
+    }
+  } else {
+    for (const auto &[key, item] : object.entries) {
+      FailureOr<std::string> keyText = itemRepr(key), itemText = itemRepr(item);
+      if (failed(keyText) || failed(itemText))
+        return failure();
+      parts.push_back(*keyText + ": " + *itemText);
+    }
+  }
+  open.pop_back();
+  std::string joined = llvm::join(parts, ", ");
+  return isList ? "[" + joined + "]" : "{" + joined + "}";
+}
+
+FailureOr<std::string> tgc::py::containerRepr(const Heap &heap, const Var &value, Location loc) {
+  llvm::SmallVector<ObjectId> open;
+  return ::containerRepr(heap, value, loc, open);
+}
+
 static LogicalResult formatValueOpcode(ExecutionStep &step) {
   uint32_t arg = step.arg();
   Var spec = (arg & 0x04) != 0 ? step.frame.pop() : makeStr("");
@@ -367,6 +423,18 @@ static LogicalResult formatValueOpcode(ExecutionStep &step) {
     if (failed(text))
       return failure();
     value = *text;
+  }
+  // A list or dict shows as repr() (str() of one is its repr()); a spec is a TypeError.
+  if (holdsPlainContainer(step.interpreter.getHeap(), value)) {
+    if (!spec->name.empty())
+      return step.error() << "unsupported format string passed to "
+                          << describe(step.interpreter.getHeap(), value)
+                          << ".__format__ (TypeError)";
+    FailureOr<std::string> text = containerRepr(step.interpreter.getHeap(), value, step.loc);
+    if (failed(text))
+      return failure();
+    step.frame.push(makeStr(*text));
+    return success();
   }
   FailureOr<std::string> text = formatValue(value, spec->name, arg & 0x03, step.loc);
   if (failed(text))
