@@ -330,6 +330,83 @@ static CallResult roundNumber(Interpreter &in, ExternalCall &call) {
   return makeFloat(std::nearbyint(*x * scale) / scale);
 }
 
+/// CPython's hash of a constant int, bool, float, or a tuple of them (Objects/
+/// longobject.c, Python/pyhash.c's _Py_HashDouble, tupleobject.c's xxHash-based
+/// tuplehash); nullopt for values whose hash depends on the process (str and bytes are
+/// salted, objects hash by address, NaN by identity).
+static std::optional<uint64_t> pythonHash(const Var &value) {
+  constexpr unsigned kBits = 61;
+  constexpr uint64_t kModulus = (uint64_t(1) << kBits) - 1;
+  auto finish = [](uint64_t x) { return x == uint64_t(-1) ? uint64_t(-2) : x; };
+  auto hashInt = [&](int64_t n) {
+    uint64_t magnitude = n < 0 ? uint64_t(0) - uint64_t(n) : uint64_t(n);
+    uint64_t x = magnitude % kModulus;
+    return finish(n < 0 ? uint64_t(0) - x : x);
+  };
+  if (value->is(K::Bool))
+    return hashInt(value->boolValue);
+  if (value->is(K::Int)) {
+    std::optional<int64_t> n = value->getConstantInt();
+    return n ? std::optional<uint64_t>(hashInt(*n)) : std::nullopt;
+  }
+  if (value->is(K::Float)) {
+    double v = value->floatValue;
+    if (std::isnan(v))
+      return std::nullopt;
+    if (std::isinf(v))
+      return v > 0 ? uint64_t(314159) : uint64_t(-314159);
+    int e = 0;
+    double m = std::frexp(v, &e);
+    int64_t sign = 1;
+    if (m < 0) {
+      sign = -1;
+      m = -m;
+    }
+    uint64_t x = 0;
+    while (m != 0) { // 28 bits at a time
+      x = ((x << 28) & kModulus) | x >> (kBits - 28);
+      m *= 268435456.0;
+      e -= 28;
+      auto y = static_cast<uint64_t>(m);
+      m -= static_cast<double>(y);
+      x += y;
+      if (x >= kModulus)
+        x -= kModulus;
+    }
+    e = e >= 0 ? e % int(kBits) : int(kBits) - 1 - ((-1 - e) % int(kBits));
+    x = ((x << e) & kModulus) | x >> (kBits - e);
+    return finish(x * uint64_t(sign));
+  }
+  if (value->is(K::Tuple)) {
+    constexpr uint64_t kPrime1 = 11400714785074694791ULL, kPrime2 = 14029467366897019727ULL,
+                       kPrime5 = 2870177450012600261ULL;
+    uint64_t acc = kPrime5;
+    for (const Var &item : value->items) {
+      std::optional<uint64_t> lane = pythonHash(item);
+      if (!lane)
+        return std::nullopt;
+      acc += *lane * kPrime2;
+      acc = (acc << 31) | (acc >> 33);
+      acc *= kPrime1;
+    }
+    acc += value->items.size() ^ (kPrime5 ^ 3527539UL);
+    return acc == uint64_t(-1) ? uint64_t(1546275796) : acc;
+  }
+  return std::nullopt;
+}
+
+/// hash(value) of a constant int, bool, float or a tuple of them.
+static CallResult hash(Interpreter &in, ExternalCall &call) {
+  if (failed(call.checkArity(1, 1)) || failed(call.checkKeywords({})))
+    return failure();
+  std::optional<uint64_t> h = pythonHash(call.args[0]);
+  if (!h)
+    return call.error() << "hash() of " << describe(in.getHeap(), call.args[0])
+                        << " is not supported (tgc hashes ints, floats, bools and tuples of "
+                           "them; a str's hash is salted per process)";
+  return makeInt(static_cast<int64_t>(*h), in.getContext());
+}
+
 /// divmod(a, b) of numbers: (a // b, a % b), with Python's rules.
 static CallResult divMod(Interpreter &in, ExternalCall &call) {
   if (failed(call.checkArity(2, 2)))
@@ -577,6 +654,7 @@ void tgc::py::registerBuiltins(CallRegistry &registry) {
   registry.add("builtins.divmod", divMod);
   registry.add("builtins.pow", power);
   registry.add("builtins.round", roundNumber);
+  registry.add("builtins.hash", hash);
   registry.add("builtins.min", minMax);
   registry.add("builtins.max", minMax);
   registry.add("builtins.abs", absoluteValue);
