@@ -280,6 +280,16 @@ FailureOr<Value> FunctionRebuilder::materialize(Value ref) {
 LogicalResult FunctionRebuilder::writeBack(Value ref, Value newValue) {
   ref = resolve(ref);
   Value base = bases.lookup(ref);
+  // diagonal() and as_strided() are views in eager, so a write through one reaches their
+  // input; tgc computes them as copies (they have no scatter here), where the write
+  // would be lost: refused rather than a wrong answer.
+  if (Operation *producer = base ? base.getDefiningOp() : nullptr;
+      producer && llvm::isa<DiagonalOp, AsStridedOp>(producer) &&
+      llvm::isa<RefTensorType>(producer->getOperand(0).getType()))
+    return producer->emitError("writing through the result of ")
+           << (llvm::isa<DiagonalOp>(producer) ? "diagonal()" : "as_strided()")
+           << " is not supported: in eager it is a view, whose writes reach its input, and tgc "
+              "computes it as a copy";
   if (ref == base) {
     current[base] = newValue;
     ++version[base];

@@ -59,13 +59,21 @@ func.func @propagation(%cl: !tgc.tensor<[2, 3, 8, 8], f32, strides = [192, 1, 24
 //       CHECK:   tgc.view {{.*}} -> !tgc.tensor<[2, 3, 64], f32, strides = [192, 1, 3]>
 //       CHECK:   tgc.view {{.*}} -> !tgc.tensor<[1, 5, 1, 4], f32, strides = [5, 1, 20, 5]>
 //       CHECK:   tgc.view {{.*}} -> !tgc.tensor<[0, 4], f32, strides = [4, 1]>
+// diagonal() and as_strided() have the strides (and offset) of eager's views.
+//       CHECK:   tgc.diagonal {{.*}} -> !tgc.tensor<[4], f32, strides = [6]>
+//       CHECK:   tgc.diagonal {{.*}} -> !tgc.tensor<[3], f32, strides = [6], offset = 2>
+//       CHECK:   tgc.as_strided {{.*}} -> !tgc.tensor<[2, 2], f32, strides = [1, 5], offset = 1>
 func.func @views(%t: !tgc.tensor<[5, 4], f32, strides = [1, 5]>,
                  %cl: !tgc.tensor<[2, 3, 8, 8], f32, strides = [192, 1, 24, 3]>,
-                 %e: !tgc.tensor<[4, 0], f32, strides = [1, 4]>) {
+                 %e: !tgc.tensor<[4, 0], f32, strides = [1, 4]>,
+                 %m: !tgc.tensor<[4, 5], f32>) {
   %0 = tgc.view %t {size = #tgc.shape<[5, 2, 2]>} : !tgc.tensor<[5, 4], f32, strides = [1, 5]> -> !tgc.tensor<[5, 2, 2], f32, strides = [1, 10, 5]>
   %1 = tgc.view %t {size = #tgc.shape<[-1]>} : !tgc.tensor<[5, 4], f32, strides = [1, 5]> -> !tgc.tensor<[20], f32>
   %2 = tgc.view %cl {size = #tgc.shape<[2, 3, 64]>} : !tgc.tensor<[2, 3, 8, 8], f32, strides = [192, 1, 24, 3]> -> !tgc.tensor<[2, 3, 64], f32, strides = [192, 1, 3]>
   %3 = tgc.view %t {size = #tgc.shape<[1, 5, 1, 4]>} : !tgc.tensor<[5, 4], f32, strides = [1, 5]> -> !tgc.tensor<[1, 5, 1, 4], f32, strides = [5, 1, 20, 5]>
   %4 = tgc.view %e {size = #tgc.shape<[0, 4]>} : !tgc.tensor<[4, 0], f32, strides = [1, 4]> -> !tgc.tensor<[0, 4], f32, strides = [4, 1]>
+  %d = tgc.diagonal %m : !tgc.tensor<[4, 5], f32> -> !tgc.tensor<[4], f32, strides = [6]>
+  %d2 = tgc.diagonal %m {offset = 2 : i64} : !tgc.tensor<[4, 5], f32> -> !tgc.tensor<[3], f32, strides = [6], offset = 2>
+  %s = tgc.as_strided %m {size = #tgc.shape<[2, 2]>, stride = #tgc.shape<[1, 5]>, storage_offset = #tgc.shape<[1]>} : !tgc.tensor<[4, 5], f32> -> !tgc.tensor<[2, 2], f32, strides = [1, 5], offset = 1>
   return
 }

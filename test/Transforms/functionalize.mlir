@@ -126,3 +126,14 @@ func.func @reshape_view_or_copy(%x: !tgc.tensor<[4, 5], f32> {tgc.kind = "user_i
   %b = tgc.add_ %yf, %one : !tgc.tensor<[20], f32>, f64 -> !tgc.tensor<[20], f32>
   return %yf : !tgc.tensor<[20], f32>
 }
+
+// -----
+
+// diagonal() is a view in eager and a copy in tgc: a write through it is refused.
+func.func @write_through_diagonal(%x: !tgc.tensor<[4, 5], f32> {tgc.kind = "user_input", tgc.name = "x"}) {
+  %one = arith.constant 1.0 : f64
+  // expected-error @below {{writing through the result of diagonal() is not supported}}
+  %d = tgc.diagonal %x : !tgc.tensor<[4, 5], f32> -> !tgc.tensor<[4], f32, strides = [6]>
+  %a = tgc.add_ %d, %one : !tgc.tensor<[4], f32, strides = [6]>, f64 -> !tgc.tensor<[4], f32, strides = [6]>
+  return
+}

@@ -202,12 +202,24 @@ LogicalResult tgc::inferDiagonal(MLIRContext *ctx, InferLoc loc, Value self, int
     return emitOptionalError(loc, "diagonal: dimensions ", *d1, " and ", *d2,
                              " must have static sizes");
   int64_t length = offset >= 0 ? std::min(*s1, *s2 - offset) : std::min(*s1 + offset, *s2);
-  SmallVector<AffineExpr> sizes;
+  // A view: the other dimensions' strides, then one stepping along both dimensions,
+  // from the first element of the diagonal (ATen's diagonal).
+  const TensorMeta &in = x.getMeta();
+  SmallVector<AffineExpr> inStrides = stridesOf(in, ctx), sizes, strides;
   for (int64_t d = 0; d < x.getRank(); ++d)
-    if (d != *d1 && d != *d2)
+    if (d != *d1 && d != *d2) {
       sizes.push_back(x.getSizes()[d]);
+      strides.push_back(inStrides[d]);
+    }
   sizes.push_back(cst(std::max<int64_t>(length, 0), ctx));
-  addResult(ctx, x.isRef(), freshLike(x, sizes), types);
+  strides.push_back(inStrides[*d1] + inStrides[*d2]);
+  TensorMeta meta = freshLike(x, sizes);
+  meta.strides = strides;
+  AffineExpr start = in.storageOffset ? in.storageOffset : cst(0, ctx);
+  if (length > 0)
+    start = start + (offset >= 0 ? inStrides[*d2] * offset : inStrides[*d1] * -offset);
+  meta.storageOffset = start;
+  addResult(ctx, x.isRef(), meta, types);
   return success();
 }
 

@@ -428,6 +428,9 @@ LogicalResult tgc::inferAsStrided(MLIRContext *ctx, InferLoc loc, Value self, Sh
       return emitOptionalError(loc, "as_strided: position ", last, " is outside the input's ",
                                numel, " elements");
   }
-  addResult(ctx, x.isRef(), freshLike(x, sizes), types);
-  return success();
+  // A view with the strides and offset it names (the offset defaults to the input's).
+  AffineExpr offset = storageOffset && !storageOffset.getSizes().empty()
+                          ? storageOffset.getSizes()[0]
+                          : x.getMeta().storageOffset;
+  return addView(ctx, x, sizes, strides, offset, types);
 }
