@@ -262,13 +262,15 @@ static LogicalResult matchClass(ExecutionStep &step) {
   Var names = step.frame.pop();
   Var cls = step.frame.pop();
   Var subject = step.frame.pop();
-  auto call = [&](llvm::StringRef function, std::vector<Var> args) {
-    return interpreter.call(makeExternal(function), CallArguments{std::move(args), {}}, step.loc);
+  // The truth of builtins.<function>(args...).
+  auto test = [&](llvm::StringRef function, std::vector<Var> args) -> FailureOr<bool> {
+    FailureOr<Var> result = interpreter.call(makeExternal(("builtins." + function).str()),
+                                             CallArguments{std::move(args), {}}, step.loc);
+    if (failed(result))
+      return failure();
+    return interpreter.truth(*result, step.loc);
   };
-  FailureOr<Var> instance = call("builtins.isinstance", {subject, cls});
-  if (failed(instance))
-    return failure();
-  FailureOr<bool> isInstance = interpreter.truth(*instance, step.loc);
+  FailureOr<bool> isInstance = test("isinstance", {subject, cls});
   if (failed(isInstance))
     return failure();
   if (!*isInstance) {
@@ -292,10 +294,7 @@ static LogicalResult matchClass(ExecutionStep &step) {
                           << "sub-pattern (" << count << " given) (TypeError)";
     extracted.push_back(subject);
   } else if (count > 0) {
-    FailureOr<Var> has = call("builtins.hasattr", {cls, makeStr("__match_args__")});
-    if (failed(has))
-      return failure();
-    FailureOr<bool> hasMatchArgs = interpreter.truth(*has, step.loc);
+    FailureOr<bool> hasMatchArgs = test("hasattr", {cls, makeStr("__match_args__")});
     if (failed(hasMatchArgs))
       return failure();
     Var matchArgs;
@@ -322,10 +321,7 @@ static LogicalResult matchClass(ExecutionStep &step) {
   for (const Var &name : names->items)
     attributes.push_back(name->name);
   for (const std::string &attribute : attributes) {
-    FailureOr<Var> has = call("builtins.hasattr", {subject, makeStr(attribute)});
-    if (failed(has))
-      return failure();
-    FailureOr<bool> present = interpreter.truth(*has, step.loc);
+    FailureOr<bool> present = test("hasattr", {subject, makeStr(attribute)});
     if (failed(present))
       return failure();
     if (!*present) {

@@ -189,9 +189,7 @@ static FailureOr<std::string> formatNumber(const Var &value, double x, const For
       return emitError(loc) << "format spec '" << specText << "': ',' with '" << spec.type
                             << "' (ValueError)";
     std::string prefix = spec.alternate ? std::string("0") + spec.type : "";
-    body = prefix + digits;
-    if (spec.grouping)
-      body = prefix + groupDigits(digits, '_', 4);
+    body = prefix + digits; // grouped below, with the other types
   } else if (spec.type == 'd' || (!spec.type && integral && !spec.precision)) {
     if (!integral)
       return emitError(loc) << "format spec '" << specText << "' for a float";
