@@ -84,6 +84,23 @@ Status tgc::runner::saveTensor(const std::string &name, const DLTensor &tensor,
   return Status::success();
 }
 
+std::string tgc::runner::nonRowMajorStrides(const DLTensor &tensor) {
+  if (!tensor.strides)
+    return "";
+  bool rowMajor = true;
+  int64_t expected = 1;
+  for (int32_t d = tensor.ndim - 1; d >= 0; --d) {
+    rowMajor &= tensor.shape[d] == 1 || tensor.strides[d] == expected;
+    expected *= tensor.shape[d];
+  }
+  if (rowMajor)
+    return "";
+  std::string text = "[";
+  for (int32_t d = 0; d < tensor.ndim; ++d)
+    text += (d ? ", " : "") + std::to_string(tensor.strides[d]);
+  return text + "]";
+}
+
 SafetensorsTensor *tgc::runner::findInput(SafetensorsFile &file, const std::string &name,
                                           size_t index) {
   auto named = [&](const std::string &wanted) -> SafetensorsTensor * {

@@ -27,6 +27,11 @@ DLTensor viewTensor(SafetensorsTensor &tensor);
 /// Copies a (possibly strided) host tensor into a safetensors tensor `name`.
 Status saveTensor(const std::string &name, const DLTensor &tensor, SafetensorsTensor &saved);
 
+/// The strides of a tensor whose layout is not row-major, as JSON text ("[1, 3]", in
+/// elements), which `tgc run` records in the outputs' metadata as `strides.<name>`
+/// (safetensors stores tensors row-major); "" for a row-major tensor.
+std::string nonRowMajorStrides(const DLTensor &tensor);
+
 /// The tensor of `file` named `name`, else `input.<index>`, or null.
 SafetensorsTensor *findInput(SafetensorsFile &file, const std::string &name, size_t index);
 

@@ -58,6 +58,8 @@ Status ProgramRun::save(const std::string &name, const DLTensor &tensor) {
   if (Status status = saveTensor(name, tensor, saved))
     return status;
   results.tensors.push_back(std::move(saved));
+  if (std::string strides = nonRowMajorStrides(tensor); !strides.empty())
+    results.metadata["strides." + name] = strides;
   return Status::success();
 }
 

@@ -111,6 +111,23 @@ int tgc_result_buffer(tgc_model *m, const tgc_result_sig *res, const int64_t *si
   return 0;
 }
 
+int tgc_result_relayout(const tgc_result_sig *res, DLManagedTensor *managed) {
+  DLTensor *t = &managed->dl_tensor;
+  size_t elem_size = tgc_dtype_size(t->dtype);
+  size_t nbytes;
+  if (!tgc_strided_nbytes(t->shape, res->strides, res->rank, elem_size, &nbytes))
+    return 1;
+  void *data = _mlir_memref_to_llvm_alloc(nbytes);
+  if (!data)
+    return 1;
+  /* A broadcast dimension (stride 0) receives equal values in one place. */
+  tgc_copy_strided(data, res->strides, t->data, NULL, t->shape, res->rank, elem_size);
+  _mlir_memref_to_llvm_free(t->data);
+  t->data = data;
+  memcpy(t->strides, res->strides, res->rank * sizeof *res->strides);
+  return 0;
+}
+
 void tgc_result_buffer_free(const tgc_result_sig *res, void **data, DLManagedTensor **managed) {
   if (*managed)
     (*managed)->deleter(*managed);

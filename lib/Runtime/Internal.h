@@ -97,6 +97,10 @@ typedef struct tgc_result_sig {
   uint32_t target; /* arg index, or TGC_NO_TARGET */
   uint32_t rank;
   tgc_expr *sizes;
+  /* The strides (in elements) of the layout a user output is handed out in (eager's,
+   * docs/abi.md); num_strides 0: row-major, else num_strides == rank. */
+  uint32_t num_strides;
+  int64_t *strides;
 } tgc_result_sig;
 
 /* A value the forward keeps for the backward. */
@@ -206,6 +210,12 @@ bool tgc_dtype_equal(DLDataType a, DLDataType b);
 
 /* Product of sizes times elem_size, false on overflow or a negative size. */
 bool tgc_nbytes(const int64_t *sizes, uint32_t rank, size_t elem_size, size_t *nbytes);
+
+/* The bytes a tensor of `sizes` with non-negative `strides` (in elements) spans, from
+ * element 0 to its last element (0 when it has none); false on overflow or a negative
+ * size or stride. */
+bool tgc_strided_nbytes(const int64_t *sizes, const int64_t *strides, uint32_t rank,
+                        size_t elem_size, size_t *nbytes);
 
 /* The allocation functions of generated code's temporaries and of the tensors
  * a call returns (Scratch.c): large blocks are cached by size and reused by the
@@ -397,6 +407,11 @@ int64_t *tgc_write_descriptor(int64_t *words, void *data, const int64_t *sizes, 
  * Returns 1 if out of memory. */
 int tgc_result_buffer(tgc_model *m, const tgc_result_sig *res, const int64_t *sizes, size_t nbytes,
                       void **data, DLManagedTensor **managed);
+
+/* Moves the row-major elements the entry wrote into `managed` (a user output with a
+ * layout, res->strides) to new storage in that layout, which `managed` then has.
+ * Returns 1 if out of memory (`managed` is unchanged). */
+int tgc_result_relayout(const tgc_result_sig *res, DLManagedTensor *managed);
 
 /* Frees what tgc_result_buffer allocated and was not handed out. */
 void tgc_result_buffer_free(const tgc_result_sig *res, void **data, DLManagedTensor **managed);

@@ -93,6 +93,15 @@ static int check_arg(checker *c, const tgc_arg_sig *a) {
  * each argument may be rewritten once. */
 static int check_result_target(checker *c, const tgc_result_sig *r, const bool *rewritten) {
   const char *what = result_kind_name(r->kind);
+  if (r->num_strides != 0) {
+    if (r->kind != TGC_RESULT_USER_OUTPUT)
+      return check_fail(c, what, r->name, "only user outputs have a layout");
+    if (r->num_strides != r->rank)
+      return check_fail(c, what, r->name, "its layout has a stride count other than its rank");
+    for (uint32_t d = 0; d < r->rank; ++d)
+      if (r->strides[d] < 0)
+        return check_fail(c, what, r->name, "its layout has a negative stride");
+  }
   if (r->kind == TGC_RESULT_USER_OUTPUT)
     return 0;
   if (r->target >= c->m->sig.num_args)

@@ -446,6 +446,19 @@ static void build_descriptors(tgc_model *m, DLTensor *const *inputs) {
   tgc_arena_descriptors(m, slot, words);
 }
 
+/* User outputs that eager lays out other than row-major (a transposed result,
+ * channels-last, a broadcast) in that layout. Before commit_run: a failure leaves the
+ * instance's state and the caller's inputs as they were. */
+static int relayout_outputs(tgc_model *m) {
+  for (uint32_t k = 0; k < m->num_outputs; ++k) {
+    uint32_t r = m->output_results[k];
+    const tgc_result_sig *res = &m->sig.results[r];
+    if (res->num_strides != 0 && tgc_result_relayout(res, m->run.result_managed[r]))
+      return tgc_fail(m, "out of memory laying out output '%s'", res->name);
+  }
+  return 0;
+}
+
 /* Applies a finished call: swaps in new buffer values, writes mutated
  * inputs back through the caller's strides, hands out the outputs. */
 static void commit_run(tgc_model *m, DLTensor *const *inputs, DLManagedTensor **outputs) {
@@ -487,6 +500,11 @@ static int run_forward(tgc_model *m, DLTensor *const *inputs, int64_t num_inputs
   m->desc->forward(m->run.packed_args);
   tgc_threads_leave(threads);
   tgc_arena_grow(m);
+  if (relayout_outputs(m)) {
+    release_run(m);
+    tgc_saved_release_call(m);
+    return 1;
+  }
   commit_run(m, inputs, outputs);
   release_run(m);
   if (keep)

@@ -11,7 +11,8 @@
 enum {
   MIN_SYMBOL_BYTES = 4 + 8 + 8,
   MIN_ARG_BYTES = 3 + 4 + 4 + 8 + 8,
-  MIN_RESULT_BYTES = 3 + 4 + 4 + 4,
+  MIN_RESULT_BYTES = 3 + 4 + 4 + 4 + 4,
+  STRIDE_BYTES = 8,
   MIN_SAVED_BYTES = 2 + 4 + 4,
   TANGENT_BYTES = 4,
   MIN_EXPR_BYTES = 4,
@@ -165,6 +166,22 @@ static void read_result(reader *r, tgc_result_sig *res) {
   res->name = read_string(r, "result name");
   res->target = read_u32(r, "result target");
   res->sizes = read_sizes(r, &res->rank);
+  res->num_strides = read_count(r, STRIDE_BYTES, "result stride count");
+  if (r->failed || res->num_strides == 0)
+    return;
+  if (res->num_strides > TGC_MAX_RANK) {
+    reader_fail(r, "result stride count is larger than 64");
+    res->num_strides = 0;
+    return;
+  }
+  res->strides = calloc(res->num_strides, sizeof *res->strides);
+  if (!res->strides) {
+    reader_fail(r, "out of memory");
+    res->num_strides = 0;
+    return;
+  }
+  for (uint32_t d = 0; d < res->num_strides; ++d)
+    res->strides[d] = read_i64(r, "result stride");
 }
 
 static void read_saved(reader *r, tgc_saved_sig *s) {
@@ -296,12 +313,14 @@ void tgc_signature_free(tgc_signature *sig) {
   for (uint32_t i = 0; i < sig->num_results; ++i) {
     free(sig->results[i].name);
     free_sizes(sig->results[i].sizes, sig->results[i].rank);
+    free(sig->results[i].strides);
   }
   for (uint32_t i = 0; i < sig->num_saved; ++i)
     free_sizes(sig->saved[i].sizes, sig->saved[i].rank);
   for (uint32_t i = 0; i < sig->num_backward_results; ++i) {
     free(sig->backward_results[i].name);
     free_sizes(sig->backward_results[i].sizes, sig->backward_results[i].rank);
+    free(sig->backward_results[i].strides);
   }
   free(sig->symbols);
   free(sig->args);

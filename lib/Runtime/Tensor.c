@@ -77,6 +77,29 @@ bool tgc_nbytes(const int64_t *sizes, uint32_t rank, size_t elem_size, size_t *n
   return true;
 }
 
+bool tgc_strided_nbytes(const int64_t *sizes, const int64_t *strides, uint32_t rank,
+                        size_t elem_size, size_t *nbytes) {
+  uint64_t last = 0; /* the offset of the last element */
+  for (uint32_t d = 0; d < rank; ++d) {
+    if (sizes[d] < 0 || strides[d] < 0)
+      return false;
+    if (sizes[d] == 0) {
+      *nbytes = 0;
+      return true;
+    }
+    uint64_t span;
+    if (__builtin_mul_overflow((uint64_t)(sizes[d] - 1), (uint64_t)strides[d], &span) ||
+        __builtin_add_overflow(last, span, &last))
+      return false;
+  }
+  size_t total;
+  if (__builtin_add_overflow(last, 1, &last) || __builtin_mul_overflow(last, elem_size, &total) ||
+      total > (size_t)INT64_MAX - TGC_ALIGNMENT)
+    return false;
+  *nbytes = total;
+  return true;
+}
+
 void *tgc_aligned_alloc(size_t nbytes) {
   size_t rounded = (nbytes + TGC_ALIGNMENT - 1) / TGC_ALIGNMENT * TGC_ALIGNMENT;
   if (rounded == 0)

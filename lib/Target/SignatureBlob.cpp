@@ -5,7 +5,7 @@
 using namespace tgc;
 
 namespace {
-constexpr uint32_t kSignatureVersion = 3;
+constexpr uint32_t kSignatureVersion = 4;
 } // namespace
 
 namespace {
@@ -40,6 +40,9 @@ public:
     str(result.name);
     u32(result.kind == ResultKind::UserOutput ? kNoTarget : result.target);
     sizes(result.sizes);
+    u32(uint32_t(result.strides.size()));
+    for (int64_t stride : result.strides)
+      i64(stride);
   }
   std::string take() { return std::move(bytes); }
 

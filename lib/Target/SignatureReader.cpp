@@ -470,6 +470,31 @@ static llvm::json::Value attributeJson(Attribute a) {
   return nullptr; // unit: None
 }
 
+/// `tgc.output_layouts` ([{output, strides}], `output` counting the user outputs) as the
+/// strides of those results, in which the runtime hands them out (docs/abi.md).
+static LogicalResult readOutputLayouts(Attribute layouts, Location loc, ModelSignature &signature) {
+  SmallVector<ResultInfo *> outputs;
+  for (ResultInfo &result : signature.results)
+    if (result.kind == ResultKind::UserOutput)
+      outputs.push_back(&result);
+  auto array = dyn_cast<ArrayAttr>(layouts);
+  if (!array)
+    return emitError(loc) << "'" << attr::kOutputLayouts << "' is not an array";
+  for (Attribute item : array) {
+    auto layout = dyn_cast<DictionaryAttr>(item);
+    auto output = layout ? layout.getAs<IntegerAttr>("output") : IntegerAttr();
+    auto strides = layout ? layout.getAs<ArrayAttr>("strides") : ArrayAttr();
+    if (!output || !strides || output.getInt() < 0 || output.getInt() >= int64_t(outputs.size()) ||
+        !llvm::all_of(strides, llvm::IsaPred<IntegerAttr>))
+      return emitError(loc) << "malformed '" << attr::kOutputLayouts << "' entry " << item;
+    ResultInfo &result = *outputs[output.getInt()];
+    result.strides.clear();
+    for (Attribute stride : strides)
+      result.strides.push_back(cast<IntegerAttr>(stride).getInt());
+  }
+  return success();
+}
+
 /// The replay list, state sources, output structure, input metadata and guards, which
 /// model.json shows as they are (docs/replay.md, docs/guards.md).
 static LogicalResult readPythonState(ModuleOp module,
@@ -497,6 +522,8 @@ static LogicalResult readPythonState(ModuleOp module,
   if (Attribute layouts = module->getAttr(attr::kOutputLayouts)) {
     llvm::raw_string_ostream os(signature.outputLayoutsJson);
     os << attributeJson(layouts);
+    if (failed(readOutputLayouts(layouts, module.getLoc(), signature)))
+      return failure();
   }
   if (auto guards = module->getAttrOfType<ArrayAttr>(attr::kGuards)) {
     FailureOr<llvm::json::Value> json =

@@ -178,8 +178,25 @@ private:
     return true;
   }
 
+  /// A layout is for a user output: a stride per dimension, none negative.
+  bool verifyStrides(const ResultInfo &result) {
+    const char *what = resultKindName(result.kind);
+    if (result.strides.empty())
+      return true;
+    if (result.kind != ResultKind::UserOutput)
+      return fail(what, result.name, "only user outputs have a layout");
+    if (result.strides.size() != result.sizes.size())
+      return fail(what, result.name, "its layout has a stride count other than its rank");
+    if (std::any_of(result.strides.begin(), result.strides.end(),
+                    [](int64_t stride) { return stride < 0; }))
+      return fail(what, result.name, "its layout has a negative stride");
+    return true;
+  }
+
   bool verifyTarget(const ResultInfo &result, std::set<uint32_t> &rewritten) {
     const char *what = resultKindName(result.kind);
+    if (!verifyStrides(result))
+      return false;
     if (result.kind == ResultKind::UserOutput)
       return true;
     if (result.target >= sig.args.size())

@@ -243,6 +243,56 @@ TEST_CASE("Outputs are contiguous, 64-byte aligned CPU tensors with shapes "
   CHECK(out.strides[1] == 1);
 }
 
+TEST_CASE("An output with a layout comes out in it, with the row-major output's values",
+          "[runtime]") {
+  TinyFixture plain(2);
+  REQUIRE(plain.run() == "");
+  // out f32[2, 4] column-major, as eager returns `(a.t() + b.t()).t()`-like results.
+  std::string weights;
+  ModelSignature sig = tinySignature(weights);
+  sig.results[0].strides = {1, 2};
+  std::vector<float> xData(8), yData = {10.0f, 20.0f};
+  for (size_t i = 0; i < xData.size(); ++i)
+    xData[i] = float(i);
+  std::vector<int64_t> xShape = {2, 4}, yShape = {2};
+  DLTensor x = cpuTensor(xData.data(), kF32, xShape), y = cpuTensor(yData.data(), kF32, yShape);
+  Instance laid(sig, weights, tiny_forward);
+  REQUIRE(laid.status == 0);
+  REQUIRE(laid.run({&x, &y}) == "");
+  const DLTensor &out = laid.outputs[0]->dl_tensor;
+  REQUIRE(out.strides != nullptr);
+  CHECK(out.strides[0] == 1);
+  CHECK(out.strides[1] == 2);
+  CHECK(reinterpret_cast<uintptr_t>(out.data) % 64 == 0);
+  for (int64_t i = 0; i < 2; ++i)
+    for (int64_t j = 0; j < 4; ++j)
+      CHECK(laid.output(0)[i + 2 * j] == plain.instance.output(0)[4 * i + j]);
+  // The other output, without a layout, stays row-major.
+  CHECK(laid.outputs[1]->dl_tensor.strides[0] == 1);
+  CHECK(laid.output(1)[4] == plain.instance.output(1)[4]);
+  CHECK(xData == plain.xData); // the mutated input is written back as before
+}
+
+TEST_CASE("A broadcast layout (stride 0) keeps one element in that dimension", "[runtime]") {
+  std::string weights;
+  ModelSignature sig = tinySignature(weights);
+  sig.results[0].strides = {0, 1};
+  std::vector<float> xData(8, 0.0f), yData = {10.0f, 10.0f};
+  for (size_t i = 0; i < 4; ++i)
+    xData[i] = xData[i + 4] = float(i); // equal rows, as an expand gives
+  std::vector<int64_t> xShape = {2, 4}, yShape = {2};
+  DLTensor x = cpuTensor(xData.data(), kF32, xShape), y = cpuTensor(yData.data(), kF32, yShape);
+  Instance laid(sig, weights, tiny_forward);
+  REQUIRE(laid.status == 0);
+  REQUIRE(laid.run({&x, &y}) == "");
+  const DLTensor &out = laid.outputs[0]->dl_tensor;
+  CHECK(out.strides[0] == 0);
+  CHECK(out.strides[1] == 1);
+  CHECK(out.shape[0] == 2);
+  for (int64_t j = 0; j < 4; ++j)
+    CHECK(laid.output(0)[j] == 2 * float(j) + kTinyW[j] + 10.0f + kTinyBias);
+}
+
 TEST_CASE("Buffers carry over between runs and instances do not share state", "[runtime]") {
   TinyFixture f(1), other(1);
   REQUIRE(f.run() == "");
@@ -638,14 +688,14 @@ TEST_CASE("A blob with a bad magic or version is rejected", "[runtime]") {
   std::string blob = encodeSignatureBlob(tinySignature(weights));
   std::string badMagic = blob, badVersion = blob;
   badMagic[0] = 'X';
-  badVersion[4] = 4;
+  badVersion[4] = 3;
   CHECK(createError(badMagic, weights) ==
         "malformed signature blob: bad magic (expected \"TGCS\") (at byte 0 "
         "of " +
             std::to_string(blob.size()) + ")");
   CHECK(createError(badVersion, weights)
-            .find("version 4 (this runtime "
-                  "reads 3)") != std::string::npos);
+            .find("version 3 (this runtime "
+                  "reads 4)") != std::string::npos);
 }
 
 TEST_CASE("Signatures the runtime cannot honour are rejected at creation", "[runtime]") {
@@ -701,6 +751,22 @@ TEST_CASE("Signatures the runtime cannot honour are rejected at creation", "[run
   SECTION("an arena whose size overflows with its alignment") {
     sig.memory.arenaBytes = UINT64_MAX - 8;
     CHECK(createError(encodeSignatureBlob(sig), weights) == "out of memory");
+  }
+  SECTION("a layout of a mutation") {
+    sig.results[2].strides = {1};
+    sig.results[2].sizes = {SizeExpr::constant(1)};
+    CHECK(createError(encodeSignatureBlob(sig), weights) ==
+          "invalid signature: new value of buffer 'count': only user outputs have a layout");
+  }
+  SECTION("a layout with a stride per dimension but one") {
+    sig.results[0].strides = {1, 2, 3};
+    CHECK(createError(encodeSignatureBlob(sig), weights) ==
+          "invalid signature: output 'out': its layout has a stride count other than its rank");
+  }
+  SECTION("a layout with a negative stride") {
+    sig.results[0].strides = {1, -2};
+    CHECK(createError(encodeSignatureBlob(sig), weights) ==
+          "invalid signature: output 'out': its layout has a negative stride");
   }
   SECTION("an unsupported dtype") {
     sig.args[4].dtype = {kDLFloat, 4};

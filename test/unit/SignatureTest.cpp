@@ -51,34 +51,39 @@ TEST_CASE("The blob follows the documented byte layout", "[signature]") {
   x.name = "x";
   x.sizes = {b};
   sig.args = {w, x};
-  sig.results = {{ResultKind::UserOutput, DType::float32(), "y", 7, {b * SizeExpr::constant(2)}},
-                 {ResultKind::UserInputMutation, DType::float32(), "x", 1, {b}}};
+  sig.results = {
+      {ResultKind::UserOutput, DType::float32(), "y", 7, {b * SizeExpr::constant(2)}, {}},
+      {ResultKind::UserInputMutation, DType::float32(), "x", 1, {b}, {}}};
+  sig.results[0].strides = {3};
   sig.memory.arenaBytes = 4160;
   REQUIRE(verifySignature(sig) == "");
 
-  std::string expected =
-      "TGCS" + le(3, 4) +
-      // symbols
-      le(1, 4) + str("b") + le(1, 8) + le(8, 8) +
-      // args
-      le(2, 4) +
-      // w: parameter, int8, [3], data at 64, 3 bytes
-      std::string{0, 0, 8} + str("w") + le(1, 4) + le(1, 4) + op(ExprOpcode::Const, 3) + le(64, 8) +
-      le(3, 8) +
-      // x: user input, float32, [b], no data
-      std::string{3, 2, 32} + str("x") + le(1, 4) + le(1, 4) + op(ExprOpcode::Sym, 0) + le(0, 8) +
-      le(0, 8) +
-      // results
-      le(2, 4) +
-      // y: user output (target ignored), [b*2]
-      std::string{0, 2, 32} + str("y") + le(0xFFFFFFFF, 4) + le(1, 4) + le(3, 4) +
-      op(ExprOpcode::Sym, 0) + op(ExprOpcode::Const, 2) + op(ExprOpcode::Mul, 0) +
-      // x mutated: target arg 1
-      std::string{2, 2, 32} + str("x") + le(1, 4) + le(1, 4) + le(1, 4) + op(ExprOpcode::Sym, 0) +
-      // the forward's arena
-      le(4160, 8) +
-      // no backward
-      std::string{0};
+  std::string expected = "TGCS" + le(4, 4) +
+                         // symbols
+                         le(1, 4) + str("b") + le(1, 8) + le(8, 8) +
+                         // args
+                         le(2, 4) +
+                         // w: parameter, int8, [3], data at 64, 3 bytes
+                         std::string{0, 0, 8} + str("w") + le(1, 4) + le(1, 4) +
+                         op(ExprOpcode::Const, 3) + le(64, 8) + le(3, 8) +
+                         // x: user input, float32, [b], no data
+                         std::string{3, 2, 32} + str("x") + le(1, 4) + le(1, 4) +
+                         op(ExprOpcode::Sym, 0) + le(0, 8) + le(0, 8) +
+                         // results
+                         le(2, 4) +
+                         // y: user output (target ignored), [b*2]
+                         std::string{0, 2, 32} + str("y") + le(0xFFFFFFFF, 4) + le(1, 4) +
+                         le(3, 4) + op(ExprOpcode::Sym, 0) + op(ExprOpcode::Const, 2) +
+                         op(ExprOpcode::Mul, 0) +
+                         // ... laid out with stride 3
+                         le(1, 4) + le(3, 8) +
+                         // x mutated: target arg 1, row-major (no strides)
+                         std::string{2, 2, 32} + str("x") + le(1, 4) + le(1, 4) + le(1, 4) +
+                         op(ExprOpcode::Sym, 0) + le(0, 4) +
+                         // the forward's arena
+                         le(4160, 8) +
+                         // no backward
+                         std::string{0};
   CHECK(encodeSignatureBlob(sig) == expected);
 }
 
@@ -206,6 +211,18 @@ TEST_CASE("verifySignature reports what the runtime would reject", "[signature]"
   SECTION("an unsupported dtype") {
     sig.args[3].dtype = DType{2, 4};
     CHECK(problem() == "input 'x': unsupported dtype dtype(code=2, bits=4)");
+  }
+  SECTION("a layout of a mutation") {
+    sig.results[3].strides = {1, 2};
+    CHECK(problem() == "new value of input 'x': only user outputs have a layout");
+  }
+  SECTION("a layout with a stride per dimension but one") {
+    sig.results[0].strides = {1};
+    CHECK(problem() == "output 'out': its layout has a stride count other than its rank");
+  }
+  SECTION("a layout with a negative stride") {
+    sig.results[0].strides = {-4, 1};
+    CHECK(problem() == "output 'out': its layout has a negative stride");
   }
 }
 

@@ -38,14 +38,15 @@ ModelSignature test::tinySignature(std::string &weights) {
   sig.args = {w, count, bias, x, y};
 
   sig.results = {
-      {ResultKind::UserOutput, DType::float32(), "out", kNoTarget, {batch, four}},
+      {ResultKind::UserOutput, DType::float32(), "out", kNoTarget, {batch, four}, {}},
       {ResultKind::UserOutput,
        DType::float32(),
        "ys",
        kNoTarget,
-       {SizeExpr::constant(2) * batch + SizeExpr::constant(1)}},
-      {ResultKind::BufferMutation, DType::int64(), "count", 1, {}},
-      {ResultKind::UserInputMutation, DType::float32(), "x", 3, {batch, four}},
+       {SizeExpr::constant(2) * batch + SizeExpr::constant(1)},
+       {}},
+      {ResultKind::BufferMutation, DType::int64(), "count", 1, {}, {}},
+      {ResultKind::UserInputMutation, DType::float32(), "x", 3, {batch, four}, {}},
   };
   return sig;
 }
@@ -66,9 +67,9 @@ ModelSignature test::scaleSignature(std::string &weights) {
   ArgInfo x = stateArg(ArgKind::UserInput, DType::float32(), "x", {batch, four});
   sig.args = {w, calls, acc, x};
   sig.results = {
-      {ResultKind::UserOutput, DType::float32(), "output.0", kNoTarget, {batch, four}},
-      {ResultKind::UserOutput, DType::int64(), "output.1", kNoTarget, {}},
-      {ResultKind::BufferMutation, DType::int64(), "calls", 1, {}},
+      {ResultKind::UserOutput, DType::float32(), "output.0", kNoTarget, {batch, four}, {}},
+      {ResultKind::UserOutput, DType::int64(), "output.1", kNoTarget, {}, {}},
+      {ResultKind::BufferMutation, DType::int64(), "calls", 1, {}, {}},
   };
   BackwardInfo bw;
   bw.saved = {{DType::float32(), {four}, 0},
@@ -76,10 +77,10 @@ ModelSignature test::scaleSignature(std::string &weights) {
               {DType::float32(), {four}, kNoTarget}};
   bw.tangents = {0};
   bw.results = {
-      {ResultKind::Gradient, DType::float32(), "w", 0, {four}},
-      {ResultKind::Gradient, DType::float32(), "input.0", 3, {batch, four}},
-      {ResultKind::BufferMutation, DType::float32(), "acc", 2, {four}},
-      {ResultKind::UserInputMutation, DType::float32(), "x", 3, {batch, four}},
+      {ResultKind::Gradient, DType::float32(), "w", 0, {four}, {}},
+      {ResultKind::Gradient, DType::float32(), "input.0", 3, {batch, four}, {}},
+      {ResultKind::BufferMutation, DType::float32(), "acc", 2, {four}, {}},
+      {ResultKind::UserInputMutation, DType::float32(), "x", 3, {batch, four}, {}},
   };
   sig.backward = bw;
   return sig;
@@ -95,6 +96,6 @@ ModelSignature test::halvesSignature() {
   z.name = "z";
   z.sizes = {SizeExpr::constant(2) * n + SizeExpr::constant(1)};
   sig.args = {z};
-  sig.results = {{ResultKind::UserOutput, DType::float32(), "out", kNoTarget, {n}}};
+  sig.results = {{ResultKind::UserOutput, DType::float32(), "out", kNoTarget, {n}, {}}};
   return sig;
 }

@@ -31,7 +31,7 @@ extern "C" {
  * entry; the runtime refuses descriptors of another version. */
 #define TGC_ABI_VERSION 2
 /* Version stored in the signature blob after the magic "TGCS". */
-#define TGC_SIGNATURE_VERSION 3
+#define TGC_SIGNATURE_VERSION 4
 
 /* Kinds of instance state, as returned by tgc_model_state_kind. */
 #define TGC_STATE_PARAMETER 0

@@ -164,6 +164,10 @@ struct ResultInfo {
   std::string name;
   uint32_t target = kNoTarget;
   std::vector<SizeExpr> sizes;
+  /// The strides (in elements, one per dimension) in which the runtime hands out a
+  /// user output that eager lays out other than row-major (model.json's
+  /// "output_layouts"); empty: row-major.
+  std::vector<int64_t> strides;
 };
 
 /// A value the forward entry keeps for the backward entry (docs/training.md).

@@ -14,9 +14,9 @@ namespace tgc::frontend {
 
 /// `tgc.output_layouts` for user outputs (their index among the returned tensors, and
 /// the fake-tensor metadata eager gives them): `[{output, strides}]` for each whose
-/// strides are dense but not row-major (a permutation of a row-major layout: a
-/// TensorIterator result, channels-last); null when there is none. A strided view with
-/// gaps, or a symbolic layout, comes back row-major.
+/// static strides are not row-major (a TensorIterator result of transposed inputs,
+/// channels-last, a view with gaps, a broadcast, overlapping windows); null when there
+/// is none. A symbolic layout comes back row-major.
 mlir::ArrayAttr outputLayoutsAttr(mlir::Builder &builder,
                                   llvm::ArrayRef<std::pair<int64_t, TensorMeta>> outputs);
 

@@ -164,7 +164,6 @@ class CompiledModule:
                     n *= max(size, 1)
                 self._arrival_strides[entry["name"]] = strides
         self._guards = self.signature.get("guards", [])
-        self._output_layouts = self.signature.get("output_layouts", [])
         # Gradient i -> index among the autograd.Function's tensor arguments
         # (user inputs first, then the parameters named by the gradients).
         self._grad_params = [g for g in self.gradient_names if not g.startswith("input.")]
@@ -389,22 +388,6 @@ class CompiledModule:
         for change in self.signature.get("input_metadata", []) if inputs else []:
             i = self.input_names.index(change["input"])
             self._restride(inputs[i], change)
-        # Outputs eager lays out other than row-major (an elementwise result of
-        # transposed inputs): the same values in that layout (model.json output_layouts).
-        for layout in self._output_layouts:
-            i = layout["output"]
-            if i < len(outputs) and isinstance(outputs[i], torch.Tensor) and \
-                    tuple(outputs[i].stride()) != tuple(layout["strides"]):
-                out = outputs[i]
-                strides = layout["strides"]
-                # A broadcast dimension (stride 0, an expand) holds one value: a tensor
-                # of size 1 there, expanded to the output's size.
-                base = out
-                for d, (stride, size) in enumerate(zip(strides, out.shape)):
-                    if stride == 0 and size > 1:
-                        base = base.narrow(d, 0, 1)
-                outputs[i] = torch.empty_strided(base.shape, strides, dtype=out.dtype,
-                                                 device=out.device).copy_(base).expand(out.shape)
         replayed = []
         if results.replay:
             replayed = _replay.apply(results.replay, self.fn, outputs, (args, kwargs),
@@ -596,8 +579,6 @@ class CompiledProgram(CompiledModule):
                            f"`tgc compile --train`)")
         self.gradient_names = first.gradient_names if first.trainable else []
         self._grad_params = [g for g in self.gradient_names if not g.startswith("input.")]
-        # (A program with graph breaks returns its last graph's outputs row-major.)
-        self._output_layouts = []
         self._bind_state(fn, first.state, list(self._graphs.values()))
         # A path's guards are about the state before the call, so all of them are
         # checked up front (conservative: a read only another path makes may refuse).
