@@ -85,3 +85,17 @@ for _minor in ("311", "313"):
              % _minor[1:]], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0:
         config.available_features.add("torch-py" + _minor)
         config.substitutions.append(("%torch" + _minor + "-python", _python_prefix + _python))
+
+# The CUDA toolkit (compile and link only: no test here runs CUDA code): `ptxas` tests build
+# cubins; `cuobjdump` tests list what a binary holds, with the toolkit's cuobjdump or the
+# one from PyPI's nvidia-cuda-cuobjdump in the project's .venv (scripts/setup.sh).
+if config.tgc_cuda_toolkit:
+    config.available_features.add("ptxas")
+    import glob as _glob
+    _cuobjdumps = [os.path.join(config.tgc_cuda_toolkit, "bin", "cuobjdump")] + sorted(
+        _glob.glob(os.path.join(config.tgc_src_root, ".venv", "lib", "python3*", "site-packages",
+                                "nvidia", "cu*", "bin", "cuobjdump")))
+    _cuobjdumps = [path for path in _cuobjdumps if os.access(path, os.X_OK)]
+    if _cuobjdumps:
+        config.available_features.add("cuobjdump")
+        config.substitutions.append(("%cuobjdump", _cuobjdumps[0]))

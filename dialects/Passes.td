@@ -431,4 +431,50 @@ def FormKernelsPass : Pass<"tgc-form-kernels", "::mlir::ModuleOp"> {
                            "::mlir::tensor::TensorDialect", "::mlir::arith::ArithDialect"];
 }
 
+def MapKernelsToGPUPass : Pass<"tgc-map-kernels-to-gpu", "::mlir::ModuleOp"> {
+  let summary = "Run a bufferized model's memory work as GPU launches (CUDA target)";
+  let description = [{
+    After bufferization (docs/cuda.md). Host functions keep allocations, views,
+    descriptor arithmetic, calls and the loops around launches; what reads or writes a
+    buffer's contents runs on the device. `scf.forall` chunk loops become sequential
+    loops; `memref.copy` becomes a copy `linalg.generic`; every structured op becomes
+    parallel loops (reduction dimensions as sequential loops inside), and each outermost
+    parallel loop a `gpu.launch` with one thread per iteration, numbered row-major
+    (neighbouring threads take neighbouring innermost iterations), in blocks of
+    `block-size` threads, guarded against the last block's excess threads. Parallel loops
+    nested in a launch run sequentially in its threads. The scalar memory work left in
+    host code (a 0-d kernel's loads and stores) becomes one-thread launches, taking the
+    index arithmetic it needs; a value read from a buffer that the host uses (a branch
+    on a tensor's value) is an error. Launches read constant tensors through their own
+    `memref.get_global`, which `tgc-merge-gpu-modules` gives the device module.
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", "256",
+           "Threads per block of a launched loop nest (1..1024)">,
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::linalg::LinalgDialect"];
+}
+
+def MergeGPUModulesPass : Pass<"tgc-merge-gpu-modules", "::mlir::ModuleOp"> {
+  let summary = "Merge the outlined GPU modules into one `gpu.module @tgc_kernels`";
+  let description = [{
+    After `gpu-kernel-outlining`, which makes a `gpu.module` per launch: their kernels
+    move into one module (one binary to load, one ptxas run), each named after the module
+    it came from, and the `gpu.launch_func` ops are renamed with them. A constant
+    `memref.global` that a kernel reads is copied into the module.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
+def DropGPUObjectPropertiesPass : Pass<"tgc-drop-gpu-object-properties", "::mlir::ModuleOp"> {
+  let summary = "Drop the properties of the objects in `gpu.binary` ops";
+  let description = [{
+    After `gpu-module-to-binary`, which records in each object's properties how long
+    LLVM and ptxas took: without them, the same input gives the same bytes.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 #endif // TGC_PASSES_TD

@@ -77,7 +77,9 @@ if [ "$WITH_TORCH" = 1 ]; then
       "$python" -m venv .venv
     fi
   fi
-  venv_install .venv torch safetensors numpy hatchling
+  # nvidia-cuda-cuobjdump: cuobjdump (300 KB), with which tests list the cubins of CUDA
+  # models; the CUDA toolkit does not always ship it.
+  venv_install .venv torch safetensors numpy hatchling nvidia-cuda-cuobjdump
 fi
 if [ "$WITH_PYTHONS" = 1 ]; then
   for minor in 11 13; do

@@ -5,6 +5,8 @@
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
@@ -12,15 +14,21 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 #include "tgc/Transforms/Passes.h"
+#include "llvm/ADT/StringExtras.h"
 
 using namespace mlir;
 using namespace tgc;
 
 static constexpr std::pair<Phase, llvm::StringLiteral> kPhaseNames[] = {
-    {Phase::Capture, "capture"},     {Phase::Functionalize, "functionalize"},
-    {Phase::Decompose, "decompose"}, {Phase::Autodiff, "autodiff"},
-    {Phase::Partition, "partition"}, {Phase::Lower, "lower"},
-    {Phase::Kernels, "kernels"},     {Phase::Bufferize, "bufferize"},
+    {Phase::Capture, "capture"},
+    {Phase::Functionalize, "functionalize"},
+    {Phase::Decompose, "decompose"},
+    {Phase::Autodiff, "autodiff"},
+    {Phase::Partition, "partition"},
+    {Phase::Lower, "lower"},
+    {Phase::Kernels, "kernels"},
+    {Phase::Bufferize, "bufferize"},
+    {Phase::GPU, "gpu"},
     {Phase::LLVM, "llvm"},
 };
 
@@ -111,7 +119,7 @@ static void populateKernels(OpPassManager &pm) {
 
 /// Tensors become memrefs; results become caller-provided out-parameters (the
 /// destination-passing entry the runtime calls); temporaries are freed.
-static void populateBufferize(OpPassManager &pm) {
+static void populateBufferize(OpPassManager &pm, const PipelineOptions &options) {
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion = bufferization::LayoutMapOption::IdentityLayoutMap;
@@ -128,8 +136,58 @@ static void populateBufferize(OpPassManager &pm) {
   pm.addPass(createElideResultCopiesPass());
   // Static temporaries become views of the entry's arena; the rest are freed.
   pm.addPass(createPlanMemoryPass());
-  bufferization::BufferDeallocationPipelineOptions dealloc;
-  bufferization::buildBufferDeallocationPipeline(pm, dealloc);
+  if (options.target == Target::CPU) {
+    bufferization::BufferDeallocationPipelineOptions dealloc;
+    bufferization::buildBufferDeallocationPipeline(pm, dealloc);
+    return;
+  }
+  // CUDA: upstream's deallocation pipeline, except that `bufferization.dealloc` ops are
+  // lowered in the gpu phase, after the device work is in launches: the host's own
+  // bookkeeping of what to free is not device work.
+  memref::ExpandReallocPassOptions realloc;
+  realloc.emitDeallocs = false;
+  pm.addPass(memref::createExpandReallocPass(realloc));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(bufferization::createOwnershipBasedBufferDeallocationPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(bufferization::createBufferDeallocationSimplificationPass());
+}
+
+/// CUDA: the device work becomes kernels of one `gpu.module`, compiled to a fatbin (a
+/// cubin for the chip and its PTX, for newer chips); host code launches them.
+static void populateGPU(OpPassManager &pm, const PipelineOptions &options) {
+  pm.addPass(createMapKernelsToGPUPass());
+  pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(createMergeGPUModulesPass());
+  pm.addPass(bufferization::createLowerDeallocationsPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createCanonicalizerPass());
+  GpuNVVMAttachTargetOptions attach;
+  attach.chip = options.gpuChip;
+  attach.optLevel = 3;
+  pm.addPass(createGpuNVVMAttachTarget(attach));
+  OpPassManager &device = pm.nest<gpu::GPUModuleOp>();
+  device.addPass(memref::createExpandStridedMetadataPass());
+  device.addPass(createLowerAffinePass());
+  device.addPass(createSCFToControlFlowPass());
+  // Math of f16/bf16 values in f32 (libdevice has f32 and f64 functions), bf16
+  // conversions as integer arithmetic.
+  device.addPass(math::createMathExtendToSupportedTypes());
+  arith::ArithExpandOpsPassOptions expandArith;
+  expandArith.includeBf16 = true;
+  device.addPass(arith::createArithExpandOpsPass(expandArith));
+  device.addPass(createConvertGpuOpsToNVVMOps());
+  // Math the NVVM conversion leaves (math.trunc, math.absi) as LLVM intrinsics, which
+  // the NVPTX backend lowers.
+  device.addPass(createConvertMathToLLVMPass());
+  device.addPass(createReconcileUnrealizedCastsPass());
+  device.addPass(createCanonicalizerPass());
+  GpuModuleToBinaryPassOptions binary;
+  binary.toolkitPath = options.cudaToolkit;
+  binary.compilationTarget = "fatbin";
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+  pm.addPass(createDropGPUObjectPropertiesPass());
+  pm.addPass(createCanonicalizerPass());
 }
 
 /// The entries get their C interface; GEMMs to OpenBLAS/oneDNN (or generated loops), the
@@ -204,9 +262,21 @@ void tgc::buildPipeline(OpPassManager &pm, const PipelineOptions &options) {
   if (runs(Phase::Kernels))
     populateKernels(pm);
   if (runs(Phase::Bufferize))
-    populateBufferize(pm);
+    populateBufferize(pm, options);
+  if (options.target == Target::CUDA && runs(Phase::GPU))
+    populateGPU(pm, options);
   if (runs(Phase::LLVM))
     populateLLVM(pm, options);
+}
+
+bool tgc::isCudaChip(llvm::StringRef chip) {
+  if (!chip.consume_front("sm_"))
+    return false;
+  if (chip.ends_with("a") || chip.ends_with("f"))
+    chip = chip.drop_back();
+  unsigned version;
+  return !chip.empty() && llvm::all_of(chip, llvm::isDigit) && !chip.getAsInteger(10, version) &&
+         version >= 50;
 }
 
 namespace {
@@ -227,6 +297,9 @@ struct PipelineCLOptions : public PassPipelineOptions<PipelineCLOptions> {
   Option<unsigned> vectorBits{*this, "vector-bits",
                               llvm::cl::desc("Bits of the target's vector registers"),
                               llvm::cl::init(512)};
+  Option<std::string> target{*this, "target", llvm::cl::desc("cpu or cuda"), llvm::cl::init("cpu")};
+  Option<std::string> chip{*this, "chip", llvm::cl::desc("CUDA: the GPU architecture (sm_XX)"),
+                           llvm::cl::init("sm_90")};
 };
 } // namespace
 
@@ -250,6 +323,12 @@ static LogicalResult buildPipelineFromText(OpPassManager &pm, StringRef text,
   options.packSaved = cl.packSaved;
   options.modelName = cl.modelName;
   options.vectorBits = cl.vectorBits;
+  if (cl.target != "cpu" && cl.target != "cuda")
+    return error("unknown target '" + cl.target + "': expected cpu or cuda");
+  options.target = cl.target == "cuda" ? Target::CUDA : Target::CPU;
+  if (!isCudaChip(cl.chip))
+    return error("unknown CUDA architecture '" + cl.chip + "': expected sm_<number>");
+  options.gpuChip = cl.chip;
   buildPipeline(pm, options);
   return success();
 }

@@ -39,6 +39,8 @@ struct CompileOptions {
   std::string startAfter = "capture";
   std::string name;
   std::string cpu = "native";
+  /// --target: cpu, cuda or cuda:sm_XX.
+  std::string target = "cpu";
   /// How GEMMs are computed: "library", "generated", or "auto" (library for native code,
   /// generated for a portable --cpu).
   std::string gemm = "auto";
@@ -133,8 +135,6 @@ static std::string modelName(const CompileOptions &options) {
   return options.name.empty() ? defaultModelName(options.output) : options.name;
 }
 
-/// The pipeline `tgc compile` runs: from after `startAfter` to `phase` (llvm for a
-/// library, whose artifact is then only translated, emitted and linked).
 /// Whether GEMMs call OpenBLAS/oneDNN (`--gemm`): by default for code for this machine;
 /// a portable build generates them, so that its results are the same bits on every
 /// machine that runs it (docs/kernels.md).
@@ -144,6 +144,8 @@ static bool usesLibraryGemm(const CompileOptions &options) {
   return options.gemm == "library";
 }
 
+/// The pipeline `tgc compile` runs: from after `startAfter` to `phase` (llvm for a
+/// library, whose artifact is then only translated, emitted and linked).
 static tgc::PipelineOptions pipelineOptions(const CompileOptions &options, tgc::Phase phase,
                                             tgc::Phase startAfter) {
   tgc::PipelineOptions pipeline;
@@ -178,6 +180,45 @@ static tgc::ArtifactOptions artifactOptions(const CompileOptions &options) {
   if (options.report)
     artifact.report = &llvm::outs();
   return artifact;
+}
+
+/// --target: `cpu` (default), `cuda` (sm_90) or `cuda:sm_XX`, into `pipeline`. A CUDA
+/// compile stops at the gpu phase for now: model.so needs the CUDA host code and runtime,
+/// which are not built yet (docs/cuda.md).
+static LogicalResult applyTarget(const CompileOptions &options, tgc::PipelineOptions &pipeline) {
+  llvm::StringRef target = options.target;
+  if (target == "cpu") {
+    if (pipeline.compileTo != tgc::Phase::GPU)
+      return success();
+    llvm::errs() << "error: --compile-to=gpu needs --target=cuda\n";
+    return failure();
+  }
+  if (!target.consume_front("cuda")) {
+    llvm::errs() << "error: unknown target '" << options.target
+                 << "': expected cpu, cuda or cuda:sm_XX\n";
+    return failure();
+  }
+  if (target.consume_front(":")) {
+    if (!tgc::isCudaChip(target)) {
+      llvm::errs() << "error: unknown CUDA architecture '" << target
+                   << "' in --target: expected sm_<number> (sm_80, sm_90, sm_90a, ...)\n";
+      return failure();
+    }
+    pipeline.gpuChip = target.str();
+  } else if (!target.empty()) {
+    llvm::errs() << "error: unknown target '" << options.target
+                 << "': expected cpu, cuda or cuda:sm_XX\n";
+    return failure();
+  }
+  pipeline.target = tgc::Target::CUDA;
+  pipeline.cudaToolkit = envOr("CUDA_HOME", TGC_CUDA_TOOLKIT);
+  if (pipeline.compileTo == tgc::Phase::LLVM) {
+    llvm::errs() << "error: --target=cuda builds no model library yet: its host code and "
+                    "runtime are not written; --compile-to=gpu prints the GPU kernels and "
+                    "their binary (docs/cuda.md)\n";
+    return failure();
+  }
+  return success();
 }
 
 namespace {
@@ -327,6 +368,8 @@ static int compile(const CompileOptions &options) {
   if (failed(vectorBits))
     return 1;
   pipeline.vectorBits = *vectorBits;
+  if (failed(applyTarget(options, pipeline)))
+    return 1;
   tgc::ArtifactOptions artifact = artifactOptions(options);
   artifact.timing = &timing;
   if (options.allowGraphBreaks)
@@ -406,8 +449,8 @@ int main(int argc, char **argv) {
       ->required();
   compileCmd->add_option("--compile-to", compileOptions.compileTo,
                          "stop after a phase and print IR: capture, functionalize, "
-                         "decompose, autodiff, partition, lower, bufferize, llvm (what "
-                         "goes into model.so)");
+                         "decompose, autodiff, partition, lower, kernels, bufferize, gpu "
+                         "(--target=cuda), llvm (what goes into model.so)");
   compileCmd->add_option("--name", compileOptions.name,
                          "C identifier prefix of the model's API (default: output stem)");
   compileCmd->add_flag("--allow-graph-breaks", compileOptions.allowGraphBreaks,
@@ -418,6 +461,10 @@ int main(int argc, char **argv) {
                          "its vector units) or an LLVM CPU name for a portable build "
                          "(x86-64-v2, x86-64-v3, x86-64-v4, skylake-avx512, ...); "
                          "model.json records it under \"target\"");
+  compileCmd->add_option("--target", compileOptions.target,
+                         "what the code runs on: cpu (default) or cuda[:sm_XX] (NVIDIA GPUs; "
+                         "sm_90 by default: a cubin for that architecture and PTX for newer "
+                         "ones, docs/cuda.md)");
   compileCmd
       ->add_option("--gemm", compileOptions.gemm,
                    "how GEMMs are computed: library (OpenBLAS/oneDNN, whose kernels the host "

@@ -19,11 +19,18 @@ enum class Phase {
   Lower,         ///< linalg/tensor/arith/math on builtin tensors
   Kernels,       ///< fusion groups outlined as `tgc.kernel` functions
   Bufferize,     ///< memrefs, destination-passing entry points
+  GPU,           ///< CUDA only: device work as GPU kernels in one binary (docs/cuda.md)
   LLVM,          ///< LLVM dialect, ready for translation
 };
 
 std::optional<Phase> parsePhase(llvm::StringRef name);
 llvm::StringRef stringifyPhase(Phase phase);
+
+/// What the code is generated for (`tgc compile --target`).
+enum class Target {
+  CPU,  ///< the host's CPU (`--cpu` picks which)
+  CUDA, ///< NVIDIA GPUs: kernels as a cubin for `gpuChip` plus PTX (docs/cuda.md)
+};
 
 struct PipelineOptions {
   /// Phases after this one run (Capture: all of them).
@@ -49,13 +56,24 @@ struct PipelineOptions {
   /// are the host's, and so are the last bits), or become generated loops
   /// (tgc-generate-gemms: the same bits on every host). `tgc compile --gemm`.
   bool libraryGemm = true;
+  /// The target (`tgc compile --target`).
+  Target target = Target::CPU;
+  /// CUDA: the GPU architecture the cubin is for (`--target=cuda:sm_XX`).
+  std::string gpuChip = "sm_90";
+  /// CUDA: the toolkit whose ptxas and fatbinary build the binary ("": MLIR's default).
+  std::string cudaToolkit;
 };
 
 /// Adds the passes of every phase in (`startAfter`, `compileTo`] to `pm`.
 void buildPipeline(mlir::OpPassManager &pm, const PipelineOptions &options);
 
+/// Whether `chip` names a CUDA architecture MLIR's NVVM target takes: `sm_<digits>`,
+/// optionally with an `a` or `f` suffix (sm_90a).
+bool isCudaChip(llvm::StringRef chip);
+
 /// Registers `tgc-pipeline` (with `compile-to`, `train`, `activation-budget`,
-/// `pack-saved`, `model-name` and `vector-bits` options) for tgc-opt; an unknown phase is an error.
+/// `pack-saved`, `model-name`, `vector-bits`, `target` and `chip` options) for tgc-opt; an
+/// unknown phase or target is an error.
 void registerPipelines();
 
 } // namespace tgc
