@@ -99,3 +99,12 @@ if config.tgc_cuda_toolkit:
     if _cuobjdumps:
         config.available_features.add("cuobjdump")
         config.substitutions.append(("%cuobjdump", _cuobjdumps[0]))
+
+# A CUDA driver (and so, here, a GPU): `REQUIRES: cuda` tests run CUDA models,
+# `UNSUPPORTED: cuda` ones check what a machine without one says.
+import ctypes as _ctypes
+try:
+    _ctypes.CDLL("libcuda.so.1")
+    config.available_features.add("cuda")
+except OSError:
+    pass

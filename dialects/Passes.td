@@ -477,4 +477,21 @@ def DropGPUObjectPropertiesPass : Pass<"tgc-drop-gpu-object-properties", "::mlir
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
+def LowerGPUToRuntimePass : Pass<"tgc-lower-gpu-to-runtime", "::mlir::ModuleOp"> {
+  let summary = "The host side of GPU launches, read-backs and the binary as runtime calls";
+  let description = [{
+    After the gpu phase (docs/cuda.md). The fatbin of `gpu.binary` becomes the internal
+    global `tgc_cuda_fatbin` (section `.nv_fatbin`, where cuobjdump finds it), and the
+    kernels' names, in the order of their first launch, the NUL-separated
+    `tgc_cuda_kernel_names`: Target hands both to `tgc_rt_create_for_cuda`. Each
+    `gpu.launch_func` becomes `tgc_rt_cuda_launch(kernel, grid x/y/z, block x/y/z,
+    shared bytes, params)`, where `params` points at one stack slot per kernel parameter
+    as convert-gpu-to-nvvm lays the kernel's signature out (a memref's descriptor fields,
+    an index as i64). Each `gpu.memcpy` of one element into a host stack buffer becomes
+    `tgc_rt_cuda_read(dst, src, bytes)`.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::func::FuncDialect",
+                           "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect"];
+}
+
 #endif // TGC_PASSES_TD

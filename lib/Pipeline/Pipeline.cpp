@@ -193,6 +193,10 @@ static void populateGPU(OpPassManager &pm, const PipelineOptions &options) {
 /// The entries get their C interface; GEMMs to OpenBLAS/oneDNN (or generated loops), the
 /// rest to loops, then the LLVM dialect: what Target translates into model.so.
 static void populateLLVM(OpPassManager &pm, const PipelineOptions &options) {
+  // CUDA: launches, read-backs and the kernels' binary as runtime calls and data; the
+  // CPU's passes below then find no structured ops left and lower the host code.
+  if (options.target == Target::CUDA)
+    pm.addPass(createLowerGPUToRuntimePass());
   pm.addPass(createFinalizeEntriesPass());
   // Tiled kernels (an scf.forall over tiles) run their tiles on threads.
   pm.addPass(createForallToParallelLoopPass());

@@ -36,10 +36,14 @@ void tgc_arena_grow(tgc_model *m) {
   if (m->arena_request <= 0 || (uint64_t)m->arena_request <= m->arena_capacity ||
       (uint64_t)m->arena_request > SIZE_MAX - TGC_ALIGNMENT)
     return;
-  void *grown = tgc_aligned_alloc((size_t)m->arena_request);
+  void *grown = m->cuda ? tgc_cuda_alloc(m->cuda, (size_t)m->arena_request)
+                        : tgc_aligned_alloc((size_t)m->arena_request);
   if (!grown)
     return;
-  free(m->arena);
+  if (m->cuda)
+    tgc_cuda_free(m->arena);
+  else
+    free(m->arena);
   m->arena = grown;
   m->arena_capacity = (uint64_t)m->arena_request;
 }
@@ -63,16 +67,14 @@ static void managed_tensor_delete(DLManagedTensor *self) {
   free(self);
 }
 
-DLManagedTensor *tgc_managed_tensor_new(DLDataType dtype, const int64_t *sizes, uint32_t rank,
-                                        size_t nbytes) {
+/* A contiguous tensor of `sizes` over `data` on `device`, which `deleter` frees (with
+ * `context`); NULL when the block cannot be allocated (`data` is not freed then). */
+static DLManagedTensor *managed_tensor(void *data, DLDevice device, DLDataType dtype,
+                                       const int64_t *sizes, uint32_t rank,
+                                       void (*deleter)(DLManagedTensor *), void *context) {
   managed_block *block = malloc(sizeof *block + 2 * (size_t)rank * sizeof(int64_t));
   if (!block)
     return NULL;
-  void *data = _mlir_memref_to_llvm_alloc(nbytes);
-  if (!data) {
-    free(block);
-    return NULL;
-  }
   int64_t *shape = block->dims;
   int64_t *strides = block->dims + rank;
   if (rank > 0)
@@ -80,16 +82,50 @@ DLManagedTensor *tgc_managed_tensor_new(DLDataType dtype, const int64_t *sizes, 
   tgc_contiguous_strides(sizes, rank, strides);
   DLTensor *t = &block->managed.dl_tensor;
   t->data = data;
-  t->device.device_type = kDLCPU;
-  t->device.device_id = 0;
+  t->device = device;
   t->ndim = (int32_t)rank;
   t->dtype = dtype;
   t->shape = shape;
   t->strides = strides;
   t->byte_offset = 0;
-  block->managed.manager_ctx = NULL;
-  block->managed.deleter = managed_tensor_delete;
+  block->managed.manager_ctx = context;
+  block->managed.deleter = deleter;
   return &block->managed;
+}
+
+DLManagedTensor *tgc_managed_tensor_new(DLDataType dtype, const int64_t *sizes, uint32_t rank,
+                                        size_t nbytes) {
+  void *data = _mlir_memref_to_llvm_alloc(nbytes);
+  if (!data)
+    return NULL;
+  DLDevice cpu = {kDLCPU, 0};
+  DLManagedTensor *managed =
+      managed_tensor(data, cpu, dtype, sizes, rank, managed_tensor_delete, NULL);
+  if (!managed)
+    _mlir_memref_to_llvm_free(data);
+  return managed;
+}
+
+/* A CUDA output: device memory, freed in its device's context by the deleter (the
+ * device number rides in manager_ctx). */
+static void cuda_tensor_delete(DLManagedTensor *self) {
+  if (!self)
+    return;
+  tgc_cuda_free_on((int)(intptr_t)self->manager_ctx, self->dl_tensor.data);
+  free(self);
+}
+
+static DLManagedTensor *cuda_tensor_new(tgc_cuda *c, DLDataType dtype, const int64_t *sizes,
+                                        uint32_t rank, size_t nbytes) {
+  void *data = tgc_cuda_alloc(c, nbytes);
+  if (!data)
+    return NULL;
+  DLDevice device = {kDLCUDA, tgc_cuda_device(c)};
+  DLManagedTensor *managed = managed_tensor(data, device, dtype, sizes, rank, cuda_tensor_delete,
+                                            (void *)(intptr_t)tgc_cuda_device(c));
+  if (!managed)
+    tgc_cuda_free(data);
+  return managed;
 }
 
 /*===--- Results and inputs -----------------------------------------------===*/
@@ -101,10 +137,11 @@ int tgc_result_buffer(tgc_model *m, const tgc_result_sig *res, const int64_t *si
     return 0;
   }
   if (res->kind == TGC_RESULT_USER_INPUT_MUTATION) {
-    *data = _mlir_memref_to_llvm_alloc(nbytes);
+    *data = m->cuda ? tgc_cuda_alloc(m->cuda, nbytes) : _mlir_memref_to_llvm_alloc(nbytes);
     return *data == NULL;
   }
-  *managed = tgc_managed_tensor_new(res->dtype, sizes, res->rank, nbytes);
+  *managed = m->cuda ? cuda_tensor_new(m->cuda, res->dtype, sizes, res->rank, nbytes)
+                     : tgc_managed_tensor_new(res->dtype, sizes, res->rank, nbytes);
   if (!*managed)
     return 1;
   *data = (*managed)->dl_tensor.data;
@@ -128,9 +165,41 @@ int tgc_result_relayout(const tgc_result_sig *res, DLManagedTensor *managed) {
   return 0;
 }
 
-void tgc_result_buffer_free(const tgc_result_sig *res, void **data, DLManagedTensor **managed) {
+int tgc_result_relayout_cuda(tgc_model *m, const tgc_result_sig *res, DLManagedTensor *managed) {
+  DLTensor *t = &managed->dl_tensor;
+  size_t elem_size = tgc_dtype_size(t->dtype);
+  size_t nbytes, packed_bytes;
+  if (!tgc_strided_nbytes(t->shape, res->strides, res->rank, elem_size, &nbytes) ||
+      !tgc_nbytes(t->shape, res->rank, elem_size, &packed_bytes))
+    return 1;
+  /* Through host memory: the layouts are those of views (transposes, broadcasts), whose
+   * outputs are small next to the work of a call. */
+  char *packed = malloc(packed_bytes ? packed_bytes : 1), *strided = calloc(1, nbytes ? nbytes : 1);
+  void *data = tgc_cuda_alloc(m->cuda, nbytes);
+  int failed =
+      !packed || !strided || !data || tgc_cuda_to_host(m->cuda, packed, t->data, packed_bytes);
+  if (!failed) {
+    tgc_copy_strided(strided, res->strides, packed, NULL, t->shape, res->rank, elem_size);
+    failed = tgc_cuda_to_device(m->cuda, data, strided, nbytes);
+  }
+  free(packed);
+  free(strided);
+  if (failed) {
+    tgc_cuda_free(data);
+    return 1;
+  }
+  tgc_cuda_free(t->data);
+  t->data = data;
+  memcpy(t->strides, res->strides, res->rank * sizeof *res->strides);
+  return 0;
+}
+
+void tgc_result_buffer_free(tgc_model *m, const tgc_result_sig *res, void **data,
+                            DLManagedTensor **managed) {
   if (*managed)
     (*managed)->deleter(*managed);
+  else if (res->kind == TGC_RESULT_USER_INPUT_MUTATION && m->cuda)
+    tgc_cuda_free(*data);
   else if (res->kind == TGC_RESULT_USER_INPUT_MUTATION)
     _mlir_memref_to_llvm_free(*data);
   *managed = NULL;
@@ -143,6 +212,11 @@ void tgc_apply_mutation(tgc_model *m, const tgc_result_sig *res, void *data,
     tgc_state_slot *state = &m->state[m->arg_state[res->target]];
     state->spare = state->data;
     state->data = data;
+  } else if (res->kind == TGC_RESULT_USER_INPUT_MUTATION && m->cuda) {
+    /* CUDA inputs are contiguous (Run.c checks). */
+    size_t nbytes = 0;
+    tgc_nbytes(input->shape, res->rank, tgc_dtype_size(res->dtype), &nbytes);
+    tgc_cuda_on_device(m->cuda, tgc_dltensor_base(input), data, nbytes);
   } else if (res->kind == TGC_RESULT_USER_INPUT_MUTATION) {
     tgc_copy_strided(tgc_dltensor_base(input), input->strides, data, NULL, input->shape, res->rank,
                      tgc_dtype_size(res->dtype));

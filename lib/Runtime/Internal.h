@@ -10,7 +10,8 @@
  *   layer 4: Signature.c Gemm.c MemrefCopy.c
  *   layer 5: Expr.c Parallel.c   size expressions; the thread pool
  *   layer 6: Tensor.c Scratch.c  dtypes, sizes, storage, strided copies; temporaries
- *   layer 7: Message.c           bounded messages, tgc_fail; one call at a time
+ *   layer 7: Message.c Cuda.c    bounded messages, tgc_fail; one call at a time;
+ *                                the CUDA driver (dlopen) and a CUDA instance's device
  */
 #ifndef TGC_LIB_RUNTIME_INTERNAL_H
 #define TGC_LIB_RUNTIME_INTERNAL_H
@@ -258,6 +259,39 @@ void tgc_copy_strided(char *dst, const int64_t *dst_strides, const char *src,
                       const int64_t *src_strides, const int64_t *sizes, uint32_t rank,
                       size_t elem_size);
 
+/*===--- CUDA (Cuda.c) ----------------------------------------------------===*/
+
+/* A CUDA instance's device side: context, module, kernels, stream. */
+typedef struct tgc_cuda tgc_cuda;
+
+/* Loads the driver (once per process) and the model's GPU code on the device
+ * (TGC_CUDA_DEVICE, default 0). NULL with the reason in `error` when this machine has
+ * no driver or device, or the code does not load. */
+tgc_cuda *tgc_cuda_create(const tgc_cuda_image *image, char *error, size_t capacity);
+void tgc_cuda_destroy(tgc_cuda *c);
+/* The device number an instance runs on. */
+int tgc_cuda_device(const tgc_cuda *c);
+
+/* The calls on this thread until tgc_cuda_leave run on `c` (its context is current):
+ * generated code's launches, read-backs and temporaries. Returns the previous one. */
+tgc_cuda *tgc_cuda_enter(tgc_cuda *c);
+void tgc_cuda_leave(tgc_cuda *previous);
+/* The instance of the call running on this thread, or NULL. */
+tgc_cuda *tgc_cuda_current(void);
+/* Waits for the call's work; 0, or 1 with the first failure since tgc_cuda_enter. */
+int tgc_cuda_finish(tgc_cuda *c, char *error, size_t capacity);
+
+/* Device memory (in an entered call); NULL (recorded as the call's failure) when it
+ * cannot be had. tgc_cuda_free frees in the current context, tgc_cuda_free_on in that
+ * of device `device` (the deleter of a tensor handed out, which may outlive it). */
+void *tgc_cuda_alloc(tgc_cuda *c, size_t nbytes);
+void tgc_cuda_free(void *p);
+void tgc_cuda_free_on(int device, void *p);
+/* Copies (in an entered call); 0, or 1 recorded as the call's failure. to_host waits. */
+int tgc_cuda_to_device(tgc_cuda *c, void *dst, const void *src, size_t nbytes);
+int tgc_cuda_to_host(tgc_cuda *c, void *dst, const void *src, size_t nbytes);
+int tgc_cuda_on_device(tgc_cuda *c, void *dst, const void *src, size_t nbytes);
+
 /*===--- Messages (Message.c) ---------------------------------------------===*/
 
 /* A bounded string being appended to; output past the capacity is dropped. */
@@ -385,6 +419,8 @@ struct tgc_model {
   uint64_t arena_capacity;
   int64_t arena_request;
   int num_threads; /* threads of this instance's calls */
+  tgc_cuda *cuda;  /* a CUDA model's device side; NULL on the CPU. State, the arena,
+                      inputs, results and saved values are then device memory. */
   /* A call holds the instance (tgc_model_claim, the only code that touches it, with
    * <stdatomic.h>; `_Atomic` rather than atomic_int keeps this header C++'s too). */
   _Atomic int busy;
@@ -413,8 +449,12 @@ int tgc_result_buffer(tgc_model *m, const tgc_result_sig *res, const int64_t *si
  * Returns 1 if out of memory (`managed` is unchanged). */
 int tgc_result_relayout(const tgc_result_sig *res, DLManagedTensor *managed);
 
+/* tgc_result_relayout of a CUDA instance's output (through host memory). */
+int tgc_result_relayout_cuda(tgc_model *m, const tgc_result_sig *res, DLManagedTensor *managed);
+
 /* Frees what tgc_result_buffer allocated and was not handed out. */
-void tgc_result_buffer_free(const tgc_result_sig *res, void **data, DLManagedTensor **managed);
+void tgc_result_buffer_free(tgc_model *m, const tgc_result_sig *res, void **data,
+                            DLManagedTensor **managed);
 
 /* A new DLManagedTensor owning TGC_ALIGNMENT-aligned storage (a scratch
  * block) for a contiguous CPU tensor; its deleter frees everything. NULL if

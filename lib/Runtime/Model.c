@@ -367,6 +367,16 @@ static int init_state_slot(checker *c, tgc_state_slot *slot, bool needs_spare) {
                       "its dtype and shape");
   if (a->data_offset > desc->weights_size || desc->weights_size - a->data_offset < a->data_nbytes)
     return check_fail(c, what, a->name, "its data lies outside the weights blob");
+  if (c->m->cuda) {
+    tgc_cuda *previous = tgc_cuda_enter(c->m->cuda);
+    slot->data = tgc_cuda_alloc(c->m->cuda, slot->nbytes);
+    slot->spare = needs_spare ? tgc_cuda_alloc(c->m->cuda, slot->nbytes) : NULL;
+    int failed =
+        !slot->data || (needs_spare && !slot->spare) ||
+        tgc_cuda_to_device(c->m->cuda, slot->data, desc->weights + a->data_offset, slot->nbytes);
+    tgc_cuda_leave(previous);
+    return failed ? check_fail(c, what, a->name, "out of GPU memory") : 0;
+  }
   slot->data = tgc_aligned_alloc(slot->nbytes);
   slot->spare = needs_spare ? tgc_aligned_alloc(slot->nbytes) : NULL;
   if (!slot->data || (needs_spare && !slot->spare))
@@ -451,7 +461,8 @@ static int init_model(tgc_model *m, tgc_message *error) {
   return 0;
 }
 
-int tgc_rt_create(const tgc_model_desc *desc, tgc_model **out) {
+/* Creates an instance; with `image`, a CUDA one, whose device side comes first. */
+static int create(const tgc_model_desc *desc, const tgc_cuda_image *image, tgc_model **out) {
   tgc_message error;
   tgc_message_init(&error, create_error, sizeof create_error);
   if (!out) {
@@ -467,6 +478,15 @@ int tgc_rt_create(const tgc_model_desc *desc, tgc_model **out) {
     return 1;
   }
   m->desc = desc;
+  if (image) {
+    char why[TGC_ERROR_CAPACITY / 2];
+    m->cuda = tgc_cuda_create(image, why, sizeof why);
+    if (!m->cuda) {
+      tgc_message_append(&error, "model '%s' runs on CUDA: %s", desc->name, why);
+      free(m);
+      return 1;
+    }
+  }
   tgc_scratch_retain();
   m->num_threads = tgc_threads_default();
   tgc_gemm_init();
@@ -477,6 +497,8 @@ int tgc_rt_create(const tgc_model_desc *desc, tgc_model **out) {
   *out = m;
   return 0;
 }
+
+int tgc_rt_create(const tgc_model_desc *desc, tgc_model **out) { return create(desc, NULL, out); }
 
 /* Whether this CPU has feature `name` (`length` bytes): 1 or 0, or -1 for a name the
  * runtime cannot test. The features that change the code LLVM generates for kernels. */
@@ -519,9 +541,8 @@ static int cpu_has(const char *name, size_t length) {
   return -1;
 }
 
-int tgc_rt_create_for_cpu(const tgc_model_desc *desc, const char *features, tgc_model **out) {
-  if (out)
-    *out = NULL;
+/* Fails naming the CPU features the host code needs that this machine lacks. */
+static int check_cpu(const tgc_model_desc *desc, const char *features) {
   tgc_message error;
   tgc_message_init(&error, create_error, sizeof create_error);
   int missing = 0;
@@ -542,7 +563,30 @@ int tgc_rt_create_for_cpu(const tgc_model_desc *desc, const char *features, tgc_
                                "x86-64-v2 or x86-64-v3)");
     return 1;
   }
-  return tgc_rt_create(desc, out);
+  return 0;
+}
+
+int tgc_rt_create_for_cpu(const tgc_model_desc *desc, const char *features, tgc_model **out) {
+  if (out)
+    *out = NULL;
+  if (check_cpu(desc, features))
+    return 1;
+  return create(desc, NULL, out);
+}
+
+int tgc_rt_create_for_cuda(const tgc_model_desc *desc, const char *features,
+                           const tgc_cuda_image *image, tgc_model **out) {
+  if (out)
+    *out = NULL;
+  if (check_cpu(desc, features))
+    return 1;
+  if (!image) {
+    tgc_message error;
+    tgc_message_init(&error, create_error, sizeof create_error);
+    tgc_message_append(&error, "tgc_rt_create_for_cuda: NULL GPU image");
+    return 1;
+  }
+  return create(desc, image, out);
 }
 
 TGC_EXPORT void tgc_model_set_num_threads(tgc_model *m, int n) {
@@ -559,10 +603,20 @@ static void free_model(tgc_model *m) {
     return;
   tgc_run_scratch_free(m);
   tgc_train_free(m);
+  tgc_cuda *previous = m->cuda ? tgc_cuda_enter(m->cuda) : NULL;
   for (uint32_t i = 0; i < m->num_state; ++i) {
     free(m->state[i].sizes);
-    free(m->state[i].data);
-    free(m->state[i].spare);
+    if (m->cuda) {
+      tgc_cuda_free(m->state[i].data);
+      tgc_cuda_free(m->state[i].spare);
+    } else {
+      free(m->state[i].data);
+      free(m->state[i].spare);
+    }
+  }
+  if (m->cuda) {
+    tgc_cuda_leave(previous);
+    tgc_cuda_destroy(m->cuda);
   }
   tgc_signature_free(&m->sig);
   free(m->input_args);
@@ -677,9 +731,14 @@ static int check_state_tensor(tgc_model *m, const tgc_state_slot *slot, const DL
   const tgc_arg_sig *a = &m->sig.args[slot->arg];
   if (!t)
     return tgc_fail(m, "state '%s': the tensor is NULL", a->name);
-  if (t->device.device_type != kDLCPU)
-    return tgc_fail(m, "state '%s': expected a CPU tensor, got device type %d", a->name,
-                    (int)t->device.device_type);
+  if (t->device.device_type != kDLCPU &&
+      !(m->cuda && t->device.device_type == kDLCUDA &&
+        t->device.device_id == tgc_cuda_device(m->cuda) && tgc_dltensor_is_contiguous(t)))
+    return tgc_fail(m,
+                    m->cuda ? "state '%s': expected a CPU tensor or a contiguous tensor on the "
+                              "model's CUDA device, got device type %d"
+                            : "state '%s': expected a CPU tensor, got device type %d",
+                    a->name, (int)t->device.device_type);
   if (!tgc_dtype_equal(t->dtype, a->dtype)) {
     char expected[64], got[64];
     return tgc_fail(m, "state '%s': expected dtype %s, got %s", a->name,
@@ -705,11 +764,42 @@ static int check_state_tensor(tgc_model *m, const tgc_state_slot *slot, const DL
   return 0;
 }
 
+/* Copies between a CUDA instance's state slot and `t` (a CPU tensor, through host
+ * memory, or a contiguous one on the device); `to_state` says which way. */
+static int copy_cuda_state(tgc_model *m, tgc_state_slot *slot, const DLTensor *t, bool to_state) {
+  const tgc_arg_sig *a = &m->sig.args[slot->arg];
+  size_t elem = tgc_dtype_size(a->dtype);
+  tgc_cuda *previous = tgc_cuda_enter(m->cuda);
+  int failed;
+  if (t->device.device_type == kDLCUDA) {
+    failed = to_state ? tgc_cuda_on_device(m->cuda, slot->data, tgc_dltensor_base(t), slot->nbytes)
+                      : tgc_cuda_on_device(m->cuda, tgc_dltensor_base(t), slot->data, slot->nbytes);
+  } else {
+    char *host = malloc(slot->nbytes ? slot->nbytes : 1);
+    failed = !host;
+    if (!failed && to_state) {
+      tgc_copy_strided(host, NULL, tgc_dltensor_base(t), t->strides, slot->sizes, a->rank, elem);
+      failed = tgc_cuda_to_device(m->cuda, slot->data, host, slot->nbytes);
+    } else if (!failed) {
+      failed = tgc_cuda_to_host(m->cuda, host, slot->data, slot->nbytes);
+      if (!failed)
+        tgc_copy_strided(tgc_dltensor_base(t), t->strides, host, NULL, slot->sizes, a->rank, elem);
+    }
+    free(host);
+  }
+  char why[TGC_ERROR_CAPACITY / 2];
+  failed |= tgc_cuda_finish(m->cuda, why, sizeof why);
+  tgc_cuda_leave(previous);
+  return failed ? tgc_fail(m, "state '%s': copying failed on the GPU", a->name) : 0;
+}
+
 static int get_state(tgc_model *m, const char *name, DLTensor *dst) {
   m->error[0] = '\0';
   tgc_state_slot *slot = find_state(m, name);
   if (!slot || check_state_tensor(m, slot, dst))
     return 1;
+  if (m->cuda)
+    return copy_cuda_state(m, slot, dst, false);
   const tgc_arg_sig *a = &m->sig.args[slot->arg];
   tgc_copy_strided(tgc_dltensor_base(dst), dst->strides, slot->data, NULL, slot->sizes, a->rank,
                    tgc_dtype_size(a->dtype));
@@ -722,8 +812,13 @@ static int set_state(tgc_model *m, const char *name, const DLTensor *src) {
   if (!slot || check_state_tensor(m, slot, src))
     return 1;
   const tgc_arg_sig *a = &m->sig.args[slot->arg];
-  tgc_copy_strided(slot->data, NULL, tgc_dltensor_base(src), src->strides, slot->sizes, a->rank,
-                   tgc_dtype_size(a->dtype));
+  if (m->cuda) {
+    if (copy_cuda_state(m, slot, src, true))
+      return 1;
+  } else {
+    tgc_copy_strided(slot->data, NULL, tgc_dltensor_base(src), src->strides, slot->sizes, a->rank,
+                     tgc_dtype_size(a->dtype));
+  }
   /* The backward must not see a parameter the forward did not: values
    * saved by reference to this state are no longer valid. */
   for (uint32_t i = 0; i < m->sig.num_saved; ++i)

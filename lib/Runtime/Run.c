@@ -17,7 +17,13 @@ static int allocate_arena(tgc_model *m) {
     return 0;
   if (bytes > (uint64_t)INT64_MAX - TGC_ALIGNMENT)
     return 1;
-  m->arena = tgc_aligned_alloc((size_t)bytes);
+  if (m->cuda) {
+    tgc_cuda *previous = tgc_cuda_enter(m->cuda);
+    m->arena = tgc_cuda_alloc(m->cuda, (size_t)bytes);
+    tgc_cuda_leave(previous);
+  } else {
+    m->arena = tgc_aligned_alloc((size_t)bytes);
+  }
   m->arena_capacity = bytes;
   return m->arena == NULL;
 }
@@ -74,7 +80,13 @@ void tgc_run_scratch_free(tgc_model *m) {
   free(run->input_data);
   free(run->input_packed);
   memset(run, 0, sizeof *run);
-  free(m->arena);
+  if (m->cuda && m->arena) {
+    tgc_cuda *previous = tgc_cuda_enter(m->cuda);
+    tgc_cuda_free(m->arena);
+    tgc_cuda_leave(previous);
+  } else {
+    free(m->arena);
+  }
   m->arena = NULL;
   m->arena_capacity = 0;
 }
@@ -152,7 +164,16 @@ static int check_input_tensor(tgc_model *m, uint32_t i, const DLTensor *t) {
     tgc_message_append(&msg, "the tensor is NULL");
     return 1;
   }
-  if (t->device.device_type != kDLCPU) {
+  if (m->cuda &&
+      (t->device.device_type != kDLCUDA || t->device.device_id != tgc_cuda_device(m->cuda))) {
+    tgc_message_append(&msg,
+                       "expected a tensor on CUDA device %d (kDLCUDA), got device type %d "
+                       "number %d",
+                       tgc_cuda_device(m->cuda), (int)t->device.device_type,
+                       (int)t->device.device_id);
+    return 1;
+  }
+  if (!m->cuda && t->device.device_type != kDLCPU) {
     tgc_message_append(&msg, "expected a CPU tensor (kDLCPU), got device type %d",
                        (int)t->device.device_type);
     return 1;
@@ -189,6 +210,13 @@ static int check_input_tensor(tgc_model *m, uint32_t i, const DLTensor *t) {
   uintptr_t lo, hi;
   if (!tgc_dltensor_extent(t, tgc_dtype_size(a->dtype), &lo, &hi)) {
     tgc_message_append(&msg, "its strides and byte offset reach outside the address space");
+    return 1;
+  }
+  /* Generated code reads CUDA inputs as they are: no packing on the device yet. */
+  if (m->cuda && (!tgc_dltensor_is_contiguous(t) ||
+                  (uintptr_t)tgc_dltensor_base(t) % tgc_dtype_size(a->dtype) != 0)) {
+    tgc_message_append(&msg, "a CUDA input must be contiguous and element-aligned (pass "
+                             ".contiguous())");
     return 1;
   }
   m->error[0] = '\0';
@@ -399,7 +427,7 @@ static void release_run(tgc_model *m) {
     run->input_packed[i] = NULL;
   }
   for (uint32_t r = 0; r < m->sig.num_results; ++r)
-    tgc_result_buffer_free(&m->sig.results[r], &run->result_data[r], &run->result_managed[r]);
+    tgc_result_buffer_free(m, &m->sig.results[r], &run->result_data[r], &run->result_managed[r]);
 }
 
 static int allocate_run(tgc_model *m, DLTensor *const *inputs) {
@@ -453,7 +481,10 @@ static int relayout_outputs(tgc_model *m) {
   for (uint32_t k = 0; k < m->num_outputs; ++k) {
     uint32_t r = m->output_results[k];
     const tgc_result_sig *res = &m->sig.results[r];
-    if (res->num_strides != 0 && tgc_result_relayout(res, m->run.result_managed[r]))
+    if (res->num_strides == 0)
+      continue;
+    if (m->cuda ? tgc_result_relayout_cuda(m, res, m->run.result_managed[r])
+                : tgc_result_relayout(res, m->run.result_managed[r]))
       return tgc_fail(m, "out of memory laying out output '%s'", res->name);
   }
   return 0;
@@ -476,10 +507,19 @@ static void commit_run(tgc_model *m, DLTensor *const *inputs, DLManagedTensor **
   }
 }
 
+/* A CUDA call's failure on the device (a launch, an allocation, a copy): waits for the
+ * call's work and reports the first failure. */
+static int cuda_failed(tgc_model *m) {
+  char why[TGC_ERROR_CAPACITY / 2];
+  if (!m->cuda || !tgc_cuda_finish(m->cuda, why, sizeof why))
+    return 0;
+  return tgc_fail(m, "model '%s' failed on the GPU: %s", m->desc->name, why);
+}
+
 /* One call of the forward entry; `keep` keeps the saved values of a
  * trainable model pending for the backward. */
-static int run_forward(tgc_model *m, DLTensor *const *inputs, int64_t num_inputs,
-                       DLManagedTensor **outputs, int64_t num_outputs, bool keep) {
+static int run_forward_here(tgc_model *m, DLTensor *const *inputs, int64_t num_inputs,
+                            DLManagedTensor **outputs, int64_t num_outputs, bool keep) {
   m->error[0] = '\0';
   for (int64_t k = 0; outputs && k < num_outputs; ++k)
     outputs[k] = NULL;
@@ -500,7 +540,7 @@ static int run_forward(tgc_model *m, DLTensor *const *inputs, int64_t num_inputs
   m->desc->forward(m->run.packed_args);
   tgc_threads_leave(threads);
   tgc_arena_grow(m);
-  if (relayout_outputs(m)) {
+  if (cuda_failed(m) || relayout_outputs(m) || cuda_failed(m)) {
     release_run(m);
     tgc_saved_release_call(m);
     return 1;
@@ -510,7 +550,18 @@ static int run_forward(tgc_model *m, DLTensor *const *inputs, int64_t num_inputs
   if (keep)
     tgc_saved_keep_call(m, inputs);
   tgc_saved_release_call(m);
-  return 0;
+  return cuda_failed(m);
+}
+
+/* run_forward_here, for a CUDA instance in its context. */
+static int run_forward(tgc_model *m, DLTensor *const *inputs, int64_t num_inputs,
+                       DLManagedTensor **outputs, int64_t num_outputs, bool keep) {
+  if (!m->cuda)
+    return run_forward_here(m, inputs, num_inputs, outputs, num_outputs, keep);
+  tgc_cuda *previous = tgc_cuda_enter(m->cuda);
+  int rc = run_forward_here(m, inputs, num_inputs, outputs, num_outputs, keep);
+  tgc_cuda_leave(previous);
+  return rc;
 }
 
 /* A call another call's hold on `m` refused (tgc_model_claim): its outputs are NULL, as
@@ -541,6 +592,11 @@ static int run_train(tgc_model *m, DLTensor *const *inputs, int64_t num_inputs,
     return tgc_fail(m,
                     "model '%s' is not trainable (compile it with "
                     "`tgc compile --train`)",
+                    m->desc->name);
+  if (m->cuda)
+    return tgc_fail(m,
+                    "model '%s': training on CUDA is not supported by this runtime yet "
+                    "(docs/cuda.md)",
                     m->desc->name);
   return run_forward(m, inputs, num_inputs, outputs, num_outputs, true);
 }

@@ -11,7 +11,8 @@
  * At most kScratchCapacity bytes are kept. Model instances hold the cache
  * (tgc_scratch_retain): it is emptied when the last instance of this model.so
  * is destroyed, and blocks freed while no instance is alive (an output that
- * outlived its model) go straight back to malloc. */
+ * outlived its model) go straight back to malloc. In a CUDA model's call
+ * (tgc_cuda_current), both functions take device memory instead (Cuda.c). */
 #include "Internal.h"
 
 #include <pthread.h>
@@ -37,6 +38,10 @@ static size_t cached_bytes;
 static size_t holders; /* live model instances */
 
 void *_mlir_memref_to_llvm_alloc(size_t size) {
+  /* In a CUDA model's call, temporaries and saved values are device memory. */
+  tgc_cuda *cuda = tgc_cuda_current();
+  if (cuda)
+    return tgc_cuda_alloc(cuda, size);
   if (size >= kScratchCached) {
     pthread_mutex_lock(&cache_lock);
     for (scratch_header **link = &cache; *link; link = &(*link)->next) {
@@ -65,6 +70,10 @@ void *_mlir_memref_to_llvm_alloc(size_t size) {
 void _mlir_memref_to_llvm_free(void *ptr) {
   if (!ptr)
     return;
+  if (tgc_cuda_current()) {
+    tgc_cuda_free(ptr);
+    return;
+  }
   scratch_header *block = (scratch_header *)ptr - 1;
   if (block->size >= kScratchCached) {
     pthread_mutex_lock(&cache_lock);

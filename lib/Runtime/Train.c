@@ -214,7 +214,8 @@ static void release_backward(tgc_model *m) {
     t->tangent_packed[i] = NULL;
   }
   for (uint32_t r = 0; r < m->sig.num_backward_results; ++r)
-    tgc_result_buffer_free(&m->sig.backward_results[r], &t->result_data[r], &t->result_managed[r]);
+    tgc_result_buffer_free(m, &m->sig.backward_results[r], &t->result_data[r],
+                           &t->result_managed[r]);
 }
 
 static int allocate_backward(tgc_model *m, DLTensor *const *grad_outputs) {

@@ -102,12 +102,18 @@ static FailureOr<ModelSignature> compileModel(ModuleOp module, const ArtifactOpt
 
 /// `json` (model.json's text) with the CPU its code was generated for: "target" holds the
 /// triple, the CPU name, the features the code may use and how it computes GEMMs.
-static std::string withTarget(StringRef json, const CpuTarget &target, StringRef gemm) {
+/// CUDA models also have "device": "cuda" and the GPU architecture, "chip".
+static std::string withTarget(StringRef json, const CpuTarget &target,
+                              const ArtifactOptions &options) {
   nlohmann::ordered_json root = nlohmann::ordered_json::parse(json.str());
   root["target"] = {{"triple", target.triple},
                     {"cpu", target.cpu},
                     {"features", target.enabledFeatures},
-                    {"gemm", gemm.str()}};
+                    {"gemm", options.gemm}};
+  if (!options.cudaChip.empty()) {
+    root["target"]["device"] = "cuda";
+    root["target"]["chip"] = options.cudaChip;
+  }
   return root.dump(2) + "\n";
 }
 
@@ -156,7 +162,7 @@ LogicalResult tgc::emitArtifact(ModuleOp module, const ArtifactOptions &options)
   if (failed(signature))
     return failure();
   return finishArtifact(options, *target, objects, writeModelHeader(*signature),
-                        withTarget(writeSignatureJson(*signature), *target, options.gemm),
+                        withTarget(writeSignatureJson(*signature), *target, options),
                         module.getLoc());
 }
 
@@ -184,6 +190,6 @@ LogicalResult tgc::emitProgramArtifact(ArrayRef<ModuleOp> graphs, const Artifact
   return finishArtifact(
       options, *target, objects, writeProgramHeader(options.name, signatures),
       withTarget(writeProgramSignatureJson(options.name, *programJson, signatures), *target,
-                 options.gemm),
+                 options),
       ModuleOp(graphs.front()).getLoc());
 }

@@ -92,15 +92,38 @@ LogicalResult tgc::addModelInterface(llvm::Module &m, const ModelAbi &model,
   // int <name>_create(tgc_model **out) {
   //   return tgc_rt_create_for_cpu(&desc, "<features>", out);
   // }
+  // or, for a CUDA model, tgc_rt_create_for_cuda.
   std::string featureList = llvm::join(cpuFeatures, ",");
   llvm::GlobalVariable *featuresGlobal =
       addBlob(m, StringRef(featureList.c_str(), featureList.size() + 1), name + "_cpu_features");
-  llvm::FunctionCallee rtCreate = m.getOrInsertFunction(
-      "tgc_rt_create_for_cpu", llvm::FunctionType::get(i32, {ptr, ptr, ptr}, false));
   auto *create = llvm::Function::Create(llvm::FunctionType::get(i32, {ptr}, false),
                                         llvm::GlobalValue::ExternalLinkage, name + "_create", m);
   llvm::IRBuilder<> cb(llvm::BasicBlock::Create(ctx, "entry", create));
-  cb.CreateRet(cb.CreateCall(rtCreate, {descGlobal, featuresGlobal, create->getArg(0)}));
+  // A CUDA model (tgc-lower-gpu-to-runtime made its GPU code data):
+  //   return tgc_rt_create_for_cuda(&desc, "<features>", &image, out);
+  // with image = { fatbin, its size, kernel names, their size } (tgc_cuda_image).
+  llvm::GlobalVariable *fatbin = m.getGlobalVariable("tgc_cuda_fatbin", /*AllowInternal=*/true);
+  llvm::GlobalVariable *kernelNames =
+      m.getGlobalVariable("tgc_cuda_kernel_names", /*AllowInternal=*/true);
+  if (fatbin && kernelNames) {
+    auto size = [&](llvm::GlobalVariable *global) {
+      return llvm::ConstantInt::get(
+          i64, m.getDataLayout().getTypeAllocSize(global->getValueType()).getFixedValue());
+    };
+    auto *imageType = llvm::StructType::get(ctx, {ptr, i64, ptr, i64});
+    auto *image = new llvm::GlobalVariable(
+        m, imageType, true, llvm::GlobalValue::PrivateLinkage,
+        llvm::ConstantStruct::get(imageType,
+                                  {fatbin, size(fatbin), kernelNames, size(kernelNames)}),
+        name + "_cuda_image");
+    llvm::FunctionCallee rtCreate = m.getOrInsertFunction(
+        "tgc_rt_create_for_cuda", llvm::FunctionType::get(i32, {ptr, ptr, ptr, ptr}, false));
+    cb.CreateRet(cb.CreateCall(rtCreate, {descGlobal, featuresGlobal, image, create->getArg(0)}));
+  } else {
+    llvm::FunctionCallee rtCreate = m.getOrInsertFunction(
+        "tgc_rt_create_for_cpu", llvm::FunctionType::get(i32, {ptr, ptr, ptr}, false));
+    cb.CreateRet(cb.CreateCall(rtCreate, {descGlobal, featuresGlobal, create->getArg(0)}));
+  }
 
   // Everything else the module defines is internal to model.so.
   for (llvm::Function &f : m)

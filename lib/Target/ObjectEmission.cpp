@@ -206,7 +206,10 @@ static void outlineConstantData(llvm::Module &m, StringRef modelName,
   for (llvm::GlobalVariable &global : m.globals()) {
     auto *data = llvm::dyn_cast_if_present<llvm::ConstantDataSequential>(
         global.hasInitializer() ? global.getInitializer() : nullptr);
-    if (!global.isConstant() || !data || data->getRawDataValues().size() < kOutlinedDataBytes)
+    // A global with a section of its own (a CUDA model's fatbin, in `.nv_fatbin` where
+    // CUDA's tools find it) stays in it.
+    if (!global.isConstant() || !data || data->getRawDataValues().size() < kOutlinedDataBytes ||
+        global.hasSection())
       continue;
     if (global.hasLocalLinkage())
       global.setName(modelName + "." + global.getName());

@@ -182,9 +182,8 @@ static tgc::ArtifactOptions artifactOptions(const CompileOptions &options) {
   return artifact;
 }
 
-/// --target: `cpu` (default), `cuda` (sm_90) or `cuda:sm_XX`, into `pipeline`. A CUDA
-/// compile stops at the gpu phase for now: model.so needs the CUDA host code and runtime,
-/// which are not built yet (docs/cuda.md).
+/// --target: `cpu` (default), `cuda` (sm_90) or `cuda:sm_XX`, into `pipeline`
+/// (docs/cuda.md).
 static LogicalResult applyTarget(const CompileOptions &options, tgc::PipelineOptions &pipeline) {
   llvm::StringRef target = options.target;
   if (target == "cpu") {
@@ -212,12 +211,6 @@ static LogicalResult applyTarget(const CompileOptions &options, tgc::PipelineOpt
   }
   pipeline.target = tgc::Target::CUDA;
   pipeline.cudaToolkit = envOr("CUDA_HOME", TGC_CUDA_TOOLKIT);
-  if (pipeline.compileTo == tgc::Phase::LLVM) {
-    llvm::errs() << "error: --target=cuda builds no model library yet: its host code and "
-                    "runtime are not written; --compile-to=gpu prints the GPU kernels and "
-                    "their binary (docs/cuda.md)\n";
-    return failure();
-  }
   return success();
 }
 
@@ -372,6 +365,8 @@ static int compile(const CompileOptions &options) {
     return 1;
   tgc::ArtifactOptions artifact = artifactOptions(options);
   artifact.timing = &timing;
+  if (pipeline.target == tgc::Target::CUDA)
+    artifact.cudaChip = pipeline.gpuChip;
   if (options.allowGraphBreaks)
     return compileProgram(options, ctx, pipeline, artifact, timing);
   // Registered after the diagnostics' handler, so it runs first: clears the progress

@@ -210,6 +210,22 @@ int tgc_rt_create(const tgc_model_desc *desc, tgc_model **out);
  *  the model die on an illegal instruction. Names the runtime cannot test are skipped. */
 int tgc_rt_create_for_cpu(const tgc_model_desc *desc, const char *features, tgc_model **out);
 
+/** A CUDA model's GPU code (`tgc compile --target=cuda`): the fatbin (a cubin and PTX)
+ *  and the names of its kernels, each NUL-terminated, in the order generated code
+ *  numbers them. */
+typedef struct tgc_cuda_image {
+  const uint8_t *fatbin;
+  uint64_t fatbin_size;
+  const char *kernel_names;
+  uint64_t kernel_names_size;
+} tgc_cuda_image;
+
+/** tgc_rt_create_for_cpu for a CUDA model: also loads the CUDA driver (with dlopen:
+ *  a machine without one fails here, with an error saying so), loads `image` on the
+ *  device (TGC_CUDA_DEVICE, default 0) and keeps the state there. */
+int tgc_rt_create_for_cuda(const tgc_model_desc *desc, const char *features,
+                           const tgc_cuda_image *image, tgc_model **out);
+
 /*===------------------------------------------------------------------===*
  * 3. Helpers called by generated code (hidden inside model.so).
  *===------------------------------------------------------------------===*/
@@ -256,6 +272,17 @@ void tgc_rt_gemm_f64(int64_t transA, int64_t transB, const double *A, int64_t of
  *  first on the calling thread; returns when all are done. */
 typedef void (*tgc_task_fn)(void *ctx, int64_t begin, int64_t end);
 void tgc_rt_parallel_for(tgc_task_fn fn, void *ctx, int64_t n);
+
+/** CUDA models: launches kernel number `kernel` of the instance's GPU code with a grid
+ *  of gx*gy*gz blocks of bx*by*bz threads, `shared` bytes of dynamic shared memory and
+ *  `params[i]` pointing at parameter i, on the call's stream. A failure is kept and
+ *  fails the call. */
+void tgc_rt_cuda_launch(int32_t kernel, int64_t gx, int64_t gy, int64_t gz, int64_t bx, int64_t by,
+                        int64_t bz, int32_t shared, void **params);
+
+/** CUDA models: copies `nbytes` from device memory to host memory, after the call's
+ *  work so far (a value the host code branches on). */
+void tgc_rt_cuda_read(void *dst, const void *src, int64_t nbytes);
 
 /** Double-precision tgc_rt_gemm_batched_f32. */
 void tgc_rt_gemm_batched_f64(int64_t batch, int64_t transA, int64_t transB, const double *A,

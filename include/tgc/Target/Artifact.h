@@ -40,6 +40,8 @@ struct ArtifactOptions {
   std::string cpu = "native";
   /// How the code computes GEMMs (`tgc compile --gemm`): "library" or "generated".
   std::string gemm = "library";
+  /// CUDA models (`tgc compile --target=cuda`): the GPU architecture; "" for the CPU.
+  std::string cudaChip;
   /// Keep the object file next to the library (for debugging).
   bool keepObject = false;
   /// When set, receives the training report (`tgc compile --report`,

@@ -7,6 +7,7 @@
 // of a structured op (and of a `memref.copy`) becomes a `gpu.launch` with one thread per
 // parallel iteration, and the scalar memory work left in host code becomes one-thread
 // launches.
+#include "tgc/Dialect/Attributes.h"
 #include "tgc/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -35,16 +36,28 @@ using namespace mlir;
 
 namespace {
 
+/// Whether `value` is host memory: a stack buffer that a value read back from the device
+/// lands in, or the entry's `arena_request` (where it stores the bytes its dynamic
+/// temporaries need, for the runtime to read).
+bool isHostMemory(Value value) {
+  if (value.getDefiningOp<memref::AllocaOp>())
+    return true;
+  auto arg = llvm::dyn_cast<BlockArgument>(value);
+  auto func = arg ? llvm::dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp()) : nullptr;
+  if (!func || arg.getOwner() != &func.getBody().front())
+    return false;
+  auto kind = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), tgc::attr::kKind);
+  return kind && kind.getValue() == "arena_request";
+}
+
 /// Whether `op` reads or writes the contents of a buffer (as opposed to allocating,
 /// freeing or describing one): work that must run on the device.
 bool touchesContents(Operation *op) {
   if (isa<gpu::LaunchOp, gpu::MemcpyOp>(op))
     return false;
-  // Host memory: the stack buffers that values read back from the device land in.
   auto memrefs = llvm::make_filter_range(
       op->getOperands(), [](Value v) { return llvm::isa<MemRefType>(v.getType()); });
-  if (!memrefs.empty() &&
-      llvm::all_of(memrefs, [](Value v) { return v.getDefiningOp<memref::AllocaOp>(); }))
+  if (!memrefs.empty() && llvm::all_of(memrefs, isHostMemory))
     return false;
   auto interface = dyn_cast<MemoryEffectOpInterface>(op);
   if (!interface)
