@@ -494,4 +494,18 @@ def LowerGPUToRuntimePass : Pass<"tgc-lower-gpu-to-runtime", "::mlir::ModuleOp">
                            "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect"];
 }
 
+def EmulateGPULaunchesPass : Pass<"tgc-emulate-gpu-launches", "::mlir::ModuleOp"> {
+  let summary = "Run GPU launches as sequential host loops (checking the mapping on a CPU)";
+  let description = [{
+    Each `gpu.launch` becomes six nested `scf.for` loops over its blocks and threads
+    whose body is the launch's; each `gpu.memcpy` a `memref.copy`. The kernels that
+    `tgc-map-kernels-to-gpu` forms use no barriers or shared memory, so the program
+    computes what the GPU would: `tgc compile --target=cuda --emulate-gpu` builds a CPU
+    model.so from the CUDA mapping, which the e2e tests compare with PyTorch where no
+    GPU is available (docs/cuda.md).
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 #endif // TGC_PASSES_TD

@@ -157,6 +157,13 @@ static void populateBufferize(OpPassManager &pm, const PipelineOptions &options)
 /// cubin for the chip and its PTX, for newer chips); host code launches them.
 static void populateGPU(OpPassManager &pm, const PipelineOptions &options) {
   pm.addPass(createMapKernelsToGPUPass());
+  if (options.emulateGpu) {
+    pm.addPass(createEmulateGPULaunchesPass());
+    pm.addPass(bufferization::createLowerDeallocationsPass());
+    pm.addPass(createCSEPass());
+    pm.addPass(createCanonicalizerPass());
+    return;
+  }
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createMergeGPUModulesPass());
   pm.addPass(bufferization::createLowerDeallocationsPass());
@@ -195,7 +202,7 @@ static void populateGPU(OpPassManager &pm, const PipelineOptions &options) {
 static void populateLLVM(OpPassManager &pm, const PipelineOptions &options) {
   // CUDA: launches, read-backs and the kernels' binary as runtime calls and data; the
   // CPU's passes below then find no structured ops left and lower the host code.
-  if (options.target == Target::CUDA)
+  if (options.target == Target::CUDA && !options.emulateGpu)
     pm.addPass(createLowerGPUToRuntimePass());
   pm.addPass(createFinalizeEntriesPass());
   // Tiled kernels (an scf.forall over tiles) run their tiles on threads.
@@ -304,6 +311,9 @@ struct PipelineCLOptions : public PassPipelineOptions<PipelineCLOptions> {
   Option<std::string> target{*this, "target", llvm::cl::desc("cpu or cuda"), llvm::cl::init("cpu")};
   Option<std::string> chip{*this, "chip", llvm::cl::desc("CUDA: the GPU architecture (sm_XX)"),
                            llvm::cl::init("sm_90")};
+  Option<bool> emulateGpu{*this, "emulate-gpu",
+                          llvm::cl::desc("CUDA: run the launches as host loops"),
+                          llvm::cl::init(false)};
 };
 } // namespace
 
@@ -333,6 +343,7 @@ static LogicalResult buildPipelineFromText(OpPassManager &pm, StringRef text,
   if (!isCudaChip(cl.chip))
     return error("unknown CUDA architecture '" + cl.chip + "': expected sm_<number>");
   options.gpuChip = cl.chip;
+  options.emulateGpu = cl.emulateGpu;
   buildPipeline(pm, options);
   return success();
 }

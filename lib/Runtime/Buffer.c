@@ -21,6 +21,43 @@ int64_t *tgc_write_descriptor(int64_t *words, void *data, const int64_t *sizes, 
   return words + tgc_descriptor_words(rank);
 }
 
+/*===--- CUDA calls -------------------------------------------------------===*/
+
+int tgc_cuda_call_failed(tgc_model *m) {
+  char why[TGC_ERROR_CAPACITY / 2];
+  if (!m->cuda || !tgc_cuda_finish(m->cuda, why, sizeof why))
+    return 0;
+  return tgc_fail(m, "model '%s' failed on the GPU: %s", m->desc->name, why);
+}
+
+int tgc_check_device(const tgc_model *m, const DLTensor *t, tgc_message *msg) {
+  if (m->cuda &&
+      (t->device.device_type != kDLCUDA || t->device.device_id != tgc_cuda_device(m->cuda))) {
+    tgc_message_append(msg,
+                       "expected a tensor on CUDA device %d (kDLCUDA), got device type %d "
+                       "number %d",
+                       tgc_cuda_device(m->cuda), (int)t->device.device_type,
+                       (int)t->device.device_id);
+    return 1;
+  }
+  if (!m->cuda && t->device.device_type != kDLCPU) {
+    tgc_message_append(msg, "expected a CPU tensor (kDLCPU), got device type %d",
+                       (int)t->device.device_type);
+    return 1;
+  }
+  return 0;
+}
+
+int tgc_check_cuda_layout(const tgc_model *m, const DLTensor *t, tgc_message *msg) {
+  size_t elem = tgc_dtype_size(t->dtype);
+  if (!m->cuda ||
+      (tgc_dltensor_is_contiguous(t) && elem > 0 && (uintptr_t)tgc_dltensor_base(t) % elem == 0))
+    return 0;
+  tgc_message_append(msg, "a CUDA tensor must be contiguous and element-aligned (pass "
+                          ".contiguous())");
+  return 1;
+}
+
 /*===--- The arena --------------------------------------------------------===*/
 
 void tgc_arena_descriptors(tgc_model *m, void **slot, int64_t *words) {

@@ -472,6 +472,18 @@ void tgc_apply_mutation(tgc_model *m, const tgc_result_sig *res, void *data, con
  * *packed (the caller frees it). Returns 1 if out of memory. */
 int tgc_contiguous_data(const DLTensor *t, void **data, void **packed);
 
+/* Whether `t` is on the instance's device (kDLCPU, or kDLCUDA on its CUDA device);
+ * appends why not to `msg` and returns 1. */
+int tgc_check_device(const tgc_model *m, const DLTensor *t, tgc_message *msg);
+/* For a CUDA instance: whether `t` (dtype checked) is contiguous and element-aligned, as
+ * generated code reads it (no packing on the device yet); else as tgc_check_device. */
+int tgc_check_cuda_layout(const tgc_model *m, const DLTensor *t, tgc_message *msg);
+
+/* For a CUDA instance in a call: waits for the call's work and fails the call (1, with
+ * `model '<name>' failed on the GPU: ...`) if a launch, allocation or copy failed. 0 on
+ * the CPU. */
+int tgc_cuda_call_failed(tgc_model *m);
+
 /* Writes the descriptors of the instance's arena (rank 1, its capacity) and of
  * its request (rank 0) at `words`, pointed at by slot[0] and slot[1]. */
 void tgc_arena_descriptors(tgc_model *m, void **slot, int64_t *words);

@@ -164,20 +164,8 @@ static int check_input_tensor(tgc_model *m, uint32_t i, const DLTensor *t) {
     tgc_message_append(&msg, "the tensor is NULL");
     return 1;
   }
-  if (m->cuda &&
-      (t->device.device_type != kDLCUDA || t->device.device_id != tgc_cuda_device(m->cuda))) {
-    tgc_message_append(&msg,
-                       "expected a tensor on CUDA device %d (kDLCUDA), got device type %d "
-                       "number %d",
-                       tgc_cuda_device(m->cuda), (int)t->device.device_type,
-                       (int)t->device.device_id);
+  if (tgc_check_device(m, t, &msg))
     return 1;
-  }
-  if (!m->cuda && t->device.device_type != kDLCPU) {
-    tgc_message_append(&msg, "expected a CPU tensor (kDLCPU), got device type %d",
-                       (int)t->device.device_type);
-    return 1;
-  }
   if (!tgc_dtype_equal(t->dtype, a->dtype)) {
     tgc_message_append(&msg, "expected dtype %s, got %s",
                        tgc_dtype_name(a->dtype, expected, sizeof expected),
@@ -212,13 +200,8 @@ static int check_input_tensor(tgc_model *m, uint32_t i, const DLTensor *t) {
     tgc_message_append(&msg, "its strides and byte offset reach outside the address space");
     return 1;
   }
-  /* Generated code reads CUDA inputs as they are: no packing on the device yet. */
-  if (m->cuda && (!tgc_dltensor_is_contiguous(t) ||
-                  (uintptr_t)tgc_dltensor_base(t) % tgc_dtype_size(a->dtype) != 0)) {
-    tgc_message_append(&msg, "a CUDA input must be contiguous and element-aligned (pass "
-                             ".contiguous())");
+  if (tgc_check_cuda_layout(m, t, &msg))
     return 1;
-  }
   m->error[0] = '\0';
   return 0;
 }
@@ -507,15 +490,6 @@ static void commit_run(tgc_model *m, DLTensor *const *inputs, DLManagedTensor **
   }
 }
 
-/* A CUDA call's failure on the device (a launch, an allocation, a copy): waits for the
- * call's work and reports the first failure. */
-static int cuda_failed(tgc_model *m) {
-  char why[TGC_ERROR_CAPACITY / 2];
-  if (!m->cuda || !tgc_cuda_finish(m->cuda, why, sizeof why))
-    return 0;
-  return tgc_fail(m, "model '%s' failed on the GPU: %s", m->desc->name, why);
-}
-
 /* One call of the forward entry; `keep` keeps the saved values of a
  * trainable model pending for the backward. */
 static int run_forward_here(tgc_model *m, DLTensor *const *inputs, int64_t num_inputs,
@@ -540,7 +514,7 @@ static int run_forward_here(tgc_model *m, DLTensor *const *inputs, int64_t num_i
   m->desc->forward(m->run.packed_args);
   tgc_threads_leave(threads);
   tgc_arena_grow(m);
-  if (cuda_failed(m) || relayout_outputs(m) || cuda_failed(m)) {
+  if (tgc_cuda_call_failed(m) || relayout_outputs(m) || tgc_cuda_call_failed(m)) {
     release_run(m);
     tgc_saved_release_call(m);
     return 1;
@@ -550,7 +524,7 @@ static int run_forward_here(tgc_model *m, DLTensor *const *inputs, int64_t num_i
   if (keep)
     tgc_saved_keep_call(m, inputs);
   tgc_saved_release_call(m);
-  return cuda_failed(m);
+  return tgc_cuda_call_failed(m);
 }
 
 /* run_forward_here, for a CUDA instance in its context. */
@@ -592,11 +566,6 @@ static int run_train(tgc_model *m, DLTensor *const *inputs, int64_t num_inputs,
     return tgc_fail(m,
                     "model '%s' is not trainable (compile it with "
                     "`tgc compile --train`)",
-                    m->desc->name);
-  if (m->cuda)
-    return tgc_fail(m,
-                    "model '%s': training on CUDA is not supported by this runtime yet "
-                    "(docs/cuda.md)",
                     m->desc->name);
   return run_forward(m, inputs, num_inputs, outputs, num_outputs, true);
 }

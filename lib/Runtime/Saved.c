@@ -2,7 +2,8 @@
  * evaluated and allocated per forward call, kept pending after run_train,
  * dropped when consumed or invalidated (docs/abi.md, "Training"). Their memory
  * comes from the temporaries' cache (Scratch.c): the next step's saved values
- * have the same sizes and take the same blocks, with no fresh pages to fault in. */
+ * have the same sizes and take the same blocks, with no fresh pages to fault in. A CUDA
+ * instance's saved values are device memory. */
 #include "Internal.h"
 
 #include <inttypes.h>
@@ -10,6 +11,19 @@
 #include <string.h>
 
 /*===--- One forward call -------------------------------------------------===*/
+
+/* A saved value's memory: device memory for a CUDA instance (allocated in its call,
+ * freed in its device's context, also outside a call). */
+static void *saved_alloc(tgc_model *m, size_t nbytes) {
+  return m->cuda ? tgc_cuda_alloc(m->cuda, nbytes) : _mlir_memref_to_llvm_alloc(nbytes);
+}
+
+static void saved_free(tgc_model *m, void *data) {
+  if (m->cuda)
+    tgc_cuda_free_on(tgc_cuda_device(m->cuda), data);
+  else
+    _mlir_memref_to_llvm_free(data);
+}
 
 int tgc_saved_prepare_call(tgc_model *m) {
   tgc_train_state *t = &m->train;
@@ -31,7 +45,7 @@ int tgc_saved_prepare_call(tgc_model *m) {
                       "saved value #%" PRIu32 ": the tensor would be too "
                       "large",
                       k);
-    t->call_data[k] = _mlir_memref_to_llvm_alloc(t->call_nbytes[k]);
+    t->call_data[k] = saved_alloc(m, t->call_nbytes[k]);
     if (!t->call_data[k])
       return tgc_fail(m, "out of memory allocating saved value #%" PRIu32, k);
   }
@@ -41,7 +55,7 @@ int tgc_saved_prepare_call(tgc_model *m) {
 void tgc_saved_release_call(tgc_model *m) {
   tgc_train_state *t = &m->train;
   for (uint32_t k = 0; t->call_data && k < m->sig.num_saved; ++k) {
-    _mlir_memref_to_llvm_free(t->call_data[k]);
+    saved_free(m, t->call_data[k]);
     t->call_data[k] = NULL;
   }
 }
@@ -51,7 +65,7 @@ void tgc_saved_release_call(tgc_model *m) {
 void tgc_saved_drop_pending(tgc_model *m) {
   tgc_train_state *t = &m->train;
   for (uint32_t k = 0; t->pending_data && k < m->sig.num_saved; ++k) {
-    _mlir_memref_to_llvm_free(t->pending_data[k]);
+    saved_free(m, t->pending_data[k]);
     t->pending_data[k] = NULL;
   }
   t->pending = false;

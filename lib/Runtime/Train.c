@@ -142,11 +142,8 @@ static int check_grad_output(tgc_model *m, uint32_t k, const DLTensor *g) {
                              "gradient");
     return 1;
   }
-  if (g->device.device_type != kDLCPU) {
-    tgc_message_append(&msg, "expected a CPU tensor (kDLCPU), got device type %d",
-                       (int)g->device.device_type);
+  if (tgc_check_device(m, g, &msg) || tgc_check_cuda_layout(m, g, &msg))
     return 1;
-  }
   if (!tgc_dtype_equal(g->dtype, out->dtype)) {
     tgc_message_append(&msg, "expected dtype %s, got %s",
                        tgc_dtype_name(out->dtype, expected_name, sizeof expected_name),
@@ -320,8 +317,8 @@ static int check_backward_arguments(tgc_model *m, DLTensor *const *grad_outputs,
   return 0;
 }
 
-static int backward(tgc_model *m, DLTensor *const *grad_outputs, int64_t num_grad_outputs,
-                    DLManagedTensor **grads, int64_t num_grads) {
+static int backward_here(tgc_model *m, DLTensor *const *grad_outputs, int64_t num_grad_outputs,
+                         DLManagedTensor **grads, int64_t num_grads) {
   m->error[0] = '\0';
   for (int64_t g = 0; grads && g < num_grads; ++g)
     grads[g] = NULL;
@@ -336,10 +333,25 @@ static int backward(tgc_model *m, DLTensor *const *grad_outputs, int64_t num_gra
   m->desc->backward(m->train.packed_args);
   tgc_threads_leave(threads);
   tgc_arena_grow(m);
+  if (tgc_cuda_call_failed(m)) {
+    release_backward(m);
+    return 1;
+  }
   commit_backward(m, grads);
   release_backward(m);
   tgc_saved_drop_pending(m);
-  return 0;
+  return tgc_cuda_call_failed(m);
+}
+
+/* backward_here, for a CUDA instance in its context. */
+static int backward(tgc_model *m, DLTensor *const *grad_outputs, int64_t num_grad_outputs,
+                    DLManagedTensor **grads, int64_t num_grads) {
+  if (!m->cuda)
+    return backward_here(m, grad_outputs, num_grad_outputs, grads, num_grads);
+  tgc_cuda *previous = tgc_cuda_enter(m->cuda);
+  int rc = backward_here(m, grad_outputs, num_grad_outputs, grads, num_grads);
+  tgc_cuda_leave(previous);
+  return rc;
 }
 
 TGC_EXPORT int tgc_model_backward(tgc_model *m, DLTensor *const *grad_outputs,

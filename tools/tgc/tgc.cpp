@@ -41,6 +41,8 @@ struct CompileOptions {
   std::string cpu = "native";
   /// --target: cpu, cuda or cuda:sm_XX.
   std::string target = "cpu";
+  /// --emulate-gpu: with --target=cuda, a CPU model running the GPU kernels' code.
+  bool emulateGpu = false;
   /// How GEMMs are computed: "library", "generated", or "auto" (library for native code,
   /// generated for a portable --cpu).
   std::string gemm = "auto";
@@ -187,6 +189,10 @@ static tgc::ArtifactOptions artifactOptions(const CompileOptions &options) {
 static LogicalResult applyTarget(const CompileOptions &options, tgc::PipelineOptions &pipeline) {
   llvm::StringRef target = options.target;
   if (target == "cpu") {
+    if (options.emulateGpu) {
+      llvm::errs() << "error: --emulate-gpu needs --target=cuda\n";
+      return failure();
+    }
     if (pipeline.compileTo != tgc::Phase::GPU)
       return success();
     llvm::errs() << "error: --compile-to=gpu needs --target=cuda\n";
@@ -211,6 +217,7 @@ static LogicalResult applyTarget(const CompileOptions &options, tgc::PipelineOpt
   }
   pipeline.target = tgc::Target::CUDA;
   pipeline.cudaToolkit = envOr("CUDA_HOME", TGC_CUDA_TOOLKIT);
+  pipeline.emulateGpu = options.emulateGpu;
   return success();
 }
 
@@ -365,7 +372,7 @@ static int compile(const CompileOptions &options) {
     return 1;
   tgc::ArtifactOptions artifact = artifactOptions(options);
   artifact.timing = &timing;
-  if (pipeline.target == tgc::Target::CUDA)
+  if (pipeline.target == tgc::Target::CUDA && !pipeline.emulateGpu)
     artifact.cudaChip = pipeline.gpuChip;
   if (options.allowGraphBreaks)
     return compileProgram(options, ctx, pipeline, artifact, timing);
@@ -460,6 +467,10 @@ int main(int argc, char **argv) {
                          "what the code runs on: cpu (default) or cuda[:sm_XX] (NVIDIA GPUs; "
                          "sm_90 by default: a cubin for that architecture and PTX for newer "
                          "ones, docs/cuda.md)");
+  compileCmd->add_flag("--emulate-gpu", compileOptions.emulateGpu,
+                       "with --target=cuda: a CPU model.so that runs the GPU kernels' code "
+                       "thread by thread, to check the CUDA mapping without a GPU "
+                       "(slow; docs/cuda.md)");
   compileCmd
       ->add_option("--gemm", compileOptions.gemm,
                    "how GEMMs are computed: library (OpenBLAS/oneDNN, whose kernels the host "

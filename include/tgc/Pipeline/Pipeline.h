@@ -62,6 +62,9 @@ struct PipelineOptions {
   std::string gpuChip = "sm_90";
   /// CUDA: the toolkit whose ptxas and fatbinary build the binary ("": MLIR's default).
   std::string cudaToolkit;
+  /// CUDA: run the launches as host loops instead (`--emulate-gpu`): a CPU model that
+  /// computes what the CUDA mapping computes, for checking it without a GPU.
+  bool emulateGpu = false;
 };
 
 /// Adds the passes of every phase in (`startAfter`, `compileTo`] to `pm`.

@@ -29,6 +29,7 @@ namespace tgc {
 #define GEN_PASS_DEF_MAPKERNELSTOGPUPASS
 #define GEN_PASS_DEF_MERGEGPUMODULESPASS
 #define GEN_PASS_DEF_DROPGPUOBJECTPROPERTIESPASS
+#define GEN_PASS_DEF_EMULATEGPULAUNCHESPASS
 #include "tgc/Transforms/Passes.h.inc"
 } // namespace tgc
 
@@ -545,6 +546,53 @@ struct DropGPUObjectPropertiesPass
                                                object.getObject(), nullptr, object.getKernels()));
       binary.setObjectsAttr(ArrayAttr::get(binary.getContext(), objects));
     });
+  }
+};
+
+/// Each launch as sequential loops over its blocks and threads, on the host; each
+/// read-back as a copy. The mapped program then runs on the CPU, thread by thread: the
+/// kernels tgc-map-kernels-to-gpu forms use neither barriers nor shared memory, so this
+/// computes what the GPU would (`tgc compile --target=cuda --emulate-gpu`, a check of
+/// the mapping without a GPU).
+struct EmulateGPULaunchesPass
+    : public tgc::impl::EmulateGPULaunchesPassBase<EmulateGPULaunchesPass> {
+  void runOnOperation() override {
+    IRRewriter rewriter(&getContext());
+    SmallVector<gpu::LaunchOp> launches;
+    getOperation().walk([&](gpu::LaunchOp launch) { launches.push_back(launch); });
+    for (gpu::LaunchOp launch : launches) {
+      if (launch.getAsyncToken() || !launch.getAsyncDependencies().empty() ||
+          launch.hasClusterSize() || launch.getDynamicSharedMemorySize()) {
+        launch.emitError("cannot emulate an asynchronous, clustered or shared-memory launch");
+        return signalPassFailure();
+      }
+      Location loc = launch.getLoc();
+      rewriter.setInsertionPoint(launch);
+      Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+      Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+      gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
+      gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
+      SmallVector<Value> ivs;
+      for (Value bound : {grid.x, grid.y, grid.z, block.x, block.y, block.z}) {
+        auto loop = scf::ForOp::create(rewriter, loc, zero, bound, one);
+        ivs.push_back(loop.getInductionVar());
+        rewriter.setInsertionPoint(loop.getBody()->getTerminator());
+      }
+      Block &body = launch.getBody().front();
+      rewriter.eraseOp(body.getTerminator());
+      // The region's arguments: block ids, thread ids, grid sizes, block sizes.
+      SmallVector<Value> arguments(ivs);
+      arguments.append({grid.x, grid.y, grid.z, block.x, block.y, block.z});
+      rewriter.inlineBlockBefore(&body, rewriter.getInsertionBlock(), rewriter.getInsertionPoint(),
+                                 arguments);
+      rewriter.eraseOp(launch);
+    }
+    SmallVector<gpu::MemcpyOp> copies;
+    getOperation().walk([&](gpu::MemcpyOp copy) { copies.push_back(copy); });
+    for (gpu::MemcpyOp copy : copies) {
+      rewriter.setInsertionPoint(copy);
+      rewriter.replaceOpWithNewOp<memref::CopyOp>(copy, copy.getSrc(), copy.getDst());
+    }
   }
 };
 
