@@ -42,6 +42,7 @@ __all__ = ["TgcError", "Model", "DLDevice", "DLDataType", "DLTensor", "DLManaged
 
 # --------------------------------------------------------------------- DLPack 0.6 structs
 kDLCPU = 1
+kDLCUDA = 2
 kDLInt, kDLUInt, kDLFloat, kDLBfloat = 0, 1, 2, 4
 TGC_DL_BOOL = 6  # kDLBool in DLPack >= 0.8; tgc_runtime.h spells it TGC_DL_BOOL
 
@@ -126,14 +127,18 @@ class TgcError(RuntimeError):
 
 
 class _TensorArg:
-    """A DLTensor viewing a numpy array or torch CPU tensor, plus what keeps it valid."""
+    """A DLTensor viewing a numpy array or a torch CPU or CUDA tensor (for a CUDA model,
+    docs/cuda.md), plus what keeps it valid."""
 
     __slots__ = ("dl", "_shape", "_strides", "_owner")
 
     def __init__(self, x):
+        device = DLDevice(kDLCPU, 0)
         if _is_torch_tensor(x):
-            if x.device.type != "cpu":
-                raise TgcError(f"tgc: expected a CPU tensor, got device {x.device}")
+            if x.device.type == "cuda":
+                device = DLDevice(kDLCUDA, x.device.index or 0)
+            elif x.device.type != "cpu":
+                raise TgcError(f"tgc: expected a CPU or CUDA tensor, got device {x.device}")
             if x.requires_grad:
                 x = x.detach()  # same storage
             code_bits = _torch_dl_dtype(x.dtype)
@@ -155,13 +160,16 @@ class _TensorArg:
         self._shape = (ctypes.c_int64 * max(nd, 1))(*shape)
         self._strides = (ctypes.c_int64 * max(nd, 1))(*strides)
         self.dl = DLTensor(
-            data, DLDevice(kDLCPU, 0), nd, DLDataType(code_bits[0], code_bits[1], 1),
+            data, device, nd, DLDataType(code_bits[0], code_bits[1], 1),
             ctypes.cast(self._shape, ctypes.POINTER(ctypes.c_int64)),
             ctypes.cast(self._strides, ctypes.POINTER(ctypes.c_int64)), 0)
 
 
 def _dl_to_numpy(t):
     """Copies a DLTensor's data into a new numpy array (bf16 as raw uint16)."""
+    if t.device.device_type != kDLCPU:
+        raise TgcError("tgc: the output is in CUDA memory: read a CUDA model's outputs as "
+                       "torch tensors (tgc.load)")
     key = (t.dtype.code, t.dtype.bits)
     if key == (kDLBfloat, 16):
         dt = np.dtype(np.uint16)
