@@ -508,4 +508,18 @@ def EmulateGPULaunchesPass : Pass<"tgc-emulate-gpu-launches", "::mlir::ModuleOp"
                            "::mlir::memref::MemRefDialect"];
 }
 
+def LowerDeallocationsOnHostPass : Pass<"tgc-lower-deallocations-on-host", "::mlir::ModuleOp"> {
+  let summary = "bufferization-lower-deallocations, with its bookkeeping on the host stack";
+  let description = [{
+    CUDA's gpu phase (docs/cuda.md): upstream's lowering of `bufferization.dealloc`, then
+    the buffers it allocated for its bookkeeping (arrays of pointers and ownership flags,
+    static and small, written and read by host code) become `memref.alloca` and their
+    deallocations go. In a CUDA call `memref.alloc` is device memory, which host code
+    cannot write; the model's own buffers (allocated before the lowering) stay on the
+    device.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect"];
+}
+
 #endif // TGC_PASSES_TD

@@ -156,17 +156,21 @@ static void populateBufferize(OpPassManager &pm, const PipelineOptions &options)
 /// CUDA: the device work becomes kernels of one `gpu.module`, compiled to a fatbin (a
 /// cubin for the chip and its PTX, for newer chips); host code launches them.
 static void populateGPU(OpPassManager &pm, const PipelineOptions &options) {
+  // f32/f64 GEMMs call the runtime's helpers, which run cuBLAS in a CUDA call (on the CPU
+  // library when emulating); the rest becomes launches.
+  if (options.libraryGemm)
+    pm.addPass(createConvertLinalgToBlasPass());
   pm.addPass(createMapKernelsToGPUPass());
   if (options.emulateGpu) {
     pm.addPass(createEmulateGPULaunchesPass());
-    pm.addPass(bufferization::createLowerDeallocationsPass());
+    pm.addPass(createLowerDeallocationsOnHostPass());
     pm.addPass(createCSEPass());
     pm.addPass(createCanonicalizerPass());
     return;
   }
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createMergeGPUModulesPass());
-  pm.addPass(bufferization::createLowerDeallocationsPass());
+  pm.addPass(createLowerDeallocationsOnHostPass());
   pm.addPass(createCSEPass());
   pm.addPass(createCanonicalizerPass());
   GpuNVVMAttachTargetOptions attach;

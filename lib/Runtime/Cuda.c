@@ -106,7 +106,55 @@ static void load_driver(void) {
 static pthread_mutex_t contexts_lock = PTHREAD_MUTEX_INITIALIZER;
 static CUcontext contexts[TGC_MAX_DEVICES];
 
+/* cuBLAS, loaded with dlopen when the first GEMM of a CUDA call runs: the library of
+ * this CUDA (or the one PyTorch already loaded into the process). */
+typedef struct cublasContext *cublasHandle_t;
+typedef int cublasStatus_t;
+enum { CUBLAS_OP_N = 0, CUBLAS_OP_T = 1, CUBLAS_DEFAULT_MATH = 0 };
+typedef struct blas {
+  cublasStatus_t (*create)(cublasHandle_t *);
+  cublasStatus_t (*destroy)(cublasHandle_t);
+  cublasStatus_t (*set_stream)(cublasHandle_t, CUstream);
+  cublasStatus_t (*set_math_mode)(cublasHandle_t, int);
+  cublasStatus_t (*sgemm)(cublasHandle_t, int, int, int, int, int, const float *, const float *,
+                          int, const float *, int, const float *, float *, int);
+  cublasStatus_t (*dgemm)(cublasHandle_t, int, int, int, int, int, const double *, const double *,
+                          int, const double *, int, const double *, double *, int);
+  cublasStatus_t (*sgemm_batched)(cublasHandle_t, int, int, int, int, int, const float *,
+                                  const float *, int, long long, const float *, int, long long,
+                                  const float *, float *, int, long long, int);
+  cublasStatus_t (*dgemm_batched)(cublasHandle_t, int, int, int, int, int, const double *,
+                                  const double *, int, long long, const double *, int, long long,
+                                  const double *, double *, int, long long, int);
+} blas;
+
+static pthread_once_t blas_once = PTHREAD_ONCE_INIT;
+static blas cublas;
+static bool blas_loaded;
+
+static void load_blas(void) {
+  static const char *const names[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so"};
+  void *library = NULL;
+  for (size_t i = 0; !library && i < sizeof names / sizeof *names; ++i)
+    library = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+  if (!library)
+    return;
+  void **slots[] = {(void **)&cublas.create,        (void **)&cublas.destroy,
+                    (void **)&cublas.set_stream,    (void **)&cublas.set_math_mode,
+                    (void **)&cublas.sgemm,         (void **)&cublas.dgemm,
+                    (void **)&cublas.sgemm_batched, (void **)&cublas.dgemm_batched};
+  const char *symbols[] = {
+      "cublasCreate_v2",           "cublasDestroy_v2",         "cublasSetStream_v2",
+      "cublasSetMathMode",         "cublasSgemm_v2",           "cublasDgemm_v2",
+      "cublasSgemmStridedBatched", "cublasDgemmStridedBatched"};
+  for (size_t i = 0; i < sizeof slots / sizeof *slots; ++i)
+    if (!(*slots[i] = dlsym(library, symbols[i])))
+      return;
+  blas_loaded = true;
+}
+
 struct tgc_cuda {
+  cublasHandle_t blas; /* created by the instance's first GEMM */
   int device;
   CUcontext context;
   CUmodule module;
@@ -117,7 +165,14 @@ struct tgc_cuda {
   const char *failed_in;
 };
 
+/* Failures that are not the driver's (cuBLAS, sizes out of range) have this status. */
+#define TGC_NOT_DRIVER (-1)
+
 static void describe(CUresult status, const char *what, char *error, size_t capacity) {
+  if (status == TGC_NOT_DRIVER) {
+    snprintf(error, capacity, "%s failed", what);
+    return;
+  }
   const char *why = NULL;
   if (cu.error_string)
     cu.error_string(status, &why);
@@ -224,9 +279,12 @@ tgc_cuda *tgc_cuda_create(const tgc_cuda_image *image, char *error, size_t capac
 void tgc_cuda_destroy(tgc_cuda *c) {
   if (!c)
     return;
-  if (c->module) {
+  if (c->module || c->blas) {
     cu.push(c->context);
-    cu.module_unload(c->module);
+    if (c->blas)
+      cublas.destroy(c->blas);
+    if (c->module)
+      cu.module_unload(c->module);
     CUcontext popped;
     cu.pop(&popped);
   }
@@ -325,6 +383,64 @@ int tgc_cuda_on_device(tgc_cuda *c, void *dst, const void *src, size_t nbytes) {
   return status != CUDA_SUCCESS;
 }
 
+/* A leading dimension cuBLAS accepts: at least the rows of the column-major matrix,
+ * which only a matrix of one column can lack (its leading dimension is never used). */
+static int blas_ld(int64_t ld, int64_t rows, int64_t cols) {
+  if (cols <= 1 && ld < rows)
+    ld = rows;
+  return ld < 1 ? 1 : (int)ld;
+}
+
+static bool fits_int(int64_t v) { return v >= 0 && v <= 0x7fffffff; }
+
+void tgc_cuda_gemm(tgc_cuda *c, bool f64, int64_t batch, int64_t transA, int64_t transB,
+                   const void *A, int64_t strideA, int64_t lda, const void *B, int64_t strideB,
+                   int64_t ldb, void *C, int64_t strideC, int64_t ldc, int64_t M, int64_t N,
+                   int64_t K, double alpha, double beta) {
+  if (c->failure != CUDA_SUCCESS || batch <= 0 || M <= 0 || N <= 0)
+    return;
+  pthread_once(&blas_once, load_blas);
+  if (!blas_loaded) {
+    record(c, TGC_NOT_DRIVER, "loading cuBLAS (libcublas.so.13 or .12) for a matrix product");
+    return;
+  }
+  if (!c->blas && (cublas.create(&c->blas) != 0 || cublas.set_stream(c->blas, c->stream) != 0 ||
+                   cublas.set_math_mode(c->blas, CUBLAS_DEFAULT_MATH) != 0)) {
+    c->blas = NULL;
+    record(c, TGC_NOT_DRIVER, "creating a cuBLAS handle");
+    return;
+  }
+  if (!fits_int(batch) || !fits_int(M) || !fits_int(N) || !fits_int(K) || !fits_int(lda) ||
+      !fits_int(ldb) || !fits_int(ldc)) {
+    record(c, TGC_NOT_DRIVER, "a matrix product within cuBLAS's int sizes");
+    return;
+  }
+  /* Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: cuBLAS multiplies B by
+   * A, each read as stored, transposed where it is stored transposed. */
+  int opA = transA ? CUBLAS_OP_T : CUBLAS_OP_N, opB = transB ? CUBLAS_OP_T : CUBLAS_OP_N;
+  int ldA = blas_ld(lda, transA ? M : K, transA ? K : M);
+  int ldB = blas_ld(ldb, transB ? K : N, transB ? N : K);
+  int ldC = blas_ld(ldc, N, M);
+  cublasStatus_t status;
+  if (f64) {
+    double a = alpha, b = beta;
+    status = batch == 1
+                 ? cublas.dgemm(c->blas, opB, opA, (int)N, (int)M, (int)K, &a, B, ldB, A, ldA, &b,
+                                C, ldC)
+                 : cublas.dgemm_batched(c->blas, opB, opA, (int)N, (int)M, (int)K, &a, B, ldB,
+                                        strideB, A, ldA, strideA, &b, C, ldC, strideC, (int)batch);
+  } else {
+    float a = (float)alpha, b = (float)beta;
+    status = batch == 1
+                 ? cublas.sgemm(c->blas, opB, opA, (int)N, (int)M, (int)K, &a, B, ldB, A, ldA, &b,
+                                C, ldC)
+                 : cublas.sgemm_batched(c->blas, opB, opA, (int)N, (int)M, (int)K, &a, B, ldB,
+                                        strideB, A, ldA, strideA, &b, C, ldC, strideC, (int)batch);
+  }
+  if (status != 0)
+    record(c, TGC_NOT_DRIVER, "a cuBLAS matrix product");
+}
+
 /*===--- Called by generated code ------------------------------------------===*/
 
 void tgc_rt_cuda_launch(int32_t kernel, int64_t gx, int64_t gy, int64_t gz, int64_t bx, int64_t by,
@@ -337,7 +453,7 @@ void tgc_rt_cuda_launch(int32_t kernel, int64_t gx, int64_t gy, int64_t gz, int6
     return;
   if (kernel < 0 || (uint32_t)kernel >= c->num_functions || gx > 0x7fffffff || gy > 65535 ||
       gz > 65535 || bx <= 0 || by <= 0 || bz <= 0 || bx * by * bz > 1024) {
-    record(c, 1 /* CUDA_ERROR_INVALID_VALUE */, "launching a kernel");
+    record(c, TGC_NOT_DRIVER, "launching a kernel within CUDA's grid and block limits");
     return;
   }
   record(c,

@@ -209,6 +209,15 @@ static void gemm_task(void *ctx, int64_t begin, int64_t end) {
 static void gemm(gemm_job *j) {
   if (j->batch <= 0 || j->M <= 0 || j->N <= 0)
     return;
+  /* In a CUDA model's call, the operands are device memory: cuBLAS. */
+  tgc_cuda *cuda = tgc_cuda_current();
+  if (cuda) {
+    int64_t size = j->f64 ? (int64_t)sizeof(double) : (int64_t)sizeof(float);
+    tgc_cuda_gemm(cuda, j->f64, j->batch, j->transA, j->transB, j->A, j->strideA / size, j->lda,
+                  j->B, j->strideB / size, j->ldb, j->C, j->strideC / size, j->ldc, j->M, j->N,
+                  j->K, j->alpha, j->beta);
+    return;
+  }
   int threads = tgc_threads_current();
   double work = (double)j->batch * (double)j->M * (double)j->N * (double)(j->K > 0 ? j->K : 1);
   if (threads <= 1 || work < (double)kGemmParallelWork) {

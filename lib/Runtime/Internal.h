@@ -292,6 +292,14 @@ int tgc_cuda_to_device(tgc_cuda *c, void *dst, const void *src, size_t nbytes);
 int tgc_cuda_to_host(tgc_cuda *c, void *dst, const void *src, size_t nbytes);
 int tgc_cuda_on_device(tgc_cuda *c, void *dst, const void *src, size_t nbytes);
 
+/* C = alpha * op(A) op(B) + beta * C on the device with cuBLAS (loaded with dlopen on
+ * first use), as tgc_rt_gemm_batched_*: row-major, strides in elements, `batch`
+ * products (stride 0 broadcasts). A failure is the call's. */
+void tgc_cuda_gemm(tgc_cuda *c, bool f64, int64_t batch, int64_t transA, int64_t transB,
+                   const void *A, int64_t strideA, int64_t lda, const void *B, int64_t strideB,
+                   int64_t ldb, void *C, int64_t strideC, int64_t ldc, int64_t M, int64_t N,
+                   int64_t K, double alpha, double beta);
+
 /*===--- Messages (Message.c) ---------------------------------------------===*/
 
 /* A bounded string being appended to; output past the capacity is dropped. */

@@ -184,3 +184,29 @@ func.func @escape(%a: memref<4xf32>, %b: memref<4xf32>) -> f32 {
   %y = memref.atomic_rmw addf %x, %b[%c0] : (f32, memref<4xf32>) -> f32
   return %y : f32
 }
+
+// -----
+
+// A constant tensor that host code hands on (to a kernel function) is copied into a
+// device buffer when the function starts, by a launch that reads the global itself, and
+// freed before it returns.
+// CHECK-LABEL: func.func @hand_on(
+//  CHECK-SAME:     %[[OUT:.*]]: memref<3xf32>)
+//       CHECK:   %[[BUFFER:.*]] = memref.alloc() : memref<3xf32>
+//       CHECK:   gpu.launch
+//       CHECK:     %[[GLOBAL:.*]] = memref.get_global @table : memref<3xf32>
+//       CHECK:     memref.load %[[GLOBAL]]
+//       CHECK:     memref.store %{{.*}}, %[[BUFFER]]
+//       CHECK:   call @hand_on_kernel0(%[[BUFFER]], %[[OUT]])
+//       CHECK:   memref.dealloc %[[BUFFER]]
+//  CHECK-NEXT:   return
+memref.global "private" constant @table : memref<3xf32> = dense<[1.0, 2.0, 3.0]>
+func.func private @hand_on_kernel0(%t: memref<3xf32>, %o: memref<3xf32>) attributes {tgc.kernel} {
+  memref.copy %t, %o : memref<3xf32> to memref<3xf32>
+  return
+}
+func.func @hand_on(%o: memref<3xf32>) {
+  %g = memref.get_global @table : memref<3xf32>
+  call @hand_on_kernel0(%g, %o) : (memref<3xf32>, memref<3xf32>) -> ()
+  return
+}

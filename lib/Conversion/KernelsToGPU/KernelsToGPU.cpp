@@ -12,6 +12,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -23,6 +24,7 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/SetVector.h"
 
 namespace tgc {
@@ -30,6 +32,7 @@ namespace tgc {
 #define GEN_PASS_DEF_MERGEGPUMODULESPASS
 #define GEN_PASS_DEF_DROPGPUOBJECTPROPERTIESPASS
 #define GEN_PASS_DEF_EMULATEGPULAUNCHESPASS
+#define GEN_PASS_DEF_LOWERDEALLOCATIONSONHOSTPASS
 #include "tgc/Transforms/Passes.h.inc"
 } // namespace tgc
 
@@ -416,8 +419,33 @@ void sinkGlobals(RewriterBase &rewriter, gpu::LaunchOp launch) {
   }
 }
 
+/// A constant tensor that host code hands on (to a kernel function, a GEMM helper) as a
+/// device buffer: the function copies the global into device memory when it starts (a
+/// launch, which reads the device module's copy of the global) and frees it before it
+/// returns. Launches that read the global themselves read their own copy (sinkGlobals).
+void constantsToDevice(RewriterBase &rewriter, func::FuncOp func) {
+  SmallVector<memref::GetGlobalOp> globals;
+  func.walk([&](memref::GetGlobalOp global) { globals.push_back(global); });
+  Block &entry = func.getBody().front();
+  for (memref::GetGlobalOp global : globals) {
+    Location loc = global.getLoc();
+    rewriter.moveOpBefore(global, &entry, entry.begin());
+    rewriter.setInsertionPointAfter(global);
+    auto type = llvm::cast<MemRefType>(global.getType());
+    Value buffer = memref::AllocOp::create(rewriter, loc,
+                                           MemRefType::get(type.getShape(), type.getElementType()));
+    rewriter.replaceAllUsesWith(global.getResult(), buffer);
+    memref::CopyOp::create(rewriter, loc, global.getResult(), buffer);
+    func.walk([&](func::ReturnOp ret) {
+      rewriter.setInsertionPoint(ret);
+      memref::DeallocOp::create(rewriter, loc, buffer);
+    });
+  }
+}
+
 LogicalResult mapFunction(func::FuncOp func, int64_t blockSize) {
   IRRewriter rewriter(func.getContext());
+  constantsToDevice(rewriter, func);
   SmallVector<memref::ReshapeOp> reshapes;
   func.walk([&](memref::ReshapeOp reshape) { reshapes.push_back(reshape); });
   for (memref::ReshapeOp reshape : reshapes)
@@ -497,6 +525,16 @@ struct MergeGPUModulesPass : public tgc::impl::MergeGPUModulesPassBase<MergeGPUM
       for (Operation &op : llvm::make_early_inc_range(*from.getBody())) {
         if (op.hasTrait<OpTrait::IsTerminator>())
           continue;
+        // Outlining copies the globals a kernel reads into its module: one copy each
+        // (they are the host module's, by name).
+        if (auto global = dyn_cast<memref::GlobalOp>(op)) {
+          global->remove();
+          if (table.lookup(global.getSymName()))
+            global.erase();
+          else
+            table.insert(global);
+          continue;
+        }
         auto kernel = dyn_cast<gpu::GPUFuncOp>(op);
         if (!kernel) {
           op.emitError("unexpected op in an outlined GPU module");
@@ -592,6 +630,41 @@ struct EmulateGPULaunchesPass
     for (gpu::MemcpyOp copy : copies) {
       rewriter.setInsertionPoint(copy);
       rewriter.replaceOpWithNewOp<memref::CopyOp>(copy, copy.getSrc(), copy.getDst());
+    }
+  }
+};
+
+/// Upstream's `bufferization-lower-deallocations`, whose bookkeeping of what to free
+/// (arrays of pointers and ownership flags, written and read by host code) then lives on
+/// the host stack: in a CUDA call, `memref.alloc` is device memory, which the host
+/// cannot write. The buffers the lowering allocates are those it adds; the others stay.
+struct LowerDeallocationsOnHostPass
+    : public tgc::impl::LowerDeallocationsOnHostPassBase<LowerDeallocationsOnHostPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    llvm::DenseSet<Operation *> before;
+    module.walk([&](memref::AllocOp alloc) { before.insert(alloc); });
+    OpPassManager lower(ModuleOp::getOperationName());
+    lower.addPass(bufferization::createLowerDeallocationsPass());
+    if (failed(runPipeline(lower, module)))
+      return signalPassFailure();
+    SmallVector<memref::AllocOp> added;
+    module.walk([&](memref::AllocOp alloc) {
+      if (!before.contains(alloc))
+        added.push_back(alloc);
+    });
+    IRRewriter rewriter(&getContext());
+    for (memref::AllocOp alloc : added) {
+      if (!alloc.getType().hasStaticShape()) {
+        alloc.emitError("expected a statically shaped deallocation bookkeeping buffer");
+        return signalPassFailure();
+      }
+      for (Operation *user : llvm::to_vector(alloc->getUsers()))
+        if (isa<memref::DeallocOp>(user))
+          rewriter.eraseOp(user);
+      rewriter.setInsertionPoint(alloc);
+      rewriter.replaceOpWithNewOp<memref::AllocaOp>(alloc, alloc.getType(),
+                                                    alloc.getAlignmentAttr());
     }
   }
 };
