@@ -488,8 +488,13 @@ def LowerGPUToRuntimePass : Pass<"tgc-lower-gpu-to-runtime", "::mlir::ModuleOp">
     shared bytes, params)`, where `params` points at one stack slot per kernel parameter
     as convert-gpu-to-nvvm lays the kernel's signature out (a memref's descriptor fields,
     an index as i64). Each `gpu.memcpy` of one element into a host stack buffer becomes
-    `tgc_rt_cuda_read(dst, src, bytes)`.
+    `tgc_rt_cuda_read(dst, src, bytes)`. `tgc_cuda_flags` holds the image's flags
+    (`allow-tf32`: TGC_CUDA_ALLOW_TF32).
   }];
+  let options = [
+    Option<"allowTf32", "allow-tf32", "bool", "false",
+           "fp32 GEMMs may round their inputs to TF32 (cuBLAS's TF32 tensor-op math)">,
+  ];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::func::FuncDialect",
                            "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect"];
 }

@@ -206,8 +206,11 @@ static void populateGPU(OpPassManager &pm, const PipelineOptions &options) {
 static void populateLLVM(OpPassManager &pm, const PipelineOptions &options) {
   // CUDA: launches, read-backs and the kernels' binary as runtime calls and data; the
   // CPU's passes below then find no structured ops left and lower the host code.
-  if (options.target == Target::CUDA && !options.emulateGpu)
-    pm.addPass(createLowerGPUToRuntimePass());
+  if (options.target == Target::CUDA && !options.emulateGpu) {
+    LowerGPUToRuntimePassOptions runtime;
+    runtime.allowTf32 = options.allowTf32;
+    pm.addPass(createLowerGPUToRuntimePass(runtime));
+  }
   pm.addPass(createFinalizeEntriesPass());
   // Tiled kernels (an scf.forall over tiles) run their tiles on threads.
   pm.addPass(createForallToParallelLoopPass());

@@ -110,7 +110,12 @@ static CUcontext contexts[TGC_MAX_DEVICES];
  * this CUDA (or the one PyTorch already loaded into the process). */
 typedef struct cublasContext *cublasHandle_t;
 typedef int cublasStatus_t;
-enum { CUBLAS_OP_N = 0, CUBLAS_OP_T = 1, CUBLAS_DEFAULT_MATH = 0 };
+enum {
+  CUBLAS_OP_N = 0,
+  CUBLAS_OP_T = 1,
+  CUBLAS_DEFAULT_MATH = 0,
+  CUBLAS_TF32_TENSOR_OP_MATH = 3,
+};
 typedef struct blas {
   cublasStatus_t (*create)(cublasHandle_t *);
   cublasStatus_t (*destroy)(cublasHandle_t);
@@ -155,12 +160,15 @@ static void load_blas(void) {
 
 struct tgc_cuda {
   cublasHandle_t blas; /* created by the instance's first GEMM */
+  uint64_t flags;      /* tgc_cuda_image.flags */
   int device;
   CUcontext context;
   CUmodule module;
   uint32_t num_functions;
   CUfunction *functions;
-  CUstream stream;
+  CUstream stream;  /* the stream of the current call */
+  CUstream chosen;  /* tgc_model_set_cuda_stream's; NULL: the legacy default stream */
+  bool wait;        /* whether the current call waits for its work */
   CUresult failure; /* the first failure of the current call, or CUDA_SUCCESS */
   const char *failed_in;
 };
@@ -239,6 +247,7 @@ tgc_cuda *tgc_cuda_create(const tgc_cuda_image *image, char *error, size_t capac
     return NULL;
   }
   c->device = device;
+  c->flags = image->flags;
   c->context = primary_context(device, error, capacity);
   if (!c->context) {
     free(c);
@@ -296,9 +305,26 @@ int tgc_cuda_device(const tgc_cuda *c) { return c->device; }
 
 static _Thread_local tgc_cuda *current;
 
+void tgc_cuda_choose_stream(tgc_cuda *c, void *stream) { c->chosen = (CUstream)stream; }
+
+tgc_cuda *tgc_cuda_enter_on(tgc_cuda *c, void *stream, bool wait) {
+  tgc_cuda *previous = current;
+  current = c;
+  c->stream = (CUstream)stream;
+  c->wait = wait;
+  c->failure = CUDA_SUCCESS;
+  c->failed_in = NULL;
+  cu.push(c->context);
+  return previous;
+}
+
 tgc_cuda *tgc_cuda_enter(tgc_cuda *c) {
   tgc_cuda *previous = current;
   current = c;
+  /* A call on a stream of the caller's queues its work there and returns; on the legacy
+   * default stream it waits for it. */
+  c->stream = c->chosen;
+  c->wait = c->chosen == NULL;
   c->failure = CUDA_SUCCESS;
   c->failed_in = NULL;
   cu.push(c->context);
@@ -322,7 +348,8 @@ static void record(tgc_cuda *c, CUresult status, const char *what) {
 }
 
 int tgc_cuda_finish(tgc_cuda *c, char *error, size_t capacity) {
-  record(c, cu.stream_synchronize(c->stream), "waiting for the GPU");
+  if (c->wait)
+    record(c, cu.stream_synchronize(c->stream), "waiting for the GPU");
   if (c->failure == CUDA_SUCCESS)
     return 0;
   describe(c->failure, c->failed_in, error, capacity);
@@ -404,10 +431,16 @@ void tgc_cuda_gemm(tgc_cuda *c, bool f64, int64_t batch, int64_t transA, int64_t
     record(c, TGC_NOT_DRIVER, "loading cuBLAS (libcublas.so.13 or .12) for a matrix product");
     return;
   }
-  if (!c->blas && (cublas.create(&c->blas) != 0 || cublas.set_stream(c->blas, c->stream) != 0 ||
-                   cublas.set_math_mode(c->blas, CUBLAS_DEFAULT_MATH) != 0)) {
+  if (!c->blas &&
+      (cublas.create(&c->blas) != 0 ||
+       cublas.set_math_mode(c->blas, c->flags & TGC_CUDA_ALLOW_TF32 ? CUBLAS_TF32_TENSOR_OP_MATH
+                                                                    : CUBLAS_DEFAULT_MATH) != 0)) {
     c->blas = NULL;
     record(c, TGC_NOT_DRIVER, "creating a cuBLAS handle");
+    return;
+  }
+  if (cublas.set_stream(c->blas, c->stream) != 0) {
+    record(c, TGC_NOT_DRIVER, "setting cuBLAS's stream");
     return;
   }
   if (!fits_int(batch) || !fits_int(M) || !fits_int(N) || !fits_int(K) || !fits_int(lda) ||

@@ -275,10 +275,16 @@ int tgc_cuda_device(const tgc_cuda *c);
 /* The calls on this thread until tgc_cuda_leave run on `c` (its context is current):
  * generated code's launches, read-backs and temporaries. Returns the previous one. */
 tgc_cuda *tgc_cuda_enter(tgc_cuda *c);
+/* tgc_cuda_enter for one call on `stream`, which waits for its work when `wait`. */
+tgc_cuda *tgc_cuda_enter_on(tgc_cuda *c, void *stream, bool wait);
+/* The stream the instance's calls run on (tgc_model_set_cuda_stream): NULL, the legacy
+ * default stream, whose calls wait for their work; else the caller's, whose do not. */
+void tgc_cuda_choose_stream(tgc_cuda *c, void *stream);
 void tgc_cuda_leave(tgc_cuda *previous);
 /* The instance of the call running on this thread, or NULL. */
 tgc_cuda *tgc_cuda_current(void);
-/* Waits for the call's work; 0, or 1 with the first failure since tgc_cuda_enter. */
+/* Waits for the call's work (unless the call does not wait); 0, or 1 with the first
+ * failure since tgc_cuda_enter. */
 int tgc_cuda_finish(tgc_cuda *c, char *error, size_t capacity);
 
 /* Device memory (in an entered call); NULL (recorded as the call's failure) when it

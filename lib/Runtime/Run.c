@@ -527,15 +527,23 @@ static int run_forward_here(tgc_model *m, DLTensor *const *inputs, int64_t num_i
   return tgc_cuda_call_failed(m);
 }
 
-/* run_forward_here, for a CUDA instance in its context. */
-static int run_forward(tgc_model *m, DLTensor *const *inputs, int64_t num_inputs,
-                       DLManagedTensor **outputs, int64_t num_outputs, bool keep) {
+/* run_forward_here, for a CUDA instance in its context, on `stream` when `on_stream`
+ * (without waiting for the work), else on the instance's stream. */
+static int run_forward_on(tgc_model *m, bool on_stream, void *stream, DLTensor *const *inputs,
+                          int64_t num_inputs, DLManagedTensor **outputs, int64_t num_outputs,
+                          bool keep) {
   if (!m->cuda)
     return run_forward_here(m, inputs, num_inputs, outputs, num_outputs, keep);
-  tgc_cuda *previous = tgc_cuda_enter(m->cuda);
+  tgc_cuda *previous =
+      on_stream ? tgc_cuda_enter_on(m->cuda, stream, false) : tgc_cuda_enter(m->cuda);
   int rc = run_forward_here(m, inputs, num_inputs, outputs, num_outputs, keep);
   tgc_cuda_leave(previous);
   return rc;
+}
+
+static int run_forward(tgc_model *m, DLTensor *const *inputs, int64_t num_inputs,
+                       DLManagedTensor **outputs, int64_t num_outputs, bool keep) {
+  return run_forward_on(m, false, NULL, inputs, num_inputs, outputs, num_outputs, keep);
 }
 
 /* A call another call's hold on `m` refused (tgc_model_claim): its outputs are NULL, as
@@ -555,6 +563,43 @@ TGC_EXPORT int tgc_model_run(tgc_model *m, DLTensor *const *inputs, int64_t num_
   int rc = run_forward(m, inputs, num_inputs, outputs, num_outputs, false);
   tgc_model_release(m);
   return rc;
+}
+
+TGC_EXPORT int tgc_model_run_async(tgc_model *m, void *stream, DLTensor *const *inputs,
+                                   int64_t num_inputs, DLManagedTensor **outputs,
+                                   int64_t num_outputs) {
+  if (!m)
+    return 1;
+  if (tgc_model_claim(m))
+    return refused(outputs, num_outputs);
+  int rc;
+  if (!m->cuda && stream) {
+    rc = refused(outputs, num_outputs);
+    tgc_fail(m, "model '%s' runs on the CPU: tgc_model_run_async takes a NULL stream",
+             m->desc->name);
+  } else {
+    rc = run_forward_on(m, true, stream, inputs, num_inputs, outputs, num_outputs, false);
+  }
+  tgc_model_release(m);
+  return rc;
+}
+
+TGC_EXPORT int tgc_model_set_cuda_stream(tgc_model *m, void *stream) {
+  if (!m)
+    return 1;
+  if (tgc_model_claim(m))
+    return 1;
+  int rc = 0;
+  if (m->cuda)
+    tgc_cuda_choose_stream(m->cuda, stream);
+  else if (stream)
+    rc = tgc_fail(m, "model '%s' runs on the CPU: it has no CUDA stream", m->desc->name);
+  tgc_model_release(m);
+  return rc;
+}
+
+TGC_EXPORT int tgc_model_device_type(const tgc_model *m) {
+  return !m ? 0 : m->cuda ? kDLCUDA : kDLCPU;
 }
 
 static int run_train(tgc_model *m, DLTensor *const *inputs, int64_t num_inputs,

@@ -113,6 +113,7 @@ static std::string withTarget(StringRef json, const CpuTarget &target,
   if (!options.cudaChip.empty()) {
     root["target"]["device"] = "cuda";
     root["target"]["chip"] = options.cudaChip;
+    root["target"]["allow_tf32"] = options.allowTf32;
   }
   return root.dump(2) + "\n";
 }

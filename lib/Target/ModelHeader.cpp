@@ -37,6 +37,14 @@ int tgc_model_input_is_mutated(const tgc_model *m, int64_t i);
    Returns 0, or non-zero with tgc_model_last_error(m) set. */
 int tgc_model_run(tgc_model *m, DLTensor *const *inputs, int64_t num_inputs,
                   DLManagedTensor **outputs, int64_t num_outputs);
+/* CUDA models: run on CUDA stream `stream` without waiting for the work (NULL: the
+   legacy default stream); set the stream of all calls. CPU models take NULL. */
+int tgc_model_run_async(tgc_model *m, void *stream, DLTensor *const *inputs,
+                        int64_t num_inputs, DLManagedTensor **outputs,
+                        int64_t num_outputs);
+int tgc_model_set_cuda_stream(tgc_model *m, void *stream);
+/* kDLCPU (1) or kDLCUDA (2): where the model runs. */
+int tgc_model_device_type(const tgc_model *m);
 /* Threads of this instance's calls (n < 1: TGC_NUM_THREADS, else the CPUs
    the process may run on). Results are bit-identical for a given count. */
 void tgc_model_set_num_threads(tgc_model *m, int n);

@@ -101,7 +101,7 @@ LogicalResult tgc::addModelInterface(llvm::Module &m, const ModelAbi &model,
   llvm::IRBuilder<> cb(llvm::BasicBlock::Create(ctx, "entry", create));
   // A CUDA model (tgc-lower-gpu-to-runtime made its GPU code data):
   //   return tgc_rt_create_for_cuda(&desc, "<features>", &image, out);
-  // with image = { fatbin, its size, kernel names, their size } (tgc_cuda_image).
+  // with image = { fatbin, its size, kernel names, their size, flags } (tgc_cuda_image).
   llvm::GlobalVariable *fatbin = m.getGlobalVariable("tgc_cuda_fatbin", /*AllowInternal=*/true);
   llvm::GlobalVariable *kernelNames =
       m.getGlobalVariable("tgc_cuda_kernel_names", /*AllowInternal=*/true);
@@ -110,11 +110,15 @@ LogicalResult tgc::addModelInterface(llvm::Module &m, const ModelAbi &model,
       return llvm::ConstantInt::get(
           i64, m.getDataLayout().getTypeAllocSize(global->getValueType()).getFixedValue());
     };
-    auto *imageType = llvm::StructType::get(ctx, {ptr, i64, ptr, i64});
+    llvm::Constant *flags = llvm::ConstantInt::get(i64, 0);
+    if (llvm::GlobalVariable *global = m.getGlobalVariable("tgc_cuda_flags", true);
+        global && global->hasInitializer())
+      flags = global->getInitializer();
+    auto *imageType = llvm::StructType::get(ctx, {ptr, i64, ptr, i64, i64});
     auto *image = new llvm::GlobalVariable(
         m, imageType, true, llvm::GlobalValue::PrivateLinkage,
         llvm::ConstantStruct::get(imageType,
-                                  {fatbin, size(fatbin), kernelNames, size(kernelNames)}),
+                                  {fatbin, size(fatbin), kernelNames, size(kernelNames), flags}),
         name + "_cuda_image");
     llvm::FunctionCallee rtCreate = m.getOrInsertFunction(
         "tgc_rt_create_for_cuda", llvm::FunctionType::get(i32, {ptr, ptr, ptr, ptr}, false));

@@ -168,6 +168,35 @@ TEST_CASE("A run computes outputs, updates buffers and writes back mutated "
     CHECK(f.xData[i] == xBefore[i] + (i < 4 ? 1.0f : 0.0f));
 }
 
+TEST_CASE("On a CPU model run_async runs with a NULL stream and refuses a CUDA stream",
+          "[runtime]") {
+  TinyFixture f(2);
+  tgc_model *m = f.instance.model;
+  CHECK(tgc_model_device_type(m) == kDLCPU);
+  CHECK(tgc_model_device_type(nullptr) == 0);
+  DLTensor *inputs[] = {&f.x, &f.y};
+  DLManagedTensor *outputs[2] = {nullptr, nullptr};
+  REQUIRE(tgc_model_run_async(m, nullptr, inputs, 2, outputs, 2) == 0);
+  REQUIRE(outputs[0] != nullptr);
+  CHECK(outputs[0]->dl_tensor.device.device_type == kDLCPU);
+  CHECK(f.count() == 1);
+  for (DLManagedTensor *t : outputs)
+    t->deleter(t);
+
+  int stream = 0; // any non-NULL pointer stands for a CUDA stream
+  outputs[0] = outputs[1] = reinterpret_cast<DLManagedTensor *>(&stream);
+  CHECK(tgc_model_run_async(m, &stream, inputs, 2, outputs, 2) != 0);
+  CHECK(outputs[0] == nullptr);
+  CHECK(outputs[1] == nullptr);
+  CHECK(std::string(tgc_model_last_error(m)) ==
+        "model 'tiny' runs on the CPU: tgc_model_run_async takes a NULL stream");
+  CHECK(f.count() == 1);
+  CHECK(tgc_model_set_cuda_stream(m, &stream) != 0);
+  CHECK(std::string(tgc_model_last_error(m)) ==
+        "model 'tiny' runs on the CPU: it has no CUDA stream");
+  CHECK(tgc_model_set_cuda_stream(m, nullptr) == 0);
+}
+
 TEST_CASE("A call while another holds the instance is refused, with its own message",
           "[runtime][threads]") {
   TinyFixture f(2);

@@ -43,6 +43,8 @@ struct CompileOptions {
   std::string target = "cpu";
   /// --emulate-gpu: with --target=cuda, a CPU model running the GPU kernels' code.
   bool emulateGpu = false;
+  /// --allow-tf32: with --target=cuda, fp32 GEMMs may use TF32.
+  bool allowTf32 = false;
   /// How GEMMs are computed: "library", "generated", or "auto" (library for native code,
   /// generated for a portable --cpu).
   std::string gemm = "auto";
@@ -189,8 +191,9 @@ static tgc::ArtifactOptions artifactOptions(const CompileOptions &options) {
 static LogicalResult applyTarget(const CompileOptions &options, tgc::PipelineOptions &pipeline) {
   llvm::StringRef target = options.target;
   if (target == "cpu") {
-    if (options.emulateGpu) {
-      llvm::errs() << "error: --emulate-gpu needs --target=cuda\n";
+    if (options.emulateGpu || options.allowTf32) {
+      llvm::errs() << "error: " << (options.emulateGpu ? "--emulate-gpu" : "--allow-tf32")
+                   << " needs --target=cuda\n";
       return failure();
     }
     if (pipeline.compileTo != tgc::Phase::GPU)
@@ -218,6 +221,7 @@ static LogicalResult applyTarget(const CompileOptions &options, tgc::PipelineOpt
   pipeline.target = tgc::Target::CUDA;
   pipeline.cudaToolkit = envOr("CUDA_HOME", TGC_CUDA_TOOLKIT);
   pipeline.emulateGpu = options.emulateGpu;
+  pipeline.allowTf32 = options.allowTf32;
   return success();
 }
 
@@ -372,8 +376,10 @@ static int compile(const CompileOptions &options) {
     return 1;
   tgc::ArtifactOptions artifact = artifactOptions(options);
   artifact.timing = &timing;
-  if (pipeline.target == tgc::Target::CUDA && !pipeline.emulateGpu)
+  if (pipeline.target == tgc::Target::CUDA && !pipeline.emulateGpu) {
     artifact.cudaChip = pipeline.gpuChip;
+    artifact.allowTf32 = pipeline.allowTf32;
+  }
   if (options.allowGraphBreaks)
     return compileProgram(options, ctx, pipeline, artifact, timing);
   // Registered after the diagnostics' handler, so it runs first: clears the progress
@@ -467,6 +473,10 @@ int main(int argc, char **argv) {
                          "what the code runs on: cpu (default) or cuda[:sm_XX] (NVIDIA GPUs; "
                          "sm_90 by default: a cubin for that architecture and PTX for newer "
                          "ones, docs/cuda.md)");
+  compileCmd->add_flag("--allow-tf32", compileOptions.allowTf32,
+                       "with --target=cuda: fp32 matrix products may round their inputs to "
+                       "TF32 on tensor cores (faster, about 3 decimal digits); off by default, "
+                       "as in PyTorch");
   compileCmd->add_flag("--emulate-gpu", compileOptions.emulateGpu,
                        "with --target=cuda: a CPU model.so that runs the GPU kernels' code "
                        "thread by thread, to check the CUDA mapping without a GPU "

@@ -65,6 +65,9 @@ struct PipelineOptions {
   /// CUDA: run the launches as host loops instead (`--emulate-gpu`): a CPU model that
   /// computes what the CUDA mapping computes, for checking it without a GPU.
   bool emulateGpu = false;
+  /// CUDA: fp32 GEMMs may use TF32 tensor cores (`--allow-tf32`; off: fp32 as eager's
+  /// default).
+  bool allowTf32 = false;
 };
 
 /// Adds the passes of every phase in (`startAfter`, `compileTo`] to `pm`.

@@ -96,6 +96,24 @@ TGC_EXPORT int tgc_model_input_is_mutated(const tgc_model *m, int64_t i);
 TGC_EXPORT int tgc_model_run(tgc_model *m, DLTensor *const *inputs, int64_t num_inputs,
                              DLManagedTensor **outputs, int64_t num_outputs);
 
+/** tgc_model_run on CUDA stream `stream` (a CUstream / cudaStream_t; NULL: the legacy
+ *  default stream) for a CUDA model: the call queues its work there and returns without
+ *  waiting for it (a value the program branches on is still read back), so the outputs
+ *  are ready when the stream reaches that point. Errors the device reports later fail a
+ *  later call. A CPU model takes NULL and runs as tgc_model_run. The instance's calls
+ *  must be ordered (one stream, or synchronized): they share its temporaries. */
+TGC_EXPORT int tgc_model_run_async(tgc_model *m, void *stream, DLTensor *const *inputs,
+                                   int64_t num_inputs, DLManagedTensor **outputs,
+                                   int64_t num_outputs);
+
+/** The CUDA stream this instance's calls (run, run_train, backward) run on, as
+ *  tgc_model_run_async's: NULL restores the legacy default stream, on which calls wait
+ *  for their work. Fails for a CPU model unless `stream` is NULL. */
+TGC_EXPORT int tgc_model_set_cuda_stream(tgc_model *m, void *stream);
+
+/** Where the model runs: kDLCPU (1) or kDLCUDA (2); 0 for NULL. */
+TGC_EXPORT int tgc_model_device_type(const tgc_model *m);
+
 /** Sets the number of threads this instance's calls run on (kernels and
  *  GEMMs); n < 1 restores the default: TGC_NUM_THREADS when it is set to a
  *  positive integer, else the CPUs the process may run on. For a given count,
@@ -210,15 +228,19 @@ int tgc_rt_create(const tgc_model_desc *desc, tgc_model **out);
  *  the model die on an illegal instruction. Names the runtime cannot test are skipped. */
 int tgc_rt_create_for_cpu(const tgc_model_desc *desc, const char *features, tgc_model **out);
 
-/** A CUDA model's GPU code (`tgc compile --target=cuda`): the fatbin (a cubin and PTX)
- *  and the names of its kernels, each NUL-terminated, in the order generated code
- *  numbers them. */
+/** A CUDA model's GPU code (`tgc compile --target=cuda`): the fatbin (a cubin and PTX),
+ *  the names of its kernels, each NUL-terminated, in the order generated code numbers
+ *  them, and its options. */
 typedef struct tgc_cuda_image {
   const uint8_t *fatbin;
   uint64_t fatbin_size;
   const char *kernel_names;
   uint64_t kernel_names_size;
+  uint64_t flags; /* TGC_CUDA_ALLOW_TF32: fp32 GEMMs may round their inputs to TF32 */
 } tgc_cuda_image;
+
+/** tgc_cuda_image.flags: `tgc compile --allow-tf32`. */
+#define TGC_CUDA_ALLOW_TF32 1u
 
 /** tgc_rt_create_for_cpu for a CUDA model: also loads the CUDA driver (with dlopen:
  *  a machine without one fails here, with an error saying so), loads `image` on the

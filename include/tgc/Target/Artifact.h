@@ -42,6 +42,8 @@ struct ArtifactOptions {
   std::string gemm = "library";
   /// CUDA models (`tgc compile --target=cuda`): the GPU architecture; "" for the CPU.
   std::string cudaChip;
+  /// CUDA models: whether fp32 GEMMs may use TF32 (`--allow-tf32`).
+  bool allowTf32 = false;
   /// Keep the object file next to the library (for debugging).
   bool keepObject = false;
   /// When set, receives the training report (`tgc compile --report`,

@@ -76,6 +76,7 @@ void appendParameters(OpBuilder &b, Location loc, Value value, SmallVectorImpl<V
 }
 
 struct LowerGPUToRuntimePass : public tgc::impl::LowerGPUToRuntimePassBase<LowerGPUToRuntimePass> {
+  using LowerGPUToRuntimePassBase::LowerGPUToRuntimePassBase;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = module.getContext();
@@ -123,6 +124,10 @@ struct LowerGPUToRuntimePass : public tgc::impl::LowerGPUToRuntimePassBase<Lower
                              LLVM::LLVMArrayType::get(b.getI8Type(), names.size()),
                              /*isConstant=*/true, LLVM::Linkage::Internal, "tgc_cuda_kernel_names",
                              b.getStringAttr(names), /*alignment=*/1);
+      // tgc_cuda_image.flags (TGC_CUDA_ALLOW_TF32).
+      LLVM::GlobalOp::create(b, binary.getLoc(), i64, /*isConstant=*/true, LLVM::Linkage::Internal,
+                             "tgc_cuda_flags", b.getI64IntegerAttr(allowTf32 ? 1 : 0),
+                             /*alignment=*/8);
       binary.erase();
     } else if (!kernels.empty()) {
       module.emitError("GPU launches without a GPU binary");

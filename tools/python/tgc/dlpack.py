@@ -46,16 +46,11 @@ class TensorArgs:
             if not isinstance(t, torch.Tensor):
                 raise TypeError(f"tgc: {what} #{i} is a {type(t).__name__}, expected a "
                                 f"torch.Tensor")
-            # CPU tensors for CPU models, CUDA tensors for CUDA models (docs/cuda.md): the
-            # runtime checks the device, and the model's CUDA calls run on the legacy
-            # default stream, after what torch queued there; work on another current
-            # stream is waited for first.
+            # CPU tensors for CPU models, CUDA tensors for CUDA models, which run on
+            # torch's current stream (docs/cuda.md); the runtime checks the device.
             if t.device.type not in ("cpu", "cuda"):
                 raise TgcError(f"tgc: {what} #{i}: expected a CPU or CUDA tensor, got device "
                                f"{t.device}")
-            if t.device.type == "cuda" and \
-                    torch.cuda.current_stream(t.device) != torch.cuda.default_stream(t.device):
-                torch.cuda.current_stream(t.device).synchronize()
             capsule = torch.utils.dlpack.to_dlpack(t.detach())
             self._capsules.append(capsule)
             # The legacy capsule's DLManagedTensor starts with its DLTensor.

@@ -13,7 +13,7 @@ from . import replay as _replay
 from . import runner as _runner
 from .dlpack import (TensorArgs, borrow_tensor, managed_array, take_outputs, tensor_arg,
                      write_tensor)
-from .runtime import Model, TgcError
+from .runtime import Model, TgcError, kDLCUDA
 
 try:
     from torch.autograd.graph import increment_version as _increment_version
@@ -62,6 +62,13 @@ def _build_structure(spec, outputs, replayed=()):
             return replayed[payload]
     raise TgcError(f"tgc: bad output_structure entry {spec!r}")
 
+
+
+def _on_torch_stream(model):
+    """A CUDA model's next call runs on torch's current stream (docs/cuda.md), queued
+    after the work that made its inputs; its outputs are ready where torch uses them."""
+    if model.device_type == kDLCUDA:
+        model.set_cuda_stream(torch.cuda.current_stream().cuda_stream)
 
 class _Instance:
     """One `tgc_model` instance and what it last received from the live module."""
@@ -290,6 +297,7 @@ class CompiledModule:
         """tgc_model_run / _run_train on `inputs`: torch outputs owning the runtime's
         buffers, and the TensorArgs (keep it while a backward may write the inputs)."""
         m = inst.model
+        _on_torch_stream(m)
         args = TensorArgs(inputs)
         out = managed_array(self.num_outputs)
         fn = m._lib.tgc_model_run_train if train else m._lib.tgc_model_run
@@ -300,6 +308,7 @@ class CompiledModule:
 
     def backward(self, inst, grad_outputs):
         m = inst.model
+        _on_torch_stream(m)
         args = TensorArgs([g if has else None
                            for g, has in zip(grad_outputs, self.has_gradient)],
                           "grad output")

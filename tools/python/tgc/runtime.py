@@ -377,11 +377,29 @@ class Model:
         optional = {
             "tgc_model_set_num_threads": (None, [P, ctypes.c_int]),
             "tgc_model_num_threads": (ctypes.c_int, [P]),
+            "tgc_model_device_type": (ctypes.c_int, [P]),
+            "tgc_model_set_cuda_stream": (ctypes.c_int, [P, P]),
         }
         for fn, (res, args) in optional.items():
             f = getattr(lib, fn, None)
             if f is not None:
                 f.restype, f.argtypes = res, args
+
+    @property
+    def device_type(self):
+        """Where the model runs: kDLCPU (1) or kDLCUDA (2)."""
+        f = getattr(self._lib, "tgc_model_device_type", None)
+        return kDLCPU if f is None else f(self._handle)
+
+    def set_cuda_stream(self, stream):
+        """tgc_model_set_cuda_stream: the CUDA stream (an integer handle, None or 0 for the
+        legacy default stream) this instance's calls run on, without waiting for their
+        work."""
+        f = getattr(self._lib, "tgc_model_set_cuda_stream", None)
+        if f is None:
+            raise TgcError("this model.so's runtime has no CUDA streams")
+        if f(self._handle, ctypes.c_void_p(stream or None)) != 0:
+            raise TgcError(f"tgc: {self.name}: {self.last_error()}")
 
     @property
     def num_threads(self):
