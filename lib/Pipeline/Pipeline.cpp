@@ -160,6 +160,11 @@ static void populateGPU(OpPassManager &pm, const PipelineOptions &options) {
   // library when emulating); the rest becomes launches.
   if (options.libraryGemm)
     pm.addPass(createConvertLinalgToBlasPass());
+  // Reductions carry their accumulators in registers (scalars: a thread's loop), not
+  // through the output in memory at every step.
+  LowerReductionsPassOptions reductions;
+  reductions.vectorBits = 0;
+  pm.addPass(createLowerReductionsPass(reductions));
   pm.addPass(createMapKernelsToGPUPass());
   if (options.emulateGpu) {
     pm.addPass(createEmulateGPULaunchesPass());

@@ -1,5 +1,8 @@
 // RUN: tgc-opt %s --split-input-file --tgc-map-kernels-to-gpu --canonicalize --verify-diagnostics | FileCheck %s
 // RUN: tgc-opt %s --split-input-file --tgc-map-kernels-to-gpu="block-size=64" --canonicalize --verify-diagnostics | FileCheck %s --check-prefix=BLOCK64
+// As the gpu phase runs it, after tgc-lower-reductions (scalar): a reduction's thread
+// carries its accumulator in a register.
+// RUN: tgc-opt %s --split-input-file --tgc-lower-reductions="vector-bits=0" --tgc-map-kernels-to-gpu --canonicalize --verify-diagnostics | FileCheck %s --check-prefix=REG
 
 // An elementwise kernel: one thread per element in blocks of 256 (the grid covers the
 // 8x1000 elements: 32 blocks), numbered row-major so that the innermost index is the
@@ -55,6 +58,15 @@ func.func private @add_kernel0(%a: memref<8x1000xf32>, %b: memref<1000xf32>, %c:
 //       CHECK:         memref.load %{{.*}}[%{{.*}}, %[[K]]] : memref<6x300xf32>
 //       CHECK:         arith.addf
 //       CHECK:         memref.store %{{.*}} : memref<6xf32>
+// REG-LABEL: func.func private @sum_kernel0(
+//       REG:   gpu.launch
+//       REG:   gpu.launch
+//       REG:     %[[INIT:.*]] = memref.load %{{.*}} : memref<6xf32>
+//       REG:     %[[SUM:.*]] = scf.for %{{.*}} iter_args(%[[ACC:.*]] = %[[INIT]]) -> (f32) {
+//       REG:       %[[X:.*]] = memref.load %{{.*}} : memref<6x300xf32>
+//       REG:       %[[NEXT:.*]] = arith.addf %[[X]], %[[ACC]] fastmath<reassoc> : f32
+//       REG:       scf.yield %[[NEXT]] : f32
+//       REG:     memref.store %[[SUM]], %{{.*}} : memref<6xf32>
 // BLOCK64-LABEL: func.func private @sum_kernel0(
 func.func private @sum_kernel0(%a: memref<6x300xf32>, %out: memref<6xf32>) attributes {tgc.kernel} {
   %zero = arith.constant 0.0 : f32
