@@ -124,6 +124,9 @@ Status Model::load(const std::string &soPath, std::optional<std::string> modelNa
   api.gradientName = lookupOrNull(handle, "tgc_model_gradient_name", api.gradientName);
   api.outputHasGradient =
       lookupOrNull(handle, "tgc_model_output_has_gradient", api.outputHasGradient);
+  api.deviceType = lookupOrNull(handle, "tgc_model_device_type", api.deviceType);
+  api.copyToDevice = lookupOrNull(handle, "tgc_model_copy_to_device", api.copyToDevice);
+  api.copyToHost = lookupOrNull(handle, "tgc_model_copy_to_host", api.copyToHost);
   if (create(&model) != 0)
     return Status::error("cannot create model '" + name + "': " + api.lastError(nullptr));
   return Status::success();
@@ -134,18 +137,65 @@ bool Model::isTrainable() const {
          api.outputHasGradient && api.isTrainable(model);
 }
 
+bool Model::onDevice() const {
+  return api.deviceType && api.copyToDevice && api.copyToHost && api.deviceType(model) == kDLCUDA;
+}
+
+bool Model::toDevice(std::vector<DLTensor *> &tensors, std::vector<ManagedTensor> &copies) {
+  copies.clear();
+  for (DLTensor *&tensor : tensors) {
+    DLManagedTensor *copy = nullptr;
+    if (tensor && api.copyToDevice(model, tensor, &copy) != 0)
+      return false;
+    copies.emplace_back(copy);
+    if (copy)
+      tensor = &copy->dl_tensor;
+  }
+  return true;
+}
+
+bool Model::toHost(std::vector<ManagedTensor> &tensors) {
+  for (ManagedTensor &tensor : tensors) {
+    DLManagedTensor *copy = nullptr;
+    if (tensor && api.copyToHost(model, &tensor->dl_tensor, &copy) != 0)
+      return false;
+    if (copy)
+      tensor.reset(copy);
+  }
+  return true;
+}
+
 bool Model::run(std::vector<DLTensor> &inputs, bool train, std::vector<ManagedTensor> &outputs) {
   std::vector<DLTensor *> pointers;
   for (DLTensor &view : inputs)
     pointers.push_back(&view);
+  outputs.clear();
+  bool device = onDevice();
+  if (device && !toDevice(pointers, deviceInputs))
+    return false;
   int64_t numOutputs = api.numOutputs(model);
   std::vector<DLManagedTensor *> raw(size_t(numOutputs), nullptr);
   auto function = train ? api.runTrain : api.run;
   int rc = function(model, pointers.data(), int64_t(pointers.size()), raw.data(), numOutputs);
-  outputs.clear();
   for (DLManagedTensor *output : raw)
     outputs.emplace_back(output);
-  return rc == 0;
+  if (rc != 0 || !device)
+    return rc == 0;
+  // The inputs the model wrote, back into the caller's (contiguous host) tensors.
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (api.inputIsMutated(model, int64_t(i)) != 1)
+      continue;
+    std::vector<ManagedTensor> written;
+    written.emplace_back(deviceInputs[i].release());
+    if (!toHost(written))
+      return false;
+    const DLTensor &host = written.front()->dl_tensor;
+    size_t bytes = elementSize(host.dtype);
+    for (int32_t d = 0; d < host.ndim; ++d)
+      bytes *= size_t(host.shape[d]);
+    std::memcpy(static_cast<char *>(inputs[i].data) + inputs[i].byte_offset, host.data, bytes);
+  }
+  return toHost(outputs);
 }
 
 Status Model::error(const std::string &what) const {

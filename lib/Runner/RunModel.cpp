@@ -122,6 +122,10 @@ Status ModelRun::runBackward() {
     views[size_t(k)] = viewTensor(*found);
     pointers[size_t(k)] = &views[size_t(k)];
   }
+  // A GPU model takes its gradients on the device and returns them there.
+  std::vector<ManagedTensor> onDevice;
+  if (model.onDevice() && !model.toDevice(pointers, onDevice))
+    return model.error("copying the grad outputs of model '" + model.name + "' to the GPU");
   int64_t numGradients = api.numGradients(model.model);
   std::vector<DLManagedTensor *> raw(size_t(numGradients), nullptr);
   int rc = api.backward(model.model, pointers.data(), numOutputs, raw.data(), numGradients);
@@ -130,6 +134,8 @@ Status ModelRun::runBackward() {
     grads.emplace_back(grad);
   if (rc != 0)
     return model.error("running the backward of model '" + model.name + "'");
+  if (model.onDevice() && !model.toHost(grads))
+    return model.error("copying the gradients of model '" + model.name + "' from the GPU");
   for (int64_t g = 0; g < numGradients; ++g)
     if (Status status = save(std::string("grad.") + api.gradientName(model.model, g),
                              grads[size_t(g)]->dl_tensor))
@@ -223,6 +229,12 @@ Status ModelRun::run() {
     return status;
   if (Status status = model.load(options.soPath))
     return status;
+  // --device names where the model is expected to run: a mismatch is an error, not a
+  // silent copy to the other device.
+  const char *device = model.onDevice() ? "cuda" : "cpu";
+  if (!options.device.empty() && options.device != device)
+    return Status::error("model '" + model.name + "' runs on " + device + ", not " +
+                         options.device + " (compile it with --target=" + options.device + ")");
   nlohmann::json json;
   if (Status status = readModelJson(options.soPath, json))
     return status;

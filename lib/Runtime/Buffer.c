@@ -165,6 +165,12 @@ static DLManagedTensor *cuda_tensor_new(tgc_cuda *c, DLDataType dtype, const int
   return managed;
 }
 
+DLManagedTensor *tgc_managed_tensor_on_device(tgc_model *m, DLDataType dtype, const int64_t *sizes,
+                                              uint32_t rank, size_t nbytes) {
+  return m->cuda ? cuda_tensor_new(m->cuda, dtype, sizes, rank, nbytes)
+                 : tgc_managed_tensor_new(dtype, sizes, rank, nbytes);
+}
+
 /*===--- Results and inputs -----------------------------------------------===*/
 
 int tgc_result_buffer(tgc_model *m, const tgc_result_sig *res, const int64_t *sizes, size_t nbytes,
@@ -177,8 +183,7 @@ int tgc_result_buffer(tgc_model *m, const tgc_result_sig *res, const int64_t *si
     *data = m->cuda ? tgc_cuda_alloc(m->cuda, nbytes) : _mlir_memref_to_llvm_alloc(nbytes);
     return *data == NULL;
   }
-  *managed = m->cuda ? cuda_tensor_new(m->cuda, res->dtype, sizes, res->rank, nbytes)
-                     : tgc_managed_tensor_new(res->dtype, sizes, res->rank, nbytes);
+  *managed = tgc_managed_tensor_on_device(m, res->dtype, sizes, res->rank, nbytes);
   if (!*managed)
     return 1;
   *data = (*managed)->dl_tensor.data;

@@ -476,6 +476,11 @@ void tgc_result_buffer_free(tgc_model *m, const tgc_result_sig *res, void **data
 DLManagedTensor *tgc_managed_tensor_new(DLDataType dtype, const int64_t *sizes, uint32_t rank,
                                         size_t nbytes);
 
+/* tgc_managed_tensor_new on the instance's device: for a CUDA instance (in a call), a
+ * kDLCUDA tensor in device memory, freed in its device's context by its deleter. */
+DLManagedTensor *tgc_managed_tensor_on_device(tgc_model *m, DLDataType dtype, const int64_t *sizes,
+                                              uint32_t rank, size_t nbytes);
+
 /* Applies a mutation result an entry wrote at `data` (user outputs and
  * gradients: nothing): swaps it in as the buffer's value, or copies it into
  * the caller's tensor `input` through its strides. */

@@ -602,6 +602,105 @@ TGC_EXPORT int tgc_model_device_type(const tgc_model *m) {
   return !m ? 0 : m->cuda ? kDLCUDA : kDLCPU;
 }
 
+/* A contiguous copy of `src` (on `from`) in a new tensor on `to` (the instance's device,
+ * or the CPU); the transfer through host memory where one side is the GPU. */
+static int copy_tensor(tgc_model *m, const DLTensor *src, bool to_device, DLManagedTensor **out) {
+  m->error[0] = '\0';
+  if (!out)
+    return tgc_fail(m, "the output pointer is NULL");
+  *out = NULL;
+  size_t elem = src ? tgc_dtype_size(src->dtype) : 0;
+  size_t nbytes;
+  uintptr_t lo, hi;
+  if (!src || elem == 0 || src->ndim < 0 || src->ndim > TGC_MAX_RANK ||
+      (src->ndim > 0 && !src->shape))
+    return tgc_fail(m, "the tensor is NULL or malformed");
+  for (int32_t d = 0; d < src->ndim; ++d)
+    if (src->shape[d] < 0)
+      return tgc_fail(m, "the tensor has a negative size");
+  if (!tgc_nbytes(src->shape, (uint32_t)src->ndim, elem, &nbytes) ||
+      !tgc_dltensor_extent(src, elem, &lo, &hi) || (nbytes > 0 && !src->data))
+    return tgc_fail(m, "the tensor is too large, or its data is NULL");
+  tgc_message msg;
+  tgc_message_init(&msg, m->error, sizeof m->error);
+  bool src_on_device = m->cuda && !to_device;
+  if (src_on_device ? tgc_check_device(m, src, &msg) : src->device.device_type != kDLCPU) {
+    if (!src_on_device)
+      tgc_message_append(&msg, "expected a CPU tensor, got device type %d",
+                         (int)src->device.device_type);
+    return 1;
+  }
+  if (!m->cuda) {
+    *out = tgc_managed_tensor_new(src->dtype, src->shape, (uint32_t)src->ndim, nbytes);
+    if (!*out)
+      return tgc_fail(m, "out of memory");
+    tgc_copy_strided((*out)->dl_tensor.data, NULL, tgc_dltensor_base(src), src->strides, src->shape,
+                     (uint32_t)src->ndim, elem);
+    return 0;
+  }
+  /* Host memory before the call enters the device's context, where allocations are the
+   * device's. */
+  DLManagedTensor *t =
+      to_device ? NULL
+                : tgc_managed_tensor_new(src->dtype, src->shape, (uint32_t)src->ndim, nbytes);
+  /* To the device: the elements packed on the host. From it: the bytes the elements
+   * span (any strides), unpacked on the host. */
+  size_t span = to_device ? nbytes : (size_t)(hi - lo);
+  char *packed = malloc(span ? span : 1);
+  if (!packed || (!to_device && !t)) {
+    free(packed);
+    if (t)
+      t->deleter(t);
+    return tgc_fail(m, "out of memory");
+  }
+  if (to_device)
+    tgc_copy_strided(packed, NULL, tgc_dltensor_base(src), src->strides, src->shape,
+                     (uint32_t)src->ndim, elem);
+  tgc_cuda *previous = tgc_cuda_enter(m->cuda);
+  int failed;
+  if (to_device) {
+    t = tgc_managed_tensor_on_device(m, src->dtype, src->shape, (uint32_t)src->ndim, nbytes);
+    failed = !t || tgc_cuda_to_device(m->cuda, t->dl_tensor.data, packed, nbytes);
+  } else {
+    failed = tgc_cuda_to_host(m->cuda, packed, (const void *)lo, span);
+    if (!failed)
+      tgc_copy_strided(t->dl_tensor.data, NULL, packed + ((uintptr_t)tgc_dltensor_base(src) - lo),
+                       src->strides, src->shape, (uint32_t)src->ndim, elem);
+  }
+  failed |= tgc_cuda_call_failed(m);
+  tgc_cuda_leave(previous);
+  free(packed);
+  if (failed) {
+    if (t)
+      t->deleter(t);
+    if (!m->error[0])
+      tgc_fail(m, "copying to or from the GPU failed");
+    return 1;
+  }
+  *out = t;
+  return 0;
+}
+
+TGC_EXPORT int tgc_model_copy_to_device(tgc_model *m, const DLTensor *src, DLManagedTensor **out) {
+  if (!m)
+    return 1;
+  if (tgc_model_claim(m))
+    return 1;
+  int rc = copy_tensor(m, src, true, out);
+  tgc_model_release(m);
+  return rc;
+}
+
+TGC_EXPORT int tgc_model_copy_to_host(tgc_model *m, const DLTensor *src, DLManagedTensor **out) {
+  if (!m)
+    return 1;
+  if (tgc_model_claim(m))
+    return 1;
+  int rc = copy_tensor(m, src, false, out);
+  tgc_model_release(m);
+  return rc;
+}
+
 static int run_train(tgc_model *m, DLTensor *const *inputs, int64_t num_inputs,
                      DLManagedTensor **outputs, int64_t num_outputs) {
   m->error[0] = '\0';

@@ -45,6 +45,11 @@ int tgc_model_run_async(tgc_model *m, void *stream, DLTensor *const *inputs,
 int tgc_model_set_cuda_stream(tgc_model *m, void *stream);
 /* kDLCPU (1) or kDLCUDA (2): where the model runs. */
 int tgc_model_device_type(const tgc_model *m);
+/* New contiguous copies of a CPU tensor on the model's device, and back. */
+int tgc_model_copy_to_device(tgc_model *m, const DLTensor *src,
+                             DLManagedTensor **out);
+int tgc_model_copy_to_host(tgc_model *m, const DLTensor *src,
+                           DLManagedTensor **out);
 /* Threads of this instance's calls (n < 1: TGC_NUM_THREADS, else the CPUs
    the process may run on). Results are bit-identical for a given count. */
 void tgc_model_set_num_threads(tgc_model *m, int n);

@@ -197,6 +197,34 @@ TEST_CASE("On a CPU model run_async runs with a NULL stream and refuses a CUDA s
   CHECK(tgc_model_set_cuda_stream(m, nullptr) == 0);
 }
 
+TEST_CASE("copy_to_device and copy_to_host make contiguous copies on a CPU model's device",
+          "[runtime]") {
+  TinyFixture f(2);
+  tgc_model *m = f.instance.model;
+  // A transposed view of a 3 x 2 array: the copies are row-major 2 x 3.
+  std::vector<float> data = {1, 2, 3, 4, 5, 6};
+  std::vector<int64_t> shape = {2, 3}, strides = {1, 2};
+  DLTensor view = cpuTensor(data.data(), kF32, shape);
+  view.strides = strides.data();
+  for (auto copy : {tgc_model_copy_to_device, tgc_model_copy_to_host}) {
+    DLManagedTensor *out = nullptr;
+    REQUIRE(copy(m, &view, &out) == 0);
+    REQUIRE(out != nullptr);
+    CHECK(out->dl_tensor.device.device_type == kDLCPU);
+    CHECK(std::vector<int64_t>(out->dl_tensor.shape, out->dl_tensor.shape + 2) == shape);
+    const float *values = static_cast<const float *>(out->dl_tensor.data);
+    CHECK(std::vector<float>(values, values + 6) == std::vector<float>{1, 3, 5, 2, 4, 6});
+    out->deleter(out);
+  }
+  DLTensor cuda = view;
+  cuda.device.device_type = kDLCUDA;
+  DLManagedTensor *out = reinterpret_cast<DLManagedTensor *>(&cuda);
+  CHECK(tgc_model_copy_to_device(m, &cuda, &out) != 0);
+  CHECK(out == nullptr);
+  CHECK(std::string(tgc_model_last_error(m)) == "expected a CPU tensor, got device type 2");
+  CHECK(tgc_model_copy_to_host(m, nullptr, &out) != 0);
+}
+
 TEST_CASE("A call while another holds the instance is refused, with its own message",
           "[runtime][threads]") {
   TinyFixture f(2);

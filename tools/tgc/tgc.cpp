@@ -516,6 +516,11 @@ int main(int argc, char **argv) {
   runCmd->add_option("model", runOptions.soPath, "the model.so")->required();
   runCmd->add_option("--inputs", runOptions.inputsPath, "inputs (.safetensors)")->required();
   runCmd->add_option("-o,--output", runOptions.outputPath, "outputs (.safetensors)")->required();
+  runCmd
+      ->add_option("--device", runOptions.device,
+                   "where the model must run: cpu or cuda (default: where it was compiled "
+                   "for); a CUDA model's inputs are copied to the GPU and its results back")
+      ->check(CLI::IsMember({"cpu", "cuda"}));
   runCmd->add_flag("--train", runOptions.train,
                    "run forward and backward; also writes grad.<name> per gradient");
   runCmd->add_option("--grad-outputs", runOptions.gradOutputsPath,

@@ -46,6 +46,10 @@ struct ModelApi {
   decltype(&tgc_model_num_gradients) numGradients = nullptr;
   decltype(&tgc_model_gradient_name) gradientName = nullptr;
   decltype(&tgc_model_output_has_gradient) outputHasGradient = nullptr;
+  // Devices (absent from models built before the CUDA target: CPU models).
+  decltype(&tgc_model_device_type) deviceType = nullptr;
+  decltype(&tgc_model_copy_to_device) copyToDevice = nullptr;
+  decltype(&tgc_model_copy_to_host) copyToHost = nullptr;
 };
 
 /// Frees a DLManagedTensor through its own deleter.
@@ -73,8 +77,18 @@ public:
 
   /// Whether the model has a backward (compiled with --train).
   bool isTrainable() const;
+  /// Whether the model runs on a GPU (compiled with --target=cuda): its inputs and
+  /// outputs are device tensors, which run() and the helpers below copy.
+  bool onDevice() const;
+  /// Replaces each non-null host tensor of `tensors` by a copy on the model's device,
+  /// kept alive in `copies`. False when a copy fails (error() says why).
+  bool toDevice(std::vector<DLTensor *> &tensors, std::vector<ManagedTensor> &copies);
+  /// Replaces each non-null tensor of `tensors` (on the model's device) by a host copy.
+  bool toHost(std::vector<ManagedTensor> &tensors);
   /// Runs tgc_model_run (or _run_train when `train`) on `inputs`; `outputs` gets
-  /// one entry per output. False when it fails (error() says why).
+  /// one entry per output. False when it fails (error() says why). A GPU model gets
+  /// device copies of the inputs; its outputs, and the inputs it writes, come back to
+  /// the host.
   bool run(std::vector<DLTensor> &inputs, bool train, std::vector<ManagedTensor> &outputs);
   /// Whether the model has state (a parameter, buffer or constant) `name`.
   bool hasState(const std::string &name) const;
@@ -90,6 +104,8 @@ public:
 private:
   void *handle = nullptr;
   std::string path;
+  /// A GPU model's inputs of the last run, on the device.
+  std::vector<ManagedTensor> deviceInputs;
 };
 
 /// X.json beside X.so (`soPath`), or null when there is none; errors name the

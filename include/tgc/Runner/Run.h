@@ -33,6 +33,9 @@ struct RunOptions {
   bool train = false;
   /// With `train`: the gradient of each output with one, named `output.N`.
   std::string gradOutputsPath;
+  /// --device: where the model must run ("cpu" or "cuda"; "": wherever it was compiled
+  /// for). A CUDA model's inputs are copied to the device and its results back.
+  std::string device;
 };
 
 /// Runs the model (or the program with graph breaks) once and writes the

@@ -114,6 +114,15 @@ TGC_EXPORT int tgc_model_set_cuda_stream(tgc_model *m, void *stream);
 /** Where the model runs: kDLCPU (1) or kDLCUDA (2); 0 for NULL. */
 TGC_EXPORT int tgc_model_device_type(const tgc_model *m);
 
+/** A new contiguous copy of CPU tensor `src` (any strides) on the model's device (a CPU
+ *  tensor for a CPU model), in *out; free it with its deleter. For a C program or
+ *  `tgc run` that has its data on the host. Returns 0, or non-zero with a message. */
+TGC_EXPORT int tgc_model_copy_to_device(tgc_model *m, const DLTensor *src, DLManagedTensor **out);
+
+/** A new contiguous CPU copy of `src`, a tensor on the model's device (any strides), in
+ *  *out. */
+TGC_EXPORT int tgc_model_copy_to_host(tgc_model *m, const DLTensor *src, DLManagedTensor **out);
+
 /** Sets the number of threads this instance's calls run on (kernels and
  *  GEMMs); n < 1 restores the default: TGC_NUM_THREADS when it is set to a
  *  positive integer, else the CPUs the process may run on. For a given count,
