@@ -222,7 +222,9 @@ tgc_cuda *tgc_cuda_create(const tgc_cuda_image *image, char *error, size_t capac
     snprintf(error, capacity, "%s", driver_error);
     return NULL;
   }
-  if (!image || !image->fatbin || image->fatbin_size == 0 ||
+  /* A model whose work is all GEMMs has no kernels and an empty fatbin. */
+  if (!image || (image->fatbin_size != 0) != (image->kernel_names_size != 0) ||
+      (image->fatbin_size && !image->fatbin) ||
       (image->kernel_names_size && image->kernel_names[image->kernel_names_size - 1] != '\0')) {
     snprintf(error, capacity, "the model's GPU binary is malformed");
     return NULL;
@@ -261,6 +263,8 @@ tgc_cuda *tgc_cuda_create(const tgc_cuda_image *image, char *error, size_t capac
     tgc_cuda_destroy(c);
     return NULL;
   }
+  if (c->num_functions == 0)
+    return c;
   cu.push(c->context);
   /* The driver JIT-compiles the PTX when the cubin is for another architecture. */
   status = cu.module_load(&c->module, image->fatbin);

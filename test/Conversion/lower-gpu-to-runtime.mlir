@@ -44,6 +44,20 @@ module attributes {gpu.container_module} {
 
 // -----
 
+// A model without launches (its work all GEMMs) still gets an image, an empty one: it
+// is a CUDA model.
+// CHECK-LABEL: func.func @gemms_only(
+//   CHECK-DAG: llvm.mlir.global internal constant @tgc_cuda_fatbin("") {addr_space = 0 : i32, alignment = 8 : i64, section = ".nv_fatbin"}
+//   CHECK-DAG: llvm.mlir.global internal constant @tgc_cuda_kernel_names("")
+//   CHECK-DAG: llvm.mlir.global internal constant @tgc_cuda_flags(0 : i64)
+module {
+  func.func @gemms_only() {
+    return
+  }
+}
+
+// -----
+
 module attributes {gpu.container_module} {
   // expected-error @below {{expected a fatbin object in the GPU binary}}
   gpu.binary @tgc_kernels [#gpu.object<#nvvm.target<chip = "sm_90">, assembly = "PTX">]

@@ -94,6 +94,10 @@ struct LowerGPUToRuntimePass : public tgc::impl::LowerGPUToRuntimePassBase<Lower
       binaries[1].emitError("expected one GPU binary (tgc-merge-gpu-modules)");
       return signalPassFailure();
     }
+    // The image: the fatbin, the kernels' names and the flags. A model without launches
+    // (its work all GEMMs) has an empty one: it is still a CUDA model.
+    StringRef bytes;
+    Location loc = module.getLoc();
     if (!binaries.empty()) {
       gpu::BinaryOp binary = binaries.front();
       auto objects = binary.getObjects().getAsRange<gpu::ObjectAttr>();
@@ -106,33 +110,34 @@ struct LowerGPUToRuntimePass : public tgc::impl::LowerGPUToRuntimePassBase<Lower
         binary.emitError("expected a fatbin object in the GPU binary");
         return signalPassFailure();
       }
-      b.setInsertionPoint(binary);
-      // The fatbin in the section where CUDA's tools look for one (cuobjdump), aligned
-      // as the driver wants it.
-      StringRef bytes = object.getObject().getValue();
-      auto fatbin = LLVM::GlobalOp::create(
-          b, binary.getLoc(), LLVM::LLVMArrayType::get(b.getI8Type(), bytes.size()),
-          /*isConstant=*/true, LLVM::Linkage::Internal, "tgc_cuda_fatbin", b.getStringAttr(bytes),
-          /*alignment=*/8);
-      fatbin.setSection(".nv_fatbin");
-      std::string names;
-      for (auto &[name, index] : kernels) {
-        names += name.getValue();
-        names.push_back('\0');
-      }
-      LLVM::GlobalOp::create(b, binary.getLoc(),
-                             LLVM::LLVMArrayType::get(b.getI8Type(), names.size()),
-                             /*isConstant=*/true, LLVM::Linkage::Internal, "tgc_cuda_kernel_names",
-                             b.getStringAttr(names), /*alignment=*/1);
-      // tgc_cuda_image.flags (TGC_CUDA_ALLOW_TF32).
-      LLVM::GlobalOp::create(b, binary.getLoc(), i64, /*isConstant=*/true, LLVM::Linkage::Internal,
-                             "tgc_cuda_flags", b.getI64IntegerAttr(allowTf32 ? 1 : 0),
-                             /*alignment=*/8);
-      binary.erase();
+      bytes = object.getObject().getValue();
+      loc = binary.getLoc();
     } else if (!kernels.empty()) {
       module.emitError("GPU launches without a GPU binary");
       return signalPassFailure();
     }
+    b.setInsertionPointToEnd(module.getBody());
+    // The fatbin in the section where CUDA's tools look for one (cuobjdump), aligned as the
+    // driver wants it.
+    auto fatbin = LLVM::GlobalOp::create(
+        b, loc, LLVM::LLVMArrayType::get(b.getI8Type(), bytes.size()),
+        /*isConstant=*/true, LLVM::Linkage::Internal, "tgc_cuda_fatbin", b.getStringAttr(bytes),
+        /*alignment=*/8);
+    fatbin.setSection(".nv_fatbin");
+    std::string names;
+    for (auto &[name, index] : kernels) {
+      names += name.getValue();
+      names.push_back('\0');
+    }
+    LLVM::GlobalOp::create(b, loc, LLVM::LLVMArrayType::get(b.getI8Type(), names.size()),
+                           /*isConstant=*/true, LLVM::Linkage::Internal, "tgc_cuda_kernel_names",
+                           b.getStringAttr(names), /*alignment=*/1);
+    // tgc_cuda_image.flags (TGC_CUDA_ALLOW_TF32).
+    LLVM::GlobalOp::create(b, loc, i64, /*isConstant=*/true, LLVM::Linkage::Internal,
+                           "tgc_cuda_flags", b.getI64IntegerAttr(allowTf32 ? 1 : 0),
+                           /*alignment=*/8);
+    for (gpu::BinaryOp binary : binaries)
+      binary.erase();
 
     // Launches: the parameters' values in stack slots (allocated once, in the entry
     // block of their function), an array of pointers to them, and the call.
