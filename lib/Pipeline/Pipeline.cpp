@@ -166,18 +166,18 @@ static void populateGPU(OpPassManager &pm, const PipelineOptions &options) {
   reductions.vectorBits = 0;
   pm.addPass(createLowerReductionsPass(reductions));
   pm.addPass(createMapKernelsToGPUPass());
+  // The launches as host loops (--emulate-gpu), or as kernels of one GPU module.
   if (options.emulateGpu) {
     pm.addPass(createEmulateGPULaunchesPass());
-    pm.addPass(createLowerDeallocationsOnHostPass());
-    pm.addPass(createCSEPass());
-    pm.addPass(createCanonicalizerPass());
-    return;
+  } else {
+    pm.addPass(createGpuKernelOutliningPass());
+    pm.addPass(createMergeGPUModulesPass());
   }
-  pm.addPass(createGpuKernelOutliningPass());
-  pm.addPass(createMergeGPUModulesPass());
   pm.addPass(createLowerDeallocationsOnHostPass());
   pm.addPass(createCSEPass());
   pm.addPass(createCanonicalizerPass());
+  if (options.emulateGpu)
+    return;
   GpuNVVMAttachTargetOptions attach;
   attach.chip = options.gpuChip;
   attach.optLevel = 3;

@@ -322,18 +322,9 @@ tgc_cuda *tgc_cuda_enter_on(tgc_cuda *c, void *stream, bool wait) {
   return previous;
 }
 
-tgc_cuda *tgc_cuda_enter(tgc_cuda *c) {
-  tgc_cuda *previous = current;
-  current = c;
-  /* A call on a stream of the caller's queues its work there and returns; on the legacy
-   * default stream it waits for it. */
-  c->stream = c->chosen;
-  c->wait = c->chosen == NULL;
-  c->failure = CUDA_SUCCESS;
-  c->failed_in = NULL;
-  cu.push(c->context);
-  return previous;
-}
+/* A call on a stream of the caller's queues its work there and returns; on the legacy
+ * default stream it waits for it. */
+tgc_cuda *tgc_cuda_enter(tgc_cuda *c) { return tgc_cuda_enter_on(c, c->chosen, c->chosen == NULL); }
 
 void tgc_cuda_leave(tgc_cuda *previous) {
   CUcontext popped;

@@ -681,24 +681,21 @@ static int copy_tensor(tgc_model *m, const DLTensor *src, bool to_device, DLMana
   return 0;
 }
 
-TGC_EXPORT int tgc_model_copy_to_device(tgc_model *m, const DLTensor *src, DLManagedTensor **out) {
-  if (!m)
+/* copy_tensor in a call that holds the instance. */
+static int copy_claimed(tgc_model *m, const DLTensor *src, bool to_device, DLManagedTensor **out) {
+  if (!m || tgc_model_claim(m))
     return 1;
-  if (tgc_model_claim(m))
-    return 1;
-  int rc = copy_tensor(m, src, true, out);
+  int rc = copy_tensor(m, src, to_device, out);
   tgc_model_release(m);
   return rc;
 }
 
+TGC_EXPORT int tgc_model_copy_to_device(tgc_model *m, const DLTensor *src, DLManagedTensor **out) {
+  return copy_claimed(m, src, true, out);
+}
+
 TGC_EXPORT int tgc_model_copy_to_host(tgc_model *m, const DLTensor *src, DLManagedTensor **out) {
-  if (!m)
-    return 1;
-  if (tgc_model_claim(m))
-    return 1;
-  int rc = copy_tensor(m, src, false, out);
-  tgc_model_release(m);
-  return rc;
+  return copy_claimed(m, src, false, out);
 }
 
 static int run_train(tgc_model *m, DLTensor *const *inputs, int64_t num_inputs,

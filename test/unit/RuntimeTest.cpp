@@ -127,6 +127,24 @@ struct TinyFixture {
   DLTensor x, y;
 };
 
+/// The tiny model with output 0 laid out in `strides`, run once on x = `x` (2 x 4) and
+/// y = `y` (2), which it keeps (x is written back).
+struct LaidOut {
+  LaidOut(std::vector<int64_t> strides, std::vector<float> x, std::vector<float> y)
+      : xData(std::move(x)), yData(std::move(y)) {
+    ModelSignature sig = tinySignature(weights);
+    sig.results[0].strides = std::move(strides);
+    instance = std::make_unique<Instance>(sig, weights, tiny_forward);
+    REQUIRE(instance->status == 0);
+    DLTensor xt = cpuTensor(xData.data(), kF32, xShape), yt = cpuTensor(yData.data(), kF32, yShape);
+    REQUIRE(instance->run({&xt, &yt}) == "");
+  }
+  std::string weights;
+  std::vector<float> xData, yData;
+  std::vector<int64_t> xShape = {2, 4}, yShape = {2};
+  std::unique_ptr<Instance> instance;
+};
+
 std::string createError(const std::string &signature, const std::string &weights) {
   tgc_model_desc desc = descriptor("broken", signature, weights, tiny_forward);
   tgc_model *model = reinterpret_cast<tgc_model *>(&desc);
@@ -305,17 +323,11 @@ TEST_CASE("An output with a layout comes out in it, with the row-major output's 
   TinyFixture plain(2);
   REQUIRE(plain.run() == "");
   // out f32[2, 4] column-major, as eager returns `(a.t() + b.t()).t()`-like results.
-  std::string weights;
-  ModelSignature sig = tinySignature(weights);
-  sig.results[0].strides = {1, 2};
   std::vector<float> xData(8), yData = {10.0f, 20.0f};
   for (size_t i = 0; i < xData.size(); ++i)
     xData[i] = float(i);
-  std::vector<int64_t> xShape = {2, 4}, yShape = {2};
-  DLTensor x = cpuTensor(xData.data(), kF32, xShape), y = cpuTensor(yData.data(), kF32, yShape);
-  Instance laid(sig, weights, tiny_forward);
-  REQUIRE(laid.status == 0);
-  REQUIRE(laid.run({&x, &y}) == "");
+  LaidOut run({1, 2}, xData, yData);
+  Instance &laid = *run.instance;
   const DLTensor &out = laid.outputs[0]->dl_tensor;
   REQUIRE(out.strides != nullptr);
   CHECK(out.strides[0] == 1);
@@ -327,21 +339,15 @@ TEST_CASE("An output with a layout comes out in it, with the row-major output's 
   // The other output, without a layout, stays row-major.
   CHECK(laid.outputs[1]->dl_tensor.strides[0] == 1);
   CHECK(laid.output(1)[4] == plain.instance.output(1)[4]);
-  CHECK(xData == plain.xData); // the mutated input is written back as before
+  CHECK(run.xData == plain.xData); // the mutated input is written back as before
 }
 
 TEST_CASE("A broadcast layout (stride 0) keeps one element in that dimension", "[runtime]") {
-  std::string weights;
-  ModelSignature sig = tinySignature(weights);
-  sig.results[0].strides = {0, 1};
   std::vector<float> xData(8, 0.0f), yData = {10.0f, 10.0f};
   for (size_t i = 0; i < 4; ++i)
     xData[i] = xData[i + 4] = float(i); // equal rows, as an expand gives
-  std::vector<int64_t> xShape = {2, 4}, yShape = {2};
-  DLTensor x = cpuTensor(xData.data(), kF32, xShape), y = cpuTensor(yData.data(), kF32, yShape);
-  Instance laid(sig, weights, tiny_forward);
-  REQUIRE(laid.status == 0);
-  REQUIRE(laid.run({&x, &y}) == "");
+  LaidOut run({0, 1}, xData, yData);
+  Instance &laid = *run.instance;
   const DLTensor &out = laid.outputs[0]->dl_tensor;
   CHECK(out.strides[0] == 0);
   CHECK(out.strides[1] == 1);

@@ -2,6 +2,7 @@
 // runtime (docs/cuda.md). The kernels' binary becomes data that the model's create
 // function hands the runtime; each launch a call of tgc_rt_cuda_launch with the
 // kernel's number and its parameters; each read-back a call of tgc_rt_cuda_read.
+#include "tgc/Conversion/RuntimeCalls.h"
 #include "tgc/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -22,17 +23,6 @@ namespace {
 
 constexpr llvm::StringLiteral kLaunch = "tgc_rt_cuda_launch";
 constexpr llvm::StringLiteral kRead = "tgc_rt_cuda_read";
-
-/// Declares runtime helper `name` in `module` if needed.
-func::FuncOp declareHelper(OpBuilder &b, ModuleOp module, StringRef name, TypeRange args) {
-  if (auto existing = module.lookupSymbol<func::FuncOp>(name))
-    return existing;
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(module.getBody());
-  auto func = func::FuncOp::create(b, module.getLoc(), name, b.getFunctionType(args, {}));
-  func.setPrivate();
-  return func;
-}
 
 /// The address of `memref`'s element 0 as a pointer: its aligned pointer plus its offset.
 Value elementAddress(OpBuilder &b, Location loc, Value memref) {
@@ -56,9 +46,7 @@ void appendParameters(OpBuilder &b, Location loc, Value value, SmallVectorImpl<V
   auto toI64 = [&](Value index) -> Value { return arith::IndexCastOp::create(b, loc, i64, index); };
   if (llvm::isa<MemRefType>(value.getType())) {
     auto meta = memref::ExtractStridedMetadataOp::create(b, loc, value);
-    Value aligned = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, value);
-    Value pointer = LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext()),
-                                             toI64(aligned));
+    Value pointer = tgc::alignedPointer(b, loc, value);
     params.push_back(pointer);
     params.push_back(pointer);
     params.push_back(toI64(meta.getOffset()));
@@ -185,7 +173,8 @@ struct LowerGPUToRuntimePass : public tgc::impl::LowerGPUToRuntimePassBase<Lower
           toI64(block.z),
           shared,
           array};
-      func::FuncOp helper = declareHelper(b, module, kLaunch, ValueRange(args).getTypes());
+      func::FuncOp helper =
+          tgc::declareRuntimeHelper(b, module, kLaunch, ValueRange(args).getTypes());
       func::CallOp::create(b, loc, helper, args);
       launch.erase();
     }
@@ -210,7 +199,8 @@ struct LowerGPUToRuntimePass : public tgc::impl::LowerGPUToRuntimePassBase<Lower
       SmallVector<Value> args = {elementAddress(b, loc, copy.getDst()),
                                  elementAddress(b, loc, copy.getSrc()),
                                  arith::ConstantIntOp::create(b, loc, i64, bytes)};
-      func::FuncOp helper = declareHelper(b, module, kRead, ValueRange(args).getTypes());
+      func::FuncOp helper =
+          tgc::declareRuntimeHelper(b, module, kRead, ValueRange(args).getTypes());
       func::CallOp::create(b, loc, helper, args);
       copy.erase();
     }

@@ -1,5 +1,6 @@
 // convert-linalg-to-blas: f32/f64 matmuls on buffers become calls to the runtime's
 // OpenBLAS-backed GEMM helpers.
+#include "tgc/Conversion/RuntimeCalls.h"
 #include "tgc/Transforms/Passes.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -37,26 +38,12 @@ struct BufferArgs {
 
 BufferArgs bufferArgs(OpBuilder &b, Location loc, Value memref) {
   auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
-  Value address = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
-  Value asInt = arith::IndexCastOp::create(b, loc, b.getI64Type(), address);
-  auto ptrType = LLVM::LLVMPointerType::get(b.getContext());
   BufferArgs args;
-  args.pointer = LLVM::IntToPtrOp::create(b, loc, ptrType, asInt);
+  args.pointer = tgc::alignedPointer(b, loc, memref);
   args.offset = arith::IndexCastOp::create(b, loc, b.getI64Type(), meta.getOffset());
   for (Value stride : meta.getStrides())
     args.strides.push_back(arith::IndexCastOp::create(b, loc, b.getI64Type(), stride));
   return args;
-}
-
-/// Declares `name` (a runtime helper) in the module if needed.
-func::FuncOp declareHelper(OpBuilder &b, ModuleOp module, StringRef name, TypeRange args) {
-  if (auto existing = module.lookupSymbol<func::FuncOp>(name))
-    return existing;
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(module.getBody());
-  auto func = func::FuncOp::create(b, module.getLoc(), name, b.getFunctionType(args, {}));
-  func.setPrivate();
-  return func;
 }
 
 /// Whether operand `map` reads its matrix transposed: (k, m) instead of (m, k) for A,
@@ -154,7 +141,8 @@ template <typename MatmulOp, bool batched> struct MatmulToBlas : OpRewritePatter
     std::string name = std::string(batched ? "tgc_rt_gemm_batched_" : "tgc_rt_gemm_") +
                        (element.isF32() ? "f32" : "f64");
     auto module = op->template getParentOfType<ModuleOp>();
-    func::FuncOp helper = declareHelper(rewriter, module, name, ValueRange(args).getTypes());
+    func::FuncOp helper =
+        tgc::declareRuntimeHelper(rewriter, module, name, ValueRange(args).getTypes());
     func::CallOp::create(rewriter, loc, helper, args);
     rewriter.eraseOp(op);
     return success();
